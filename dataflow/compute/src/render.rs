@@ -1,0 +1,254 @@
+//! Rendering: turns a `Plan` into engine collections inside one dataflow.
+//!
+//! Every plan node renders to a pair of collections, `oks` (rows) and `errs` (evaluation errors),
+//! as in Materialize: bad data becomes an error a reader sees, never a panic in a worker. Errors
+//! flow through joins and reductions untouched, so a view holds an error exactly as long as the
+//! input that caused it. `Get` imports the arrangement of an existing table or view as of the
+//! dataflow's `as_of`, so a new dataflow replays compacted history instead of recomputing it.
+
+use std::collections::HashMap;
+
+use kpg_engine::Collection;
+use kpg_types::{AggregateExpr, Datum, EvalError, GlobalId, Plan, Row, ScalarExpr};
+use timely::dataflow::Scope;
+
+use crate::trace_catalog::CollectionTraces;
+use crate::typedefs::{empty_errs, source_rows, Errs, Oks};
+
+/// The collections a plan node produces.
+pub struct Rendered<'s> {
+    pub oks: Oks<'s>,
+    pub errs: Errs<'s>,
+}
+
+/// Renders plans within one dataflow scope, importing the traces it reads once each.
+pub struct Renderer<'a, 's> {
+    scope: Scope<'s, u64>,
+    as_of: u64,
+    traces: &'a mut HashMap<GlobalId, CollectionTraces>,
+    imported: HashMap<GlobalId, (Oks<'s>, Errs<'s>)>,
+}
+
+/// A render failure: the plan names a collection this worker does not have. The coordinator
+/// checks dependencies before it sends a dataflow, so this means a broken invariant.
+#[derive(Debug)]
+pub struct MissingCollection(pub GlobalId);
+
+impl<'a, 's> Renderer<'a, 's> {
+    pub fn new(
+        scope: Scope<'s, u64>,
+        as_of: u64,
+        traces: &'a mut HashMap<GlobalId, CollectionTraces>,
+    ) -> Self {
+        Renderer {
+            scope,
+            as_of,
+            traces,
+            imported: HashMap::new(),
+        }
+    }
+
+    pub fn render(&mut self, plan: &Plan) -> Result<Rendered<'s>, MissingCollection> {
+        Ok(match plan {
+            Plan::Get { id } => {
+                let (oks, errs) = self.import(*id)?;
+                Rendered { oks, errs }
+            }
+            Plan::Constant { rows } => Rendered {
+                oks: source_rows(self.scope, self.as_of, rows.clone()),
+                errs: empty_errs(self.scope),
+            },
+            Plan::Map { input, exprs } => {
+                let input = self.render(input)?;
+                let exprs = exprs.clone();
+                let results = input.oks.map(move |row: Row| {
+                    let mut datums = row.into_datums();
+                    for e in &exprs {
+                        let d = e.eval(&datums)?;
+                        datums.push(d);
+                    }
+                    Ok::<Row, EvalError>(Row::new(datums))
+                });
+                split(results, input.errs)
+            }
+            Plan::Filter { input, predicates } => {
+                let input = self.render(input)?;
+                let predicates = predicates.clone();
+                let results = input.oks.flat_map(move |row: Row| {
+                    for p in &predicates {
+                        match p.eval_predicate(row.datums()) {
+                            Ok(true) => {}
+                            Ok(false) => return None,
+                            Err(e) => return Some(Err(e)),
+                        }
+                    }
+                    Some(Ok(row))
+                });
+                split(results, input.errs)
+            }
+            Plan::Project { input, outputs } => {
+                let input = self.render(input)?;
+                let outputs = outputs.clone();
+                Rendered {
+                    oks: input.oks.map(move |row: Row| row.project(&outputs)),
+                    errs: input.errs,
+                }
+            }
+            Plan::Join {
+                left,
+                right,
+                left_key,
+                right_key,
+            } => {
+                let left = self.render(left)?;
+                let right = self.render(right)?;
+                let (l_keyed, l_errs) = keyed(left.oks, left_key.clone());
+                let (r_keyed, r_errs) = keyed(right.oks, right_key.clone());
+                let l_arr = l_keyed.arrange_by_key();
+                let r_arr = r_keyed.arrange_by_key();
+                let oks = l_arr.join_core(&r_arr, |_key: &Row, l: &Row, r: &Row| Some(l.concat(r)));
+                let errs = left.errs.concat(right.errs).concat(l_errs).concat(r_errs);
+                Rendered { oks, errs }
+            }
+            Plan::Reduce {
+                input,
+                group_key,
+                aggregates,
+            } => {
+                let input = self.render(input)?;
+                render_reduce(input, group_key.clone(), aggregates.clone())
+            }
+            Plan::Distinct { input } => {
+                let input = self.render(input)?;
+                let oks = input.oks.distinct();
+                Rendered {
+                    oks,
+                    errs: input.errs,
+                }
+            }
+            Plan::Union { inputs } => {
+                let mut rendered = inputs
+                    .iter()
+                    .map(|i| self.render(i))
+                    .collect::<Result<Vec<_>, _>>()?
+                    .into_iter();
+                let first = rendered.next().expect("union of at least one input");
+                rendered.fold(first, |acc, r| Rendered {
+                    oks: acc.oks.concat(r.oks),
+                    errs: acc.errs.concat(r.errs),
+                })
+            }
+            Plan::Negate { input } => {
+                let input = self.render(input)?;
+                Rendered {
+                    oks: input.oks.negate(),
+                    errs: input.errs,
+                }
+            }
+            Plan::Threshold { input } => {
+                let input = self.render(input)?;
+                let oks = input
+                    .oks
+                    .threshold(|_row: &Row, count: &i64| (*count).max(0));
+                Rendered {
+                    oks,
+                    errs: input.errs,
+                }
+            }
+        })
+    }
+
+    fn import(&mut self, id: GlobalId) -> Result<(Oks<'s>, Errs<'s>), MissingCollection> {
+        if let Some((oks, errs)) = self.imported.get(&id) {
+            return Ok((oks.clone(), errs.clone()));
+        }
+        let traces = self.traces.get_mut(&id).ok_or(MissingCollection(id))?;
+        let (oks, errs) = traces.import(self.scope, self.as_of);
+        self.imported.insert(id, (oks.clone(), errs.clone()));
+        Ok((oks, errs))
+    }
+}
+
+/// Splits evaluation results into rows and errors, adding the errors to `errs`.
+fn split<'s>(results: Collection<'s, u64, Result<Row, EvalError>>, errs: Errs<'s>) -> Rendered<'s> {
+    let oks = results.clone().flat_map(|r| r.ok());
+    let new_errs = results.flat_map(|r| r.err());
+    Rendered {
+        oks,
+        errs: errs.concat(new_errs),
+    }
+}
+
+/// Evaluates key expressions for each row: `(key, row)` pairs, and errors from evaluating them.
+/// Rows with a NULL in the key never match in an equi-join, so they are dropped here.
+fn keyed<'s>(oks: Oks<'s>, key: Vec<ScalarExpr>) -> (Collection<'s, u64, (Row, Row)>, Errs<'s>) {
+    let results = oks.flat_map(move |row: Row| {
+        let mut datums = Vec::with_capacity(key.len());
+        for e in &key {
+            match e.eval(row.datums()) {
+                Ok(Datum::Null) => return None,
+                Ok(d) => datums.push(d),
+                Err(err) => return Some(Err(err)),
+            }
+        }
+        Some(Ok((Row::new(datums), row)))
+    });
+    let pairs = results.clone().flat_map(|r| r.ok());
+    let errs = results.flat_map(|r| r.err());
+    (pairs, errs)
+}
+
+/// Group by the key expressions; each group's output row is the key followed by the aggregates,
+/// recomputed by the engine's reduce from the group's accumulated input whenever it changes.
+fn render_reduce<'s>(
+    input: Rendered<'s>,
+    group_key: Vec<ScalarExpr>,
+    aggregates: Vec<AggregateExpr>,
+) -> Rendered<'s> {
+    let agg_inputs: Vec<ScalarExpr> = aggregates.iter().map(|a| a.expr.clone()).collect();
+    let results = input.oks.flat_map(move |row: Row| {
+        let eval_all = |exprs: &[ScalarExpr]| {
+            exprs
+                .iter()
+                .map(|e| e.eval(row.datums()))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Some(eval_all(&group_key).and_then(|k| Ok((Row::new(k), Row::new(eval_all(&agg_inputs)?)))))
+    });
+    let pairs = results.clone().flat_map(|r| r.ok());
+    let eval_errs = results.flat_map(|r| r.err());
+
+    let aggs = aggregates.clone();
+    let reduced = pairs.arrange_by_key().reduce_abelian(
+        "Reduce",
+        move |_key: &Row, vals: &[(&Row, i64)], output: &mut Vec<(Result<Row, EvalError>, i64)>| {
+            if vals.is_empty() {
+                return;
+            }
+            let mut out = Vec::with_capacity(aggs.len());
+            for (i, agg) in aggs.iter().enumerate() {
+                match agg
+                    .func
+                    .eval(vals.iter().map(|(row, n)| (row.get(i), *n)), agg.distinct)
+                {
+                    Ok(d) => out.push(d),
+                    Err(e) => {
+                        output.push((Err(e), 1));
+                        return;
+                    }
+                }
+            }
+            output.push((Ok(Row::new(out)), 1));
+        },
+    );
+    let results = reduced.as_collection(|key: &Row, val: &Result<Row, EvalError>| match val {
+        Ok(aggs) => Ok(key.concat(aggs)),
+        Err(e) => Err(e.clone()),
+    });
+    let oks = results.clone().flat_map(|r| r.ok());
+    let agg_errs = results.flat_map(|r| r.err());
+    Rendered {
+        oks,
+        errs: input.errs.concat(eval_errs).concat(agg_errs),
+    }
+}

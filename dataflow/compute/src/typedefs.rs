@@ -1,0 +1,47 @@
+//! Type aliases for the collections and traces the runtime moves, and the two source
+//! operators it needs beyond imports: constant rows and an empty error collection.
+
+use kpg_engine::{Collection, TraceAgent};
+use kpg_types::{EvalError, Row};
+use timely::dataflow::operators::generic::operator::empty;
+use timely::dataflow::operators::generic::operator::source;
+use timely::dataflow::Scope;
+
+/// Rows of a relation at millisecond timestamps with integer multiplicities.
+pub type Oks<'s> = Collection<'s, u64, Row, i64>;
+/// Evaluation errors of a relation.
+pub type Errs<'s> = Collection<'s, u64, EvalError, i64>;
+/// The trace of a relation's rows, keyed by the whole row.
+pub type RowTrace = TraceAgent<Row, (), u64, i64>;
+/// The trace of a relation's errors.
+pub type ErrTrace = TraceAgent<EvalError, (), u64, i64>;
+
+/// A collection holding `rows` from `time` on. Only worker 0 produces them, so each row
+/// appears once however many workers run the dataflow.
+pub fn source_rows<'s>(scope: Scope<'s, u64>, time: u64, rows: Vec<(Row, i64)>) -> Oks<'s> {
+    let worker = scope.index();
+    let stream = source(scope, "ConstantRows", move |capability, _info| {
+        let mut capability = Some(capability);
+        let mut rows = Some(rows);
+        move |output| {
+            if let Some(mut cap) = capability.take() {
+                cap.downgrade(&time);
+                if worker == 0 {
+                    let data: Vec<(Row, u64, i64)> = rows
+                        .take()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(r, d)| (r, time, d))
+                        .collect();
+                    output.session(&cap).give_iterator(data.into_iter());
+                }
+            }
+        }
+    });
+    Collection::new(stream)
+}
+
+/// An error collection that never holds anything.
+pub fn empty_errs<'s>(scope: Scope<'s, u64>) -> Errs<'s> {
+    Collection::new(empty(scope))
+}

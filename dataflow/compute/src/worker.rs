@@ -1,0 +1,219 @@
+//! One timely worker of the compute runtime: receives commands in sequence and applies them.
+//!
+//! Commands enter on worker 0 only, through a small command dataflow that broadcasts them, so
+//! that every worker — threads now, processes later — sees the same commands in the same order
+//! (each command carries a sequence number; workers apply them sorted by it). Workers never share
+//! memory: each holds its own shard of every arrangement, its own table inputs (fed on worker 0
+//! and exchanged by key inside the arrange operator) and its own catalog of traces.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender, TryRecvError};
+use kpg_engine::InputSession;
+use kpg_types::command::{Command, DataflowId, Response};
+use kpg_types::{DataflowDescription, DataflowSink, GlobalId, Row};
+use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::operators::generic::operator::Operator;
+use timely::dataflow::operators::vec::Broadcast;
+use timely::dataflow::operators::vec::Input;
+use timely::dataflow::InputHandleVec;
+use timely::worker::Worker;
+
+use crate::render::Renderer;
+use crate::sinks::{peek_sink, subscribe_sink};
+use crate::trace_catalog::CollectionTraces;
+
+/// How long an idle worker sleeps before looking for work; commands and data wake it sooner.
+const PARK: Duration = Duration::from_millis(20);
+
+/// The state a worker keeps between commands.
+struct WorkerState {
+    index: usize,
+    responses: Sender<Response>,
+    tables: HashMap<GlobalId, InputSession<u64, Row, i64>>,
+    traces: HashMap<GlobalId, CollectionTraces>,
+    /// Timely dataflow indexes of installed dataflows, by catalog or dataflow id.
+    dataflows: HashMap<DataflowId, usize>,
+    /// The time every table input has been advanced to.
+    table_time: u64,
+}
+
+/// Runs a worker until the coordinator goes away. `commands` is `Some` on worker 0 only.
+pub fn run_worker(
+    worker: &mut Worker,
+    commands: Option<Receiver<Command>>,
+    responses: Sender<Response>,
+) {
+    let received: Rc<RefCell<Vec<(u64, Command)>>> = Rc::new(RefCell::new(Vec::new()));
+    let closed = Rc::new(Cell::new(false));
+    let mut command_input: InputHandleVec<u64, (u64, Command)> = InputHandleVec::new();
+    {
+        let received = Rc::clone(&received);
+        let closed = Rc::clone(&closed);
+        worker.dataflow_named::<u64, _, _>("Commands", |scope| {
+            scope.input_from(&mut command_input).broadcast().sink(
+                Pipeline,
+                "CommandSink",
+                move |(input, frontier)| {
+                    input.for_each(|_cap, data| received.borrow_mut().append(data));
+                    closed.set(frontier.frontier().is_empty());
+                },
+            );
+        });
+    }
+    let mut state = WorkerState {
+        index: worker.index(),
+        responses,
+        tables: HashMap::new(),
+        traces: HashMap::new(),
+        dataflows: HashMap::new(),
+        table_time: 0,
+    };
+    let mut sequence: u64 = 0;
+    // Only worker 0 sends commands; the others close their inputs at once, so that the command
+    // stream ends exactly when worker 0's does.
+    let mut command_input = commands.as_ref().map(|_| command_input);
+    loop {
+        if let (Some(rx), Some(input)) = (&commands, command_input.as_mut()) {
+            let mut sent = false;
+            loop {
+                match rx.try_recv() {
+                    Ok(cmd) => {
+                        input.send((sequence, cmd));
+                        sequence += 1;
+                        sent = true;
+                    }
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => {
+                        command_input = None;
+                        break;
+                    }
+                }
+            }
+            if sent {
+                if let Some(input) = command_input.as_mut() {
+                    input.advance_to(sequence);
+                }
+            }
+        }
+        worker.step_or_park(Some(PARK));
+        let mut batch = std::mem::take(&mut *received.borrow_mut());
+        batch.sort_by_key(|(seq, _)| *seq);
+        for (_, cmd) in batch {
+            state.apply(worker, cmd);
+        }
+        if closed.get() {
+            tracing::info!(worker = state.index, "command stream closed; worker stops");
+            // Timely keeps stepping a worker until its dataflows finish; table inputs and
+            // maintained views never do, so they are dropped.
+            drop(state);
+            for index in worker.installed_dataflows() {
+                worker.drop_dataflow(index);
+            }
+            return;
+        }
+    }
+}
+
+impl WorkerState {
+    fn apply(&mut self, worker: &mut Worker, cmd: Command) {
+        match cmd {
+            Command::CreateTable { id, since } => {
+                let mut input = InputSession::new();
+                let index = worker.next_dataflow_index();
+                let trace = worker.dataflow_named::<u64, _, _>(&format!("table-u{id}"), |scope| {
+                    input
+                        .to_collection(scope)
+                        .map(|row: Row| (row, ()))
+                        .arrange_by_key()
+                        .trace
+                });
+                input.advance_to(since.max(self.table_time));
+                input.flush();
+                self.tables.insert(id, input);
+                self.traces.insert(
+                    id,
+                    CollectionTraces {
+                        oks: trace,
+                        errs: None,
+                    },
+                );
+                self.dataflows.insert(id, index);
+            }
+            Command::Append { id, time, updates } => {
+                // Worker 0 feeds every table; the arrange operator spreads rows by key.
+                if self.index == 0 {
+                    if let Some(input) = self.tables.get_mut(&id) {
+                        for (row, diff) in updates {
+                            input.update_at(row, time, diff);
+                        }
+                        input.flush();
+                    }
+                }
+            }
+            Command::AdvanceTables { time } => {
+                self.table_time = self.table_time.max(time);
+                for input in self.tables.values_mut() {
+                    input.advance_to(self.table_time);
+                    input.flush();
+                }
+            }
+            Command::CreateDataflow { id, desc } => self.create_dataflow(worker, id, desc),
+            Command::DropDataflow { id } => {
+                if let Some(index) = self.dataflows.remove(&id) {
+                    worker.drop_dataflow(index);
+                }
+            }
+            Command::DropCollection { id } => {
+                self.traces.remove(&id);
+                self.tables.remove(&id);
+                if let Some(index) = self.dataflows.remove(&id) {
+                    worker.drop_dataflow(index);
+                }
+            }
+            Command::AllowCompaction { id, since } => {
+                if let Some(traces) = self.traces.get_mut(&id) {
+                    traces.allow_compaction(since);
+                }
+            }
+        }
+    }
+
+    fn create_dataflow(&mut self, worker: &mut Worker, id: DataflowId, desc: DataflowDescription) {
+        let index = worker.next_dataflow_index();
+        let responses = self.responses.clone();
+        let traces = &mut self.traces;
+        let exported = worker.dataflow_named::<u64, _, _>(&desc.name, |scope| {
+            let mut renderer = Renderer::new(scope, desc.as_of, traces);
+            let rendered = match renderer.render(&desc.plan) {
+                Ok(rendered) => rendered,
+                Err(missing) => {
+                    tracing::error!(dataflow = %desc.name, "plan reads unknown collection u{}", missing.0);
+                    return None;
+                }
+            };
+            match desc.sink {
+                DataflowSink::Index { id } => {
+                    let oks = rendered.oks.map(|row| (row, ())).arrange_by_key();
+                    let errs = rendered.errs.map(|e| (e, ())).arrange_by_key();
+                    Some((id, CollectionTraces { oks: oks.trace, errs: Some(errs.trace) }))
+                }
+                DataflowSink::Peek { peek_id, timestamp } => {
+                    peek_sink(rendered.oks, rendered.errs, peek_id, timestamp, responses);
+                    None
+                }
+                DataflowSink::Subscribe { subscribe_id } => {
+                    subscribe_sink(rendered.oks, rendered.errs, subscribe_id, responses);
+                    None
+                }
+            }
+        });
+        if let Some((export_id, traces)) = exported {
+            self.traces.insert(export_id, traces);
+        }
+        self.dataflows.insert(id, index);
+    }
+}

@@ -1,0 +1,92 @@
+//! Consolidation: sort updates and sum the diffs of equal data, dropping zeros.
+//!
+//! Owns: [`consolidate`] for `(D, R)` and [`consolidate_updates`] for `(D, T, R)`. Invariant:
+//! after the call the vector is sorted, has no two equal `D` (resp. `(D, T)`), and no zero diff;
+//! the multiset of updates it represents is unchanged. Everything that stores updates (batcher,
+//! batches, operators' outputs) goes through here, which keeps memory proportional to distinct
+//! (data, time) pairs.
+
+use crate::difference::Semigroup;
+
+/// Sorts `vec` by data and sums diffs of equal data, removing zero sums.
+pub fn consolidate<D: Ord, R: Semigroup>(vec: &mut Vec<(D, R)>) {
+    consolidate_from(vec, 0);
+}
+
+/// As [`consolidate`], on the suffix of `vec` starting at `offset`.
+pub fn consolidate_from<D: Ord, R: Semigroup>(vec: &mut Vec<(D, R)>, offset: usize) {
+    let slice = &mut vec[offset..];
+    slice.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut write = offset;
+    for read in offset..vec.len() {
+        if write > offset && vec[write - 1].0 == vec[read].0 {
+            let (left, right) = vec.split_at_mut(read);
+            left[write - 1].1.plus_equals(&right[0].1);
+        } else {
+            if write > offset && vec[write - 1].1.is_zero() {
+                write -= 1;
+            }
+            vec.swap(write, read);
+            write += 1;
+        }
+    }
+    if write > offset && vec[write - 1].1.is_zero() {
+        write -= 1;
+    }
+    vec.truncate(write);
+}
+
+/// Sorts `vec` by (data, time) and sums diffs of equal pairs, removing zero sums.
+pub fn consolidate_updates<D: Ord, T: Ord, R: Semigroup>(vec: &mut Vec<(D, T, R)>) {
+    vec.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    let mut write = 0;
+    for read in 0..vec.len() {
+        if write > 0 && vec[write - 1].0 == vec[read].0 && vec[write - 1].1 == vec[read].1 {
+            let (left, right) = vec.split_at_mut(read);
+            left[write - 1].2.plus_equals(&right[0].2);
+        } else {
+            if write > 0 && vec[write - 1].2.is_zero() {
+                write -= 1;
+            }
+            vec.swap(write, read);
+            write += 1;
+        }
+    }
+    if write > 0 && vec[write - 1].2.is_zero() {
+        write -= 1;
+    }
+    vec.truncate(write);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn consolidate_matches_map() {
+        let mut seed = 12345u64;
+        for round in 0..300 {
+            let mut vec = Vec::new();
+            let mut map = BTreeMap::new();
+            for _ in 0..(round % 40) {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let d = (seed >> 33) % 7;
+                let t = (seed >> 40) % 3;
+                let r = ((seed >> 50) % 5) as i64 - 2;
+                vec.push((d, t, r));
+                *map.entry((d, t)).or_insert(0i64) += r;
+            }
+            let mut pairs: Vec<((u64, u64), i64)> =
+                vec.iter().map(|(d, t, r)| ((*d, *t), *r)).collect();
+            consolidate_updates(&mut vec);
+            consolidate(&mut pairs);
+            let expected: Vec<_> = map.into_iter().filter(|(_, r)| *r != 0).collect();
+            assert_eq!(pairs, expected);
+            let got: Vec<_> = vec.into_iter().map(|(d, t, r)| ((d, t), r)).collect();
+            assert_eq!(got, expected);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! kpg's differential dataflow engine: collections of updates on timely dataflow.
+//!
+//! The engine knows nothing of SQL. A [`Collection`] is a stream of `(data, time, diff)` updates
+//! where times form a [`Lattice`] and diffs a [`Semigroup`]/[`Abelian`] group; the SQL runtime
+//! uses `T = u64` (milliseconds) and `R = i64`. Stateful operators work on *arrangements*
+//! ([`Arranged`]): a stream of immutable, shared, sorted batches plus a [`TraceAgent`] handle on the
+//! compacted trace of all of them, which other operators and later dataflows share (`import`).
+//!
+//! Layout: `lattice`, `difference`, `consolidation` (algebra); `trace/` (batch, batcher, merge,
+//! spine, cursor, handle: storage, with no timely operators); `collection`, `input` (record-level
+//! operators and inputs); `operators/` (arrange, import, join, reduce, count). Timely 0.32 is
+//! touched through `timely::dataflow::{Scope, Stream}` and the generic operator builders only.
+//!
+//! Public API (the contract the runtime codes against):
+//! ```text
+//! trait Lattice: PartialOrder + Ord + Clone + Debug + 'static { join, meet, advance_by(AntichainRef) }
+//! trait Semigroup { is_zero, plus_equals }   trait Abelian: Semigroup { negate, zero }   trait Multiply
+//! trait Data: timely::ExchangeData + Ord + Hash + Debug + Clone {}          (blanket impl)
+//! consolidate(&mut Vec<(D, R)>)   consolidate_updates(&mut Vec<(D, T, R)>)
+//! struct Collection<'s, T, D, R = i64> { pub inner: StreamVec<'s, T, (D, T, R)> }
+//!   map, filter, flat_map, concat, negate, inspect, probe, probe_with, enter, leave,
+//!   consolidate, arrange_by_key (D = (K, V)), arrange_by_self, join (D = (K, V)),
+//!   count / distinct / threshold (T: TotalOrder, R: Abelian + From<i8>)
+//! struct InputSession<T, D, R> (T: TotalOrder)
+//!   new, to_collection(&mut self, Scope<'s, T>), update, update_at, insert, remove,
+//!   advance_to, flush, time, close
+//! struct Arranged<'s, T, K, V, R> { pub stream: BatchStream<'s, T, K, V, R>, pub trace: TraceAgent<K, V, T, R> }
+//!   as_collection(|&K, &V| -> D), join_core(&Arranged<'s, T, K, V2, R>, |&K, &V, &V2| -> impl IntoIterator<Item = D>),
+//!   reduce_abelian::<V2, R2>(name, |&K, &[(&V, R)], &mut Vec<(V2, R2)>|)  (T: TotalOrder)
+//! struct TraceAgent<K, V, T, R>: Clone
+//!   set_logical_compaction(AntichainRef<T>), set_physical_compaction(AntichainRef<T>),
+//!   get_logical_compaction(), read_upper(&mut Antichain<T>), import(Scope<'s, T>),
+//!   import_frontier(Scope<'s, T>, as_of: AntichainRef<T>), cursor(), cursor_through(frontier),
+//!   read_at(&T) -> Vec<(K, V, R)>, try_read_at(&T) -> Result<_, ReadError>, len, set_effort(Effort)
+//! ```
+//! Note the small departures timely 0.32 imposes: scopes are `Scope<'s, T>` values (no `G: Scope`
+//! generic) and streams carry the scope lifetime, so every type above has a `'s` parameter.
+
+pub mod collection;
+pub mod consolidation;
+pub mod difference;
+pub mod input;
+pub mod lattice;
+pub mod operators;
+pub mod trace;
+
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::rc::Rc;
+
+pub use collection::Collection;
+pub use consolidation::{consolidate, consolidate_updates};
+pub use difference::{Abelian, Multiply, Semigroup};
+pub use input::InputSession;
+pub use lattice::Lattice;
+pub use operators::arrange::{Arranged, BatchStream};
+pub use trace::batch::{Batch, Description};
+pub use trace::cursor::TraceCursor;
+pub use trace::handle::TraceAgent;
+pub use trace::spine::Effort;
+
+/// Data that can be updated, arranged and exchanged between workers.
+pub trait Data: timely::ExchangeData + Ord + Hash + Debug + Clone {}
+impl<D: timely::ExchangeData + Ord + Hash + Debug + Clone> Data for D {}
+
+/// A shared, immutable batch.
+pub type BatchRef<K, V, T, R> = Rc<Batch<K, V, T, R>>;
+
+/// Why a read through a trace handle was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadError {
+    /// The read time is not beyond the handle's logical compaction frontier, so the trace may
+    /// already have advanced updates past it.
+    BeforeSince,
+    /// The read time is beyond the trace's upper: the trace is not yet complete there.
+    NotComplete,
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::BeforeSince => {
+                write!(f, "read time is before the trace's compaction frontier")
+            }
+            ReadError::NotComplete => write!(f, "read time is not yet complete in the trace"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}

@@ -1,0 +1,404 @@
+//! Immutable columnar batches of updates, their builder, and a cursor over one batch.
+//!
+//! Owns: [`Description`], [`Batch`], [`BatchBuilder`], [`BatchCursor`]. Invariants: a batch's
+//! updates are sorted by (key, val, time), consolidated (no zero diff, no repeated
+//! (key, val, time)), and every time is beyond `lower` and not beyond `upper`; keys are stored once
+//! with offsets into vals, vals once with offsets into the (time, diff) columns. Batches never
+//! change after building, so they are shared by `Rc` between the trace, operators and imports.
+
+use std::rc::Rc;
+
+use timely::progress::frontier::{Antichain, AntichainRef};
+
+use crate::consolidation::consolidate;
+use crate::difference::Semigroup;
+use crate::lattice::Lattice;
+
+/// The interval of times a batch covers, and how far its times were compacted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Description<T> {
+    /// Every time in the batch is beyond `lower`.
+    pub lower: Antichain<T>,
+    /// No time in the batch is beyond `upper`.
+    pub upper: Antichain<T>,
+    /// Times were advanced by `since` (rep_F); only reads at times beyond `since` are exact.
+    pub since: Antichain<T>,
+}
+
+impl<T: Clone> Description<T> {
+    /// A description from its three frontiers.
+    pub fn new(lower: Antichain<T>, upper: Antichain<T>, since: Antichain<T>) -> Self {
+        Description {
+            lower,
+            upper,
+            since,
+        }
+    }
+}
+
+/// An immutable, sorted, consolidated, columnar collection of `(key, val, time, diff)` updates.
+#[derive(Debug)]
+pub struct Batch<K, V, T, R> {
+    keys: Vec<K>,
+    /// `key_offs[i]..key_offs[i+1]` are the vals of `keys[i]`; length `keys.len() + 1`.
+    key_offs: Vec<usize>,
+    vals: Vec<V>,
+    /// `val_offs[j]..val_offs[j+1]` are the updates of `vals[j]`; length `vals.len() + 1`.
+    val_offs: Vec<usize>,
+    times: Vec<T>,
+    diffs: Vec<R>,
+    desc: Description<T>,
+}
+
+impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R> {
+    /// An empty batch with the given description.
+    pub fn empty(desc: Description<T>) -> Self {
+        BatchBuilder::new().done(desc)
+    }
+    /// The batch's description.
+    pub fn description(&self) -> &Description<T> {
+        &self.desc
+    }
+    /// `lower` of the description.
+    pub fn lower(&self) -> AntichainRef<'_, T> {
+        self.desc.lower.borrow()
+    }
+    /// `upper` of the description.
+    pub fn upper(&self) -> AntichainRef<'_, T> {
+        self.desc.upper.borrow()
+    }
+    /// Number of updates.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+    /// True when the batch holds no updates.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+    /// Number of distinct keys.
+    pub fn key_count(&self) -> usize {
+        self.keys.len()
+    }
+    /// The updates of key number `k`: vals with their update ranges.
+    pub(crate) fn key(&self, k: usize) -> &K {
+        &self.keys[k]
+    }
+    pub(crate) fn vals_of(&self, k: usize) -> std::ops::Range<usize> {
+        self.key_offs[k]..self.key_offs[k + 1]
+    }
+    pub(crate) fn val(&self, v: usize) -> &V {
+        &self.vals[v]
+    }
+    pub(crate) fn upds_of(&self, v: usize) -> std::ops::Range<usize> {
+        self.val_offs[v]..self.val_offs[v + 1]
+    }
+    pub(crate) fn upd(&self, u: usize) -> (&T, &R) {
+        (&self.times[u], &self.diffs[u])
+    }
+    /// Index of the first key `>= key` at or after `from` (galloping, then binary search).
+    pub(crate) fn seek_key_from(&self, from: usize, key: &K) -> usize {
+        gallop(&self.keys, from, |k| k < key)
+    }
+    /// Index of the first val `>= val` in `from..end` (galloping, then binary search).
+    pub(crate) fn seek_val_from(&self, from: usize, end: usize, val: &V) -> usize {
+        gallop(&self.vals[..end], from, |v| v < val)
+    }
+    /// Every update as `((key, val), time, diff)`, in order.
+    pub fn updates(&self) -> Vec<((K, V), T, R)> {
+        let mut result = Vec::with_capacity(self.len());
+        for k in 0..self.keys.len() {
+            for v in self.vals_of(k) {
+                for u in self.upds_of(v) {
+                    let (t, r) = self.upd(u);
+                    result.push((
+                        (self.keys[k].clone(), self.vals[v].clone()),
+                        t.clone(),
+                        r.clone(),
+                    ));
+                }
+            }
+        }
+        result
+    }
+    /// A copy whose times are advanced by `frontier` (rep_F) and consolidated.
+    pub fn advanced(&self, frontier: AntichainRef<T>) -> Self {
+        let mut builder = BatchBuilder::with_capacity(self.len());
+        let mut scratch = Vec::new();
+        for k in 0..self.keys.len() {
+            for v in self.vals_of(k) {
+                scratch.clear();
+                for u in self.upds_of(v) {
+                    let mut t = self.times[u].clone();
+                    t.advance_by(frontier);
+                    scratch.push((t, self.diffs[u].clone()));
+                }
+                consolidate(&mut scratch);
+                for (t, r) in scratch.drain(..) {
+                    builder.push(&self.keys[k], &self.vals[v], t, r);
+                }
+            }
+        }
+        let mut desc = self.desc.clone();
+        desc.since = crate::lattice::join_frontiers(desc.since.borrow(), frontier);
+        builder.done(desc)
+    }
+}
+
+/// First index `i >= from` with `!less(&slice[i])`, assuming `less` is true on a prefix.
+pub(crate) fn gallop<X>(slice: &[X], from: usize, less: impl Fn(&X) -> bool) -> usize {
+    let mut lo = from;
+    if lo >= slice.len() || !less(&slice[lo]) {
+        return lo;
+    }
+    // Invariant: less(slice[lo]) holds.
+    let mut step = 1;
+    while lo + step < slice.len() && less(&slice[lo + step]) {
+        lo += step;
+        step <<= 1;
+    }
+    let mut hi = std::cmp::min(lo + step, slice.len());
+    lo += 1;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if less(&slice[mid]) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Builds a [`Batch`] from updates pushed in (key, val, time) order, already consolidated.
+pub struct BatchBuilder<K, V, T, R> {
+    keys: Vec<K>,
+    key_offs: Vec<usize>,
+    vals: Vec<V>,
+    val_offs: Vec<usize>,
+    times: Vec<T>,
+    diffs: Vec<R>,
+}
+
+impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Default
+    for BatchBuilder<K, V, T, R>
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V, T, R> {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::with_capacity(0)
+    }
+    /// An empty builder with room for `cap` updates.
+    pub fn with_capacity(cap: usize) -> Self {
+        BatchBuilder {
+            keys: Vec::new(),
+            key_offs: vec![0],
+            vals: Vec::new(),
+            val_offs: vec![0],
+            times: Vec::with_capacity(cap),
+            diffs: Vec::with_capacity(cap),
+        }
+    }
+    /// Number of updates pushed so far.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+    /// True when nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+    /// Appends one update; must follow the previous one in (key, val, time) order.
+    pub fn push(&mut self, key: &K, val: &V, time: T, diff: R) {
+        let new_key = self.keys.last() != Some(key);
+        if new_key {
+            assert!(
+                self.keys.last().is_none_or(|k| k < key),
+                "batch keys pushed out of order"
+            );
+            self.close_val();
+            self.close_key();
+            self.keys.push(key.clone());
+            self.vals.push(val.clone());
+        } else if self.vals.last() != Some(val) {
+            assert!(
+                self.vals.last().is_none_or(|v| v < val),
+                "batch vals pushed out of order"
+            );
+            self.close_val();
+            self.vals.push(val.clone());
+        }
+        self.times.push(time);
+        self.diffs.push(diff);
+    }
+    fn close_val(&mut self) {
+        if self.vals.len() + 1 > self.val_offs.len() {
+            self.val_offs.push(self.times.len());
+        }
+    }
+    fn close_key(&mut self) {
+        if self.keys.len() + 1 > self.key_offs.len() {
+            self.key_offs.push(self.vals.len());
+        }
+    }
+    /// Seals the batch with `desc`.
+    pub fn done(mut self, desc: Description<T>) -> Batch<K, V, T, R> {
+        self.close_val();
+        self.close_key();
+        Batch {
+            keys: self.keys,
+            key_offs: self.key_offs,
+            vals: self.vals,
+            val_offs: self.val_offs,
+            times: self.times,
+            diffs: self.diffs,
+            desc,
+        }
+    }
+    /// Builds a batch from sorted, consolidated `((key, val), time, diff)` updates.
+    pub fn from_sorted(updates: Vec<((K, V), T, R)>, desc: Description<T>) -> Batch<K, V, T, R> {
+        let mut builder = Self::with_capacity(updates.len());
+        for ((k, v), t, r) in updates {
+            builder.push(&k, &v, t, r);
+        }
+        builder.done(desc)
+    }
+}
+
+/// A cursor over one shared batch: a position in its keys and in the current key's vals.
+pub struct BatchCursor<K, V, T, R> {
+    batch: Rc<Batch<K, V, T, R>>,
+    key_pos: usize,
+    val_pos: usize,
+}
+
+impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchCursor<K, V, T, R> {
+    /// A cursor at the first key and val of `batch`.
+    pub fn new(batch: Rc<Batch<K, V, T, R>>) -> Self {
+        let mut cursor = BatchCursor {
+            batch,
+            key_pos: 0,
+            val_pos: 0,
+        };
+        cursor.rewind_vals();
+        cursor
+    }
+    /// The batch under the cursor.
+    pub fn batch(&self) -> &Rc<Batch<K, V, T, R>> {
+        &self.batch
+    }
+    /// True while the cursor is at a key.
+    pub fn key_valid(&self) -> bool {
+        self.key_pos < self.batch.keys.len()
+    }
+    /// True while the cursor is at a val of the current key.
+    pub fn val_valid(&self) -> bool {
+        self.key_valid() && self.val_pos < self.batch.key_offs[self.key_pos + 1]
+    }
+    /// The current key; only when `key_valid`.
+    pub fn key(&self) -> &K {
+        &self.batch.keys[self.key_pos]
+    }
+    /// The current val; only when `val_valid`.
+    pub fn val(&self) -> &V {
+        &self.batch.vals[self.val_pos]
+    }
+    /// Calls `logic` on each (time, diff) of the current (key, val).
+    pub fn map_times(&self, mut logic: impl FnMut(&T, &R)) {
+        if self.val_valid() {
+            for u in self.batch.upds_of(self.val_pos) {
+                logic(&self.batch.times[u], &self.batch.diffs[u]);
+            }
+        }
+    }
+    /// Moves to the next key.
+    pub fn step_key(&mut self) {
+        if self.key_valid() {
+            self.key_pos += 1;
+            self.rewind_vals();
+        }
+    }
+    /// Moves to the first key `>= key`.
+    pub fn seek_key(&mut self, key: &K) {
+        let pos = self.batch.seek_key_from(self.key_pos, key);
+        if pos != self.key_pos {
+            self.key_pos = pos;
+            self.rewind_vals();
+        }
+    }
+    /// Moves to the next val of the current key.
+    pub fn step_val(&mut self) {
+        if self.val_valid() {
+            self.val_pos += 1;
+        }
+    }
+    /// Moves to the first val `>= val` of the current key.
+    pub fn seek_val(&mut self, val: &V) {
+        if self.key_valid() {
+            let end = self.batch.key_offs[self.key_pos + 1];
+            self.val_pos = self.batch.seek_val_from(self.val_pos, end, val);
+        }
+    }
+    /// Moves back to the first val of the current key.
+    pub fn rewind_vals(&mut self) {
+        if self.key_valid() {
+            self.val_pos = self.batch.key_offs[self.key_pos];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builder_layout_and_cursor() {
+        let updates = vec![
+            ((1u64, 10u64), 0u64, 1i64),
+            ((1, 10), 2, -1),
+            ((1, 11), 1, 1),
+            ((3, 5), 0, 2),
+            ((4, 1), 7, 1),
+        ];
+        let desc = Description::new(
+            Antichain::from_elem(0),
+            Antichain::from_elem(8),
+            Antichain::from_elem(0),
+        );
+        let batch = Rc::new(BatchBuilder::from_sorted(updates.clone(), desc));
+        assert_eq!(batch.len(), 5);
+        assert_eq!(batch.key_count(), 3);
+        assert_eq!(batch.updates(), updates);
+        let mut cursor = BatchCursor::new(batch);
+        cursor.seek_key(&2);
+        assert_eq!(cursor.key(), &3);
+        cursor.seek_val(&5);
+        assert_eq!(cursor.val(), &5);
+        cursor.step_val();
+        assert!(!cursor.val_valid());
+        cursor.seek_key(&4);
+        let mut seen = Vec::new();
+        cursor.map_times(|t, r| seen.push((*t, *r)));
+        assert_eq!(seen, vec![(7, 1)]);
+        cursor.step_key();
+        assert!(!cursor.key_valid());
+    }
+
+    #[test]
+    fn gallop_finds_lower_bound() {
+        let data: Vec<u32> = (0..100).map(|x| x * 2).collect();
+        for from in [0, 5, 50] {
+            for target in 0..210u32 {
+                let expected = data
+                    .iter()
+                    .position(|x| *x >= target)
+                    .unwrap_or(100)
+                    .max(from);
+                assert_eq!(gallop(&data, from, |x| *x < target), expected);
+            }
+        }
+    }
+}

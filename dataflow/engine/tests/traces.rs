@@ -1,0 +1,291 @@
+//! Trace handles: reads, compaction bounds, freeing, import and import_frontier, dropping an
+//! importing dataflow.
+
+mod common;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use common::*;
+use kpg_engine::{InputSession, TraceAgent};
+use timely::dataflow::operators::probe::Handle as ProbeHandle;
+use timely::dataflow::operators::Probe;
+use timely::progress::frontier::Antichain;
+
+type Trace = TraceAgent<u64, u64, u64, i64>;
+
+fn read_map(trace: &mut Trace, time: u64) -> BTreeMap<Kv, i64> {
+    trace
+        .read_at(&time)
+        .into_iter()
+        .map(|(k, v, r)| ((k, v), r))
+        .collect()
+}
+
+#[test]
+fn read_at_matches_input_on_every_worker_union() {
+    let mut rng = Rng::new(11);
+    let input = random_updates(&mut rng, 30, 12, 8, 4);
+    let triples = as_triples(&input);
+    let shards = std::sync::Arc::new(std::sync::Mutex::new(
+        BTreeMap::<u64, BTreeMap<Kv, i64>>::new(),
+    ));
+    let sink = std::sync::Arc::clone(&shards);
+    let input = std::sync::Arc::new(input);
+    timely::execute(timely::Config::process(2), move |worker| {
+        let mut session = InputSession::<u64, Kv, i64>::new();
+        let probe = ProbeHandle::new();
+        let mut trace = worker.dataflow::<u64, _, _>(|scope| {
+            let arranged = session.to_collection(scope).arrange_by_key();
+            arranged.stream.clone().probe_with(&probe);
+            arranged.trace
+        });
+        for time in 0..30u64 {
+            if worker.index() == 0 {
+                for (t, d, r) in input.iter().filter(|u| u.0 == time) {
+                    session.update_at(*d, *t, *r);
+                }
+            }
+            session.advance_to(time + 1);
+            session.flush();
+            worker.step_while(|| probe.less_than(&(time + 1)));
+            assert!(
+                trace.try_read_at(&(time + 1)).is_err(),
+                "time {} is not complete yet",
+                time + 1
+            );
+            let shard = read_map(&mut trace, time);
+            let mut all = sink.lock().unwrap();
+            let entry = all.entry(time).or_default();
+            for (d, r) in shard {
+                *entry.entry(d).or_insert(0) += r;
+            }
+            // Readers before `time` are done: let the trace compact up to it.
+            trace.set_logical_compaction(Antichain::from_elem(time).borrow());
+        }
+    })
+    .unwrap();
+    for (time, got) in shards.lock().unwrap().iter() {
+        let mut got = got.clone();
+        got.retain(|_, r| *r != 0);
+        assert_eq!(
+            got,
+            accumulate(&triples, *time),
+            "read_at({time}) over both workers"
+        );
+    }
+}
+
+#[test]
+fn compaction_bounds_memory_and_dropping_handles_frees_trace() {
+    timely::execute(timely::Config::thread(), |worker| {
+        let mut session = InputSession::<u64, Kv, i64>::new();
+        let probe = ProbeHandle::new();
+        let output = Rc::new(RefCell::new(Vec::new()));
+        let sink = Rc::clone(&output);
+        let mut trace = worker.dataflow::<u64, _, _>(|scope| {
+            let arranged = session.to_collection(scope).arrange_by_key();
+            arranged
+                .as_collection(|k, v| (*k, *v))
+                .inspect(move |x| sink.borrow_mut().push(*x))
+                .probe_with(&probe);
+            arranged.trace
+        });
+        let keys = 10u64;
+        for time in 0..400u64 {
+            for k in 0..keys {
+                // Replace each key's value every round: one insert and one retraction per key.
+                session.update((k, time), 1);
+                if time > 0 {
+                    session.update((k, time - 1), -1);
+                }
+            }
+            session.advance_to(time + 1);
+            session.flush();
+            worker.step_while(|| probe.less_than(&(time + 1)));
+            trace.set_logical_compaction(Antichain::from_elem(time + 1).borrow());
+        }
+        assert!(
+            trace.len() <= (8 * keys) as usize,
+            "compacted trace should hold about one update per key, holds {} in {} batches",
+            trace.len(),
+            trace.batch_count()
+        );
+        assert_eq!(read_map(&mut trace, 400).len(), keys as usize);
+
+        let liveness = trace.liveness();
+        drop(trace);
+        assert!(
+            !liveness.is_alive(),
+            "dropping the last handle frees the trace"
+        );
+        // The arrange operator keeps emitting batches.
+        output.borrow_mut().clear();
+        session.update((99, 0), 1);
+        session.advance_to(401);
+        session.flush();
+        worker.step_while(|| probe.less_than(&401));
+        assert_eq!(*output.borrow(), vec![((99, 0), 400, 1)]);
+    })
+    .unwrap();
+}
+
+#[test]
+fn import_and_import_frontier_replay_then_follow() {
+    for workers in [1usize, 2] {
+        let mut rng = Rng::new(31 + workers as u64);
+        let before = random_updates(&mut rng, 20, 10, 6, 4);
+        let mut after = random_updates(&mut rng, 20, 10, 6, 4);
+        for u in after.iter_mut() {
+            u.0 += 20;
+        }
+        let other = random_updates(&mut rng, 40, 6, 6, 3);
+        let all: Vec<_> = before.iter().chain(after.iter()).cloned().collect();
+        let triples = as_triples(&all);
+        let other_triples = as_triples(&other);
+        let as_of = 12u64;
+        type Out = std::sync::Arc<std::sync::Mutex<Vec<(u8, (u64, u64, u64), u64, i64)>>>;
+        let outputs: Out = Default::default();
+        let sink = std::sync::Arc::clone(&outputs);
+        let (before, after, other) = (
+            std::sync::Arc::new(before),
+            std::sync::Arc::new(after),
+            std::sync::Arc::new(other),
+        );
+        timely::execute(timely::Config::process(workers), move |worker| {
+            let mut session = InputSession::<u64, Kv, i64>::new();
+            let mut other_session = InputSession::<u64, Kv, i64>::new();
+            let probe = ProbeHandle::new();
+            let mut trace = worker.dataflow::<u64, _, _>(|scope| {
+                let arranged = session.to_collection(scope).arrange_by_key();
+                arranged.stream.clone().probe_with(&probe);
+                arranged.trace
+            });
+            let feed = |session: &mut InputSession<u64, Kv, i64>,
+                        updates: &[(u64, Kv, i64)],
+                        time: u64,
+                        index: usize| {
+                if index == 0 {
+                    for (t, d, r) in updates.iter().filter(|u| u.0 == time) {
+                        session.update_at(*d, *t, *r);
+                    }
+                }
+            };
+            for time in 0..20u64 {
+                feed(&mut session, &before, time, worker.index());
+                session.advance_to(time + 1);
+                session.flush();
+                worker.step_while(|| probe.less_than(&(time + 1)));
+            }
+            trace.set_logical_compaction(Antichain::from_elem(as_of).borrow());
+            let probe2 = ProbeHandle::new();
+            let dataflow = worker.next_dataflow_index();
+            worker.dataflow::<u64, _, _>(|scope| {
+                let tag = |tag: u8, sink: &Out| {
+                    let sink = std::sync::Arc::clone(sink);
+                    move |x: &((u64, u64, u64), u64, i64)| {
+                        sink.lock().unwrap().push((tag, x.0, x.1, x.2))
+                    }
+                };
+                let plain = trace.import(scope);
+                plain
+                    .as_collection(|k, v| (*k, *v, 0))
+                    .inspect(tag(0, &sink))
+                    .probe_with(&probe2);
+                let advanced = trace.import_frontier(scope, Antichain::from_elem(as_of).borrow());
+                advanced
+                    .as_collection(|k, v| (*k, *v, 0))
+                    .inspect(tag(1, &sink))
+                    .probe_with(&probe2);
+                let others = other_session.to_collection(scope).arrange_by_key();
+                advanced
+                    .join_core(&others, |k, v1, v2| Some((*k, *v1, *v2)))
+                    .inspect(tag(2, &sink))
+                    .probe_with(&probe2);
+            });
+            for time in 0..20u64 {
+                feed(&mut other_session, &other, time, worker.index());
+            }
+            other_session.advance_to(20);
+            other_session.flush();
+            for time in 20..40u64 {
+                feed(&mut session, &after, time, worker.index());
+                feed(&mut other_session, &other, time, worker.index());
+                session.advance_to(time + 1);
+                other_session.advance_to(time + 1);
+                session.flush();
+                other_session.flush();
+                worker.step_while(|| probe.less_than(&(time + 1)) || probe2.less_than(&(time + 1)));
+            }
+            // Dropping the importing dataflow leaves the trace and the original dataflow intact.
+            worker.drop_dataflow(dataflow);
+            if worker.index() == 0 {
+                session.update((77, 7), 1);
+            }
+            session.advance_to(41);
+            session.flush();
+            worker.step_while(|| probe.less_than(&41));
+            let mut mine: BTreeMap<Kv, i64> = read_map(&mut trace, 40);
+            let mut sink = sink.lock().unwrap();
+            for (k, v, r) in mine.iter_mut().map(|((k, v), r)| (*k, *v, *r)) {
+                sink.push((3, (k, v, 0), 40, r));
+            }
+        })
+        .unwrap();
+        let outputs = outputs.lock().unwrap();
+        let pick = |tag: u8| {
+            outputs
+                .iter()
+                .filter(|o| o.0 == tag)
+                .map(|o| (o.1, o.2, o.3))
+                .collect::<Vec<_>>()
+        };
+        let want: Vec<_> = triples
+            .iter()
+            .map(|((k, v), t, r)| ((*k, *v, 0), *t, *r))
+            .collect();
+        for t in as_of..40 {
+            assert_eq!(
+                accumulate(&pick(0), t),
+                accumulate(&want, t),
+                "import at {t} ({workers} workers)"
+            );
+            assert_eq!(
+                accumulate(&pick(1), t),
+                accumulate(&want, t),
+                "import_frontier at {t} ({workers} workers)"
+            );
+            let (a, b) = (accumulate(&triples, t), accumulate(&other_triples, t));
+            let mut join = BTreeMap::new();
+            for ((k1, v1), d1) in a.iter() {
+                for ((k2, v2), d2) in b.iter() {
+                    if k1 == k2 {
+                        *join.entry((*k1, *v1, *v2)).or_insert(0) += d1 * d2;
+                    }
+                }
+            }
+            join.retain(|_, d| *d != 0);
+            assert_eq!(
+                accumulate(&pick(2), t),
+                join,
+                "join with an imported arrangement at {t} ({workers} workers)"
+            );
+        }
+        assert!(
+            pick(1).iter().all(|u| u.1 >= as_of),
+            "import_frontier emits no time before as_of"
+        );
+        assert!(
+            pick(2).iter().all(|u| u.1 >= as_of),
+            "join of an as_of import emits no time before as_of"
+        );
+        let mut last = want.clone();
+        last.push(((77, 7, 0), 40, 1));
+        assert_eq!(
+            accumulate(&pick(3), 40),
+            accumulate(&last, 40),
+            "trace after dropping the importing dataflow"
+        );
+    }
+}

@@ -1,0 +1,160 @@
+//! Aggregate functions and their evaluation over one group.
+//!
+//! A reduction hands each group's accumulated input to `AggregateExpr::eval` as values with
+//! multiplicities (the consolidated contents of the group at one time). Evaluation is a pure
+//! function of that multiset, which is what lets the engine's reduce recompute a group's output
+//! whenever its input changes and emit only the difference.
+
+use crate::datum::Datum;
+use crate::error::EvalError;
+use crate::expr::ScalarExpr;
+use ordered_float::OrderedFloat;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AggregateFunc {
+    /// count(*) when the argument is the literal TRUE, count(x) otherwise: non-null values.
+    Count,
+    /// sum(int4) → int8
+    SumInt32,
+    /// sum(int8) → numeric
+    SumInt64,
+    SumNumeric,
+    SumFloat64,
+    Min,
+    Max,
+    BoolAnd,
+    BoolOr,
+}
+
+/// An aggregate applied to an expression over the reduction's input.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct AggregateExpr {
+    pub func: AggregateFunc,
+    pub expr: ScalarExpr,
+    pub distinct: bool,
+}
+
+impl AggregateFunc {
+    /// The value over an empty group (count is 0, everything else NULL).
+    pub fn default_value(&self) -> Datum {
+        match self {
+            AggregateFunc::Count => Datum::Int64(0),
+            _ => Datum::Null,
+        }
+    }
+
+    /// Aggregates values with multiplicities. Negative multiplicities cannot occur in a
+    /// consistent collection; they are treated as absent.
+    pub fn eval<'a>(
+        &self,
+        values: impl Iterator<Item = (&'a Datum, i64)>,
+        distinct: bool,
+    ) -> Result<Datum, EvalError> {
+        let values = values
+            .filter(|(d, n)| *n > 0 && !d.is_null())
+            .map(|(d, n)| (d, if distinct { 1 } else { n }));
+        Ok(match self {
+            AggregateFunc::Count => Datum::Int64(values.map(|(_, n)| n).sum()),
+            AggregateFunc::SumInt32 => {
+                let mut acc: Option<i64> = None;
+                for (d, n) in values {
+                    let Datum::Int32(v) = d else {
+                        unreachable!("sum(int4) over {d:?}")
+                    };
+                    let term = i64::from(*v)
+                        .checked_mul(n)
+                        .ok_or_else(|| EvalError::NumericOutOfRange("bigint".into()))?;
+                    acc = Some(
+                        acc.unwrap_or(0)
+                            .checked_add(term)
+                            .ok_or_else(|| EvalError::NumericOutOfRange("bigint".into()))?,
+                    );
+                }
+                acc.map_or(Datum::Null, Datum::Int64)
+            }
+            AggregateFunc::SumInt64 | AggregateFunc::SumNumeric => {
+                let mut acc: Option<Decimal> = None;
+                for (d, n) in values {
+                    let v = match d {
+                        Datum::Int64(v) => Decimal::from(*v),
+                        Datum::Numeric(v) => *v,
+                        other => unreachable!("sum over {other:?}"),
+                    };
+                    let term = v
+                        .checked_mul(Decimal::from(n))
+                        .ok_or(EvalError::NumericOverflow)?;
+                    acc = Some(
+                        acc.unwrap_or(Decimal::ZERO)
+                            .checked_add(term)
+                            .ok_or(EvalError::NumericOverflow)?,
+                    );
+                }
+                acc.map_or(Datum::Null, Datum::Numeric)
+            }
+            AggregateFunc::SumFloat64 => {
+                let mut acc: Option<f64> = None;
+                for (d, n) in values {
+                    let Datum::Float64(v) = d else {
+                        unreachable!("sum(float8) over {d:?}")
+                    };
+                    acc = Some(acc.unwrap_or(0.0) + v.0 * n as f64);
+                }
+                acc.map_or(Datum::Null, |f| Datum::Float64(OrderedFloat(f)))
+            }
+            AggregateFunc::Min => values.map(|(d, _)| d).min().cloned().unwrap_or(Datum::Null),
+            AggregateFunc::Max => values.map(|(d, _)| d).max().cloned().unwrap_or(Datum::Null),
+            AggregateFunc::BoolAnd => values
+                .map(|(d, _)| d == &Datum::Bool(true))
+                .reduce(|a, b| a && b)
+                .map_or(Datum::Null, Datum::Bool),
+            AggregateFunc::BoolOr => values
+                .map(|(d, _)| d == &Datum::Bool(true))
+                .reduce(|a, b| a || b)
+                .map_or(Datum::Null, Datum::Bool),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_respect_multiplicity_and_nulls() {
+        let vals = [
+            (Datum::Int32(5), 2),
+            (Datum::Null, 3),
+            (Datum::Int32(-1), 1),
+        ];
+        let it = || vals.iter().map(|(d, n)| (d, *n));
+        assert_eq!(
+            AggregateFunc::SumInt32.eval(it(), false).unwrap(),
+            Datum::Int64(9)
+        );
+        assert_eq!(
+            AggregateFunc::Count.eval(it(), false).unwrap(),
+            Datum::Int64(3)
+        );
+        assert_eq!(
+            AggregateFunc::Count.eval(it(), true).unwrap(),
+            Datum::Int64(2)
+        );
+        assert_eq!(
+            AggregateFunc::Min.eval(it(), false).unwrap(),
+            Datum::Int32(-1)
+        );
+        assert_eq!(
+            AggregateFunc::Max.eval(it(), false).unwrap(),
+            Datum::Int32(5)
+        );
+        let empty: [(Datum, i64); 1] = [(Datum::Null, 1)];
+        assert_eq!(
+            AggregateFunc::SumInt64
+                .eval(empty.iter().map(|(d, n)| (d, *n)), false)
+                .unwrap(),
+            Datum::Null
+        );
+    }
+}

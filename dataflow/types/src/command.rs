@@ -1,0 +1,62 @@
+//! The command and response protocol between the coordinator and the compute workers.
+//!
+//! The coordinator is the only writer: it sends `Command`s, which reach every worker in the same
+//! order (the runtime sequences them through timely), and it receives `Response`s from each
+//! worker. Commands are data (serializable) so that the same protocol works when workers live in
+//! several processes.
+
+use crate::datum::Row;
+use crate::error::EvalError;
+use crate::plan::{DataflowDescription, GlobalId};
+use serde::{Deserialize, Serialize};
+
+/// Identifies an installed dataflow.
+pub type DataflowId = u64;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Command {
+    /// Create the input and the arrangement of a table, empty, readable from `since` on.
+    CreateTable { id: GlobalId, since: u64 },
+    /// Add updates to a table at `time` (which no earlier `AdvanceTables` has passed).
+    Append {
+        id: GlobalId,
+        time: u64,
+        updates: Vec<(Row, i64)>,
+    },
+    /// Close every table's input for times before `time`: their contents up to it are final.
+    AdvanceTables { time: u64 },
+    /// Build a dataflow.
+    CreateDataflow {
+        id: DataflowId,
+        desc: DataflowDescription,
+    },
+    /// Tear down a dataflow (transient reads, subscriptions, dropped views).
+    DropDataflow { id: DataflowId },
+    /// Forget the arrangement exported under `id` (a dropped table or view); dataflows still
+    /// reading it keep their own handles.
+    DropCollection { id: GlobalId },
+    /// Allow the arrangement of `id` to compact history before `since`.
+    AllowCompaction { id: GlobalId, since: u64 },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Response {
+    /// One worker's share of a peek: its rows with multiplicities at the peek time, or the error
+    /// the collection held at that time.
+    PeekResult {
+        peek_id: u64,
+        worker: usize,
+        result: Result<Vec<(Row, i64)>, EvalError>,
+    },
+    /// One worker's changes of a subscription at times before `upper`, and that it will send
+    /// nothing more before `upper`. An empty `upper` means the subscription is complete.
+    SubscribeBatch {
+        subscribe_id: u64,
+        worker: usize,
+        updates: Vec<(Row, u64, i64)>,
+        errors: Vec<EvalError>,
+        upper: Option<u64>,
+    },
+    /// A worker finished building the dataflow.
+    DataflowInstalled { id: DataflowId, worker: usize },
+}

@@ -1,0 +1,363 @@
+//! Values (`Datum`) and rows (`Row`), with PostgreSQL's text input and output rules.
+//!
+//! A `Datum` is one SQL value; its variant is fixed by the column's `ScalarType` family (all
+//! string types are `String`, all numeric(p,s) are `Numeric`). The derived `Ord` is a total
+//! order used by arrangements (NULL sorts first, floats by IEEE total order); SQL comparison
+//! semantics (NULL yields NULL) are implemented by the expression evaluator, not here.
+//! `Row` is the owned record that dataflows move and arrange; it is a newtype so that its
+//! representation can become a compact byte encoding without touching its users.
+
+use crate::error::EvalError;
+use crate::scalar::ScalarType;
+use chrono::NaiveDate;
+use ordered_float::OrderedFloat;
+use rust_decimal::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fmt::{self, Write};
+
+/// One SQL value.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Datum {
+    Null,
+    Bool(bool),
+    Int32(i32),
+    Int64(i64),
+    Float64(OrderedFloat<f64>),
+    Numeric(Decimal),
+    String(String),
+    Date(NaiveDate),
+}
+
+impl Datum {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Datum::Null)
+    }
+
+    /// Writes the value in PostgreSQL's text output format. NULL writes nothing; callers that
+    /// need a NULL marker check `is_null` first.
+    pub fn write_text(&self, out: &mut String) {
+        match self {
+            Datum::Null => {}
+            Datum::Bool(b) => out.push(if *b { 't' } else { 'f' }),
+            Datum::Int32(i) => write!(out, "{i}").unwrap(),
+            Datum::Int64(i) => write!(out, "{i}").unwrap(),
+            Datum::Float64(f) => write_float(f.0, out),
+            Datum::Numeric(d) => write!(out, "{d}").unwrap(),
+            Datum::String(s) => out.push_str(s),
+            Datum::Date(d) => write!(out, "{}", d.format("%Y-%m-%d")).unwrap(),
+        }
+    }
+
+    /// The text form, or `None` for NULL.
+    pub fn to_text(&self) -> Option<String> {
+        if self.is_null() {
+            return None;
+        }
+        let mut s = String::new();
+        self.write_text(&mut s);
+        Some(s)
+    }
+
+    /// Parses PostgreSQL text input for a value of type `ty`.
+    pub fn parse_text(text: &str, ty: &ScalarType) -> Result<Datum, EvalError> {
+        let invalid = || EvalError::InvalidTextRepresentation {
+            type_name: ty.base().to_string(),
+            value: text.to_string(),
+        };
+        let trimmed = text.trim();
+        match ty {
+            ScalarType::Bool => match trimmed.to_ascii_lowercase().as_str() {
+                "t" | "true" | "yes" | "y" | "on" | "1" => Ok(Datum::Bool(true)),
+                "f" | "false" | "no" | "n" | "off" | "0" => Ok(Datum::Bool(false)),
+                _ => Err(invalid()),
+            },
+            ScalarType::Int32 => {
+                let v: i64 = trimmed.parse().map_err(|_| {
+                    if is_integer_syntax(trimmed) {
+                        EvalError::OutOfRangeValue {
+                            value: text.to_string(),
+                            type_name: ty.to_string(),
+                        }
+                    } else {
+                        invalid()
+                    }
+                })?;
+                i32::try_from(v)
+                    .map(Datum::Int32)
+                    .map_err(|_| EvalError::OutOfRangeValue {
+                        value: text.to_string(),
+                        type_name: ty.to_string(),
+                    })
+            }
+            ScalarType::Int64 => trimmed.parse().map(Datum::Int64).map_err(|_| {
+                if is_integer_syntax(trimmed) {
+                    EvalError::OutOfRangeValue {
+                        value: text.to_string(),
+                        type_name: ty.to_string(),
+                    }
+                } else {
+                    invalid()
+                }
+            }),
+            ScalarType::Float64 => parse_float(trimmed)
+                .map(|f| Datum::Float64(OrderedFloat(f)))
+                .ok_or_else(invalid),
+            ScalarType::Numeric { .. } => {
+                let d = Decimal::from_str(trimmed)
+                    .or_else(|_| Decimal::from_scientific(trimmed))
+                    .map_err(|_| invalid())?;
+                Datum::Numeric(d).cast_numeric(ty)
+            }
+            ScalarType::Text => Ok(Datum::String(text.to_string())),
+            ScalarType::VarChar { .. } => Datum::String(text.to_string()).cast_varchar(ty),
+            ScalarType::Date => NaiveDate::parse_from_str(trimmed, "%Y-%m-%d")
+                .map(Datum::Date)
+                .map_err(|_| invalid()),
+        }
+    }
+
+    /// Applies a numeric type's precision and scale: rounds to the scale (half away from
+    /// zero, as PostgreSQL does) and checks the precision.
+    pub fn cast_numeric(self, ty: &ScalarType) -> Result<Datum, EvalError> {
+        let Datum::Numeric(mut d) = self else {
+            return Ok(self);
+        };
+        if let ScalarType::Numeric {
+            precision: Some(p),
+            scale,
+        } = ty
+        {
+            let s = u32::from(scale.unwrap_or(0));
+            d = d.round_dp_with_strategy(s, RoundingStrategy::MidpointAwayFromZero);
+            d.rescale(s);
+            let int_digits = integer_digits(&d);
+            if int_digits > u32::from(*p).saturating_sub(s) {
+                return Err(EvalError::NumericFieldOverflow {
+                    precision: *p,
+                    scale: s as u8,
+                });
+            }
+        }
+        Ok(Datum::Numeric(d))
+    }
+
+    /// Applies a varchar(n) length limit, with PostgreSQL's rule that trailing spaces beyond
+    /// the limit are silently cut.
+    pub fn cast_varchar(self, ty: &ScalarType) -> Result<Datum, EvalError> {
+        let Datum::String(s) = self else {
+            return Ok(self);
+        };
+        if let ScalarType::VarChar {
+            max_length: Some(n),
+        } = ty
+        {
+            let n = *n as usize;
+            if s.chars().count() > n {
+                let (head, tail): (String, String) = {
+                    let idx = s.char_indices().nth(n).map(|(i, _)| i).unwrap_or(s.len());
+                    (s[..idx].to_string(), s[idx..].to_string())
+                };
+                if tail.chars().all(|c| c == ' ') {
+                    return Ok(Datum::String(head));
+                }
+                return Err(EvalError::StringTooLong { max_length: n });
+            }
+        }
+        Ok(Datum::String(s))
+    }
+}
+
+fn is_integer_syntax(s: &str) -> bool {
+    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
+    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
+}
+
+fn integer_digits(d: &Decimal) -> u32 {
+    let trunc = d.trunc().abs();
+    if trunc.is_zero() {
+        0
+    } else {
+        trunc.to_string().len() as u32
+    }
+}
+
+fn parse_float(s: &str) -> Option<f64> {
+    match s.to_ascii_lowercase().as_str() {
+        "nan" => Some(f64::NAN),
+        "infinity" | "+infinity" | "inf" => Some(f64::INFINITY),
+        "-infinity" | "-inf" => Some(f64::NEG_INFINITY),
+        other => other.parse().ok(),
+    }
+}
+
+/// PostgreSQL's float8 output: the shortest text that reads back exactly, in exponent form
+/// when the decimal exponent is below -4 or at least 15.
+fn write_float(f: f64, out: &mut String) {
+    if f.is_nan() {
+        out.push_str("NaN");
+    } else if f.is_infinite() {
+        out.push_str(if f > 0.0 { "Infinity" } else { "-Infinity" });
+    } else if f == 0.0 {
+        out.push_str(if f.is_sign_negative() { "-0" } else { "0" });
+    } else {
+        let exp = f.abs().log10().floor() as i32;
+        if !(-4..15).contains(&exp) {
+            let sci = format!("{f:e}");
+            let (mantissa, e) = sci.split_once('e').expect("exponent form");
+            let e: i32 = e.parse().expect("exponent");
+            write!(
+                out,
+                "{mantissa}e{}{:02}",
+                if e < 0 { '-' } else { '+' },
+                e.abs()
+            )
+            .unwrap();
+        } else {
+            write!(out, "{f}").unwrap();
+        }
+    }
+}
+
+/// A record: one datum per column.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Row(Vec<Datum>);
+
+impl Row {
+    pub fn new(datums: Vec<Datum>) -> Self {
+        Row(datums)
+    }
+
+    pub fn empty() -> Self {
+        Row(Vec::new())
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> &Datum {
+        &self.0[i]
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Datum> {
+        self.0.iter()
+    }
+
+    pub fn into_datums(self) -> Vec<Datum> {
+        self.0
+    }
+
+    pub fn datums(&self) -> &[Datum] {
+        &self.0
+    }
+
+    /// The row made of the given columns of this one.
+    pub fn project(&self, columns: &[usize]) -> Row {
+        Row(columns.iter().map(|c| self.0[*c].clone()).collect())
+    }
+
+    /// This row followed by `other`'s columns.
+    pub fn concat(&self, other: &Row) -> Row {
+        let mut datums = Vec::with_capacity(self.len() + other.len());
+        datums.extend_from_slice(&self.0);
+        datums.extend_from_slice(&other.0);
+        Row(datums)
+    }
+}
+
+impl From<Vec<Datum>> for Row {
+    fn from(datums: Vec<Datum>) -> Self {
+        Row(datums)
+    }
+}
+
+impl fmt::Display for Row {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let texts: Vec<String> = self
+            .0
+            .iter()
+            .map(|d| d.to_text().unwrap_or_else(|| "NULL".into()))
+            .collect();
+        write!(f, "({})", texts.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(d: Datum) -> String {
+        d.to_text().unwrap()
+    }
+
+    #[test]
+    fn float_output_matches_postgres() {
+        let cases = [
+            (1.5, "1.5"),
+            (0.1, "0.1"),
+            (1e20, "1e+20"),
+            (123456789012345.0, "123456789012345"),
+            (1e15, "1e+15"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (-2.25, "-2.25"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(text(Datum::Float64(OrderedFloat(f))), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn numeric_cast_rounds_and_checks_precision() {
+        let ty = ScalarType::Numeric {
+            precision: Some(5),
+            scale: Some(2),
+        };
+        let d = Datum::parse_text("12.345", &ty).unwrap();
+        assert_eq!(text(d), "12.35");
+        let d = Datum::parse_text("7", &ty).unwrap();
+        assert_eq!(text(d), "7.00");
+        let err = Datum::parse_text("1234.5", &ty).unwrap_err();
+        assert_eq!(err.sqlstate(), "22003");
+    }
+
+    #[test]
+    fn integer_input_errors() {
+        let e = Datum::parse_text("abc", &ScalarType::Int32).unwrap_err();
+        assert_eq!(e.sqlstate(), "22P02");
+        assert_eq!(
+            e.to_string(),
+            "invalid input syntax for type integer: \"abc\""
+        );
+        let e = Datum::parse_text("99999999999", &ScalarType::Int32).unwrap_err();
+        assert_eq!(e.sqlstate(), "22003");
+        assert_eq!(
+            Datum::parse_text(" 42 ", &ScalarType::Int64).unwrap(),
+            Datum::Int64(42)
+        );
+    }
+
+    #[test]
+    fn varchar_limit() {
+        let ty = ScalarType::VarChar {
+            max_length: Some(3),
+        };
+        assert_eq!(
+            Datum::parse_text("ab   ", &ty).unwrap(),
+            Datum::String("ab ".into())
+        );
+        assert_eq!(
+            Datum::parse_text("abcd", &ty).unwrap_err().sqlstate(),
+            "22001"
+        );
+    }
+
+    #[test]
+    fn null_sorts_first() {
+        assert!(Datum::Null < Datum::Int32(i32::MIN));
+    }
+}

@@ -1,0 +1,51 @@
+//! Errors raised while evaluating expressions, each with its PostgreSQL SQLSTATE.
+//!
+//! These errors travel inside dataflows (a maintained view whose input makes an expression fail
+//! holds the error until the input is retracted), so they are data: `Clone`, `Ord`, serializable.
+//! The messages follow PostgreSQL's wording so that clients and tests see familiar text.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, thiserror::Error,
+)]
+pub enum EvalError {
+    #[error("division by zero")]
+    DivisionByZero,
+    #[error("{0} out of range")]
+    NumericOutOfRange(String),
+    #[error("value \"{value}\" is out of range for type {type_name}")]
+    OutOfRangeValue { value: String, type_name: String },
+    #[error("value overflows numeric format")]
+    NumericOverflow,
+    #[error("value out of range: overflow")]
+    FloatOverflow,
+    #[error("numeric field overflow")]
+    NumericFieldOverflow { precision: u8, scale: u8 },
+    #[error("invalid input syntax for type {type_name}: \"{value}\"")]
+    InvalidTextRepresentation { type_name: String, value: String },
+    #[error("value too long for type character varying({max_length})")]
+    StringTooLong { max_length: usize },
+    #[error("null value in column \"{0}\" violates not-null constraint")]
+    NullValueNotAllowed(String),
+    #[error("more than one row returned by a subquery used as an expression")]
+    MultipleRowsFromSubquery,
+}
+
+impl EvalError {
+    /// The PostgreSQL SQLSTATE code for this error.
+    pub fn sqlstate(&self) -> &'static str {
+        match self {
+            EvalError::DivisionByZero => "22012",
+            EvalError::NumericOutOfRange(_)
+            | EvalError::OutOfRangeValue { .. }
+            | EvalError::NumericOverflow
+            | EvalError::FloatOverflow
+            | EvalError::NumericFieldOverflow { .. } => "22003",
+            EvalError::InvalidTextRepresentation { .. } => "22P02",
+            EvalError::StringTooLong { .. } => "22001",
+            EvalError::NullValueNotAllowed(_) => "23502",
+            EvalError::MultipleRowsFromSubquery => "21000",
+        }
+    }
+}

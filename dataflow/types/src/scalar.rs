@@ -1,0 +1,154 @@
+//! SQL scalar types and relation schemas.
+//!
+//! `ScalarType` is the closed set of column types kpg understands; every value a dataflow moves
+//! is a `Datum` of one of them (see `datum.rs`). A `RelationDesc` names and types the columns of a
+//! collection. Both are shared by the planner (which types expressions) and the server (which
+//! reports PostgreSQL type OIDs to clients), so the PostgreSQL-facing facts live here too.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The type of a SQL value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ScalarType {
+    Bool,
+    Int32,
+    Int64,
+    Float64,
+    /// `numeric(precision, scale)`; `None` means unconstrained.
+    Numeric {
+        precision: Option<u8>,
+        scale: Option<u8>,
+    },
+    Text,
+    /// `varchar(n)`; `None` means no length limit.
+    VarChar {
+        max_length: Option<u32>,
+    },
+    Date,
+}
+
+impl ScalarType {
+    /// The unconstrained numeric type.
+    pub const NUMERIC: ScalarType = ScalarType::Numeric {
+        precision: None,
+        scale: None,
+    };
+
+    /// The PostgreSQL type OID clients see for this type.
+    pub fn oid(&self) -> u32 {
+        match self {
+            ScalarType::Bool => 16,
+            ScalarType::Int64 => 20,
+            ScalarType::Int32 => 23,
+            ScalarType::Text => 25,
+            ScalarType::Float64 => 701,
+            ScalarType::VarChar { .. } => 1043,
+            ScalarType::Date => 1082,
+            ScalarType::Numeric { .. } => 1700,
+        }
+    }
+
+    /// The PostgreSQL type modifier (`atttypmod`) clients see, or -1.
+    pub fn typmod(&self) -> i32 {
+        match self {
+            ScalarType::Numeric {
+                precision: Some(p),
+                scale,
+            } => ((i32::from(*p) << 16) | i32::from(scale.unwrap_or(0))) + 4,
+            ScalarType::VarChar {
+                max_length: Some(n),
+            } => *n as i32 + 4,
+            _ => -1,
+        }
+    }
+
+    /// Whether values of the two types are stored with the same `Datum` variant, so that
+    /// comparisons between them need no cast.
+    pub fn same_family(&self, other: &ScalarType) -> bool {
+        self.base() == other.base()
+    }
+
+    /// The type with its modifiers (precision, length) removed.
+    pub fn base(&self) -> ScalarType {
+        match self {
+            ScalarType::Numeric { .. } => ScalarType::NUMERIC,
+            ScalarType::VarChar { .. } => ScalarType::Text,
+            other => *other,
+        }
+    }
+
+    pub fn is_numeric_family(&self) -> bool {
+        matches!(
+            self,
+            ScalarType::Int32
+                | ScalarType::Int64
+                | ScalarType::Float64
+                | ScalarType::Numeric { .. }
+        )
+    }
+
+    pub fn is_string(&self) -> bool {
+        matches!(self, ScalarType::Text | ScalarType::VarChar { .. })
+    }
+}
+
+impl fmt::Display for ScalarType {
+    /// PostgreSQL's name for the type, as used in error messages.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScalarType::Bool => write!(f, "boolean"),
+            ScalarType::Int32 => write!(f, "integer"),
+            ScalarType::Int64 => write!(f, "bigint"),
+            ScalarType::Float64 => write!(f, "double precision"),
+            ScalarType::Numeric {
+                precision: Some(p),
+                scale,
+            } => write!(f, "numeric({},{})", p, scale.unwrap_or(0)),
+            ScalarType::Numeric { .. } => write!(f, "numeric"),
+            ScalarType::Text => write!(f, "text"),
+            ScalarType::VarChar {
+                max_length: Some(n),
+            } => write!(f, "character varying({n})"),
+            ScalarType::VarChar { .. } => write!(f, "character varying"),
+            ScalarType::Date => write!(f, "date"),
+        }
+    }
+}
+
+/// A column's type and whether it may hold NULL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ColumnType {
+    pub scalar: ScalarType,
+    pub nullable: bool,
+}
+
+impl ColumnType {
+    pub fn new(scalar: ScalarType, nullable: bool) -> Self {
+        ColumnType { scalar, nullable }
+    }
+}
+
+/// Names and types of the columns of a relation.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RelationDesc {
+    pub columns: Vec<(String, ColumnType)>,
+}
+
+impl RelationDesc {
+    pub fn new(columns: Vec<(String, ColumnType)>) -> Self {
+        RelationDesc { columns }
+    }
+
+    pub fn arity(&self) -> usize {
+        self.columns.len()
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.columns.iter().map(|(n, _)| n.as_str())
+    }
+
+    pub fn types(&self) -> impl Iterator<Item = &ColumnType> {
+        self.columns.iter().map(|(_, t)| t)
+    }
+}

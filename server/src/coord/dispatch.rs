@@ -1,0 +1,135 @@
+//! Routes worker responses to the reads waiting for them.
+//!
+//! A peek completes when every worker has answered; its rows are the sum of the workers' shares.
+//! A subscription's changes are released in timestamp order: a time is emitted only once every
+//! worker's reported frontier has passed it, because until then another worker may still hold
+//! changes at that time.
+
+use std::sync::Arc;
+
+use kpg_types::command::Response;
+use kpg_types::Row;
+use tokio::sync::mpsc;
+
+use super::{Coordinator, SubscribeEvent};
+
+/// What the coordinator tracks for one subscription.
+pub(super) struct SubscribeState {
+    /// Each worker's reported frontier; `None` inside means that worker is complete.
+    uppers: Vec<Option<Option<u64>>>,
+    pending: Vec<(Row, u64, i64)>,
+    tx: mpsc::UnboundedSender<SubscribeEvent>,
+}
+
+impl SubscribeState {
+    pub(super) fn new(workers: usize, tx: mpsc::UnboundedSender<SubscribeEvent>) -> Self {
+        SubscribeState {
+            uppers: vec![Some(Some(0)); workers],
+            pending: Vec::new(),
+            tx,
+        }
+    }
+
+    /// The least frontier over all workers, `None` when all are complete.
+    fn frontier(&self) -> Option<u64> {
+        self.uppers.iter().filter_map(|u| u.flatten()).min()
+    }
+}
+
+/// Starts the thread that receives worker responses.
+pub(super) fn spawn_dispatcher(coord: Arc<Coordinator>) {
+    let responses = coord.compute.responses.clone();
+    let weak = Arc::downgrade(&coord);
+    drop(coord);
+    std::thread::Builder::new()
+        .name("kpg-dispatch".into())
+        .spawn(move || {
+            while let Ok(response) = responses.recv() {
+                let Some(coord) = weak.upgrade() else { return };
+                coord.dispatch(response);
+            }
+        })
+        .expect("spawn dispatcher thread");
+}
+
+impl Coordinator {
+    fn dispatch(&self, response: Response) {
+        let mut state = self.lock();
+        match response {
+            Response::PeekResult {
+                peek_id, result, ..
+            } => {
+                let Some(peek) = state.peeks.get_mut(&peek_id) else {
+                    return;
+                };
+                match result {
+                    Ok(rows) => peek.rows.extend(rows),
+                    Err(e) => peek.error = peek.error.take().or(Some(e)),
+                }
+                peek.remaining -= 1;
+                if peek.remaining == 0 {
+                    let mut peek = state.peeks.remove(&peek_id).expect("present");
+                    let result = match peek.error.take() {
+                        Some(e) => Err(e),
+                        None => Ok(consolidate_rows(std::mem::take(&mut peek.rows))),
+                    };
+                    if let Some(tx) = peek.tx.take() {
+                        let _ = tx.send(result);
+                    }
+                }
+            }
+            Response::SubscribeBatch {
+                subscribe_id,
+                worker,
+                updates,
+                errors,
+                upper,
+            } => {
+                let Some(sub) = state.subscribes.get_mut(&subscribe_id) else {
+                    return;
+                };
+                if let Some(e) = errors.into_iter().next() {
+                    let _ = sub.tx.send(SubscribeEvent::Error(e));
+                    return;
+                }
+                sub.pending.extend(updates);
+                sub.uppers[worker] = Some(upper);
+                let frontier = sub.frontier();
+                let (mut ready, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut sub.pending)
+                    .into_iter()
+                    .partition(|(_, t, _)| frontier.is_none_or(|f| *t < f));
+                sub.pending = rest;
+                if ready.is_empty() {
+                    return;
+                }
+                ready.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+                let mut out: Vec<(u64, i64, Row)> = Vec::with_capacity(ready.len());
+                for (row, time, diff) in ready {
+                    match out.last_mut() {
+                        Some((t, d, r)) if *t == time && *r == row => *d += diff,
+                        _ => out.push((time, diff, row)),
+                    }
+                }
+                out.retain(|(_, d, _)| *d != 0);
+                if !out.is_empty() && sub.tx.send(SubscribeEvent::Updates(out)).is_err() {
+                    tracing::debug!(subscribe_id, "subscriber went away");
+                }
+            }
+            Response::DataflowInstalled { .. } => {}
+        }
+    }
+}
+
+/// Sums the multiplicities of equal rows and drops rows that cancel out.
+fn consolidate_rows(mut rows: Vec<(Row, i64)>) -> Vec<(Row, i64)> {
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: Vec<(Row, i64)> = Vec::with_capacity(rows.len());
+    for (row, diff) in rows {
+        match out.last_mut() {
+            Some((r, d)) if *r == row => *d += diff,
+            _ => out.push((row, diff)),
+        }
+    }
+    out.retain(|(_, d)| *d != 0);
+    out
+}

@@ -1,0 +1,347 @@
+//! Executing planned statements: DDL against the catalog and the workers, writes to tables,
+//! reads through peeks, subscriptions.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use kpg_sql::sqlparser::ast::Statement;
+use kpg_sql::{ItemKind, ParsedStatement, PlannedStatement, RowSetFinishing};
+use kpg_types::command::Command;
+use kpg_types::{DataflowDescription, DataflowSink, GlobalId, Plan, RelationDesc, Row, ScalarExpr};
+
+use super::{Coordinator, Subscription};
+use crate::error::ExecError;
+
+/// What a statement returns to its session.
+pub enum ExecuteResult {
+    /// A command tag (e.g. `CREATE TABLE`, `INSERT 0 3`).
+    Command(String),
+    Rows {
+        desc: RelationDesc,
+        rows: Vec<Row>,
+    },
+    Subscription {
+        desc: RelationDesc,
+        subscription: Subscription,
+    },
+}
+
+impl Coordinator {
+    /// Plans a statement against the current catalog (also used to describe statements).
+    pub fn plan(&self, stmt: &ParsedStatement) -> Result<PlannedStatement, ExecError> {
+        let state = self.lock();
+        kpg_sql::plan(stmt, &state.catalog).map_err(ExecError::from)
+    }
+
+    /// Executes one statement. Reads run concurrently; writes and DDL run one at a time.
+    pub async fn execute(
+        self: &Arc<Self>,
+        stmt: &ParsedStatement,
+        sql: &str,
+    ) -> Result<ExecuteResult, ExecError> {
+        let is_read = matches!(
+            stmt,
+            ParsedStatement::Subscribe { .. } | ParsedStatement::Sql(Statement::Query(_))
+        );
+        let _write = if is_read {
+            None
+        } else {
+            Some(self.write_lock.lock().await)
+        };
+        match self.plan(stmt)? {
+            PlannedStatement::Select {
+                plan,
+                desc,
+                finishing,
+            } => {
+                let rows = self.peek(plan).await?;
+                Ok(ExecuteResult::Rows {
+                    desc,
+                    rows: finish(rows, &finishing)?,
+                })
+            }
+            PlannedStatement::Subscribe { plan, desc } => {
+                let subscription = self.subscribe(plan)?;
+                Ok(ExecuteResult::Subscription { desc, subscription })
+            }
+            PlannedStatement::CreateTable {
+                name,
+                desc,
+                if_not_exists,
+            } => {
+                let mut state = self.lock();
+                if kpg_sql::Catalog::resolve(&state.catalog, &name).is_some() {
+                    return exists_result(&name, if_not_exists, "CREATE TABLE");
+                }
+                let id = Self::allocate_id(&mut state);
+                state
+                    .catalog
+                    .insert(id, name, ItemKind::Table, desc, Vec::new(), sql.to_string());
+                self.compute.send(Command::CreateTable {
+                    id,
+                    since: state.upper,
+                });
+                Ok(ExecuteResult::Command("CREATE TABLE".into()))
+            }
+            PlannedStatement::CreateMaterializedView {
+                name,
+                desc,
+                plan,
+                if_not_exists,
+            } => {
+                let mut state = self.lock();
+                if kpg_sql::Catalog::resolve(&state.catalog, &name).is_some() {
+                    return exists_result(&name, if_not_exists, "CREATE MATERIALIZED VIEW");
+                }
+                let id = Self::allocate_id(&mut state);
+                let depends_on = plan.imports();
+                let as_of = state.upper - 1;
+                let desc_df = DataflowDescription {
+                    name: format!("materialized-view-{name}"),
+                    plan,
+                    as_of,
+                    sink: DataflowSink::Index { id },
+                };
+                state.catalog.insert(
+                    id,
+                    name,
+                    ItemKind::MaterializedView,
+                    desc,
+                    depends_on,
+                    sql.to_string(),
+                );
+                self.compute
+                    .send(Command::CreateDataflow { id, desc: desc_df });
+                Ok(ExecuteResult::Command("CREATE MATERIALIZED VIEW".into()))
+            }
+            PlannedStatement::Drop { ids, cascade } => self.drop_objects(&ids, cascade),
+            PlannedStatement::Insert { table, plan } => {
+                let rows = match plan {
+                    Plan::Constant { rows } => rows,
+                    plan => self.peek(plan).await?,
+                };
+                let count: i64 = rows.iter().map(|(_, n)| n).sum();
+                self.check_not_null(table, rows.iter().map(|(r, _)| r))?;
+                self.append(vec![(table, rows)]);
+                Ok(ExecuteResult::Command(format!("INSERT 0 {count}")))
+            }
+            PlannedStatement::Update {
+                table,
+                predicates,
+                assignments,
+            } => {
+                let old = self.peek(filter_plan(table, predicates)).await?;
+                let mut updates = Vec::with_capacity(old.len() * 2);
+                let mut count = 0;
+                for (row, n) in old {
+                    let new = Row::new(
+                        assignments
+                            .iter()
+                            .map(|e| e.eval(row.datums()))
+                            .collect::<Result<Vec<_>, _>>()?,
+                    );
+                    count += n;
+                    updates.push((row, -n));
+                    updates.push((new, n));
+                }
+                self.check_not_null(
+                    table,
+                    updates.iter().filter(|(_, n)| *n > 0).map(|(r, _)| r),
+                )?;
+                self.append(vec![(table, updates)]);
+                Ok(ExecuteResult::Command(format!("UPDATE {count}")))
+            }
+            PlannedStatement::Delete { table, predicates } => {
+                let old = self.peek(filter_plan(table, predicates)).await?;
+                let count: i64 = old.iter().map(|(_, n)| n).sum();
+                self.append(vec![(
+                    table,
+                    old.into_iter().map(|(r, n)| (r, -n)).collect(),
+                )]);
+                Ok(ExecuteResult::Command(format!("DELETE {count}")))
+            }
+        }
+    }
+
+    fn drop_objects(&self, ids: &[GlobalId], cascade: bool) -> Result<ExecuteResult, ExecError> {
+        let mut state = self.lock();
+        let Some(first) = ids.first().and_then(|id| state.catalog.get(*id)) else {
+            return Ok(ExecuteResult::Command("DROP".into()));
+        };
+        let tag = match first.item.kind {
+            ItemKind::Table => "DROP TABLE",
+            ItemKind::MaterializedView => "DROP MATERIALIZED VIEW",
+        };
+        let all = state.catalog.with_dependents(ids);
+        if !cascade {
+            if let Some(dependent) = all.iter().find(|id| !ids.contains(id)) {
+                let object = state
+                    .catalog
+                    .get(
+                        *ids.iter()
+                            .find(|id| state.catalog.with_dependents(&[**id]).contains(dependent))
+                            .unwrap_or(&ids[0]),
+                    )
+                    .expect("present");
+                let dep = state.catalog.get(*dependent).expect("present");
+                let kind = |k: ItemKind| match k {
+                    ItemKind::Table => "table",
+                    ItemKind::MaterializedView => "materialized view",
+                };
+                return Err(ExecError::new(
+                    "2BP01",
+                    format!(
+                        "cannot drop {} {} because other objects depend on it",
+                        kind(object.item.kind),
+                        object.item.name
+                    ),
+                )
+                .with_detail(format!(
+                    "{} {} depends on {} {}",
+                    kind(dep.item.kind),
+                    dep.item.name,
+                    kind(object.item.kind),
+                    object.item.name
+                )));
+            }
+        }
+        for id in all {
+            state.catalog.remove(id);
+            self.compute.send(Command::DropCollection { id });
+        }
+        Ok(ExecuteResult::Command(tag.into()))
+    }
+
+    /// Rejects rows with NULL in a NOT NULL column of `table`.
+    fn check_not_null<'a>(
+        &self,
+        table: GlobalId,
+        rows: impl Iterator<Item = &'a Row>,
+    ) -> Result<(), ExecError> {
+        let state = self.lock();
+        let entry = state
+            .catalog
+            .get(table)
+            .ok_or_else(|| ExecError::new("42P01", "table was dropped"))?;
+        let columns = &entry.item.desc.columns;
+        for row in rows {
+            for (datum, (name, ty)) in row.iter().zip(columns) {
+                if !ty.nullable && datum.is_null() {
+                    return Err(ExecError::new(
+                        "23502",
+                        format!("null value in column \"{name}\" of relation \"{}\" violates not-null constraint", entry.item.name),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn filter_plan(table: GlobalId, predicates: Vec<ScalarExpr>) -> Plan {
+    Plan::Filter {
+        input: Box::new(Plan::Get { id: table }),
+        predicates,
+    }
+}
+
+fn exists_result(name: &str, if_not_exists: bool, tag: &str) -> Result<ExecuteResult, ExecError> {
+    if if_not_exists {
+        Ok(ExecuteResult::Command(tag.into()))
+    } else {
+        Err(ExecError::new(
+            "42P07",
+            format!("relation \"{name}\" already exists"),
+        ))
+    }
+}
+
+/// Expands multiplicities, then orders, offsets, limits and projects the rows.
+fn finish(rows: Vec<(Row, i64)>, finishing: &RowSetFinishing) -> Result<Vec<Row>, ExecError> {
+    let mut out = Vec::new();
+    for (row, n) in rows {
+        if n < 0 {
+            return Err(ExecError::internal(format!(
+                "negative multiplicity {n} for row {row}"
+            )));
+        }
+        for _ in 0..n {
+            out.push(row.clone());
+        }
+    }
+    if !finishing.order_by.is_empty() {
+        out.sort_by(|a, b| {
+            for o in &finishing.order_by {
+                let (x, y) = (a.get(o.column), b.get(o.column));
+                let ord = match (x.is_null(), y.is_null()) {
+                    (true, true) => Ordering::Equal,
+                    (true, false) => {
+                        if o.nulls_last {
+                            Ordering::Greater
+                        } else {
+                            Ordering::Less
+                        }
+                    }
+                    (false, true) => {
+                        if o.nulls_last {
+                            Ordering::Less
+                        } else {
+                            Ordering::Greater
+                        }
+                    }
+                    (false, false) => {
+                        if o.desc {
+                            y.cmp(x)
+                        } else {
+                            x.cmp(y)
+                        }
+                    }
+                };
+                if ord != Ordering::Equal {
+                    return ord;
+                }
+            }
+            Ordering::Equal
+        });
+    }
+    let rows = out
+        .into_iter()
+        .skip(finishing.offset)
+        .take(finishing.limit.unwrap_or(usize::MAX));
+    Ok(rows.map(|r| r.project(&finishing.project)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kpg_sql::ColumnOrder;
+    use kpg_types::Datum;
+
+    #[test]
+    fn finishing_orders_nulls_and_limits() {
+        let rows = vec![
+            (Row::new(vec![Datum::Int32(2)]), 1),
+            (Row::new(vec![Datum::Null]), 1),
+            (Row::new(vec![Datum::Int32(1)]), 2),
+        ];
+        let f = RowSetFinishing {
+            order_by: vec![ColumnOrder {
+                column: 0,
+                desc: true,
+                nulls_last: false,
+            }],
+            limit: Some(3),
+            offset: 0,
+            project: vec![0],
+        };
+        let out = finish(rows, &f).unwrap();
+        assert_eq!(
+            out,
+            vec![
+                Row::new(vec![Datum::Null]),
+                Row::new(vec![Datum::Int32(2)]),
+                Row::new(vec![Datum::Int32(1)])
+            ]
+        );
+    }
+}

@@ -1,0 +1,246 @@
+//! The coordinator: the one place that owns the catalog, the timestamp oracle and the reads in
+//! flight, and the only sender of commands to the compute workers.
+//!
+//! Sessions call `Coordinator::execute`. Everything that must be ordered — choosing a timestamp
+//! and sending the commands that use it — happens under the `state` lock, so the command stream
+//! the workers see is consistent with the timestamps chosen (an append is never sent for a time
+//! the tables were already advanced past; a read's dataflow is sent before any compaction that
+//! would collapse its time). Statements that read and then write (INSERT ... SELECT, UPDATE,
+//! DELETE) and DDL hold `write_lock` across their await points, so they are serializable.
+//!
+//! Timestamps are milliseconds since the epoch. `upper` is the time every table input has been
+//! advanced to: all times before it are complete. A write gets `max(now, upper)` and advances the
+//! tables past it before it is acknowledged; a read uses `upper - 1`, which is at or after every
+//! acknowledged write — so every read sees every write acknowledged before it began.
+
+mod dispatch;
+mod execute;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use kpg_compute::ComputeHandle;
+use kpg_types::command::Command;
+use kpg_types::{DataflowDescription, DataflowSink, EvalError, GlobalId, Plan, Row};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::catalog::Catalog;
+use crate::error::ExecError;
+pub use execute::ExecuteResult;
+
+/// How much history (in milliseconds) arrangements keep behind the read frontier.
+const COMPACTION_WINDOW_MS: u64 = 1_000;
+/// How often table frontiers advance when nothing is written.
+const TICK: Duration = Duration::from_millis(100);
+
+/// A change streamed to a subscriber: `(timestamp, diff, row)`, or the error the view holds.
+#[derive(Debug)]
+pub enum SubscribeEvent {
+    Updates(Vec<(u64, i64, Row)>),
+    Error(EvalError),
+}
+
+pub struct Coordinator {
+    compute: ComputeHandle,
+    state: Mutex<State>,
+    write_lock: tokio::sync::Mutex<()>,
+}
+
+struct State {
+    catalog: Catalog,
+    /// Every table input has been advanced to `upper`.
+    upper: u64,
+    next_id: u64,
+    peeks: HashMap<u64, PendingPeek>,
+    subscribes: HashMap<u64, dispatch::SubscribeState>,
+}
+
+struct PendingPeek {
+    remaining: usize,
+    rows: Vec<(Row, i64)>,
+    error: Option<EvalError>,
+    tx: Option<oneshot::Sender<Result<Vec<(Row, i64)>, EvalError>>>,
+}
+
+/// Drops a transient dataflow when its reader goes away, however it goes away.
+struct DataflowGuard {
+    coord: Arc<Coordinator>,
+    id: u64,
+}
+
+impl Drop for DataflowGuard {
+    fn drop(&mut self) {
+        let mut state = self.coord.state.lock().expect("coordinator state");
+        state.peeks.remove(&self.id);
+        state.subscribes.remove(&self.id);
+        self.coord
+            .compute
+            .send(Command::DropDataflow { id: self.id });
+    }
+}
+
+/// A live subscription: events arrive on `rx`; dropping it tears the dataflow down.
+pub struct Subscription {
+    pub rx: mpsc::UnboundedReceiver<SubscribeEvent>,
+    _guard: DataflowGuard,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+impl Coordinator {
+    /// Starts the coordinator around running compute workers, with its background tasks.
+    pub fn start(compute: ComputeHandle) -> Arc<Coordinator> {
+        let upper = now_ms();
+        compute.send(Command::AdvanceTables { time: upper });
+        let coord = Arc::new(Coordinator {
+            compute,
+            state: Mutex::new(State {
+                catalog: Catalog::default(),
+                upper,
+                next_id: 1,
+                peeks: HashMap::new(),
+                subscribes: HashMap::new(),
+            }),
+            write_lock: tokio::sync::Mutex::new(()),
+        });
+        dispatch::spawn_dispatcher(Arc::clone(&coord));
+        let ticker = Arc::clone(&coord);
+        tokio::spawn(async move {
+            let mut interval = tokio::time::interval(TICK);
+            loop {
+                interval.tick().await;
+                ticker.tick();
+            }
+        });
+        coord
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().expect("coordinator state")
+    }
+
+    /// Advances table frontiers to the current time and lets arrangements compact.
+    fn tick(&self) {
+        let mut state = self.lock();
+        let now = now_ms();
+        if now > state.upper {
+            state.upper = now;
+            self.compute.send(Command::AdvanceTables { time: now });
+        }
+        let since = state.upper.saturating_sub(1 + COMPACTION_WINDOW_MS);
+        let ids: Vec<GlobalId> = state.catalog.ids().collect();
+        for id in ids {
+            self.compute.send(Command::AllowCompaction { id, since });
+        }
+    }
+
+    /// Appends updates to tables at one new timestamp and makes them readable; returns once
+    /// every later read will see them.
+    fn append(&self, updates: Vec<(GlobalId, Vec<(Row, i64)>)>) {
+        let mut state = self.lock();
+        let time = now_ms().max(state.upper);
+        for (id, updates) in updates {
+            if !updates.is_empty() {
+                self.compute.send(Command::Append { id, time, updates });
+            }
+        }
+        state.upper = time + 1;
+        self.compute.send(Command::AdvanceTables { time: time + 1 });
+    }
+
+    fn allocate_id(state: &mut State) -> u64 {
+        let id = state.next_id;
+        state.next_id += 1;
+        id
+    }
+
+    /// Reads the result of `plan` at the current read timestamp, through a transient dataflow
+    /// that is dropped afterwards.
+    async fn peek(self: &Arc<Self>, plan: Plan) -> Result<Vec<(Row, i64)>, ExecError> {
+        let (tx, rx) = oneshot::channel();
+        let guard = {
+            let mut state = self.lock();
+            Self::check_imports(&state, &plan)?;
+            let id = Self::allocate_id(&mut state);
+            let timestamp = state.upper - 1;
+            let remaining = self.compute.workers();
+            state.peeks.insert(
+                id,
+                PendingPeek {
+                    remaining,
+                    rows: Vec::new(),
+                    error: None,
+                    tx: Some(tx),
+                },
+            );
+            let desc = DataflowDescription {
+                name: format!("peek-{id}"),
+                plan,
+                as_of: timestamp,
+                sink: DataflowSink::Peek {
+                    peek_id: id,
+                    timestamp,
+                },
+            };
+            self.compute.send(Command::CreateDataflow { id, desc });
+            DataflowGuard {
+                coord: Arc::clone(self),
+                id,
+            }
+        };
+        let result = rx
+            .await
+            .map_err(|_| ExecError::internal("peek was abandoned by the workers"))?;
+        drop(guard);
+        result.map_err(ExecError::from)
+    }
+
+    /// Starts a subscription to `plan`: a snapshot at the current read time, then every change.
+    fn subscribe(self: &Arc<Self>, plan: Plan) -> Result<Subscription, ExecError> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut state = self.lock();
+        Self::check_imports(&state, &plan)?;
+        let id = Self::allocate_id(&mut state);
+        let as_of = state.upper - 1;
+        state.subscribes.insert(
+            id,
+            dispatch::SubscribeState::new(self.compute.workers(), tx),
+        );
+        let desc = DataflowDescription {
+            name: format!("subscribe-{id}"),
+            plan,
+            as_of,
+            sink: DataflowSink::Subscribe { subscribe_id: id },
+        };
+        self.compute.send(Command::CreateDataflow { id, desc });
+        Ok(Subscription {
+            rx,
+            _guard: DataflowGuard {
+                coord: Arc::clone(self),
+                id,
+            },
+        })
+    }
+
+    /// A plan may only be sent to the workers while everything it reads exists: a concurrent
+    /// DROP between planning and sending is caught here, under the lock that orders commands.
+    fn check_imports(state: &State, plan: &Plan) -> Result<(), ExecError> {
+        match plan
+            .imports()
+            .into_iter()
+            .find(|id| state.catalog.get(*id).is_none())
+        {
+            Some(_) => Err(ExecError::new(
+                "42P01",
+                "a relation the query reads was dropped",
+            )),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! Grouping and aggregates: GROUP BY keys, aggregate calls, and the `Reduce` they become.
+//!
+//! A grouped query is bound in two layers. GROUP BY keys and aggregate arguments are bound over
+//! the FROM scope; everything after the grouping (SELECT list, HAVING, ORDER BY) is bound over
+//! the output of a `Reduce` whose columns are the keys followed by the aggregates, which the
+//! `Grouping` collects as the expressions are bound (identical calls share one column).
+//!
+//! A reduction with no keys emits nothing for an empty input, but SQL's global aggregates
+//! return one row (count = 0, sum = NULL). `reduce_plan` renders them as
+//! `Reduce ∪ (Constant(defaults) − defaults-of-Reduce)`: the constant row of defaults is
+//! cancelled exactly when the reduction has a row.
+
+use crate::error::PlanError;
+use crate::expr::ExprContext;
+use crate::func::{no_function, Args, AGGREGATES};
+use crate::ops;
+use crate::types::{coerce, CastContext, Typed};
+use kpg_types::{
+    AggregateExpr, AggregateFunc, BinaryFunc, Datum, Plan, Row, ScalarExpr, ScalarType, UnaryFunc,
+};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
+use std::cell::RefCell;
+
+/// One aggregate column of the reduction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggSlot {
+    pub agg: AggregateExpr,
+    pub ty: ScalarType,
+    pub nullable: bool,
+}
+
+/// The keys of a grouped query (bound over the FROM scope) and the aggregates found so far.
+#[derive(Debug, Default)]
+pub struct Grouping {
+    pub keys: Vec<Typed>,
+    pub aggs: RefCell<Vec<AggSlot>>,
+}
+
+impl Grouping {
+    pub fn new(keys: Vec<Typed>) -> Self {
+        Grouping {
+            keys,
+            aggs: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// If `e` (over the FROM scope) is a grouping key, the key's column of the reduction.
+    pub fn key_column(&self, e: &ScalarExpr) -> Option<Typed> {
+        if e.is_constant() {
+            return None;
+        }
+        let i = self.keys.iter().position(|k| &k.expr == e)?;
+        let k = &self.keys[i];
+        Some(Typed {
+            expr: ScalarExpr::Column(i),
+            ty: k.ty,
+            nullable: k.nullable,
+        })
+    }
+
+    /// Adds an aggregate (or finds an identical one) and returns its column.
+    fn add(&self, slot: AggSlot) -> Typed {
+        let mut aggs = self.aggs.borrow_mut();
+        let i = match aggs.iter().position(|a| a.agg == slot.agg) {
+            Some(i) => i,
+            None => {
+                aggs.push(slot.clone());
+                aggs.len() - 1
+            }
+        };
+        Typed::new(
+            ScalarExpr::Column(self.keys.len() + i),
+            aggs[i].ty,
+            aggs[i].nullable,
+        )
+    }
+}
+
+/// Binds an aggregate call in a grouped context.
+pub fn bind_aggregate(
+    cx: &ExprContext<'_>,
+    name: &str,
+    args: Args<'_>,
+    distinct: bool,
+) -> Result<Typed, PlanError> {
+    if cx.in_aggregate {
+        return Err(PlanError::grouping(
+            "aggregate function calls cannot be nested",
+        ));
+    }
+    let Some(grouping) = cx.grouping else {
+        return Err(PlanError::grouping(format!(
+            "aggregate functions are not allowed in {}",
+            cx.clause
+        )));
+    };
+    let inner = ExprContext {
+        in_aggregate: true,
+        ..cx.ungrouped()
+    };
+    let arg = match args {
+        Args::Star if name == "count" => {
+            return Ok(grouping.add(AggSlot {
+                agg: AggregateExpr {
+                    func: AggregateFunc::Count,
+                    expr: ScalarExpr::literal_true(),
+                    distinct: false,
+                },
+                ty: ScalarType::Int64,
+                nullable: false,
+            }))
+        }
+        Args::Star => {
+            return Err(PlanError::undefined_function(format!(
+                "function {name}(*) does not exist"
+            )))
+        }
+        Args::Exprs(exprs) => {
+            let args: Vec<Typed> = exprs
+                .iter()
+                .map(|e| inner.bind(e))
+                .collect::<Result<_, _>>()?;
+            if args.len() != 1 {
+                return Err(no_function(name, &args));
+            }
+            args.into_iter().next().expect("one argument")
+        }
+    };
+    let slot = |func, arg: Typed, ty, nullable| AggSlot {
+        agg: AggregateExpr {
+            func,
+            expr: arg.expr,
+            distinct,
+        },
+        ty,
+        nullable,
+    };
+    let not_unique = || PlanError::new("42725", format!("function {name}(unknown) is not unique"));
+    match name {
+        "count" => Ok(grouping.add(slot(AggregateFunc::Count, arg, ScalarType::Int64, false))),
+        "sum" => {
+            let (func, ty) = match arg.ty {
+                Some(ScalarType::Int32) => (AggregateFunc::SumInt32, ScalarType::Int64),
+                Some(ScalarType::Int64) => (AggregateFunc::SumInt64, ScalarType::NUMERIC),
+                Some(ScalarType::Numeric { .. }) => {
+                    (AggregateFunc::SumNumeric, ScalarType::NUMERIC)
+                }
+                Some(ScalarType::Float64) => (AggregateFunc::SumFloat64, ScalarType::Float64),
+                None => return Err(not_unique()),
+                Some(_) => return Err(no_function(name, &[arg])),
+            };
+            Ok(grouping.add(slot(func, arg, ty, true)))
+        }
+        "min" | "max" => {
+            let arg = match arg.ty {
+                None => coerce(arg, &ScalarType::Text, CastContext::Implicit)?.expect("unknown"),
+                Some(ScalarType::Bool) => return Err(no_function(name, &[arg])),
+                Some(_) => arg,
+            };
+            let func = if name == "min" {
+                AggregateFunc::Min
+            } else {
+                AggregateFunc::Max
+            };
+            let ty = arg.ty.expect("typed");
+            Ok(grouping.add(slot(func, arg, ty, true)))
+        }
+        "bool_and" | "bool_or" | "every" => {
+            let arg = match arg.ty {
+                None => coerce(arg, &ScalarType::Bool, CastContext::Implicit)?.expect("unknown"),
+                Some(ScalarType::Bool) => arg,
+                Some(_) => return Err(no_function(name, &[arg])),
+            };
+            let func = if name == "bool_or" {
+                AggregateFunc::BoolOr
+            } else {
+                AggregateFunc::BoolAnd
+            };
+            Ok(grouping.add(slot(func, arg, ScalarType::Bool, true)))
+        }
+        "avg" => avg(grouping, arg, distinct),
+        other => unreachable!("{other} is listed in AGGREGATES"),
+    }
+}
+
+/// avg(x) = sum(x) / count(x), NULL over no rows; numeric for exact inputs (with PostgreSQL's
+/// division scale), double precision for floats.
+fn avg(grouping: &Grouping, arg: Typed, distinct: bool) -> Result<Typed, PlanError> {
+    let (sum_func, sum_ty, out) = match arg.ty {
+        Some(ScalarType::Int32) => (
+            AggregateFunc::SumInt32,
+            ScalarType::Int64,
+            ScalarType::NUMERIC,
+        ),
+        Some(ScalarType::Int64) => (
+            AggregateFunc::SumInt64,
+            ScalarType::NUMERIC,
+            ScalarType::NUMERIC,
+        ),
+        Some(ScalarType::Numeric { .. }) => (
+            AggregateFunc::SumNumeric,
+            ScalarType::NUMERIC,
+            ScalarType::NUMERIC,
+        ),
+        Some(ScalarType::Float64) => (
+            AggregateFunc::SumFloat64,
+            ScalarType::Float64,
+            ScalarType::Float64,
+        ),
+        None => {
+            return Err(PlanError::new(
+                "42725",
+                "function avg(unknown) is not unique",
+            ))
+        }
+        Some(_) => return Err(no_function("avg", &[arg])),
+    };
+    let count = grouping.add(AggSlot {
+        agg: AggregateExpr {
+            func: AggregateFunc::Count,
+            expr: arg.expr.clone(),
+            distinct,
+        },
+        ty: ScalarType::Int64,
+        nullable: false,
+    });
+    let sum = grouping.add(AggSlot {
+        agg: AggregateExpr {
+            func: sum_func,
+            expr: arg.expr,
+            distinct,
+        },
+        ty: sum_ty,
+        nullable: true,
+    });
+    let as_out = |e: ScalarExpr, ty: ScalarType| {
+        if ty == out {
+            e
+        } else {
+            e.call_unary(UnaryFunc::Cast(out))
+        }
+    };
+    let quotient = as_out(sum.expr, sum_ty).call_binary(
+        BinaryFunc::Div,
+        as_out(count.expr.clone(), ScalarType::Int64),
+    );
+    let expr = ScalarExpr::If {
+        cond: Box::new(
+            count
+                .expr
+                .call_binary(BinaryFunc::Eq, ScalarExpr::Literal(Datum::Int64(0))),
+        ),
+        then: Box::new(ScalarExpr::Literal(Datum::Null)),
+        els: Box::new(quotient),
+    };
+    Ok(Typed::new(ops::fold_deep(expr)?, out, true))
+}
+
+/// The reduction of a grouped query; with no keys, one row of defaults over empty input.
+pub fn reduce_plan(input: Plan, grouping: &Grouping) -> Plan {
+    let aggs: Vec<AggSlot> = grouping.aggs.borrow().clone();
+    let reduce = Plan::Reduce {
+        input: Box::new(input),
+        group_key: grouping.keys.iter().map(|k| k.expr.clone()).collect(),
+        aggregates: aggs.iter().map(|a| a.agg.clone()).collect(),
+    };
+    if !grouping.keys.is_empty() {
+        return reduce;
+    }
+    let n = aggs.len();
+    let defaults: Vec<Datum> = aggs.iter().map(|a| a.agg.func.default_value()).collect();
+    let defaults_of_reduce = Plan::Project {
+        input: Box::new(Plan::Map {
+            input: Box::new(reduce.clone()),
+            exprs: defaults.iter().cloned().map(ScalarExpr::Literal).collect(),
+        }),
+        outputs: (n..2 * n).collect(),
+    };
+    Plan::Union {
+        inputs: vec![
+            reduce,
+            Plan::Constant {
+                rows: vec![(Row::new(defaults), 1)],
+            },
+            Plan::Negate {
+                input: Box::new(defaults_of_reduce),
+            },
+        ],
+    }
+}
+
+/// Whether an expression calls an aggregate (outside of subqueries, which are refused).
+pub fn contains_aggregate(e: &Expr) -> bool {
+    let any = |es: &[&Expr]| es.iter().any(|e| contains_aggregate(e));
+    match e {
+        Expr::Function(f) => {
+            let name = crate::func::function_name(f).unwrap_or_default();
+            if AGGREGATES.contains(&name.as_str()) && f.over.is_none() {
+                return true;
+            }
+            match &f.args {
+                FunctionArguments::List(l) => l.args.iter().any(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => contains_aggregate(e),
+                    _ => false,
+                }),
+                _ => false,
+            }
+        }
+        Expr::BinaryOp { left, right, .. } => any(&[left, right]),
+        Expr::UnaryOp { expr, .. }
+        | Expr::Nested(expr)
+        | Expr::Cast { expr, .. }
+        | Expr::IsNull(expr)
+        | Expr::IsNotNull(expr)
+        | Expr::IsTrue(expr)
+        | Expr::IsNotTrue(expr)
+        | Expr::IsFalse(expr)
+        | Expr::IsNotFalse(expr)
+        | Expr::IsUnknown(expr)
+        | Expr::IsNotUnknown(expr) => contains_aggregate(expr),
+        Expr::IsDistinctFrom(l, r) | Expr::IsNotDistinctFrom(l, r) => any(&[l, r]),
+        Expr::InList { expr, list, .. } => {
+            contains_aggregate(expr) || list.iter().any(contains_aggregate)
+        }
+        Expr::Between {
+            expr, low, high, ..
+        } => any(&[expr, low, high]),
+        Expr::Like { expr, pattern, .. } | Expr::ILike { expr, pattern, .. } => {
+            any(&[expr, pattern])
+        }
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
+            operand.as_deref().is_some_and(contains_aggregate)
+                || else_result.as_deref().is_some_and(contains_aggregate)
+                || conditions
+                    .iter()
+                    .any(|w| contains_aggregate(&w.condition) || contains_aggregate(&w.result))
+        }
+        _ => false,
+    }
+}

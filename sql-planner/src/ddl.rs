@@ -1,0 +1,180 @@
+//! DDL: CREATE TABLE, CREATE MATERIALIZED VIEW and DROP.
+//!
+//! The planner checks names and types against the catalog and produces the descriptions the
+//! server stores; it does not check dependencies (the server refuses to drop what others use).
+//! Column constraints other than NULL / NOT NULL, defaults and table constraints are refused
+//! (0A000) rather than ignored.
+
+use crate::catalog::{Catalog, ItemKind};
+use crate::error::PlanError;
+use crate::names::{fold, object_name};
+use crate::query::{plan_subquery, QueryContext};
+use crate::statement::PlannedStatement;
+use crate::types::scalar_type;
+use kpg_types::{ColumnType, RelationDesc};
+use sqlparser::ast::{
+    ColumnOption, CreateTable, CreateTableOptions, CreateView, ObjectName, ObjectType,
+};
+
+pub fn plan_create_table(
+    ct: &CreateTable,
+    catalog: &dyn Catalog,
+) -> Result<PlannedStatement, PlanError> {
+    let unsupported = |what: &str| Err(PlanError::unsupported(what.to_string()));
+    if ct.or_replace {
+        return unsupported("CREATE OR REPLACE TABLE");
+    }
+    if ct.temporary || ct.unlogged || ct.external || ct.global.is_some() {
+        return unsupported("TEMPORARY, UNLOGGED or GLOBAL tables");
+    }
+    if ct.query.is_some() {
+        return unsupported("CREATE TABLE ... AS");
+    }
+    if !ct.constraints.is_empty() {
+        return unsupported("table constraints");
+    }
+    if ct.like.is_some() || ct.clone.is_some() || ct.inherits.is_some() || ct.partition_of.is_some()
+    {
+        return unsupported("CREATE TABLE ... LIKE/INHERITS/PARTITION OF");
+    }
+    if ct.partition_by.is_some()
+        || ct.on_commit.is_some()
+        || ct.table_options != CreateTableOptions::None
+    {
+        return unsupported("table options");
+    }
+    let name = object_name(&ct.name)?;
+    if catalog.resolve(&name).is_some() && !ct.if_not_exists {
+        return Err(PlanError::new(
+            "42P07",
+            format!("relation \"{name}\" already exists"),
+        ));
+    }
+    let mut columns: Vec<(String, ColumnType)> = Vec::with_capacity(ct.columns.len());
+    for c in &ct.columns {
+        let col = fold(&c.name);
+        if columns.iter().any(|(n, _)| *n == col) {
+            return Err(PlanError::new(
+                "42701",
+                format!("column \"{col}\" specified more than once"),
+            ));
+        }
+        let ty = scalar_type(&c.data_type)?;
+        let mut nullable = true;
+        for opt in &c.options {
+            match &opt.option {
+                ColumnOption::Null => nullable = true,
+                ColumnOption::NotNull => nullable = false,
+                ColumnOption::Default(_) => return unsupported("column defaults"),
+                ColumnOption::PrimaryKey(_) => return unsupported("PRIMARY KEY"),
+                ColumnOption::Unique(_) => return unsupported("UNIQUE"),
+                ColumnOption::ForeignKey(_) => return unsupported("REFERENCES"),
+                ColumnOption::Check(_) => return unsupported("CHECK constraints"),
+                other => return Err(PlanError::unsupported(format!("column option {other}"))),
+            }
+        }
+        columns.push((col, ColumnType::new(ty, nullable)));
+    }
+    Ok(PlannedStatement::CreateTable {
+        name,
+        desc: RelationDesc::new(columns),
+        if_not_exists: ct.if_not_exists,
+    })
+}
+
+pub fn plan_create_view(
+    cv: &CreateView,
+    catalog: &dyn Catalog,
+) -> Result<PlannedStatement, PlanError> {
+    if !cv.materialized {
+        return Err(PlanError::unsupported(
+            "CREATE VIEW (use CREATE MATERIALIZED VIEW)",
+        ));
+    }
+    if cv.or_replace || cv.or_alter {
+        return Err(PlanError::unsupported(
+            "CREATE OR REPLACE MATERIALIZED VIEW",
+        ));
+    }
+    if cv.temporary
+        || cv.to.is_some()
+        || cv.options != CreateTableOptions::None
+        || !cv.cluster_by.is_empty()
+    {
+        return Err(PlanError::unsupported(format!(
+            "materialized view options in {cv}"
+        )));
+    }
+    let name = object_name(&cv.name)?;
+    if catalog.resolve(&name).is_some() && !cv.if_not_exists {
+        return Err(PlanError::new(
+            "42P07",
+            format!("relation \"{name}\" already exists"),
+        ));
+    }
+    let (plan, scope) = plan_subquery(&QueryContext { catalog }, &cv.query)?;
+    let mut desc = scope.desc();
+    if cv.columns.len() > desc.arity() {
+        return Err(PlanError::syntax(
+            "CREATE MATERIALIZED VIEW specifies too many column names",
+        ));
+    }
+    for (col, def) in desc.columns.iter_mut().zip(&cv.columns) {
+        if def.data_type.is_some() || def.options.is_some() {
+            return Err(PlanError::unsupported(
+                "column types in CREATE MATERIALIZED VIEW",
+            ));
+        }
+        col.0 = fold(&def.name);
+    }
+    for (i, (n, _)) in desc.columns.iter().enumerate() {
+        if desc.columns[..i].iter().any(|(m, _)| m == n) {
+            return Err(PlanError::new(
+                "42701",
+                format!("column \"{n}\" specified more than once"),
+            ));
+        }
+    }
+    Ok(PlannedStatement::CreateMaterializedView {
+        name,
+        desc,
+        plan,
+        if_not_exists: cv.if_not_exists,
+    })
+}
+
+pub fn plan_drop(
+    object_type: &ObjectType,
+    if_exists: bool,
+    names: &[ObjectName],
+    cascade: bool,
+    catalog: &dyn Catalog,
+) -> Result<PlannedStatement, PlanError> {
+    let (kind, noun) = match object_type {
+        ObjectType::Table => (ItemKind::Table, "table"),
+        ObjectType::MaterializedView => (ItemKind::MaterializedView, "materialized view"),
+        other => return Err(PlanError::unsupported(format!("DROP {other}"))),
+    };
+    let mut ids = Vec::with_capacity(names.len());
+    for n in names {
+        let name = object_name(n)?;
+        let Some(item) = catalog.resolve(&name) else {
+            if if_exists {
+                continue;
+            }
+            return Err(PlanError::new(
+                "42P01",
+                format!("{noun} \"{name}\" does not exist"),
+            ));
+        };
+        if item.kind != kind {
+            return Err(PlanError::wrong_object_type(format!(
+                "\"{name}\" is not a {noun}"
+            )));
+        }
+        if !ids.contains(&item.id) {
+            ids.push(item.id);
+        }
+    }
+    Ok(PlannedStatement::Drop { ids, cascade })
+}

@@ -1,0 +1,309 @@
+//! INSERT, UPDATE and DELETE: writes to tables, with PostgreSQL's assignment casts.
+//!
+//! Every value written to a column is converted to the column's type with an assignment cast
+//! (numeric rounding to the column's scale, varchar length checks, integer range checks), and
+//! a type that cannot be assigned is 42804 `column "a" is of type integer but expression is of
+//! type boolean`. INSERT ... VALUES converts each row's values directly to the target columns
+//! (so `'2024-01-01'` goes into a date column), and, being constant, is evaluated at plan time
+//! into a `Constant` plan; a NULL there for a NOT NULL column is 23502 at plan time. The server
+//! checks NOT NULL again on the rows it writes. Only tables may be written (42809 otherwise).
+
+use crate::catalog::{Catalog, CatalogItem};
+use crate::error::PlanError;
+use crate::expr::ExprContext;
+use crate::fold as folding;
+use crate::join::conjuncts;
+use crate::names::{fold, resolve_table_for_write};
+use crate::query::{plan_subquery_with_unknowns, project_exprs, QueryContext};
+use crate::scope::Scope;
+use crate::statement::PlannedStatement;
+use crate::types::{coerce, CastContext, Typed};
+use kpg_types::{ColumnType, Datum, Plan, Row, ScalarExpr};
+use sqlparser::ast::{
+    AssignmentTarget, Delete, Expr, FromTable, Insert, ObjectName, SetExpr, TableFactor,
+    TableObject, TableWithJoins, Update,
+};
+
+/// Converts `t` for storage in column `name` of type `ty`.
+fn assign(t: Typed, name: &str, ty: &ColumnType) -> Result<Typed, PlanError> {
+    let from = t.type_name();
+    coerce(t, &ty.scalar, CastContext::Assignment)?.ok_or_else(|| {
+        PlanError::datatype_mismatch(format!(
+            "column \"{name}\" is of type {} but expression is of type {from}",
+            ty.scalar
+        ))
+    })
+}
+
+fn not_null_violation(col: &str, table: &str) -> PlanError {
+    PlanError::new(
+        "23502",
+        format!(
+            "null value in column \"{col}\" of relation \"{table}\" violates not-null constraint"
+        ),
+    )
+}
+
+fn no_such_column(col: &str, table: &str) -> PlanError {
+    PlanError::new(
+        "42703",
+        format!("column \"{col}\" of relation \"{table}\" does not exist"),
+    )
+}
+
+fn column_name(name: &ObjectName, table: &str) -> Result<String, PlanError> {
+    match name.0.as_slice() {
+        [sqlparser::ast::ObjectNamePart::Identifier(i)] => Ok(fold(i)),
+        _ => Err(no_such_column(&name.to_string(), table)),
+    }
+}
+
+pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
+    if ins.returning.is_some() {
+        return Err(PlanError::unsupported("INSERT ... RETURNING"));
+    }
+    if ins.on.is_some() {
+        return Err(PlanError::unsupported("INSERT ... ON CONFLICT"));
+    }
+    if ins.or.is_some()
+        || ins.ignore
+        || ins.overwrite
+        || ins.partitioned.is_some()
+        || !ins.after_columns.is_empty()
+        || !ins.assignments.is_empty()
+        || ins.replace_into
+        || ins.priority.is_some()
+        || ins.insert_alias.is_some()
+        || ins.settings.is_some()
+        || ins.format_clause.is_some()
+        || ins.multi_table_insert_type.is_some()
+        || ins.output.is_some()
+    {
+        return Err(PlanError::unsupported(format!("INSERT form {ins}")));
+    }
+    let TableObject::TableName(name) = &ins.table else {
+        return Err(PlanError::unsupported("INSERT into a table function"));
+    };
+    let table = resolve_table_for_write(catalog, name)?;
+    let cols = &table.desc.columns;
+    let mut targets: Vec<usize> = Vec::with_capacity(ins.columns.len());
+    for c in &ins.columns {
+        let col = column_name(c, &table.name)?;
+        let i = cols
+            .iter()
+            .position(|(n, _)| *n == col)
+            .ok_or_else(|| no_such_column(&col, &table.name))?;
+        if targets.contains(&i) {
+            return Err(PlanError::new(
+                "42701",
+                format!("column \"{col}\" specified more than once"),
+            ));
+        }
+        targets.push(i);
+    }
+    let explicit = !ins.columns.is_empty();
+    let arity_check = |n: usize, targets: &mut Vec<usize>| -> Result<(), PlanError> {
+        if !explicit {
+            if n > cols.len() {
+                return Err(PlanError::syntax(
+                    "INSERT has more expressions than target columns",
+                ));
+            }
+            *targets = (0..n).collect();
+        } else if n > targets.len() {
+            return Err(PlanError::syntax(
+                "INSERT has more expressions than target columns",
+            ));
+        } else if n < targets.len() {
+            return Err(PlanError::syntax(
+                "INSERT has more target columns than expressions",
+            ));
+        }
+        Ok(())
+    };
+    let plan = match &ins.source {
+        None => Plan::Constant {
+            rows: vec![(Row::new(vec![Datum::Null; cols.len()]), 1)],
+        },
+        Some(q) => match q.body.as_ref() {
+            SetExpr::Values(values)
+                if q.order_by.is_none() && q.limit_clause.is_none() && q.with.is_none() =>
+            {
+                let empty = Scope::empty();
+                let cx = ExprContext::new(&empty, "VALUES");
+                let mut rows = Vec::with_capacity(values.rows.len());
+                let width = values.rows.first().map_or(0, |r| r.content.len());
+                arity_check(width, &mut targets)?;
+                for row in &values.rows {
+                    if row.content.len() != width {
+                        return Err(PlanError::syntax(
+                            "VALUES lists must all be the same length",
+                        ));
+                    }
+                    let mut datums = vec![Datum::Null; cols.len()];
+                    for (e, &c) in row.content.iter().zip(&targets) {
+                        let t = assign(cx.bind(e)?, &cols[c].0, &cols[c].1)?;
+                        datums[c] = t.expr.eval(&[])?;
+                    }
+                    rows.push((Row::new(datums), 1));
+                }
+                Plan::Constant { rows }
+            }
+            _ => {
+                let (plan, scope, unknown) =
+                    plan_subquery_with_unknowns(&QueryContext { catalog }, q)?;
+                arity_check(scope.len(), &mut targets)?;
+                let mut exprs: Vec<ScalarExpr> = vec![ScalarExpr::Literal(Datum::Null); cols.len()];
+                for (j, &c) in targets.iter().enumerate() {
+                    let item = &scope.items[j];
+                    let t = Typed::new(ScalarExpr::Column(j), item.ty.scalar, item.ty.nullable);
+                    exprs[c] = if unknown[j] {
+                        // An untyped literal's text is input for the column's type.
+                        let ty = cols[c].1.scalar;
+                        coerce(t, &ty, CastContext::Explicit)?
+                            .expect("text converts to any type")
+                            .expr
+                    } else {
+                        assign(t, &cols[c].0, &cols[c].1)?.expr
+                    };
+                }
+                folding::plan(project_exprs(plan, scope.len(), exprs))?
+            }
+        },
+    };
+    if let Plan::Constant { rows } = &plan {
+        check_not_null(rows.iter().map(|(r, _)| r), &table)?;
+    }
+    Ok(PlannedStatement::Insert {
+        table: table.id,
+        plan,
+    })
+}
+
+fn check_not_null<'a>(
+    rows: impl Iterator<Item = &'a Row>,
+    table: &CatalogItem,
+) -> Result<(), PlanError> {
+    for row in rows {
+        for (d, (name, ty)) in row.iter().zip(&table.desc.columns) {
+            if d.is_null() && !ty.nullable {
+                return Err(not_null_violation(name, &table.name));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The single table an UPDATE or DELETE writes, and its scope (named by its alias, if any).
+fn target_table(
+    twj: &TableWithJoins,
+    catalog: &dyn Catalog,
+    what: &str,
+) -> Result<(CatalogItem, Scope), PlanError> {
+    if !twj.joins.is_empty() {
+        return Err(PlanError::unsupported(format!("{what} with joins")));
+    }
+    let TableFactor::Table {
+        name,
+        alias,
+        args: None,
+        ..
+    } = &twj.relation
+    else {
+        return Err(PlanError::unsupported(format!(
+            "{what} of {}",
+            twj.relation
+        )));
+    };
+    let table = resolve_table_for_write(catalog, name)?;
+    if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+        return Err(PlanError::syntax(format!(
+            "{what} target alias cannot have column names"
+        )));
+    }
+    let qualifier = alias
+        .as_ref()
+        .map_or_else(|| table.name.clone(), |a| fold(&a.name));
+    let scope = Scope::from_desc(Some(&qualifier), &table.desc);
+    Ok((table, scope))
+}
+
+fn where_predicates(selection: Option<&Expr>, scope: &Scope) -> Result<Vec<ScalarExpr>, PlanError> {
+    let Some(w) = selection else {
+        return Ok(vec![]);
+    };
+    let pred = ExprContext::new(scope, "WHERE").bind_condition(w)?;
+    Ok(conjuncts(vec![pred.expr]))
+}
+
+pub fn plan_update(up: &Update, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
+    if up.from.is_some() {
+        return Err(PlanError::unsupported("UPDATE ... FROM"));
+    }
+    if up.returning.is_some() {
+        return Err(PlanError::unsupported("UPDATE ... RETURNING"));
+    }
+    if up.or.is_some() || !up.order_by.is_empty() || up.limit.is_some() || up.output.is_some() {
+        return Err(PlanError::unsupported(format!("UPDATE form {up}")));
+    }
+    let (table, scope) = target_table(&up.table, catalog, "UPDATE")?;
+    let cols = &table.desc.columns;
+    let mut assignments: Vec<ScalarExpr> = (0..cols.len()).map(ScalarExpr::Column).collect();
+    let mut assigned = Vec::new();
+    let cx = ExprContext::new(&scope, "UPDATE");
+    for a in &up.assignments {
+        let AssignmentTarget::ColumnName(name) = &a.target else {
+            return Err(PlanError::unsupported("UPDATE of a column tuple"));
+        };
+        let col = column_name(name, &table.name)?;
+        let i = cols
+            .iter()
+            .position(|(n, _)| *n == col)
+            .ok_or_else(|| no_such_column(&col, &table.name))?;
+        if assigned.contains(&i) {
+            return Err(PlanError::syntax(format!(
+                "multiple assignments to same column \"{col}\""
+            )));
+        }
+        assigned.push(i);
+        let t = assign(cx.bind(&a.value)?, &cols[i].0, &cols[i].1)?;
+        if t.expr == ScalarExpr::Literal(Datum::Null) && !cols[i].1.nullable {
+            return Err(not_null_violation(&col, &table.name));
+        }
+        assignments[i] = t.expr;
+    }
+    let predicates = where_predicates(up.selection.as_ref(), &scope)?;
+    Ok(PlannedStatement::Update {
+        table: table.id,
+        predicates,
+        assignments,
+    })
+}
+
+pub fn plan_delete(del: &Delete, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
+    if del.using.is_some() {
+        return Err(PlanError::unsupported("DELETE ... USING"));
+    }
+    if del.returning.is_some() {
+        return Err(PlanError::unsupported("DELETE ... RETURNING"));
+    }
+    if !del.tables.is_empty()
+        || !del.order_by.is_empty()
+        || del.limit.is_some()
+        || del.output.is_some()
+    {
+        return Err(PlanError::unsupported(format!("DELETE form {del}")));
+    }
+    let from = match &del.from {
+        FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v) => v,
+    };
+    let [twj] = from.as_slice() else {
+        return Err(PlanError::unsupported("DELETE from several tables"));
+    };
+    let (table, scope) = target_table(twj, catalog, "DELETE")?;
+    let predicates = where_predicates(del.selection.as_ref(), &scope)?;
+    Ok(PlannedStatement::Delete {
+        table: table.id,
+        predicates,
+    })
+}

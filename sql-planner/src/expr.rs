@@ -1,0 +1,417 @@
+//! Expression binding: sqlparser `Expr` → typed `ScalarExpr` over a scope.
+//!
+//! An `ExprContext` says what an expression may refer to: the columns of a scope, and, in a
+//! grouped query, the grouping keys and aggregates (see `aggregate.rs`). In a grouped context
+//! every subexpression that equals a GROUP BY key becomes a reference to that key's column of
+//! the reduction's output, aggregate calls become references to their aggregate's column, and
+//! any other column reference is PostgreSQL's 42803 grouping error.
+//!
+//! Every node is folded as it is built (`fold::node`), so constant subexpressions are values
+//! by the time a plan is made, and errors in them are raised at plan time as in PostgreSQL.
+
+use crate::aggregate::Grouping;
+use crate::error::PlanError;
+use crate::names::fold as fold_ident;
+use crate::ops;
+use crate::scope::Scope;
+use crate::types::{coerce, coerce_all, common_type, scalar_type, CastContext, Typed};
+use crate::{fold, func};
+use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType};
+use rust_decimal::Decimal;
+use sqlparser::ast::{BinaryOperator, CastKind, Expr, UnaryOperator, Value};
+use std::str::FromStr;
+
+/// What an expression may refer to, and where it stands (for error messages).
+#[derive(Clone, Copy)]
+pub struct ExprContext<'a> {
+    pub scope: &'a Scope,
+    /// The clause, as PostgreSQL names it in "aggregate functions are not allowed in ...".
+    pub clause: &'static str,
+    /// The grouping keys and aggregates of a grouped query, where aggregates are allowed.
+    pub grouping: Option<&'a Grouping>,
+    /// Inside an aggregate's arguments (where aggregates may not nest).
+    pub in_aggregate: bool,
+}
+
+impl<'a> ExprContext<'a> {
+    pub fn new(scope: &'a Scope, clause: &'static str) -> Self {
+        ExprContext {
+            scope,
+            clause,
+            grouping: None,
+            in_aggregate: false,
+        }
+    }
+
+    pub fn grouped(scope: &'a Scope, clause: &'static str, grouping: &'a Grouping) -> Self {
+        ExprContext {
+            grouping: Some(grouping),
+            ..Self::new(scope, clause)
+        }
+    }
+
+    /// The same scope without grouping: how GROUP BY keys and aggregate arguments are bound.
+    pub fn ungrouped(&self) -> Self {
+        ExprContext {
+            grouping: None,
+            ..*self
+        }
+    }
+
+    /// Binds an expression.
+    pub fn bind(&self, e: &Expr) -> Result<Typed, PlanError> {
+        if let Some(g) = self.grouping {
+            if !matches!(e, Expr::Value(_)) {
+                if let Ok(t) = self.ungrouped().bind(e) {
+                    if let Some(key) = g.key_column(&t.expr) {
+                        return Ok(key);
+                    }
+                }
+            }
+        }
+        self.bind_inner(e)
+    }
+
+    /// Binds a boolean condition (WHERE, HAVING, ON), with PostgreSQL's 42804 otherwise.
+    pub fn bind_condition(&self, e: &Expr) -> Result<Typed, PlanError> {
+        let t = self.bind(e)?;
+        ops::boolean(t, self.clause)
+    }
+
+    /// A column of the scope, by position.
+    pub fn column(&self, i: usize) -> Result<Typed, PlanError> {
+        if let Some(g) = self.grouping {
+            return g.key_column(&ScalarExpr::Column(i)).ok_or_else(|| {
+                PlanError::grouping(format!(
+                    "column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function",
+                    self.scope.qualified_name(i)
+                ))
+            });
+        }
+        let item = &self.scope.items[i];
+        Ok(Typed::new(
+            ScalarExpr::Column(i),
+            item.ty.scalar,
+            item.ty.nullable,
+        ))
+    }
+
+    fn bind_inner(&self, e: &Expr) -> Result<Typed, PlanError> {
+        match e {
+            Expr::Identifier(ident) => {
+                let i = self.scope.resolve(None, &fold_ident(ident))?;
+                self.column(i)
+            }
+            Expr::CompoundIdentifier(parts) => {
+                let names: Vec<String> = parts.iter().map(fold_ident).collect();
+                let (table, col) = match names.as_slice() {
+                    [t, c] => (t.as_str(), c.as_str()),
+                    [s, t, c] if s == "public" => (t.as_str(), c.as_str()),
+                    _ => return Err(PlanError::unsupported(format!("column reference {e}"))),
+                };
+                let i = self.scope.resolve(Some(table), col)?;
+                self.column(i)
+            }
+            Expr::Value(v) => literal(&v.value, false),
+            Expr::TypedString(ts) => {
+                let ty = scalar_type(&ts.data_type)?;
+                let t = literal(&ts.value.value, false)?;
+                self.cast(t, &ty)
+            }
+            Expr::Nested(inner) => self.bind(inner),
+            Expr::UnaryOp { op, expr } => match op {
+                UnaryOperator::Minus => match expr.as_ref() {
+                    Expr::Value(v) if matches!(v.value, Value::Number(..)) => {
+                        literal(&v.value, true)
+                    }
+                    _ => ops::negate(self.bind(expr)?),
+                },
+                UnaryOperator::Plus => {
+                    let t = self.bind(expr)?;
+                    match t.ty {
+                        Some(ty) if ty.is_numeric_family() => Ok(t),
+                        _ => Err(PlanError::undefined_function(format!(
+                            "operator does not exist: + {}",
+                            t.type_name()
+                        ))),
+                    }
+                }
+                UnaryOperator::Not => ops::not(ops::boolean(self.bind(expr)?, "NOT")?),
+                other => Err(PlanError::unsupported(format!("operator {other}"))),
+            },
+            Expr::BinaryOp { left, op, right } => self.binary(left, op, right),
+            Expr::IsNull(x) => ops::is_null(self.bind(x)?, false),
+            Expr::IsNotNull(x) => ops::is_null(self.bind(x)?, true),
+            Expr::IsTrue(x) => ops::is_bool(self.bind(x)?, true, false),
+            Expr::IsNotTrue(x) => ops::is_bool(self.bind(x)?, true, true),
+            Expr::IsFalse(x) => ops::is_bool(self.bind(x)?, false, false),
+            Expr::IsNotFalse(x) => ops::is_bool(self.bind(x)?, false, true),
+            Expr::IsUnknown(x) => ops::is_null(ops::boolean(self.bind(x)?, "IS UNKNOWN")?, false),
+            Expr::IsNotUnknown(x) => {
+                ops::is_null(ops::boolean(self.bind(x)?, "IS NOT UNKNOWN")?, true)
+            }
+            Expr::IsDistinctFrom(l, r) => ops::is_distinct(self.bind(l)?, self.bind(r)?, false),
+            Expr::IsNotDistinctFrom(l, r) => ops::is_distinct(self.bind(l)?, self.bind(r)?, true),
+            Expr::InList {
+                expr,
+                list,
+                negated,
+            } => self.in_list(expr, list, *negated),
+            Expr::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
+                let x = self.bind(expr)?;
+                let ge = ops::comparison(BinaryFunc::Gte, x.clone(), self.bind(low)?)?;
+                let le = ops::comparison(BinaryFunc::Lte, x, self.bind(high)?)?;
+                let both = ops::and_or(BinaryFunc::And, ge, le)?;
+                if *negated {
+                    ops::not(both)
+                } else {
+                    Ok(both)
+                }
+            }
+            Expr::Like {
+                negated,
+                any,
+                expr,
+                pattern,
+                escape_char,
+            }
+            | Expr::ILike {
+                negated,
+                any,
+                expr,
+                pattern,
+                escape_char,
+            } => {
+                if *any {
+                    return Err(PlanError::unsupported("LIKE ANY"));
+                }
+                if escape_char.is_some() {
+                    return Err(PlanError::unsupported("LIKE ... ESCAPE"));
+                }
+                let ci = matches!(e, Expr::ILike { .. });
+                ops::like(ci, *negated, self.bind(expr)?, self.bind(pattern)?)
+            }
+            Expr::Cast {
+                kind,
+                expr,
+                data_type,
+                format,
+            } => {
+                if format.is_some() || matches!(kind, CastKind::TryCast | CastKind::SafeCast) {
+                    return Err(PlanError::unsupported(format!("cast {e}")));
+                }
+                let ty = scalar_type(data_type)?;
+                let t = self.bind(expr)?;
+                self.cast(t, &ty)
+            }
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => self.case(operand.as_deref(), conditions, else_result.as_deref()),
+            Expr::Function(f) => func::bind_function(self, f),
+            Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => {
+                Err(PlanError::unsupported("subqueries"))
+            }
+            Expr::AnyOp { .. } | Expr::AllOp { .. } => Err(PlanError::unsupported("ANY/ALL")),
+            Expr::Extract { .. } => Err(PlanError::unsupported("EXTRACT")),
+            Expr::Substring { .. } => Err(PlanError::unsupported("substring")),
+            Expr::Trim { .. } => Err(PlanError::unsupported("trim")),
+            Expr::Position { .. } => Err(PlanError::unsupported("position")),
+            Expr::Ceil { .. } | Expr::Floor { .. } => Err(PlanError::unsupported("ceil/floor")),
+            Expr::Interval(_) => Err(PlanError::unsupported("type interval")),
+            Expr::SimilarTo { .. } => Err(PlanError::unsupported("SIMILAR TO")),
+            Expr::Collate { .. } => Err(PlanError::unsupported("COLLATE")),
+            Expr::Array(_) => Err(PlanError::unsupported("arrays")),
+            Expr::Tuple(_) => Err(PlanError::unsupported("row constructors")),
+            Expr::Wildcard(_) | Expr::QualifiedWildcard(..) => {
+                Err(PlanError::syntax("\"*\" is not allowed here"))
+            }
+            other => Err(PlanError::unsupported(format!("expression {other}"))),
+        }
+    }
+
+    /// An explicit cast (CAST or ::).
+    pub fn cast(&self, t: Typed, ty: &ScalarType) -> Result<Typed, PlanError> {
+        let from = t.type_name();
+        if let ScalarType::VarChar {
+            max_length: Some(n),
+        } = ty
+        {
+            // An explicit cast to varchar(n) truncates (an assignment errors instead), which
+            // kpg's evaluator cannot do yet: constants are truncated here, others refused.
+            let text = coerce(t, &ScalarType::Text, CastContext::Explicit)?.ok_or_else(|| {
+                PlanError::new("42846", format!("cannot cast type {from} to {ty}"))
+            })?;
+            return match text.expr {
+                ScalarExpr::Literal(Datum::String(s)) => Ok(Typed::literal(
+                    Datum::String(s.chars().take(*n as usize).collect()),
+                    *ty,
+                )),
+                ScalarExpr::Literal(Datum::Null) => Ok(Typed::literal(Datum::Null, *ty)),
+                _ => Err(PlanError::unsupported(format!(
+                    "explicit cast of a non-constant to {ty}"
+                ))),
+            };
+        }
+        coerce(t, ty, CastContext::Explicit)?
+            .ok_or_else(|| PlanError::new("42846", format!("cannot cast type {from} to {ty}")))
+    }
+
+    fn binary(&self, left: &Expr, op: &BinaryOperator, right: &Expr) -> Result<Typed, PlanError> {
+        let func = match op {
+            BinaryOperator::And => BinaryFunc::And,
+            BinaryOperator::Or => BinaryFunc::Or,
+            BinaryOperator::Eq => BinaryFunc::Eq,
+            BinaryOperator::NotEq => BinaryFunc::NotEq,
+            BinaryOperator::Lt => BinaryFunc::Lt,
+            BinaryOperator::LtEq => BinaryFunc::Lte,
+            BinaryOperator::Gt => BinaryFunc::Gt,
+            BinaryOperator::GtEq => BinaryFunc::Gte,
+            BinaryOperator::Plus => BinaryFunc::Add,
+            BinaryOperator::Minus => BinaryFunc::Sub,
+            BinaryOperator::Multiply => BinaryFunc::Mul,
+            BinaryOperator::Divide => BinaryFunc::Div,
+            BinaryOperator::Modulo => BinaryFunc::Mod,
+            BinaryOperator::StringConcat => BinaryFunc::Concat,
+            other => return Err(PlanError::unsupported(format!("operator {other}"))),
+        };
+        let (l, r) = (self.bind(left)?, self.bind(right)?);
+        match func {
+            BinaryFunc::And | BinaryFunc::Or => ops::and_or(func, l, r),
+            BinaryFunc::Add
+            | BinaryFunc::Sub
+            | BinaryFunc::Mul
+            | BinaryFunc::Div
+            | BinaryFunc::Mod => ops::arithmetic(func, l, r),
+            BinaryFunc::Concat => ops::concat(l, r),
+            _ => ops::comparison(func, l, r),
+        }
+    }
+
+    fn in_list(&self, expr: &Expr, list: &[Expr], negated: bool) -> Result<Typed, PlanError> {
+        let x = self.bind(expr)?;
+        let mut acc: Option<Typed> = None;
+        for item in list {
+            let eq = ops::comparison(BinaryFunc::Eq, x.clone(), self.bind(item)?)?;
+            acc = Some(match acc {
+                None => eq,
+                Some(a) => ops::and_or(BinaryFunc::Or, a, eq)?,
+            });
+        }
+        let any = acc.ok_or_else(|| PlanError::syntax("syntax error at or near \")\""))?;
+        if negated {
+            ops::not(any)
+        } else {
+            Ok(any)
+        }
+    }
+
+    fn case(
+        &self,
+        operand: Option<&Expr>,
+        conditions: &[sqlparser::ast::CaseWhen],
+        else_result: Option<&Expr>,
+    ) -> Result<Typed, PlanError> {
+        let operand = operand.map(|o| self.bind(o)).transpose()?;
+        let mut conds = Vec::with_capacity(conditions.len());
+        let mut results = Vec::with_capacity(conditions.len() + 1);
+        for w in conditions {
+            let c = self.bind(&w.condition)?;
+            let c = match &operand {
+                Some(o) => ops::comparison(BinaryFunc::Eq, o.clone(), c)?,
+                None => ops::boolean(c, "CASE/WHEN")?,
+            };
+            conds.push(c);
+            results.push(self.bind(&w.result)?);
+        }
+        let els = match else_result {
+            Some(e) => self.bind(e)?,
+            None => Typed {
+                expr: ScalarExpr::Literal(Datum::Null),
+                ty: None,
+                nullable: true,
+            },
+        };
+        results.push(els);
+        // PostgreSQL considers the ELSE branch first when choosing the result type.
+        let types: Vec<_> = std::iter::once(results.last().expect("else").ty)
+            .chain(results[..results.len() - 1].iter().map(|t| t.ty))
+            .collect();
+        // All-unknown branches resolve to text, as in PostgreSQL.
+        let result = common_type(&types, "CASE")?;
+        let results = coerce_all(results, &result, "CASE")?;
+        let nullable = results.iter().any(|r| r.nullable);
+        let mut results = results.into_iter().rev();
+        let mut acc = results.next().expect("else branch").expr;
+        for (c, r) in conds.into_iter().rev().zip(results) {
+            acc = fold::node(ScalarExpr::If {
+                cond: Box::new(c.expr),
+                then: Box::new(r.expr),
+                els: Box::new(acc),
+            })?;
+        }
+        Ok(Typed::new(acc, result, nullable))
+    }
+}
+
+/// A literal value: numbers are int4, int8 or numeric by their text; strings and NULL are of
+/// unknown type until their context gives them one.
+pub fn literal(v: &Value, negative: bool) -> Result<Typed, PlanError> {
+    match v {
+        Value::Number(s, _) => number(s, negative),
+        Value::SingleQuotedString(s)
+        | Value::EscapedStringLiteral(s)
+        | Value::UnicodeStringLiteral(s)
+        | Value::NationalStringLiteral(s) => Ok(Typed {
+            expr: ScalarExpr::Literal(Datum::String(s.clone())),
+            ty: None,
+            nullable: false,
+        }),
+        Value::DollarQuotedString(d) => Ok(Typed {
+            expr: ScalarExpr::Literal(Datum::String(d.value.clone())),
+            ty: None,
+            nullable: false,
+        }),
+        Value::Boolean(b) => Ok(Typed::literal(Datum::Bool(*b), ScalarType::Bool)),
+        Value::Null => Ok(Typed {
+            expr: ScalarExpr::Literal(Datum::Null),
+            ty: None,
+            nullable: true,
+        }),
+        Value::Placeholder(p) => Err(PlanError::unsupported(format!("parameter {p}"))),
+        other => Err(PlanError::unsupported(format!("literal {other}"))),
+    }
+}
+
+fn number(s: &str, negative: bool) -> Result<Typed, PlanError> {
+    let text = if negative {
+        format!("-{s}")
+    } else {
+        s.to_string()
+    };
+    let invalid = || PlanError::syntax(format!("invalid number {text}"));
+    if s.chars().all(|c| c.is_ascii_digit()) {
+        if let Ok(i) = text.parse::<i32>() {
+            return Ok(Typed::literal(Datum::Int32(i), ScalarType::Int32));
+        }
+        if let Ok(i) = text.parse::<i64>() {
+            return Ok(Typed::literal(Datum::Int64(i), ScalarType::Int64));
+        }
+    } else if !s
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+    {
+        return Err(invalid());
+    }
+    let d = Decimal::from_str(&text)
+        .or_else(|_| Decimal::from_scientific(&text))
+        .map_err(|_| PlanError::new("22003", "value overflows numeric format"))?;
+    Ok(Typed::literal(Datum::Numeric(d), ScalarType::NUMERIC))
+}

@@ -1,0 +1,237 @@
+//! Function calls: the scalar functions kpg evaluates, and aggregate calls (which `aggregate.rs`
+//! turns into columns of a reduction).
+//!
+//! A function PostgreSQL has but kpg does not evaluate yet is refused with 0A000; a name
+//! PostgreSQL does not know either is 42883 `function f(integer) does not exist`, named with
+//! its argument types as PostgreSQL does. Window functions, FILTER, ORDER BY inside an
+//! aggregate and named arguments are refused.
+
+use crate::error::PlanError;
+use crate::expr::ExprContext;
+use crate::fold;
+use crate::names::fold as fold_ident;
+use crate::ops;
+use crate::types::{coerce, coerce_all, common_type, CastContext, Typed};
+use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc, VariadicFunc};
+use sqlparser::ast::{
+    DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments,
+    ObjectNamePart,
+};
+
+/// Aggregate functions kpg computes.
+pub const AGGREGATES: &[&str] = &[
+    "count", "sum", "min", "max", "avg", "bool_and", "bool_or", "every",
+];
+
+/// Functions PostgreSQL has that kpg does not evaluate yet.
+const NOT_YET: &[&str] = &[
+    "round",
+    "floor",
+    "ceil",
+    "ceiling",
+    "trunc",
+    "mod",
+    "power",
+    "sqrt",
+    "exp",
+    "ln",
+    "log",
+    "substring",
+    "substr",
+    "trim",
+    "btrim",
+    "ltrim",
+    "rtrim",
+    "position",
+    "strpos",
+    "replace",
+    "concat",
+    "left",
+    "right",
+    "lpad",
+    "rpad",
+    "date_trunc",
+    "date_part",
+    "extract",
+    "now",
+    "current_date",
+    "current_timestamp",
+    "to_char",
+    "to_date",
+    "greatest",
+    "least",
+    "stddev",
+    "variance",
+    "string_agg",
+    "array_agg",
+    "random",
+    "octet_length",
+    "sign",
+    "row_number",
+    "rank",
+    "dense_rank",
+    "lag",
+    "lead",
+];
+
+/// A function call's arguments: `*` (count(*)) or expressions.
+pub enum Args<'e> {
+    Star,
+    Exprs(Vec<&'e Expr>),
+}
+
+/// The lower-case function name.
+pub fn function_name(f: &Function) -> Result<String, PlanError> {
+    let parts: Vec<String> = f
+        .name
+        .0
+        .iter()
+        .map(|p| match p {
+            ObjectNamePart::Identifier(i) => Ok(fold_ident(i)),
+            ObjectNamePart::Function(_) => {
+                Err(PlanError::unsupported(format!("function {}", f.name)))
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    match parts.as_slice() {
+        [n] => Ok(n.clone()),
+        [s, n] if s == "pg_catalog" || s == "public" => Ok(n.clone()),
+        _ => Err(PlanError::unsupported(format!("function {}", f.name))),
+    }
+}
+
+/// The arguments of a call, and whether DISTINCT was given.
+pub fn call_args(f: &Function) -> Result<(Args<'_>, bool), PlanError> {
+    if f.over.is_some() {
+        return Err(PlanError::unsupported("window functions"));
+    }
+    if f.filter.is_some() {
+        return Err(PlanError::unsupported("aggregate FILTER"));
+    }
+    if !f.within_group.is_empty() {
+        return Err(PlanError::unsupported("WITHIN GROUP"));
+    }
+    if f.null_treatment.is_some() || !matches!(f.parameters, FunctionArguments::None) {
+        return Err(PlanError::unsupported(format!("function call {f}")));
+    }
+    let list = match &f.args {
+        FunctionArguments::None => return Ok((Args::Exprs(vec![]), false)),
+        FunctionArguments::Subquery(_) => return Err(PlanError::unsupported("subqueries")),
+        FunctionArguments::List(l) => l,
+    };
+    if !list.clauses.is_empty() {
+        return Err(PlanError::unsupported(format!("function call {f}")));
+    }
+    let distinct = list.duplicate_treatment == Some(DuplicateTreatment::Distinct);
+    let mut exprs = Vec::with_capacity(list.args.len());
+    for a in &list.args {
+        match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => exprs.push(e),
+            FunctionArg::Unnamed(FunctionArgExpr::Wildcard) if list.args.len() == 1 => {
+                if distinct {
+                    return Err(PlanError::syntax("syntax error at or near \"*\""));
+                }
+                return Ok((Args::Star, false));
+            }
+            _ => return Err(PlanError::unsupported(format!("function argument {a}"))),
+        }
+    }
+    Ok((Args::Exprs(exprs), distinct))
+}
+
+pub fn no_function(name: &str, args: &[Typed]) -> PlanError {
+    let types: Vec<String> = args.iter().map(Typed::type_name).collect();
+    PlanError::undefined_function(format!(
+        "function {name}({}) does not exist",
+        types.join(", ")
+    ))
+}
+
+/// Binds a function call.
+pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanError> {
+    let name = function_name(f)?;
+    let (args, distinct) = call_args(f)?;
+    if AGGREGATES.contains(&name.as_str()) {
+        return crate::aggregate::bind_aggregate(cx, &name, args, distinct);
+    }
+    let Args::Exprs(exprs) = args else {
+        return Err(PlanError::undefined_function(format!(
+            "function {name}(*) does not exist"
+        )));
+    };
+    let args: Vec<Typed> = exprs.iter().map(|e| cx.bind(e)).collect::<Result<_, _>>()?;
+    if distinct {
+        return Err(PlanError::wrong_object_type(format!(
+            "DISTINCT specified, but {name} is not an aggregate function"
+        )));
+    }
+    match (name.as_str(), args.len()) {
+        ("coalesce", n) if n > 0 => {
+            let types: Vec<_> = args.iter().map(|a| a.ty).collect();
+            let ty = common_type(&types, "COALESCE")?;
+            let args = coerce_all(args, &ty, "COALESCE")?;
+            let nullable = args.iter().all(|a| a.nullable);
+            let expr = fold::node(ScalarExpr::Variadic {
+                func: VariadicFunc::Coalesce,
+                exprs: args.into_iter().map(|a| a.expr).collect(),
+            })?;
+            Ok(Typed::new(expr, ty, nullable))
+        }
+        ("nullif", 2) => {
+            let mut args = args.into_iter();
+            let (a, b) = (args.next().expect("two"), args.next().expect("two"));
+            let ty = a.ty;
+            let (ua, ub) = ops::unify_comparable("=", a.clone(), b)?;
+            // NULLIF's result has the first argument's type, unconverted.
+            let a = match ty {
+                Some(_) => a,
+                None => ua.clone(),
+            };
+            let eq = ua.expr.call_binary(BinaryFunc::Eq, ub.expr);
+            let expr = ops::fold_deep(ScalarExpr::If {
+                cond: Box::new(eq),
+                then: Box::new(ScalarExpr::Literal(Datum::Null)),
+                els: Box::new(a.expr),
+            })?;
+            Ok(Typed {
+                expr,
+                ty: a.ty,
+                nullable: true,
+            })
+        }
+        ("abs", 1) => {
+            let a = args.into_iter().next().expect("one");
+            let a = match a.ty {
+                None => coerce(a, &ScalarType::Float64, CastContext::Implicit)?.expect("unknown"),
+                Some(ty) if ty.is_numeric_family() => a,
+                Some(_) => return Err(no_function(&name, &[a])),
+            };
+            unary(a.clone(), UnaryFunc::Abs, a.ty.expect("typed").base())
+        }
+        ("upper" | "lower" | "length" | "char_length" | "character_length", 1) => {
+            let a = args.into_iter().next().expect("one");
+            if !a.ty.is_none_or(|t| t.is_string()) {
+                return Err(no_function(&name, &[a]));
+            }
+            let a = coerce(a, &ScalarType::Text, CastContext::Implicit)?.expect("string");
+            match name.as_str() {
+                "upper" => unary(a, UnaryFunc::Upper, ScalarType::Text),
+                "lower" => unary(a, UnaryFunc::Lower, ScalarType::Text),
+                _ => unary(a, UnaryFunc::CharLength, ScalarType::Int32),
+            }
+        }
+        _ if NOT_YET.contains(&name.as_str()) => {
+            Err(PlanError::unsupported(format!("function {name}")))
+        }
+        _ => Err(no_function(&name, &args)),
+    }
+}
+
+fn unary(a: Typed, func: UnaryFunc, ty: ScalarType) -> Result<Typed, PlanError> {
+    let nullable = a.nullable;
+    Ok(Typed::new(
+        fold::node(a.expr.call_unary(func))?,
+        ty,
+        nullable,
+    ))
+}

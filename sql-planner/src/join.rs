@@ -1,0 +1,355 @@
+//! The FROM clause and WHERE: relations, inner joins, and where each predicate is applied.
+//!
+//! Every FROM item (comma lists, `[INNER] JOIN ... ON`, `CROSS JOIN`, parenthesized joins)
+//! is flattened into a list of input relations whose columns are concatenated in order; ON
+//! conditions (bound against just the relations of their join, as PostgreSQL scopes them) and
+//! WHERE conjuncts form one pool of predicates. The plan is then built left-deep in FROM order:
+//! a predicate on one relation filters that relation before any join; an equality whose sides
+//! each read only one side of a join becomes that join's key (`Plan::Join` compares keys with
+//! SQL equality, NULL never matching); any other predicate filters right after the first join
+//! that has all its columns. A join without keys is a cross join.
+//!
+//! Outer joins, USING and NATURAL are refused (0A000) until they are planned for real.
+
+use crate::error::PlanError;
+use crate::expr::ExprContext;
+use crate::names::{fold, resolve_relation};
+use crate::query::{plan_subquery, QueryContext};
+use crate::scope::{Scope, ScopeItem};
+use kpg_types::{BinaryFunc, Plan, ScalarExpr};
+use sqlparser::ast::{Expr, JoinConstraint, JoinOperator, TableAlias, TableFactor, TableWithJoins};
+
+/// The relations of a FROM clause and the predicates over their concatenated columns.
+struct FromBuilder<'a> {
+    cx: &'a QueryContext<'a>,
+    rels: Vec<(Plan, usize)>,
+    scope: Scope,
+    /// Names of the FROM items so far, to refuse duplicates as PostgreSQL does.
+    names: Vec<String>,
+    predicates: Vec<ScalarExpr>,
+}
+
+/// Plans `FROM from WHERE selection`, returning the plan and its scope.
+pub fn plan_from_where(
+    cx: &QueryContext<'_>,
+    from: &[TableWithJoins],
+    selection: Option<&Expr>,
+) -> Result<(Plan, Scope), PlanError> {
+    let mut b = FromBuilder {
+        cx,
+        rels: Vec::new(),
+        scope: Scope::empty(),
+        names: Vec::new(),
+        predicates: Vec::new(),
+    };
+    for twj in from {
+        b.add_twj(twj)?;
+    }
+    if let Some(w) = selection {
+        let pred = ExprContext::new(&b.scope, "WHERE").bind_condition(w)?;
+        b.predicates.push(pred.expr);
+    }
+    let scope = b.scope.clone();
+    Ok((b.build(), scope))
+}
+
+impl FromBuilder<'_> {
+    fn add_twj(&mut self, twj: &TableWithJoins) -> Result<(), PlanError> {
+        let start = self.scope.len();
+        self.add_factor(&twj.relation)?;
+        for join in &twj.joins {
+            let constraint = match &join.join_operator {
+                JoinOperator::Join(c) | JoinOperator::Inner(c) => Some(c),
+                JoinOperator::CrossJoin(JoinConstraint::None) => None,
+                JoinOperator::Left(_)
+                | JoinOperator::LeftOuter(_)
+                | JoinOperator::Right(_)
+                | JoinOperator::RightOuter(_)
+                | JoinOperator::FullOuter(_) => return Err(PlanError::unsupported("outer joins")),
+                other => return Err(PlanError::unsupported(format!("join {other:?}"))),
+            };
+            self.add_factor(&join.relation)?;
+            match constraint {
+                None => {}
+                Some(JoinConstraint::On(on)) => {
+                    let local = Scope {
+                        items: self.scope.items[start..].to_vec(),
+                    };
+                    let pred = ExprContext::new(&local, "JOIN conditions").bind_condition(on)?;
+                    let mut e = pred.expr;
+                    e.map_columns(&|c| c + start);
+                    self.predicates.push(e);
+                }
+                Some(JoinConstraint::Using(_)) => {
+                    return Err(PlanError::unsupported("JOIN ... USING"))
+                }
+                Some(JoinConstraint::Natural) => {
+                    return Err(PlanError::unsupported("NATURAL JOIN"))
+                }
+                Some(JoinConstraint::None) => {
+                    return Err(PlanError::syntax(
+                        "syntax error: JOIN requires an ON condition",
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn add_factor(&mut self, factor: &TableFactor) -> Result<(), PlanError> {
+        let (plan, scope) = match factor {
+            TableFactor::Table {
+                name,
+                alias,
+                args,
+                with_hints,
+                version,
+                with_ordinality,
+                partitions,
+                json_path,
+                sample,
+                index_hints,
+            } => {
+                if args.is_some() {
+                    return Err(PlanError::unsupported("table functions"));
+                }
+                if !with_hints.is_empty()
+                    || version.is_some()
+                    || *with_ordinality
+                    || !partitions.is_empty()
+                    || json_path.is_some()
+                    || sample.is_some()
+                    || !index_hints.is_empty()
+                {
+                    return Err(PlanError::unsupported(format!("FROM item {factor}")));
+                }
+                let item = resolve_relation(self.cx.catalog, name)?;
+                let scope = Scope::from_desc(Some(&item.name), &item.desc);
+                (
+                    Plan::Get { id: item.id },
+                    aliased(scope, alias.as_ref(), &item.name)?,
+                )
+            }
+            TableFactor::Derived {
+                lateral,
+                subquery,
+                alias,
+                sample,
+            } => {
+                if *lateral {
+                    return Err(PlanError::unsupported("LATERAL"));
+                }
+                if sample.is_some() {
+                    return Err(PlanError::unsupported("TABLESAMPLE"));
+                }
+                let Some(alias) = alias else {
+                    return Err(PlanError::syntax("subquery in FROM must have an alias"));
+                };
+                let (plan, scope) = plan_subquery(self.cx, subquery)?;
+                let name = fold(&alias.name);
+                (plan, aliased(scope, Some(alias), &name)?)
+            }
+            TableFactor::NestedJoin {
+                table_with_joins,
+                alias: None,
+            } => return self.add_twj(table_with_joins),
+            other => return Err(PlanError::unsupported(format!("FROM item {other}"))),
+        };
+        if let Some(t) = scope.items.first().and_then(|i| i.table.clone()) {
+            if self.names.contains(&t) {
+                return Err(PlanError::new(
+                    "42712",
+                    format!("table name \"{t}\" specified more than once"),
+                ));
+            }
+            self.names.push(t);
+        }
+        self.rels.push((plan, scope.len()));
+        self.scope = std::mem::take(&mut self.scope).concat(scope);
+        Ok(())
+    }
+
+    /// Builds the left-deep join with predicates placed as early as they can be evaluated.
+    fn build(self) -> Plan {
+        let FromBuilder {
+            rels, predicates, ..
+        } = self;
+        if rels.is_empty() {
+            // SELECT without FROM reads one empty row.
+            let one = Plan::Constant {
+                rows: vec![(kpg_types::Row::empty(), 1)],
+            };
+            return filter(one, conjuncts(predicates));
+        }
+        let mut offsets = Vec::with_capacity(rels.len() + 1);
+        let mut total = 0;
+        for (_, arity) in &rels {
+            offsets.push(total);
+            total += arity;
+        }
+        offsets.push(total);
+        let rel_of = |c: usize| offsets.partition_point(|&o| o <= c) - 1;
+        let rels_of = |e: &ScalarExpr| -> Vec<usize> {
+            let mut r: Vec<usize> = e.support().into_iter().map(rel_of).collect();
+            r.dedup();
+            r
+        };
+
+        let mut pending: Vec<ScalarExpr> = Vec::new();
+        let mut inputs: Vec<Plan> = Vec::with_capacity(rels.len());
+        let mut per_rel: Vec<Vec<ScalarExpr>> = vec![Vec::new(); rels.len()];
+        for p in conjuncts(predicates) {
+            match rels_of(&p).as_slice() {
+                [r] => {
+                    let mut p = p;
+                    let off = offsets[*r];
+                    p.map_columns(&|c| c - off);
+                    per_rel[*r].push(p);
+                }
+                _ => pending.push(p),
+            }
+        }
+        for ((plan, _), preds) in rels.into_iter().zip(per_rel) {
+            inputs.push(filter(plan, preds));
+        }
+        let mut inputs = inputs.into_iter();
+        let mut acc = inputs.next().expect("at least one relation");
+        // Constant predicates (no columns) apply to the first relation.
+        let (constant, mut pending): (Vec<_>, Vec<_>) =
+            pending.into_iter().partition(|p| p.support().is_empty());
+        acc = filter(acc, constant);
+        for (i, right) in inputs.enumerate().map(|(i, r)| (i + 1, r)) {
+            let off = offsets[i];
+            let mut left_key = Vec::new();
+            let mut right_key = Vec::new();
+            let mut rest = Vec::new();
+            let mut after = Vec::new();
+            for p in pending {
+                if let Some((l, r)) = equi_key(&p, off, offsets[i + 1]) {
+                    left_key.push(l);
+                    right_key.push(r);
+                } else if rels_of(&p).iter().all(|&r| r <= i) {
+                    after.push(p);
+                } else {
+                    rest.push(p);
+                }
+            }
+            pending = rest;
+            acc = filter(
+                Plan::Join {
+                    left: Box::new(acc),
+                    right: Box::new(right),
+                    left_key,
+                    right_key,
+                },
+                after,
+            );
+        }
+        assert!(
+            pending.is_empty(),
+            "every predicate is placed by the last join"
+        );
+        acc
+    }
+}
+
+/// If `p` is `l = r` with one side reading only columns before `split` and the other only
+/// columns in `split..end`, the two key expressions (the right one shifted to its relation).
+fn equi_key(p: &ScalarExpr, split: usize, end: usize) -> Option<(ScalarExpr, ScalarExpr)> {
+    let ScalarExpr::Binary {
+        func: BinaryFunc::Eq,
+        left,
+        right,
+    } = p
+    else {
+        return None;
+    };
+    let side = |e: &ScalarExpr| {
+        let s = e.support();
+        if s.is_empty() {
+            None
+        } else if s.iter().all(|&c| c < split) {
+            Some(false)
+        } else if s.iter().all(|&c| c >= split && c < end) {
+            Some(true)
+        } else {
+            None
+        }
+    };
+    let (l, r) = match (side(left)?, side(right)?) {
+        (false, true) => (left.as_ref().clone(), right.as_ref().clone()),
+        (true, false) => (right.as_ref().clone(), left.as_ref().clone()),
+        _ => return None,
+    };
+    let mut r = r;
+    r.map_columns(&|c| c - split);
+    Some((l, r))
+}
+
+/// Splits predicates into their AND-ed conjuncts, dropping literal TRUEs.
+pub fn conjuncts(preds: Vec<ScalarExpr>) -> Vec<ScalarExpr> {
+    fn split(e: ScalarExpr, out: &mut Vec<ScalarExpr>) {
+        match e {
+            ScalarExpr::Binary {
+                func: BinaryFunc::And,
+                left,
+                right,
+            } => {
+                split(*left, out);
+                split(*right, out);
+            }
+            ScalarExpr::Literal(kpg_types::Datum::Bool(true)) => {}
+            other => out.push(other),
+        }
+    }
+    let mut out = Vec::new();
+    for p in preds {
+        split(p, &mut out);
+    }
+    out
+}
+
+pub fn filter(plan: Plan, predicates: Vec<ScalarExpr>) -> Plan {
+    if predicates.is_empty() {
+        plan
+    } else {
+        Plan::Filter {
+            input: Box::new(plan),
+            predicates,
+        }
+    }
+}
+
+/// Applies a FROM item's alias: `AS x` renames the item, `AS x(a, b)` also its columns.
+fn aliased(
+    mut scope: Scope,
+    alias: Option<&TableAlias>,
+    default: &str,
+) -> Result<Scope, PlanError> {
+    let name = alias.map_or_else(|| default.to_string(), |a| fold(&a.name));
+    if let Some(a) = alias {
+        if a.columns.len() > scope.len() {
+            return Err(PlanError::new(
+                "42P10",
+                format!(
+                    "table \"{name}\" has {} columns available but {} columns specified",
+                    scope.len(),
+                    a.columns.len()
+                ),
+            ));
+        }
+        for (item, col) in scope.items.iter_mut().zip(&a.columns) {
+            if col.data_type.is_some() {
+                return Err(PlanError::unsupported("column definition lists"));
+            }
+            item.name = fold(&col.name);
+        }
+    }
+    for item in &mut scope.items {
+        *item = ScopeItem {
+            table: Some(name.clone()),
+            ..item.clone()
+        };
+    }
+    Ok(scope)
+}

@@ -1,0 +1,53 @@
+//! The SQL planner: sqlparser's AST in, typed plans out, seeing the catalog only through the
+//! `Catalog` trait so that it is tested without a runtime.
+//!
+//! `parse` turns text into statements (syntax errors are SQLSTATE 42601); `plan` binds one
+//! statement against the catalog — resolving names, typing expressions with PostgreSQL's rules,
+//! inserting casts — and lowers queries to the render `Plan` of `kpg_types`. What kpg does not
+//! support yet is refused with SQLSTATE 0A000, never approximated.
+//!
+//! Files follow SQL constructs: `parse`/`subscribe` (text → statements), `statement` (dispatch),
+//! `ddl`, `dml`, `query` (ORDER BY/LIMIT, set operations, VALUES), `select`, `join` (FROM and
+//! WHERE), `aggregate` (GROUP BY and aggregates), `expr`/`ops`/`func` (expression binding and
+//! typing), `types` (SQL types and coercions), `scope`/`names` (name resolution) and `fold`
+//! (constant folding).
+
+mod aggregate;
+mod catalog;
+mod ddl;
+mod dml;
+mod error;
+mod expr;
+mod fold;
+mod func;
+mod join;
+mod names;
+mod ops;
+mod parse;
+mod query;
+mod scope;
+mod select;
+mod statement;
+mod subscribe;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+pub use catalog::{Catalog, CatalogItem, ItemKind};
+pub use error::PlanError;
+/// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.
+pub use sqlparser;
+pub use statement::{
+    ColumnOrder, ParsedStatement, PlannedStatement, RowSetFinishing, SubscribeTarget,
+};
+
+/// Parses SQL text into statements.
+pub fn parse(sql: &str) -> Result<Vec<ParsedStatement>, PlanError> {
+    parse::parse(sql)
+}
+
+/// Plans one parsed statement against the catalog.
+pub fn plan(stmt: &ParsedStatement, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
+    statement::plan_statement(stmt, catalog)
+}

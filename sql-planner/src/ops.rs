@@ -1,0 +1,308 @@
+//! Operator typing: which PostgreSQL operator a binary or unary expression means, given its
+//! operand types, and the casts that make the operands match.
+//!
+//! The rules follow PostgreSQL's operator resolution for the types kpg has: an unknown operand
+//! takes the other operand's type; numeric operands are promoted int4 → int8 → numeric →
+//! float8; `date ± integer` and `date - date` are date arithmetic; `||` makes text of any
+//! non-string operand. An operator PostgreSQL does not have is 42883 `operator does not exist:
+//! integer = boolean`, named with PostgreSQL's operator symbol.
+
+use crate::error::PlanError;
+use crate::fold;
+use crate::types::{coerce, numeric_promotion, CastContext, Typed};
+use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc, VariadicFunc};
+
+/// 42883 for an operator PostgreSQL lacks, named with the operands' types as written.
+fn no_operator(sym: &str, (l, r): &(String, String)) -> PlanError {
+    PlanError::undefined_function(format!("operator does not exist: {l} {sym} {r}"))
+}
+
+fn names(l: &Typed, r: &Typed) -> (String, String) {
+    (l.type_name(), r.type_name())
+}
+
+fn not_unique(sym: &str, l: &Typed, r: &Typed) -> PlanError {
+    PlanError::new(
+        "42725",
+        format!(
+            "operator is not unique: {} {sym} {}",
+            l.type_name(),
+            r.type_name()
+        ),
+    )
+}
+
+fn implicit(t: Typed, ty: &ScalarType) -> Result<Typed, PlanError> {
+    let name = t.type_name();
+    coerce(t, ty, CastContext::Implicit)?.ok_or_else(|| {
+        PlanError::datatype_mismatch(format!("cannot convert type {name} to {ty} implicitly"))
+    })
+}
+
+/// Gives an unknown operand the other operand's type (without modifiers).
+fn resolve_unknown_operand(l: Typed, r: Typed) -> Result<(Typed, Typed), PlanError> {
+    match (l.ty, r.ty) {
+        (None, Some(t)) => Ok((implicit(l, &t.base())?, r)),
+        (Some(t), None) => {
+            let r = implicit(r, &t.base())?;
+            Ok((l, r))
+        }
+        _ => Ok((l, r)),
+    }
+}
+
+fn build(func: BinaryFunc, l: Typed, r: Typed, ty: ScalarType) -> Result<Typed, PlanError> {
+    let nullable = l.nullable || r.nullable;
+    Ok(Typed::new(
+        fold::node(l.expr.call_binary(func, r.expr))?,
+        ty,
+        nullable,
+    ))
+}
+
+/// Makes two operands comparable: the same type family, casting numerics to the wider type.
+pub fn unify_comparable(sym: &str, l: Typed, r: Typed) -> Result<(Typed, Typed), PlanError> {
+    let written = names(&l, &r);
+    if l.ty.is_none() && r.ty.is_none() {
+        return Ok((
+            implicit(l, &ScalarType::Text)?,
+            implicit(r, &ScalarType::Text)?,
+        ));
+    }
+    let (l, r) = resolve_unknown_operand(l, r)?;
+    let (a, b) = (l.ty.expect("resolved"), r.ty.expect("resolved"));
+    if let Some(wide) = numeric_promotion(&a, &b) {
+        return Ok((implicit(l, &wide)?, implicit(r, &wide)?));
+    }
+    if a.same_family(&b) || (a.is_string() && b.is_string()) {
+        return Ok((l, r));
+    }
+    Err(no_operator(sym, &written))
+}
+
+/// `l op r` for the comparison operators.
+pub fn comparison(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanError> {
+    let sym = match func {
+        BinaryFunc::Eq => "=",
+        BinaryFunc::NotEq => "<>",
+        BinaryFunc::Lt => "<",
+        BinaryFunc::Lte => "<=",
+        BinaryFunc::Gt => ">",
+        BinaryFunc::Gte => ">=",
+        other => unreachable!("{other:?} is not a comparison"),
+    };
+    let (l, r) = unify_comparable(sym, l, r)?;
+    build(func, l, r, ScalarType::Bool)
+}
+
+/// `l op r` for + - * / %, including date arithmetic.
+pub fn arithmetic(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanError> {
+    let sym = match func {
+        BinaryFunc::Add => "+",
+        BinaryFunc::Sub => "-",
+        BinaryFunc::Mul => "*",
+        BinaryFunc::Div => "/",
+        BinaryFunc::Mod => "%",
+        other => unreachable!("{other:?} is not arithmetic"),
+    };
+    let written = names(&l, &r);
+    if l.ty.is_none() && r.ty.is_none() {
+        return Err(not_unique(sym, &l, &r));
+    }
+    if matches!(l.ty, Some(ScalarType::Date)) && r.ty.is_none() && func == BinaryFunc::Add {
+        return Err(not_unique(sym, &l, &r));
+    }
+    let (l, r) = resolve_unknown_operand(l, r)?;
+    let (a, b) = (l.ty.expect("resolved"), r.ty.expect("resolved"));
+    use ScalarType::{Date, Int32};
+    match (a, b, func) {
+        (Date, Int32, BinaryFunc::Add) => return build(BinaryFunc::AddDateDays, l, r, Date),
+        (Int32, Date, BinaryFunc::Add) => return build(BinaryFunc::AddDateDays, r, l, Date),
+        (Date, Int32, BinaryFunc::Sub) => return build(BinaryFunc::SubDateDays, l, r, Date),
+        (Date, Date, BinaryFunc::Sub) => return build(BinaryFunc::SubDates, l, r, Int32),
+        _ => {}
+    }
+    match numeric_promotion(&a, &b) {
+        Some(ScalarType::Float64) if func == BinaryFunc::Mod => Err(no_operator(sym, &written)),
+        Some(wide) => {
+            let (l, r) = (implicit(l, &wide)?, implicit(r, &wide)?);
+            build(func, l, r, wide)
+        }
+        None => Err(no_operator(sym, &written)),
+    }
+}
+
+/// `l || r`: text concatenation; a non-string operand is converted to its text form.
+pub fn concat(l: Typed, r: Typed) -> Result<Typed, PlanError> {
+    let is_text = |t: &Typed| t.ty.is_none_or(|ty| ty.is_string());
+    if !is_text(&l) && !is_text(&r) {
+        return Err(no_operator("||", &names(&l, &r)));
+    }
+    let to_text = |t: Typed| -> Result<Typed, PlanError> {
+        match t.ty {
+            Some(ty) if ty.is_string() => Ok(t),
+            _ => Ok(coerce(t, &ScalarType::Text, CastContext::Explicit)?
+                .expect("anything casts to text")),
+        }
+    };
+    let (l, r) = (to_text(l)?, to_text(r)?);
+    build(BinaryFunc::Concat, l, r, ScalarType::Text)
+}
+
+/// `l [I]LIKE r`; `negated` for NOT [I]LIKE.
+pub fn like(case_insensitive: bool, negated: bool, l: Typed, r: Typed) -> Result<Typed, PlanError> {
+    let sym = match (case_insensitive, negated) {
+        (false, false) => "~~",
+        (false, true) => "!~~",
+        (true, false) => "~~*",
+        (true, true) => "!~~*",
+    };
+    let is_text = |t: &Typed| t.ty.is_none_or(|ty| ty.is_string());
+    if !is_text(&l) || !is_text(&r) {
+        return Err(no_operator(sym, &names(&l, &r)));
+    }
+    let l = implicit(l, &ScalarType::Text)?;
+    let r = implicit(r, &ScalarType::Text)?;
+    let func = if case_insensitive {
+        BinaryFunc::ILike
+    } else {
+        BinaryFunc::Like
+    };
+    let t = build(func, l, r, ScalarType::Bool)?;
+    if negated {
+        not(t)
+    } else {
+        Ok(t)
+    }
+}
+
+/// Checks that an operand of a boolean construct is boolean (an unknown literal is parsed).
+pub fn boolean(t: Typed, what: &str) -> Result<Typed, PlanError> {
+    match t.ty {
+        None => implicit(t, &ScalarType::Bool),
+        Some(ScalarType::Bool) => Ok(t),
+        Some(other) => Err(PlanError::datatype_mismatch(format!(
+            "argument of {what} must be type boolean, not type {other}"
+        ))),
+    }
+}
+
+pub fn and_or(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanError> {
+    let what = if func == BinaryFunc::And { "AND" } else { "OR" };
+    let (l, r) = (boolean(l, what)?, boolean(r, what)?);
+    build(func, l, r, ScalarType::Bool)
+}
+
+/// NOT of an already boolean expression.
+pub fn not(t: Typed) -> Result<Typed, PlanError> {
+    let nullable = t.nullable;
+    Ok(Typed::new(
+        fold::node(t.expr.call_unary(UnaryFunc::Not))?,
+        ScalarType::Bool,
+        nullable,
+    ))
+}
+
+/// Unary minus.
+pub fn negate(t: Typed) -> Result<Typed, PlanError> {
+    match t.ty {
+        Some(ty) if ty.is_numeric_family() => {
+            let ty = ty.base();
+            let nullable = t.nullable;
+            Ok(Typed::new(
+                fold::node(t.expr.call_unary(UnaryFunc::Neg))?,
+                ty,
+                nullable,
+            ))
+        }
+        None => Err(PlanError::new("42725", "operator is not unique: - unknown")),
+        Some(ty) => Err(PlanError::undefined_function(format!(
+            "operator does not exist: - {ty}"
+        ))),
+    }
+}
+
+/// `x IS [NOT] NULL`.
+pub fn is_null(t: Typed, negated: bool) -> Result<Typed, PlanError> {
+    let func = if negated {
+        UnaryFunc::IsNotNull
+    } else {
+        UnaryFunc::IsNull
+    };
+    Ok(Typed::new(
+        fold::node(t.expr.call_unary(func))?,
+        ScalarType::Bool,
+        false,
+    ))
+}
+
+/// `x IS [NOT] TRUE|FALSE`: never NULL.
+pub fn is_bool(t: Typed, value: bool, negated: bool) -> Result<Typed, PlanError> {
+    let what = format!(
+        "IS {}{}",
+        if negated { "NOT " } else { "" },
+        if value { "TRUE" } else { "FALSE" }
+    );
+    let t = boolean(t, &what)?;
+    // x IS TRUE = coalesce(x, false); x IS FALSE = coalesce(NOT x, false); negations flip.
+    let operand = if value { t } else { not(t)? };
+    let coalesced = fold::node(ScalarExpr::Variadic {
+        func: VariadicFunc::Coalesce,
+        exprs: vec![operand.expr, ScalarExpr::Literal(Datum::Bool(false))],
+    })?;
+    let t = Typed::new(coalesced, ScalarType::Bool, false);
+    if negated {
+        not(t)
+    } else {
+        Ok(t)
+    }
+}
+
+/// `l IS [NOT] DISTINCT FROM r`: equality where NULL equals NULL, never NULL itself.
+pub fn is_distinct(l: Typed, r: Typed, negated: bool) -> Result<Typed, PlanError> {
+    let (l, r) = unify_comparable("=", l, r)?;
+    let eq = l.expr.clone().call_binary(BinaryFunc::Eq, r.expr.clone());
+    let r_null = r.expr.clone().call_unary(UnaryFunc::IsNull);
+    // not distinct = if l IS NULL then r IS NULL else if r IS NULL then false else l = r
+    let not_distinct = ScalarExpr::If {
+        cond: Box::new(l.expr.call_unary(UnaryFunc::IsNull)),
+        then: Box::new(r_null.clone()),
+        els: Box::new(ScalarExpr::If {
+            cond: Box::new(r_null),
+            then: Box::new(ScalarExpr::Literal(Datum::Bool(false))),
+            els: Box::new(eq),
+        }),
+    };
+    let t = Typed::new(fold_deep(not_distinct)?, ScalarType::Bool, false);
+    if negated {
+        Ok(t)
+    } else {
+        not(t)
+    }
+}
+
+/// Folds a freshly built tree bottom-up.
+pub fn fold_deep(e: ScalarExpr) -> Result<ScalarExpr, PlanError> {
+    let e = match e {
+        ScalarExpr::Unary { func, expr } => ScalarExpr::Unary {
+            func,
+            expr: Box::new(fold_deep(*expr)?),
+        },
+        ScalarExpr::Binary { func, left, right } => ScalarExpr::Binary {
+            func,
+            left: Box::new(fold_deep(*left)?),
+            right: Box::new(fold_deep(*right)?),
+        },
+        ScalarExpr::Variadic { func, exprs } => ScalarExpr::Variadic {
+            func,
+            exprs: exprs.into_iter().map(fold_deep).collect::<Result<_, _>>()?,
+        },
+        ScalarExpr::If { cond, then, els } => ScalarExpr::If {
+            cond: Box::new(fold_deep(*cond)?),
+            then: Box::new(fold_deep(*then)?),
+            els: Box::new(fold_deep(*els)?),
+        },
+        leaf => leaf,
+    };
+    fold::node(e)
+}

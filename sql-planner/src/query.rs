@@ -1,0 +1,411 @@
+//! Queries: the parts of a `Query` around its body (ORDER BY, LIMIT, OFFSET), set operations
+//! (UNION, EXCEPT, INTERSECT), and VALUES lists. SELECT bodies are planned in `select.rs`.
+//!
+//! A top-level query returns its plan together with a `RowSetFinishing` (order, limit, offset
+//! and the columns to show), which the server applies to the rows it reads. Queries nested in
+//! other statements (FROM subqueries, materialized views, INSERT ... SELECT, SUBSCRIBE) have no
+//! finishing: their ORDER BY has no effect on a collection and is dropped, and LIMIT/OFFSET
+//! (which would need a maintained top-k) are refused.
+
+use crate::catalog::Catalog;
+use crate::error::PlanError;
+use crate::expr::ExprContext;
+use crate::names::fold;
+use crate::scope::{Scope, ScopeItem};
+use crate::select::{order_options, plan_select};
+use crate::statement::{ColumnOrder, RowSetFinishing};
+use crate::types::{coerce, coerce_all, common_type, resolve_unknown, CastContext, Typed};
+use kpg_types::{ColumnType, Datum, Plan, Row, ScalarExpr, ScalarType};
+use sqlparser::ast::{
+    Expr, LimitClause, OrderByExpr, OrderByKind, Query, SetExpr, SetOperator, SetQuantifier, Value,
+    Values,
+};
+
+/// What planning a query needs from its surroundings.
+pub struct QueryContext<'a> {
+    pub catalog: &'a dyn Catalog,
+}
+
+/// A planned top-level query.
+#[derive(Debug)]
+pub struct PlannedQuery {
+    /// Computes the visible columns, followed by any ORDER BY-only columns.
+    pub plan: Plan,
+    /// The visible output columns.
+    pub scope: Scope,
+    pub finishing: RowSetFinishing,
+    /// Which visible columns were untyped literals (see `SelectPlan::unknown`).
+    pub unknown: Vec<bool>,
+}
+
+/// Plans a top-level query (an ad hoc SELECT).
+pub fn plan_query(cx: &QueryContext<'_>, q: &Query) -> Result<PlannedQuery, PlanError> {
+    check_query(q)?;
+    let order_by = order_by_items(q)?;
+    let (plan, scope, order, arity, unknown) = match q.body.as_ref() {
+        SetExpr::Select(s) => {
+            let p = plan_select(cx, s, order_by)?;
+            (p.plan, p.scope, p.order, p.arity, p.unknown)
+        }
+        body => {
+            let (plan, scope) = plan_set_expr(cx, body)?;
+            let order = set_order_by(&scope, order_by)?;
+            let arity = scope.len();
+            let unknown = vec![false; arity];
+            (plan, scope, order, arity, unknown)
+        }
+    };
+    let (limit, offset) = limit_offset(q)?;
+    let finishing = RowSetFinishing {
+        order_by: order,
+        limit,
+        offset,
+        project: (0..scope.len()).collect(),
+    };
+    debug_assert!(arity >= scope.len());
+    Ok(PlannedQuery {
+        plan,
+        scope,
+        finishing,
+        unknown,
+    })
+}
+
+/// Plans a query whose result is a collection: no LIMIT/OFFSET, ORDER BY ignored.
+pub fn plan_subquery(cx: &QueryContext<'_>, q: &Query) -> Result<(Plan, Scope), PlanError> {
+    plan_subquery_with_unknowns(cx, q).map(|(plan, scope, _)| (plan, scope))
+}
+
+/// `plan_subquery`, also saying which output columns were untyped literals.
+pub fn plan_subquery_with_unknowns(
+    cx: &QueryContext<'_>,
+    q: &Query,
+) -> Result<(Plan, Scope, Vec<bool>), PlanError> {
+    if q.limit_clause.is_some() {
+        return Err(PlanError::unsupported(
+            "LIMIT/OFFSET outside of a top-level SELECT",
+        ));
+    }
+    let planned = plan_query(cx, q)?;
+    let arity = planned.scope.len();
+    let plan = match planned.plan {
+        // Drop ORDER BY-only columns.
+        p if planned.finishing.order_by.iter().any(|o| o.column >= arity) => Plan::Project {
+            input: Box::new(p),
+            outputs: (0..arity).collect(),
+        },
+        p => p,
+    };
+    Ok((plan, planned.scope, planned.unknown))
+}
+
+fn check_query(q: &Query) -> Result<(), PlanError> {
+    if q.with.is_some() {
+        return Err(PlanError::unsupported("WITH"));
+    }
+    if q.fetch.is_some() {
+        return Err(PlanError::unsupported("FETCH"));
+    }
+    if !q.locks.is_empty() {
+        return Err(PlanError::unsupported("FOR UPDATE/SHARE"));
+    }
+    if q.for_clause.is_some()
+        || q.settings.is_some()
+        || q.format_clause.is_some()
+        || !q.pipe_operators.is_empty()
+    {
+        return Err(PlanError::unsupported(format!("query {q}")));
+    }
+    Ok(())
+}
+
+fn order_by_items(q: &Query) -> Result<&[OrderByExpr], PlanError> {
+    match &q.order_by {
+        None => Ok(&[]),
+        Some(o) if o.interpolate.is_some() => Err(PlanError::unsupported("INTERPOLATE")),
+        Some(o) => match &o.kind {
+            OrderByKind::Expressions(items) => Ok(items),
+            OrderByKind::All(_) => Err(PlanError::unsupported("ORDER BY ALL")),
+        },
+    }
+}
+
+/// ORDER BY of a set operation or VALUES: output columns by name or position only.
+fn set_order_by(scope: &Scope, items: &[OrderByExpr]) -> Result<Vec<ColumnOrder>, PlanError> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let (desc, nulls_last) = order_options(item)?;
+        let column = match &item.expr {
+            Expr::Value(v) if matches!(v.value, Value::Number(..)) => {
+                ordinal(&v.value, scope.len(), "ORDER BY")?
+            }
+            Expr::Identifier(id) => scope.resolve(None, &fold(id))?,
+            _ => {
+                return Err(PlanError::unsupported(
+                    "invalid UNION/INTERSECT/EXCEPT ORDER BY clause: expressions",
+                ))
+            }
+        };
+        out.push(ColumnOrder {
+            column,
+            desc,
+            nulls_last,
+        });
+    }
+    Ok(out)
+}
+
+/// A 1-based position in a select list, as a column index.
+pub fn ordinal(v: &Value, len: usize, clause: &str) -> Result<usize, PlanError> {
+    let Value::Number(n, _) = v else {
+        unreachable!("called on numbers")
+    };
+    match n.parse::<usize>() {
+        Ok(k) if (1..=len).contains(&k) => Ok(k - 1),
+        _ => Err(PlanError::new(
+            "42P10",
+            format!("{clause} position {n} is not in select list"),
+        )),
+    }
+}
+
+fn limit_offset(q: &Query) -> Result<(Option<usize>, usize), PlanError> {
+    let (limit, offset) = match &q.limit_clause {
+        None => (None, None),
+        Some(LimitClause::LimitOffset {
+            limit,
+            offset,
+            limit_by,
+        }) => {
+            if !limit_by.is_empty() {
+                return Err(PlanError::unsupported("LIMIT BY"));
+            }
+            (limit.as_ref(), offset.as_ref().map(|o| &o.value))
+        }
+        Some(LimitClause::OffsetCommaLimit { .. }) => {
+            return Err(PlanError::syntax("LIMIT #,# syntax is not supported"))
+        }
+    };
+    let limit = limit
+        .map(|e| count_value(e, "LIMIT", "2201W"))
+        .transpose()?
+        .flatten();
+    let offset = offset
+        .map(|e| count_value(e, "OFFSET", "2201X"))
+        .transpose()?
+        .flatten()
+        .unwrap_or(0);
+    Ok((limit, offset))
+}
+
+/// A constant LIMIT or OFFSET; NULL means none.
+fn count_value(
+    e: &Expr,
+    what: &'static str,
+    negative_code: &'static str,
+) -> Result<Option<usize>, PlanError> {
+    let empty = Scope::empty();
+    let t = ExprContext::new(&empty, what).bind(e)?;
+    let t = match t.ty {
+        None
+        | Some(
+            ScalarType::Int32
+            | ScalarType::Int64
+            | ScalarType::Numeric { .. }
+            | ScalarType::Float64,
+        ) => coerce(t, &ScalarType::Int64, CastContext::Assignment)?.expect("numbers convert"),
+        Some(other) => {
+            return Err(PlanError::datatype_mismatch(format!(
+                "argument of {what} must be type bigint, not type {other}"
+            )))
+        }
+    };
+    match t.expr.eval(&[])? {
+        Datum::Null => Ok(None),
+        Datum::Int64(n) if n < 0 => Err(PlanError::new(
+            negative_code,
+            format!("{what} must not be negative"),
+        )),
+        Datum::Int64(n) => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
+        other => unreachable!("bigint evaluated to {other:?}"),
+    }
+}
+
+/// Plans the body of a query that is not a plain SELECT with ORDER BY.
+pub fn plan_set_expr(cx: &QueryContext<'_>, e: &SetExpr) -> Result<(Plan, Scope), PlanError> {
+    match e {
+        SetExpr::Select(s) => {
+            let p = plan_select(cx, s, &[])?;
+            Ok((p.plan, p.scope))
+        }
+        SetExpr::Query(q) => plan_subquery(cx, q),
+        SetExpr::Values(v) => plan_values(v),
+        SetExpr::SetOperation {
+            left,
+            op,
+            set_quantifier,
+            right,
+        } => {
+            let (lp, ls) = plan_set_expr(cx, left)?;
+            let (rp, rs) = plan_set_expr(cx, right)?;
+            set_operation(*op, *set_quantifier, (lp, ls), (rp, rs))
+        }
+        SetExpr::Table(_) => Err(PlanError::unsupported("TABLE statement in a query")),
+        _ => Err(PlanError::unsupported(format!("query body {e}"))),
+    }
+}
+
+fn set_operation(
+    op: SetOperator,
+    quantifier: SetQuantifier,
+    (lp, ls): (Plan, Scope),
+    (rp, rs): (Plan, Scope),
+) -> Result<(Plan, Scope), PlanError> {
+    let name = match op {
+        SetOperator::Union => "UNION",
+        SetOperator::Except => "EXCEPT",
+        SetOperator::Intersect => "INTERSECT",
+        SetOperator::Minus => return Err(PlanError::unsupported("MINUS")),
+    };
+    let all = match quantifier {
+        SetQuantifier::All => true,
+        SetQuantifier::Distinct | SetQuantifier::None => false,
+        _ => return Err(PlanError::unsupported(format!("{name} BY NAME"))),
+    };
+    if ls.len() != rs.len() {
+        return Err(PlanError::syntax(format!(
+            "each {name} query must have the same number of columns"
+        )));
+    }
+    let mut lcasts = Vec::new();
+    let mut rcasts = Vec::new();
+    let mut items = Vec::new();
+    for (i, (l, r)) in ls.items.iter().zip(&rs.items).enumerate() {
+        let ty = common_type(&[Some(l.ty.scalar), Some(r.ty.scalar)], name)?;
+        let cast = |item: &ScopeItem| -> Result<ScalarExpr, PlanError> {
+            let t = Typed::new(ScalarExpr::Column(i), item.ty.scalar, item.ty.nullable);
+            Ok(coerce_all(vec![t], &ty, name)?.remove(0).expr)
+        };
+        lcasts.push(cast(l)?);
+        rcasts.push(cast(r)?);
+        items.push(ScopeItem {
+            table: None,
+            name: l.name.clone(),
+            ty: ColumnType::new(ty, l.ty.nullable || r.ty.nullable),
+        });
+    }
+    let (l, r) = (
+        project_exprs(lp, ls.len(), lcasts),
+        project_exprs(rp, rs.len(), rcasts),
+    );
+    let distinct = |p: Plan| Plan::Distinct { input: Box::new(p) };
+    let negate = |p: Plan| Plan::Negate { input: Box::new(p) };
+    let threshold = |p: Plan| Plan::Threshold { input: Box::new(p) };
+    let union = |a: Plan, b: Plan| Plan::Union { inputs: vec![a, b] };
+    let plan = match (op, all) {
+        (SetOperator::Union, true) => union(l, r),
+        (SetOperator::Union, false) => distinct(union(l, r)),
+        (SetOperator::Except, true) => threshold(union(l, negate(r))),
+        (SetOperator::Except, false) => threshold(union(distinct(l), negate(distinct(r)))),
+        (SetOperator::Intersect, all) => {
+            // min(l, r) = l - max(l - r, 0)
+            let min = union(l.clone(), negate(threshold(union(l, negate(r)))));
+            if all {
+                min
+            } else {
+                distinct(min)
+            }
+        }
+        (SetOperator::Minus, _) => unreachable!("refused above"),
+    };
+    Ok((plan, Scope { items }))
+}
+
+/// VALUES (...), (...): constant rows, each column converted to the columns' common type.
+pub fn plan_values(v: &Values) -> Result<(Plan, Scope), PlanError> {
+    let empty = Scope::empty();
+    let cx = ExprContext::new(&empty, "VALUES");
+    let mut rows: Vec<Vec<Typed>> = Vec::with_capacity(v.rows.len());
+    for row in &v.rows {
+        let bound: Vec<Typed> = row
+            .content
+            .iter()
+            .map(|e| cx.bind(e))
+            .collect::<Result<_, _>>()?;
+        if let Some(first) = rows.first() {
+            if first.len() != bound.len() {
+                return Err(PlanError::syntax(
+                    "VALUES lists must all be the same length",
+                ));
+            }
+        }
+        rows.push(bound);
+    }
+    let width = rows.first().map_or(0, Vec::len);
+    let mut items = Vec::with_capacity(width);
+    let mut columns: Vec<Vec<Typed>> = vec![Vec::new(); width];
+    for row in rows {
+        for (c, t) in row.into_iter().enumerate() {
+            columns[c].push(t);
+        }
+    }
+    let mut converted = Vec::with_capacity(width);
+    for (c, col) in columns.into_iter().enumerate() {
+        let types: Vec<_> = col.iter().map(|t| t.ty).collect();
+        let ty = common_type(&types, "VALUES")?;
+        let col = coerce_all(col, &ty, "VALUES")?;
+        items.push(ScopeItem {
+            table: None,
+            name: format!("column{}", c + 1),
+            ty: ColumnType::new(ty, col.iter().any(|t| t.nullable)),
+        });
+        converted.push(col);
+    }
+    let nrows = v.rows.len();
+    let mut out = Vec::with_capacity(nrows);
+    for r in 0..nrows {
+        let datums = converted
+            .iter()
+            .map(|col| col[r].expr.eval(&[]))
+            .collect::<Result<Vec<_>, _>>()?;
+        out.push((Row::new(datums), 1));
+    }
+    Ok((Plan::Constant { rows: out }, Scope { items }))
+}
+
+/// The plan computing `exprs` over `plan` (of arity `arity`): plain column references are
+/// projected, other expressions mapped first.
+pub fn project_exprs(plan: Plan, arity: usize, exprs: Vec<ScalarExpr>) -> Plan {
+    let mut maps = Vec::new();
+    let mut outputs = Vec::with_capacity(exprs.len());
+    for e in exprs {
+        match e {
+            ScalarExpr::Column(c) => outputs.push(c),
+            other => {
+                outputs.push(arity + maps.len());
+                maps.push(other);
+            }
+        }
+    }
+    let plan = if maps.is_empty() {
+        plan
+    } else {
+        Plan::Map {
+            input: Box::new(plan),
+            exprs: maps,
+        }
+    };
+    if outputs.iter().copied().eq(0..arity) {
+        plan
+    } else {
+        Plan::Project {
+            input: Box::new(plan),
+            outputs,
+        }
+    }
+}
+
+/// Resolves unknown-typed outputs to text.
+pub fn resolve_outputs(exprs: Vec<Typed>) -> Result<Vec<Typed>, PlanError> {
+    exprs.into_iter().map(resolve_unknown).collect()
+}

@@ -1,0 +1,379 @@
+//! SELECT: the select list (with `*` expansion and PostgreSQL's default column names), grouping,
+//! HAVING, DISTINCT and ORDER BY, over the FROM/WHERE plan of `join.rs`.
+//!
+//! The output of the plan is the select list followed by ORDER BY expressions that are not in
+//! it; `arity` counts both, and the query's finishing hides the extra columns. ORDER BY follows
+//! PostgreSQL: a number is a select-list position, a bare name matching an output column is
+//! that column, anything else is an expression over the FROM scope (or the grouped scope).
+
+use crate::aggregate::{contains_aggregate, reduce_plan, Grouping};
+use crate::error::PlanError;
+use crate::expr::ExprContext;
+use crate::func::function_name;
+use crate::join::{conjuncts, filter, plan_from_where};
+use crate::names::{fold, object_name};
+use crate::query::{ordinal, project_exprs, resolve_outputs, QueryContext};
+use crate::scope::{Scope, ScopeItem};
+use crate::statement::ColumnOrder;
+use crate::types::{internal_name, resolve_unknown, scalar_type, Typed};
+use kpg_types::{ColumnType, Plan};
+use sqlparser::ast::{
+    Distinct, Expr, GroupByExpr, OrderByExpr, OrderBySort, Select, SelectFlavor, SelectItem,
+    SelectItemQualifiedWildcardKind, Value, WildcardAdditionalOptions,
+};
+
+/// A planned SELECT.
+pub struct SelectPlan {
+    /// Computes the select list, then the ORDER BY-only columns.
+    pub plan: Plan,
+    /// The select list's columns.
+    pub scope: Scope,
+    pub order: Vec<ColumnOrder>,
+    /// Number of columns of `plan`.
+    pub arity: usize,
+    /// Which select-list columns were untyped literals (resolved to text), which INSERT ...
+    /// SELECT may still convert to the target column's type as PostgreSQL does.
+    pub unknown: Vec<bool>,
+}
+
+/// One entry of the select list after `*` expansion.
+enum Target<'e> {
+    Expr(&'e Expr),
+    Column(usize),
+}
+
+pub fn plan_select(
+    cx: &QueryContext<'_>,
+    s: &Select,
+    order_by: &[OrderByExpr],
+) -> Result<SelectPlan, PlanError> {
+    check_select(s)?;
+    let (input, from_scope) = plan_from_where(cx, &s.from, s.selection.as_ref())?;
+    let targets = expand_targets(s, &from_scope)?;
+    let names: Vec<String> = targets.iter().map(|(_, n)| n.clone()).collect();
+    let group_by = match &s.group_by {
+        GroupByExpr::Expressions(exprs, mods) if mods.is_empty() => exprs,
+        _ => {
+            return Err(PlanError::unsupported(
+                "GROUP BY ALL, ROLLUP, CUBE and GROUPING SETS",
+            ))
+        }
+    };
+    let grouped = !group_by.is_empty()
+        || s.having.is_some()
+        || targets
+            .iter()
+            .any(|(t, _)| matches!(t, Target::Expr(e) if contains_aggregate(e)))
+        || order_by.iter().any(|o| contains_aggregate(&o.expr));
+    let distinct = match &s.distinct {
+        None | Some(Distinct::All) => false,
+        Some(Distinct::Distinct) => true,
+        Some(Distinct::On(_)) => return Err(PlanError::unsupported("SELECT DISTINCT ON")),
+    };
+
+    let grouping;
+    let (cx_select, cx_order, base, base_arity, having) = if grouped {
+        let keys = group_keys(group_by, &targets, &from_scope)?;
+        grouping = Grouping::new(keys);
+        let sel = ExprContext::grouped(&from_scope, "SELECT", &grouping);
+        let having = s
+            .having
+            .as_ref()
+            .map(|h| ExprContext::grouped(&from_scope, "HAVING", &grouping).bind_condition(h))
+            .transpose()?;
+        (sel, sel, None, 0, having)
+    } else {
+        let sel = ExprContext::new(&from_scope, "SELECT");
+        (sel, sel, Some(input.clone()), from_scope.len(), None)
+    };
+    let mut exprs = Vec::with_capacity(targets.len());
+    for (t, _) in &targets {
+        exprs.push(match t {
+            Target::Expr(e) => cx_select.bind(e)?,
+            Target::Column(i) => cx_select.column(*i)?,
+        });
+    }
+    let unknown: Vec<bool> = exprs.iter().map(|t| t.ty.is_none()).collect();
+    let mut exprs = resolve_outputs(exprs)?;
+    let visible = exprs.len();
+    let order = order_by_columns(&cx_order, order_by, &names, &mut exprs, distinct)?;
+
+    let (plan, arity) = match base {
+        Some(plan) => (plan, base_arity),
+        None => {
+            let grouping = cx_select.grouping.expect("grouped");
+            let arity = grouping.keys.len() + grouping.aggs.borrow().len();
+            let reduced = reduce_plan(input, grouping);
+            let preds = having.map(|h| conjuncts(vec![h.expr])).unwrap_or_default();
+            (filter(reduced, preds), arity)
+        }
+    };
+    let scope = Scope {
+        items: names
+            .into_iter()
+            .zip(&exprs)
+            .map(|(name, t)| ScopeItem {
+                table: None,
+                name,
+                ty: ColumnType::new(t.ty.expect("resolved"), t.nullable),
+            })
+            .collect(),
+    };
+    let total = exprs.len();
+    let mut plan = project_exprs(plan, arity, exprs.into_iter().map(|t| t.expr).collect());
+    if distinct {
+        debug_assert_eq!(total, visible);
+        plan = Plan::Distinct {
+            input: Box::new(plan),
+        };
+    }
+    Ok(SelectPlan {
+        plan: crate::fold::plan(plan)?,
+        scope,
+        order,
+        arity: total,
+        unknown,
+    })
+}
+
+fn check_select(s: &Select) -> Result<(), PlanError> {
+    let unsupported = |what: &str| Err(PlanError::unsupported(what.to_string()));
+    if s.top.is_some() {
+        return unsupported("TOP");
+    }
+    if s.into.is_some() {
+        return unsupported("SELECT INTO");
+    }
+    if !s.named_window.is_empty() {
+        return unsupported("window functions");
+    }
+    if s.flavor != SelectFlavor::Standard
+        || !s.lateral_views.is_empty()
+        || s.prewhere.is_some()
+        || !s.connect_by.is_empty()
+        || !s.cluster_by.is_empty()
+        || !s.distribute_by.is_empty()
+        || !s.sort_by.is_empty()
+        || s.qualify.is_some()
+        || s.value_table_mode.is_some()
+        || s.exclude.is_some()
+        || s.select_modifiers.is_some()
+        || !s.optimizer_hints.is_empty()
+    {
+        return Err(PlanError::unsupported(format!("SELECT clause in {s}")));
+    }
+    Ok(())
+}
+
+/// The select list with `*` and `t.*` expanded, each entry with its output name.
+fn expand_targets<'e>(
+    s: &'e Select,
+    scope: &Scope,
+) -> Result<Vec<(Target<'e>, String)>, PlanError> {
+    let mut out = Vec::new();
+    for item in &s.projection {
+        match item {
+            SelectItem::UnnamedExpr(e) => out.push((Target::Expr(e), default_name(e))),
+            SelectItem::ExprWithAlias { expr, alias } => {
+                out.push((Target::Expr(expr), fold(alias)))
+            }
+            SelectItem::Wildcard(opts) => {
+                check_wildcard(opts)?;
+                if s.from.is_empty() {
+                    return Err(PlanError::syntax(
+                        "SELECT * with no tables specified is not valid",
+                    ));
+                }
+                for (i, item) in scope.items.iter().enumerate() {
+                    out.push((Target::Column(i), item.name.clone()));
+                }
+            }
+            SelectItem::QualifiedWildcard(kind, opts) => {
+                check_wildcard(opts)?;
+                let SelectItemQualifiedWildcardKind::ObjectName(name) = kind else {
+                    return Err(PlanError::unsupported(format!("select item {item}")));
+                };
+                let table = object_name(name)?;
+                if !scope.has_table(&table) {
+                    return Err(PlanError::new(
+                        "42P01",
+                        format!("missing FROM-clause entry for table \"{table}\""),
+                    ));
+                }
+                for (i, item) in scope.items.iter().enumerate() {
+                    if item.table.as_deref() == Some(table.as_str()) {
+                        out.push((Target::Column(i), item.name.clone()));
+                    }
+                }
+            }
+            SelectItem::ExprWithAliases { .. } => {
+                return Err(PlanError::unsupported(format!("select item {item}")))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn check_wildcard(opts: &WildcardAdditionalOptions) -> Result<(), PlanError> {
+    if *opts != WildcardAdditionalOptions::default() {
+        return Err(PlanError::unsupported(format!("wildcard options {opts}")));
+    }
+    Ok(())
+}
+
+/// PostgreSQL's name for an unaliased select-list expression (`FigureColname`).
+pub fn default_name(e: &Expr) -> String {
+    figure_name(e).unwrap_or_else(|| "?column?".to_string())
+}
+
+fn figure_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Identifier(i) => Some(fold(i)),
+        Expr::CompoundIdentifier(parts) => parts.last().map(fold),
+        Expr::Function(f) => function_name(f).ok(),
+        Expr::Nested(inner) => figure_name(inner),
+        Expr::Cast {
+            expr, data_type, ..
+        } => figure_name(expr).or_else(|| {
+            scalar_type(data_type)
+                .ok()
+                .map(|t| internal_name(&t).to_string())
+        }),
+        Expr::TypedString(ts) => scalar_type(&ts.data_type)
+            .ok()
+            .map(|t| internal_name(&t).to_string()),
+        Expr::Value(v) if matches!(v.value, Value::Boolean(_)) => Some("bool".into()),
+        Expr::Case { .. } => Some("case".into()),
+        Expr::Exists { .. } => Some("exists".into()),
+        Expr::Substring { .. } => Some("substring".into()),
+        Expr::Extract { .. } => Some("extract".into()),
+        Expr::Position { .. } => Some("position".into()),
+        _ => None,
+    }
+}
+
+/// GROUP BY items: output positions, output names not naming an input column, or
+/// expressions over the FROM scope.
+fn group_keys(
+    group_by: &[Expr],
+    targets: &[(Target<'_>, String)],
+    scope: &Scope,
+) -> Result<Vec<Typed>, PlanError> {
+    let cx = ExprContext::new(scope, "GROUP BY");
+    let bind_target = |t: &Target<'_>| match t {
+        Target::Expr(e) => cx.bind(e),
+        Target::Column(i) => cx.column(*i),
+    };
+    let mut keys: Vec<Typed> = Vec::new();
+    for g in group_by {
+        non_integer_constant(g, "GROUP BY")?;
+        let key = match g {
+            Expr::Value(v) if matches!(v.value, Value::Number(..)) => {
+                let i = ordinal(&v.value, targets.len(), "GROUP BY")?;
+                bind_target(&targets[i].0)?
+            }
+            Expr::Identifier(id) => match cx.bind(g) {
+                Err(e) if e.code == "42703" => {
+                    let name = fold(id);
+                    match targets.iter().find(|(_, n)| *n == name) {
+                        Some((t, _)) => bind_target(t)?,
+                        None => return Err(e),
+                    }
+                }
+                other => other?,
+            },
+            _ => cx.bind(g)?,
+        };
+        let key = resolve_unknown(key)?;
+        if !keys.iter().any(|k| k.expr == key.expr) {
+            keys.push(key);
+        }
+    }
+    Ok(keys)
+}
+
+/// PostgreSQL refuses a constant other than a position in GROUP BY and ORDER BY.
+fn non_integer_constant(e: &Expr, clause: &str) -> Result<(), PlanError> {
+    match e {
+        Expr::Value(v) if !matches!(v.value, Value::Number(..)) => Err(PlanError::syntax(format!(
+            "non-integer constant in {clause}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// ASC/DESC and NULLS FIRST/LAST, with PostgreSQL's default (NULLS LAST for ASC).
+pub fn order_options(item: &OrderByExpr) -> Result<(bool, bool), PlanError> {
+    if item.with_fill.is_some() {
+        return Err(PlanError::unsupported("WITH FILL"));
+    }
+    let desc = match &item.options.sort {
+        None | Some(OrderBySort::Asc) => false,
+        Some(OrderBySort::Desc) => true,
+        Some(OrderBySort::Using(_)) => return Err(PlanError::unsupported("ORDER BY ... USING")),
+    };
+    let nulls_first = item.options.nulls_first.unwrap_or(desc);
+    Ok((desc, !nulls_first))
+}
+
+/// Resolves ORDER BY items to output columns, appending hidden columns to `exprs` as needed.
+fn order_by_columns(
+    cx: &ExprContext<'_>,
+    items: &[OrderByExpr],
+    names: &[String],
+    exprs: &mut Vec<Typed>,
+    distinct: bool,
+) -> Result<Vec<ColumnOrder>, PlanError> {
+    let visible = names.len();
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        non_integer_constant(&item.expr, "ORDER BY")?;
+        let (desc, nulls_last) = order_options(item)?;
+        let by_name = match &item.expr {
+            Expr::Identifier(id) => {
+                let name = fold(id);
+                let matches: Vec<usize> = (0..visible).filter(|&i| names[i] == name).collect();
+                match matches.as_slice() {
+                    [] => None,
+                    [first, rest @ ..] => {
+                        if rest.iter().any(|&i| exprs[i].expr != exprs[*first].expr) {
+                            return Err(PlanError::new(
+                                "42702",
+                                format!("ORDER BY \"{name}\" is ambiguous"),
+                            ));
+                        }
+                        Some(*first)
+                    }
+                }
+            }
+            _ => None,
+        };
+        let column =
+            match (&item.expr, by_name) {
+                (_, Some(i)) => i,
+                (Expr::Value(v), None) if matches!(v.value, Value::Number(..)) => {
+                    ordinal(&v.value, visible, "ORDER BY")?
+                }
+                (e, None) => {
+                    let t = resolve_unknown(cx.bind(e)?)?;
+                    match exprs.iter().position(|x| x.expr == t.expr) {
+                        Some(i) => i,
+                        None if distinct => return Err(PlanError::new(
+                            "42P10",
+                            "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
+                        )),
+                        None => {
+                            exprs.push(t);
+                            exprs.len() - 1
+                        }
+                    }
+                }
+            };
+        out.push(ColumnOrder {
+            column,
+            desc,
+            nulls_last,
+        });
+    }
+    Ok(out)
+}

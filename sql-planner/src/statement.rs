@@ -1,0 +1,137 @@
+//! Planned statements: what the server executes for each SQL statement, and the dispatch from
+//! a parsed statement to the file that plans it.
+//!
+//! A `Select`'s `desc` describes the visible columns (those in `finishing.project`); its plan
+//! may compute extra ORDER BY columns after them.
+
+use crate::query::{plan_query, QueryContext};
+use crate::subscribe::plan_subscribe;
+use crate::{ddl, dml, Catalog, PlanError};
+use kpg_types::{GlobalId, Plan, RelationDesc, ScalarExpr};
+use sqlparser::ast::{Query, Statement};
+
+/// A statement as kpg parses it: standard SQL through sqlparser, plus kpg's own statements
+/// that sqlparser does not know.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)] // statements are few and short-lived; boxing buys nothing
+pub enum ParsedStatement {
+    Sql(Statement),
+    /// `SUBSCRIBE [TO] name | (query)`, possibly wrapped as `COPY (SUBSCRIBE ...) TO STDOUT`.
+    Subscribe {
+        target: SubscribeTarget,
+        copy_to_stdout: bool,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SubscribeTarget {
+    Name(String),
+    Query(Box<Query>),
+}
+
+/// How to order, limit and shape a query's rows after they are read (done by the server, since
+/// a read's result is a set of rows at one time).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RowSetFinishing {
+    pub order_by: Vec<ColumnOrder>,
+    pub limit: Option<usize>,
+    pub offset: usize,
+    /// Columns of the plan's output to return, in order (hides ORDER BY-only columns).
+    pub project: Vec<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnOrder {
+    pub column: usize,
+    pub desc: bool,
+    pub nulls_last: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlannedStatement {
+    CreateTable {
+        name: String,
+        desc: RelationDesc,
+        if_not_exists: bool,
+    },
+    CreateMaterializedView {
+        name: String,
+        desc: RelationDesc,
+        plan: Plan,
+        if_not_exists: bool,
+    },
+    /// DROP TABLE / DROP MATERIALIZED VIEW of the named objects (already resolved).
+    Drop { ids: Vec<GlobalId>, cascade: bool },
+    /// INSERT: `plan` yields rows matching the table's columns, already cast to their types.
+    Insert { table: GlobalId, plan: Plan },
+    /// UPDATE: rows of `table` for which every predicate holds are replaced by `assignments`
+    /// (one expression per table column, over the old row).
+    Update {
+        table: GlobalId,
+        predicates: Vec<ScalarExpr>,
+        assignments: Vec<ScalarExpr>,
+    },
+    /// DELETE: rows of `table` for which every predicate holds are removed.
+    Delete {
+        table: GlobalId,
+        predicates: Vec<ScalarExpr>,
+    },
+    Select {
+        plan: Plan,
+        desc: RelationDesc,
+        finishing: RowSetFinishing,
+    },
+    /// COPY (SUBSCRIBE ...) TO STDOUT
+    Subscribe { plan: Plan, desc: RelationDesc },
+}
+
+pub(crate) fn plan_statement(
+    stmt: &ParsedStatement,
+    catalog: &dyn Catalog,
+) -> Result<PlannedStatement, PlanError> {
+    let stmt = match stmt {
+        ParsedStatement::Subscribe { target, .. } => return plan_subscribe(target, catalog),
+        ParsedStatement::Sql(s) => s,
+    };
+    match stmt {
+        Statement::Query(q) => {
+            let planned = plan_query(&QueryContext { catalog }, q)?;
+            Ok(PlannedStatement::Select {
+                plan: planned.plan,
+                desc: planned.scope.desc(),
+                finishing: planned.finishing,
+            })
+        }
+        Statement::CreateTable(ct) => ddl::plan_create_table(ct, catalog),
+        Statement::CreateView(cv) => ddl::plan_create_view(cv, catalog),
+        Statement::Drop {
+            object_type,
+            if_exists,
+            names,
+            cascade,
+            purge: false,
+            temporary: false,
+            table: None,
+            ..
+        } => ddl::plan_drop(object_type, *if_exists, names, *cascade, catalog),
+        Statement::Insert(ins) => dml::plan_insert(ins, catalog),
+        Statement::Update(up) => dml::plan_update(up, catalog),
+        Statement::Delete(del) => dml::plan_delete(del, catalog),
+        other => Err(PlanError::unsupported(statement_name(other))),
+    }
+}
+
+/// The leading keywords of a statement, to name it in "not supported" errors.
+fn statement_name(stmt: &Statement) -> String {
+    let text = stmt.to_string();
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .take_while(|w| w.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        .take(3)
+        .collect();
+    if words.is_empty() {
+        "this statement".to_string()
+    } else {
+        words.join(" ").to_uppercase()
+    }
+}

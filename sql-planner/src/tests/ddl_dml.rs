@@ -1,0 +1,355 @@
+//! CREATE, DROP, INSERT, UPDATE, DELETE and SUBSCRIBE.
+
+use super::*;
+use crate::{ParsedStatement, SubscribeTarget};
+use kpg_types::{BinaryFunc, ScalarExpr, UnaryFunc};
+
+#[test]
+fn create_table_types_and_nullability() {
+    let p = plan_one(
+        "CREATE TABLE IF NOT EXISTS Foo (A int, b INTEGER NOT NULL, c bigint, d smallint, e text, \
+         f varchar(10), g character varying(3), h boolean, i numeric(15,2), j decimal, k double precision, \
+         l float8, m date, \"Q\" bool NULL, n float)",
+    )
+    .unwrap();
+    let PlannedStatement::CreateTable {
+        name,
+        desc,
+        if_not_exists,
+    } = p
+    else {
+        panic!()
+    };
+    assert_eq!(name, "foo");
+    assert!(if_not_exists);
+    let cols: Vec<(&str, ScalarType, bool)> = desc
+        .columns
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.scalar, t.nullable))
+        .collect();
+    assert_eq!(cols[0], ("a", ScalarType::Int32, true));
+    assert_eq!(cols[1], ("b", ScalarType::Int32, false));
+    assert_eq!(cols[2].1, ScalarType::Int64);
+    assert_eq!(cols[3].1, ScalarType::Int32);
+    assert_eq!(
+        cols[5].1,
+        ScalarType::VarChar {
+            max_length: Some(10)
+        }
+    );
+    assert_eq!(
+        cols[8].1,
+        ScalarType::Numeric {
+            precision: Some(15),
+            scale: Some(2)
+        }
+    );
+    assert_eq!(cols[9].1, ScalarType::NUMERIC);
+    assert_eq!(cols[10].1, ScalarType::Float64);
+    assert_eq!(cols[13].0, "Q");
+    assert_eq!(cols[14].1, ScalarType::Float64);
+}
+
+#[test]
+fn create_errors() {
+    assert_eq!(
+        err("CREATE TABLE t (a int)").message,
+        "relation \"t\" already exists"
+    );
+    assert_eq!(code("CREATE TABLE t (a int)"), "42P07");
+    assert!(matches!(
+        plan_one("CREATE TABLE IF NOT EXISTS t (a int)"),
+        Ok(PlannedStatement::CreateTable { .. })
+    ));
+    assert_eq!(code("CREATE TABLE z (a int PRIMARY KEY)"), "0A000");
+    assert_eq!(code("CREATE TABLE z (a int DEFAULT 1)"), "0A000");
+    assert_eq!(code("CREATE TABLE z (a real)"), "0A000");
+    assert_eq!(code("CREATE TABLE z (a timestamp)"), "0A000");
+    assert_eq!(code("CREATE TABLE z (a int, A text)"), "42701");
+    assert_eq!(code("CREATE TABLE z (a foo)"), "42704");
+    assert_eq!(code("CREATE MATERIALIZED VIEW v AS SELECT 1"), "42P07");
+    assert_eq!(code("CREATE MATERIALIZED VIEW w AS SELECT 1, 2"), "42701");
+    assert_eq!(
+        code("CREATE MATERIALIZED VIEW w AS SELECT a FROM t LIMIT 1"),
+        "0A000"
+    );
+    assert_eq!(code("CREATE VIEW w AS SELECT 1"), "0A000");
+}
+
+#[test]
+fn create_materialized_view() {
+    let p = plan_one("CREATE MATERIALIZED VIEW w AS SELECT b, count(*), sum(c) AS total FROM t GROUP BY b ORDER BY b").unwrap();
+    let PlannedStatement::CreateMaterializedView {
+        name, desc, plan, ..
+    } = p
+    else {
+        panic!()
+    };
+    assert_eq!(name, "w");
+    assert_eq!(desc.names().collect::<Vec<_>>(), ["b", "count", "total"]);
+    assert!(matches!(plan, Plan::Reduce { .. }));
+    let p = plan_one("CREATE MATERIALIZED VIEW w (x, y) AS SELECT a, b FROM t").unwrap();
+    let PlannedStatement::CreateMaterializedView { desc, plan, .. } = p else {
+        panic!()
+    };
+    assert_eq!(desc.names().collect::<Vec<_>>(), ["x", "y"]);
+    assert_eq!(
+        plan,
+        Plan::Project {
+            input: Box::new(Plan::Get { id: 1 }),
+            outputs: vec![0, 1]
+        }
+    );
+}
+
+#[test]
+fn drop() {
+    assert_eq!(
+        plan_one("DROP TABLE t, u CASCADE").unwrap(),
+        PlannedStatement::Drop {
+            ids: vec![1, 2],
+            cascade: true
+        }
+    );
+    assert_eq!(
+        plan_one("DROP MATERIALIZED VIEW IF EXISTS v, nope").unwrap(),
+        PlannedStatement::Drop {
+            ids: vec![3],
+            cascade: false
+        }
+    );
+    assert_eq!(
+        err("DROP TABLE nope").message,
+        "table \"nope\" does not exist"
+    );
+    assert_eq!(code("DROP TABLE nope"), "42P01");
+    assert_eq!(err("DROP TABLE v").message, "\"v\" is not a table");
+    assert_eq!(code("DROP TABLE v"), "42809");
+    assert_eq!(code("DROP MATERIALIZED VIEW t"), "42809");
+    assert_eq!(code("DROP INDEX i"), "0A000");
+}
+
+fn constant_rows(p: PlannedStatement) -> Vec<Vec<Datum>> {
+    let PlannedStatement::Insert {
+        plan: Plan::Constant { rows },
+        ..
+    } = p
+    else {
+        panic!("{p:?}")
+    };
+    rows.into_iter()
+        .map(|(r, d)| {
+            assert_eq!(d, 1);
+            r.into_datums()
+        })
+        .collect()
+}
+
+#[test]
+fn insert_values_with_assignment_casts() {
+    let rows = constant_rows(
+        plan_one("INSERT INTO t VALUES (1, 'x', 2.345, '2024-01-02'), (2, NULL, 7, NULL)").unwrap(),
+    );
+    assert_eq!(
+        rows[0],
+        vec![
+            Datum::Int32(1),
+            text("x"),
+            num("2.35"),
+            Datum::parse_text("2024-01-02", &ScalarType::Date).unwrap()
+        ]
+    );
+    assert_eq!(
+        rows[1],
+        vec![Datum::Int32(2), Datum::Null, num("7.00"), Datum::Null]
+    );
+    let rows = constant_rows(plan_one("INSERT INTO u (s, a) VALUES ('abc', 2.5)").unwrap());
+    assert_eq!(
+        rows[0],
+        vec![Datum::Int32(3), Datum::Null, Datum::Null, text("abc")]
+    );
+    let rows = constant_rows(plan_one("INSERT INTO u VALUES (1)").unwrap());
+    assert_eq!(
+        rows[0],
+        vec![Datum::Int32(1), Datum::Null, Datum::Null, Datum::Null]
+    );
+    let rows = constant_rows(plan_one("INSERT INTO u (x, s) VALUES (1 + 1, 12)").unwrap());
+    assert_eq!(
+        rows[0],
+        vec![Datum::Null, Datum::Int64(2), Datum::Null, text("12")]
+    );
+}
+
+#[test]
+fn insert_errors() {
+    assert_eq!(
+        err("INSERT INTO t VALUES (NULL)").message,
+        "null value in column \"a\" of relation \"t\" violates not-null constraint"
+    );
+    assert_eq!(code("INSERT INTO t (b) VALUES ('x')"), "23502");
+    assert_eq!(
+        err("INSERT INTO t (a) VALUES (true)").message,
+        "column \"a\" is of type integer but expression is of type boolean"
+    );
+    assert_eq!(code("INSERT INTO t (a) VALUES (true)"), "42804");
+    assert_eq!(code("INSERT INTO t (a) VALUES ('x')"), "22P02");
+    assert_eq!(code("INSERT INTO u (s) VALUES ('toolong')"), "22001");
+    assert_eq!(code("INSERT INTO u (a) VALUES (3000000000)"), "22003");
+    assert_eq!(code("INSERT INTO t (c) VALUES (123456789012)"), "22003");
+    assert_eq!(code("INSERT INTO t (a) VALUES (1, 2)"), "42601");
+    assert_eq!(code("INSERT INTO t (a, b) VALUES (1)"), "42601");
+    assert_eq!(code("INSERT INTO t (zz) VALUES (1)"), "42703");
+    assert_eq!(
+        err("INSERT INTO v VALUES (1, 2)").message,
+        "cannot change materialized view \"v\""
+    );
+    assert_eq!(code("INSERT INTO v VALUES (1, 2)"), "42809");
+    assert_eq!(code("INSERT INTO nope VALUES (1)"), "42P01");
+    assert_eq!(code("INSERT INTO t (d) SELECT b FROM t"), "42804");
+}
+
+#[test]
+fn insert_select() {
+    let p = plan_one("INSERT INTO u (a, x) SELECT a, a FROM t WHERE a > 1").unwrap();
+    let PlannedStatement::Insert { table, plan } = p else {
+        panic!()
+    };
+    assert_eq!(table, 2);
+    let rows = eval(&plan, &catalog());
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        rows[0].0.datums(),
+        &[Datum::Int32(2), Datum::Int64(2), Datum::Null, Datum::Null]
+    );
+    assert_eq!(rows[0].1, 2);
+    // Untyped literals of a SELECT convert to the column type, as in PostgreSQL.
+    let p = plan_one("INSERT INTO t (a, d) SELECT '7', '2024-05-06'").unwrap();
+    let PlannedStatement::Insert {
+        plan: Plan::Constant { rows },
+        ..
+    } = p
+    else {
+        panic!()
+    };
+    assert_eq!(rows[0].0.get(0), &Datum::Int32(7));
+    assert_eq!(code("INSERT INTO t (a) SELECT 'x'"), "22P02");
+    assert_eq!(code("INSERT INTO t (a) SELECT b FROM t"), "42804");
+}
+
+#[test]
+fn update_and_delete() {
+    let p = plan_one("UPDATE t SET c = c * 2, b = 'z' WHERE a = 2 AND d IS NOT NULL").unwrap();
+    let PlannedStatement::Update {
+        table,
+        predicates,
+        assignments,
+    } = p
+    else {
+        panic!()
+    };
+    assert_eq!(table, 1);
+    assert_eq!(predicates.len(), 2);
+    assert_eq!(assignments[0], ScalarExpr::Column(0));
+    assert_eq!(assignments[1], ScalarExpr::Literal(text("z")));
+    let numeric_10_2 = ScalarType::Numeric {
+        precision: Some(10),
+        scale: Some(2),
+    };
+    assert_eq!(
+        assignments[2],
+        ScalarExpr::Column(2)
+            .call_binary(BinaryFunc::Mul, ScalarExpr::Literal(num("2")))
+            .call_unary(UnaryFunc::Cast(numeric_10_2))
+    );
+    assert_eq!(assignments[3], ScalarExpr::Column(3));
+    assert_eq!(code("UPDATE t SET a = NULL"), "23502");
+    assert_eq!(code("UPDATE t SET zz = 1"), "42703");
+    assert_eq!(code("UPDATE t SET a = 1, a = 2"), "42601");
+    assert_eq!(code("UPDATE v SET a = 1"), "42809");
+    assert_eq!(code("UPDATE t SET a = count(*)"), "42803");
+    let p = plan_one("DELETE FROM u AS q WHERE q.s LIKE 'x%'").unwrap();
+    let PlannedStatement::Delete { table, predicates } = p else {
+        panic!()
+    };
+    assert_eq!((table, predicates.len()), (2, 1));
+    assert_eq!(
+        plan_one("DELETE FROM t").unwrap(),
+        PlannedStatement::Delete {
+            table: 1,
+            predicates: vec![]
+        }
+    );
+    assert_eq!(code("DELETE FROM v"), "42809");
+    assert_eq!(code("DELETE FROM t WHERE a"), "42804");
+}
+
+#[test]
+fn subscribe_parsing_and_planning() {
+    let stmts = parse("SUBSCRIBE v; subscribe to \"V\"; COPY (SUBSCRIBE (SELECT a FROM t)) TO STDOUT; SUBSCRIBE TO public.t").unwrap();
+    assert_eq!(stmts.len(), 4);
+    assert!(
+        matches!(&stmts[0], ParsedStatement::Subscribe { target: SubscribeTarget::Name(n), copy_to_stdout: false } if n == "v")
+    );
+    assert!(
+        matches!(&stmts[1], ParsedStatement::Subscribe { target: SubscribeTarget::Name(n), .. } if n == "V")
+    );
+    assert!(matches!(
+        &stmts[2],
+        ParsedStatement::Subscribe {
+            target: SubscribeTarget::Query(_),
+            copy_to_stdout: true
+        }
+    ));
+    let cat = catalog();
+    let PlannedStatement::Subscribe { plan: p, desc } = plan(&stmts[0], &cat).unwrap() else {
+        panic!()
+    };
+    assert_eq!(p, Plan::Get { id: 3 });
+    assert_eq!(desc.arity(), 2);
+    let PlannedStatement::Subscribe { plan: p, desc } = plan(&stmts[2], &cat).unwrap() else {
+        panic!()
+    };
+    assert_eq!(
+        p,
+        Plan::Project {
+            input: Box::new(Plan::Get { id: 1 }),
+            outputs: vec![0]
+        }
+    );
+    assert_eq!(desc.names().collect::<Vec<_>>(), ["a"]);
+    assert_eq!(plan(&stmts[1], &cat).unwrap_err().code, "42P01");
+    assert!(matches!(
+        plan(&stmts[3], &cat),
+        Ok(PlannedStatement::Subscribe { .. })
+    ));
+    assert_eq!(parse("COPY (SUBSCRIBE v) TO").unwrap_err().code, "42601");
+    assert_eq!(parse("SUBSCRIBE").unwrap_err().code, "42601");
+}
+
+#[test]
+fn session_statements_parse() {
+    let stmts =
+        parse("BEGIN; SELECT 1; COMMIT; ROLLBACK; SET x = 1; SHOW x; DISCARD ALL;").unwrap();
+    assert_eq!(stmts.len(), 7);
+}
+
+#[test]
+fn materialized_view_if_not_exists() {
+    let p = plan_one("CREATE MATERIALIZED VIEW IF NOT EXISTS v AS SELECT a FROM t").unwrap();
+    assert!(matches!(
+        p,
+        PlannedStatement::CreateMaterializedView {
+            if_not_exists: true,
+            ..
+        }
+    ));
+    let p = plan_one(
+        "CREATE MATERIALIZED VIEW w AS SELECT t.a, u.x, t.a + u.x AS s FROM t, u WHERE t.a = u.a",
+    )
+    .unwrap();
+    let PlannedStatement::CreateMaterializedView { desc, .. } = p else {
+        panic!()
+    };
+    assert_eq!(desc.names().collect::<Vec<_>>(), ["a", "x", "s"]);
+    assert_eq!(desc.columns[2].1.scalar, ScalarType::Int64);
+}

@@ -1,0 +1,314 @@
+//! SQL types as the planner sees them: the mapping from sqlparser's `DataType` to kpg's
+//! `ScalarType`, the typed expressions the binder produces, and PostgreSQL's coercion rules.
+//!
+//! A bound expression is `Typed`: a `ScalarExpr` with its type and nullability. The type is
+//! `None` for PostgreSQL's "unknown" pseudo-type, which only string literals and NULL have: an
+//! unknown literal takes the type its context needs (it is parsed at plan time, so a bad value
+//! is a 22P02 error at plan time, as in PostgreSQL), and resolves to `text` where nothing
+//! constrains it.
+//!
+//! Coercions come in PostgreSQL's three strengths: implicit (operators: numeric promotion
+//! int4 → int8 → numeric → float8), assignment (INSERT/UPDATE: also narrowing numeric casts and
+//! anything to a string type) and explicit (CAST: also text to anything, int4 ⇄ bool).
+
+use crate::error::PlanError;
+use crate::fold;
+use kpg_types::{Datum, ScalarExpr, ScalarType, UnaryFunc};
+use sqlparser::ast::{CharacterLength, DataType, ExactNumberInfo};
+
+/// A bound expression with its type (`None` = unknown) and whether it may be NULL.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Typed {
+    pub expr: ScalarExpr,
+    pub ty: Option<ScalarType>,
+    pub nullable: bool,
+}
+
+impl Typed {
+    pub fn new(expr: ScalarExpr, ty: ScalarType, nullable: bool) -> Self {
+        Typed {
+            expr,
+            ty: Some(ty),
+            nullable,
+        }
+    }
+
+    pub fn literal(d: Datum, ty: ScalarType) -> Self {
+        let nullable = d.is_null();
+        Typed::new(ScalarExpr::Literal(d), ty, nullable)
+    }
+
+    /// The type's name for messages: PostgreSQL says "unknown" for untyped literals.
+    pub fn type_name(&self) -> String {
+        type_name(self.ty)
+    }
+}
+
+pub fn type_name(ty: Option<ScalarType>) -> String {
+    ty.map_or_else(|| "unknown".to_string(), |t| t.to_string())
+}
+
+/// How strong a coercion is allowed to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CastContext {
+    Implicit,
+    Assignment,
+    Explicit,
+}
+
+/// Position in PostgreSQL's numeric promotion order.
+fn numeric_rank(t: &ScalarType) -> Option<u8> {
+    match t {
+        ScalarType::Int32 => Some(0),
+        ScalarType::Int64 => Some(1),
+        ScalarType::Numeric { .. } => Some(2),
+        ScalarType::Float64 => Some(3),
+        _ => None,
+    }
+}
+
+/// Whether a value of type `from` may become a `to` in the given context.
+pub fn cast_allowed(from: &ScalarType, to: &ScalarType, ctx: CastContext) -> bool {
+    use ScalarType::*;
+    if from.same_family(to) {
+        return true;
+    }
+    if let (Some(a), Some(b)) = (numeric_rank(from), numeric_rank(to)) {
+        return a < b || ctx != CastContext::Implicit;
+    }
+    match (from, to) {
+        (_, Text | VarChar { .. }) => ctx != CastContext::Implicit,
+        (Text | VarChar { .. }, _) => ctx == CastContext::Explicit,
+        (Int32, Bool) | (Bool, Int32) => ctx == CastContext::Explicit,
+        _ => false,
+    }
+}
+
+/// Converts `t` to type `to`, or `Ok(None)` if the context does not allow it. Unknown
+/// literals are parsed (errors are PostgreSQL's input errors); constants are folded.
+pub fn coerce(t: Typed, to: &ScalarType, ctx: CastContext) -> Result<Option<Typed>, PlanError> {
+    let Some(from) = t.ty else {
+        // An unknown literal: a string is input for the target type, NULL is NULL of it.
+        let expr = match t.expr {
+            ScalarExpr::Literal(Datum::String(s)) => {
+                ScalarExpr::Literal(Datum::parse_text(&s, to)?)
+            }
+            other => fold::node(other.call_unary(UnaryFunc::Cast(*to)))?,
+        };
+        return Ok(Some(Typed {
+            expr,
+            ty: Some(*to),
+            nullable: t.nullable,
+        }));
+    };
+    if !cast_allowed(&from, to, ctx) {
+        return Ok(None);
+    }
+    if !needs_cast(&from, to) {
+        return Ok(Some(Typed { ty: Some(*to), ..t }));
+    }
+    let expr = fold::node(t.expr.call_unary(UnaryFunc::Cast(*to)))?;
+    Ok(Some(Typed {
+        expr,
+        ty: Some(*to),
+        nullable: t.nullable,
+    }))
+}
+
+fn to_is_unconstrained(to: &ScalarType) -> bool {
+    matches!(
+        to,
+        ScalarType::Numeric {
+            precision: None,
+            ..
+        } | ScalarType::VarChar { max_length: None }
+            | ScalarType::Text
+    )
+}
+
+/// Whether converting `from` to `to` changes values (or may fail).
+fn needs_cast(from: &ScalarType, to: &ScalarType) -> bool {
+    if from == to {
+        return false;
+    }
+    if from.same_family(to) {
+        // Dropping a modifier never changes a value; adding or changing one may.
+        return !to_is_unconstrained(to);
+    }
+    true
+}
+
+/// Resolves unknown to text, as PostgreSQL does for query outputs.
+pub fn resolve_unknown(t: Typed) -> Result<Typed, PlanError> {
+    match t.ty {
+        Some(_) => Ok(t),
+        None => Ok(coerce(t, &ScalarType::Text, CastContext::Implicit)?.expect("unknown coerces")),
+    }
+}
+
+/// PostgreSQL's `select_common_type`: the type CASE branches, COALESCE arguments, UNION
+/// columns and VALUES columns are converted to. `what` names the construct for the error.
+pub fn common_type(types: &[Option<ScalarType>], what: &str) -> Result<ScalarType, PlanError> {
+    let mut acc: Option<ScalarType> = None;
+    for t in types.iter().flatten() {
+        acc = Some(match acc {
+            None => *t,
+            Some(a) if a == *t => a,
+            Some(a) => match (numeric_rank(&a), numeric_rank(t)) {
+                (Some(x), Some(y)) => {
+                    let wider = if x >= y { a } else { *t };
+                    if matches!(wider, ScalarType::Numeric { .. }) {
+                        ScalarType::NUMERIC
+                    } else {
+                        wider
+                    }
+                }
+                _ if a.is_string() && t.is_string() => match (a, t) {
+                    (ScalarType::VarChar { .. }, ScalarType::VarChar { .. }) => {
+                        ScalarType::VarChar { max_length: None }
+                    }
+                    _ => ScalarType::Text,
+                },
+                _ if a.same_family(t) => a.base(),
+                _ => {
+                    return Err(PlanError::datatype_mismatch(format!(
+                        "{what} types {a} and {t} cannot be matched"
+                    )))
+                }
+            },
+        });
+    }
+    Ok(acc.unwrap_or(ScalarType::Text))
+}
+
+/// Converts every expression to `ty` (implicitly), for constructs with a common type.
+pub fn coerce_all(items: Vec<Typed>, ty: &ScalarType, what: &str) -> Result<Vec<Typed>, PlanError> {
+    items
+        .into_iter()
+        .map(|t| {
+            let name = t.type_name();
+            coerce(t, ty, CastContext::Implicit)?.ok_or_else(|| {
+                PlanError::datatype_mismatch(format!(
+                    "{what} could not convert type {name} to {ty}"
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The wider of two numeric types under implicit promotion, or None if either is not numeric.
+pub fn numeric_promotion(a: &ScalarType, b: &ScalarType) -> Option<ScalarType> {
+    let (x, y) = (numeric_rank(a)?, numeric_rank(b)?);
+    let wider = if x >= y { a } else { b };
+    Some(wider.base())
+}
+
+/// Maps a SQL type name to a kpg type; what kpg lacks is refused (0A000), what PostgreSQL
+/// lacks does not exist (42704).
+pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
+    use DataType as D;
+    let unsupported = |what: &str| Err(PlanError::unsupported(format!("type {what}")));
+    Ok(match dt {
+        D::SmallInt(None) | D::Int2(None) => ScalarType::Int32,
+        D::Int(None) | D::Int4(None) | D::Integer(None) => ScalarType::Int32,
+        D::BigInt(None) | D::Int8(None) => ScalarType::Int64,
+        D::Text => ScalarType::Text,
+        D::Varchar(len) | D::CharacterVarying(len) | D::CharVarying(len) => ScalarType::VarChar {
+            max_length: match len {
+                None => None,
+                Some(CharacterLength::IntegerLength { length, unit: None }) => {
+                    if *length == 0 || *length > 10_485_760 {
+                        return Err(PlanError::new(
+                            "22023",
+                            "length for type varchar must be at least 1 and at most 10485760",
+                        ));
+                    }
+                    Some(*length as u32)
+                }
+                Some(_) => return unsupported(&dt.to_string()),
+            },
+        },
+        D::Bool | D::Boolean => ScalarType::Bool,
+        D::Numeric(info) | D::Decimal(info) => match info {
+            ExactNumberInfo::None => ScalarType::NUMERIC,
+            ExactNumberInfo::Precision(p) => numeric(*p, 0)?,
+            ExactNumberInfo::PrecisionAndScale(p, s) => numeric(*p, *s)?,
+        },
+        D::DoublePrecision | D::Float8 | D::Float64 | D::Double(ExactNumberInfo::None) => {
+            ScalarType::Float64
+        }
+        D::Float(ExactNumberInfo::None) => ScalarType::Float64,
+        D::Float(ExactNumberInfo::Precision(p)) if (25..=53).contains(p) => ScalarType::Float64,
+        D::Float(ExactNumberInfo::Precision(p)) if (1..=24).contains(p) => {
+            return unsupported("real")
+        }
+        D::Float(ExactNumberInfo::Precision(_)) => {
+            return Err(PlanError::new(
+                "22023",
+                "precision for type float must be between 1 and 53",
+            ))
+        }
+        D::Real | D::Float4 => return unsupported("real"),
+        D::Date => ScalarType::Date,
+        D::Custom(name, mods) if mods.is_empty() => {
+            match name.to_string().to_lowercase().as_str() {
+                "int2" | "int4" | "integer" | "int" | "smallint" => ScalarType::Int32,
+                "int8" | "bigint" => ScalarType::Int64,
+                "float8" => ScalarType::Float64,
+                "bool" | "boolean" => ScalarType::Bool,
+                "text" => ScalarType::Text,
+                "varchar" => ScalarType::VarChar { max_length: None },
+                "numeric" | "decimal" => ScalarType::NUMERIC,
+                "date" => ScalarType::Date,
+                "float4" | "real" => return unsupported("real"),
+                "timestamp" | "timestamptz" | "interval" | "time" | "timetz" | "bytea" | "json"
+                | "jsonb" | "uuid" | "bpchar" | "char" => return unsupported(&name.to_string()),
+                other => {
+                    return Err(PlanError::new(
+                        "42704",
+                        format!("type \"{other}\" does not exist"),
+                    ))
+                }
+            }
+        }
+        other => return unsupported(&other.to_string()),
+    })
+}
+
+fn numeric(p: u64, s: i64) -> Result<ScalarType, PlanError> {
+    if !(1..=1000).contains(&p) {
+        return Err(PlanError::new(
+            "22023",
+            format!("NUMERIC precision {p} must be between 1 and 1000"),
+        ));
+    }
+    if s < 0 || s as u64 > p {
+        return Err(PlanError::new(
+            "22023",
+            format!("NUMERIC scale {s} must be between 0 and precision {p}"),
+        ));
+    }
+    if p > 28 {
+        return Err(PlanError::unsupported(format!(
+            "numeric precision {p} (kpg stores at most 28 digits)"
+        )));
+    }
+    Ok(ScalarType::Numeric {
+        precision: Some(p as u8),
+        scale: Some(s as u8),
+    })
+}
+
+/// PostgreSQL's internal type name, which it uses as the column name of a bare cast.
+pub fn internal_name(ty: &ScalarType) -> &'static str {
+    match ty {
+        ScalarType::Bool => "bool",
+        ScalarType::Int32 => "int4",
+        ScalarType::Int64 => "int8",
+        ScalarType::Float64 => "float8",
+        ScalarType::Numeric { .. } => "numeric",
+        ScalarType::Text => "text",
+        ScalarType::VarChar { .. } => "varchar",
+        ScalarType::Date => "date",
+    }
+}

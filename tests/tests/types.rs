@@ -1,0 +1,156 @@
+//! Issue 2: CREATE TABLE with int4/integer, int8/bigint, text, varchar(n), boolean, numeric(p,s),
+//! double precision and date; every value round-trips exactly as PostgreSQL prints it (text
+//! format over the simple query protocol). Everything is compared with a real PostgreSQL.
+
+use kpg_tests::*;
+
+const CREATE: &str =
+    "CREATE TABLE all_types (i4 int4, i8 int8, t text, vc varchar(10), b boolean, \
+                      n numeric(10,2), d double precision, dt date)";
+
+const ROWS: &[&str] = &[
+    "(1, 1, 'hello', 'world', true, 12.5, 1.5, '2024-01-31')",
+    "(-2147483648, -9223372036854775808, '', '', false, -0.01, -0.1, '1999-12-31')",
+    "(2147483647, 9223372036854775807, 'it''s', 'exactly10c', true, 99999999.99, 1e20, '2000-02-29')",
+    "(0, 0, 'héllo wörld ✓', 'ünïcode', false, 0, 0, '1970-01-01')",
+    "(42, 4200000000, 'back\\slash', 'a b', true, 12.345, 0.000001, '2024-12-01')",
+    "(-7, -70000000000, 'with\ttab', 'x', false, -12.345, 123456789.125, '2023-06-15')",
+    "(7, 70, 'multi\nline', 'y', true, 3, 3, '2024-02-29')",
+    "(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+];
+
+async fn setup() -> (KpgServer, Postgres, Pair) {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec(CREATE).await;
+    (kpg, pg, s)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_type_round_trips() {
+    let (_kpg, _pg, s) = setup().await;
+    // One row per INSERT first, then all together in a multi-row INSERT.
+    for r in ROWS {
+        s.exec(&format!("INSERT INTO all_types VALUES {r}")).await;
+    }
+    s.exec(&format!("INSERT INTO all_types VALUES {}", ROWS.join(", ")))
+        .await;
+    s.check("SELECT * FROM all_types").await;
+    for col in ["i4", "i8", "t", "vc", "b", "n", "d", "dt"] {
+        s.check(&format!("SELECT {col} FROM all_types")).await;
+    }
+    // Output formats spelled out once, independent of the oracle.
+    let k = query(
+        &s.kpg,
+        "SELECT i4, i8, t, vc, b, n, d, dt FROM all_types WHERE i4 = 1",
+    )
+    .await;
+    assert_eq!(
+        k,
+        rows(&[
+            &[
+                "1",
+                "1",
+                "hello",
+                "world",
+                "t",
+                "12.50",
+                "1.5",
+                "2024-01-31"
+            ],
+            &[
+                "1",
+                "1",
+                "hello",
+                "world",
+                "t",
+                "12.50",
+                "1.5",
+                "2024-01-31"
+            ]
+        ])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn type_names_and_aliases() {
+    // The spellings issue 2 names: int4/integer, int8/bigint, text, varchar(n), boolean,
+    // numeric(p,s), double precision, date.
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec(
+        "CREATE TABLE aliases (a integer, b bigint, c int4, d int8, e varchar(3), f numeric(6,3), \
+         g double precision, h boolean, i date, j text)",
+    )
+    .await;
+    s.exec(
+        "INSERT INTO aliases VALUES (1, 2, 3, 4, 'abc', 1.5, 2.25, false, '2024-01-01', 'z'), \
+         (-1, -2, -3, -4, 'a', -1.0005, -2.5e-10, true, '2020-12-31', 'zz')",
+    )
+    .await;
+    s.check("SELECT * FROM aliases").await;
+    // Integer literals into numeric/double/bigint columns are assignment-cast.
+    s.exec("INSERT INTO aliases (b, f, g) VALUES (5, 7, 8)")
+        .await;
+    s.check("SELECT * FROM aliases").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn comparisons_and_ordering_per_type() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec(&format!("INSERT INTO all_types VALUES {}", ROWS.join(", ")))
+        .await;
+    for q in [
+        "SELECT i4 FROM all_types WHERE i4 > 0",
+        "SELECT i8 FROM all_types WHERE i8 > 1000000000",
+        "SELECT t FROM all_types WHERE t = 'hello'",
+        "SELECT vc FROM all_types WHERE vc <> ''",
+        "SELECT i4, b FROM all_types WHERE b",
+        "SELECT i4, b FROM all_types WHERE b = false",
+        "SELECT n FROM all_types WHERE n >= 12.35",
+        "SELECT d FROM all_types WHERE d < 2",
+        "SELECT dt FROM all_types WHERE dt >= '2000-01-01'",
+        "SELECT i4 FROM all_types WHERE i4 IS NULL",
+        "SELECT i4 FROM all_types WHERE t IS NOT NULL",
+        // ORDER BY: NULLs sort last ascending in PostgreSQL; text order is bytewise (C locale).
+        "SELECT i4 FROM all_types ORDER BY i4",
+        "SELECT i8 FROM all_types ORDER BY i8 DESC",
+        "SELECT t FROM all_types ORDER BY t",
+        "SELECT n, i4 FROM all_types ORDER BY n, i4",
+        "SELECT d FROM all_types ORDER BY d",
+        "SELECT dt FROM all_types ORDER BY dt DESC",
+        "SELECT b, i4 FROM all_types ORDER BY b, i4",
+    ] {
+        s.check(q).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expressions_keep_postgres_types() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec(&format!("INSERT INTO all_types VALUES {}", ROWS.join(", ")))
+        .await;
+    for q in [
+        // int4 arithmetic, integer division, int4 + int8 -> int8.
+        "SELECT i4 + 1, i4 * 2, i4 - 3, i4 / 2, i4 + i8 FROM all_types WHERE i4 BETWEEN -10 AND 100",
+        // numeric keeps its scale: 12.50 * 2 = 25.00, 12.50 + 1 = 13.50.
+        "SELECT n * 2, n + 1, n - n, n * i4 FROM all_types WHERE i4 BETWEEN -10 AND 100",
+        // double precision arithmetic.
+        "SELECT d * 2, d + 1, d - 0.5 FROM all_types WHERE i4 BETWEEN -10 AND 100",
+        // Comparisons yield booleans printed as t/f.
+        "SELECT i4 > 5, n < 10, t = 'hello', dt < '2024-01-01' FROM all_types",
+        "SELECT NOT b, b AND i4 > 5, b OR i4 > 5 FROM all_types",
+    ] {
+        s.check(q).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn select_constants() {
+    // An ad hoc SELECT without FROM, as psql users type it.
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.check("SELECT 1").await;
+    s.check("SELECT 1 + 2 AS three, 'abc' AS t, true AS b, 12.50 AS n, 7 / 2 AS q")
+        .await;
+}
