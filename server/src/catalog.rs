@@ -1,9 +1,7 @@
 //! The server's catalog: named tables and materialized views, their schemas and dependencies.
 //!
 //! The coordinator owns it; the planner reads it through `kpg_sql::Catalog`. Every object has a
-//! `GlobalId` from one counter, which is also the id of its arrangement in the workers. Each
-//! entry keeps the SQL that created it, so that the catalog can later be made durable as a log
-//! of DDL statements without changing its shape.
+//! `GlobalId` from one counter, which is also the id of its arrangement in the workers.
 
 use std::collections::BTreeMap;
 
@@ -15,7 +13,6 @@ pub struct Entry {
     pub item: CatalogItem,
     /// The objects this one reads (for views).
     pub depends_on: Vec<GlobalId>,
-    pub create_sql: String,
 }
 
 #[derive(Default)]
@@ -32,7 +29,6 @@ impl Catalog {
         kind: ItemKind,
         desc: RelationDesc,
         depends_on: Vec<GlobalId>,
-        create_sql: String,
     ) {
         self.by_name.insert(name.clone(), id);
         self.entries.insert(
@@ -45,7 +41,6 @@ impl Catalog {
                     desc,
                 },
                 depends_on,
-                create_sql,
             },
         );
     }
@@ -113,7 +108,6 @@ mod tests {
             ItemKind::Table,
             RelationDesc::default(),
             vec![],
-            String::new(),
         );
         c.insert(
             2,
@@ -121,7 +115,6 @@ mod tests {
             ItemKind::MaterializedView,
             RelationDesc::default(),
             vec![1],
-            String::new(),
         );
         c.insert(
             3,
@@ -129,7 +122,6 @@ mod tests {
             ItemKind::MaterializedView,
             RelationDesc::default(),
             vec![2],
-            String::new(),
         );
         assert_eq!(c.dependents(1), vec![2]);
         assert_eq!(c.with_dependents(&[1]), vec![3, 2, 1]);

@@ -18,7 +18,7 @@ CREATE MATERIALIZED VIEW demo_revenue AS
 pub async fn install(coord: &Arc<Coordinator>) -> anyhow::Result<()> {
     for stmt in kpg_sql::parse(DEMO_SQL).map_err(|e| anyhow::anyhow!("{e}"))? {
         coord
-            .execute(&stmt, &format!("{stmt:?}"))
+            .execute(&stmt)
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
     }

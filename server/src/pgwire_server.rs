@@ -21,7 +21,7 @@ use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{send_ready_for_query, ExtendedQueryHandler, SimpleQueryHandler};
 use pgwire::api::results::{DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag};
 use pgwire::api::stmt::QueryParser;
-use pgwire::api::store::PortalStore;
+use pgwire::api::store::{Entry, PortalStore};
 use pgwire::api::{
     ClientInfo, ClientPortalStore, ConnectionHandle, ConnectionManager, PgWireConnectionState,
     PgWireServerHandlers, Type,
@@ -29,6 +29,7 @@ use pgwire::api::{
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::copy::{CopyData, CopyDone, CopyOutResponse};
 use pgwire::messages::data::DataRow;
+use pgwire::messages::extendedquery::Execute;
 use pgwire::messages::response::CommandComplete;
 use pgwire::messages::PgWireBackendMessage;
 
@@ -90,7 +91,6 @@ impl NoopStartupHandler for Session {
 /// A statement prepared through the extended protocol.
 #[derive(Clone, Debug)]
 pub struct PreparedStatement {
-    sql: String,
     stmt: ParsedStatement,
 }
 
@@ -115,7 +115,6 @@ impl QueryParser for StatementParser {
         match stmts.len() {
             0 => Ok(None),
             1 => Ok(Some(PreparedStatement {
-                sql: sql.to_string(),
                 stmt: stmts.remove(0),
             })),
             _ => Err(pg_error(ExecError::new(
@@ -163,7 +162,10 @@ impl SimpleQueryHandler for Session {
         if let Ok(stmts) = kpg_sql::parse(&query.query) {
             if let [stmt @ ParsedStatement::Subscribe { .. }] = stmts.as_slice() {
                 if matches!(client.state(), PgWireConnectionState::ReadyForQuery) {
-                    return self.stream_subscription(client, stmt, &query.query).await;
+                    client.set_state(PgWireConnectionState::QueryInProgress);
+                    let outcome = self.stream_subscription(client, stmt).await?;
+                    Self::complete(client, outcome).await?;
+                    return send_ready_for_query(client, client.transaction_status()).await;
                 }
             }
         }
@@ -184,7 +186,7 @@ impl SimpleQueryHandler for Session {
         let mut responses = Vec::with_capacity(stmts.len());
         for stmt in stmts {
             // Like PostgreSQL, a failed statement ends the rest of the query string.
-            match self.run(&stmt, query).await {
+            match self.run(&stmt).await {
                 Ok(result) => responses.push(to_response(result, &Format::UnifiedText)?),
                 Err(e) => {
                     responses.push(error_response(e));
@@ -203,6 +205,28 @@ impl ExtendedQueryHandler for Session {
 
     fn query_parser(&self) -> Arc<StatementParser> {
         Arc::clone(&self.parser)
+    }
+
+    async fn on_execute<C>(&self, client: &mut C, message: Execute) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = PreparedStatement>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        // Subscriptions stream until cancelled, which pgwire's own COPY path cannot do.
+        let name = message.name.as_deref().unwrap_or(pgwire::api::DEFAULT_NAME);
+        if let Some(Entry::Value(portal)) = client.portal_store().get_portal(name) {
+            let stmt = &portal.statement.statement;
+            if matches!(stmt.stmt, ParsedStatement::Subscribe { .. })
+                && matches!(client.state(), PgWireConnectionState::ReadyForQuery)
+            {
+                client.set_state(PgWireConnectionState::QueryInProgress);
+                let outcome = self.stream_subscription(client, &stmt.stmt).await?;
+                return Self::complete(client, outcome).await;
+            }
+        }
+        self._on_execute(client, message).await
     }
 
     async fn do_query<C>(
@@ -228,7 +252,7 @@ impl ExtendedQueryHandler for Session {
                 "SUBSCRIBE through the extended protocol",
             )));
         }
-        match self.run(&stmt.stmt, &stmt.sql).await {
+        match self.run(&stmt.stmt).await {
             Ok(result) => to_response(result, &portal.result_column_format),
             Err(e) => Ok(error_response(e)),
         }
@@ -236,22 +260,22 @@ impl ExtendedQueryHandler for Session {
 }
 
 impl Session {
-    async fn run(&self, stmt: &ParsedStatement, sql: &str) -> Result<ExecuteResult, ExecError> {
+    async fn run(&self, stmt: &ParsedStatement) -> Result<ExecuteResult, ExecError> {
         if let Some(result) = session_statement(stmt) {
             return result;
         }
-        self.coord.execute(stmt, sql).await
+        self.coord.execute(stmt).await
     }
 
-    /// Streams a subscription as COPY data until the client cancels or disconnects.
+    /// Streams a subscription as COPY data until the client cancels or disconnects. Returns
+    /// the tag to complete with, or the error that ended the stream.
     async fn stream_subscription<C>(
         &self,
         client: &mut C,
         stmt: &ParsedStatement,
-        sql: &str,
-    ) -> PgWireResult<()>
+    ) -> PgWireResult<Result<Tag, ExecError>>
     where
-        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
@@ -259,62 +283,69 @@ impl Session {
             Some(handle) => Some(handle.start_query().await),
             None => None,
         };
-        let outcome = match self.coord.execute(stmt, sql).await {
-            Ok(ExecuteResult::Subscription {
-                desc,
-                mut subscription,
-            }) => {
-                let columns = desc.arity() + 2;
-                client
-                    .send(PgWireBackendMessage::CopyOutResponse(CopyOutResponse::new(
-                        0,
-                        columns as i16,
-                        vec![0; columns],
-                    )))
-                    .await?;
-                let mut cancel = cancel.map(Box::pin);
-                let mut rows_sent = 0usize;
-                loop {
-                    let event = match cancel.as_mut() {
-                        Some(cancel) => tokio::select! {
-                            event = subscription.rx.recv() => event,
-                            _ = cancel => break Err(ExecError::new("57014", "canceling statement due to user request")),
-                        },
-                        None => subscription.rx.recv().await,
-                    };
-                    match event {
-                        Some(SubscribeEvent::Updates(updates)) => {
-                            for (time, diff, row) in updates {
-                                let mut line = format!("{time}\t{diff}");
-                                for datum in row.iter() {
-                                    line.push('\t');
-                                    copy_text(datum, &mut line);
-                                }
-                                line.push('\n');
-                                client
-                                    .feed(PgWireBackendMessage::CopyData(CopyData::new(
-                                        line.into_bytes().into(),
-                                    )))
-                                    .await?;
-                                rows_sent += 1;
-                            }
-                            client.flush().await?;
+        let (desc, mut subscription) = match self.coord.execute(stmt).await {
+            Ok(ExecuteResult::Subscription { desc, subscription }) => (desc, subscription),
+            Ok(_) => {
+                return Ok(Err(ExecError::internal(
+                    "SUBSCRIBE did not start a subscription",
+                )))
+            }
+            Err(e) => return Ok(Err(e)),
+        };
+        let columns = desc.arity() + 2;
+        client
+            .send(PgWireBackendMessage::CopyOutResponse(CopyOutResponse::new(
+                0,
+                columns as i16,
+                vec![0; columns],
+            )))
+            .await?;
+        let mut cancel = cancel.map(Box::pin);
+        let mut rows_sent = 0usize;
+        loop {
+            let event = match cancel.as_mut() {
+                Some(cancel) => tokio::select! {
+                    event = subscription.rx.recv() => event,
+                    _ = cancel => return Ok(Err(ExecError::new("57014", "canceling statement due to user request"))),
+                },
+                None => subscription.rx.recv().await,
+            };
+            match event {
+                Some(SubscribeEvent::Updates(updates)) => {
+                    for (time, diff, row) in updates {
+                        let mut line = format!("{time}\t{diff}");
+                        for datum in row.iter() {
+                            line.push('\t');
+                            copy_text(datum, &mut line);
                         }
-                        Some(SubscribeEvent::Error(e)) => break Err(ExecError::from(e)),
-                        None => {
-                            client
-                                .send(PgWireBackendMessage::CopyDone(CopyDone::new()))
-                                .await?;
-                            break Ok(Tag::new("COPY").with_rows(rows_sent));
-                        }
+                        line.push('\n');
+                        client
+                            .feed(PgWireBackendMessage::CopyData(CopyData::new(
+                                line.into_bytes().into(),
+                            )))
+                            .await?;
+                        rows_sent += 1;
                     }
+                    client.flush().await?;
+                }
+                Some(SubscribeEvent::Error(e)) => return Ok(Err(ExecError::from(e))),
+                None => {
+                    client
+                        .send(PgWireBackendMessage::CopyDone(CopyDone::new()))
+                        .await?;
+                    return Ok(Ok(Tag::new("COPY").with_rows(rows_sent)));
                 }
             }
-            Ok(_) => Err(ExecError::internal(
-                "SUBSCRIBE did not start a subscription",
-            )),
-            Err(e) => Err(e),
-        };
+        }
+    }
+
+    /// Sends the outcome of a statement that `Session` ran itself.
+    async fn complete<C>(client: &mut C, outcome: Result<Tag, ExecError>) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
         match outcome {
             Ok(tag) => {
                 client
@@ -330,7 +361,7 @@ impl Session {
             }
         }
         client.set_state(PgWireConnectionState::ReadyForQuery);
-        send_ready_for_query(client, client.transaction_status()).await
+        Ok(())
     }
 }
 

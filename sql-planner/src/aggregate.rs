@@ -162,7 +162,8 @@ pub fn bind_aggregate(
             } else {
                 AggregateFunc::Max
             };
-            let ty = arg.ty.expect("typed");
+            // PostgreSQL's min/max take the base type: varchar becomes text, typmods vanish.
+            let ty = arg.ty.expect("typed").base();
             Ok(grouping.add(slot(func, arg, ty, true)))
         }
         "bool_and" | "bool_or" | "every" => {

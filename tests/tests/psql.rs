@@ -75,7 +75,7 @@ const CHANGES: &[&str] = &[
 ];
 const ADHOC: &str =
     "SELECT o.id, c.name, o.amount FROM orders o JOIN customers c ON o.customer_id = c.id \
-                     WHERE o.amount > 10 ORDER BY o.amount DESC LIMIT 2";
+                     WHERE o.amount > 10 ORDER BY o.amount DESC, o.id LIMIT 2";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn psql_walkthrough() {
@@ -210,18 +210,14 @@ async fn psql_subscribe_streams_changes() {
         execute(&c, &format!("CREATE MATERIALIZED VIEW {name} AS {q}")).await;
     }
 
-    let mut child = Command::new("psql")
-        .args([
-            "-X",
-            "-h",
-            "127.0.0.1",
-            "-p",
-            &kpg.port().to_string(),
-            "-U",
-            "kpg",
-            "kpg",
-        ])
-        .args(["-c", "COPY (SUBSCRIBE revenue_by_region) TO STDOUT"])
+    // psql block-buffers COPY output written to a pipe, so it runs on a pseudo-terminal (as a
+    // user's psql does) through util-linux `script`, which passes each line on as it comes.
+    let psql = format!(
+        "psql -X -h 127.0.0.1 -p {} -U kpg kpg -c 'COPY (SUBSCRIBE revenue_by_region) TO STDOUT'",
+        kpg.port()
+    );
+    let mut child = Command::new("script")
+        .args(["-q", "-f", "-e", "-c", &psql, "/dev/null"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -233,7 +229,7 @@ async fn psql_subscribe_streams_changes() {
         for line in BufReader::new(stdout).lines() {
             match line {
                 Ok(l) => {
-                    if tx.send(l).is_err() {
+                    if tx.send(l.trim_end_matches('\r').to_string()).is_err() {
                         break;
                     }
                 }
@@ -317,10 +313,12 @@ async fn psql_subscribe_streams_changes() {
         last_ts = got[0].0;
     }
 
-    // Ctrl-C: psql sends a cancel request and exits.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
+    // Ctrl-C: psql (the child of `script`) sends a cancel request and exits.
+    let status = Command::new("pkill")
+        .args(["-INT", "-P", &child.id().to_string(), "psql"])
+        .status()
+        .expect("run pkill");
+    assert!(status.success(), "no psql child to interrupt");
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
         if child.try_wait().unwrap().is_some() {

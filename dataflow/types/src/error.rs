@@ -42,6 +42,10 @@ impl EvalError {
             | EvalError::NumericOverflow
             | EvalError::FloatOverflow
             | EvalError::NumericFieldOverflow { .. } => "22003",
+            // PostgreSQL reports bad date/time text as invalid_datetime_format.
+            EvalError::InvalidTextRepresentation { type_name, .. } if type_name == "date" => {
+                "22007"
+            }
             EvalError::InvalidTextRepresentation { .. } => "22P02",
             EvalError::StringTooLong { .. } => "22001",
             EvalError::NullValueNotAllowed(_) => "23502",

@@ -423,10 +423,26 @@ fn arith(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError> {
         }
         (Datum::Numeric(a), Datum::Numeric(b)) => {
             let overflow = || EvalError::NumericOverflow;
+            // PostgreSQL's result scales: max of the inputs' for + and -, their sum for *.
+            let with_scale = |mut d: Decimal, scale: u32| {
+                if d.scale() < scale {
+                    d.rescale(scale.min(28));
+                }
+                d
+            };
             Datum::Numeric(match func {
-                Add => a.checked_add(b).ok_or_else(overflow)?,
-                Sub => a.checked_sub(b).ok_or_else(overflow)?,
-                Mul => a.checked_mul(b).ok_or_else(overflow)?,
+                Add => with_scale(
+                    a.checked_add(b).ok_or_else(overflow)?,
+                    a.scale().max(b.scale()),
+                ),
+                Sub => with_scale(
+                    a.checked_sub(b).ok_or_else(overflow)?,
+                    a.scale().max(b.scale()),
+                ),
+                Mul => with_scale(
+                    a.checked_mul(b).ok_or_else(overflow)?,
+                    a.scale() + b.scale(),
+                ),
                 Div if b.is_zero() => return Err(EvalError::DivisionByZero),
                 Div => numeric_div(a, b).ok_or_else(overflow)?,
                 Mod if b.is_zero() => return Err(EvalError::DivisionByZero),
@@ -578,6 +594,16 @@ mod tests {
         assert_eq!(div("1", "3"), "0.33333333333333333333");
         assert_eq!(div("10.00", "4"), "2.5000000000000000");
         assert_eq!(div("100", "7"), "14.2857142857142857");
+        let mul = lit(num("0.00"))
+            .call_binary(BinaryFunc::Mul, lit(num("0")))
+            .eval(&[])
+            .unwrap();
+        assert_eq!(mul.to_text().unwrap(), "0.00");
+        let sub = lit(num("1.50"))
+            .call_binary(BinaryFunc::Sub, lit(num("1.5")))
+            .eval(&[])
+            .unwrap();
+        assert_eq!(sub.to_text().unwrap(), "0.00");
     }
 
     #[test]

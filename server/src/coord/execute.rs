@@ -37,7 +37,6 @@ impl Coordinator {
     pub async fn execute(
         self: &Arc<Self>,
         stmt: &ParsedStatement,
-        sql: &str,
     ) -> Result<ExecuteResult, ExecError> {
         let is_read = matches!(
             stmt,
@@ -76,7 +75,7 @@ impl Coordinator {
                 let id = Self::allocate_id(&mut state);
                 state
                     .catalog
-                    .insert(id, name, ItemKind::Table, desc, Vec::new(), sql.to_string());
+                    .insert(id, name, ItemKind::Table, desc, Vec::new());
                 self.compute.send(Command::CreateTable {
                     id,
                     since: state.upper,
@@ -102,14 +101,9 @@ impl Coordinator {
                     as_of,
                     sink: DataflowSink::Index { id },
                 };
-                state.catalog.insert(
-                    id,
-                    name,
-                    ItemKind::MaterializedView,
-                    desc,
-                    depends_on,
-                    sql.to_string(),
-                );
+                state
+                    .catalog
+                    .insert(id, name, ItemKind::MaterializedView, desc, depends_on);
                 self.compute
                     .send(Command::CreateDataflow { id, desc: desc_df });
                 Ok(ExecuteResult::Command("CREATE MATERIALIZED VIEW".into()))
