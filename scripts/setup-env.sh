@@ -9,6 +9,7 @@
 #   libsasl2-dev libssl-dev libcurl4-openssl-dev zlib1g-dev   librdkafka's dependencies
 #   postgresql postgresql-client              the test oracle (a real PostgreSQL) and psql
 #   curl ca-certificates                      to fetch rustup when cargo is missing
+#   procps util-linux                         pkill and script, used by the psql tests
 # Extra packages can be added with KPG_EXTRA_PACKAGES="pkg1 pkg2".
 # Rust: installed with rustup (minimal profile, stable) only when `cargo` is not found.
 
@@ -18,6 +19,7 @@ kpg_setup_env() {
         libsasl2-dev libssl-dev libcurl4-openssl-dev zlib1g-dev
         postgresql postgresql-client
         curl ca-certificates
+        procps util-linux
     )
     # shellcheck disable=SC2206
     packages+=(${KPG_EXTRA_PACKAGES:-})
