@@ -15,11 +15,8 @@ cargo build --release --bin kpg
 bin="${CARGO_TARGET_DIR:-target}/release/kpg"
 
 listen="${KPG_LISTEN:-127.0.0.1:6875}"
-args=(--listen "$listen" --workers "${KPG_WORKERS:-2}" --data-dir "${KPG_DATA_DIR:-./kpg-data}")
-# The built-in demo schema (tables and a materialized view to explore), when the binary has it.
-if "$bin" --help | grep -q -- '--demo'; then
-    args+=(--demo)
-fi
+# --demo creates the built-in demo schema (tables and a materialized view to explore).
+args=(--listen "$listen" --workers "${KPG_WORKERS:-2}" --data-dir "${KPG_DATA_DIR:-./kpg-data}" --demo)
 
 echo "starting kpg on $listen; connect with: psql -h ${listen%:*} -p ${listen##*:} -U kpg kpg" >&2
 export RUST_LOG="${RUST_LOG:-info}"

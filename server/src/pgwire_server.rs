@@ -26,12 +26,13 @@ use pgwire::api::{
     ClientInfo, ClientPortalStore, ConnectionHandle, ConnectionManager, PgWireConnectionState,
     PgWireServerHandlers, Type,
 };
+use pgwire::api::{METADATA_DATABASE, METADATA_USER};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::copy::{CopyData, CopyDone, CopyOutResponse};
 use pgwire::messages::data::DataRow;
 use pgwire::messages::extendedquery::Execute;
 use pgwire::messages::response::CommandComplete;
-use pgwire::messages::PgWireBackendMessage;
+use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
 use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent};
 use crate::error::ExecError;
@@ -86,7 +87,38 @@ impl NoopStartupHandler for Session {
     fn connection_manager(&self) -> Option<Arc<ConnectionManager>> {
         Some(Arc::clone(&self.manager))
     }
+
+    /// kpg has one database, `kpg`; any user name may connect to it.
+    async fn post_startup<C>(
+        &self,
+        client: &mut C,
+        _message: PgWireFrontendMessage,
+    ) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let metadata = client.metadata();
+        let database = metadata
+            .get(METADATA_DATABASE)
+            .or_else(|| metadata.get(METADATA_USER))
+            .cloned()
+            .unwrap_or_default();
+        if database != DATABASE {
+            let mut info = error_info(ExecError::new(
+                "3D000",
+                format!("database \"{database}\" does not exist"),
+            ));
+            info.severity = "FATAL".to_string();
+            return Err(PgWireError::UserError(Box::new(info)));
+        }
+        Ok(())
+    }
 }
+
+/// The one database kpg serves.
+const DATABASE: &str = "kpg";
 
 /// A statement prepared through the extended protocol.
 #[derive(Clone, Debug)]
