@@ -61,6 +61,25 @@ async fn any_user_name_connects_to_database_kpg() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_database_kpg_exists() {
+    let kpg = KpgServer::start().await;
+    let conn = format!(
+        "host=127.0.0.1 port={} user=kpg dbname=nope connect_timeout=10",
+        kpg.port()
+    );
+    let err = match tokio_postgres::connect(&conn, tokio_postgres::NoTls).await {
+        Ok(_) => panic!("connected to database nope"),
+        Err(e) => e,
+    };
+    let db = err.as_db_error().expect("a server error");
+    assert_eq!(db.code().code(), "3D000");
+    assert_eq!(db.message(), "database \"nope\" does not exist");
+    // The server goes on.
+    let c = kpg.connect().await;
+    assert_eq!(query(&c, "SELECT 1").await, rows(&[&["1"]]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_and_three_workers() {
     for workers in [1, 3] {
         let kpg = KpgServer::start_with_workers(workers).await;
