@@ -54,6 +54,7 @@ pub use difference::{Abelian, Multiply, Semigroup};
 pub use input::InputSession;
 pub use lattice::Lattice;
 pub use operators::arrange::{Arranged, BatchStream};
+pub use operators::iterate::Variable;
 pub use trace::batch::{Batch, Description};
 pub use trace::cursor::TraceCursor;
 pub use trace::handle::TraceAgent;

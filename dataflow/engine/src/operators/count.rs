@@ -1,10 +1,10 @@
 //! Count, distinct and threshold: reductions whose input values are `()`.
 //!
 //! Owns: `count`, `distinct` and `threshold` on collections. They are reductions over the
-//! key-only arrangement, so they inherit reduce's invariant: at every complete time the output
-//! equals the function applied to the accumulated multiplicity of each record.
+//! key-only arrangement, so they inherit reduce's invariant (for any lattice of times): at every
+//! complete time the output equals the function applied to the accumulated multiplicity of each
+//! record.
 
-use timely::order::TotalOrder;
 use timely::progress::Timestamp;
 
 use crate::collection::Collection;
@@ -14,7 +14,7 @@ use crate::Data;
 
 impl<'scope, T, K, R> Collection<'scope, T, K, R>
 where
-    T: Timestamp + Lattice + TotalOrder,
+    T: Timestamp + Lattice,
     K: Data,
     R: Abelian + Data + From<i8>,
 {

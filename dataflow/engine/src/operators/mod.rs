@@ -7,5 +7,6 @@
 pub mod arrange;
 pub mod count;
 pub mod import;
+pub mod iterate;
 pub mod join;
 pub mod reduce;
