@@ -1,6 +1,6 @@
 //! Iteration: recursively defined collections in a nested scope with times `(outer, round)`.
 //!
-//! Owns: [`Variable`] and `Collection::iterate`. Invariants (ENGINE-NOTES "Iterate"):
+//! Owns: [`Variable`], `Collection::iterate` and `Arranged::enter`. Invariants (ENGINE-NOTES "Iterate"):
 //! - A variable is a feedback edge whose summary advances the round. `Variable::new_from(source)`
 //!   is `source` at round 0; `set(result)` feeds `result − source` back one round, so the variable
 //!   at round `r + 1` accumulates to `result` at round `r`. `Variable::new` has no source: it is
@@ -12,15 +12,22 @@
 //! - The loop only ends if the body's output stops changing; bodies should end in a consolidating
 //!   operator (distinct, reduce, threshold) so cancelled updates do not circulate.
 
-use timely::dataflow::operators::{ConnectLoop, Feedback};
+use std::rc::Rc;
+
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::operators::generic::Operator;
+use timely::dataflow::operators::{ConnectLoop, Enter, Feedback};
 use timely::dataflow::Scope;
 use timely::order::Product;
+use timely::progress::timestamp::Refines;
 use timely::progress::{PathSummary, Timestamp};
 
 use crate::collection::{Collection, Iter};
-use crate::difference::Abelian;
+use crate::difference::{Abelian, Semigroup};
 use crate::lattice::Lattice;
-use crate::Data;
+use crate::operators::arrange::Arranged;
+use crate::{BatchRef, Data};
 
 /// A collection whose contents at the next round are set, later, from collections built on it.
 pub struct Variable<'scope, T: Timestamp + Lattice, D: Data, R: Abelian> {
@@ -110,7 +117,9 @@ where
     /// `(t, round)`; returns the fixed point (at each outer time).
     pub fn iterate<F>(self, logic: F) -> Collection<'scope, T, D, R>
     where
-        F: for<'inner> FnOnce(Collection<'inner, Iter<T>, D, R>) -> Collection<'inner, Iter<T>, D, R>,
+        F: for<'inner> FnOnce(
+            Collection<'inner, Iter<T>, D, R>,
+        ) -> Collection<'inner, Iter<T>, D, R>,
     {
         let outer = self.scope();
         outer.iterative::<u64, _, _>(|inner| {
@@ -119,5 +128,42 @@ where
             let result = logic(variable.collection().clone());
             variable.set(&result).leave(outer)
         })
+    }
+}
+
+impl<'scope, T, K, V, R> Arranged<'scope, T, K, V, R>
+where
+    T: Timestamp + Lattice,
+    K: Data,
+    V: Data,
+    R: Semigroup,
+{
+    /// Brings the arrangement into a nested scope (e.g. `iterative`) without copying it: each
+    /// batch is wrapped so its times read as `(t, 0)`, and the trace handle reads the outer trace
+    /// through the same wrapping (see `trace::enter`).
+    pub fn enter<'inner, TI>(&self, inner: Scope<'inner, TI>) -> Arranged<'inner, TI, K, V, R>
+    where
+        TI: Timestamp + Lattice + Refines<T>,
+    {
+        let trace = self.trace.enter::<TI>();
+        let stream = self
+            .stream
+            .clone()
+            .enter(inner)
+            .unary::<CapacityContainerBuilder<Vec<BatchRef<K, V, TI, R>>>, _, _, _>(
+                Pipeline,
+                "EnterArrangement",
+                |_capability, _info| {
+                    |input, output| {
+                        input.for_each(|cap, batches| {
+                            let mut session = output.session(&cap);
+                            for batch in batches.drain(..) {
+                                session.give(Rc::new(batch.enter::<TI>()));
+                            }
+                        });
+                    }
+                },
+            );
+        Arranged { stream, trace }
     }
 }

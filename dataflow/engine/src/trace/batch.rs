@@ -13,6 +13,9 @@ use timely::progress::frontier::{Antichain, AntichainRef};
 use crate::consolidation::consolidate;
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
+use crate::Data;
+use timely::progress::timestamp::Refines;
+use timely::progress::Timestamp;
 
 /// The interval of times a batch covers, and how far its times were compacted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,15 +42,70 @@ impl<T: Clone> Description<T> {
 /// An immutable, sorted, consolidated, columnar collection of `(key, val, time, diff)` updates.
 #[derive(Debug)]
 pub struct Batch<K, V, T, R> {
+    /// Keys, vals, offsets and diffs: shared with the batches entered from this one.
+    cols: Rc<Columns<K, V, R>>,
+    times: Times<T>,
+    desc: Description<T>,
+}
+
+/// The time-independent columns of a batch.
+#[derive(Debug)]
+struct Columns<K, V, R> {
     keys: Vec<K>,
     /// `key_offs[i]..key_offs[i+1]` are the vals of `keys[i]`; length `keys.len() + 1`.
     key_offs: Vec<usize>,
     vals: Vec<V>,
     /// `val_offs[j]..val_offs[j+1]` are the updates of `vals[j]`; length `vals.len() + 1`.
     val_offs: Vec<usize>,
-    times: Vec<T>,
     diffs: Vec<R>,
-    desc: Description<T>,
+}
+
+/// A batch's time column: stored, or computed on the fly from another batch's times (the batch
+/// of an arrangement entered into an iterative scope, whose times gain a round `0`).
+enum Times<T> {
+    Owned(Vec<T>),
+    Derived(Rc<dyn Fn(usize) -> T>),
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Times<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Times::Owned(times) => times.fmt(f),
+            Times::Derived(_) => f.write_str("<derived times>"),
+        }
+    }
+}
+
+impl<T: Clone> Times<T> {
+    #[inline]
+    fn get(&self, u: usize) -> std::borrow::Cow<'_, T> {
+        match self {
+            Times::Owned(times) => std::borrow::Cow::Borrowed(&times[u]),
+            Times::Derived(f) => std::borrow::Cow::Owned(f(u)),
+        }
+    }
+}
+
+impl<K: Data, V: Data, T: Lattice + Timestamp, R: Semigroup> Batch<K, V, T, R> {
+    /// The same updates at times `(t, 0)`, sharing this batch's columns (nothing is copied: the
+    /// entered times are computed when read).
+    pub fn enter<TI: Lattice + Refines<T>>(self: &Rc<Self>) -> Batch<K, V, TI, R> {
+        let source = Rc::clone(self);
+        let lift = |frontier: &Antichain<T>| -> Antichain<TI> {
+            frontier.iter().map(|t| TI::to_inner(t.clone())).collect()
+        };
+        Batch {
+            cols: Rc::clone(&self.cols),
+            times: Times::Derived(Rc::new(move |u| {
+                TI::to_inner(source.times.get(u).into_owned())
+            })),
+            desc: Description::new(
+                lift(&self.desc.lower),
+                lift(&self.desc.upper),
+                lift(&self.desc.since),
+            ),
+        }
+    }
 }
 
 impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R> {
@@ -69,53 +127,72 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R>
     }
     /// Number of updates.
     pub fn len(&self) -> usize {
-        self.times.len()
+        self.cols.diffs.len()
     }
     /// True when the batch holds no updates.
     pub fn is_empty(&self) -> bool {
-        self.times.is_empty()
+        self.cols.diffs.is_empty()
     }
     /// Number of distinct keys.
     pub fn key_count(&self) -> usize {
-        self.keys.len()
+        self.cols.keys.len()
     }
     /// The updates of key number `k`: vals with their update ranges.
     pub(crate) fn key(&self, k: usize) -> &K {
-        &self.keys[k]
+        &self.cols.keys[k]
     }
     pub(crate) fn vals_of(&self, k: usize) -> std::ops::Range<usize> {
-        self.key_offs[k]..self.key_offs[k + 1]
+        self.cols.key_offs[k]..self.cols.key_offs[k + 1]
     }
     pub(crate) fn val(&self, v: usize) -> &V {
-        &self.vals[v]
+        &self.cols.vals[v]
     }
     pub(crate) fn upds_of(&self, v: usize) -> std::ops::Range<usize> {
-        self.val_offs[v]..self.val_offs[v + 1]
+        self.cols.val_offs[v]..self.cols.val_offs[v + 1]
     }
-    pub(crate) fn upd(&self, u: usize) -> (&T, &R) {
-        (&self.times[u], &self.diffs[u])
+    pub(crate) fn upd(&self, u: usize) -> (std::borrow::Cow<'_, T>, &R) {
+        (self.times.get(u), &self.cols.diffs[u])
+    }
+    /// Calls `logic` on each (time, diff) of val number `v`.
+    #[inline]
+    pub(crate) fn map_upds(&self, v: usize, mut logic: impl FnMut(&T, &R)) {
+        let range = self.upds_of(v);
+        match &self.times {
+            Times::Owned(times) => {
+                for (t, r) in times[range.clone()]
+                    .iter()
+                    .zip(self.cols.diffs[range].iter())
+                {
+                    logic(t, r);
+                }
+            }
+            Times::Derived(f) => {
+                for u in range {
+                    logic(&f(u), &self.cols.diffs[u]);
+                }
+            }
+        }
     }
     /// Index of the first key `>= key` at or after `from` (galloping, then binary search).
     pub(crate) fn seek_key_from(&self, from: usize, key: &K) -> usize {
-        gallop(&self.keys, from, |k| k < key)
+        gallop(&self.cols.keys, from, |k| k < key)
     }
     /// Index of the first val `>= val` in `from..end` (galloping, then binary search).
     pub(crate) fn seek_val_from(&self, from: usize, end: usize, val: &V) -> usize {
-        gallop(&self.vals[..end], from, |v| v < val)
+        gallop(&self.cols.vals[..end], from, |v| v < val)
     }
     /// Every update as `((key, val), time, diff)`, in order.
     pub fn updates(&self) -> Vec<((K, V), T, R)> {
         let mut result = Vec::with_capacity(self.len());
-        for k in 0..self.keys.len() {
+        for k in 0..self.key_count() {
             for v in self.vals_of(k) {
-                for u in self.upds_of(v) {
-                    let (t, r) = self.upd(u);
+                self.map_upds(v, |t, r| {
                     result.push((
-                        (self.keys[k].clone(), self.vals[v].clone()),
+                        (self.key(k).clone(), self.val(v).clone()),
                         t.clone(),
                         r.clone(),
-                    ));
-                }
+                    ))
+                });
             }
         }
         result
@@ -124,17 +201,17 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R>
     pub fn advanced(&self, frontier: AntichainRef<T>) -> Self {
         let mut builder = BatchBuilder::with_capacity(self.len());
         let mut scratch = Vec::new();
-        for k in 0..self.keys.len() {
+        for k in 0..self.key_count() {
             for v in self.vals_of(k) {
                 scratch.clear();
-                for u in self.upds_of(v) {
-                    let mut t = self.times[u].clone();
+                self.map_upds(v, |t, r| {
+                    let mut t = t.clone();
                     t.advance_by(frontier);
-                    scratch.push((t, self.diffs[u].clone()));
-                }
+                    scratch.push((t, r.clone()));
+                });
                 consolidate(&mut scratch);
                 for (t, r) in scratch.drain(..) {
-                    builder.push(&self.keys[k], &self.vals[v], t, r);
+                    builder.push(self.key(k), self.val(v), t, r);
                 }
             }
         }
@@ -249,12 +326,14 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V
         self.close_val();
         self.close_key();
         Batch {
-            keys: self.keys,
-            key_offs: self.key_offs,
-            vals: self.vals,
-            val_offs: self.val_offs,
-            times: self.times,
-            diffs: self.diffs,
+            cols: Rc::new(Columns {
+                keys: self.keys,
+                key_offs: self.key_offs,
+                vals: self.vals,
+                val_offs: self.val_offs,
+                diffs: self.diffs,
+            }),
+            times: Times::Owned(self.times),
             desc,
         }
     }
@@ -292,26 +371,24 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchCursor<K, V,
     }
     /// True while the cursor is at a key.
     pub fn key_valid(&self) -> bool {
-        self.key_pos < self.batch.keys.len()
+        self.key_pos < self.batch.key_count()
     }
     /// True while the cursor is at a val of the current key.
     pub fn val_valid(&self) -> bool {
-        self.key_valid() && self.val_pos < self.batch.key_offs[self.key_pos + 1]
+        self.key_valid() && self.val_pos < self.batch.cols.key_offs[self.key_pos + 1]
     }
     /// The current key; only when `key_valid`.
     pub fn key(&self) -> &K {
-        &self.batch.keys[self.key_pos]
+        self.batch.key(self.key_pos)
     }
     /// The current val; only when `val_valid`.
     pub fn val(&self) -> &V {
-        &self.batch.vals[self.val_pos]
+        self.batch.val(self.val_pos)
     }
     /// Calls `logic` on each (time, diff) of the current (key, val).
-    pub fn map_times(&self, mut logic: impl FnMut(&T, &R)) {
+    pub fn map_times(&self, logic: impl FnMut(&T, &R)) {
         if self.val_valid() {
-            for u in self.batch.upds_of(self.val_pos) {
-                logic(&self.batch.times[u], &self.batch.diffs[u]);
-            }
+            self.batch.map_upds(self.val_pos, logic);
         }
     }
     /// Moves to the next key.
@@ -338,14 +415,14 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchCursor<K, V,
     /// Moves to the first val `>= val` of the current key.
     pub fn seek_val(&mut self, val: &V) {
         if self.key_valid() {
-            let end = self.batch.key_offs[self.key_pos + 1];
+            let end = self.batch.cols.key_offs[self.key_pos + 1];
             self.val_pos = self.batch.seek_val_from(self.val_pos, end, val);
         }
     }
     /// Moves back to the first val of the current key.
     pub fn rewind_vals(&mut self) {
         if self.key_valid() {
-            self.val_pos = self.batch.key_offs[self.key_pos];
+            self.val_pos = self.batch.cols.key_offs[self.key_pos];
         }
     }
 }

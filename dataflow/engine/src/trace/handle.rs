@@ -16,12 +16,14 @@ use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 
 use timely::progress::frontier::{Antichain, AntichainRef, MutableAntichain};
+use timely::progress::timestamp::Refines;
 use timely::progress::Timestamp;
 use timely::scheduling::Activator;
 use timely::PartialOrder;
 
 use super::batch::Batch;
 use super::cursor::TraceCursor;
+use super::enter::{lift, Entered, Storage};
 use super::spine::{Effort, Spine};
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
@@ -45,7 +47,7 @@ pub(crate) type ListenerRc<K, V, T, R> = Rc<RefCell<Listener<K, V, T, R>>>;
 
 /// The shared state behind every handle of one trace.
 pub(crate) struct TraceBox<K, V, T: Timestamp, R> {
-    spine: Spine<K, V, T, R>,
+    store: Box<dyn Storage<K, V, T, R>>,
     logical: MutableAntichain<T>,
     physical: MutableAntichain<T>,
     listeners: Vec<Weak<RefCell<Listener<K, V, T, R>>>>,
@@ -64,7 +66,7 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceBox<K, V, T, R
                 .map(|t| (t.clone(), -1))
                 .chain(logical.1.iter().map(|t| (t.clone(), 1)));
             self.logical.update_iter(changes);
-            self.spine.set_logical(self.logical.frontier());
+            self.store.set_logical(self.logical.frontier());
         }
         if physical.0 != physical.1 {
             let changes = physical
@@ -73,7 +75,7 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceBox<K, V, T, R
                 .map(|t| (t.clone(), -1))
                 .chain(physical.1.iter().map(|t| (t.clone(), 1)));
             self.physical.update_iter(changes);
-            self.spine.set_physical(self.physical.frontier());
+            self.store.set_physical(self.physical.frontier());
         }
     }
 
@@ -101,7 +103,7 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceWriter<K, V, T
         if let Some(trace) = self.trace.upgrade() {
             let mut trace = trace.borrow_mut();
             let upper = batch.upper().to_owned();
-            trace.spine.insert(Rc::clone(&batch));
+            trace.store.insert(Rc::clone(&batch));
             if !batch.is_empty() {
                 trace.notify(|| Replay::Batch(Rc::clone(&batch)));
             }
@@ -113,7 +115,7 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceWriter<K, V, T
     pub fn seal(&self, upper: Antichain<T>) {
         if let Some(trace) = self.trace.upgrade() {
             let mut trace = trace.borrow_mut();
-            trace.spine.seal(upper.clone());
+            trace.store.seal(upper.clone());
             trace.notify(|| Replay::Upper(upper.clone()));
         }
     }
@@ -154,7 +156,7 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
         let mut spine = Spine::new(effort);
         spine.set_physical(Antichain::new().borrow());
         let trace = TraceBox {
-            spine,
+            store: Box::new(spine) as Box<dyn Storage<K, V, T, R>>,
             logical: MutableAntichain::from_elem(T::minimum()),
             physical: MutableAntichain::new(),
             listeners: Vec::new(),
@@ -212,22 +214,22 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
     /// Writes the trace's upper frontier (all times not beyond it are complete) into `target`.
     pub fn read_upper(&self, target: &mut Antichain<T>) {
         target.clear();
-        target.extend(self.trace.borrow().spine.upper().iter().cloned());
+        target.extend(self.trace.borrow().store.upper().iter().cloned());
     }
 
     /// Sets how much merge work each inserted update pays for.
     pub fn set_effort(&mut self, effort: Effort) {
-        self.trace.borrow_mut().spine.set_effort(effort);
+        self.trace.borrow_mut().store.set_effort(effort);
     }
 
     /// Spends `fuel` units of merge work now (e.g. when the worker is idle).
     pub fn exert(&mut self, fuel: isize) {
-        self.trace.borrow_mut().spine.exert(fuel);
+        self.trace.borrow_mut().store.exert(fuel);
     }
 
     /// Number of updates the trace stores (a memory measure).
     pub fn len(&self) -> usize {
-        self.trace.borrow().spine.len()
+        self.trace.borrow().store.len()
     }
 
     /// True when the trace stores no update.
@@ -237,7 +239,7 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
 
     /// Number of batches the trace stores.
     pub fn batch_count(&self) -> usize {
-        self.trace.borrow().spine.batches().len()
+        self.trace.borrow().store.batches().len()
     }
 
     /// A weak observer that reports whether the trace is still alive (held by some handle).
@@ -254,12 +256,12 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
 
     /// A cursor over every update in the trace.
     pub fn cursor(&self) -> TraceCursor<K, V, T, R> {
-        TraceCursor::new(self.trace.borrow().spine.batches(), self.as_of.clone())
+        TraceCursor::new(self.trace.borrow().store.batches(), self.as_of.clone())
     }
 
     /// A cursor over the batches ending at or before `frontier`, if no batch straddles it.
     pub fn cursor_through(&self, frontier: AntichainRef<T>) -> Option<TraceCursor<K, V, T, R>> {
-        let batches = self.trace.borrow().spine.batches_through(frontier)?;
+        let batches = self.trace.borrow().store.batches_through(frontier)?;
         Some(TraceCursor::new(batches, self.as_of.clone()))
     }
 
@@ -271,8 +273,8 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
         frontier: AntichainRef<T>,
     ) -> Option<(Vec<Rc<Batch<K, V, T, R>>>, bool)> {
         let trace = self.trace.borrow();
-        let batches = trace.spine.batches_through(frontier)?;
-        Some((batches, trace.spine.settled_through(frontier)))
+        let batches = trace.store.batches_through(frontier)?;
+        Some((batches, trace.store.settled_through(frontier)))
     }
 
     /// The accumulated contents at `time`: updates with time `<= time`, consolidated, zero diffs
@@ -311,7 +313,7 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
         if !self.logical.less_equal(time) {
             return Err(ReadError::BeforeSince);
         }
-        if self.trace.borrow().spine.upper().less_equal(time) {
+        if self.trace.borrow().store.upper().less_equal(time) {
             return Err(ReadError::NotComplete);
         }
         Ok(self.read_at(time))
@@ -332,11 +334,36 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
         }));
         let mut trace = self.trace.borrow_mut();
         trace.listeners.push(Rc::downgrade(&listener));
-        (
-            listener,
-            trace.spine.batches(),
-            trace.spine.upper().to_owned(),
-        )
+        (listener, trace.store.batches(), trace.store.upper())
+    }
+
+    /// The batches the trace stores now.
+    pub(crate) fn stored_batches(&self) -> Vec<Rc<Batch<K, V, T, R>>> {
+        self.trace.borrow().store.batches()
+    }
+
+    /// A handle on this trace as seen from a nested scope with times `TI` (e.g. `(t, round)`):
+    /// the same batches with times `(t, 0)` computed as they are read, nothing copied. The new
+    /// handle holds a clone of this one, advanced by the outer parts of its own frontiers.
+    pub fn enter<TI: Timestamp + Lattice + Refines<T>>(&self) -> TraceAgent<K, V, TI, R> {
+        let logical: Antichain<TI> = lift(self.logical.borrow());
+        let physical: Antichain<TI> = lift(self.physical.borrow());
+        let mut logical_counts = MutableAntichain::new();
+        logical_counts.update_iter(logical.iter().map(|t| (t.clone(), 1)));
+        let mut physical_counts = MutableAntichain::new();
+        physical_counts.update_iter(physical.iter().map(|t| (t.clone(), 1)));
+        let trace = TraceBox {
+            store: Box::new(Entered::new(self.clone())) as Box<dyn Storage<K, V, TI, R>>,
+            logical: logical_counts,
+            physical: physical_counts,
+            listeners: Vec::new(),
+        };
+        TraceAgent {
+            trace: Rc::new(RefCell::new(trace)),
+            logical,
+            physical,
+            as_of: self.as_of.as_ref().map(|a| Rc::new(lift(a.borrow()))),
+        }
     }
 
     /// A handle that reads every time advanced by `as_of` (and compacts the trace to it).

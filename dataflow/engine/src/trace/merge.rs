@@ -106,14 +106,14 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Merger<K, V, T, R
             if order != std::cmp::Ordering::Greater {
                 for u in a.upds_of(va.start) {
                     let (t, r) = a.upd(u);
-                    self.scratch.push((t.clone(), r.clone()));
+                    self.scratch.push((t.into_owned(), r.clone()));
                 }
                 va.start += 1;
             }
             if order != std::cmp::Ordering::Less {
                 for u in b.upds_of(vb.start) {
                     let (t, r) = b.upd(u);
-                    self.scratch.push((t.clone(), r.clone()));
+                    self.scratch.push((t.into_owned(), r.clone()));
                 }
                 vb.start += 1;
             }

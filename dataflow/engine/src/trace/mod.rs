@@ -8,6 +8,7 @@
 pub mod batch;
 pub mod batcher;
 pub mod cursor;
+pub mod enter;
 pub mod handle;
 pub mod merge;
 pub mod spine;

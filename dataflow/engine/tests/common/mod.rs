@@ -6,8 +6,11 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use differential_dataflow::input::InputSession as DdInput;
+use differential_dataflow::VecCollection;
 use kpg_engine::{Collection, InputSession};
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
+use timely::dataflow::operators::{Inspect, Probe};
 
 /// A small deterministic PRNG (xorshift64*).
 pub struct Rng(u64);
@@ -155,4 +158,57 @@ pub fn assert_same_accumulation<D: Ord + Clone + std::fmt::Debug>(
             "{what}: accumulations differ at time {t}"
         );
     }
+}
+
+/// Runs a differential-dataflow computation on the same feeding schedule as `run_two`.
+pub fn run_dd<O, F>(
+    rounds: u64,
+    workers: usize,
+    left: Updates,
+    right: Updates,
+    build: F,
+) -> Vec<(O, u64, i64)>
+where
+    O: differential_dataflow::Data + Send + Clone,
+    F: for<'s> Fn(
+            VecCollection<'s, u64, Kv, i64>,
+            VecCollection<'s, u64, Kv, i64>,
+        ) -> VecCollection<'s, u64, O, i64>
+        + Send
+        + Sync
+        + 'static,
+{
+    let output = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&output);
+    let (left, right) = (Arc::new(left), Arc::new(right));
+    timely::execute(timely::Config::process(workers), move |worker| {
+        let mut in1 = DdInput::<u64, Kv, i64>::new();
+        let mut in2 = DdInput::<u64, Kv, i64>::new();
+        let probe = ProbeHandle::new();
+        let sink = Arc::clone(&sink);
+        worker.dataflow::<u64, _, _>(|scope| {
+            let out = build(in1.to_collection(scope), in2.to_collection(scope));
+            out.inner
+                .inspect(move |x: &(O, u64, i64)| sink.lock().unwrap().push(x.clone()))
+                .probe_with(&probe);
+        });
+        for time in 0..rounds {
+            if worker.index() == 0 {
+                for (t, d, r) in left.iter().filter(|u| u.0 == time) {
+                    in1.update_at(*d, *t, *r);
+                }
+                for (t, d, r) in right.iter().filter(|u| u.0 == time) {
+                    in2.update_at(*d, *t, *r);
+                }
+            }
+            in1.advance_to(time + 1);
+            in2.advance_to(time + 1);
+            in1.flush();
+            in2.flush();
+            worker.step_while(|| probe.less_than(&(time + 1)));
+        }
+    })
+    .expect("differential computation runs");
+    let result = output.lock().unwrap().clone();
+    result
 }
