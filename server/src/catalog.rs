@@ -1,24 +1,47 @@
-//! The server's catalog: named tables and materialized views, their schemas and dependencies.
+//! The server's catalog: named tables, materialized views and indexes, their schemas and
+//! dependencies.
 //!
 //! The coordinator owns it; the planner reads it through `kpg_sql::Catalog`. Every object has a
-//! `GlobalId` from one counter, which is also the id of its arrangement in the workers.
+//! `GlobalId` from one counter, which is also the id of its arrangement in the workers. Indexes
+//! share the relations' name space (as in PostgreSQL) but are not relations: `resolve` never
+//! returns one. An index belongs to the object it arranges and is dropped with it; a view that
+//! reads an index depends on it, so the index cannot be dropped from under the view.
 
 use std::collections::BTreeMap;
 
-use kpg_sql::{CatalogItem, ItemKind};
+use kpg_sql::{CatalogItem, IndexItem, ItemKind};
 use kpg_types::{GlobalId, RelationDesc};
 
 #[derive(Clone, Debug)]
 pub struct Entry {
     pub item: CatalogItem,
-    /// The objects this one reads (for views).
+    /// The objects and indexes this one reads (for views).
     pub depends_on: Vec<GlobalId>,
+}
+
+/// What kind of thing an id names, for messages and command tags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Table,
+    MaterializedView,
+    Index,
+}
+
+impl Kind {
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::Table => "table",
+            Kind::MaterializedView => "materialized view",
+            Kind::Index => "index",
+        }
+    }
 }
 
 #[derive(Default)]
 pub struct Catalog {
     by_name: BTreeMap<String, GlobalId>,
     entries: BTreeMap<GlobalId, Entry>,
+    indexes: BTreeMap<GlobalId, IndexItem>,
 }
 
 impl Catalog {
@@ -45,17 +68,52 @@ impl Catalog {
         );
     }
 
+    pub fn insert_index(&mut self, index: IndexItem) {
+        self.by_name.insert(index.name.clone(), index.id);
+        self.indexes.insert(index.id, index);
+    }
+
+    /// Whether any object or index is called `name`.
+    pub fn name_taken(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
     pub fn get(&self, id: GlobalId) -> Option<&Entry> {
         self.entries.get(&id)
     }
 
-    pub fn remove(&mut self, id: GlobalId) -> Option<Entry> {
-        let entry = self.entries.remove(&id)?;
-        self.by_name.remove(&entry.item.name);
-        Some(entry)
+    pub fn kind(&self, id: GlobalId) -> Option<Kind> {
+        if self.indexes.contains_key(&id) {
+            return Some(Kind::Index);
+        }
+        self.entries.get(&id).map(|e| match e.item.kind {
+            ItemKind::Table => Kind::Table,
+            ItemKind::MaterializedView => Kind::MaterializedView,
+        })
     }
 
-    /// Objects that read `id` directly.
+    pub fn name(&self, id: GlobalId) -> Option<&str> {
+        match self.indexes.get(&id) {
+            Some(i) => Some(&i.name),
+            None => self.entries.get(&id).map(|e| e.item.name.as_str()),
+        }
+    }
+
+    /// Whether `id` names a live object or index.
+    pub fn contains(&self, id: GlobalId) -> bool {
+        self.entries.contains_key(&id) || self.indexes.contains_key(&id)
+    }
+
+    pub fn remove(&mut self, id: GlobalId) {
+        if let Some(entry) = self.entries.remove(&id) {
+            self.by_name.remove(&entry.item.name);
+        }
+        if let Some(index) = self.indexes.remove(&id) {
+            self.by_name.remove(&index.name);
+        }
+    }
+
+    /// Views that read `id` (an object or an index) directly.
     pub fn dependents(&self, id: GlobalId) -> Vec<GlobalId> {
         self.entries
             .values()
@@ -64,14 +122,28 @@ impl Catalog {
             .collect()
     }
 
-    /// `ids` and everything that depends on them, transitively, dependents first.
+    /// Indexes on the object `id`.
+    pub fn owned_indexes(&self, id: GlobalId) -> Vec<GlobalId> {
+        self.indexes
+            .values()
+            .filter(|i| i.on == id)
+            .map(|i| i.id)
+            .collect()
+    }
+
+    /// `ids`, their indexes and everything that depends on any of them, transitively,
+    /// dependents first.
     pub fn with_dependents(&self, ids: &[GlobalId]) -> Vec<GlobalId> {
         let mut order = Vec::new();
         fn visit(catalog: &Catalog, id: GlobalId, order: &mut Vec<GlobalId>) {
             if order.contains(&id) {
                 return;
             }
-            for dep in catalog.dependents(id) {
+            for dep in catalog
+                .dependents(id)
+                .into_iter()
+                .chain(catalog.owned_indexes(id))
+            {
                 visit(catalog, dep, order);
             }
             order.push(id);
@@ -82,8 +154,22 @@ impl Catalog {
         order
     }
 
+    /// Every table and materialized view, by name.
+    pub fn items(&self) -> impl Iterator<Item = &CatalogItem> + '_ {
+        self.by_name
+            .values()
+            .filter_map(|id| self.entries.get(id))
+            .map(|e| &e.item)
+    }
+
+    /// Every index, by name.
+    pub fn all_indexes(&self) -> impl Iterator<Item = &IndexItem> + '_ {
+        self.by_name.values().filter_map(|id| self.indexes.get(id))
+    }
+
+    /// The ids of every object and index, for compaction.
     pub fn ids(&self) -> impl Iterator<Item = GlobalId> + '_ {
-        self.entries.keys().copied()
+        self.entries.keys().chain(self.indexes.keys()).copied()
     }
 }
 
@@ -92,15 +178,29 @@ impl kpg_sql::Catalog for Catalog {
         let id = self.by_name.get(name)?;
         self.entries.get(id).map(|e| e.item.clone())
     }
+
+    fn resolve_index(&self, name: &str) -> Option<IndexItem> {
+        let id = self.by_name.get(name)?;
+        self.indexes.get(id).cloned()
+    }
+
+    fn indexes_on(&self, id: GlobalId) -> Vec<IndexItem> {
+        self.indexes
+            .values()
+            .filter(|i| i.on == id)
+            .cloned()
+            .collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use kpg_sql::Catalog as _;
+    use kpg_types::ScalarExpr;
 
     #[test]
-    fn dependents_come_first() {
+    fn dependents_and_indexes_come_first() {
         let mut c = Catalog::default();
         c.insert(
             1,
@@ -109,12 +209,18 @@ mod tests {
             RelationDesc::default(),
             vec![],
         );
+        c.insert_index(IndexItem {
+            id: 4,
+            name: "t_idx".into(),
+            on: 1,
+            key: vec![ScalarExpr::Column(0)],
+        });
         c.insert(
             2,
             "v".into(),
             ItemKind::MaterializedView,
             RelationDesc::default(),
-            vec![1],
+            vec![1, 4],
         );
         c.insert(
             3,
@@ -124,9 +230,12 @@ mod tests {
             vec![2],
         );
         assert_eq!(c.dependents(1), vec![2]);
-        assert_eq!(c.with_dependents(&[1]), vec![3, 2, 1]);
-        assert!(c.resolve("v").is_some());
+        assert_eq!(c.dependents(4), vec![2]);
+        assert_eq!(c.with_dependents(&[1]), vec![3, 2, 4, 1]);
+        assert!(c.resolve("t_idx").is_none(), "an index is not a relation");
+        assert_eq!(c.resolve_index("t_idx").map(|i| i.on), Some(1));
         c.remove(2);
         assert!(c.resolve("v").is_none());
+        assert_eq!(c.kind(4), Some(Kind::Index));
     }
 }

@@ -8,6 +8,7 @@ pub struct ExecError {
     pub code: &'static str,
     pub message: String,
     pub detail: Option<String>,
+    pub hint: Option<String>,
     pub position: Option<usize>,
 }
 
@@ -17,12 +18,18 @@ impl ExecError {
             code,
             message: message.into(),
             detail: None,
+            hint: None,
             position: None,
         }
     }
 
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
         self.detail = Some(detail.into());
+        self
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
         self
     }
 
@@ -41,6 +48,7 @@ impl From<PlanError> for ExecError {
             code: e.code,
             message: e.message,
             detail: None,
+            hint: None,
             position: e.position,
         }
     }

@@ -404,6 +404,14 @@ fn session_statement(stmt: &ParsedStatement) -> Option<Result<ExecuteResult, Exe
     };
     Some(match stmt {
         Statement::Set(_) => Ok(ExecuteResult::Command("SET".into())),
+        // SHOW INDEXES is about the catalog: the coordinator answers it.
+        Statement::ShowVariable { variable }
+            if variable
+                .first()
+                .is_some_and(|i| i.value.eq_ignore_ascii_case("indexes")) =>
+        {
+            return None
+        }
         Statement::ShowVariable { variable } => {
             let name = variable
                 .iter()
@@ -547,6 +555,7 @@ fn copy_text(datum: &Datum, out: &mut String) {
 fn error_info(e: ExecError) -> ErrorInfo {
     let mut info = ErrorInfo::new("ERROR".to_string(), e.code.to_string(), e.message);
     info.detail = e.detail;
+    info.hint = e.hint;
     info.position = e.position.map(|p| p.to_string());
     info
 }

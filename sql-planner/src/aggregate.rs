@@ -258,18 +258,46 @@ fn avg(grouping: &Grouping, arg: Typed, distinct: bool) -> Result<Typed, PlanErr
 }
 
 /// The reduction of a grouped query; with no keys, one row of defaults over empty input.
-pub fn reduce_plan(input: Plan, grouping: &Grouping) -> Plan {
+///
+/// In a correlated subquery (`domain` is its plan of outer values and their number), the
+/// outer values are the leading keys; when they are the only keys, every outer value gets a
+/// row of defaults when it has no input rows.
+pub fn reduce_plan(input: Plan, grouping: &Grouping, domain: Option<(Plan, usize)>) -> Plan {
     let aggs: Vec<AggSlot> = grouping.aggs.borrow().clone();
     let reduce = Plan::Reduce {
         input: Box::new(input),
         group_key: grouping.keys.iter().map(|k| k.expr.clone()).collect(),
         aggregates: aggs.iter().map(|a| a.agg.clone()).collect(),
     };
+    let defaults: Vec<Datum> = aggs.iter().map(|a| a.agg.func.default_value()).collect();
+    if let Some((domain, nd)) = domain {
+        if grouping.keys.len() == nd {
+            let missing = Plan::Union {
+                inputs: vec![
+                    domain,
+                    Plan::Negate {
+                        input: Box::new(Plan::Project {
+                            input: Box::new(reduce.clone()),
+                            outputs: (0..nd).collect(),
+                        }),
+                    },
+                ],
+            };
+            return Plan::Union {
+                inputs: vec![
+                    reduce,
+                    Plan::Map {
+                        input: Box::new(missing),
+                        exprs: defaults.into_iter().map(ScalarExpr::Literal).collect(),
+                    },
+                ],
+            };
+        }
+    }
     if !grouping.keys.is_empty() {
         return reduce;
     }
     let n = aggs.len();
-    let defaults: Vec<Datum> = aggs.iter().map(|a| a.agg.func.default_value()).collect();
     let defaults_of_reduce = Plan::Project {
         input: Box::new(Plan::Map {
             input: Box::new(reduce.clone()),

@@ -112,7 +112,7 @@ pub fn plan_create_view(
             format!("relation \"{name}\" already exists"),
         ));
     }
-    let (plan, scope) = plan_subquery(&QueryContext { catalog }, &cv.query)?;
+    let (plan, scope) = plan_subquery(&QueryContext::new(catalog), &cv.query)?;
     let mut desc = scope.desc();
     if cv.columns.len() > desc.arity() {
         return Err(PlanError::syntax(

@@ -151,7 +151,7 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
             }
             _ => {
                 let (plan, scope, unknown) =
-                    plan_subquery_with_unknowns(&QueryContext { catalog }, q)?;
+                    plan_subquery_with_unknowns(&QueryContext::new(catalog), q)?;
                 arity_check(scope.len(), &mut targets)?;
                 let mut exprs: Vec<ScalarExpr> = vec![ScalarExpr::Literal(Datum::Null); cols.len()];
                 for (j, &c) in targets.iter().enumerate() {

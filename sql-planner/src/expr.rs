@@ -14,6 +14,7 @@ use crate::error::PlanError;
 use crate::names::fold as fold_ident;
 use crate::ops;
 use crate::scope::Scope;
+use crate::subquery::{self, Host};
 use crate::types::{coerce, coerce_all, common_type, scalar_type, CastContext, Typed};
 use crate::{fold, func};
 use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType};
@@ -31,6 +32,8 @@ pub struct ExprContext<'a> {
     pub grouping: Option<&'a Grouping>,
     /// Inside an aggregate's arguments (where aggregates may not nest).
     pub in_aggregate: bool,
+    /// Where subqueries are allowed: the relation their values are joined to.
+    pub host: Option<&'a Host<'a>>,
 }
 
 impl<'a> ExprContext<'a> {
@@ -40,6 +43,15 @@ impl<'a> ExprContext<'a> {
             clause,
             grouping: None,
             in_aggregate: false,
+            host: None,
+        }
+    }
+
+    /// The same context, allowing subqueries whose values `host` joins in.
+    pub fn with_host(self, host: &'a Host<'a>) -> Self {
+        ExprContext {
+            host: Some(host),
+            ..self
         }
     }
 
@@ -50,10 +62,12 @@ impl<'a> ExprContext<'a> {
         }
     }
 
-    /// The same scope without grouping: how GROUP BY keys and aggregate arguments are bound.
+    /// The same scope without grouping: how GROUP BY keys and aggregate arguments are bound
+    /// (no subqueries there: their values would not be columns of the reduction's input).
     pub fn ungrouped(&self) -> Self {
         ExprContext {
             grouping: None,
+            host: None,
             ..*self
         }
     }
@@ -216,10 +230,24 @@ impl<'a> ExprContext<'a> {
                 ..
             } => self.case(operand.as_deref(), conditions, else_result.as_deref()),
             Expr::Function(f) => func::bind_function(self, f),
-            Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => {
-                Err(PlanError::unsupported("subqueries"))
-            }
-            Expr::AnyOp { .. } | Expr::AllOp { .. } => Err(PlanError::unsupported("ANY/ALL")),
+            Expr::Subquery(q) => subquery::scalar(self, q),
+            Expr::Exists { subquery, negated } => subquery::exists(self, subquery, *negated),
+            Expr::InSubquery {
+                expr,
+                subquery,
+                negated,
+            } => subquery::in_subquery(self, expr, subquery, *negated),
+            Expr::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            } => subquery::quantified(self, left, compare_op, right, false),
+            Expr::AllOp {
+                left,
+                compare_op,
+                right,
+            } => subquery::quantified(self, left, compare_op, right, true),
             Expr::Extract { .. } => Err(PlanError::unsupported("EXTRACT")),
             Expr::Substring { .. } => Err(PlanError::unsupported("substring")),
             Expr::Trim { .. } => Err(PlanError::unsupported("trim")),

@@ -16,6 +16,7 @@ use crate::expr::ExprContext;
 use crate::names::{fold, resolve_relation};
 use crate::query::{plan_subquery, QueryContext};
 use crate::scope::{Scope, ScopeItem};
+use crate::subquery::{filter_host, place, reads_subquery, Host};
 use kpg_types::{BinaryFunc, Plan, ScalarExpr};
 use sqlparser::ast::{Expr, JoinConstraint, JoinOperator, TableAlias, TableFactor, TableWithJoins};
 
@@ -42,15 +43,41 @@ pub fn plan_from_where(
         names: Vec::new(),
         predicates: Vec::new(),
     };
+    if let Some(outer) = &cx.outer {
+        // A correlated subquery reads its domain of outer values first.
+        b.rels.push((outer.plan.clone(), outer.scope.len()));
+        b.scope = outer.scope.clone();
+    }
     for twj in from {
         b.add_twj(twj)?;
     }
-    if let Some(w) = selection {
-        let pred = ExprContext::new(&b.scope, "WHERE").bind_condition(w)?;
-        b.predicates.push(pred.expr);
-    }
     let scope = b.scope.clone();
-    Ok((b.build(), scope))
+    let host = Host::new(cx, None);
+    let mut after = Vec::new();
+    if let Some(w) = selection {
+        let pred = ExprContext::new(&scope, "WHERE")
+            .with_host(&host)
+            .bind_condition(w)?;
+        // Conjuncts reading subquery values filter after the subqueries are joined; the
+        // others are placed in the join as usual.
+        for p in conjuncts(vec![pred.expr]) {
+            if reads_subquery(&p) {
+                after.push(p);
+            } else {
+                b.predicates.push(p);
+            }
+        }
+    }
+    let arity = scope.len();
+    let (plan, with_subqueries) = host.finish(b.build(), arity);
+    let after = after
+        .into_iter()
+        .map(|mut p| {
+            place(&mut p, arity);
+            p
+        })
+        .collect();
+    Ok((filter_host(plan, with_subqueries, arity, after), scope))
 }
 
 impl FromBuilder<'_> {
@@ -72,12 +99,14 @@ impl FromBuilder<'_> {
             match constraint {
                 None => {}
                 Some(JoinConstraint::On(on)) => {
-                    let local = Scope {
-                        items: self.scope.items[start..].to_vec(),
-                    };
+                    // ON sees the joined items, and a correlated subquery's outer columns.
+                    let np = self.scope.outer_prefix();
+                    let mut items = self.scope.items[..np].to_vec();
+                    items.extend_from_slice(&self.scope.items[start..]);
+                    let local = Scope { items };
                     let pred = ExprContext::new(&local, "JOIN conditions").bind_condition(on)?;
                     let mut e = pred.expr;
-                    e.map_columns(&|c| c + start);
+                    e.map_columns(&|c| if c < np { c } else { c - np + start });
                     self.predicates.push(e);
                 }
                 Some(JoinConstraint::Using(_)) => {
@@ -145,7 +174,7 @@ impl FromBuilder<'_> {
                 let Some(alias) = alias else {
                     return Err(PlanError::syntax("subquery in FROM must have an alias"));
                 };
-                let (plan, scope) = plan_subquery(self.cx, subquery)?;
+                let (plan, scope) = plan_subquery(&self.cx.uncorrelated(), subquery)?;
                 let name = fold(&alias.name);
                 (plan, aliased(scope, Some(alias), &name)?)
             }

@@ -17,6 +17,7 @@ mod catalog;
 mod ddl;
 mod dml;
 mod error;
+mod index;
 mod expr;
 mod fold;
 mod func;
@@ -28,13 +29,15 @@ mod query;
 mod scope;
 mod select;
 mod statement;
+mod subquery;
 mod subscribe;
 mod types;
 
 #[cfg(test)]
 mod tests;
 
-pub use catalog::{Catalog, CatalogItem, ItemKind};
+pub use catalog::{Catalog, CatalogItem, IndexItem, ItemKind};
+pub use index::{index_with_key, use_indexes};
 pub use error::PlanError;
 /// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.
 pub use sqlparser;

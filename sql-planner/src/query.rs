@@ -24,6 +24,31 @@ use sqlparser::ast::{
 /// What planning a query needs from its surroundings.
 pub struct QueryContext<'a> {
     pub catalog: &'a dyn Catalog,
+    /// For a correlated subquery: the domain of outer values it is evaluated for (see
+    /// `subquery.rs`), which becomes the first relation of its FROM.
+    pub outer: Option<Outer>,
+}
+
+/// The outer values a correlated subquery is evaluated for: a plan of distinct rows, and the
+/// scope naming its columns (at levels above 0).
+#[derive(Clone, Debug)]
+pub struct Outer {
+    pub plan: Plan,
+    pub scope: Scope,
+}
+
+impl<'a> QueryContext<'a> {
+    pub fn new(catalog: &'a dyn Catalog) -> Self {
+        QueryContext {
+            catalog,
+            outer: None,
+        }
+    }
+
+    /// The context for a query that cannot see enclosing queries (a FROM subquery).
+    pub fn uncorrelated(&self) -> QueryContext<'a> {
+        QueryContext::new(self.catalog)
+    }
 }
 
 /// A planned top-level query.
@@ -41,7 +66,11 @@ pub struct PlannedQuery {
 /// Plans a top-level query (an ad hoc SELECT).
 pub fn plan_query(cx: &QueryContext<'_>, q: &Query) -> Result<PlannedQuery, PlanError> {
     check_query(q)?;
-    let order_by = order_by_items(q)?;
+    // A correlated subquery's rows are a collection per outer row: ORDER BY has no effect.
+    let order_by = match cx.outer {
+        Some(_) => &[],
+        None => order_by_items(q)?,
+    };
     let (plan, scope, order, arity, unknown) = match q.body.as_ref() {
         SetExpr::Select(s) => {
             let p = plan_select(cx, s, order_by)?;
@@ -281,6 +310,13 @@ fn set_operation(
     let mut rcasts = Vec::new();
     let mut items = Vec::new();
     for (i, (l, r)) in ls.items.iter().zip(&rs.items).enumerate() {
+        if l.level > 0 {
+            // A correlated subquery's outer columns, the same on both sides.
+            lcasts.push(ScalarExpr::Column(i));
+            rcasts.push(ScalarExpr::Column(i));
+            items.push(l.clone());
+            continue;
+        }
         let ty = common_type(&[Some(l.ty.scalar), Some(r.ty.scalar)], name)?;
         let cast = |item: &ScopeItem| -> Result<ScalarExpr, PlanError> {
             let t = Typed::new(ScalarExpr::Column(i), item.ty.scalar, item.ty.nullable);
@@ -292,6 +328,7 @@ fn set_operation(
             table: None,
             name: l.name.clone(),
             ty: ColumnType::new(ty, l.ty.nullable || r.ty.nullable),
+            level: 0,
         });
     }
     let (l, r) = (
@@ -358,6 +395,7 @@ pub fn plan_values(v: &Values) -> Result<(Plan, Scope), PlanError> {
             table: None,
             name: format!("column{}", c + 1),
             ty: ColumnType::new(ty, col.iter().any(|t| t.nullable)),
+            level: 0,
         });
         converted.push(col);
     }

@@ -5,6 +5,11 @@
 //! it came from (its alias, or the table name), so `t.a`, `a` and `t.*` resolve the way
 //! PostgreSQL resolves them: an unqualified name must match exactly one column (42702
 //! otherwise), a qualifier must name a FROM item (42P01 otherwise).
+//!
+//! In a correlated subquery the scope also holds the outer query's columns that the subquery
+//! may reference (they are columns of its plan too: see `subquery.rs`), at `level` 1 for the
+//! immediately enclosing query, 2 for the one around it, and so on. A name resolves at the
+//! innermost level where it matches, as in PostgreSQL; `*` and `t.*` expand only level 0.
 
 use crate::error::PlanError;
 use kpg_types::{ColumnType, RelationDesc};
@@ -15,6 +20,8 @@ pub struct ScopeItem {
     pub table: Option<String>,
     pub name: String,
     pub ty: ColumnType,
+    /// 0 for the query's own FROM items, n for the query n levels out.
+    pub level: usize,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -37,6 +44,7 @@ impl Scope {
                     table: table.map(str::to_string),
                     name: name.clone(),
                     ty: *ty,
+                    level: 0,
                 })
                 .collect(),
         }
@@ -53,9 +61,13 @@ impl Scope {
 
     /// Resolves a column reference to its position.
     pub fn resolve(&self, table: Option<&str>, name: &str) -> Result<usize, PlanError> {
+        let matches = |item: &ScopeItem| {
+            item.name == name && (table.is_none() || item.table.as_deref() == table)
+        };
+        let level = self.items.iter().filter(|i| matches(i)).map(|i| i.level).min();
         let mut found = None;
         for (i, item) in self.items.iter().enumerate() {
-            if item.name == name && (table.is_none() || item.table.as_deref() == table) {
+            if matches(item) && Some(item.level) == level {
                 if found.is_some() {
                     return Err(PlanError::new(
                         "42702",
@@ -81,6 +93,18 @@ impl Scope {
 
     pub fn has_table(&self, table: &str) -> bool {
         self.items.iter().any(|i| i.table.as_deref() == Some(table))
+    }
+
+    /// Whether the query's own FROM items include one named `table`.
+    pub fn has_own_table(&self, table: &str) -> bool {
+        self.items
+            .iter()
+            .any(|i| i.level == 0 && i.table.as_deref() == Some(table))
+    }
+
+    /// How many leading columns belong to enclosing queries (a correlated subquery's domain).
+    pub fn outer_prefix(&self) -> usize {
+        self.items.iter().take_while(|i| i.level > 0).count()
     }
 
     /// The name PostgreSQL uses for column `i` in grouping errors: `t.a`, or `a`.

@@ -15,6 +15,7 @@ use crate::names::{fold, object_name};
 use crate::query::{ordinal, project_exprs, resolve_outputs, QueryContext};
 use crate::scope::{Scope, ScopeItem};
 use crate::statement::ColumnOrder;
+use crate::subquery::{place, Host};
 use crate::types::{internal_name, resolve_unknown, scalar_type, Typed};
 use kpg_types::{ColumnType, Plan};
 use sqlparser::ast::{
@@ -49,7 +50,12 @@ pub fn plan_select(
 ) -> Result<SelectPlan, PlanError> {
     check_select(s)?;
     let (input, from_scope) = plan_from_where(cx, &s.from, s.selection.as_ref())?;
-    let targets = expand_targets(s, &from_scope)?;
+    // A correlated subquery's outer columns lead its FROM scope, and its output.
+    let nd = from_scope.outer_prefix();
+    let mut targets: Vec<(Target<'_>, String)> = (0..nd)
+        .map(|i| (Target::Column(i), from_scope.items[i].name.clone()))
+        .collect();
+    targets.extend(expand_targets(s, &from_scope)?);
     let names: Vec<String> = targets.iter().map(|(_, n)| n.clone()).collect();
     let group_by = match &s.group_by {
         GroupByExpr::Expressions(exprs, mods) if mods.is_empty() => exprs,
@@ -72,18 +78,32 @@ pub fn plan_select(
     };
 
     let grouping;
+    let host;
     let (cx_select, cx_order, base, base_arity, having) = if grouped {
-        let keys = group_keys(group_by, &targets, &from_scope)?;
+        let mut keys: Vec<Typed> = (0..nd)
+            .map(|i| ExprContext::new(&from_scope, "GROUP BY").column(i))
+            .collect::<Result<_, _>>()?;
+        for k in group_keys(group_by, &targets[nd..], &from_scope)? {
+            if !keys.iter().any(|x| x.expr == k.expr) {
+                keys.push(k);
+            }
+        }
         grouping = Grouping::new(keys);
-        let sel = ExprContext::grouped(&from_scope, "SELECT", &grouping);
+        host = Host::new(cx, Some(&grouping));
+        let sel = ExprContext::grouped(&from_scope, "SELECT", &grouping).with_host(&host);
         let having = s
             .having
             .as_ref()
-            .map(|h| ExprContext::grouped(&from_scope, "HAVING", &grouping).bind_condition(h))
+            .map(|h| {
+                ExprContext::grouped(&from_scope, "HAVING", &grouping)
+                    .with_host(&host)
+                    .bind_condition(h)
+            })
             .transpose()?;
         (sel, sel, None, 0, having)
     } else {
-        let sel = ExprContext::new(&from_scope, "SELECT");
+        host = Host::new(cx, None);
+        let sel = ExprContext::new(&from_scope, "SELECT").with_host(&host);
         (sel, sel, Some(input.clone()), from_scope.len(), None)
     };
     let mut exprs = Vec::with_capacity(targets.len());
@@ -99,23 +119,38 @@ pub fn plan_select(
     let order = order_by_columns(&cx_order, order_by, &names, &mut exprs, distinct)?;
 
     let (plan, arity) = match base {
-        Some(plan) => (plan, base_arity),
+        Some(plan) => host.finish(plan, base_arity),
         None => {
             let grouping = cx_select.grouping.expect("grouped");
             let arity = grouping.keys.len() + grouping.aggs.borrow().len();
-            let reduced = reduce_plan(input, grouping);
-            let preds = having.map(|h| conjuncts(vec![h.expr])).unwrap_or_default();
-            (filter(reduced, preds), arity)
+            let domain = cx.outer.as_ref().map(|o| (o.plan.clone(), nd));
+            let reduced = reduce_plan(input, grouping, domain);
+            let (reduced, arity_with) = host.finish(reduced, arity);
+            let mut preds = having.map(|h| conjuncts(vec![h.expr])).unwrap_or_default();
+            preds.iter_mut().for_each(|p| place(p, arity));
+            (filter(reduced, preds), arity_with)
         }
     };
+    let base_arity = match cx_select.grouping {
+        Some(g) => g.keys.len() + g.aggs.borrow().len(),
+        None => base_arity,
+    };
+    for t in &mut exprs {
+        place(&mut t.expr, base_arity);
+    }
     let scope = Scope {
         items: names
             .into_iter()
             .zip(&exprs)
-            .map(|(name, t)| ScopeItem {
-                table: None,
-                name,
-                ty: ColumnType::new(t.ty.expect("resolved"), t.nullable),
+            .enumerate()
+            .map(|(i, (name, t))| match i < nd {
+                true => from_scope.items[i].clone(),
+                false => ScopeItem {
+                    table: None,
+                    name,
+                    ty: ColumnType::new(t.ty.expect("resolved"), t.nullable),
+                    level: 0,
+                },
             })
             .collect(),
     };
@@ -185,7 +220,9 @@ fn expand_targets<'e>(
                     ));
                 }
                 for (i, item) in scope.items.iter().enumerate() {
-                    out.push((Target::Column(i), item.name.clone()));
+                    if item.level == 0 {
+                        out.push((Target::Column(i), item.name.clone()));
+                    }
                 }
             }
             SelectItem::QualifiedWildcard(kind, opts) => {
@@ -194,14 +231,14 @@ fn expand_targets<'e>(
                     return Err(PlanError::unsupported(format!("select item {item}")));
                 };
                 let table = object_name(name)?;
-                if !scope.has_table(&table) {
+                if !scope.has_own_table(&table) {
                     return Err(PlanError::new(
                         "42P01",
                         format!("missing FROM-clause entry for table \"{table}\""),
                     ));
                 }
                 for (i, item) in scope.items.iter().enumerate() {
-                    if item.table.as_deref() == Some(table.as_str()) {
+                    if item.level == 0 && item.table.as_deref() == Some(table.as_str()) {
                         out.push((Target::Column(i), item.name.clone()));
                     }
                 }

@@ -21,6 +21,11 @@ pub enum ParsedStatement {
         target: SubscribeTarget,
         copy_to_stdout: bool,
     },
+    /// `CREATE DEFAULT INDEX [IF NOT EXISTS] ON name`
+    CreateDefaultIndex {
+        on: sqlparser::ast::ObjectName,
+        if_not_exists: bool,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -49,6 +54,13 @@ pub struct ColumnOrder {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlannedStatement {
+    /// CREATE INDEX: arrange the object `on` by `key` and export the arrangement as `name`.
+    CreateIndex {
+        name: String,
+        on: GlobalId,
+        key: Vec<ScalarExpr>,
+        if_not_exists: bool,
+    },
     CreateTable {
         name: String,
         desc: RelationDesc,
@@ -91,11 +103,14 @@ pub(crate) fn plan_statement(
 ) -> Result<PlannedStatement, PlanError> {
     let stmt = match stmt {
         ParsedStatement::Subscribe { target, .. } => return plan_subscribe(target, catalog),
+        ParsedStatement::CreateDefaultIndex { on, if_not_exists } => {
+            return crate::index::plan_default_index(on, *if_not_exists, catalog)
+        }
         ParsedStatement::Sql(s) => s,
     };
     match stmt {
         Statement::Query(q) => {
-            let planned = plan_query(&QueryContext { catalog }, q)?;
+            let planned = plan_query(&QueryContext::new(catalog), q)?;
             Ok(PlannedStatement::Select {
                 plan: planned.plan,
                 desc: planned.scope.desc(),
@@ -104,6 +119,14 @@ pub(crate) fn plan_statement(
         }
         Statement::CreateTable(ct) => ddl::plan_create_table(ct, catalog),
         Statement::CreateView(cv) => ddl::plan_create_view(cv, catalog),
+        Statement::CreateIndex(ci) => crate::index::plan_create_index(ci, catalog),
+        Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::Index,
+            if_exists,
+            names,
+            cascade: false,
+            ..
+        } => crate::index::plan_drop_index(names, *if_exists, catalog),
         Statement::Drop {
             object_type,
             if_exists,

@@ -72,7 +72,7 @@ pub fn plan_subscribe(
             })
         }
         SubscribeTarget::Query(q) => {
-            let (plan, scope) = plan_subquery(&QueryContext { catalog }, q)?;
+            let (plan, scope) = plan_subquery(&QueryContext::new(catalog), q)?;
             Ok(PlannedStatement::Subscribe {
                 plan,
                 desc: scope.desc(),

@@ -11,9 +11,10 @@ use std::collections::HashMap;
 use kpg_engine::Collection;
 use kpg_types::{AggregateExpr, Datum, EvalError, GlobalId, Plan, Row, ScalarExpr};
 use timely::dataflow::Scope;
+use timely::progress::Antichain;
 
-use crate::trace_catalog::CollectionTraces;
-use crate::typedefs::{empty_errs, source_rows, Errs, Oks};
+use crate::trace_catalog::{import_errs, TraceCatalog};
+use crate::typedefs::{empty_errs, source_rows, Errs, KeyedArrangement, Oks};
 
 /// The collections a plan node produces.
 pub struct Rendered<'s> {
@@ -25,7 +26,7 @@ pub struct Rendered<'s> {
 pub struct Renderer<'a, 's> {
     scope: Scope<'s, u64>,
     as_of: u64,
-    traces: &'a mut HashMap<GlobalId, CollectionTraces>,
+    traces: &'a mut TraceCatalog,
     imported: HashMap<GlobalId, (Oks<'s>, Errs<'s>)>,
 }
 
@@ -35,11 +36,7 @@ pub struct Renderer<'a, 's> {
 pub struct MissingCollection(pub GlobalId);
 
 impl<'a, 's> Renderer<'a, 's> {
-    pub fn new(
-        scope: Scope<'s, u64>,
-        as_of: u64,
-        traces: &'a mut HashMap<GlobalId, CollectionTraces>,
-    ) -> Self {
+    pub fn new(scope: Scope<'s, u64>, as_of: u64, traces: &'a mut TraceCatalog) -> Self {
         Renderer {
             scope,
             as_of,
@@ -53,6 +50,13 @@ impl<'a, 's> Renderer<'a, 's> {
             Plan::Get { id } => {
                 let (oks, errs) = self.import(*id)?;
                 Rendered { oks, errs }
+            }
+            Plan::IndexedGet { index, .. } => {
+                let (arranged, errs) = self.import_index(*index)?;
+                Rendered {
+                    oks: arranged.as_collection(|_key: &Row, row: &Row| row.clone()),
+                    errs,
+                }
             }
             Plan::Constant { rows } => Rendered {
                 oks: source_rows(self.scope, self.as_of, rows.clone()),
@@ -100,15 +104,16 @@ impl<'a, 's> Renderer<'a, 's> {
                 left_key,
                 right_key,
             } => {
-                let left = self.render(left)?;
-                let right = self.render(right)?;
-                let (l_keyed, l_errs) = keyed(left.oks, left_key.clone());
-                let (r_keyed, r_errs) = keyed(right.oks, right_key.clone());
-                let l_arr = l_keyed.arrange_by_key();
-                let r_arr = r_keyed.arrange_by_key();
-                let oks = l_arr.join_core(&r_arr, |_key: &Row, l: &Row, r: &Row| Some(l.concat(r)));
-                let errs = left.errs.concat(right.errs).concat(l_errs).concat(r_errs);
-                Rendered { oks, errs }
+                let (l_arr, l_errs) = self.arranged(left, left_key)?;
+                let (r_arr, r_errs) = self.arranged(right, right_key)?;
+                // Index arrangements hold rows with NULL keys too; NULL never equals NULL.
+                let oks = l_arr.join_core(&r_arr, |key: &Row, l: &Row, r: &Row| {
+                    (!key.iter().any(Datum::is_null)).then(|| l.concat(r))
+                });
+                Rendered {
+                    oks,
+                    errs: l_errs.concat(r_errs),
+                }
             }
             Plan::Reduce {
                 input,
@@ -158,11 +163,52 @@ impl<'a, 's> Renderer<'a, 's> {
         })
     }
 
+    /// The plan's rows arranged by `key`: an existing index when the plan reads one with exactly
+    /// this key, otherwise a new arrangement.
+    fn arranged(
+        &mut self,
+        plan: &Plan,
+        key: &[ScalarExpr],
+    ) -> Result<(KeyedArrangement<'s>, Errs<'s>), MissingCollection> {
+        if let Plan::IndexedGet {
+            index,
+            key: index_key,
+            ..
+        } = plan
+        {
+            if index_key.as_slice() == key {
+                return self.import_index(*index);
+            }
+        }
+        let rendered = self.render(plan)?;
+        let (keyed_rows, key_errs) = keyed(rendered.oks, key.to_vec());
+        Ok((keyed_rows.arrange_by_key(), rendered.errs.concat(key_errs)))
+    }
+
+    fn import_index(
+        &mut self,
+        index: GlobalId,
+    ) -> Result<(KeyedArrangement<'s>, Errs<'s>), MissingCollection> {
+        let traces = self
+            .traces
+            .indexes
+            .get_mut(&index)
+            .ok_or(MissingCollection(index))?;
+        let frontier = Antichain::from_elem(self.as_of);
+        let arranged = traces.oks.import_frontier(self.scope, frontier.borrow());
+        let errs = import_errs(&mut traces.errs, self.scope, self.as_of);
+        Ok((arranged, errs))
+    }
+
     fn import(&mut self, id: GlobalId) -> Result<(Oks<'s>, Errs<'s>), MissingCollection> {
         if let Some((oks, errs)) = self.imported.get(&id) {
             return Ok((oks.clone(), errs.clone()));
         }
-        let traces = self.traces.get_mut(&id).ok_or(MissingCollection(id))?;
+        let traces = self
+            .traces
+            .collections
+            .get_mut(&id)
+            .ok_or(MissingCollection(id))?;
         let (oks, errs) = traces.import(self.scope, self.as_of);
         self.imported.insert(id, (oks.clone(), errs.clone()));
         Ok((oks, errs))
@@ -182,11 +228,21 @@ fn split<'s>(results: Collection<'s, u64, Result<Row, EvalError>>, errs: Errs<'s
 /// Evaluates key expressions for each row: `(key, row)` pairs, and errors from evaluating them.
 /// Rows with a NULL in the key never match in an equi-join, so they are dropped here.
 fn keyed<'s>(oks: Oks<'s>, key: Vec<ScalarExpr>) -> (Collection<'s, u64, (Row, Row)>, Errs<'s>) {
+    keyed_rows(oks, key, true)
+}
+
+/// Evaluates key expressions for each row: `(key, row)` pairs, and errors from evaluating them;
+/// rows whose key holds a NULL are dropped if `drop_null_keys` (an index keeps them).
+pub fn keyed_rows<'s>(
+    oks: Oks<'s>,
+    key: Vec<ScalarExpr>,
+    drop_null_keys: bool,
+) -> (Collection<'s, u64, (Row, Row)>, Errs<'s>) {
     let results = oks.flat_map(move |row: Row| {
         let mut datums = Vec::with_capacity(key.len());
         for e in &key {
             match e.eval(row.datums()) {
-                Ok(Datum::Null) => return None,
+                Ok(Datum::Null) if drop_null_keys => return None,
                 Ok(d) => datums.push(d),
                 Err(err) => return Some(Err(err)),
             }

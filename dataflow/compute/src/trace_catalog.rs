@@ -1,18 +1,62 @@
-//! The traces a worker keeps for catalog objects (tables and materialized views), by id.
+//! The traces a worker keeps, by id: the arrangements of catalog objects (tables and
+//! materialized views, keyed by whole rows) and of indexes (keyed by their key expressions).
 //!
-//! Each object has a trace of its rows and, for views, a trace of its errors. Dataflows import
-//! both as of their `as_of`; the coordinator advances each object's compaction frontier.
+//! Each has a trace of its rows and, except tables, a trace of its errors. Dataflows import them
+//! as of their `as_of`; peeks read them directly; the coordinator advances their compaction.
 
+use std::collections::HashMap;
+
+use kpg_types::{EvalError, GlobalId, Row};
 use timely::dataflow::Scope;
 use timely::progress::Antichain;
 
-use crate::typedefs::{empty_errs, ErrTrace, Errs, Oks, RowTrace};
-use kpg_types::{EvalError, Row};
+use crate::typedefs::{empty_errs, ErrTrace, Errs, KeyedTrace, Oks, RowTrace};
 
+/// The arrangements of one table or materialized view.
 pub struct CollectionTraces {
     pub oks: RowTrace,
     /// Tables cannot hold errors; views can.
     pub errs: Option<ErrTrace>,
+}
+
+/// The arrangement of one index: rows keyed by the index key.
+pub struct IndexTraces {
+    pub oks: KeyedTrace,
+    pub errs: ErrTrace,
+}
+
+#[derive(Default)]
+pub struct TraceCatalog {
+    pub collections: HashMap<GlobalId, CollectionTraces>,
+    pub indexes: HashMap<GlobalId, IndexTraces>,
+}
+
+impl TraceCatalog {
+    /// Allows the traces of `id` (a collection or an index) to forget distinctions between
+    /// times before `since`.
+    pub fn allow_compaction(&mut self, id: GlobalId, since: u64) {
+        let frontier = Antichain::from_elem(since);
+        let f = frontier.borrow();
+        if let Some(c) = self.collections.get_mut(&id) {
+            c.oks.set_logical_compaction(f);
+            c.oks.set_physical_compaction(f);
+            if let Some(errs) = &mut c.errs {
+                errs.set_logical_compaction(f);
+                errs.set_physical_compaction(f);
+            }
+        }
+        if let Some(i) = self.indexes.get_mut(&id) {
+            i.oks.set_logical_compaction(f);
+            i.oks.set_physical_compaction(f);
+            i.errs.set_logical_compaction(f);
+            i.errs.set_physical_compaction(f);
+        }
+    }
+
+    pub fn remove(&mut self, id: GlobalId) {
+        self.collections.remove(&id);
+        self.indexes.remove(&id);
+    }
 }
 
 impl CollectionTraces {
@@ -24,22 +68,16 @@ impl CollectionTraces {
             .import_frontier(scope, frontier.borrow())
             .as_collection(|row: &Row, _: &()| row.clone());
         let errs = match &mut self.errs {
-            Some(errs) => errs
-                .import_frontier(scope, frontier.borrow())
-                .as_collection(|e: &EvalError, _: &()| e.clone()),
+            Some(errs) => import_errs(errs, scope, as_of),
             None => empty_errs(scope),
         };
         (oks, errs)
     }
+}
 
-    /// Allows both traces to forget distinctions between times before `since`.
-    pub fn allow_compaction(&mut self, since: u64) {
-        let frontier = Antichain::from_elem(since);
-        self.oks.set_logical_compaction(frontier.borrow());
-        self.oks.set_physical_compaction(frontier.borrow());
-        if let Some(errs) = &mut self.errs {
-            errs.set_logical_compaction(frontier.borrow());
-            errs.set_physical_compaction(frontier.borrow());
-        }
-    }
+/// Imports an error trace as a collection of errors.
+pub fn import_errs<'s>(errs: &mut ErrTrace, scope: Scope<'s, u64>, as_of: u64) -> Errs<'s> {
+    let frontier = Antichain::from_elem(as_of);
+    errs.import_frontier(scope, frontier.borrow())
+        .as_collection(|e: &EvalError, _: &()| e.clone())
 }

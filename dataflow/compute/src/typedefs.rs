@@ -13,6 +13,10 @@ pub type Oks<'s> = Collection<'s, u64, Row, i64>;
 pub type Errs<'s> = Collection<'s, u64, EvalError, i64>;
 /// The trace of a relation's rows, keyed by the whole row.
 pub type RowTrace = TraceAgent<Row, (), u64, i64>;
+/// The trace of an index: rows keyed by the index key.
+pub type KeyedTrace = TraceAgent<Row, Row, u64, i64>;
+/// Rows arranged by a key, within a dataflow.
+pub type KeyedArrangement<'s> = kpg_engine::Arranged<'s, u64, Row, Row, i64>;
 /// The trace of a relation's errors.
 pub type ErrTrace = TraceAgent<EvalError, (), u64, i64>;
 

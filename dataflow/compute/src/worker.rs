@@ -22,9 +22,10 @@ use timely::dataflow::operators::vec::Input;
 use timely::dataflow::InputHandleVec;
 use timely::worker::Worker;
 
-use crate::render::Renderer;
+use crate::peek::PendingPeek;
+use crate::render::{keyed_rows, Renderer};
 use crate::sinks::{peek_sink, subscribe_sink};
-use crate::trace_catalog::CollectionTraces;
+use crate::trace_catalog::{CollectionTraces, IndexTraces, TraceCatalog};
 
 /// How long an idle worker sleeps before looking for work; commands and data wake it sooner.
 const PARK: Duration = Duration::from_millis(20);
@@ -34,7 +35,9 @@ struct WorkerState {
     index: usize,
     responses: Sender<Response>,
     tables: HashMap<GlobalId, InputSession<u64, Row, i64>>,
-    traces: HashMap<GlobalId, CollectionTraces>,
+    traces: TraceCatalog,
+    /// Peeks of arrangements waiting for them to be complete at their timestamps.
+    peeks: Vec<PendingPeek>,
     /// Timely dataflow indexes of installed dataflows, by catalog or dataflow id.
     dataflows: HashMap<DataflowId, usize>,
     /// The time every table input has been advanced to.
@@ -68,7 +71,8 @@ pub fn run_worker(
         index: worker.index(),
         responses,
         tables: HashMap::new(),
-        traces: HashMap::new(),
+        traces: TraceCatalog::default(),
+        peeks: Vec::new(),
         dataflows: HashMap::new(),
         table_time: 0,
     };
@@ -105,6 +109,10 @@ pub fn run_worker(
         for (_, cmd) in batch {
             state.apply(worker, cmd);
         }
+        let (index, responses) = (state.index, &state.responses);
+        state
+            .peeks
+            .retain_mut(|peek| !peek.try_answer(index, responses));
         if closed.get() {
             tracing::info!(worker = state.index, "command stream closed; worker stops");
             // Timely keeps stepping a worker until its dataflows finish; table inputs and
@@ -116,6 +124,12 @@ pub fn run_worker(
             return;
         }
     }
+}
+
+/// What a dataflow exports to the worker's trace catalog.
+enum Export {
+    Collection(GlobalId, CollectionTraces),
+    Index(GlobalId, IndexTraces),
 }
 
 impl WorkerState {
@@ -134,7 +148,7 @@ impl WorkerState {
                 input.advance_to(since.max(self.table_time));
                 input.flush();
                 self.tables.insert(id, input);
-                self.traces.insert(
+                self.traces.collections.insert(
                     id,
                     CollectionTraces {
                         oks: trace,
@@ -167,18 +181,40 @@ impl WorkerState {
                     worker.drop_dataflow(index);
                 }
             }
+            Command::PeekTrace {
+                peek_id,
+                target,
+                timestamp,
+                predicates,
+                projection,
+            } => {
+                match PendingPeek::new(
+                    peek_id,
+                    target,
+                    timestamp,
+                    predicates,
+                    projection,
+                    &self.traces,
+                ) {
+                    Some(peek) => self.peeks.push(peek),
+                    None => {
+                        let result = Ok(Vec::new());
+                        let _ = self.responses.send(Response::PeekResult {
+                            peek_id,
+                            worker: self.index,
+                            result,
+                        });
+                    }
+                }
+            }
             Command::DropCollection { id } => {
-                self.traces.remove(&id);
+                self.traces.remove(id);
                 self.tables.remove(&id);
                 if let Some(index) = self.dataflows.remove(&id) {
                     worker.drop_dataflow(index);
                 }
             }
-            Command::AllowCompaction { id, since } => {
-                if let Some(traces) = self.traces.get_mut(&id) {
-                    traces.allow_compaction(since);
-                }
-            }
+            Command::AllowCompaction { id, since } => self.traces.allow_compaction(id, since),
         }
     }
 
@@ -196,10 +232,16 @@ impl WorkerState {
                 }
             };
             match desc.sink {
-                DataflowSink::Index { id } => {
+                DataflowSink::Materialize { id } => {
                     let oks = rendered.oks.map(|row| (row, ())).arrange_by_key();
                     let errs = rendered.errs.map(|e| (e, ())).arrange_by_key();
-                    Some((id, CollectionTraces { oks: oks.trace, errs: Some(errs.trace) }))
+                    Some(Export::Collection(id, CollectionTraces { oks: oks.trace, errs: Some(errs.trace) }))
+                }
+                DataflowSink::Index { id, key } => {
+                    let (pairs, key_errs) = keyed_rows(rendered.oks, key, false);
+                    let oks = pairs.arrange_by_key();
+                    let errs = rendered.errs.concat(key_errs).map(|e| (e, ())).arrange_by_key();
+                    Some(Export::Index(id, IndexTraces { oks: oks.trace, errs: errs.trace }))
                 }
                 DataflowSink::Peek { peek_id, timestamp } => {
                     peek_sink(rendered.oks, rendered.errs, peek_id, timestamp, responses);
@@ -211,8 +253,14 @@ impl WorkerState {
                 }
             }
         });
-        if let Some((export_id, traces)) = exported {
-            self.traces.insert(export_id, traces);
+        match exported {
+            Some(Export::Collection(id, traces)) => {
+                self.traces.collections.insert(id, traces);
+            }
+            Some(Export::Index(id, traces)) => {
+                self.traces.indexes.insert(id, traces);
+            }
+            None => {}
         }
         self.dataflows.insert(id, index);
     }

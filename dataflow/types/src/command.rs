@@ -7,6 +7,7 @@
 
 use crate::datum::Row;
 use crate::error::EvalError;
+use crate::expr::ScalarExpr;
 use crate::plan::{DataflowDescription, GlobalId};
 use serde::{Deserialize, Serialize};
 
@@ -35,8 +36,27 @@ pub enum Command {
     /// Forget the arrangement exported under `id` (a dropped table or view); dataflows still
     /// reading it keep their own handles.
     DropCollection { id: GlobalId },
+    /// Answer a read straight from an existing arrangement, with no dataflow: each worker waits
+    /// until its shard is complete at `timestamp`, then answers with the rows that pass
+    /// `predicates`, projected to `projection`.
+    PeekTrace {
+        peek_id: u64,
+        target: PeekTarget,
+        timestamp: u64,
+        predicates: Vec<ScalarExpr>,
+        projection: Option<Vec<usize>>,
+    },
     /// Allow the arrangement of `id` to compact history before `since`.
     AllowCompaction { id: GlobalId, since: u64 },
+}
+
+/// Which arrangement a `PeekTrace` reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum PeekTarget {
+    /// The arrangement of a table or materialized view, keyed by the whole row.
+    Collection(GlobalId),
+    /// An index (keyed by its key expressions); `keys` restricts the read to those key values.
+    Index { id: GlobalId, keys: Option<Vec<Row>> },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -51,6 +51,9 @@ pub enum UnaryFunc {
     CharLength,
     /// Cast to the given type (with its modifiers).
     Cast(ScalarType),
+    /// Fails with 21000 whatever its input: the value of a scalar subquery that returned more
+    /// than one row (the planner guards it with a count).
+    MultipleRowsError,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -234,6 +237,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
     match func {
         UnaryFunc::IsNull => return Ok(Datum::Bool(d.is_null())),
         UnaryFunc::IsNotNull => return Ok(Datum::Bool(!d.is_null())),
+        UnaryFunc::MultipleRowsError => return Err(EvalError::MultipleRowsFromSubquery),
         _ if d.is_null() => return Ok(Datum::Null),
         _ => {}
     }

@@ -19,6 +19,13 @@ pub type GlobalId = u64;
 pub enum Plan {
     /// The collection of a table or materialized view, imported from its arrangement.
     Get { id: GlobalId },
+    /// The collection of `id`, read through the index `index`, an arrangement of it keyed by
+    /// `key`. A join whose key equals `key` uses that arrangement as it is, building nothing.
+    IndexedGet {
+        id: GlobalId,
+        index: GlobalId,
+        key: Vec<ScalarExpr>,
+    },
     /// Fixed rows with multiplicities.
     Constant { rows: Vec<(Row, i64)> },
     /// Appends one column per expression, each evaluated over the row so far (so later
@@ -63,12 +70,24 @@ pub enum Plan {
 }
 
 impl Plan {
-    /// The ids of the collections this plan reads.
+    /// The ids of the collections this plan reads (through indexes or not).
     pub fn imports(&self) -> Vec<GlobalId> {
         let mut ids = Vec::new();
+        self.visit(&mut |p| match p {
+            Plan::Get { id } | Plan::IndexedGet { id, .. } => ids.push(*id),
+            _ => {}
+        });
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// The indexes this plan reads.
+    pub fn index_imports(&self) -> Vec<GlobalId> {
+        let mut ids = Vec::new();
         self.visit(&mut |p| {
-            if let Plan::Get { id } = p {
-                ids.push(*id);
+            if let Plan::IndexedGet { index, .. } = p {
+                ids.push(*index);
             }
         });
         ids.sort_unstable();
@@ -80,7 +99,7 @@ impl Plan {
     pub fn visit(&self, f: &mut impl FnMut(&Plan)) {
         f(self);
         match self {
-            Plan::Get { .. } | Plan::Constant { .. } => {}
+            Plan::Get { .. } | Plan::IndexedGet { .. } | Plan::Constant { .. } => {}
             Plan::Map { input, .. }
             | Plan::Filter { input, .. }
             | Plan::Project { input, .. }
@@ -100,6 +119,9 @@ impl Plan {
         let pad = "  ".repeat(depth);
         match self {
             Plan::Get { id } => writeln!(f, "{pad}Get u{id}"),
+            Plan::IndexedGet { id, index, key } => {
+                writeln!(f, "{pad}Get u{id} through index u{index} on {key:?}")
+            }
             Plan::Constant { rows } => writeln!(f, "{pad}Constant ({} rows)", rows.len()),
             Plan::Map { input, exprs } => {
                 writeln!(f, "{pad}Map {exprs:?}")?;
@@ -160,9 +182,11 @@ impl fmt::Display for Plan {
 /// What a dataflow does with the collection its plan computes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DataflowSink {
-    /// Arrange the result and export the arrangement under this id (a materialized view), so
-    /// that later dataflows import it.
-    Index { id: GlobalId },
+    /// Arrange the result by whole rows and export the arrangement under this id (a
+    /// materialized view), so that later dataflows import it.
+    Materialize { id: GlobalId },
+    /// Arrange the result by `key` and export the arrangement under this id (an index).
+    Index { id: GlobalId, key: Vec<ScalarExpr> },
     /// Accumulate the result at `timestamp` and answer the coordinator (an ad hoc SELECT).
     Peek { peek_id: u64, timestamp: u64 },
     /// Stream every change, from the snapshot at `as_of` on, to the coordinator.

@@ -5,11 +5,12 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use kpg_sql::sqlparser::ast::Statement;
-use kpg_sql::{ItemKind, ParsedStatement, PlannedStatement, RowSetFinishing};
+use kpg_sql::{IndexItem, ItemKind, ParsedStatement, PlannedStatement, RowSetFinishing};
 use kpg_types::command::Command;
 use kpg_types::{DataflowDescription, DataflowSink, GlobalId, Plan, RelationDesc, Row, ScalarExpr};
 
 use super::{Coordinator, Subscription};
+use crate::catalog::Kind;
 use crate::error::ExecError;
 
 /// What a statement returns to its session.
@@ -42,6 +43,9 @@ impl Coordinator {
             stmt,
             ParsedStatement::Subscribe { .. } | ParsedStatement::Sql(Statement::Query(_))
         );
+        if let Some(result) = super::show::show(stmt, &self.lock().catalog) {
+            return result;
+        }
         let _write = if is_read {
             None
         } else {
@@ -63,13 +67,41 @@ impl Coordinator {
                 let subscription = self.subscribe(plan)?;
                 Ok(ExecuteResult::Subscription { desc, subscription })
             }
+            PlannedStatement::CreateIndex {
+                name,
+                on,
+                key,
+                if_not_exists,
+            } => {
+                let mut state = self.lock();
+                if state.catalog.name_taken(&name) {
+                    return exists_result(&name, if_not_exists, "CREATE INDEX");
+                }
+                if !state.catalog.contains(on) {
+                    return Err(ExecError::new("42P01", "the indexed relation was dropped"));
+                }
+                let id = Self::allocate_id(&mut state);
+                let as_of = state.upper - 1;
+                let desc = DataflowDescription {
+                    name: format!("index-{name}"),
+                    plan: Plan::Get { id: on },
+                    as_of,
+                    sink: DataflowSink::Index {
+                        id,
+                        key: key.clone(),
+                    },
+                };
+                state.catalog.insert_index(IndexItem { id, name, on, key });
+                self.compute.send(Command::CreateDataflow { id, desc });
+                Ok(ExecuteResult::Command("CREATE INDEX".into()))
+            }
             PlannedStatement::CreateTable {
                 name,
                 desc,
                 if_not_exists,
             } => {
                 let mut state = self.lock();
-                if kpg_sql::Catalog::resolve(&state.catalog, &name).is_some() {
+                if state.catalog.name_taken(&name) {
                     return exists_result(&name, if_not_exists, "CREATE TABLE");
                 }
                 let id = Self::allocate_id(&mut state);
@@ -89,17 +121,22 @@ impl Coordinator {
                 if_not_exists,
             } => {
                 let mut state = self.lock();
-                if kpg_sql::Catalog::resolve(&state.catalog, &name).is_some() {
+                if state.catalog.name_taken(&name) {
                     return exists_result(&name, if_not_exists, "CREATE MATERIALIZED VIEW");
                 }
+                let plan = Self::optimize(&state, plan);
+                Self::check_imports(&state, &plan)?;
                 let id = Self::allocate_id(&mut state);
-                let depends_on = plan.imports();
+                // The view reads its inputs and any index it imports; neither may be dropped
+                // while the view exists.
+                let mut depends_on = plan.imports();
+                depends_on.extend(plan.index_imports());
                 let as_of = state.upper - 1;
                 let desc_df = DataflowDescription {
                     name: format!("materialized-view-{name}"),
                     plan,
                     as_of,
-                    sink: DataflowSink::Index { id },
+                    sink: DataflowSink::Materialize { id },
                 };
                 state
                     .catalog
@@ -159,50 +196,54 @@ impl Coordinator {
 
     fn drop_objects(&self, ids: &[GlobalId], cascade: bool) -> Result<ExecuteResult, ExecError> {
         let mut state = self.lock();
-        let Some(first) = ids.first().and_then(|id| state.catalog.get(*id)) else {
+        let catalog = &state.catalog;
+        let Some(first_kind) = ids.first().and_then(|id| catalog.kind(*id)) else {
             return Ok(ExecuteResult::Command("DROP".into()));
         };
-        let tag = match first.item.kind {
-            ItemKind::Table => "DROP TABLE",
-            ItemKind::MaterializedView => "DROP MATERIALIZED VIEW",
-        };
-        let all = state.catalog.with_dependents(ids);
+        let all = catalog.with_dependents(ids);
         if !cascade {
-            if let Some(dependent) = all.iter().find(|id| !ids.contains(id)) {
-                let object = state
-                    .catalog
-                    .get(
-                        *ids.iter()
-                            .find(|id| state.catalog.with_dependents(&[**id]).contains(dependent))
-                            .unwrap_or(&ids[0]),
-                    )
-                    .expect("present");
-                let dep = state.catalog.get(*dependent).expect("present");
-                let kind = |k: ItemKind| match k {
-                    ItemKind::Table => "table",
-                    ItemKind::MaterializedView => "materialized view",
+            // An object's own indexes go with it; anything else that depends on it must be
+            // dropped first, or with CASCADE.
+            let owned: Vec<GlobalId> = ids
+                .iter()
+                .flat_map(|id| catalog.owned_indexes(*id))
+                .collect();
+            if let Some(dependent) = all
+                .iter()
+                .find(|id| !ids.contains(id) && !owned.contains(id))
+            {
+                let object = *ids
+                    .iter()
+                    .find(|id| catalog.with_dependents(&[**id]).contains(dependent))
+                    .unwrap_or(&ids[0]);
+                let describe = |id: GlobalId| {
+                    let kind = catalog.kind(id).map_or("object", |k| k.noun());
+                    format!("{kind} {}", catalog.name(id).unwrap_or("?"))
                 };
                 return Err(ExecError::new(
                     "2BP01",
                     format!(
-                        "cannot drop {} {} because other objects depend on it",
-                        kind(object.item.kind),
-                        object.item.name
+                        "cannot drop {} because other objects depend on it",
+                        describe(object)
                     ),
                 )
                 .with_detail(format!(
-                    "{} {} depends on {} {}",
-                    kind(dep.item.kind),
-                    dep.item.name,
-                    kind(object.item.kind),
-                    object.item.name
-                )));
+                    "{} depends on {}",
+                    describe(*dependent),
+                    describe(object)
+                ))
+                .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
             }
         }
         for id in all {
             state.catalog.remove(id);
             self.compute.send(Command::DropCollection { id });
         }
+        let tag = match first_kind {
+            Kind::Table => "DROP TABLE",
+            Kind::MaterializedView => "DROP MATERIALIZED VIEW",
+            Kind::Index => "DROP INDEX",
+        };
         Ok(ExecuteResult::Command(tag.into()))
     }
 

@@ -15,6 +15,8 @@
 
 mod dispatch;
 mod execute;
+mod fast_path;
+mod show;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -166,6 +168,7 @@ impl Coordinator {
         let (tx, rx) = oneshot::channel();
         let guard = {
             let mut state = self.lock();
+            let plan = Self::optimize(&state, plan);
             Self::check_imports(&state, &plan)?;
             let id = Self::allocate_id(&mut state);
             let timestamp = state.upper - 1;
@@ -179,16 +182,28 @@ impl Coordinator {
                     tx: Some(tx),
                 },
             );
-            let desc = DataflowDescription {
-                name: format!("peek-{id}"),
-                plan,
-                as_of: timestamp,
-                sink: DataflowSink::Peek {
+            match fast_path::fast_peek(&plan, &state.catalog) {
+                Some(fast) => self.compute.send(Command::PeekTrace {
                     peek_id: id,
+                    target: fast.target,
                     timestamp,
-                },
-            };
-            self.compute.send(Command::CreateDataflow { id, desc });
+                    predicates: fast.predicates,
+                    projection: fast.projection,
+                }),
+                None => {
+                    let sink = DataflowSink::Peek {
+                        peek_id: id,
+                        timestamp,
+                    };
+                    let desc = DataflowDescription {
+                        name: format!("peek-{id}"),
+                        plan,
+                        as_of: timestamp,
+                        sink,
+                    };
+                    self.compute.send(Command::CreateDataflow { id, desc });
+                }
+            }
             DataflowGuard {
                 coord: Arc::clone(self),
                 id,
@@ -201,10 +216,16 @@ impl Coordinator {
         result.map_err(ExecError::from)
     }
 
+    /// The plan rewritten to read the indexes the catalog has where they fit.
+    fn optimize(state: &State, plan: Plan) -> Plan {
+        kpg_sql::use_indexes(plan, &state.catalog)
+    }
+
     /// Starts a subscription to `plan`: a snapshot at the current read time, then every change.
     fn subscribe(self: &Arc<Self>, plan: Plan) -> Result<Subscription, ExecError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut state = self.lock();
+        let plan = Self::optimize(&state, plan);
         Self::check_imports(&state, &plan)?;
         let id = Self::allocate_id(&mut state);
         let as_of = state.upper - 1;
@@ -231,11 +252,9 @@ impl Coordinator {
     /// A plan may only be sent to the workers while everything it reads exists: a concurrent
     /// DROP between planning and sending is caught here, under the lock that orders commands.
     fn check_imports(state: &State, plan: &Plan) -> Result<(), ExecError> {
-        match plan
-            .imports()
-            .into_iter()
-            .find(|id| state.catalog.get(*id).is_none())
-        {
+        let mut reads = plan.imports();
+        reads.extend(plan.index_imports());
+        match reads.into_iter().find(|id| !state.catalog.contains(*id)) {
             Some(_) => Err(ExecError::new(
                 "42P01",
                 "a relation the query reads was dropped",

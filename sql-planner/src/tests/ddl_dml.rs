@@ -126,7 +126,7 @@ fn drop() {
     assert_eq!(err("DROP TABLE v").message, "\"v\" is not a table");
     assert_eq!(code("DROP TABLE v"), "42809");
     assert_eq!(code("DROP MATERIALIZED VIEW t"), "42809");
-    assert_eq!(code("DROP INDEX i"), "0A000");
+    assert_eq!(code("DROP INDEX i"), "42704");
 }
 
 fn constant_rows(p: PlannedStatement) -> Vec<Vec<Datum>> {

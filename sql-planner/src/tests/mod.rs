@@ -5,6 +5,7 @@ mod ddl_dml;
 mod errors;
 mod expressions;
 mod queries;
+mod subqueries;
 mod typing_fuzz;
 
 use crate::{parse, plan, Catalog, CatalogItem, ItemKind, PlanError, PlannedStatement};
@@ -283,6 +284,7 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
             .into_iter()
             .map(|(r, d)| (r, -d))
             .collect(),
+        Plan::IndexedGet { id, .. } => try_eval(&Plan::Get { id: *id }, cat)?,
         Plan::Threshold { input } => try_eval(input, cat)?
             .into_iter()
             .filter(|(_, d)| *d > 0)

@@ -1,0 +1,162 @@
+//! Peeks answered straight from arrangements, with no dataflow (the fast path for reads).
+//!
+//! A pending peek holds its own handles on the traces it reads, so a concurrent DROP cannot pull
+//! the data from under it. Each time the worker has stepped, pending peeks whose traces are
+//! complete at their timestamp read their shard through a cursor (or seek the requested keys of
+//! an index), apply the predicates and projection, and answer the coordinator.
+
+use crossbeam_channel::Sender;
+use kpg_engine::{Semigroup, TraceAgent};
+use kpg_types::command::{PeekTarget, Response};
+use kpg_types::{EvalError, Row, ScalarExpr};
+
+use crate::trace_catalog::TraceCatalog;
+use crate::typedefs::{ErrTrace, KeyedTrace, RowTrace};
+
+enum Source {
+    Collection(RowTrace),
+    Index(KeyedTrace, Option<Vec<Row>>),
+}
+
+pub struct PendingPeek {
+    peek_id: u64,
+    timestamp: u64,
+    source: Source,
+    errs: Option<ErrTrace>,
+    predicates: Vec<ScalarExpr>,
+    projection: Option<Vec<usize>>,
+}
+
+impl PendingPeek {
+    /// Prepares a peek, or answers at once with an empty result if the target is unknown (the
+    /// coordinator only peeks objects that exist, so this is a dropped object's race).
+    pub fn new(
+        peek_id: u64,
+        target: PeekTarget,
+        timestamp: u64,
+        predicates: Vec<ScalarExpr>,
+        projection: Option<Vec<usize>>,
+        traces: &TraceCatalog,
+    ) -> Option<Self> {
+        let (source, errs) = match target {
+            PeekTarget::Collection(id) => {
+                let c = traces.collections.get(&id)?;
+                (Source::Collection(c.oks.clone()), c.errs.clone())
+            }
+            PeekTarget::Index { id, keys } => {
+                let i = traces.indexes.get(&id)?;
+                let mut keys = keys;
+                if let Some(keys) = &mut keys {
+                    keys.sort();
+                    keys.dedup();
+                }
+                (Source::Index(i.oks.clone(), keys), Some(i.errs.clone()))
+            }
+        };
+        Some(PendingPeek {
+            peek_id,
+            timestamp,
+            source,
+            errs,
+            predicates,
+            projection,
+        })
+    }
+
+    /// Answers the peek if its traces are complete at its timestamp; returns whether it did.
+    pub fn try_answer(&mut self, worker: usize, responses: &Sender<Response>) -> bool {
+        let t = self.timestamp;
+        if !complete(&self.source, self.errs.as_ref(), t) {
+            return false;
+        }
+        let result = self.read();
+        let _ = responses.send(Response::PeekResult {
+            peek_id: self.peek_id,
+            worker,
+            result,
+        });
+        true
+    }
+
+    fn read(&mut self) -> Result<Vec<(Row, i64)>, EvalError> {
+        let t = self.timestamp;
+        if let Some(errs) = &mut self.errs {
+            if let Some((e, _, _)) = errs.read_at(&t).into_iter().find(|(_, _, n)| *n > 0) {
+                return Err(e);
+            }
+        }
+        let mut rows = Vec::new();
+        match &mut self.source {
+            Source::Collection(trace) => {
+                for (row, (), n) in trace.read_at(&t) {
+                    rows.push((row, n));
+                }
+            }
+            Source::Index(trace, None) => {
+                for (_key, row, n) in trace.read_at(&t) {
+                    rows.push((row, n));
+                }
+            }
+            Source::Index(trace, Some(keys)) => {
+                let mut cursor = trace.cursor();
+                for key in keys.iter() {
+                    cursor.seek_key(key);
+                    if !cursor.key_valid() || cursor.key() != key {
+                        continue;
+                    }
+                    while cursor.val_valid() {
+                        let mut sum: Option<i64> = None;
+                        cursor.map_times(|time, n| {
+                            if *time <= t {
+                                match &mut sum {
+                                    Some(s) => s.plus_equals(n),
+                                    None => sum = Some(*n),
+                                }
+                            }
+                        });
+                        if let Some(n) = sum.filter(|n| *n != 0) {
+                            rows.push((cursor.val().clone(), n));
+                        }
+                        cursor.step_val();
+                    }
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(rows.len());
+        for (row, n) in rows {
+            let mut keep = true;
+            for p in &self.predicates {
+                if !p.eval_predicate(row.datums())? {
+                    keep = false;
+                    break;
+                }
+            }
+            if keep {
+                out.push((
+                    self.projection
+                        .as_ref()
+                        .map_or(row.clone(), |p| row.project(p)),
+                    n,
+                ));
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn is_complete<K: kpg_engine::Data, V: kpg_engine::Data>(
+    trace: &TraceAgent<K, V, u64, i64>,
+    t: u64,
+) -> bool {
+    let mut upper = timely::progress::Antichain::new();
+    trace.read_upper(&mut upper);
+    !upper.less_equal(&t)
+}
+
+fn complete(source: &Source, errs: Option<&ErrTrace>, t: u64) -> bool {
+    let oks = match source {
+        Source::Collection(trace) => is_complete(trace, t),
+        Source::Index(trace, _) => is_complete(trace, t),
+    };
+    oks && errs.is_none_or(|e| is_complete(e, t))
+}

@@ -1,0 +1,130 @@
+//! The fast path for reads: a SELECT that reads one arrangement whole, or looks up literal
+//! values of an index's key, is answered straight from the arrangement (`PeekTrace`) with no
+//! dataflow built.
+//!
+//! Recognized shapes: `Get`, optionally under a `Filter` (predicates evaluated on each row read)
+//! and a `Project`. When an index on the collection is keyed by columns that the filter pins to
+//! literals (`col = literal` conjuncts), the read seeks that key in the index instead of scanning.
+
+use kpg_sql::Catalog as _;
+use kpg_types::command::PeekTarget;
+use kpg_types::{BinaryFunc, Datum, Plan, Row, ScalarExpr};
+
+use crate::catalog::Catalog;
+
+/// A read that needs no dataflow.
+pub struct FastPeek {
+    pub target: PeekTarget,
+    pub predicates: Vec<ScalarExpr>,
+    pub projection: Option<Vec<usize>>,
+}
+
+/// The fast-path read for `plan`, if it has one of the recognized shapes.
+pub fn fast_peek(plan: &Plan, catalog: &Catalog) -> Option<FastPeek> {
+    let (inner, projection) = match plan {
+        Plan::Project { input, outputs } => (input.as_ref(), Some(outputs.clone())),
+        other => (other, None),
+    };
+    let (get, predicates) = match inner {
+        Plan::Filter { input, predicates } => (input.as_ref(), predicates.clone()),
+        other => (other, Vec::new()),
+    };
+    let Plan::Get { id } = get else { return None };
+    let target = index_lookup(*id, &predicates, catalog).unwrap_or(PeekTarget::Collection(*id));
+    Some(FastPeek {
+        target,
+        predicates,
+        projection,
+    })
+}
+
+/// An index lookup for the literal key values the predicates pin, if an index fits.
+fn index_lookup(id: u64, predicates: &[ScalarExpr], catalog: &Catalog) -> Option<PeekTarget> {
+    let pinned = |column: usize| {
+        predicates.iter().find_map(|p| match p {
+            ScalarExpr::Binary {
+                func: BinaryFunc::Eq,
+                left,
+                right,
+            } => match (left.as_ref(), right.as_ref()) {
+                (ScalarExpr::Column(c), ScalarExpr::Literal(d))
+                | (ScalarExpr::Literal(d), ScalarExpr::Column(c))
+                    if *c == column && !d.is_null() =>
+                {
+                    Some(d.clone())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+    };
+    catalog.indexes_on(id).into_iter().find_map(|index| {
+        let key: Option<Vec<Datum>> = index
+            .key
+            .iter()
+            .map(|e| match e {
+                ScalarExpr::Column(c) => pinned(*c),
+                _ => None,
+            })
+            .collect();
+        key.map(|key| PeekTarget::Index {
+            id: index.id,
+            keys: Some(vec![Row::new(key)]),
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kpg_sql::{IndexItem, ItemKind};
+    use kpg_types::RelationDesc;
+
+    #[test]
+    fn shapes_and_index_lookups() {
+        let mut catalog = Catalog::default();
+        catalog.insert(
+            1,
+            "t".into(),
+            ItemKind::Table,
+            RelationDesc::default(),
+            vec![],
+        );
+        catalog.insert_index(IndexItem {
+            id: 2,
+            name: "t_idx".into(),
+            on: 1,
+            key: vec![ScalarExpr::Column(1)],
+        });
+        let get = Plan::Get { id: 1 };
+        assert!(matches!(
+            fast_peek(&get, &catalog).unwrap().target,
+            PeekTarget::Collection(1)
+        ));
+        let eq =
+            ScalarExpr::Column(1).call_binary(BinaryFunc::Eq, ScalarExpr::Literal(Datum::Int32(7)));
+        let filtered = Plan::Project {
+            input: Box::new(Plan::Filter {
+                input: Box::new(get.clone()),
+                predicates: vec![eq],
+            }),
+            outputs: vec![0],
+        };
+        let peek = fast_peek(&filtered, &catalog).unwrap();
+        assert_eq!(
+            peek.target,
+            PeekTarget::Index {
+                id: 2,
+                keys: Some(vec![Row::new(vec![Datum::Int32(7)])])
+            }
+        );
+        assert_eq!(peek.projection, Some(vec![0]));
+        let join = Plan::Join {
+            left: Box::new(get.clone()),
+            right: Box::new(get),
+            left_key: vec![],
+            right_key: vec![],
+        };
+        assert!(fast_peek(&join, &catalog).is_none());
+    }
+}

@@ -1,0 +1,646 @@
+//! Subqueries in expressions — scalar `(SELECT ...)`, `EXISTS`, `IN`, `op ANY/ALL` — planned
+//! by decorrelation into joins and reductions, never by re-running a query per row.
+//!
+//! An expression that may hold subqueries is bound against a `Host`: the relation its row
+//! comes from (the FROM/WHERE plan, or a grouped query's reduction). Each subquery becomes a
+//! relation `R` with one row per *domain* value, joined to the host; the expression reads the
+//! joined column. The domain of a subquery is the distinct values of the outer columns it
+//! references (`D = Distinct(Project(host, U))`), found by scanning the subquery's text for
+//! names of host columns — an over-approximation, which is harmless: a subquery evaluated for
+//! finer domain values gives the same answer. The subquery is planned with `D` as the first
+//! relation of its FROM and D's columns in its scope at level 1 (`Scope`), so its WHERE, GROUP
+//! BY (the domain columns are implicit keys) and nested subqueries (which see them at level 2)
+//! compute everything per domain value; its output is the domain columns followed by its own.
+//!
+//! `R` is made *total* over the domain — values missing from the subquery's output get their
+//! defaults: NULL for a scalar subquery, FALSE for EXISTS — so the host needs one inner join per
+//! subquery. Domain columns are compared NULL-safely (a NULL outer value is a domain value like
+//! any other) by keying each on `(x IS NULL, coalesce(x, false))`, since `Plan::Join` never
+//! matches NULL keys.
+//!
+//! The host's plan is only known after the expressions are bound (a grouped query's
+//! aggregates are collected while binding), so the domain is a placeholder `Get` until
+//! `Host::finish` substitutes it, and subquery columns are numbered from `SUBQUERY_COLUMNS`
+//! until `finish` says where they land. The host plan is copied into every domain: the plan
+//! language has no way to share a subplan, which a `Let` node in the runtime would fix.
+
+use crate::aggregate::Grouping;
+use crate::error::PlanError;
+use crate::expr::ExprContext;
+use crate::join::filter;
+use crate::names::fold;
+use crate::ops;
+use crate::query::{plan_subquery, Outer, QueryContext};
+use crate::scope::{Scope, ScopeItem};
+use crate::types::Typed;
+use kpg_types::{
+    AggregateExpr, AggregateFunc, BinaryFunc, Datum, GlobalId, Plan, ScalarExpr, ScalarType,
+    UnaryFunc, VariadicFunc,
+};
+use sqlparser::ast::{BinaryOperator, Expr, Query};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::tokenizer::{Token, Tokenizer};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Subquery value columns are numbered from here until `Host::finish` places them.
+pub const SUBQUERY_COLUMNS: usize = 1 << 24;
+
+/// Ids of domain placeholders: far above any catalog id.
+static NEXT_PLACEHOLDER: AtomicU64 = AtomicU64::new(u64::MAX / 2);
+
+/// The relation that the expressions of one clause (or one query level) are evaluated over,
+/// collecting the subqueries they contain.
+pub struct Host<'a> {
+    cx: &'a QueryContext<'a>,
+    /// For a grouped query: how the FROM scope's columns map to the reduction's.
+    grouping: Option<&'a Grouping>,
+    state: RefCell<HostState>,
+}
+
+#[derive(Default)]
+struct HostState {
+    /// Placeholder id → the expressions over the host whose distinct values it stands for.
+    domains: Vec<(GlobalId, Vec<ScalarExpr>)>,
+    joins: Vec<SubqueryJoin>,
+    /// Subquery value columns allocated so far.
+    columns: usize,
+}
+
+/// A relation keyed by its first `keys.len()` columns (unique, total over the host's values
+/// of `keys`), whose next `values` columns are joined to the host.
+struct SubqueryJoin {
+    keys: Vec<ScalarExpr>,
+    rel: Plan,
+    values: usize,
+}
+
+impl<'a> Host<'a> {
+    pub fn new(cx: &'a QueryContext<'a>, grouping: Option<&'a Grouping>) -> Self {
+        Host {
+            cx,
+            grouping,
+            state: RefCell::new(HostState::default()),
+        }
+    }
+
+    /// A placeholder for the distinct values of `exprs` over the host.
+    fn domain(&self, exprs: Vec<ScalarExpr>) -> Plan {
+        let id = NEXT_PLACEHOLDER.fetch_add(1, Ordering::Relaxed);
+        self.state.borrow_mut().domains.push((id, exprs));
+        Plan::Get { id }
+    }
+
+    /// Joins `rel` (keyed by its first `keys.len()` columns, one row per host key value) to
+    /// the host; returns the expressions reading its `values` columns.
+    fn join(&self, keys: Vec<ScalarExpr>, rel: Plan, values: usize) -> Vec<ScalarExpr> {
+        let mut st = self.state.borrow_mut();
+        let first = SUBQUERY_COLUMNS + st.columns;
+        st.columns += values;
+        st.joins.push(SubqueryJoin { keys, rel, values });
+        (first..first + values).map(ScalarExpr::Column).collect()
+    }
+
+    /// Joins the subqueries' relations to `base` (of arity `arity`). Returns the plan, whose
+    /// columns are `base`'s followed by the subquery values, and its arity; expressions bound
+    /// against this host must be passed through `place` to read that plan.
+    pub fn finish(&self, base: Plan, arity: usize) -> (Plan, usize) {
+        let st = self.state.take();
+        let mut acc = base.clone();
+        let mut acc_arity = arity;
+        for j in st.joins {
+            let rel = substitute(j.rel, &st.domains, &base, arity);
+            let nk = j.keys.len();
+            let left_key = null_safe(
+                j.keys
+                    .into_iter()
+                    .map(|mut k| {
+                        place(&mut k, arity);
+                        k
+                    })
+                    .collect(),
+            );
+            let right_key = null_safe((0..nk).map(ScalarExpr::Column).collect());
+            let joined = Plan::Join {
+                left: Box::new(acc),
+                right: Box::new(rel),
+                left_key,
+                right_key,
+            };
+            let outputs = (0..acc_arity)
+                .chain(acc_arity + nk..acc_arity + nk + j.values)
+                .collect();
+            acc = Plan::Project {
+                input: Box::new(joined),
+                outputs,
+            };
+            acc_arity += j.values;
+        }
+        (acc, acc_arity)
+    }
+
+    /// The host column holding scope column `c`, if the host has it (a grouped query has only
+    /// its grouping keys).
+    fn host_column(&self, c: usize) -> Option<ScalarExpr> {
+        match self.grouping {
+            None => Some(ScalarExpr::Column(c)),
+            Some(g) => g.key_column(&ScalarExpr::Column(c)).map(|t| t.expr),
+        }
+    }
+}
+
+/// Moves subquery columns (numbered from `SUBQUERY_COLUMNS`) to follow a host of `arity`.
+pub fn place(e: &mut ScalarExpr, arity: usize) {
+    e.map_columns(&|c| {
+        if c >= SUBQUERY_COLUMNS {
+            arity + (c - SUBQUERY_COLUMNS)
+        } else {
+            c
+        }
+    });
+}
+
+/// Whether `e` reads a subquery column not yet placed.
+pub fn reads_subquery(e: &ScalarExpr) -> bool {
+    e.support().iter().any(|&c| c >= SUBQUERY_COLUMNS)
+}
+
+/// Replaces domain placeholders by the distinct values of their expressions over `base`.
+fn substitute(p: Plan, domains: &[(GlobalId, Vec<ScalarExpr>)], base: &Plan, arity: usize) -> Plan {
+    let sub = |b: Box<Plan>| Box::new(substitute(*b, domains, base, arity));
+    match p {
+        Plan::Get { id } => match domains.iter().find(|(d, _)| *d == id) {
+            Some((_, exprs)) => Plan::Distinct {
+                input: Box::new(crate::query::project_exprs(
+                    base.clone(),
+                    arity,
+                    exprs.clone(),
+                )),
+            },
+            None => Plan::Get { id },
+        },
+        Plan::Map { input, exprs } => Plan::Map {
+            input: sub(input),
+            exprs,
+        },
+        Plan::Filter { input, predicates } => Plan::Filter {
+            input: sub(input),
+            predicates,
+        },
+        Plan::Project { input, outputs } => Plan::Project {
+            input: sub(input),
+            outputs,
+        },
+        Plan::Join {
+            left,
+            right,
+            left_key,
+            right_key,
+        } => Plan::Join {
+            left: sub(left),
+            right: sub(right),
+            left_key,
+            right_key,
+        },
+        Plan::Reduce {
+            input,
+            group_key,
+            aggregates,
+        } => Plan::Reduce {
+            input: sub(input),
+            group_key,
+            aggregates,
+        },
+        Plan::Distinct { input } => Plan::Distinct { input: sub(input) },
+        Plan::Negate { input } => Plan::Negate { input: sub(input) },
+        Plan::Threshold { input } => Plan::Threshold { input: sub(input) },
+        Plan::Union { inputs } => Plan::Union {
+            inputs: inputs
+                .into_iter()
+                .map(|i| substitute(i, domains, base, arity))
+                .collect(),
+        },
+        leaf => leaf,
+    }
+}
+
+/// Join keys that match NULL with NULL: `(x IS NULL, coalesce(x, false))` for each `x`.
+fn null_safe(keys: Vec<ScalarExpr>) -> Vec<ScalarExpr> {
+    keys.into_iter()
+        .flat_map(|k| {
+            [
+                k.clone().call_unary(UnaryFunc::IsNull),
+                ScalarExpr::Variadic {
+                    func: VariadicFunc::Coalesce,
+                    exprs: vec![k, ScalarExpr::Literal(Datum::Bool(false))],
+                },
+            ]
+        })
+        .collect()
+}
+
+fn columns(range: std::ops::Range<usize>) -> Vec<ScalarExpr> {
+    range.map(ScalarExpr::Column).collect()
+}
+
+/// `rel` (keyed by its first `k` columns, unique) extended with a row of `defaults` for every
+/// key of `domain` (distinct, a superset of `rel`'s keys) that `rel` lacks.
+fn totalize(rel: Plan, k: usize, domain: Plan, defaults: Vec<Datum>) -> Plan {
+    let missing = Plan::Union {
+        inputs: vec![
+            domain,
+            Plan::Negate {
+                input: Box::new(Plan::Project {
+                    input: Box::new(rel.clone()),
+                    outputs: (0..k).collect(),
+                }),
+            },
+        ],
+    };
+    Plan::Union {
+        inputs: vec![
+            rel,
+            Plan::Map {
+                input: Box::new(missing),
+                exprs: defaults.into_iter().map(ScalarExpr::Literal).collect(),
+            },
+        ],
+    }
+}
+
+/// A subquery planned for a host: `plan` yields the domain columns, then `outputs`.
+struct Planned {
+    plan: Plan,
+    /// Number of domain columns.
+    nd: usize,
+    outputs: Scope,
+    /// The host expressions the domain columns stand for.
+    keys: Vec<ScalarExpr>,
+    /// The domain (distinct values of `keys` over the host).
+    domain: Plan,
+}
+
+fn host<'a>(cx: &ExprContext<'a>) -> Result<&'a Host<'a>, PlanError> {
+    cx.host
+        .ok_or_else(|| PlanError::unsupported(format!("subqueries in {}", cx.clause)))
+}
+
+/// The host scope's columns that the subquery may reference: those whose name appears in its
+/// text as a word.
+fn referenced(q: &Query, scope: &Scope) -> Vec<usize> {
+    let text = q.to_string();
+    let tokens = Tokenizer::new(&PostgreSqlDialect {}, &text)
+        .tokenize()
+        .unwrap_or_default();
+    let words: Vec<String> = tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Word(w) => Some(fold(&sqlparser::ast::Ident {
+                value: w.value.clone(),
+                quote_style: w.quote_style,
+                span: sqlparser::tokenizer::Span::empty(),
+            })),
+            _ => None,
+        })
+        .collect();
+    (0..scope.len())
+        .filter(|&i| words.contains(&scope.items[i].name))
+        .collect()
+}
+
+fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> {
+    let host = host(cx)?;
+    let mut keys = Vec::new();
+    let mut items = Vec::new();
+    for c in referenced(q, cx.scope) {
+        // In a grouped query only grouping keys can be outer references; a name matching an
+        // ungrouped column must mean something inside the subquery.
+        if let Some(k) = host.host_column(c) {
+            keys.push(k);
+            let item = &cx.scope.items[c];
+            items.push(ScopeItem {
+                level: item.level + 1,
+                ..item.clone()
+            });
+        }
+    }
+    let domain = host.domain(keys.clone());
+    let nd = keys.len();
+    let (plan, scope) = if nd == 0 {
+        plan_subquery(&host.cx.uncorrelated(), q)?
+    } else {
+        let inner = QueryContext {
+            catalog: host.cx.catalog,
+            outer: Some(Outer {
+                plan: domain.clone(),
+                scope: Scope { items },
+            }),
+        };
+        plan_subquery(&inner, q)?
+    };
+    let outputs = Scope {
+        items: scope.items[nd..].to_vec(),
+    };
+    Ok(Planned {
+        plan,
+        nd,
+        outputs,
+        keys,
+        domain,
+    })
+}
+
+/// `(SELECT v ...)`: the single value per domain value, NULL when there is none, an error
+/// (21000) when there are several.
+pub fn scalar(cx: &ExprContext<'_>, q: &Query) -> Result<Typed, PlanError> {
+    let p = plan_for_host(cx, q)?;
+    let [out] = p.outputs.items.as_slice() else {
+        return Err(PlanError::syntax("subquery must return only one column"));
+    };
+    let nd = p.nd;
+    let counted = Plan::Reduce {
+        input: Box::new(p.plan),
+        group_key: columns(0..nd),
+        aggregates: vec![
+            AggregateExpr {
+                func: AggregateFunc::Count,
+                expr: ScalarExpr::literal_true(),
+                distinct: false,
+            },
+            AggregateExpr {
+                func: AggregateFunc::Max,
+                expr: ScalarExpr::Column(nd),
+                distinct: false,
+            },
+        ],
+    };
+    let value = ScalarExpr::If {
+        cond: Box::new(
+            ScalarExpr::Column(nd)
+                .call_binary(BinaryFunc::Gt, ScalarExpr::Literal(Datum::Int64(1))),
+        ),
+        then: Box::new(ScalarExpr::Literal(Datum::Null).call_unary(UnaryFunc::MultipleRowsError)),
+        els: Box::new(ScalarExpr::Column(nd + 1)),
+    };
+    let rel = crate::query::project_exprs(counted, nd + 2, {
+        let mut e = columns(0..nd);
+        e.push(value);
+        e
+    });
+    let rel = totalize(rel, nd, p.domain, vec![Datum::Null]);
+    let col = host(cx)?.join(p.keys, rel, 1).remove(0);
+    Ok(Typed::new(col, out.ty.scalar, true))
+}
+
+/// `[NOT] EXISTS (SELECT ...)`.
+pub fn exists(cx: &ExprContext<'_>, q: &Query, negated: bool) -> Result<Typed, PlanError> {
+    let p = plan_for_host(cx, q)?;
+    let nd = p.nd;
+    let present = Plan::Map {
+        input: Box::new(Plan::Distinct {
+            input: Box::new(Plan::Project {
+                input: Box::new(p.plan),
+                outputs: (0..nd).collect(),
+            }),
+        }),
+        exprs: vec![ScalarExpr::Literal(Datum::Bool(true))],
+    };
+    let rel = totalize(present, nd, p.domain, vec![Datum::Bool(false)]);
+    let col = host(cx)?.join(p.keys, rel, 1).remove(0);
+    let t = Typed::new(col, ScalarType::Bool, false);
+    if negated {
+        ops::not(t)
+    } else {
+        Ok(t)
+    }
+}
+
+/// `x [NOT] IN (SELECT v ...)`: TRUE if some `v = x`; otherwise NULL if `x` is NULL or some
+/// `v` is NULL (and the subquery has rows); otherwise FALSE.
+pub fn in_subquery(
+    cx: &ExprContext<'_>,
+    x: &Expr,
+    q: &Query,
+    negated: bool,
+) -> Result<Typed, PlanError> {
+    let t = quantified_op(cx, x, BinaryFunc::Eq, "=", q, false)?;
+    if negated {
+        ops::not(t)
+    } else {
+        Ok(t)
+    }
+}
+
+/// `x op ANY (SELECT ...)` (`all` false) or `x op ALL (SELECT ...)`.
+pub fn quantified(
+    cx: &ExprContext<'_>,
+    x: &Expr,
+    op: &BinaryOperator,
+    right: &Expr,
+    all: bool,
+) -> Result<Typed, PlanError> {
+    let (func, sym) = match op {
+        BinaryOperator::Eq => (BinaryFunc::Eq, "="),
+        BinaryOperator::NotEq => (BinaryFunc::NotEq, "<>"),
+        BinaryOperator::Lt => (BinaryFunc::Lt, "<"),
+        BinaryOperator::LtEq => (BinaryFunc::Lte, "<="),
+        BinaryOperator::Gt => (BinaryFunc::Gt, ">"),
+        BinaryOperator::GtEq => (BinaryFunc::Gte, ">="),
+        other => return Err(PlanError::unsupported(format!("operator {other} with ANY/ALL"))),
+    };
+    let q = match right {
+        Expr::Subquery(q) => q,
+        Expr::Nested(inner) => match inner.as_ref() {
+            Expr::Subquery(q) => q,
+            _ => return Err(PlanError::unsupported("ANY/ALL over an array")),
+        },
+        _ => return Err(PlanError::unsupported("ANY/ALL over an array")),
+    };
+    match (func, all) {
+        // `<> ALL` is NOT IN.
+        (BinaryFunc::NotEq, true) => ops::not(quantified_op(cx, x, BinaryFunc::Eq, "=", q, false)?),
+        _ => quantified_op(cx, x, func, sym, q, all),
+    }
+}
+
+/// `x op ANY|ALL (subquery)`. Equality ANY (IN) matches through an equi-join; other
+/// comparisons pair each `x` with every row of its domain value's subquery result.
+fn quantified_op(
+    cx: &ExprContext<'_>,
+    x: &Expr,
+    func: BinaryFunc,
+    sym: &str,
+    q: &Query,
+    all: bool,
+) -> Result<Typed, PlanError> {
+    let x = cx.bind(x)?;
+    let p = plan_for_host(cx, q)?;
+    let [out] = p.outputs.items.as_slice() else {
+        return Err(PlanError::syntax(if p.outputs.len() > 1 {
+            "subquery has too many columns"
+        } else {
+            "subquery has too few columns"
+        }));
+    };
+    let nd = p.nd;
+    let v = Typed::new(ScalarExpr::Column(nd), out.ty.scalar, out.ty.nullable);
+    let (x, v) = ops::unify_comparable(sym, x, v)?;
+    if reads_subquery(&x.expr) {
+        return Err(PlanError::unsupported(
+            "a subquery in the left operand of IN/ANY/ALL with a subquery",
+        ));
+    }
+    // The subquery's rows as (domain..., v).
+    let width = nd + p.outputs.len();
+    let rows = crate::query::project_exprs(p.plan, width, {
+        let mut e = columns(0..nd);
+        e.push(v.expr);
+        e
+    });
+    let host = host(cx)?;
+    let mut keys = p.keys.clone();
+    keys.push(x.expr.clone());
+    // (domain..., x) for every host row.
+    let dx = host.domain(keys.clone());
+    let dxw = nd + 1;
+    let count = |expr: ScalarExpr| AggregateExpr {
+        func: AggregateFunc::Count,
+        expr,
+        distinct: false,
+    };
+    let int = |n: i64| ScalarExpr::Literal(Datum::Int64(n));
+    let null_bool = ScalarExpr::Literal(Datum::Null);
+    let value = if func == BinaryFunc::Eq && !all {
+        // matched: (domain, x) pairs with some v = x.
+        let mut lk = null_safe(columns(0..nd));
+        lk.push(ScalarExpr::Column(nd));
+        let mut rk = null_safe(columns(0..nd));
+        rk.push(ScalarExpr::Column(nd));
+        let matched = Plan::Distinct {
+            input: Box::new(Plan::Project {
+                input: Box::new(Plan::Join {
+                    left: Box::new(dx.clone()),
+                    right: Box::new(rows.clone()),
+                    left_key: lk,
+                    right_key: rk,
+                }),
+                outputs: (0..dxw).collect(),
+            }),
+        };
+        let matched = totalize(
+            Plan::Map {
+                input: Box::new(matched),
+                exprs: vec![ScalarExpr::Literal(Datum::Bool(true))],
+            },
+            dxw,
+            dx,
+            vec![Datum::Bool(false)],
+        );
+        // Per domain value: rows, and rows with a non-NULL v.
+        let stats = Plan::Reduce {
+            input: Box::new(rows),
+            group_key: columns(0..nd),
+            aggregates: vec![
+                count(ScalarExpr::literal_true()),
+                count(ScalarExpr::Column(nd)),
+            ],
+        };
+        let stats = totalize(stats, nd, p.domain, vec![Datum::Int64(0), Datum::Int64(0)]);
+        // (domain, x, matched, domain, n, n_not_null)
+        let joined = Plan::Join {
+            left: Box::new(matched),
+            right: Box::new(stats),
+            left_key: null_safe(columns(0..nd)),
+            right_key: null_safe(columns(0..nd)),
+        };
+        let (m, n, nn) = (dxw, dxw + 1 + nd, dxw + 2 + nd);
+        let value = ScalarExpr::If {
+            cond: Box::new(ScalarExpr::Column(m)),
+            then: Box::new(ScalarExpr::Literal(Datum::Bool(true))),
+            els: Box::new(ScalarExpr::If {
+                cond: Box::new(ScalarExpr::Column(n).call_binary(BinaryFunc::Eq, int(0))),
+                then: Box::new(ScalarExpr::Literal(Datum::Bool(false))),
+                els: Box::new(ScalarExpr::If {
+                    cond: Box::new(
+                        ScalarExpr::Column(nd)
+                            .call_unary(UnaryFunc::IsNull)
+                            .call_binary(
+                                BinaryFunc::Or,
+                                ScalarExpr::Column(nn)
+                                    .call_binary(BinaryFunc::Lt, ScalarExpr::Column(n)),
+                            ),
+                    ),
+                    then: Box::new(null_bool),
+                    els: Box::new(ScalarExpr::Literal(Datum::Bool(false))),
+                }),
+            }),
+        };
+        (joined, dxw + 2 + nd + 1, value)
+    } else {
+        // Every (domain, x) with every v of its domain value: count the comparisons that are
+        // TRUE, FALSE and NULL.
+        let pairs = Plan::Join {
+            left: Box::new(dx.clone()),
+            right: Box::new(rows),
+            left_key: null_safe(columns(0..nd)),
+            right_key: null_safe(columns(0..nd)),
+        };
+        let cmp = ScalarExpr::Column(nd).call_binary(func, ScalarExpr::Column(dxw + nd));
+        let when = |cond: ScalarExpr| {
+            count(ScalarExpr::If {
+                cond: Box::new(cond),
+                then: Box::new(ScalarExpr::literal_true()),
+                els: Box::new(ScalarExpr::Literal(Datum::Null)),
+            })
+        };
+        let counts = Plan::Reduce {
+            input: Box::new(pairs),
+            group_key: columns(0..dxw),
+            aggregates: vec![
+                when(cmp.clone()),
+                when(cmp.clone().call_unary(UnaryFunc::Not)),
+                when(cmp.call_unary(UnaryFunc::IsNull)),
+            ],
+        };
+        let counts = totalize(counts, dxw, dx, vec![Datum::Int64(0); 3]);
+        let (t, f, n) = (dxw, dxw + 1, dxw + 2);
+        let positive = |c: usize| ScalarExpr::Column(c).call_binary(BinaryFunc::Gt, int(0));
+        let (decisive, decided, undecided) = if all {
+            (f, false, true)
+        } else {
+            (t, true, false)
+        };
+        let value = ScalarExpr::If {
+            cond: Box::new(positive(decisive)),
+            then: Box::new(ScalarExpr::Literal(Datum::Bool(decided))),
+            els: Box::new(ScalarExpr::If {
+                cond: Box::new(positive(n)),
+                then: Box::new(null_bool),
+                els: Box::new(ScalarExpr::Literal(Datum::Bool(undecided))),
+            }),
+        };
+        (counts, dxw + 3, value)
+    };
+    let (rel, arity, value) = value;
+    let rel = crate::query::project_exprs(rel, arity, {
+        let mut e = columns(0..dxw);
+        e.push(value);
+        e
+    });
+    let col = host.join(keys, rel, 1).remove(0);
+    Ok(Typed::new(col, ScalarType::Bool, true))
+}
+
+/// Applies `predicates` that may read subquery columns to the host's finished plan and keeps
+/// only the base columns.
+pub fn filter_host(plan: Plan, arity: usize, base_arity: usize, predicates: Vec<ScalarExpr>) -> Plan {
+    let plan = filter(plan, predicates);
+    if arity == base_arity {
+        plan
+    } else {
+        Plan::Project {
+            input: Box::new(plan),
+            outputs: (0..base_arity).collect(),
+        }
+    }
+}

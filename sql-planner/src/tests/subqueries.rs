@@ -1,0 +1,121 @@
+//! Subqueries: the decorrelated plans compute what PostgreSQL computes (results checked by
+//! hand against PostgreSQL's rules).
+
+use super::*;
+
+fn i(v: i32) -> Datum {
+    Datum::Int32(v)
+}
+
+fn l(v: i64) -> Datum {
+    Datum::Int64(v)
+}
+
+fn b(v: bool) -> Datum {
+    Datum::Bool(v)
+}
+
+#[test]
+fn correlated_scalar_counts_default_to_zero() {
+    assert_eq!(
+        query("SELECT a, (SELECT count(*) FROM u WHERE u.a = t.a) FROM t"),
+        vec![
+            vec![i(1), l(1)],
+            vec![i(2), l(2)],
+            vec![i(2), l(2)],
+            vec![i(3), l(0)]
+        ]
+    );
+    assert_eq!(
+        query("SELECT a, (SELECT max(x) FROM u WHERE u.a > t.a) FROM t"),
+        vec![
+            vec![i(1), l(21)],
+            vec![i(2), Datum::Null],
+            vec![i(2), Datum::Null],
+            vec![i(3), Datum::Null]
+        ]
+    );
+    assert_eq!(query("SELECT (SELECT max(x) FROM u)"), vec![vec![l(30)]]);
+}
+
+#[test]
+fn scalar_subquery_with_several_rows_is_an_error() {
+    let cat = catalog();
+    let PlannedStatement::Select { plan, .. } = plan_one("SELECT (SELECT a FROM u) FROM t").unwrap()
+    else {
+        panic!("not a select")
+    };
+    assert_eq!(try_eval(&plan, &cat).unwrap_err().sqlstate(), "21000");
+}
+
+#[test]
+fn exists_and_not_exists() {
+    assert_eq!(
+        query("SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a)"),
+        vec![vec![i(1)], vec![i(2)], vec![i(2)]]
+    );
+    assert_eq!(
+        query("SELECT a FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.a = t.a)"),
+        vec![vec![i(3)]]
+    );
+}
+
+#[test]
+fn in_and_not_in_follow_null_rules() {
+    assert_eq!(
+        query("SELECT a, a IN (SELECT a FROM u) FROM t"),
+        vec![
+            vec![i(1), b(true)],
+            vec![i(2), b(true)],
+            vec![i(2), b(true)],
+            vec![i(3), Datum::Null]
+        ]
+    );
+    assert_eq!(
+        query("SELECT a, a NOT IN (SELECT a FROM u WHERE a IS NOT NULL) FROM t WHERE a <> 2"),
+        vec![vec![i(1), b(false)], vec![i(3), b(true)]]
+    );
+    assert_eq!(
+        query("SELECT NULL::int IN (SELECT a FROM u), NULL::int IN (SELECT a FROM u WHERE false)"),
+        vec![vec![Datum::Null, b(false)]]
+    );
+}
+
+#[test]
+fn any_and_all() {
+    assert_eq!(
+        query("SELECT a FROM t WHERE a > ALL (SELECT a FROM u WHERE a IS NOT NULL)"),
+        vec![vec![i(3)]]
+    );
+    assert_eq!(
+        query("SELECT a, a < ANY (SELECT a FROM u) FROM t"),
+        vec![
+            vec![i(1), b(true)],
+            vec![i(2), Datum::Null],
+            vec![i(2), Datum::Null],
+            vec![i(3), Datum::Null]
+        ]
+    );
+}
+
+#[test]
+fn nested_correlation_reaches_the_outermost_query() {
+    assert_eq!(
+        query(
+            "SELECT b FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.x > 15 AND \
+             EXISTS (SELECT 1 FROM u AS w WHERE w.a = t.a AND w.x = u.x))"
+        ),
+        vec![vec![text("deux")], vec![text("two")]]
+    );
+}
+
+#[test]
+fn correlated_subquery_in_having() {
+    assert_eq!(
+        query(
+            "SELECT a, count(*) FROM t GROUP BY a \
+             HAVING count(*) = (SELECT count(*) FROM u WHERE u.a = t.a)"
+        ),
+        vec![vec![i(1), l(1)], vec![i(2), l(2)]]
+    );
+}
