@@ -6,6 +6,7 @@ mod coord;
 mod demo;
 mod error;
 mod pgwire_server;
+mod txn;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

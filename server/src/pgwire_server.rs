@@ -8,7 +8,7 @@
 //! arrives, and the stream stops when the client sends a CancelRequest or goes away.
 
 use std::fmt::Debug;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use futures::{stream, Sink, SinkExt};
@@ -36,6 +36,7 @@ use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
 use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent};
 use crate::error::ExecError;
+use crate::txn::{self, SharedTxn, Txn, TxnOutcome};
 
 /// Handlers shared by every connection.
 pub struct Handlers {
@@ -204,7 +205,7 @@ impl SimpleQueryHandler for Session {
         self._on_query(client, query).await
     }
 
-    async fn do_query<C>(&self, _client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
+    async fn do_query<C>(&self, client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
     where
         C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
         C::PortalStore: PortalStore,
@@ -215,15 +216,15 @@ impl SimpleQueryHandler for Session {
             Ok(stmts) => stmts,
             Err(e) => return Ok(vec![error_response(ExecError::from(e))]),
         };
+        let txn = connection_txn(client);
         let mut responses = Vec::with_capacity(stmts.len());
         for stmt in stmts {
+            let response = self.respond(&txn, &stmt, &Format::UnifiedText).await?;
             // Like PostgreSQL, a failed statement ends the rest of the query string.
-            match self.run(&stmt).await {
-                Ok(result) => responses.push(to_response(result, &Format::UnifiedText)?),
-                Err(e) => {
-                    responses.push(error_response(e));
-                    break;
-                }
+            let failed = matches!(response, Response::Error(_));
+            responses.push(response);
+            if failed {
+                break;
             }
         }
         Ok(responses)
@@ -263,7 +264,7 @@ impl ExtendedQueryHandler for Session {
 
     async fn do_query<C>(
         &self,
-        _client: &mut C,
+        client: &mut C,
         portal: &Portal<PreparedStatement>,
         _max_rows: usize,
     ) -> PgWireResult<Response>
@@ -284,19 +285,41 @@ impl ExtendedQueryHandler for Session {
                 "SUBSCRIBE through the extended protocol",
             )));
         }
-        match self.run(&stmt.stmt).await {
-            Ok(result) => to_response(result, &portal.result_column_format),
-            Err(e) => Ok(error_response(e)),
-        }
+        let txn = connection_txn(client);
+        self.respond(&txn, &stmt.stmt, &portal.result_column_format)
+            .await
     }
 }
 
 impl Session {
-    async fn run(&self, stmt: &ParsedStatement) -> Result<ExecuteResult, ExecError> {
-        if let Some(result) = session_statement(stmt) {
-            return result;
+    /// Runs one statement for the connection whose transaction state is `txn`, as a response.
+    async fn respond(
+        &self,
+        txn: &SharedTxn,
+        stmt: &ParsedStatement,
+        format: &Format,
+    ) -> PgWireResult<Response> {
+        if let Some(outcome) = txn::control(txn, stmt, &self.coord).await {
+            return Ok(match outcome {
+                Ok(TxnOutcome::Started) => Response::TransactionStart(Tag::new("BEGIN")),
+                Ok(TxnOutcome::Ended(tag)) => Response::TransactionEnd(Tag::new(tag)),
+                Err(e) => error_response(e),
+            });
         }
-        self.coord.execute(stmt).await
+        let result = match session_statement(stmt) {
+            Some(result) => result,
+            None if txn.lock().expect("txn").is_active() => {
+                txn::run_in_block(txn, stmt, &self.coord).await
+            }
+            None => self.coord.execute(stmt).await,
+        };
+        match result {
+            Ok(result) => to_response(result, format),
+            Err(e) => {
+                txn.lock().expect("txn").fail();
+                Ok(error_response(e))
+            }
+        }
     }
 
     /// Streams a subscription as COPY data until the client cancels or disconnects. Returns
@@ -397,6 +420,13 @@ impl Session {
     }
 }
 
+/// The transaction state of the connection `client`.
+fn connection_txn<C: ClientInfo>(client: &C) -> SharedTxn {
+    client
+        .session_extensions()
+        .get_or_insert_with(|| Mutex::new(Txn::default()))
+}
+
 /// Statements about the session rather than the data, answered without the coordinator.
 fn session_statement(stmt: &ParsedStatement) -> Option<Result<ExecuteResult, ExecError>> {
     let ParsedStatement::Sql(stmt) = stmt else {
@@ -440,11 +470,6 @@ fn session_statement(stmt: &ParsedStatement) -> Option<Result<ExecuteResult, Exe
                 rows: vec![Row::new(vec![Datum::String(value.into())])],
             })
         }
-        Statement::StartTransaction { .. }
-        | Statement::Commit { .. }
-        | Statement::Rollback { .. } => Err(ExecError::unsupported(
-            "transaction blocks (BEGIN/COMMIT/ROLLBACK)",
-        )),
         _ => return None,
     })
 }

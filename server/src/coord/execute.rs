@@ -194,6 +194,47 @@ impl Coordinator {
         }
     }
 
+    /// Plans an INSERT of constant rows for a transaction block, checked but not yet written.
+    pub fn plan_constant_insert(
+        &self,
+        stmt: &ParsedStatement,
+    ) -> Result<(GlobalId, Vec<(Row, i64)>), ExecError> {
+        match self.plan(stmt)? {
+            PlannedStatement::Insert {
+                table,
+                plan: Plan::Constant { rows },
+            } => {
+                self.check_not_null(table, rows.iter().map(|(r, _)| r))?;
+                Ok((table, rows))
+            }
+            PlannedStatement::Insert { .. } => Err(ExecError::unsupported(
+                "INSERT ... SELECT inside a transaction block",
+            )),
+            _ => Err(ExecError::unsupported(
+                "this statement inside a transaction block",
+            )),
+        }
+    }
+
+    /// Appends a committed transaction's writes together, at one timestamp.
+    pub async fn commit_writes(
+        &self,
+        writes: Vec<(GlobalId, Vec<(Row, i64)>)>,
+    ) -> Result<(), ExecError> {
+        let _write = self.write_lock.lock().await;
+        {
+            let state = self.lock();
+            if let Some((table, _)) = writes.iter().find(|(t, _)| state.catalog.get(*t).is_none()) {
+                return Err(ExecError::new(
+                    "42P01",
+                    format!("table u{table} was dropped during the transaction"),
+                ));
+            }
+        }
+        self.append(writes);
+        Ok(())
+    }
+
     fn drop_objects(&self, ids: &[GlobalId], cascade: bool) -> Result<ExecuteResult, ExecError> {
         let mut state = self.lock();
         let catalog = &state.catalog;
