@@ -9,7 +9,9 @@
 //! SQL equality, NULL never matching); any other predicate filters right after the first join
 //! that has all its columns. A join without keys is a cross join.
 //!
-//! Outer joins, USING and NATURAL are refused (0A000) until they are planned for real.
+//! A join list containing LEFT/RIGHT/FULL OUTER joins is planned as one relation, left to
+//! right (see `outer_join`), and WHERE predicates are applied above it. USING and NATURAL are
+//! refused (0A000) until they are planned for real.
 
 use crate::error::PlanError;
 use crate::expr::ExprContext;
@@ -82,17 +84,25 @@ pub fn plan_from_where(
 
 impl FromBuilder<'_> {
     fn add_twj(&mut self, twj: &TableWithJoins) -> Result<(), PlanError> {
+        if twj.joins.iter().any(|j| {
+            matches!(
+                j.join_operator,
+                JoinOperator::Left(_)
+                    | JoinOperator::LeftOuter(_)
+                    | JoinOperator::Right(_)
+                    | JoinOperator::RightOuter(_)
+                    | JoinOperator::FullOuter(_)
+            )
+        }) {
+            let (plan, scope) = self.joined(twj)?;
+            return self.push_rel(plan, scope);
+        }
         let start = self.scope.len();
         self.add_factor(&twj.relation)?;
         for join in &twj.joins {
             let constraint = match &join.join_operator {
                 JoinOperator::Join(c) | JoinOperator::Inner(c) => Some(c),
                 JoinOperator::CrossJoin(JoinConstraint::None) => None,
-                JoinOperator::Left(_)
-                | JoinOperator::LeftOuter(_)
-                | JoinOperator::Right(_)
-                | JoinOperator::RightOuter(_)
-                | JoinOperator::FullOuter(_) => return Err(PlanError::unsupported("outer joins")),
                 other => return Err(PlanError::unsupported(format!("join {other:?}"))),
             };
             self.add_factor(&join.relation)?;
@@ -126,7 +136,38 @@ impl FromBuilder<'_> {
     }
 
     fn add_factor(&mut self, factor: &TableFactor) -> Result<(), PlanError> {
-        let (plan, scope) = match factor {
+        if let TableFactor::NestedJoin {
+            table_with_joins,
+            alias: None,
+        } = factor
+        {
+            return self.add_twj(table_with_joins);
+        }
+        let (plan, scope) = self.factor(factor)?;
+        self.push_rel(plan, scope)
+    }
+
+    /// Adds a planned FROM item (possibly an outer join of several) as one relation.
+    fn push_rel(&mut self, plan: Plan, scope: Scope) -> Result<(), PlanError> {
+        let mut tables: Vec<String> = scope.items.iter().filter_map(|i| i.table.clone()).collect();
+        tables.dedup();
+        for t in tables {
+            if self.names.contains(&t) {
+                return Err(PlanError::new(
+                    "42712",
+                    format!("table name \"{t}\" specified more than once"),
+                ));
+            }
+            self.names.push(t);
+        }
+        self.rels.push((plan, scope.len()));
+        self.scope = std::mem::take(&mut self.scope).concat(scope);
+        Ok(())
+    }
+
+    /// Plans one FROM item on its own: a relation, a derived table, or a parenthesized join.
+    fn factor(&self, factor: &TableFactor) -> Result<(Plan, Scope), PlanError> {
+        Ok(match factor {
             TableFactor::Table {
                 name,
                 alias,
@@ -151,6 +192,22 @@ impl FromBuilder<'_> {
                     || !index_hints.is_empty()
                 {
                     return Err(PlanError::unsupported(format!("FROM item {factor}")));
+                }
+                if let [sqlparser::ast::ObjectNamePart::Identifier(id)] = name.0.as_slice() {
+                    if let Some(cte) = self.cx.cte(&fold(id)) {
+                        let scope = Scope {
+                            items: cte
+                                .scope
+                                .items
+                                .iter()
+                                .map(|i| ScopeItem {
+                                    table: None,
+                                    ..i.clone()
+                                })
+                                .collect(),
+                        };
+                        return Ok((cte.plan.clone(), aliased(scope, alias.as_ref(), &cte.name)?));
+                    }
                 }
                 let item = resolve_relation(self.cx.catalog, name)?;
                 let scope = Scope::from_desc(Some(&item.name), &item.desc);
@@ -181,21 +238,70 @@ impl FromBuilder<'_> {
             TableFactor::NestedJoin {
                 table_with_joins,
                 alias: None,
-            } => return self.add_twj(table_with_joins),
-            other => return Err(PlanError::unsupported(format!("FROM item {other}"))),
-        };
-        if let Some(t) = scope.items.first().and_then(|i| i.table.clone()) {
-            if self.names.contains(&t) {
-                return Err(PlanError::new(
-                    "42712",
-                    format!("table name \"{t}\" specified more than once"),
-                ));
+            } => {
+                let mut b = FromBuilder {
+                    cx: self.cx,
+                    rels: Vec::new(),
+                    scope: Scope::empty(),
+                    names: Vec::new(),
+                    predicates: Vec::new(),
+                };
+                b.add_twj(table_with_joins)?;
+                let scope = b.scope.clone();
+                (b.build(), scope)
             }
-            self.names.push(t);
+            other => return Err(PlanError::unsupported(format!("FROM item {other}"))),
+        })
+    }
+
+    /// A join list with outer joins, planned as one relation from left to right: each join's
+    /// ON condition is evaluated with the join, not moved past it.
+    fn joined(&self, twj: &TableWithJoins) -> Result<(Plan, Scope), PlanError> {
+        let (mut plan, mut scope) = self.factor(&twj.relation)?;
+        for join in &twj.joins {
+            let (kind, constraint) = match &join.join_operator {
+                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, Some(c)),
+                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, Some(c)),
+                JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (JoinKind::Right, Some(c)),
+                JoinOperator::FullOuter(c) => (JoinKind::Full, Some(c)),
+                JoinOperator::CrossJoin(JoinConstraint::None) => (JoinKind::Inner, None),
+                other => return Err(PlanError::unsupported(format!("join {other:?}"))),
+            };
+            let (rplan, rscope) = self.factor(&join.relation)?;
+            let (nl, nr) = (scope.len(), rscope.len());
+            let both = scope.clone().concat(rscope);
+            let on = match constraint {
+                None => Vec::new(),
+                Some(JoinConstraint::On(on)) => {
+                    let pred = ExprContext::new(&both, "JOIN conditions").bind_condition(on)?;
+                    conjuncts(vec![pred.expr])
+                }
+                Some(JoinConstraint::Using(_)) => {
+                    return Err(PlanError::unsupported("JOIN ... USING"))
+                }
+                Some(JoinConstraint::Natural) => {
+                    return Err(PlanError::unsupported("NATURAL JOIN"))
+                }
+                Some(JoinConstraint::None) => {
+                    return Err(PlanError::syntax(
+                        "syntax error: JOIN requires an ON condition",
+                    ))
+                }
+            };
+            plan = outer_join(kind, plan, nl, rplan, nr, on);
+            let mut items = both.items;
+            for (i, item) in items.iter_mut().enumerate() {
+                let padded = match kind {
+                    JoinKind::Inner => false,
+                    JoinKind::Left => i >= nl,
+                    JoinKind::Right => i < nl,
+                    JoinKind::Full => true,
+                };
+                item.ty.nullable |= padded;
+            }
+            scope = Scope { items };
         }
-        self.rels.push((plan, scope.len()));
-        self.scope = std::mem::take(&mut self.scope).concat(scope);
-        Ok(())
+        Ok((plan, scope))
     }
 
     /// Builds the left-deep join with predicates placed as early as they can be evaluated.
@@ -282,6 +388,92 @@ impl FromBuilder<'_> {
     }
 }
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum JoinKind {
+    Inner,
+    Left,
+    Right,
+    Full,
+}
+
+/// `l JOIN r ON on` (columns of `l` then `r`): the inner join (equalities across the sides as
+/// keys, the rest as a filter), plus for an outer join the rows of the preserved side(s) that
+/// matched nothing, padded with NULLs. A side's unmatched rows are the side minus its rows
+/// that matched (the matched rows, distinct, joined back to the side on all columns
+/// NULL-safely, which keeps each row's multiplicity).
+fn outer_join(kind: JoinKind, l: Plan, nl: usize, r: Plan, nr: usize, on: Vec<ScalarExpr>) -> Plan {
+    let mut left_key = Vec::new();
+    let mut right_key = Vec::new();
+    let mut rest = Vec::new();
+    for p in on {
+        match equi_key(&p, nl, nl + nr) {
+            Some((a, b)) => {
+                left_key.push(a);
+                right_key.push(b);
+            }
+            None => rest.push(p),
+        }
+    }
+    let inner = filter(
+        Plan::Join {
+            left: Box::new(l.clone()),
+            right: Box::new(r.clone()),
+            left_key,
+            right_key,
+        },
+        rest,
+    );
+    let unmatched = |side: Plan, cols: std::ops::Range<usize>| {
+        let n = cols.len();
+        let matched = Plan::Distinct {
+            input: Box::new(Plan::Project {
+                input: Box::new(inner.clone()),
+                outputs: cols.collect(),
+            }),
+        };
+        let all = crate::subquery::null_safe((0..n).map(ScalarExpr::Column).collect());
+        let matched_rows = Plan::Project {
+            input: Box::new(Plan::Join {
+                left: Box::new(side.clone()),
+                right: Box::new(matched),
+                left_key: all.clone(),
+                right_key: all,
+            }),
+            outputs: (0..n).collect(),
+        };
+        Plan::Union {
+            inputs: vec![
+                side,
+                Plan::Negate {
+                    input: Box::new(matched_rows),
+                },
+            ],
+        }
+    };
+    let nulls = |n: usize| vec![ScalarExpr::Literal(kpg_types::Datum::Null); n];
+    let mut inputs = vec![inner.clone()];
+    if matches!(kind, JoinKind::Left | JoinKind::Full) {
+        inputs.push(Plan::Map {
+            input: Box::new(unmatched(l, 0..nl)),
+            exprs: nulls(nr),
+        });
+    }
+    if matches!(kind, JoinKind::Right | JoinKind::Full) {
+        inputs.push(Plan::Project {
+            input: Box::new(Plan::Map {
+                input: Box::new(unmatched(r, nl..nl + nr)),
+                exprs: nulls(nl),
+            }),
+            outputs: (nr..nr + nl).chain(0..nr).collect(),
+        });
+    }
+    if inputs.len() == 1 {
+        inner
+    } else {
+        Plan::Union { inputs }
+    }
+}
+
 /// If `p` is `l = r` with one side reading only columns before `split` and the other only
 /// columns in `split..end`, the two key expressions (the right one shifted to its relation).
 fn equi_key(p: &ScalarExpr, split: usize, end: usize) -> Option<(ScalarExpr, ScalarExpr)> {
@@ -350,7 +542,7 @@ pub fn filter(plan: Plan, predicates: Vec<ScalarExpr>) -> Plan {
 }
 
 /// Applies a FROM item's alias: `AS x` renames the item, `AS x(a, b)` also its columns.
-fn aliased(
+pub fn aliased(
     mut scope: Scope,
     alias: Option<&TableAlias>,
     default: &str,

@@ -18,7 +18,7 @@ use crate::types::{coerce, coerce_all, common_type, resolve_unknown, CastContext
 use kpg_types::{ColumnType, Datum, Plan, Row, ScalarExpr, ScalarType};
 use sqlparser::ast::{
     Expr, LimitClause, OrderByExpr, OrderByKind, Query, SetExpr, SetOperator, SetQuantifier, Value,
-    Values,
+    Values, With,
 };
 
 /// What planning a query needs from its surroundings.
@@ -27,6 +27,16 @@ pub struct QueryContext<'a> {
     /// For a correlated subquery: the domain of outer values it is evaluated for (see
     /// `subquery.rs`), which becomes the first relation of its FROM.
     pub outer: Option<Outer>,
+    /// The WITH queries in scope, innermost last: a name reads a copy of its plan.
+    pub ctes: Vec<Cte>,
+}
+
+/// A planned WITH query.
+#[derive(Clone, Debug)]
+pub struct Cte {
+    pub name: String,
+    pub plan: Plan,
+    pub scope: Scope,
 }
 
 /// The outer values a correlated subquery is evaluated for: a plan of distinct rows, and the
@@ -42,12 +52,23 @@ impl<'a> QueryContext<'a> {
         QueryContext {
             catalog,
             outer: None,
+            ctes: Vec::new(),
         }
     }
 
-    /// The context for a query that cannot see enclosing queries (a FROM subquery).
+    /// The context for a query that cannot see enclosing queries' columns (a FROM
+    /// subquery), but sees their WITH queries.
     pub fn uncorrelated(&self) -> QueryContext<'a> {
-        QueryContext::new(self.catalog)
+        QueryContext {
+            catalog: self.catalog,
+            outer: None,
+            ctes: self.ctes.clone(),
+        }
+    }
+
+    /// The WITH query named `name`, if one is in scope.
+    pub fn cte(&self, name: &str) -> Option<&Cte> {
+        self.ctes.iter().rev().find(|c| c.name == name)
     }
 }
 
@@ -66,6 +87,12 @@ pub struct PlannedQuery {
 /// Plans a top-level query (an ad hoc SELECT).
 pub fn plan_query(cx: &QueryContext<'_>, q: &Query) -> Result<PlannedQuery, PlanError> {
     check_query(q)?;
+    if let Some(with) = &q.with {
+        let cx = with_ctes(cx, with)?;
+        let mut body = q.clone();
+        body.with = None;
+        return plan_query(&cx, &body);
+    }
     // A correlated subquery's rows are a collection per outer row: ORDER BY has no effect.
     let order_by = match cx.outer {
         Some(_) => &[],
@@ -129,8 +156,8 @@ pub fn plan_subquery_with_unknowns(
 }
 
 fn check_query(q: &Query) -> Result<(), PlanError> {
-    if q.with.is_some() {
-        return Err(PlanError::unsupported("WITH"));
+    if q.with.as_ref().is_some_and(|w| w.recursive) {
+        return Err(PlanError::unsupported("WITH RECURSIVE"));
     }
     if q.fetch.is_some() {
         return Err(PlanError::unsupported("FETCH"));
@@ -146,6 +173,34 @@ fn check_query(q: &Query) -> Result<(), PlanError> {
         return Err(PlanError::unsupported(format!("query {q}")));
     }
     Ok(())
+}
+
+/// The context extended with a WITH clause's queries, each seeing the ones before it.
+fn with_ctes<'a>(cx: &QueryContext<'a>, with: &With) -> Result<QueryContext<'a>, PlanError> {
+    let mut inner = QueryContext {
+        catalog: cx.catalog,
+        outer: cx.outer.clone(),
+        ctes: cx.ctes.clone(),
+    };
+    let mut names: Vec<String> = Vec::new();
+    for cte in &with.cte_tables {
+        if cte.from.is_some() {
+            return Err(PlanError::unsupported(format!("WITH query {cte}")));
+        }
+        let name = fold(&cte.alias.name);
+        if names.contains(&name) {
+            return Err(PlanError::new(
+                "42712",
+                format!("WITH query name \"{name}\" specified more than once"),
+            ));
+        }
+        names.push(name.clone());
+        // A WITH query does not see the enclosing query's columns here (kpg plans it once).
+        let (plan, scope) = plan_subquery(&inner.uncorrelated(), &cte.query)?;
+        let scope = crate::join::aliased(scope, Some(&cte.alias), &name)?;
+        inner.ctes.push(Cte { name, plan, scope });
+    }
+    Ok(inner)
 }
 
 fn order_by_items(q: &Query) -> Result<&[OrderByExpr], PlanError> {

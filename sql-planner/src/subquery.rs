@@ -24,6 +24,7 @@
 //! until `finish` says where they land. The host plan is copied into every domain: the plan
 //! language has no way to share a subplan, which a `Let` node in the runtime would fix.
 
+use crate::aggregate::contains_aggregate;
 use crate::aggregate::Grouping;
 use crate::error::PlanError;
 use crate::expr::ExprContext;
@@ -37,7 +38,7 @@ use kpg_types::{
     AggregateExpr, AggregateFunc, BinaryFunc, Datum, GlobalId, Plan, ScalarExpr, ScalarType,
     UnaryFunc, VariadicFunc,
 };
-use sqlparser::ast::{BinaryOperator, Expr, Query};
+use sqlparser::ast::{BinaryOperator, Expr, GroupByExpr, Query, SelectItem, SetExpr};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 use std::cell::RefCell;
@@ -225,7 +226,7 @@ fn substitute(p: Plan, domains: &[(GlobalId, Vec<ScalarExpr>)], base: &Plan, ari
 }
 
 /// Join keys that match NULL with NULL: `(x IS NULL, coalesce(x, false))` for each `x`.
-fn null_safe(keys: Vec<ScalarExpr>) -> Vec<ScalarExpr> {
+pub fn null_safe(keys: Vec<ScalarExpr>) -> Vec<ScalarExpr> {
     keys.into_iter()
         .flat_map(|k| {
             [
@@ -331,6 +332,7 @@ fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> 
     } else {
         let inner = QueryContext {
             catalog: host.cx.catalog,
+            ctes: host.cx.ctes.clone(),
             outer: Some(Outer {
                 plan: domain.clone(),
                 scope: Scope { items },
@@ -358,6 +360,11 @@ pub fn scalar(cx: &ExprContext<'_>, q: &Query) -> Result<Typed, PlanError> {
         return Err(PlanError::syntax("subquery must return only one column"));
     };
     let nd = p.nd;
+    if one_row_per_domain_value(q) {
+        // Aggregates without GROUP BY or HAVING: a row for every domain value already.
+        let col = host(cx)?.join(p.keys, p.plan, 1).remove(0);
+        return Ok(Typed::new(col, out.ty.scalar, true));
+    }
     let counted = Plan::Reduce {
         input: Box::new(p.plan),
         group_key: columns(0..nd),
@@ -390,6 +397,25 @@ pub fn scalar(cx: &ExprContext<'_>, q: &Query) -> Result<Typed, PlanError> {
     let rel = totalize(rel, nd, p.domain, vec![Datum::Null]);
     let col = host(cx)?.join(p.keys, rel, 1).remove(0);
     Ok(Typed::new(col, out.ty.scalar, true))
+}
+
+/// Whether the subquery is a SELECT of aggregates without GROUP BY or HAVING, which yields
+/// exactly one row (per domain value: see `aggregate::reduce_plan`).
+fn one_row_per_domain_value(q: &Query) -> bool {
+    let SetExpr::Select(s) = q.body.as_ref() else {
+        return false;
+    };
+    let no_groups =
+        matches!(&s.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty());
+    no_groups
+        && s.having.is_none()
+        && q.limit_clause.is_none()
+        && s.projection.iter().any(|item| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                contains_aggregate(e)
+            }
+            _ => false,
+        })
 }
 
 /// `[NOT] EXISTS (SELECT ...)`.
@@ -446,7 +472,11 @@ pub fn quantified(
         BinaryOperator::LtEq => (BinaryFunc::Lte, "<="),
         BinaryOperator::Gt => (BinaryFunc::Gt, ">"),
         BinaryOperator::GtEq => (BinaryFunc::Gte, ">="),
-        other => return Err(PlanError::unsupported(format!("operator {other} with ANY/ALL"))),
+        other => {
+            return Err(PlanError::unsupported(format!(
+                "operator {other} with ANY/ALL"
+            )))
+        }
     };
     let q = match right {
         Expr::Subquery(q) => q,
@@ -633,7 +663,12 @@ fn quantified_op(
 
 /// Applies `predicates` that may read subquery columns to the host's finished plan and keeps
 /// only the base columns.
-pub fn filter_host(plan: Plan, arity: usize, base_arity: usize, predicates: Vec<ScalarExpr>) -> Plan {
+pub fn filter_host(
+    plan: Plan,
+    arity: usize,
+    base_arity: usize,
+    predicates: Vec<ScalarExpr>,
+) -> Plan {
     let plan = filter(plan, predicates);
     if arity == base_arity {
         plan

@@ -330,27 +330,27 @@ async fn run_file(name: &str, floor: usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn select1() {
-    run_file("select1.test", 506).await;
+    run_file("select1.test", 1031).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn select2() {
-    run_file("select2.test", 450).await;
+    run_file("select2.test", 895).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in1() {
-    run_file("in1.test", 34).await;
+    run_file("in1.test", 44).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in2() {
-    run_file("in2.test", 44).await;
+    run_file("in2.test", 45).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slt_lang_aggfunc() {
-    run_file("slt_lang_aggfunc.test", 4).await;
+    run_file("slt_lang_aggfunc.test", 5).await;
 }
 
 /// MD5 (RFC 1321) of `data`, as lowercase hex: the digest sqllogictest uses for long results.

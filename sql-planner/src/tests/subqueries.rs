@@ -41,7 +41,8 @@ fn correlated_scalar_counts_default_to_zero() {
 #[test]
 fn scalar_subquery_with_several_rows_is_an_error() {
     let cat = catalog();
-    let PlannedStatement::Select { plan, .. } = plan_one("SELECT (SELECT a FROM u) FROM t").unwrap()
+    let PlannedStatement::Select { plan, .. } =
+        plan_one("SELECT (SELECT a FROM u) FROM t").unwrap()
     else {
         panic!("not a select")
     };
@@ -117,5 +118,56 @@ fn correlated_subquery_in_having() {
              HAVING count(*) = (SELECT count(*) FROM u WHERE u.a = t.a)"
         ),
         vec![vec![i(1), l(1)], vec![i(2), l(2)]]
+    );
+}
+
+#[test]
+fn outer_joins_pad_unmatched_rows() {
+    let n = Datum::Null;
+    assert_eq!(
+        query("SELECT t.a, u.x FROM t LEFT JOIN u ON t.a = u.a"),
+        vec![
+            vec![i(1), l(10)],
+            vec![i(2), l(20)],
+            vec![i(2), l(20)],
+            vec![i(2), l(21)],
+            vec![i(2), l(21)],
+            vec![i(3), n.clone()]
+        ]
+    );
+    assert_eq!(
+        query("SELECT t.a, u.x FROM t RIGHT JOIN u ON t.a = u.a AND u.x > 20"),
+        vec![
+            vec![n.clone(), l(10)],
+            vec![n.clone(), l(20)],
+            vec![n.clone(), l(30)],
+            vec![i(2), l(21)],
+            vec![i(2), l(21)]
+        ]
+    );
+    assert_eq!(
+        query("SELECT t.a, u.x FROM t FULL JOIN u ON t.a = u.a AND u.x > 20 WHERE t.a IS NULL OR t.a <> 2"),
+        vec![
+            vec![n.clone(), l(10)],
+            vec![n.clone(), l(20)],
+            vec![n.clone(), l(30)],
+            vec![i(1), n.clone()],
+            vec![i(3), n]
+        ]
+    );
+}
+
+#[test]
+fn with_queries() {
+    assert_eq!(
+        query("WITH w AS (SELECT a, count(*) AS n FROM t GROUP BY a) SELECT a FROM w WHERE n > 1"),
+        vec![vec![i(2)]]
+    );
+    assert_eq!(
+        query(
+            "WITH w(m) AS (SELECT max(a) FROM t), w2 AS (SELECT m + 0 AS m FROM w) \
+             SELECT a FROM t WHERE a = (SELECT m FROM w2)"
+        ),
+        vec![vec![i(3)]]
     );
 }
