@@ -64,7 +64,12 @@ impl Scope {
         let matches = |item: &ScopeItem| {
             item.name == name && (table.is_none() || item.table.as_deref() == table)
         };
-        let level = self.items.iter().filter(|i| matches(i)).map(|i| i.level).min();
+        let level = self
+            .items
+            .iter()
+            .filter(|i| matches(i))
+            .map(|i| i.level)
+            .min();
         let mut found = None;
         for (i, item) in self.items.iter().enumerate() {
             if matches(item) && Some(item.level) == level {
