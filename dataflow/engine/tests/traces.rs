@@ -289,3 +289,48 @@ fn import_and_import_frontier_replay_then_follow() {
         );
     }
 }
+
+/// 1,000 keys, each replaced in every round (an insertion and a retraction): 2,000 updates per
+/// round for 500 rounds (1M updates), with the handle's frontier advanced after each round. The
+/// compacted trace must hold about one update per key however many rounds have passed, and never
+/// grow past a small multiple of that between merges.
+#[test]
+fn compaction_keeps_about_one_update_per_key_over_many_rounds() {
+    const KEYS: u64 = 1_000;
+    const ROUNDS: u64 = 500;
+    timely::execute(timely::Config::thread(), |worker| {
+        let mut session = InputSession::<u64, Kv, i64>::new();
+        let probe = ProbeHandle::new();
+        let mut trace = worker.dataflow::<u64, _, _>(|scope| {
+            let arranged = session.to_collection(scope).arrange_by_key();
+            arranged.stream.clone().probe_with(&probe);
+            arranged.trace
+        });
+        let mut max_len = 0;
+        for time in 0..ROUNDS {
+            for k in 0..KEYS {
+                session.update((k, time), 1);
+                if time > 0 {
+                    session.update((k, time - 1), -1);
+                }
+            }
+            session.advance_to(time + 1);
+            session.flush();
+            worker.step_while(|| probe.less_than(&(time + 1)));
+            trace.set_logical_compaction(Antichain::from_elem(time + 1).borrow());
+            max_len = max_len.max(trace.len());
+        }
+        trace.exert(isize::MAX);
+        assert!(
+            trace.len() <= (2 * KEYS) as usize,
+            "compacted trace should hold about {KEYS} updates, holds {}",
+            trace.len()
+        );
+        assert!(
+            max_len <= (16 * KEYS) as usize,
+            "trace grew to {max_len} updates between merges"
+        );
+        assert_eq!(read_map(&mut trace, ROUNDS).len(), KEYS as usize);
+    })
+    .unwrap();
+}
