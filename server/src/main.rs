@@ -3,6 +3,7 @@
 
 mod catalog;
 mod coord;
+mod copy_in;
 mod demo;
 mod error;
 mod pgwire_server;

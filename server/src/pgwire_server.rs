@@ -17,9 +17,12 @@ use kpg_sql::ParsedStatement;
 use kpg_types::{Datum, RelationDesc, Row, ScalarType};
 use pgwire::api::auth::noop::NoopStartupHandler;
 use pgwire::api::cancel::DefaultCancelHandler;
+use pgwire::api::copy::CopyHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{send_ready_for_query, ExtendedQueryHandler, SimpleQueryHandler};
-use pgwire::api::results::{DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag};
+use pgwire::api::results::{
+    CopyResponse, DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag,
+};
 use pgwire::api::stmt::QueryParser;
 use pgwire::api::store::{Entry, PortalStore};
 use pgwire::api::{
@@ -28,13 +31,14 @@ use pgwire::api::{
 };
 use pgwire::api::{METADATA_DATABASE, METADATA_USER};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
-use pgwire::messages::copy::{CopyData, CopyDone, CopyOutResponse};
+use pgwire::messages::copy::{CopyData, CopyDone, CopyFail, CopyOutResponse};
 use pgwire::messages::data::DataRow;
 use pgwire::messages::extendedquery::Execute;
 use pgwire::messages::response::CommandComplete;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
 use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent};
+use crate::copy_in::{self, CopyIn};
 use crate::error::ExecError;
 use crate::txn::{self, SharedTxn, Txn, TxnOutcome};
 
@@ -69,6 +73,10 @@ impl PgWireServerHandlers for Handlers {
     }
 
     fn startup_handler(&self) -> Arc<impl pgwire::api::auth::StartupHandler> {
+        Arc::clone(&self.session)
+    }
+
+    fn copy_handler(&self) -> Arc<impl CopyHandler> {
         Arc::clone(&self.session)
     }
 
@@ -166,13 +174,23 @@ impl QueryParser for StatementParser {
         stmt: &PreparedStatement,
         format: Option<&Format>,
     ) -> PgWireResult<Vec<FieldInfo>> {
-        let desc = match session_statement(&stmt.stmt) {
-            Some(Ok(ExecuteResult::Rows { desc, .. })) => Some(desc),
-            Some(_) => None,
-            None => match self.coord.plan(&stmt.stmt).map_err(pg_error)? {
+        let desc = if let Some(result) =
+            session_statement(&stmt.stmt).or_else(|| self.coord.show(&stmt.stmt))
+        {
+            match result {
+                Ok(ExecuteResult::Rows { desc, .. }) => Some(desc),
+                _ => None,
+            }
+        } else if is_transaction_control(&stmt.stmt)
+            || copy_in::plan(&stmt.stmt, |_| None).is_some()
+        {
+            // Transaction control and COPY return no rows.
+            None
+        } else {
+            match self.coord.plan(&stmt.stmt).map_err(pg_error)? {
                 kpg_sql::PlannedStatement::Select { desc, .. } => Some(desc),
                 _ => None,
-            },
+            }
         };
         Ok(desc.map(|d| fields(&d, format)).unwrap_or_default())
     }
@@ -216,10 +234,10 @@ impl SimpleQueryHandler for Session {
             Ok(stmts) => stmts,
             Err(e) => return Ok(vec![error_response(ExecError::from(e))]),
         };
-        let txn = connection_txn(client);
+        let conn = connection(client);
         let mut responses = Vec::with_capacity(stmts.len());
         for stmt in stmts {
-            let response = self.respond(&txn, &stmt, &Format::UnifiedText).await?;
+            let response = self.respond(&conn, &stmt, &Format::UnifiedText).await?;
             // Like PostgreSQL, a failed statement ends the rest of the query string.
             let failed = matches!(response, Response::Error(_));
             responses.push(response);
@@ -285,8 +303,8 @@ impl ExtendedQueryHandler for Session {
                 "SUBSCRIBE through the extended protocol",
             )));
         }
-        let txn = connection_txn(client);
-        self.respond(&txn, &stmt.stmt, &portal.result_column_format)
+        let conn = connection(client);
+        self.respond(&conn, &stmt.stmt, &portal.result_column_format)
             .await
     }
 }
@@ -295,10 +313,24 @@ impl Session {
     /// Runs one statement for the connection whose transaction state is `txn`, as a response.
     async fn respond(
         &self,
-        txn: &SharedTxn,
+        conn: &Conn,
         stmt: &ParsedStatement,
         format: &Format,
     ) -> PgWireResult<Response> {
+        let txn = &conn.txn;
+        if let Some(copy) = copy_in::plan(stmt, |name| self.coord.resolve(name)) {
+            return Ok(match copy {
+                Ok(copy) => {
+                    let width = copy.width();
+                    *conn.copy.lock().expect("copy") = Some(copy);
+                    Response::CopyIn(CopyResponse::new(0, width, stream::empty()))
+                }
+                Err(e) => {
+                    txn.lock().expect("txn").fail();
+                    error_response(e)
+                }
+            });
+        }
         if let Some(outcome) = txn::control(txn, stmt, &self.coord).await {
             return Ok(match outcome {
                 Ok(TxnOutcome::Started) => Response::TransactionStart(Tag::new("BEGIN")),
@@ -420,11 +452,102 @@ impl Session {
     }
 }
 
-/// The transaction state of the connection `client`.
-fn connection_txn<C: ClientInfo>(client: &C) -> SharedTxn {
-    client
-        .session_extensions()
-        .get_or_insert_with(|| Mutex::new(Txn::default()))
+fn is_transaction_control(stmt: &ParsedStatement) -> bool {
+    matches!(
+        stmt,
+        ParsedStatement::Sql(
+            Statement::StartTransaction { .. }
+                | Statement::Commit { .. }
+                | Statement::Rollback { .. }
+        )
+    )
+}
+
+/// The state kpg keeps per connection: its transaction block and a COPY FROM in progress.
+struct Conn {
+    txn: SharedTxn,
+    copy: Arc<Mutex<Option<CopyIn>>>,
+}
+
+fn connection<C: ClientInfo>(client: &C) -> Conn {
+    let ext = client.session_extensions();
+    Conn {
+        txn: ext.get_or_insert_with(|| Mutex::new(Txn::default())),
+        copy: ext.get_or_insert_with(|| Mutex::new(None::<CopyIn>)),
+    }
+}
+
+#[async_trait]
+impl CopyHandler for Session {
+    async fn on_copy_data<C>(&self, client: &mut C, data: CopyData) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        if let Some(copy) = connection(client).copy.lock().expect("copy").as_mut() {
+            copy.push(&data.data);
+        }
+        Ok(())
+    }
+
+    async fn on_copy_done<C>(&self, client: &mut C, _done: CopyDone) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let conn = connection(client);
+        let Some(copy) = conn.copy.lock().expect("copy").take() else {
+            return Err(pg_error(ExecError::new(
+                "08P01",
+                "CopyDone without COPY FROM STDIN",
+            )));
+        };
+        let result = async {
+            let rows: Vec<(Row, i64)> = copy.rows()?.into_iter().map(|r| (r, 1)).collect();
+            let count = rows.len();
+            if conn.txn.lock().expect("txn").is_active() {
+                self.coord
+                    .check_not_null(copy.table, rows.iter().map(|(r, _)| r))?;
+                conn.txn.lock().expect("txn").buffer(copy.table, rows)?;
+            } else {
+                self.coord.insert_rows(copy.table, rows).await?;
+            }
+            Ok::<usize, ExecError>(count)
+        }
+        .await;
+        match result {
+            Ok(count) => {
+                let tag = Tag::new("COPY").with_rows(count);
+                client
+                    .send(PgWireBackendMessage::CommandComplete(
+                        CommandComplete::from(tag),
+                    ))
+                    .await?;
+                Ok(())
+            }
+            Err(e) => {
+                conn.txn.lock().expect("txn").fail();
+                Err(pg_error(e))
+            }
+        }
+    }
+
+    async fn on_copy_fail<C>(&self, client: &mut C, fail: CopyFail) -> PgWireError
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let conn = connection(client);
+        conn.copy.lock().expect("copy").take();
+        conn.txn.lock().expect("txn").fail();
+        pg_error(ExecError::new(
+            "57014",
+            format!("COPY from stdin failed: {}", fail.message),
+        ))
+    }
 }
 
 /// Statements about the session rather than the data, answered without the coordinator.

@@ -40,6 +40,15 @@ impl Txn {
         self.active
     }
 
+    /// Buffers checked rows for `table` until COMMIT (a COPY inside a write block).
+    pub fn buffer(&mut self, table: GlobalId, rows: Vec<(Row, i64)>) -> Result<(), ExecError> {
+        if self.has_read {
+            return Err(ExecError::new("25006", "transaction in read-only mode"));
+        }
+        self.writes.push((table, rows));
+        Ok(())
+    }
+
     /// Marks the block failed after an error inside it.
     pub fn fail(&mut self) {
         if self.active {

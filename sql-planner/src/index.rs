@@ -37,12 +37,24 @@ pub(crate) fn parse_default_index(parser: &mut Parser) -> Result<ParsedStatement
 }
 
 /// Plans `CREATE INDEX [name] ON obj (expr, ...)`.
-pub(crate) fn plan_create_index(ci: &CreateIndex, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
-    if ci.unique || ci.predicate.is_some() || !ci.include.is_empty() || ci.using.is_some() || !ci.with.is_empty() {
-        return Err(PlanError::unsupported("CREATE INDEX with UNIQUE, USING, INCLUDE, WITH or WHERE"));
+pub(crate) fn plan_create_index(
+    ci: &CreateIndex,
+    catalog: &dyn Catalog,
+) -> Result<PlannedStatement, PlanError> {
+    if ci.unique
+        || ci.predicate.is_some()
+        || !ci.include.is_empty()
+        || ci.using.is_some()
+        || !ci.with.is_empty()
+    {
+        return Err(PlanError::unsupported(
+            "CREATE INDEX with UNIQUE, USING, INCLUDE, WITH or WHERE",
+        ));
     }
     let on_name = object_name(&ci.table_name)?;
-    let item = catalog.resolve(&on_name).ok_or_else(|| PlanError::undefined_table(&on_name))?;
+    let item = catalog
+        .resolve(&on_name)
+        .ok_or_else(|| PlanError::undefined_table(&on_name))?;
     let scope = Scope::from_desc(Some(&on_name), &item.desc);
     let ctx = ExprContext::new(&scope, "CREATE INDEX");
     let mut key = Vec::with_capacity(ci.columns.len());
@@ -55,7 +67,9 @@ pub(crate) fn plan_create_index(ci: &CreateIndex, catalog: &dyn Catalog) -> Resu
         key.push(bound.expr);
     }
     if key.is_empty() {
-        return Err(PlanError::syntax("an index needs at least one key expression"));
+        return Err(PlanError::syntax(
+            "an index needs at least one key expression",
+        ));
     }
     if name_parts.len() == 1 {
         name_parts.push("expr".into());
@@ -66,28 +80,56 @@ pub(crate) fn plan_create_index(ci: &CreateIndex, catalog: &dyn Catalog) -> Resu
         None => name_parts.join("_"),
     };
     check_name_free(&name, ci.if_not_exists, catalog)?;
-    Ok(PlannedStatement::CreateIndex { name, on: item.id, key, if_not_exists: ci.if_not_exists })
+    Ok(PlannedStatement::CreateIndex {
+        name,
+        on: item.id,
+        key,
+        if_not_exists: ci.if_not_exists,
+    })
 }
 
 /// Plans `CREATE DEFAULT INDEX ON obj`: an index keyed by all of the object's columns.
-pub(crate) fn plan_default_index(on: &ObjectName, if_not_exists: bool, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
+pub(crate) fn plan_default_index(
+    on: &ObjectName,
+    if_not_exists: bool,
+    catalog: &dyn Catalog,
+) -> Result<PlannedStatement, PlanError> {
     let on_name = object_name(on)?;
-    let item = catalog.resolve(&on_name).ok_or_else(|| PlanError::undefined_table(&on_name))?;
+    let item = catalog
+        .resolve(&on_name)
+        .ok_or_else(|| PlanError::undefined_table(&on_name))?;
     let name = format!("{on_name}_primary_idx");
     check_name_free(&name, if_not_exists, catalog)?;
     let key = (0..item.desc.arity()).map(ScalarExpr::Column).collect();
-    Ok(PlannedStatement::CreateIndex { name, on: item.id, key, if_not_exists })
+    Ok(PlannedStatement::CreateIndex {
+        name,
+        on: item.id,
+        key,
+        if_not_exists,
+    })
 }
 
-fn check_name_free(name: &str, if_not_exists: bool, catalog: &dyn Catalog) -> Result<(), PlanError> {
-    if !if_not_exists && (catalog.resolve(name).is_some() || catalog.resolve_index(name).is_some()) {
-        return Err(PlanError::new("42P07", format!("relation \"{name}\" already exists")));
+fn check_name_free(
+    name: &str,
+    if_not_exists: bool,
+    catalog: &dyn Catalog,
+) -> Result<(), PlanError> {
+    if !if_not_exists && (catalog.resolve(name).is_some() || catalog.resolve_index(name).is_some())
+    {
+        return Err(PlanError::new(
+            "42P07",
+            format!("relation \"{name}\" already exists"),
+        ));
     }
     Ok(())
 }
 
 /// Plans `DROP INDEX [IF EXISTS] name, ...`.
-pub(crate) fn plan_drop_index(names: &[ObjectName], if_exists: bool, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
+pub(crate) fn plan_drop_index(
+    names: &[ObjectName],
+    if_exists: bool,
+    catalog: &dyn Catalog,
+) -> Result<PlannedStatement, PlanError> {
     let mut ids = Vec::with_capacity(names.len());
     for n in names {
         let name = object_name(n)?;
@@ -95,12 +137,23 @@ pub(crate) fn plan_drop_index(names: &[ObjectName], if_exists: bool, catalog: &d
             Some(index) => ids.push(index.id),
             None if if_exists => {}
             None if catalog.resolve(&name).is_some() => {
-                return Err(PlanError::new("42809", format!("\"{name}\" is not an index")));
+                return Err(PlanError::new(
+                    "42809",
+                    format!("\"{name}\" is not an index"),
+                ));
             }
-            None => return Err(PlanError::new("42704", format!("index \"{name}\" does not exist"))),
+            None => {
+                return Err(PlanError::new(
+                    "42704",
+                    format!("index \"{name}\" does not exist"),
+                ))
+            }
         }
     }
-    Ok(PlannedStatement::Drop { ids, cascade: false })
+    Ok(PlannedStatement::Drop {
+        ids,
+        cascade: false,
+    })
 }
 
 /// Rewrites join inputs that read a collection directly so that they read it through an index
@@ -108,19 +161,54 @@ pub(crate) fn plan_drop_index(names: &[ObjectName], if_exists: bool, catalog: &d
 pub fn use_indexes(plan: Plan, catalog: &dyn Catalog) -> Plan {
     let rewrite = |p: Plan| use_indexes(p, catalog);
     match plan {
-        Plan::Join { left, right, left_key, right_key } => {
+        Plan::Join {
+            left,
+            right,
+            left_key,
+            right_key,
+        } => {
             let left = Box::new(through_index(rewrite(*left), &left_key, catalog));
             let right = Box::new(through_index(rewrite(*right), &right_key, catalog));
-            Plan::Join { left, right, left_key, right_key }
+            Plan::Join {
+                left,
+                right,
+                left_key,
+                right_key,
+            }
         }
-        Plan::Map { input, exprs } => Plan::Map { input: Box::new(rewrite(*input)), exprs },
-        Plan::Filter { input, predicates } => Plan::Filter { input: Box::new(rewrite(*input)), predicates },
-        Plan::Project { input, outputs } => Plan::Project { input: Box::new(rewrite(*input)), outputs },
-        Plan::Reduce { input, group_key, aggregates } => Plan::Reduce { input: Box::new(rewrite(*input)), group_key, aggregates },
-        Plan::Distinct { input } => Plan::Distinct { input: Box::new(rewrite(*input)) },
-        Plan::Negate { input } => Plan::Negate { input: Box::new(rewrite(*input)) },
-        Plan::Threshold { input } => Plan::Threshold { input: Box::new(rewrite(*input)) },
-        Plan::Union { inputs } => Plan::Union { inputs: inputs.into_iter().map(rewrite).collect() },
+        Plan::Map { input, exprs } => Plan::Map {
+            input: Box::new(rewrite(*input)),
+            exprs,
+        },
+        Plan::Filter { input, predicates } => Plan::Filter {
+            input: Box::new(rewrite(*input)),
+            predicates,
+        },
+        Plan::Project { input, outputs } => Plan::Project {
+            input: Box::new(rewrite(*input)),
+            outputs,
+        },
+        Plan::Reduce {
+            input,
+            group_key,
+            aggregates,
+        } => Plan::Reduce {
+            input: Box::new(rewrite(*input)),
+            group_key,
+            aggregates,
+        },
+        Plan::Distinct { input } => Plan::Distinct {
+            input: Box::new(rewrite(*input)),
+        },
+        Plan::Negate { input } => Plan::Negate {
+            input: Box::new(rewrite(*input)),
+        },
+        Plan::Threshold { input } => Plan::Threshold {
+            input: Box::new(rewrite(*input)),
+        },
+        Plan::Union { inputs } => Plan::Union {
+            inputs: inputs.into_iter().map(rewrite).collect(),
+        },
         leaf @ (Plan::Get { .. } | Plan::IndexedGet { .. } | Plan::Constant { .. }) => leaf,
     }
 }
@@ -128,15 +216,26 @@ pub fn use_indexes(plan: Plan, catalog: &dyn Catalog) -> Plan {
 fn through_index(input: Plan, key: &[ScalarExpr], catalog: &dyn Catalog) -> Plan {
     if let Plan::Get { id } = input {
         if let Some(index) = index_with_key(id, key, catalog) {
-            return Plan::IndexedGet { id, index: index.id, key: index.key };
+            return Plan::IndexedGet {
+                id,
+                index: index.id,
+                key: index.key,
+            };
         }
     }
     input
 }
 
 /// An index on `id` keyed exactly by `key`, if the catalog has one.
-pub fn index_with_key(id: GlobalId, key: &[ScalarExpr], catalog: &dyn Catalog) -> Option<IndexItem> {
-    catalog.indexes_on(id).into_iter().find(|i| i.key.as_slice() == key)
+pub fn index_with_key(
+    id: GlobalId,
+    key: &[ScalarExpr],
+    catalog: &dyn Catalog,
+) -> Option<IndexItem> {
+    catalog
+        .indexes_on(id)
+        .into_iter()
+        .find(|i| i.key.as_slice() == key)
 }
 
 #[cfg(test)]
@@ -163,7 +262,12 @@ mod tests {
         }
         fn indexes_on(&self, id: GlobalId) -> Vec<IndexItem> {
             if id == 2 {
-                vec![IndexItem { id: 9, name: "b_k_idx".into(), on: 2, key: vec![ScalarExpr::Column(0)] }]
+                vec![IndexItem {
+                    id: 9,
+                    name: "b_k_idx".into(),
+                    on: 2,
+                    key: vec![ScalarExpr::Column(0)],
+                }]
             } else {
                 Vec::new()
             }
@@ -173,7 +277,9 @@ mod tests {
     #[test]
     fn join_input_with_matching_index_is_read_through_it() {
         let stmts = crate::parse("SELECT * FROM a JOIN b ON a.v = b.k").unwrap();
-        let PlannedStatement::Select { plan, .. } = crate::plan(&stmts[0], &Cat).unwrap() else { panic!("select") };
+        let PlannedStatement::Select { plan, .. } = crate::plan(&stmts[0], &Cat).unwrap() else {
+            panic!("select")
+        };
         let plan = use_indexes(plan, &Cat);
         assert_eq!(plan.index_imports(), vec![9], "{plan}");
         let mut indexed_gets = 0;
@@ -186,18 +292,27 @@ mod tests {
         assert_eq!(indexed_gets, 1);
         // Joined on another key, the index does not fit.
         let stmts = crate::parse("SELECT * FROM a JOIN b ON a.k = b.v").unwrap();
-        let PlannedStatement::Select { plan, .. } = crate::plan(&stmts[0], &Cat).unwrap() else { panic!("select") };
+        let PlannedStatement::Select { plan, .. } = crate::plan(&stmts[0], &Cat).unwrap() else {
+            panic!("select")
+        };
         assert!(use_indexes(plan, &Cat).index_imports().is_empty());
     }
 
     #[test]
     fn create_index_names_and_keys() {
         let stmts = crate::parse("CREATE INDEX ON b (v, k + 1)").unwrap();
-        let PlannedStatement::CreateIndex { name, on, key, .. } = crate::plan(&stmts[0], &Cat).unwrap() else { panic!() };
+        let PlannedStatement::CreateIndex { name, on, key, .. } =
+            crate::plan(&stmts[0], &Cat).unwrap()
+        else {
+            panic!()
+        };
         assert_eq!((name.as_str(), on), ("b_v_idx", 2));
         assert_eq!(key[0], ScalarExpr::Column(1));
         let stmts = crate::parse("CREATE DEFAULT INDEX ON a").unwrap();
-        let PlannedStatement::CreateIndex { name, key, .. } = crate::plan(&stmts[0], &Cat).unwrap() else { panic!() };
+        let PlannedStatement::CreateIndex { name, key, .. } = crate::plan(&stmts[0], &Cat).unwrap()
+        else {
+            panic!()
+        };
         assert_eq!((name.as_str(), key.len()), ("a_primary_idx", 2));
         let stmts = crate::parse("DROP INDEX nope").unwrap();
         assert_eq!(crate::plan(&stmts[0], &Cat).unwrap_err().code, "42704");

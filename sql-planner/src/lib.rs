@@ -17,10 +17,10 @@ mod catalog;
 mod ddl;
 mod dml;
 mod error;
-mod index;
 mod expr;
 mod fold;
 mod func;
+mod index;
 mod join;
 mod names;
 mod ops;
@@ -37,8 +37,8 @@ mod types;
 mod tests;
 
 pub use catalog::{Catalog, CatalogItem, IndexItem, ItemKind};
-pub use index::{index_with_key, use_indexes};
 pub use error::PlanError;
+pub use index::{index_with_key, use_indexes};
 /// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.
 pub use sqlparser;
 pub use statement::{

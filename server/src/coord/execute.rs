@@ -43,7 +43,7 @@ impl Coordinator {
             stmt,
             ParsedStatement::Subscribe { .. } | ParsedStatement::Sql(Statement::Query(_))
         );
-        if let Some(result) = super::show::show(stmt, &self.lock().catalog) {
+        if let Some(result) = self.show(stmt) {
             return result;
         }
         let _write = if is_read {
@@ -216,6 +216,26 @@ impl Coordinator {
         }
     }
 
+    /// The answer to a SHOW statement about the catalog, or `None` if `stmt` is not one.
+    pub fn show(&self, stmt: &ParsedStatement) -> Option<Result<ExecuteResult, ExecError>> {
+        super::show::show(stmt, &self.lock().catalog)
+    }
+
+    /// The table or view called `name`.
+    pub fn resolve(&self, name: &str) -> Option<kpg_sql::CatalogItem> {
+        kpg_sql::Catalog::resolve(&self.lock().catalog, name)
+    }
+
+    /// Checks rows bound for `table` (e.g. from COPY) and appends them at one timestamp.
+    pub async fn insert_rows(
+        &self,
+        table: GlobalId,
+        rows: Vec<(Row, i64)>,
+    ) -> Result<(), ExecError> {
+        self.check_not_null(table, rows.iter().map(|(r, _)| r))?;
+        self.commit_writes(vec![(table, rows)]).await
+    }
+
     /// Appends a committed transaction's writes together, at one timestamp.
     pub async fn commit_writes(
         &self,
@@ -289,7 +309,7 @@ impl Coordinator {
     }
 
     /// Rejects rows with NULL in a NOT NULL column of `table`.
-    fn check_not_null<'a>(
+    pub fn check_not_null<'a>(
         &self,
         table: GlobalId,
         rows: impl Iterator<Item = &'a Row>,

@@ -1,0 +1,364 @@
+//! `COPY t [(columns)] FROM STDIN [WITH (FORMAT text | csv, DELIMITER, NULL, HEADER, QUOTE)]`.
+//!
+//! The statement is checked when it arrives; the data the client then streams is collected and,
+//! on CopyDone, parsed with PostgreSQL's rules for the format (text: tab-separated, `\N` for
+//! NULL, backslash escapes; CSV: the `csv` crate, unquoted empty field for NULL), converted to the
+//! columns' types like an INSERT would, and written in one append. A bad line fails the whole
+//! COPY with the line number, and nothing is written.
+
+use kpg_sql::sqlparser::ast::{CopyOption, CopySource, CopyTarget, Statement};
+use kpg_sql::{ItemKind, ParsedStatement};
+use kpg_types::{Datum, GlobalId, RelationDesc, Row};
+
+use crate::error::ExecError;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Format {
+    Text {
+        delimiter: char,
+        null: String,
+    },
+    Csv {
+        delimiter: u8,
+        quote: u8,
+        null: String,
+        header: bool,
+    },
+}
+
+/// A COPY FROM STDIN in progress.
+pub struct CopyIn {
+    pub table: GlobalId,
+    table_name: String,
+    desc: RelationDesc,
+    /// For each field of an input line, the table column it fills.
+    columns: Vec<usize>,
+    format: Format,
+    data: Vec<u8>,
+}
+
+/// The COPY FROM STDIN that `stmt` starts, if it is one. `resolve` finds a relation by name.
+pub fn plan(
+    stmt: &ParsedStatement,
+    resolve: impl Fn(&str) -> Option<kpg_sql::CatalogItem>,
+) -> Option<Result<CopyIn, ExecError>> {
+    let ParsedStatement::Sql(Statement::Copy {
+        source,
+        to: false,
+        target,
+        options,
+        legacy_options,
+        ..
+    }) = stmt
+    else {
+        return None;
+    };
+    Some((|| {
+        if !matches!(target, CopyTarget::Stdin) {
+            return Err(ExecError::unsupported("COPY FROM a file or program"));
+        }
+        if !legacy_options.is_empty() {
+            return Err(ExecError::unsupported("COPY options in the pre-9.0 syntax"));
+        }
+        let CopySource::Table {
+            table_name,
+            columns,
+        } = source
+        else {
+            return Err(ExecError::new("42601", "COPY FROM needs a table"));
+        };
+        let name = table_name.to_string().to_lowercase();
+        let item = resolve(&name).ok_or_else(|| {
+            ExecError::new("42P01", format!("relation \"{name}\" does not exist"))
+        })?;
+        if item.kind != ItemKind::Table {
+            return Err(ExecError::new(
+                "42809",
+                format!("cannot copy to materialized view \"{name}\""),
+            ));
+        }
+        let columns = if columns.is_empty() {
+            (0..item.desc.arity()).collect()
+        } else {
+            columns
+                .iter()
+                .map(|c| {
+                    let c = c.value.to_lowercase();
+                    item.desc.names().position(|n| n == c).ok_or_else(|| {
+                        ExecError::new(
+                            "42703",
+                            format!("column \"{c}\" of relation \"{name}\" does not exist"),
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        Ok(CopyIn {
+            table: item.id,
+            table_name: name,
+            desc: item.desc,
+            columns,
+            format: format(options)?,
+            data: Vec::new(),
+        })
+    })())
+}
+
+fn format(options: &[CopyOption]) -> Result<Format, ExecError> {
+    let mut csv = false;
+    let (mut delimiter, mut null, mut header, mut quote) = (None, None, false, '"');
+    for option in options {
+        match option {
+            CopyOption::Format(f) => match f.value.to_lowercase().as_str() {
+                "csv" => csv = true,
+                "text" => csv = false,
+                other => return Err(ExecError::unsupported(format!("COPY format \"{other}\""))),
+            },
+            CopyOption::Delimiter(d) => delimiter = Some(*d),
+            CopyOption::Null(n) => null = Some(n.clone()),
+            CopyOption::Header(h) => header = *h,
+            CopyOption::Quote(q) => quote = *q,
+            other => return Err(ExecError::unsupported(format!("COPY option {other}"))),
+        }
+    }
+    if csv {
+        let delimiter = delimiter.unwrap_or(',');
+        if !delimiter.is_ascii() || !quote.is_ascii() {
+            return Err(ExecError::unsupported("non-ASCII COPY delimiter or quote"));
+        }
+        Ok(Format::Csv {
+            delimiter: delimiter as u8,
+            quote: quote as u8,
+            null: null.unwrap_or_default(),
+            header,
+        })
+    } else {
+        if header {
+            return Err(ExecError::new(
+                "0A000",
+                "COPY HEADER available only in CSV mode not supported",
+            ));
+        }
+        Ok(Format::Text {
+            delimiter: delimiter.unwrap_or('\t'),
+            null: null.unwrap_or_else(|| "\\N".into()),
+        })
+    }
+}
+
+impl CopyIn {
+    pub fn push(&mut self, data: &[u8]) {
+        self.data.extend_from_slice(data);
+    }
+
+    /// The columns of an input line, for the CopyInResponse.
+    pub fn width(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Parses the collected data into table rows.
+    pub fn rows(&self) -> Result<Vec<Row>, ExecError> {
+        let text = std::str::from_utf8(&self.data)
+            .map_err(|_| ExecError::new("22021", "invalid byte sequence for encoding \"UTF8\""))?;
+        let records = match &self.format {
+            Format::Text { delimiter, null } => text_records(text, *delimiter, null),
+            Format::Csv {
+                delimiter,
+                quote,
+                null,
+                header,
+            } => csv_records(text, *delimiter, *quote, null, *header)?,
+        };
+        records
+            .into_iter()
+            .enumerate()
+            .map(|(i, fields)| {
+                self.row(&fields)
+                    .map_err(|e| e.with_detail(format!("COPY {}, line {}", self.table_name, i + 1)))
+            })
+            .collect()
+    }
+
+    fn row(&self, fields: &[Option<String>]) -> Result<Row, ExecError> {
+        if fields.len() != self.columns.len() {
+            let what = if fields.len() < self.columns.len() {
+                "missing data for column"
+            } else {
+                "extra data after last expected column"
+            };
+            return Err(ExecError::new("22P04", what));
+        }
+        let mut datums = vec![Datum::Null; self.desc.arity()];
+        for (field, &column) in fields.iter().zip(&self.columns) {
+            if let Some(text) = field {
+                datums[column] = Datum::parse_text(text, &self.desc.columns[column].1.scalar)?;
+            }
+        }
+        Ok(Row::new(datums))
+    }
+}
+
+/// PostgreSQL's text format: one record per line, fields split by `delimiter`, backslash
+/// escapes, `null` marking NULL, and an optional `\.` end line.
+fn text_records(text: &str, delimiter: char, null: &str) -> Vec<Vec<Option<String>>> {
+    let mut records = Vec::new();
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line == "\\." {
+            break;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        let fields = split_unescaped(line, delimiter)
+            .into_iter()
+            .map(|raw| {
+                if raw == null {
+                    None
+                } else {
+                    Some(unescape(&raw))
+                }
+            })
+            .collect();
+        records.push(fields);
+    }
+    records
+}
+
+/// Splits at delimiters that are not escaped by a backslash; fields keep their escapes.
+fn split_unescaped(line: &str, delimiter: char) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            let field = fields.last_mut().expect("one field");
+            field.push(c);
+            if let Some(next) = chars.next() {
+                field.push(next);
+            }
+        } else if c == delimiter {
+            fields.push(String::new());
+        } else {
+            fields.last_mut().expect("one field").push(c);
+        }
+    }
+    fields
+}
+
+fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('v') => out.push('\u{b}'),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+/// CSV records: an unquoted field equal to `null` is NULL; a quoted one is a string.
+fn csv_records(
+    text: &str,
+    delimiter: u8,
+    quote: u8,
+    null: &str,
+    header: bool,
+) -> Result<Vec<Vec<Option<String>>>, ExecError> {
+    let text = text
+        .strip_suffix("\\.\n")
+        .or_else(|| text.strip_suffix("\\."))
+        .unwrap_or(text);
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .quote(quote)
+        .has_headers(header)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut records = Vec::new();
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| {
+            ExecError::new("22P04", format!("bad CSV data: {e}"))
+                .with_detail(format!("line {}", i + 1))
+        })?;
+        let position = record.position().map(|p| p.byte() as usize);
+        let fields = record
+            .iter()
+            .enumerate()
+            .map(|(f, value)| {
+                // The csv crate drops quotes, so NULL (an unquoted null string) is told apart
+                // from a quoted empty string by looking at the raw line.
+                let quoted = position
+                    .is_some_and(|start| raw_field_is_quoted(text, start, delimiter, quote, f));
+                if value == null && !quoted {
+                    None
+                } else {
+                    Some(value.to_string())
+                }
+            })
+            .collect();
+        records.push(fields);
+    }
+    Ok(records)
+}
+
+/// Whether field `index` of the CSV line starting at byte `start` begins with a quote.
+fn raw_field_is_quoted(text: &str, start: usize, delimiter: u8, quote: u8, index: usize) -> bool {
+    let bytes = &text.as_bytes()[start..];
+    let (mut field, mut in_quotes, mut at_field_start) = (0, false, true);
+    for &b in bytes {
+        if at_field_start && field == index {
+            return b == quote;
+        }
+        at_field_start = false;
+        if b == quote {
+            in_quotes = !in_quotes;
+        } else if b == delimiter && !in_quotes {
+            field += 1;
+            at_field_start = true;
+        } else if b == b'\n' && !in_quotes {
+            break;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_format_escapes_and_nulls() {
+        let records = text_records("1\ta\\tb\t\\N\n2\tx\\\\y\t\n\\.\n", '\t', "\\N");
+        assert_eq!(
+            records,
+            vec![
+                vec![Some("1".into()), Some("a\tb".into()), None],
+                vec![Some("2".into()), Some("x\\y".into()), Some(String::new())],
+            ]
+        );
+    }
+
+    #[test]
+    fn csv_null_versus_quoted_empty() {
+        let records = csv_records("k,v\n1,\n2,\"\"\n3,\"a,b\"\n", b',', b'"', "", true).unwrap();
+        assert_eq!(
+            records,
+            vec![
+                vec![Some("1".into()), None],
+                vec![Some("2".into()), Some(String::new())],
+                vec![Some("3".into()), Some("a,b".into())],
+            ]
+        );
+    }
+}

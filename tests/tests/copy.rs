@@ -1,0 +1,112 @@
+//! COPY t FROM STDIN, text and CSV, through tokio-postgres' copy_in (extended protocol) and
+//! psql's \copy (simple protocol), compared with a real PostgreSQL loading the same bytes.
+
+use std::process::Command;
+
+use futures::SinkExt;
+use kpg_tests::*;
+
+async fn copy_in(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    data: &str,
+) -> Result<u64, tokio_postgres::Error> {
+    let sink = client.copy_in(sql).await?;
+    let mut sink = Box::pin(sink);
+    sink.send(bytes::Bytes::copy_from_slice(data.as_bytes()))
+        .await?;
+    sink.as_mut().finish().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copy_from_stdin_matches_postgres() {
+    let kpg = KpgServer::start().await;
+    let pg = Postgres::start().await;
+    let p = Pair::new(&kpg, &pg).await;
+    p.exec("CREATE TABLE c (k int4 NOT NULL, s text, n numeric(5,2), d date, b boolean)")
+        .await;
+    let text = "1\thello\t1.5\t2024-01-02\tt\n2\t\\N\t2.25\t\\N\tf\n3\ttab\\there\\\\\t0\t2024-03-04\t\\N\n";
+    let csv = "k,s,n,d,b\n4,\"a,b\",1,2024-05-06,true\n5,,2,,false\n6,\"\",3,2024-07-08,\n";
+    for client in [&p.kpg, &p.pg] {
+        assert_eq!(
+            copy_in(client, "COPY c FROM STDIN", text)
+                .await
+                .expect("text copy"),
+            3
+        );
+        let n = copy_in(
+            client,
+            "COPY c (k, s, n, d, b) FROM STDIN WITH (FORMAT csv, HEADER true)",
+            csv,
+        )
+        .await;
+        assert_eq!(n.expect("csv copy"), 3);
+    }
+    p.check("SELECT k, s, s IS NULL AS s_null, n, d, b FROM c ORDER BY k")
+        .await;
+
+    // A bad line fails the whole COPY, with PostgreSQL's SQLSTATE, and writes nothing.
+    for client in [&p.kpg, &p.pg] {
+        let err = copy_in(
+            client,
+            "COPY c FROM STDIN",
+            "7\tx\t1\t\\N\tt\n8\tx\tabc\t\\N\tt\n",
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            sqlstate(&err).as_deref(),
+            Some("22P02"),
+            "{}",
+            describe_error(&err)
+        );
+        let err = copy_in(client, "COPY c FROM STDIN", "9\tx\n")
+            .await
+            .unwrap_err();
+        assert_eq!(
+            sqlstate(&err).as_deref(),
+            Some("22P04"),
+            "{}",
+            describe_error(&err)
+        );
+        let err = copy_in(client, "COPY c FROM STDIN", "\\N\tx\t1\t\\N\tt\n")
+            .await
+            .unwrap_err();
+        assert_eq!(
+            sqlstate(&err).as_deref(),
+            Some("23502"),
+            "{}",
+            describe_error(&err)
+        );
+    }
+    p.check("SELECT count(*) FROM c").await;
+
+    // psql's \copy uses the simple protocol.
+    let file = std::env::temp_dir().join(format!("kpg-copy-{}.txt", kpg.port()));
+    std::fs::write(&file, "10\tfrom psql\t9.99\t2024-12-31\tt\n").unwrap();
+    let out = Command::new("psql")
+        .args([
+            "-X",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &kpg.port().to_string(),
+            "-U",
+            "kpg",
+            "kpg",
+        ])
+        .args(["-c", &format!("\\copy c FROM '{}'", file.display())])
+        .output()
+        .expect("run psql");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "COPY 1");
+    assert_eq!(
+        query(&p.kpg, "SELECT s FROM c WHERE k = 10").await,
+        rows(&[&["from psql"]])
+    );
+    let _ = std::fs::remove_file(file);
+}
