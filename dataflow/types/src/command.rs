@@ -56,7 +56,10 @@ pub enum PeekTarget {
     /// The arrangement of a table or materialized view, keyed by the whole row.
     Collection(GlobalId),
     /// An index (keyed by its key expressions); `keys` restricts the read to those key values.
-    Index { id: GlobalId, keys: Option<Vec<Row>> },
+    Index {
+        id: GlobalId,
+        keys: Option<Vec<Row>>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
