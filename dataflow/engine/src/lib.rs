@@ -7,9 +7,10 @@
 //! compacted trace of all of them, which other operators and later dataflows share (`import`).
 //!
 //! Layout: `lattice`, `difference`, `consolidation` (algebra); `trace/` (batch, batcher, merge,
-//! spine, cursor, handle: storage, with no timely operators); `collection`, `input` (record-level
-//! operators and inputs); `operators/` (arrange, import, join, reduce, count). Timely 0.32 is
-//! touched through `timely::dataflow::{Scope, Stream}` and the generic operator builders only.
+//! spine, cursor, handle, enter: storage, with no timely operators); `collection`, `input`
+//! (record-level operators and inputs); `operators/` (arrange, import, join, reduce, count,
+//! iterate). Timely 0.32 is touched through `timely::dataflow::{Scope, Stream}`, the generic
+//! operator builders and the feedback/enter/leave operators only.
 //!
 //! Public API (the contract the runtime codes against):
 //! ```text
@@ -20,18 +21,22 @@
 //! struct Collection<'s, T, D, R = i64> { pub inner: StreamVec<'s, T, (D, T, R)> }
 //!   map, filter, flat_map, concat, negate, inspect, probe, probe_with, enter, leave,
 //!   consolidate, arrange_by_key (D = (K, V)), arrange_by_self, join (D = (K, V)),
-//!   count / distinct / threshold (T: TotalOrder, R: Abelian + From<i8>)
+//!   count / distinct / threshold (any lattice T, R: Abelian + From<i8>),
+//!   iterate(|Collection<'i, Product<T, u64>, D, R>| -> same)  (R: Abelian)
+//! struct Variable<'s, T, D, R>: new(scope, step), new_from(source, step), collection(), set(&result), Deref
 //! struct InputSession<T, D, R> (T: TotalOrder)
 //!   new, to_collection(&mut self, Scope<'s, T>), update, update_at, insert, remove,
 //!   advance_to, flush, time, close
 //! struct Arranged<'s, T, K, V, R> { pub stream: BatchStream<'s, T, K, V, R>, pub trace: TraceAgent<K, V, T, R> }
 //!   as_collection(|&K, &V| -> D), join_core(&Arranged<'s, T, K, V2, R>, |&K, &V, &V2| -> impl IntoIterator<Item = D>),
-//!   reduce_abelian::<V2, R2>(name, |&K, &[(&V, R)], &mut Vec<(V2, R2)>|)  (T: TotalOrder)
+//!   reduce_abelian::<V2, R2>(name, |&K, &[(&V, R)], &mut Vec<(V2, R2)>|)  (any lattice T),
+//!   enter(inner scope) -> Arranged<'i, TI, K, V, R>  (no copy: times read as (t, 0))
 //! struct TraceAgent<K, V, T, R>: Clone
 //!   set_logical_compaction(AntichainRef<T>), set_physical_compaction(AntichainRef<T>),
 //!   get_logical_compaction(), read_upper(&mut Antichain<T>), import(Scope<'s, T>),
 //!   import_frontier(Scope<'s, T>, as_of: AntichainRef<T>), cursor(), cursor_through(frontier),
-//!   read_at(&T) -> Vec<(K, V, R)>, try_read_at(&T) -> Result<_, ReadError>, len, set_effort(Effort)
+//!   read_at(&T) -> Vec<(K, V, R)>, try_read_at(&T) -> Result<_, ReadError>, len, set_effort(Effort),
+//!   enter::<TI>() -> TraceAgent<K, V, TI, R>
 //! ```
 //! Note the small departures timely 0.32 imposes: scopes are `Scope<'s, T>` values (no `G: Scope`
 //! generic) and streams carry the scope lifetime, so every type above has a `'s` parameter.
