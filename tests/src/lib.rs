@@ -312,6 +312,11 @@ impl KpgServer {
         self.port
     }
 
+    /// The server's process id (e.g. to read its memory use from /proc).
+    pub fn pid(&self) -> u32 {
+        self.proc.child.id()
+    }
+
     pub fn workers(&self) -> usize {
         self.workers
     }
