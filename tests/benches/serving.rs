@@ -1,5 +1,5 @@
 //! Serving benchmark: the figures issue 5 asks for, measured over loopback pgwire against a
-//! release `kpg` (run with `KPG_BIN=target/release/kpg cargo bench -p kpg-tests --bench serving`).
+//! release `kpg` (run with `KPG_BIN=$PWD/target/release/kpg cargo bench -p kpg-tests --bench serving`).
 //!
 //! - peek: one key looked up in a 1M-row indexed table, one client, p50/p99 over many queries;
 //! - install: a materialized view joining a 100-row table against the 1M-row table, time until
