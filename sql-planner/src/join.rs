@@ -507,7 +507,10 @@ fn equi_key(p: &ScalarExpr, split: usize, end: usize) -> Option<(ScalarExpr, Sca
     Some((l, r))
 }
 
-/// Splits predicates into their AND-ed conjuncts, dropping literal TRUEs.
+/// Splits predicates into their AND-ed conjuncts, dropping literal TRUEs. Conjuncts common to
+/// every branch of an OR are factored out of it (`(a AND b) OR (a AND c)` gives `a` and
+/// `b OR c`, equal in three-valued logic), so a join key written inside each branch of an OR
+/// still becomes a join key rather than leaving a cross product behind a filter.
 pub fn conjuncts(preds: Vec<ScalarExpr>) -> Vec<ScalarExpr> {
     fn split(e: ScalarExpr, out: &mut Vec<ScalarExpr>) {
         match e {
@@ -520,8 +523,65 @@ pub fn conjuncts(preds: Vec<ScalarExpr>) -> Vec<ScalarExpr> {
                 split(*right, out);
             }
             ScalarExpr::Literal(kpg_types::Datum::Bool(true)) => {}
+            or @ ScalarExpr::Binary {
+                func: BinaryFunc::Or,
+                ..
+            } => factor_or(or, out),
             other => out.push(other),
         }
+    }
+    fn branches(e: ScalarExpr, out: &mut Vec<ScalarExpr>) {
+        match e {
+            ScalarExpr::Binary {
+                func: BinaryFunc::Or,
+                left,
+                right,
+            } => {
+                branches(*left, out);
+                branches(*right, out);
+            }
+            other => out.push(other),
+        }
+    }
+    fn factor_or(or: ScalarExpr, out: &mut Vec<ScalarExpr>) {
+        let mut ors = Vec::new();
+        branches(or.clone(), &mut ors);
+        let parts: Vec<Vec<ScalarExpr>> = ors
+            .into_iter()
+            .map(|b| {
+                let mut p = Vec::new();
+                split(b, &mut p);
+                p
+            })
+            .collect();
+        let mut common: Vec<ScalarExpr> = Vec::new();
+        for c in &parts[0] {
+            if !common.contains(c) && parts[1..].iter().all(|p| p.contains(c)) {
+                common.push(c.clone());
+            }
+        }
+        if common.is_empty() {
+            out.push(or);
+            return;
+        }
+        let and_all = |ps: Vec<ScalarExpr>| {
+            ps.into_iter()
+                .reduce(|a, b| a.call_binary(BinaryFunc::And, b))
+        };
+        let residual: Option<Vec<ScalarExpr>> = parts
+            .into_iter()
+            .map(|p| and_all(p.into_iter().filter(|c| !common.contains(c)).collect()))
+            .collect();
+        out.extend(common);
+        // A branch that was nothing but common conjuncts makes the rest of the OR true.
+        if let Some(residual) = residual {
+            out.extend(and_all_or(residual));
+        }
+    }
+    fn and_all_or(branches: Vec<ScalarExpr>) -> Option<ScalarExpr> {
+        branches
+            .into_iter()
+            .reduce(|a, b| a.call_binary(BinaryFunc::Or, b))
     }
     let mut out = Vec::new();
     for p in preds {
@@ -573,4 +633,39 @@ pub fn aliased(
         };
     }
     Ok(scope)
+}
+
+#[cfg(test)]
+mod conjunct_tests {
+    use super::conjuncts;
+    use kpg_types::{BinaryFunc, Datum, ScalarExpr};
+
+    fn eq(c: usize, v: i32) -> ScalarExpr {
+        ScalarExpr::Column(c).call_binary(BinaryFunc::Eq, ScalarExpr::Literal(Datum::Int32(v)))
+    }
+
+    #[test]
+    fn common_conjuncts_leave_the_or() {
+        let key = ScalarExpr::Column(0).call_binary(BinaryFunc::Eq, ScalarExpr::Column(1));
+        let or = key
+            .clone()
+            .call_binary(BinaryFunc::And, eq(2, 1))
+            .call_binary(
+                BinaryFunc::Or,
+                key.clone().call_binary(BinaryFunc::And, eq(2, 5)),
+            );
+        assert_eq!(
+            conjuncts(vec![or]),
+            vec![key.clone(), eq(2, 1).call_binary(BinaryFunc::Or, eq(2, 5))]
+        );
+        // A branch made only of common conjuncts makes the residual OR true.
+        let or = key.clone().call_binary(
+            BinaryFunc::Or,
+            key.clone().call_binary(BinaryFunc::And, eq(2, 5)),
+        );
+        assert_eq!(conjuncts(vec![or]), vec![key]);
+        // Nothing in common: the OR stays whole.
+        let or = eq(1, 1).call_binary(BinaryFunc::Or, eq(2, 2));
+        assert_eq!(conjuncts(vec![or.clone()]), vec![or]);
+    }
 }
