@@ -254,7 +254,13 @@ fn collect_peek(compute: &ComputeHandle, id: u64) -> Vec<(Row, i64)> {
     let mut rows = Vec::new();
     let mut answered = 0;
     while answered < compute.workers() {
-        if let Response::PeekResult { peek_id, result, .. } = compute.responses.recv_timeout(Duration::from_secs(20)).expect("peek answer") {
+        if let Response::PeekResult {
+            peek_id, result, ..
+        } = compute
+            .responses
+            .recv_timeout(Duration::from_secs(20))
+            .expect("peek answer")
+        {
             if peek_id == id {
                 rows.extend(result.expect("no errors"));
                 answered += 1;
@@ -274,36 +280,98 @@ fn indexes_answer_lookups_and_serve_joins() {
     compute.send(Command::CreateTable { id: 2, since: 1 });
     let facts: Vec<(Row, i64)> = (0..100).map(|i| (row(&[i % 10, i]), 1)).collect();
     let dims: Vec<(Row, i64)> = (0..10).map(|k| (row(&[k, k * 100]), 1)).collect();
-    compute.send(Command::Append { id: 1, time: 1, updates: facts });
-    compute.send(Command::Append { id: 2, time: 1, updates: dims });
+    compute.send(Command::Append {
+        id: 1,
+        time: 1,
+        updates: facts,
+    });
+    compute.send(Command::Append {
+        id: 2,
+        time: 1,
+        updates: dims,
+    });
     compute.send(Command::AdvanceTables { time: 2 });
     // An index on dims keyed by its first column.
     let key = vec![ScalarExpr::Column(0)];
-    let index = DataflowDescription { name: "dims_idx".into(), plan: Plan::Get { id: 2 }, as_of: 1, sink: DataflowSink::Index { id: 5, key: key.clone() } };
+    let index = DataflowDescription {
+        name: "dims_idx".into(),
+        plan: Plan::Get { id: 2 },
+        as_of: 1,
+        sink: DataflowSink::Index {
+            id: 5,
+            key: key.clone(),
+        },
+    };
     compute.send(Command::CreateDataflow { id: 5, desc: index });
 
     // A lookup of two keys through the index, with no dataflow.
-    let target = PeekTarget::Index { id: 5, keys: Some(vec![row(&[3]), row(&[7]), row(&[42])]) };
-    compute.send(Command::PeekTrace { peek_id: 10, target, timestamp: 1, predicates: vec![], projection: Some(vec![1]) });
-    assert_eq!(collect_peek(&compute, 10), vec![(row(&[300]), 1), (row(&[700]), 1)]);
+    let target = PeekTarget::Index {
+        id: 5,
+        keys: Some(vec![row(&[3]), row(&[7]), row(&[42])]),
+    };
+    compute.send(Command::PeekTrace {
+        peek_id: 10,
+        target,
+        timestamp: 1,
+        predicates: vec![],
+        projection: Some(vec![1]),
+    });
+    assert_eq!(
+        collect_peek(&compute, 10),
+        vec![(row(&[300]), 1), (row(&[700]), 1)]
+    );
 
     // A join whose right input is read through the index.
     let join = Plan::Join {
         left: Box::new(Plan::Get { id: 1 }),
-        right: Box::new(Plan::IndexedGet { id: 2, index: 5, key: key.clone() }),
+        right: Box::new(Plan::IndexedGet {
+            id: 2,
+            index: 5,
+            key: key.clone(),
+        }),
         left_key: vec![ScalarExpr::Column(0)],
         right_key: key,
     };
-    let view = DataflowDescription { name: "view".into(), plan: join, as_of: 1, sink: DataflowSink::Materialize { id: 6 } };
+    let view = DataflowDescription {
+        name: "view".into(),
+        plan: join,
+        as_of: 1,
+        sink: DataflowSink::Materialize { id: 6 },
+    };
     compute.send(Command::CreateDataflow { id: 6, desc: view });
-    compute.send(Command::Append { id: 2, time: 2, updates: vec![(row(&[3, 300]), -1)] });
+    compute.send(Command::Append {
+        id: 2,
+        time: 2,
+        updates: vec![(row(&[3, 300]), -1)],
+    });
     compute.send(Command::AdvanceTables { time: 3 });
-    let predicates = vec![ScalarExpr::Column(0).call_binary(BinaryFunc::Eq, ScalarExpr::Literal(Datum::Int64(4)))];
-    compute.send(Command::PeekTrace { peek_id: 11, target: PeekTarget::Collection(6), timestamp: 2, predicates, projection: None });
-    let want: Vec<(Row, i64)> = (0..100).filter(|i| i % 10 == 4).map(|i| (row(&[4, i, 4, 400]), 1)).collect();
+    let predicates = vec![
+        ScalarExpr::Column(0).call_binary(BinaryFunc::Eq, ScalarExpr::Literal(Datum::Int64(4)))
+    ];
+    compute.send(Command::PeekTrace {
+        peek_id: 11,
+        target: PeekTarget::Collection(6),
+        timestamp: 2,
+        predicates,
+        projection: None,
+    });
+    let want: Vec<(Row, i64)> = (0..100)
+        .filter(|i| i % 10 == 4)
+        .map(|i| (row(&[4, i, 4, 400]), 1))
+        .collect();
     let mut want = want;
     want.sort();
     assert_eq!(collect_peek(&compute, 11), want);
-    compute.send(Command::PeekTrace { peek_id: 12, target: PeekTarget::Collection(6), timestamp: 2, predicates: vec![], projection: None });
-    assert_eq!(collect_peek(&compute, 12).len(), 90, "the retracted dimension row leaves 90 matches");
+    compute.send(Command::PeekTrace {
+        peek_id: 12,
+        target: PeekTarget::Collection(6),
+        timestamp: 2,
+        predicates: vec![],
+        projection: None,
+    });
+    assert_eq!(
+        collect_peek(&compute, 12).len(),
+        90,
+        "the retracted dimension row leaves 90 matches"
+    );
 }
