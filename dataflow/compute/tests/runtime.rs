@@ -26,27 +26,32 @@ fn peek(compute: &ComputeHandle, id: u64, plan: Plan, timestamp: u64) -> Vec<(Ro
         },
     };
     compute.send(Command::CreateDataflow { id, desc });
-    let mut rows = Vec::new();
+    let rows = collect_peek(compute, id);
+    compute.send(Command::DropDataflow { id });
+    rows
+}
+
+/// Waits for every worker's answer to peek `id` and sums them: rows with their total
+/// multiplicities, sorted, without rows that cancel out.
+fn collect_peek(compute: &ComputeHandle, id: u64) -> Vec<(Row, i64)> {
+    let mut acc: BTreeMap<Row, i64> = BTreeMap::new();
     let mut answered = 0;
     while answered < compute.workers() {
-        match compute
+        let response = compute
             .responses
             .recv_timeout(Duration::from_secs(20))
-            .expect("peek answer")
+            .expect("peek answer");
+        if let Response::PeekResult {
+            peek_id, result, ..
+        } = response
         {
-            Response::PeekResult {
-                peek_id, result, ..
-            } if peek_id == id => {
-                rows.extend(result.expect("no errors"));
+            if peek_id == id {
+                for (r, d) in result.expect("no errors") {
+                    *acc.entry(r).or_default() += d;
+                }
                 answered += 1;
             }
-            _ => {}
         }
-    }
-    compute.send(Command::DropDataflow { id });
-    let mut acc: BTreeMap<Row, i64> = BTreeMap::new();
-    for (r, d) in rows {
-        *acc.entry(r).or_default() += d;
     }
     acc.into_iter().filter(|(_, d)| *d != 0).collect()
 }
@@ -248,27 +253,6 @@ fn starts_and_stops() {
     compute.send(Command::AdvanceTables { time: 1 });
     compute.send(Command::CreateTable { id: 1, since: 1 });
     drop(compute);
-}
-
-fn collect_peek(compute: &ComputeHandle, id: u64) -> Vec<(Row, i64)> {
-    let mut rows = Vec::new();
-    let mut answered = 0;
-    while answered < compute.workers() {
-        if let Response::PeekResult {
-            peek_id, result, ..
-        } = compute
-            .responses
-            .recv_timeout(Duration::from_secs(20))
-            .expect("peek answer")
-        {
-            if peek_id == id {
-                rows.extend(result.expect("no errors"));
-                answered += 1;
-            }
-        }
-    }
-    rows.sort();
-    rows
 }
 
 #[test]
