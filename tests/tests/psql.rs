@@ -314,11 +314,27 @@ async fn psql_subscribe_streams_changes() {
     }
 
     // Ctrl-C: psql (the child of `script`) sends a cancel request and exits.
+    // `script` runs psql through $SHELL, which may or may not exec it, and Debian's `psql` is a
+    // wrapper that execs /usr/lib/postgresql/N/bin/psql; so psql is found by its own command line
+    // (anchored, so neither `script` nor the shell matches).
     let status = Command::new("pkill")
-        .args(["-INT", "-P", &child.id().to_string(), "psql"])
+        .args([
+            "-INT",
+            "-f",
+            &format!("^([^ ]*/)?psql -X -h 127.0.0.1 -p {} ", kpg.port()),
+        ])
         .status()
         .expect("run pkill");
-    assert!(status.success(), "no psql child to interrupt");
+    if !status.success() {
+        let ps = Command::new("ps")
+            .args(["-eo", "pid,ppid,args"])
+            .output()
+            .unwrap();
+        panic!(
+            "no psql to interrupt:\n{}",
+            String::from_utf8_lossy(&ps.stdout)
+        );
+    }
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
         if child.try_wait().unwrap().is_some() {
