@@ -679,6 +679,15 @@ fn encode_datum(
         Datum::Numeric(d) => encoder.encode_field_with_type_and_format(d, &ty, fmt, opts),
         Datum::String(s) => encoder.encode_field_with_type_and_format(s, &ty, fmt, opts),
         Datum::Date(d) => encoder.encode_field_with_type_and_format(d, &ty, fmt, opts),
+        Datum::Timestamp(t) => encoder.encode_field_with_type_and_format(t, &ty, fmt, opts),
+        Datum::Interval(iv) => {
+            // PostgreSQL's binary interval: microseconds (int8), days (int4), months (int4).
+            let mut bytes = [0u8; 16];
+            bytes[..8].copy_from_slice(&iv.micros.to_be_bytes());
+            bytes[8..12].copy_from_slice(&iv.days.to_be_bytes());
+            bytes[12..].copy_from_slice(&iv.months.to_be_bytes());
+            encoder.encode_field_with_type_and_format(&bytes, &ty, fmt, opts)
+        }
     }
 }
 

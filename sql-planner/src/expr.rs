@@ -16,10 +16,12 @@ use crate::ops;
 use crate::scope::Scope;
 use crate::subquery::{self, Host};
 use crate::types::{coerce, coerce_all, common_type, scalar_type, CastContext, Typed};
-use crate::{fold, func};
-use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType};
+use crate::{builtin, fold, func};
+use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc};
 use rust_decimal::Decimal;
-use sqlparser::ast::{BinaryOperator, CastKind, Expr, UnaryOperator, Value};
+use sqlparser::ast::{
+    BinaryOperator, CastKind, CeilFloorKind, DateTimeField, Expr, UnaryOperator, Value,
+};
 use std::str::FromStr;
 
 /// What an expression may refer to, and where it stands (for error messages).
@@ -248,12 +250,49 @@ impl<'a> ExprContext<'a> {
                 compare_op,
                 right,
             } => subquery::quantified(self, left, compare_op, right, true),
-            Expr::Extract { .. } => Err(PlanError::unsupported("EXTRACT")),
-            Expr::Substring { .. } => Err(PlanError::unsupported("substring")),
-            Expr::Trim { .. } => Err(PlanError::unsupported("trim")),
-            Expr::Position { .. } => Err(PlanError::unsupported("position")),
-            Expr::Ceil { .. } | Expr::Floor { .. } => Err(PlanError::unsupported("ceil/floor")),
-            Expr::Interval(_) => Err(PlanError::unsupported("type interval")),
+            Expr::Extract { field, expr, .. } => builtin::extract(field, self.bind(expr)?),
+            Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                shorthand,
+                ..
+            } => {
+                let name = if *shorthand { "substr" } else { "substring" };
+                let from = substring_from.as_deref().map(|e| self.bind(e)).transpose()?;
+                let count = substring_for.as_deref().map(|e| self.bind(e)).transpose()?;
+                builtin::substring(name, self.bind(expr)?, from, count)
+            }
+            Expr::Trim {
+                trim_where,
+                trim_what,
+                expr,
+                trim_characters,
+            } => {
+                let chars = match (trim_what, trim_characters.as_deref()) {
+                    (Some(w), None) => Some(self.bind(w)?),
+                    (None, Some([c])) => Some(self.bind(c)?),
+                    (None, None) => None,
+                    _ => return Err(PlanError::unsupported(format!("{e}"))),
+                };
+                builtin::trim("btrim", trim_where.as_ref(), self.bind(expr)?, chars)
+            }
+            Expr::Position { expr, r#in } => {
+                builtin::strpos("strpos", self.bind(r#in)?, self.bind(expr)?)
+            }
+            Expr::Ceil { expr, field } | Expr::Floor { expr, field } => {
+                let (name, func) = match e {
+                    Expr::Ceil { .. } => ("ceil", UnaryFunc::Ceil),
+                    _ => ("floor", UnaryFunc::Floor),
+                };
+                match field {
+                    CeilFloorKind::DateTimeField(DateTimeField::NoDateTime) => {
+                        builtin::rounding(name, func, self.bind(expr)?)
+                    }
+                    _ => Err(PlanError::unsupported(format!("{e}"))),
+                }
+            }
+            Expr::Interval(iv) => builtin::interval_literal(iv),
             Expr::SimilarTo { .. } => Err(PlanError::unsupported("SIMILAR TO")),
             Expr::Collate { .. } => Err(PlanError::unsupported("COLLATE")),
             Expr::Array(_) => Err(PlanError::unsupported("arrays")),

@@ -25,34 +25,18 @@ pub const AGGREGATES: &[&str] = &[
 
 /// Functions PostgreSQL has that kpg does not evaluate yet.
 const NOT_YET: &[&str] = &[
-    "round",
-    "floor",
-    "ceil",
-    "ceiling",
     "trunc",
-    "mod",
     "power",
     "sqrt",
     "exp",
     "ln",
     "log",
-    "substring",
-    "substr",
-    "trim",
-    "btrim",
-    "ltrim",
-    "rtrim",
-    "position",
-    "strpos",
     "replace",
     "concat",
     "left",
     "right",
     "lpad",
     "rpad",
-    "date_trunc",
-    "date_part",
-    "extract",
     "now",
     "current_date",
     "current_timestamp",
@@ -223,7 +207,10 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
         _ if NOT_YET.contains(&name.as_str()) => {
             Err(PlanError::unsupported(format!("function {name}")))
         }
-        _ => Err(no_function(&name, &args)),
+        _ => match crate::builtin::call(&name, args.clone())? {
+            Some(t) => Ok(t),
+            None => Err(no_function(&name, &args)),
+        },
     }
 }
 

@@ -8,11 +8,12 @@
 //!
 //! Files follow SQL constructs: `parse`/`subscribe` (text → statements), `statement` (dispatch),
 //! `ddl`, `dml`, `query` (ORDER BY/LIMIT, set operations, VALUES), `select`, `join` (FROM and
-//! WHERE), `aggregate` (GROUP BY and aggregates), `expr`/`ops`/`func` (expression binding and
+//! WHERE), `aggregate` (GROUP BY and aggregates), `expr`/`ops`/`func`/`builtin` (expression binding and
 //! typing), `types` (SQL types and coercions), `scope`/`names` (name resolution) and `fold`
 //! (constant folding).
 
 mod aggregate;
+mod builtin;
 mod catalog;
 mod ddl;
 mod dml;

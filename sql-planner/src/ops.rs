@@ -3,7 +3,9 @@
 //!
 //! The rules follow PostgreSQL's operator resolution for the types kpg has: an unknown operand
 //! takes the other operand's type; numeric operands are promoted int4 → int8 → numeric →
-//! float8; `date ± integer` and `date - date` are date arithmetic; `||` makes text of any
+//! float8; `date ± integer` and `date - date` are date arithmetic, and dates, timestamps and
+//! intervals combine as PostgreSQL's datetime operators (a date next to a timestamp or an
+//! interval becomes a timestamp; a date compared with a timestamp too); `||` makes text of any
 //! non-string operand. An operator PostgreSQL does not have is 42883 `operator does not exist:
 //! integer = boolean`, named with PostgreSQL's operator symbol.
 
@@ -60,6 +62,8 @@ fn build(func: BinaryFunc, l: Typed, r: Typed, ty: ScalarType) -> Result<Typed, 
     ))
 }
 
+use ScalarType::{Date, Float64, Int32, Interval, Timestamp};
+
 /// Makes two operands comparable: the same type family, casting numerics to the wider type.
 pub fn unify_comparable(sym: &str, l: Typed, r: Typed) -> Result<(Typed, Typed), PlanError> {
     let written = names(&l, &r);
@@ -76,6 +80,10 @@ pub fn unify_comparable(sym: &str, l: Typed, r: Typed) -> Result<(Typed, Typed),
     }
     if a.same_family(&b) || (a.is_string() && b.is_string()) {
         return Ok((l, r));
+    }
+    // date against timestamp: the date becomes midnight of its day.
+    if matches!((a, b), (Date, Timestamp) | (Timestamp, Date)) {
+        return Ok((implicit(l, &Timestamp)?, implicit(r, &Timestamp)?));
     }
     Err(no_operator(sym, &written))
 }
@@ -112,15 +120,16 @@ pub fn arithmetic(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanErr
     if matches!(l.ty, Some(ScalarType::Date)) && r.ty.is_none() && func == BinaryFunc::Add {
         return Err(not_unique(sym, &l, &r));
     }
+    // timestamp + 'text' reads the text as an interval (the only timestamp + x operator).
+    let (l, r) = match (l.ty, r.ty, func) {
+        (Some(Timestamp), None, BinaryFunc::Add) => (l, implicit(r, &Interval)?),
+        (None, Some(Timestamp), BinaryFunc::Add) => (implicit(l, &Interval)?, r),
+        _ => (l, r),
+    };
     let (l, r) = resolve_unknown_operand(l, r)?;
     let (a, b) = (l.ty.expect("resolved"), r.ty.expect("resolved"));
-    use ScalarType::{Date, Int32};
-    match (a, b, func) {
-        (Date, Int32, BinaryFunc::Add) => return build(BinaryFunc::AddDateDays, l, r, Date),
-        (Int32, Date, BinaryFunc::Add) => return build(BinaryFunc::AddDateDays, r, l, Date),
-        (Date, Int32, BinaryFunc::Sub) => return build(BinaryFunc::SubDateDays, l, r, Date),
-        (Date, Date, BinaryFunc::Sub) => return build(BinaryFunc::SubDates, l, r, Int32),
-        _ => {}
+    if let Some(t) = datetime_arithmetic(func, l.clone(), r.clone(), a, b)? {
+        return Ok(t);
     }
     match numeric_promotion(&a, &b) {
         Some(ScalarType::Float64) if func == BinaryFunc::Mod => Err(no_operator(sym, &written)),
@@ -130,6 +139,49 @@ pub fn arithmetic(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanErr
         }
         None => Err(no_operator(sym, &written)),
     }
+}
+
+/// The date, timestamp and interval operators, or `None` if `a op b` is none of them.
+fn datetime_arithmetic(
+    func: BinaryFunc,
+    l: Typed,
+    r: Typed,
+    a: ScalarType,
+    b: ScalarType,
+) -> Result<Option<Typed>, PlanError> {
+    use BinaryFunc::{Add, Div, Mul, Sub};
+    let ts = |t: Typed| implicit(t, &Timestamp);
+    let f8 = |t: Typed| implicit(t, &Float64);
+    Ok(Some(match (a, b, func) {
+        (Date, Int32, Add) => build(BinaryFunc::AddDateDays, l, r, Date)?,
+        (Int32, Date, Add) => build(BinaryFunc::AddDateDays, r, l, Date)?,
+        (Date, Int32, Sub) => build(BinaryFunc::SubDateDays, l, r, Date)?,
+        (Date, Date, Sub) => build(BinaryFunc::SubDates, l, r, Int32)?,
+        (Date | Timestamp, Interval, Add) => {
+            build(BinaryFunc::AddTimestampInterval, ts(l)?, r, Timestamp)?
+        }
+        (Interval, Date | Timestamp, Add) => {
+            build(BinaryFunc::AddTimestampInterval, ts(r)?, l, Timestamp)?
+        }
+        (Date | Timestamp, Interval, Sub) => {
+            build(BinaryFunc::SubTimestampInterval, ts(l)?, r, Timestamp)?
+        }
+        (Date | Timestamp, Date | Timestamp, Sub) => {
+            build(BinaryFunc::SubTimestamps, ts(l)?, ts(r)?, Interval)?
+        }
+        (Interval, Interval, Add) => build(BinaryFunc::AddIntervals, l, r, Interval)?,
+        (Interval, Interval, Sub) => build(BinaryFunc::SubIntervals, l, r, Interval)?,
+        (Interval, n, Mul) if n.is_numeric_family() => {
+            build(BinaryFunc::MulInterval, l, f8(r)?, Interval)?
+        }
+        (n, Interval, Mul) if n.is_numeric_family() => {
+            build(BinaryFunc::MulInterval, r, f8(l)?, Interval)?
+        }
+        (Interval, n, Div) if n.is_numeric_family() => {
+            build(BinaryFunc::DivInterval, l, f8(r)?, Interval)?
+        }
+        _ => return Ok(None),
+    }))
 }
 
 /// `l || r`: text concatenation; a non-string operand is converted to its text form.
@@ -206,7 +258,7 @@ pub fn not(t: Typed) -> Result<Typed, PlanError> {
 /// Unary minus.
 pub fn negate(t: Typed) -> Result<Typed, PlanError> {
     match t.ty {
-        Some(ty) if ty.is_numeric_family() => {
+        Some(ty) if ty.is_numeric_family() || ty == Interval => {
             let ty = ty.base();
             let nullable = t.nullable;
             Ok(Typed::new(

@@ -20,7 +20,7 @@ use crate::types::{internal_name, resolve_unknown, scalar_type, Typed};
 use kpg_types::{ColumnType, Plan};
 use sqlparser::ast::{
     Distinct, Expr, GroupByExpr, OrderByExpr, OrderBySort, Select, SelectFlavor, SelectItem,
-    SelectItemQualifiedWildcardKind, Value, WildcardAdditionalOptions,
+    SelectItemQualifiedWildcardKind, TrimWhereField, Value, WildcardAdditionalOptions,
 };
 
 /// A planned SELECT.
@@ -280,12 +280,43 @@ fn figure_name(e: &Expr) -> Option<String> {
             .ok()
             .map(|t| internal_name(&t).to_string()),
         Expr::Value(v) if matches!(v.value, Value::Boolean(_)) => Some("bool".into()),
+        // A CASE is named after its ELSE branch when that names a column or function.
+        Expr::Case {
+            else_result: Some(els),
+            ..
+        } if matches!(
+            strip_nesting(els),
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Function(_)
+        ) =>
+        {
+            figure_name(els)
+        }
         Expr::Case { .. } => Some("case".into()),
         Expr::Exists { .. } => Some("exists".into()),
-        Expr::Substring { .. } => Some("substring".into()),
+        Expr::Substring { shorthand, .. } => {
+            Some(if *shorthand { "substr" } else { "substring" }.into())
+        }
+        Expr::Trim { trim_where, .. } => Some(
+            match trim_where {
+                Some(TrimWhereField::Leading) => "ltrim",
+                Some(TrimWhereField::Trailing) => "rtrim",
+                _ => "btrim",
+            }
+            .into(),
+        ),
+        Expr::Ceil { .. } => Some("ceil".into()),
+        Expr::Floor { .. } => Some("floor".into()),
+        Expr::Interval(_) => Some("interval".into()),
         Expr::Extract { .. } => Some("extract".into()),
         Expr::Position { .. } => Some("position".into()),
         _ => None,
+    }
+}
+
+fn strip_nesting(e: &Expr) -> &Expr {
+    match e {
+        Expr::Nested(inner) => strip_nesting(inner),
+        other => other,
     }
 }
 

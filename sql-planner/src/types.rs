@@ -14,7 +14,7 @@
 use crate::error::PlanError;
 use crate::fold;
 use kpg_types::{Datum, ScalarExpr, ScalarType, UnaryFunc};
-use sqlparser::ast::{CharacterLength, DataType, ExactNumberInfo};
+use sqlparser::ast::{CharacterLength, DataType, ExactNumberInfo, TimezoneInfo};
 
 /// A bound expression with its type (`None` = unknown) and whether it may be NULL.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,6 +80,8 @@ pub fn cast_allowed(from: &ScalarType, to: &ScalarType, ctx: CastContext) -> boo
         (_, Text | VarChar { .. }) => ctx != CastContext::Implicit,
         (Text | VarChar { .. }, _) => ctx == CastContext::Explicit,
         (Int32, Bool) | (Bool, Int32) => ctx == CastContext::Explicit,
+        (Date, Timestamp) => true,
+        (Timestamp, Date) => ctx != CastContext::Implicit,
         _ => false,
     }
 }
@@ -170,6 +172,15 @@ pub fn common_type(types: &[Option<ScalarType>], what: &str) -> Result<ScalarTyp
                     _ => ScalarType::Text,
                 },
                 _ if a.same_family(t) => a.base(),
+                // date and timestamp meet at timestamp, PostgreSQL's preferred datetime type.
+                _ if matches!(
+                    (a, *t),
+                    (ScalarType::Date, ScalarType::Timestamp)
+                        | (ScalarType::Timestamp, ScalarType::Date)
+                ) =>
+                {
+                    ScalarType::Timestamp
+                }
                 _ => {
                     return Err(PlanError::datatype_mismatch(format!(
                         "{what} types {a} and {t} cannot be matched"
@@ -250,6 +261,16 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
         }
         D::Real | D::Float4 => return unsupported("real"),
         D::Date => ScalarType::Date,
+        D::Timestamp(None, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            ScalarType::Timestamp
+        }
+        D::Timestamp(Some(_), TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            return unsupported("timestamp with a precision")
+        }
+        D::Interval {
+            fields: None,
+            precision: None,
+        } => ScalarType::Interval,
         D::Custom(name, mods) if mods.is_empty() => {
             match name.to_string().to_lowercase().as_str() {
                 "int2" | "int4" | "integer" | "int" | "smallint" => ScalarType::Int32,
@@ -260,8 +281,10 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
                 "varchar" => ScalarType::VarChar { max_length: None },
                 "numeric" | "decimal" => ScalarType::NUMERIC,
                 "date" => ScalarType::Date,
+                "timestamp" => ScalarType::Timestamp,
+                "interval" => ScalarType::Interval,
                 "float4" | "real" => return unsupported("real"),
-                "timestamp" | "timestamptz" | "interval" | "time" | "timetz" | "bytea" | "json"
+                "timestamptz" | "time" | "timetz" | "bytea" | "json"
                 | "jsonb" | "uuid" | "bpchar" | "char" => return unsupported(&name.to_string()),
                 other => {
                     return Err(PlanError::new(
@@ -310,5 +333,7 @@ pub fn internal_name(ty: &ScalarType) -> &'static str {
         ScalarType::Text => "text",
         ScalarType::VarChar { .. } => "varchar",
         ScalarType::Date => "date",
+        ScalarType::Timestamp => "timestamp",
+        ScalarType::Interval => "interval",
     }
 }

@@ -154,3 +154,66 @@ async fn select_constants() {
     s.check("SELECT 1 + 2 AS three, 'abc' AS t, true AS b, 12.50 AS n, 7 / 2 AS q")
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timestamps_and_intervals_round_trip() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE times (k int, d date, ts timestamp, iv interval)")
+        .await;
+    s.exec(
+        "INSERT INTO times VALUES \
+         (1, '2024-01-31', '2024-01-31 10:11:12', '1 year 2 mons 3 days 04:05:06'), \
+         (2, '1999-12-31', '1999-12-31 23:59:59.999999', '-1 day +2 hours'), \
+         (3, '2000-02-29', '2000-02-29T00:00:00.5', '90'), \
+         (4, '1970-01-01', '1970-01-01', '1.5 months'), \
+         (5, '2024-03-01', '2024-03-01 00:00:00+05', '@ 3 days ago'), \
+         (6, '2024-03-02', '2024-03-01 12:00', '-00:00:01.25'), \
+         (7, '2024-03-03', '2024-03-02', '1 mon'), \
+         (8, '2024-03-04', '2024-03-03', '30 days'), \
+         (9, NULL, NULL, NULL)",
+    )
+    .await;
+    s.check("SELECT * FROM times").await;
+    for q in [
+        "SELECT k, ts FROM times ORDER BY ts, k",
+        "SELECT k, iv FROM times ORDER BY iv, k",
+        // '1 mon' and '30 days' are equal intervals (one group), as in PostgreSQL.
+        "SELECT count(*) FROM times GROUP BY iv HAVING count(*) > 1",
+        "SELECT k FROM times WHERE iv = interval '30 days'",
+        "SELECT k FROM times WHERE d < ts",
+        "SELECT k FROM times WHERE d = ts",
+        "SELECT k, ts::date, d::timestamp, ts::text, iv::text FROM times",
+        "SELECT k, CAST('2024-05-06 07:08:09' AS timestamp), '2 hours'::interval FROM times WHERE k = 1",
+    ] {
+        s.check(q).await;
+    }
+    s.check_error("SELECT 'abc'::interval").await;
+    s.check_error("SELECT 'x'::timestamp").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn date_time_arithmetic() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE dt (d date, ts timestamp, iv interval, n int)")
+        .await;
+    s.exec(
+        "INSERT INTO dt VALUES ('2021-01-31', '2021-03-31 10:00', '1 mon 2 days 03:00:00', 3), \
+         ('2020-02-29', '2020-01-01', '-1 year', -2), ('1998-12-01', '1998-09-02 12:30', '90 days', 0), \
+         (NULL, NULL, NULL, NULL)",
+    )
+    .await;
+    for q in [
+        "SELECT d + iv, d - iv, ts + iv, ts - iv, iv + ts, iv + d FROM dt",
+        "SELECT d + n, d - n, d - d, ts - ts, ts - d, d - ts FROM dt",
+        "SELECT iv + iv, iv - iv, iv * 2, 2 * iv, iv * 1.5, iv / 4, -iv FROM dt",
+        "SELECT d + interval '1' month, ts + interval '1' year, d - interval '90' day FROM dt",
+        "SELECT ts + '1 day', date '1998-12-01' - interval '90' day FROM dt",
+        "SELECT d FROM dt WHERE d <= date '1998-12-01' - interval '90' day",
+        "SELECT d FROM dt WHERE d < date '2020-01-01' + interval '3' month",
+        "SELECT CASE WHEN n > 0 THEN d ELSE ts END FROM dt",
+    ] {
+        s.check(q).await;
+    }
+}

@@ -7,9 +7,11 @@
 //! `Row` is the owned record that dataflows move and arrange; it is a newtype so that its
 //! representation can become a compact byte encoding without touching its users.
 
+use crate::datetime;
 use crate::error::EvalError;
+use crate::interval::Interval;
 use crate::scalar::ScalarType;
-use chrono::NaiveDate;
+use chrono::{NaiveDate, NaiveDateTime};
 use ordered_float::OrderedFloat;
 use rust_decimal::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -26,6 +28,8 @@ pub enum Datum {
     Numeric(Decimal),
     String(String),
     Date(NaiveDate),
+    Timestamp(NaiveDateTime),
+    Interval(Interval),
 }
 
 impl Datum {
@@ -44,7 +48,9 @@ impl Datum {
             Datum::Float64(f) => write_float(f.0, out),
             Datum::Numeric(d) => write!(out, "{d}").unwrap(),
             Datum::String(s) => out.push_str(s),
-            Datum::Date(d) => write!(out, "{}", d.format("%Y-%m-%d")).unwrap(),
+            Datum::Date(d) => datetime::write_date(d, out, true),
+            Datum::Timestamp(t) => datetime::write_timestamp(t, out),
+            Datum::Interval(iv) => iv.write_text(out),
         }
     }
 
@@ -113,6 +119,8 @@ impl Datum {
             ScalarType::Date => NaiveDate::parse_from_str(trimmed, "%Y-%m-%d")
                 .map(Datum::Date)
                 .map_err(|_| invalid()),
+            ScalarType::Timestamp => datetime::parse_timestamp(text).map(Datum::Timestamp),
+            ScalarType::Interval => Interval::parse(text, None).map(Datum::Interval),
         }
     }
 

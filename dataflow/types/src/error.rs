@@ -30,6 +30,8 @@ pub enum EvalError {
     NullValueNotAllowed(String),
     #[error("more than one row returned by a subquery used as an expression")]
     MultipleRowsFromSubquery,
+    #[error("negative substring length not allowed")]
+    NegativeSubstringLength,
 }
 
 impl EvalError {
@@ -43,13 +45,16 @@ impl EvalError {
             | EvalError::FloatOverflow
             | EvalError::NumericFieldOverflow { .. } => "22003",
             // PostgreSQL reports bad date/time text as invalid_datetime_format.
-            EvalError::InvalidTextRepresentation { type_name, .. } if type_name == "date" => {
+            EvalError::InvalidTextRepresentation { type_name, .. }
+                if matches!(type_name.as_str(), "date" | "timestamp" | "interval") =>
+            {
                 "22007"
             }
             EvalError::InvalidTextRepresentation { .. } => "22P02",
             EvalError::StringTooLong { .. } => "22001",
             EvalError::NullValueNotAllowed(_) => "23502",
             EvalError::MultipleRowsFromSubquery => "21000",
+            EvalError::NegativeSubstringLength => "22011",
         }
     }
 }

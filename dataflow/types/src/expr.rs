@@ -6,6 +6,8 @@
 //! COALESCE. Errors are values of `EvalError`, never panics, because bad data must not crash a
 //! dataflow.
 
+use crate::builtins;
+use crate::datetime::DateUnit;
 use crate::datum::Datum;
 use crate::error::EvalError;
 use crate::scalar::ScalarType;
@@ -54,6 +56,16 @@ pub enum UnaryFunc {
     /// Fails with 21000 whatever its input: the value of a scalar subquery that returned more
     /// than one row (the planner guards it with a count).
     MultipleRowsError,
+    /// EXTRACT(unit FROM date | timestamp | interval), numeric.
+    Extract(DateUnit),
+    /// date_part(unit, date | timestamp | interval), double precision.
+    DatePart(DateUnit),
+    /// date_trunc(unit, timestamp | interval).
+    DateTrunc(DateUnit),
+    /// round(numeric | double precision) to an integral value.
+    Round,
+    Floor,
+    Ceil,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -80,11 +92,31 @@ pub enum BinaryFunc {
     SubDateDays,
     /// date - date, in days
     SubDates,
+    AddTimestampInterval,
+    SubTimestampInterval,
+    /// timestamp - timestamp, an interval
+    SubTimestamps,
+    AddIntervals,
+    SubIntervals,
+    /// interval * double precision
+    MulInterval,
+    /// interval / double precision
+    DivInterval,
+    /// round(numeric, integer places)
+    RoundScale,
+    /// strpos(string, substring)
+    Position,
+    /// btrim(string, characters)
+    Trim,
+    LTrim,
+    RTrim,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum VariadicFunc {
     Coalesce,
+    /// substring(string, start [, count]); NULL if any argument is.
+    Substring,
 }
 
 impl ScalarExpr {
@@ -216,6 +248,22 @@ impl ScalarExpr {
                     }
                     Ok(Datum::Null)
                 }
+                VariadicFunc::Substring => {
+                    let args: Vec<Datum> = exprs
+                        .iter()
+                        .map(|e| e.eval(row))
+                        .collect::<Result<_, _>>()?;
+                    match args.as_slice() {
+                        [Datum::String(s), Datum::Int32(start)] => {
+                            builtins::substring(s, *start, None)
+                        }
+                        [Datum::String(s), Datum::Int32(start), Datum::Int32(n)] => {
+                            builtins::substring(s, *start, Some(*n))
+                        }
+                        a if a.iter().any(Datum::is_null) => Ok(Datum::Null),
+                        a => unreachable!("substring over {a:?}"),
+                    }
+                }
             },
             ScalarExpr::If { cond, then, els } => {
                 if cond.eval(row)? == Datum::Bool(true) {
@@ -253,6 +301,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         ),
         (UnaryFunc::Neg, Datum::Float64(f)) => Datum::Float64(-f),
         (UnaryFunc::Neg, Datum::Numeric(n)) => Datum::Numeric(-n),
+        (UnaryFunc::Neg, Datum::Interval(iv)) => Datum::Interval(iv.checked_neg()?),
         (UnaryFunc::Abs, Datum::Int32(i)) => Datum::Int32(
             i.checked_abs()
                 .ok_or_else(|| EvalError::NumericOutOfRange("integer".into()))?,
@@ -267,7 +316,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         (UnaryFunc::Lower, Datum::String(s)) => Datum::String(s.to_lowercase()),
         (UnaryFunc::CharLength, Datum::String(s)) => Datum::Int32(s.chars().count() as i32),
         (UnaryFunc::Cast(ty), d) => cast(d, ty)?,
-        (func, d) => unreachable!("planner typed {func:?} over {d:?}"),
+        (func, d) => builtins::unary(func, d)?,
     })
 }
 
@@ -323,6 +372,12 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
             Datum::Numeric(n).cast_numeric(ty)?
         }
         (Datum::Date(d), ScalarType::Date) => Datum::Date(d),
+        (Datum::Date(d), ScalarType::Timestamp) => {
+            Datum::Timestamp(d.and_time(chrono::NaiveTime::MIN))
+        }
+        (Datum::Timestamp(t), ScalarType::Timestamp) => Datum::Timestamp(t),
+        (Datum::Timestamp(t), ScalarType::Date) => Datum::Date(t.date()),
+        (Datum::Interval(iv), ScalarType::Interval) => Datum::Interval(iv),
         (d, ty) => unreachable!("planner allowed cast of {d:?} to {ty}"),
     })
 }
@@ -376,6 +431,7 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
             (l, r) => unreachable!("date difference over {l:?}, {r:?}"),
         },
         And | Or => unreachable!("connectives are evaluated lazily"),
+        _ => builtins::binary(func, l, r)?,
     })
 }
 
@@ -460,7 +516,7 @@ fn arith(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError> {
 
 /// Numeric division with PostgreSQL's choice of result scale (`select_div_scale`): at least
 /// 16 significant digits, and no fewer fractional digits than either input.
-fn numeric_div(a: Decimal, b: Decimal) -> Option<Decimal> {
+pub(crate) fn numeric_div(a: Decimal, b: Decimal) -> Option<Decimal> {
     // Weight and first digit of each operand in base 10000, as PostgreSQL stores numerics.
     fn weight_first(d: Decimal) -> (i32, u32) {
         let abs = d.abs();

@@ -2,7 +2,9 @@
 //!
 //! - `scalar`: SQL types and relation schemas.
 //! - `datum`: values and rows, with PostgreSQL's text formats.
-//! - `expr`, `agg`: scalar expressions and aggregates, and their evaluation.
+//! - `interval`, `datetime`: the interval and timestamp types and the date/time functions.
+//! - `expr`, `agg`: scalar expressions and aggregates, and their evaluation (`builtins`:
+//!   the string, rounding and date/time functions).
 //! - `plan`: the render plan and `DataflowDescription`.
 //! - `command`: the coordinator ⇄ worker protocol.
 //! - `error`: evaluation errors with SQLSTATEs.
@@ -11,16 +13,21 @@
 //! crate at the other.
 
 pub mod agg;
+mod builtins;
 pub mod command;
+pub mod datetime;
 pub mod datum;
 pub mod error;
 pub mod expr;
+pub mod interval;
 pub mod plan;
 pub mod scalar;
 
 pub use agg::{AggregateExpr, AggregateFunc};
+pub use datetime::{DateKind, DateUnit};
 pub use datum::{Datum, Row};
 pub use error::EvalError;
 pub use expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc};
+pub use interval::{Interval, IntervalField};
 pub use plan::{DataflowDescription, DataflowSink, GlobalId, Plan};
 pub use scalar::{ColumnType, RelationDesc, ScalarType};

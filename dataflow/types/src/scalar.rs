@@ -26,6 +26,9 @@ pub enum ScalarType {
         max_length: Option<u32>,
     },
     Date,
+    /// `timestamp without time zone`, microsecond precision.
+    Timestamp,
+    Interval,
 }
 
 impl ScalarType {
@@ -45,6 +48,8 @@ impl ScalarType {
             ScalarType::Float64 => 701,
             ScalarType::VarChar { .. } => 1043,
             ScalarType::Date => 1082,
+            ScalarType::Timestamp => 1114,
+            ScalarType::Interval => 1186,
             ScalarType::Numeric { .. } => 1700,
         }
     }
@@ -112,6 +117,8 @@ impl fmt::Display for ScalarType {
             } => write!(f, "character varying({n})"),
             ScalarType::VarChar { .. } => write!(f, "character varying"),
             ScalarType::Date => write!(f, "date"),
+            ScalarType::Timestamp => write!(f, "timestamp without time zone"),
+            ScalarType::Interval => write!(f, "interval"),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Planner tests against a mock catalog, with a small reference interpreter for plans so that
 //! tests can check what a plan computes, not only its shape.
 
+mod builtins;
 mod ddl_dml;
 mod errors;
 mod expressions;

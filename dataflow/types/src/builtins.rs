@@ -1,0 +1,173 @@
+//! Evaluation of the built-in functions beyond the core operators: string functions
+//! (substring, position, trim), rounding (round, floor, ceil) and date/time functions
+//! (interval arithmetic, EXTRACT, date_part, date_trunc), following PostgreSQL 15.
+//!
+//! `expr.rs` dispatches here after handling NULL (every function here is strict: a NULL
+//! argument gives NULL). The planner has typed the arguments, so each function meets only the
+//! `Datum` variants it was planned for.
+
+use crate::datetime::{self, DateUnit};
+use crate::datum::Datum;
+use crate::error::EvalError;
+use crate::expr::{BinaryFunc, UnaryFunc};
+use ordered_float::OrderedFloat;
+use rust_decimal::prelude::*;
+
+pub(crate) fn unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
+    Ok(match (func, d) {
+        (UnaryFunc::Extract(u), d) => Datum::Numeric(extract(*u, &d)),
+        (UnaryFunc::DatePart(u), d) => {
+            Datum::Float64(OrderedFloat(extract(*u, &d).to_f64().unwrap_or(f64::NAN)))
+        }
+        (UnaryFunc::DateTrunc(u), Datum::Timestamp(t)) => {
+            Datum::Timestamp(datetime::trunc_timestamp(*u, &t))
+        }
+        (UnaryFunc::DateTrunc(u), Datum::Interval(iv)) => {
+            Datum::Interval(datetime::trunc_interval(*u, &iv))
+        }
+        (UnaryFunc::Round, Datum::Numeric(n)) => Datum::Numeric(round_numeric(n, 0)),
+        (UnaryFunc::Round, Datum::Float64(f)) => {
+            Datum::Float64(OrderedFloat(f.0.round_ties_even()))
+        }
+        (UnaryFunc::Floor, Datum::Numeric(n)) => Datum::Numeric(n.floor()),
+        (UnaryFunc::Floor, Datum::Float64(f)) => Datum::Float64(OrderedFloat(f.0.floor())),
+        (UnaryFunc::Ceil, Datum::Numeric(n)) => Datum::Numeric(n.ceil()),
+        (UnaryFunc::Ceil, Datum::Float64(f)) => Datum::Float64(OrderedFloat(f.0.ceil())),
+        (func, d) => unreachable!("planner typed {func:?} over {d:?}"),
+    })
+}
+
+fn extract(u: DateUnit, d: &Datum) -> Decimal {
+    match d {
+        Datum::Date(d) => datetime::extract_date(u, d),
+        Datum::Timestamp(t) => datetime::extract_timestamp(u, t),
+        Datum::Interval(iv) => datetime::extract_interval(u, iv),
+        other => unreachable!("EXTRACT over {other:?}"),
+    }
+}
+
+/// round(numeric, n): half away from zero; a negative `n` rounds left of the point. The
+/// result has scale `max(n, 0)`, as in PostgreSQL.
+fn round_numeric(n: Decimal, places: i32) -> Decimal {
+    if places >= 0 {
+        let places = (places as u32).min(28);
+        let mut r = n.round_dp_with_strategy(places, RoundingStrategy::MidpointAwayFromZero);
+        r.rescale(places);
+        r
+    } else {
+        let Some(factor) = 10i64.checked_pow(places.unsigned_abs()).map(Decimal::from) else {
+            return Decimal::ZERO;
+        };
+        let mut r = (n / factor)
+            .round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
+            .checked_mul(factor)
+            .unwrap_or(Decimal::ZERO);
+        r.rescale(0);
+        r
+    }
+}
+
+pub(crate) fn binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError> {
+    use BinaryFunc::*;
+    Ok(match (func, l, r) {
+        (AddTimestampInterval, Datum::Timestamp(t), Datum::Interval(iv)) => {
+            Datum::Timestamp(datetime::add_interval(t, &iv)?)
+        }
+        (SubTimestampInterval, Datum::Timestamp(t), Datum::Interval(iv)) => {
+            Datum::Timestamp(datetime::add_interval(t, &iv.checked_neg()?)?)
+        }
+        (SubTimestamps, Datum::Timestamp(a), Datum::Timestamp(b)) => {
+            Datum::Interval(datetime::sub_timestamps(a, b)?)
+        }
+        (AddIntervals, Datum::Interval(a), Datum::Interval(b)) => {
+            Datum::Interval(a.checked_add(&b)?)
+        }
+        (SubIntervals, Datum::Interval(a), Datum::Interval(b)) => {
+            Datum::Interval(a.checked_sub(&b)?)
+        }
+        (MulInterval, Datum::Interval(a), Datum::Float64(f)) => Datum::Interval(a.mul(f.0)?),
+        (DivInterval, Datum::Interval(a), Datum::Float64(f)) => Datum::Interval(a.div(f.0)?),
+        (RoundScale, Datum::Numeric(n), Datum::Int32(p)) => Datum::Numeric(round_numeric(n, p)),
+        (Position, Datum::String(s), Datum::String(sub)) => Datum::Int32(position(&s, &sub)),
+        (Trim | LTrim | RTrim, Datum::String(s), Datum::String(chars)) => {
+            let set: Vec<char> = chars.chars().collect();
+            let is_trimmed = |c: char| set.contains(&c);
+            Datum::String(
+                match func {
+                    Trim => s.trim_matches(is_trimmed),
+                    LTrim => s.trim_start_matches(is_trimmed),
+                    _ => s.trim_end_matches(is_trimmed),
+                }
+                .to_string(),
+            )
+        }
+        (func, l, r) => unreachable!("planner typed {func:?} over {l:?}, {r:?}"),
+    })
+}
+
+/// strpos: the 1-based character position of `sub` in `s`, 0 if absent.
+fn position(s: &str, sub: &str) -> i32 {
+    match s.find(sub) {
+        Some(byte) => s[..byte].chars().count() as i32 + 1,
+        None => 0,
+    }
+}
+
+/// substring(s FROM start [FOR count]) on characters, with PostgreSQL's rules: positions
+/// before 1 count towards the length but select nothing; a negative count is 22011.
+pub(crate) fn substring(s: &str, start: i32, count: Option<i32>) -> Result<Datum, EvalError> {
+    let start = i64::from(start);
+    let end = match count {
+        Some(c) if c < 0 => return Err(EvalError::NegativeSubstringLength),
+        Some(c) => Some(start + i64::from(c)),
+        None => None,
+    };
+    let from = start.max(1);
+    let out: String = s
+        .chars()
+        .enumerate()
+        .map(|(i, c)| (i as i64 + 1, c))
+        .filter(|(pos, _)| *pos >= from && end.is_none_or(|e| *pos < e))
+        .map(|(_, c)| c)
+        .collect();
+    Ok(Datum::String(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sub(s: &str, a: i32, b: Option<i32>) -> String {
+        match substring(s, a, b).unwrap() {
+            Datum::String(s) => s,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn substring_positions_like_postgres() {
+        // Expected values are PostgreSQL 15's.
+        assert_eq!(sub("hello", 2, Some(3)), "ell");
+        assert_eq!(sub("hello", 0, Some(2)), "h");
+        assert_eq!(sub("hello", -1, Some(2)), "");
+        assert_eq!(sub("hello", 3, None), "llo");
+        assert_eq!(sub("héllo", 2, Some(2)), "él");
+        assert_eq!(
+            substring("hello", 1, Some(-1)).unwrap_err().sqlstate(),
+            "22011"
+        );
+        assert_eq!(position("hello", "l"), 3);
+        assert_eq!(position("hello", ""), 1);
+        assert_eq!(position("héllo", "l"), 3);
+    }
+
+    #[test]
+    fn rounding_like_postgres() {
+        let n = |s: &str| Decimal::from_str(s).unwrap();
+        assert_eq!(round_numeric(n("2.5"), 0).to_string(), "3");
+        assert_eq!(round_numeric(n("-2.5"), 0).to_string(), "-3");
+        assert_eq!(round_numeric(n("2.567"), 2).to_string(), "2.57");
+        assert_eq!(round_numeric(n("2.5"), 2).to_string(), "2.50");
+        assert_eq!(round_numeric(n("1234.5"), -2).to_string(), "1200");
+    }
+}

@@ -1,0 +1,317 @@
+//! Binding of the built-in scalar functions kpg evaluates beyond the operators: string
+//! functions (substring, position/strpos, trim/btrim/ltrim/rtrim), rounding (round, floor,
+//! ceil) and date/time functions (EXTRACT, date_part, date_trunc), whether written as calls
+//! or in SQL's special syntax (`SUBSTRING(s FROM a FOR b)`, `TRIM(LEADING x FROM s)`,
+//! `POSITION(a IN b)`, `EXTRACT(f FROM x)`), and `INTERVAL '...' field` literals.
+//!
+//! Argument types follow PostgreSQL's function resolution for these signatures: an integer
+//! argument of round/floor/ceil becomes double precision (PostgreSQL's preferred numeric
+//! type), substring's positions must be integers, unknown literals take the parameter's type.
+//! A unit name is resolved at plan time, so an unknown unit is 22023 and a unit the type lacks
+//! is 0A000, with PostgreSQL's messages.
+
+use crate::error::PlanError;
+use crate::fold;
+use crate::func::no_function;
+use crate::types::{coerce, CastContext, Typed};
+use kpg_types::{
+    BinaryFunc, DateKind, DateUnit, Datum, Interval, IntervalField, ScalarExpr, ScalarType,
+    UnaryFunc, VariadicFunc,
+};
+use sqlparser::ast::{DateTimeField, Expr, TrimWhereField, Value};
+
+fn implicit(t: Typed, ty: &ScalarType, name: &str, all: &[Typed]) -> Result<Typed, PlanError> {
+    coerce(t, ty, CastContext::Implicit)?.ok_or_else(|| no_function(name, all))
+}
+
+fn unary(a: Typed, func: UnaryFunc, ty: ScalarType) -> Result<Typed, PlanError> {
+    let nullable = a.nullable;
+    Ok(Typed::new(
+        fold::node(a.expr.call_unary(func))?,
+        ty,
+        nullable,
+    ))
+}
+
+fn binary(a: Typed, func: BinaryFunc, b: Typed, ty: ScalarType) -> Result<Typed, PlanError> {
+    let nullable = a.nullable || b.nullable;
+    Ok(Typed::new(
+        fold::node(a.expr.call_binary(func, b.expr))?,
+        ty,
+        nullable,
+    ))
+}
+
+fn is_stringish(t: &Typed) -> bool {
+    t.ty.is_none_or(|ty| ty.is_string())
+}
+
+/// An `INTERVAL '...' [qualifier]` literal.
+pub fn interval_literal(iv: &sqlparser::ast::Interval) -> Result<Typed, PlanError> {
+    if iv.leading_precision.is_some() || iv.fractional_seconds_precision.is_some() {
+        return Err(PlanError::unsupported("interval precision"));
+    }
+    let field = |f: &DateTimeField| -> Result<IntervalField, PlanError> {
+        Ok(match f {
+            DateTimeField::Year | DateTimeField::Years => IntervalField::Year,
+            DateTimeField::Month | DateTimeField::Months => IntervalField::Month,
+            DateTimeField::Day | DateTimeField::Days => IntervalField::Day,
+            DateTimeField::Hour | DateTimeField::Hours => IntervalField::Hour,
+            DateTimeField::Minute | DateTimeField::Minutes => IntervalField::Minute,
+            DateTimeField::Second | DateTimeField::Seconds => IntervalField::Second,
+            other => return Err(PlanError::unsupported(format!("interval field {other}"))),
+        })
+    };
+    let qualifier = match iv.last_field.as_ref().or(iv.leading_field.as_ref()) {
+        Some(f) => Some(field(f)?),
+        None => None,
+    };
+    let text = match iv.value.as_ref() {
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::EscapedStringLiteral(s) => s.clone(),
+            Value::Number(n, _) => n.clone(),
+            other => return Err(PlanError::unsupported(format!("interval literal {other}"))),
+        },
+        other => return Err(PlanError::unsupported(format!("INTERVAL {other}"))),
+    };
+    let value = Interval::parse(&text, qualifier)?;
+    Ok(Typed::literal(Datum::Interval(value), ScalarType::Interval))
+}
+
+/// The name of an EXTRACT field as written.
+fn field_name(f: &DateTimeField) -> String {
+    match f {
+        DateTimeField::Custom(ident) => ident.value.clone(),
+        other => other.to_string().trim_matches('\'').to_string(),
+    }
+}
+
+fn date_kind(ty: Option<ScalarType>) -> Option<DateKind> {
+    match ty {
+        Some(ScalarType::Date) => Some(DateKind::Date),
+        Some(ScalarType::Timestamp) => Some(DateKind::Timestamp),
+        Some(ScalarType::Interval) => Some(DateKind::Interval),
+        _ => None,
+    }
+}
+
+/// Looks up a unit for a value of `kind`: 22023 if PostgreSQL does not know the name.
+fn unit(name: &str, kind: DateKind) -> Result<DateUnit, PlanError> {
+    match DateUnit::parse(name) {
+        Some(Ok(u)) => Ok(u),
+        Some(Err(tz)) => Err(PlanError::new(
+            "0A000",
+            format!("unit \"{tz}\" not supported for type {}", kind.type_name()),
+        )),
+        None => Err(PlanError::new(
+            "22023",
+            format!(
+                "unit \"{}\" not recognized for type {}",
+                name.to_lowercase(),
+                kind.type_name()
+            ),
+        )),
+    }
+}
+
+/// `EXTRACT(field FROM x)`: numeric.
+pub fn extract(field: &DateTimeField, x: Typed) -> Result<Typed, PlanError> {
+    let Some(kind) = date_kind(x.ty) else {
+        let what = if x.ty.is_none() {
+            return Err(PlanError::new(
+                "42725",
+                "function pg_catalog.extract(unknown, unknown) is not unique",
+            ));
+        } else {
+            x.type_name()
+        };
+        return Err(PlanError::undefined_function(format!(
+            "function pg_catalog.extract(unknown, {what}) does not exist"
+        )));
+    };
+    let u = unit(&field_name(field), kind)?;
+    u.check_extract(kind)
+        .map_err(|m| PlanError::new("0A000", m))?;
+    unary(x, UnaryFunc::Extract(u), ScalarType::NUMERIC)
+}
+
+/// A unit given as a function's first argument: it must be a constant string.
+fn unit_argument(name: &str, a: &Typed, all: &[Typed]) -> Result<String, PlanError> {
+    match &a.expr {
+        ScalarExpr::Literal(Datum::String(s)) if is_stringish(a) => Ok(s.clone()),
+        _ if is_stringish(a) => Err(PlanError::unsupported(format!(
+            "{name} with a unit that is not a constant"
+        ))),
+        _ => Err(no_function(name, all)),
+    }
+}
+
+/// `date_part(text, x)`: double precision. PostgreSQL reads a date as a timestamp here.
+fn date_part(args: Vec<Typed>) -> Result<Typed, PlanError> {
+    let [u, x] = <[Typed; 2]>::try_from(args.clone()).expect("two arguments");
+    let name = unit_argument("date_part", &u, &args)?;
+    let x = match x.ty {
+        Some(ScalarType::Date) => implicit(x, &ScalarType::Timestamp, "date_part", &args)?,
+        None => {
+            return Err(PlanError::new(
+                "42725",
+                "function date_part(unknown, unknown) is not unique",
+            ))
+        }
+        _ => x,
+    };
+    let Some(kind) = date_kind(x.ty) else {
+        return Err(no_function("date_part", &args));
+    };
+    let u = unit(&name, kind)?;
+    u.check_extract(kind)
+        .map_err(|m| PlanError::new("0A000", m))?;
+    unary(x, UnaryFunc::DatePart(u), ScalarType::Float64)
+}
+
+/// `date_trunc(text, timestamp | interval)`.
+fn date_trunc(args: Vec<Typed>) -> Result<Typed, PlanError> {
+    let [u, x] = <[Typed; 2]>::try_from(args.clone()).expect("two arguments");
+    let name = unit_argument("date_trunc", &u, &args)?;
+    let (kind, ty) = match x.ty {
+        Some(ScalarType::Timestamp) => (DateKind::Timestamp, ScalarType::Timestamp),
+        Some(ScalarType::Interval) => (DateKind::Interval, ScalarType::Interval),
+        // PostgreSQL truncates a date as a timestamp with time zone, which kpg lacks.
+        Some(ScalarType::Date) | None => {
+            return Err(PlanError::unsupported(format!(
+                "date_trunc on {} (timestamp with time zone)",
+                x.type_name()
+            )))
+        }
+        _ => return Err(no_function("date_trunc", &args)),
+    };
+    let u = unit(&name, kind)?;
+    u.check_trunc(kind == DateKind::Interval)
+        .map_err(|m| PlanError::new("0A000", m))?;
+    unary(x, UnaryFunc::DateTrunc(u), ty)
+}
+
+/// `substring(s FROM start [FOR count])`, `substring(s, start[, count])`, `substr`.
+pub fn substring(
+    name: &str,
+    s: Typed,
+    start: Option<Typed>,
+    count: Option<Typed>,
+) -> Result<Typed, PlanError> {
+    let start = start.unwrap_or_else(|| Typed::literal(Datum::Int32(1), ScalarType::Int32));
+    let mut all = vec![s.clone(), start.clone()];
+    all.extend(count.clone());
+    if start.ty.is_some_and(|t| t.is_string()) {
+        return Err(PlanError::unsupported(
+            "substring with a regular expression",
+        ));
+    }
+    if !is_stringish(&s) {
+        return Err(no_function(name, &all));
+    }
+    let int = |t: Typed| -> Result<Typed, PlanError> {
+        match t.ty {
+            None | Some(ScalarType::Int32) => implicit(t, &ScalarType::Int32, name, &all),
+            Some(_) => Err(no_function(name, &all)),
+        }
+    };
+    let s = implicit(s, &ScalarType::Text, name, &all)?;
+    let mut exprs = vec![s, int(start)?];
+    if let Some(c) = count {
+        exprs.push(int(c)?);
+    }
+    let nullable = exprs.iter().any(|e| e.nullable);
+    let expr = fold::node(ScalarExpr::Variadic {
+        func: VariadicFunc::Substring,
+        exprs: exprs.into_iter().map(|e| e.expr).collect(),
+    })?;
+    Ok(Typed::new(expr, ScalarType::Text, nullable))
+}
+
+/// `strpos(s, sub)` = `position(sub IN s)`.
+pub fn strpos(name: &str, s: Typed, sub: Typed) -> Result<Typed, PlanError> {
+    let all = [s.clone(), sub.clone()];
+    if !is_stringish(&s) || !is_stringish(&sub) {
+        return Err(no_function(name, &all));
+    }
+    let s = implicit(s, &ScalarType::Text, name, &all)?;
+    let sub = implicit(sub, &ScalarType::Text, name, &all)?;
+    binary(s, BinaryFunc::Position, sub, ScalarType::Int32)
+}
+
+/// `btrim` / `ltrim` / `rtrim` of the characters in `chars` (default a blank).
+pub fn trim(
+    name: &str,
+    side: Option<&TrimWhereField>,
+    s: Typed,
+    chars: Option<Typed>,
+) -> Result<Typed, PlanError> {
+    let chars =
+        chars.unwrap_or_else(|| Typed::literal(Datum::String(" ".into()), ScalarType::Text));
+    let all = [s.clone(), chars.clone()];
+    if !is_stringish(&s) || !is_stringish(&chars) {
+        return Err(no_function(name, &all));
+    }
+    let s = implicit(s, &ScalarType::Text, name, &all)?;
+    let chars = implicit(chars, &ScalarType::Text, name, &all)?;
+    let func = match side {
+        Some(TrimWhereField::Leading) => BinaryFunc::LTrim,
+        Some(TrimWhereField::Trailing) => BinaryFunc::RTrim,
+        Some(TrimWhereField::Both) | None => BinaryFunc::Trim,
+    };
+    binary(s, func, chars, ScalarType::Text)
+}
+
+/// round / floor / ceil of one argument: numeric stays numeric, anything else numeric-like
+/// becomes double precision.
+pub fn rounding(name: &str, func: UnaryFunc, x: Typed) -> Result<Typed, PlanError> {
+    let ty = match x.ty {
+        Some(ScalarType::Numeric { .. }) => ScalarType::NUMERIC,
+        None => ScalarType::Float64,
+        Some(t) if t.is_numeric_family() => ScalarType::Float64,
+        Some(_) => return Err(no_function(name, &[x])),
+    };
+    let x = implicit(x.clone(), &ty, name, std::slice::from_ref(&x))?;
+    unary(x, func, ty)
+}
+
+/// `round(numeric, integer)`.
+fn round_scale(args: Vec<Typed>) -> Result<Typed, PlanError> {
+    let [x, n] = <[Typed; 2]>::try_from(args.clone()).expect("two arguments");
+    let x = match x.ty {
+        None | Some(ScalarType::Int32 | ScalarType::Int64 | ScalarType::Numeric { .. }) => {
+            implicit(x, &ScalarType::NUMERIC, "round", &args)?
+        }
+        _ => return Err(no_function("round", &args)),
+    };
+    let n = match n.ty {
+        None | Some(ScalarType::Int32) => implicit(n, &ScalarType::Int32, "round", &args)?,
+        _ => return Err(no_function("round", &args)),
+    };
+    binary(x, BinaryFunc::RoundScale, n, ScalarType::NUMERIC)
+}
+
+/// Binds a call of one of this module's functions by name, or `None` if the name and
+/// argument count are not one of them.
+pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
+    let mut it = args.clone().into_iter();
+    let mut next = || it.next().expect("argument count checked");
+    Ok(Some(match (name, args.len()) {
+        ("date_part", 2) => date_part(args)?,
+        ("date_trunc", 2) => date_trunc(args)?,
+        ("substr", 2) => substring(name, next(), Some(next()), None)?,
+        ("substr", 3) => substring(name, next(), Some(next()), Some(next()))?,
+        ("strpos", 2) => strpos(name, next(), next())?,
+        ("btrim", 1 | 2) => trim(name, None, next(), args.get(1).cloned())?,
+        ("ltrim", 1 | 2) => trim(name, Some(&TrimWhereField::Leading), next(), args.get(1).cloned())?,
+        ("rtrim", 1 | 2) => {
+            trim(name, Some(&TrimWhereField::Trailing), next(), args.get(1).cloned())?
+        }
+        ("round", 1) => rounding(name, UnaryFunc::Round, next())?,
+        ("round", 2) => round_scale(args)?,
+        ("floor", 1) => rounding(name, UnaryFunc::Floor, next())?,
+        ("ceil" | "ceiling", 1) => rounding(name, UnaryFunc::Ceil, next())?,
+        ("mod", 2) => crate::ops::arithmetic(BinaryFunc::Mod, next(), next())?,
+        _ => return Ok(None),
+    }))
+}
