@@ -11,7 +11,7 @@ use crate::catalog::Catalog;
 use crate::error::PlanError;
 use crate::expr::ExprContext;
 use crate::names::fold;
-use crate::scope::{Scope, ScopeItem};
+use crate::scope::{Scope, ScopeItem, UseMark};
 use crate::select::{order_options, plan_select};
 use crate::statement::{ColumnOrder, RowSetFinishing};
 use crate::types::{coerce, coerce_all, common_type, resolve_unknown, CastContext, Typed};
@@ -384,6 +384,7 @@ fn set_operation(
             name: l.name.clone(),
             ty: ColumnType::new(ty, l.ty.nullable || r.ty.nullable),
             level: 0,
+            used: UseMark::default(),
         });
     }
     let (l, r) = (
@@ -451,6 +452,7 @@ pub fn plan_values(v: &Values) -> Result<(Plan, Scope), PlanError> {
             name: format!("column{}", c + 1),
             ty: ColumnType::new(ty, col.iter().any(|t| t.nullable)),
             level: 0,
+            used: UseMark::default(),
         });
         converted.push(col);
     }

@@ -10,9 +10,41 @@
 //! may reference (they are columns of its plan too: see `subquery.rs`), at `level` 1 for the
 //! immediately enclosing query, 2 for the one around it, and so on. A name resolves at the
 //! innermost level where it matches, as in PostgreSQL; `*` and `t.*` expand only level 0.
+//! Resolving a column sets its `UseMark`, which is how `subquery.rs` learns which outer
+//! columns a subquery really references.
 
 use crate::error::PlanError;
 use kpg_types::{ColumnType, RelationDesc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Set when a reference resolves to the column; clones of a scope item share it. Columns
+/// nobody tracks carry none. Marks take no part in comparing scopes.
+#[derive(Clone, Debug, Default)]
+pub struct UseMark(Option<Arc<AtomicBool>>);
+
+impl UseMark {
+    /// A fresh, unset mark.
+    pub fn tracked() -> Self {
+        UseMark(Some(Arc::new(AtomicBool::new(false))))
+    }
+
+    pub fn set(&self) {
+        if let Some(m) = &self.0 {
+            m.store(true, Ordering::Relaxed);
+        }
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.0.as_ref().is_some_and(|m| m.load(Ordering::Relaxed))
+    }
+}
+
+impl PartialEq for UseMark {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScopeItem {
@@ -22,6 +54,7 @@ pub struct ScopeItem {
     pub ty: ColumnType,
     /// 0 for the query's own FROM items, n for the query n levels out.
     pub level: usize,
+    pub used: UseMark,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -45,6 +78,7 @@ impl Scope {
                     name: name.clone(),
                     ty: *ty,
                     level: 0,
+                    used: UseMark::default(),
                 })
                 .collect(),
         }
@@ -83,7 +117,10 @@ impl Scope {
             }
         }
         match (found, table) {
-            (Some(i), _) => Ok(i),
+            (Some(i), _) => {
+                self.items[i].used.set();
+                Ok(i)
+            }
             (None, Some(t)) if !self.has_table(t) => Err(PlanError::new(
                 "42P01",
                 format!("missing FROM-clause entry for table \"{t}\""),

@@ -13,7 +13,7 @@ use crate::func::function_name;
 use crate::join::{conjuncts, filter, plan_from_where};
 use crate::names::{fold, object_name};
 use crate::query::{ordinal, project_exprs, resolve_outputs, QueryContext};
-use crate::scope::{Scope, ScopeItem};
+use crate::scope::{Scope, ScopeItem, UseMark};
 use crate::statement::ColumnOrder;
 use crate::subquery::{place, Host};
 use crate::types::{internal_name, resolve_unknown, scalar_type, Typed};
@@ -150,6 +150,7 @@ pub fn plan_select(
                     name,
                     ty: ColumnType::new(t.ty.expect("resolved"), t.nullable),
                     level: 0,
+                    used: UseMark::default(),
                 },
             })
             .collect(),

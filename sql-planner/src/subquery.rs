@@ -5,12 +5,14 @@
 //! comes from (the FROM/WHERE plan, or a grouped query's reduction). Each subquery becomes a
 //! relation `R` with one row per *domain* value, joined to the host; the expression reads the
 //! joined column. The domain of a subquery is the distinct values of the outer columns it
-//! references (`D = Distinct(Project(host, U))`), found by scanning the subquery's text for
-//! names of host columns — an over-approximation, which is harmless: a subquery evaluated for
-//! finer domain values gives the same answer. The subquery is planned with `D` as the first
-//! relation of its FROM and D's columns in its scope at level 1 (`Scope`), so its WHERE, GROUP
-//! BY (the domain columns are implicit keys) and nested subqueries (which see them at level 2)
-//! compute everything per domain value; its output is the domain columns followed by its own.
+//! references (`D = Distinct(Project(host, U))`), found by name resolution: the subquery is
+//! planned once with the host columns its text names in scope one level out, and only those a
+//! reference resolved to are kept (a name its own FROM items have is its own, so
+//! `l_orderkey IN (SELECT l_orderkey FROM lineitem)` over lineitem is uncorrelated). The
+//! subquery is then planned again with `D` as the first relation of its FROM and D's columns
+//! in its scope at level 1 (`Scope`), so its WHERE, GROUP BY (the domain columns are implicit
+//! keys) and nested subqueries (which see them at level 2) compute everything per domain
+//! value; its output is the domain columns followed by its own.
 //!
 //! `R` is made *total* over the domain — values missing from the subquery's output get their
 //! defaults: NULL for a scalar subquery, FALSE for EXISTS — so the host needs one inner join per
@@ -32,7 +34,7 @@ use crate::join::filter;
 use crate::names::fold;
 use crate::ops;
 use crate::query::{plan_subquery, Outer, QueryContext};
-use crate::scope::{Scope, ScopeItem};
+use crate::scope::{Scope, ScopeItem, UseMark};
 use crate::types::Typed;
 use kpg_types::{
     AggregateExpr, AggregateFunc, BinaryFunc, Datum, GlobalId, Plan, ScalarExpr, ScalarType,
@@ -286,9 +288,9 @@ fn host<'a>(cx: &ExprContext<'a>) -> Result<&'a Host<'a>, PlanError> {
         .ok_or_else(|| PlanError::unsupported(format!("subqueries in {}", cx.clause)))
 }
 
-/// The host scope's columns that the subquery may reference: those whose name appears in its
-/// text as a word.
-fn referenced(q: &Query, scope: &Scope) -> Vec<usize> {
+/// The host scope's columns whose name appears in the subquery's text as a word: a cheap
+/// over-approximation of its outer references, narrowed by `outer_references`.
+fn named_in_text(q: &Query, scope: &Scope) -> Vec<usize> {
     let text = q.to_string();
     let tokens = Tokenizer::new(&PostgreSqlDialect {}, &text)
         .tokenize()
@@ -309,21 +311,72 @@ fn referenced(q: &Query, scope: &Scope) -> Vec<usize> {
         .collect()
 }
 
+/// The host columns the subquery references, by name resolution: the subquery is planned
+/// once with every candidate column in its scope one level out, and a candidate counts only
+/// if some reference resolved to it (a name its own FROM items have resolves there first, as
+/// in PostgreSQL). The candidates' marks are also set in the host scope, so that an enclosing
+/// subquery learns which of its own outer columns are needed further in.
+fn outer_references(
+    cx: &ExprContext<'_>,
+    host: &Host<'_>,
+    q: &Query,
+) -> Result<Vec<usize>, PlanError> {
+    // In a grouped query only grouping keys can be outer references; a name matching an
+    // ungrouped column must mean something inside the subquery.
+    let candidates: Vec<usize> = named_in_text(q, cx.scope)
+        .into_iter()
+        .filter(|&c| host.host_column(c).is_some())
+        .collect();
+    if candidates.is_empty() {
+        return Ok(candidates);
+    }
+    let marks: Vec<UseMark> = candidates.iter().map(|_| UseMark::tracked()).collect();
+    let items = candidates
+        .iter()
+        .zip(&marks)
+        .map(|(&c, mark)| {
+            let item = &cx.scope.items[c];
+            ScopeItem {
+                level: item.level + 1,
+                used: mark.clone(),
+                ..item.clone()
+            }
+        })
+        .collect();
+    let probe = QueryContext {
+        catalog: host.cx.catalog,
+        ctes: host.cx.ctes.clone(),
+        outer: Some(Outer {
+            plan: Plan::Get {
+                id: NEXT_PLACEHOLDER.fetch_add(1, Ordering::Relaxed),
+            },
+            scope: Scope { items },
+        }),
+    };
+    plan_subquery(&probe, q)?;
+    let used: Vec<usize> = candidates
+        .into_iter()
+        .zip(&marks)
+        .filter(|(_, m)| m.is_set())
+        .map(|(c, _)| c)
+        .collect();
+    for &c in &used {
+        cx.scope.items[c].used.set();
+    }
+    Ok(used)
+}
+
 fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> {
     let host = host(cx)?;
     let mut keys = Vec::new();
     let mut items = Vec::new();
-    for c in referenced(q, cx.scope) {
-        // In a grouped query only grouping keys can be outer references; a name matching an
-        // ungrouped column must mean something inside the subquery.
-        if let Some(k) = host.host_column(c) {
-            keys.push(k);
-            let item = &cx.scope.items[c];
-            items.push(ScopeItem {
-                level: item.level + 1,
-                ..item.clone()
-            });
-        }
+    for c in outer_references(cx, host, q)? {
+        keys.push(host.host_column(c).expect("candidates are host columns"));
+        let item = &cx.scope.items[c];
+        items.push(ScopeItem {
+            level: item.level + 1,
+            ..item.clone()
+        });
     }
     let domain = host.domain(keys.clone());
     let nd = keys.len();

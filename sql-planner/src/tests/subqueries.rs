@@ -171,3 +171,37 @@ fn with_queries() {
         vec![vec![i(3)]]
     );
 }
+
+/// How many times the plan of `sql` reads collection `id`.
+fn reads_of(sql: &str, id: u64) -> usize {
+    let PlannedStatement::Select { plan, .. } = plan_one(sql).unwrap() else {
+        panic!("not a select")
+    };
+    format!("{plan:?}")
+        .matches(&format!("Get {{ id: {id} }}"))
+        .count()
+}
+
+#[test]
+fn names_resolving_inside_the_subquery_are_not_outer_references() {
+    // TPC-H Q18's shape: the subquery's `a` and `c` are its own t's, so it is uncorrelated: it
+    // reads t where the same subquery over another table reads that table, and the host is
+    // read no more often.
+    let own = "SELECT b FROM t WHERE a IN (SELECT a FROM t WHERE c > 1)";
+    let other = "SELECT b FROM t WHERE a IN (SELECT a FROM v)";
+    assert_eq!(reads_of(own, 1), reads_of(other, 1) + reads_of(other, 3));
+    // A qualified outer reference still correlates: the host is read again for the domain.
+    let correlated = "SELECT b FROM t WHERE a IN (SELECT a FROM t AS t2 WHERE t2.c > t.c)";
+    assert!(reads_of(correlated, 1) > reads_of(own, 1));
+    let cat = catalog();
+    let PlannedStatement::Select { plan, .. } = plan_one(own).unwrap() else {
+        panic!("not a select")
+    };
+    let rows = eval(&plan, &cat);
+    let PlannedStatement::Select { plan, .. } =
+        plan_one("SELECT b FROM t WHERE a IN (SELECT t2.a FROM t AS t2 WHERE t2.c > 1)").unwrap()
+    else {
+        panic!("not a select")
+    };
+    assert_eq!(rows, eval(&plan, &cat));
+}
