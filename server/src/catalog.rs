@@ -1,5 +1,5 @@
-//! The server's catalog: named tables, materialized views and indexes, their schemas and
-//! dependencies.
+//! The server's catalog: named tables, views, materialized views and indexes, their schemas,
+//! definitions and dependencies.
 //!
 //! The coordinator owns it; the planner reads it through `kpg_sql::Catalog`. Every object has a
 //! `GlobalId` from one counter, which is also the id of its arrangement in the workers. Indexes
@@ -10,19 +10,22 @@
 use std::collections::BTreeMap;
 
 use kpg_sql::{CatalogItem, IndexItem, ItemKind};
-use kpg_types::{GlobalId, RelationDesc};
+use kpg_types::{GlobalId, Plan, RelationDesc};
 
 #[derive(Clone, Debug)]
 pub struct Entry {
     pub item: CatalogItem,
     /// The objects and indexes this one reads (for views).
     pub depends_on: Vec<GlobalId>,
+    /// The defining plan of a view or materialized view, before index selection.
+    pub definition: Option<Plan>,
 }
 
 /// What kind of thing an id names, for messages and command tags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Table,
+    View,
     MaterializedView,
     Index,
 }
@@ -31,6 +34,7 @@ impl Kind {
     pub fn noun(self) -> &'static str {
         match self {
             Kind::Table => "table",
+            Kind::View => "view",
             Kind::MaterializedView => "materialized view",
             Kind::Index => "index",
         }
@@ -52,6 +56,7 @@ impl Catalog {
         kind: ItemKind,
         desc: RelationDesc,
         depends_on: Vec<GlobalId>,
+        definition: Option<Plan>,
     ) {
         self.by_name.insert(name.clone(), id);
         self.entries.insert(
@@ -64,6 +69,7 @@ impl Catalog {
                     desc,
                 },
                 depends_on,
+                definition,
             },
         );
     }
@@ -88,6 +94,7 @@ impl Catalog {
         }
         self.entries.get(&id).map(|e| match e.item.kind {
             ItemKind::Table => Kind::Table,
+            ItemKind::View => Kind::View,
             ItemKind::MaterializedView => Kind::MaterializedView,
         })
     }
@@ -167,9 +174,23 @@ impl Catalog {
         self.by_name.values().filter_map(|id| self.indexes.get(id))
     }
 
-    /// The ids of every object and index, for compaction.
+    /// The ids of every collection the workers hold (tables, materialized views, indexes),
+    /// for compaction. Views have none.
     pub fn ids(&self) -> impl Iterator<Item = GlobalId> + '_ {
-        self.entries.keys().chain(self.indexes.keys()).copied()
+        self.entries
+            .values()
+            .filter(|e| e.item.kind != ItemKind::View)
+            .map(|e| e.item.id)
+            .chain(self.indexes.keys().copied())
+    }
+
+    /// Records that the view `id` also reads `ids` (indexes imported by its index's dataflow).
+    pub fn add_dependencies(&mut self, id: GlobalId, ids: Vec<GlobalId>) {
+        if let Some(entry) = self.entries.get_mut(&id) {
+            entry.depends_on.extend(ids);
+            entry.depends_on.sort_unstable();
+            entry.depends_on.dedup();
+        }
     }
 }
 
@@ -191,6 +212,14 @@ impl kpg_sql::Catalog for Catalog {
             .cloned()
             .collect()
     }
+
+    fn definition(&self, id: GlobalId) -> Option<Plan> {
+        self.entries.get(&id)?.definition.clone()
+    }
+
+    fn name_of(&self, id: GlobalId) -> Option<String> {
+        self.name(id).map(str::to_string)
+    }
 }
 
 #[cfg(test)]
@@ -208,6 +237,7 @@ mod tests {
             ItemKind::Table,
             RelationDesc::default(),
             vec![],
+            None,
         );
         c.insert_index(IndexItem {
             id: 4,
@@ -221,6 +251,7 @@ mod tests {
             ItemKind::MaterializedView,
             RelationDesc::default(),
             vec![1, 4],
+            None,
         );
         c.insert(
             3,
@@ -228,6 +259,7 @@ mod tests {
             ItemKind::MaterializedView,
             RelationDesc::default(),
             vec![2],
+            None,
         );
         assert_eq!(c.dependents(1), vec![2]);
         assert_eq!(c.dependents(4), vec![2]);

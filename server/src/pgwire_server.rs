@@ -189,6 +189,9 @@ impl QueryParser for StatementParser {
         } else {
             match self.coord.plan(&stmt.stmt).map_err(pg_error)? {
                 kpg_sql::PlannedStatement::Select { desc, .. } => Some(desc),
+                kpg_sql::PlannedStatement::Explain { column, .. } => {
+                    Some(crate::coord::explain_desc(column))
+                }
                 _ => None,
             }
         };

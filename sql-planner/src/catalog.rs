@@ -1,11 +1,32 @@
-//! What the planner may ask of the catalog: resolve a name to an object with a schema.
+//! What the planner may ask of the catalog: resolve a name to an object with a schema, find the
+//! indexes on an object, and read a view's definition.
+//!
+//! A (non-materialized) view has no collection of its own: readers plan its definition in
+//! place, unless an index on the view exists, in which case they read the index (the view is
+//! maintained once indexed). `read_plan` is the one place that makes that choice.
 
-use kpg_types::{GlobalId, RelationDesc, ScalarExpr};
+use std::cell::RefCell;
+
+use kpg_types::{GlobalId, Plan, RelationDesc, ScalarExpr};
+
+use crate::error::PlanError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ItemKind {
     Table,
+    View,
     MaterializedView,
+}
+
+impl ItemKind {
+    /// The noun PostgreSQL uses in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            ItemKind::Table => "table",
+            ItemKind::View => "view",
+            ItemKind::MaterializedView => "materialized view",
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -38,5 +59,84 @@ pub trait Catalog {
     /// The indexes on the object `id`.
     fn indexes_on(&self, _id: GlobalId) -> Vec<IndexItem> {
         Vec::new()
+    }
+
+    /// The name of the object or index `id` (for EXPLAIN).
+    fn name_of(&self, _id: GlobalId) -> Option<String> {
+        None
+    }
+
+    /// The defining plan of the view or materialized view `id` (before index selection).
+    fn definition(&self, _id: GlobalId) -> Option<Plan> {
+        None
+    }
+}
+
+/// The plan that reads `item` whole: its collection, or for a view its index if it has one and
+/// otherwise its definition.
+pub fn read_plan(catalog: &dyn Catalog, item: &CatalogItem) -> Result<Plan, PlanError> {
+    if item.kind != ItemKind::View {
+        return Ok(Plan::Get { id: item.id });
+    }
+    if let Some(index) = catalog.indexes_on(item.id).into_iter().next() {
+        return Ok(Plan::IndexedGet {
+            id: item.id,
+            index: index.id,
+            key: index.key,
+        });
+    }
+    catalog.definition(item.id).ok_or_else(|| {
+        PlanError::new(
+            "XX000",
+            format!("view \"{}\" has no definition", item.name),
+        )
+    })
+}
+
+/// A catalog that remembers every object resolved through it, so that a view records the
+/// views it reads even though their definitions are planned in place.
+pub struct RecordingCatalog<'a> {
+    inner: &'a dyn Catalog,
+    resolved: RefCell<Vec<GlobalId>>,
+}
+
+impl<'a> RecordingCatalog<'a> {
+    pub fn new(inner: &'a dyn Catalog) -> Self {
+        RecordingCatalog {
+            inner,
+            resolved: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The ids resolved so far, sorted and without repeats.
+    pub fn resolved(&self) -> Vec<GlobalId> {
+        let mut ids = self.resolved.borrow().clone();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+}
+
+impl Catalog for RecordingCatalog<'_> {
+    fn resolve(&self, name: &str) -> Option<CatalogItem> {
+        let item = self.inner.resolve(name)?;
+        self.resolved.borrow_mut().push(item.id);
+        Some(item)
+    }
+
+    fn resolve_index(&self, name: &str) -> Option<IndexItem> {
+        self.inner.resolve_index(name)
+    }
+
+    fn indexes_on(&self, id: GlobalId) -> Vec<IndexItem> {
+        self.inner.indexes_on(id)
+    }
+
+    fn definition(&self, id: GlobalId) -> Option<Plan> {
+        self.inner.definition(id)
+    }
+
+    fn name_of(&self, id: GlobalId) -> Option<String> {
+        self.inner.name_of(id)
     }
 }

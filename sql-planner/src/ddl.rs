@@ -1,11 +1,11 @@
-//! DDL: CREATE TABLE, CREATE MATERIALIZED VIEW and DROP.
+//! DDL: CREATE TABLE, CREATE [MATERIALIZED] VIEW and DROP.
 //!
 //! The planner checks names and types against the catalog and produces the descriptions the
 //! server stores; it does not check dependencies (the server refuses to drop what others use).
 //! Column constraints other than NULL / NOT NULL, defaults and table constraints are refused
 //! (0A000) rather than ignored.
 
-use crate::catalog::{Catalog, ItemKind};
+use crate::catalog::{Catalog, ItemKind, RecordingCatalog};
 use crate::error::PlanError;
 use crate::names::{fold, object_name};
 use crate::query::{plan_subquery, QueryContext};
@@ -86,24 +86,20 @@ pub fn plan_create_view(
     cv: &CreateView,
     catalog: &dyn Catalog,
 ) -> Result<PlannedStatement, PlanError> {
-    if !cv.materialized {
-        return Err(PlanError::unsupported(
-            "CREATE VIEW (use CREATE MATERIALIZED VIEW)",
-        ));
-    }
+    let what = if cv.materialized {
+        "MATERIALIZED VIEW"
+    } else {
+        "VIEW"
+    };
     if cv.or_replace || cv.or_alter {
-        return Err(PlanError::unsupported(
-            "CREATE OR REPLACE MATERIALIZED VIEW",
-        ));
+        return Err(PlanError::unsupported(format!("CREATE OR REPLACE {what}")));
     }
     if cv.temporary
         || cv.to.is_some()
         || cv.options != CreateTableOptions::None
         || !cv.cluster_by.is_empty()
     {
-        return Err(PlanError::unsupported(format!(
-            "materialized view options in {cv}"
-        )));
+        return Err(PlanError::unsupported(format!("view options in {cv}")));
     }
     let name = object_name(&cv.name)?;
     if catalog.resolve(&name).is_some() && !cv.if_not_exists {
@@ -112,18 +108,19 @@ pub fn plan_create_view(
             format!("relation \"{name}\" already exists"),
         ));
     }
-    let (plan, scope) = plan_subquery(&QueryContext::new(catalog), &cv.query)?;
+    let recording = RecordingCatalog::new(catalog);
+    let (plan, scope) = plan_subquery(&QueryContext::new(&recording), &cv.query)?;
     let mut desc = scope.desc();
     if cv.columns.len() > desc.arity() {
-        return Err(PlanError::syntax(
-            "CREATE MATERIALIZED VIEW specifies too many column names",
-        ));
+        return Err(PlanError::syntax(format!(
+            "CREATE {what} specifies too many column names"
+        )));
     }
     for (col, def) in desc.columns.iter_mut().zip(&cv.columns) {
         if def.data_type.is_some() || def.options.is_some() {
-            return Err(PlanError::unsupported(
-                "column types in CREATE MATERIALIZED VIEW",
-            ));
+            return Err(PlanError::unsupported(format!(
+                "column types in CREATE {what}"
+            )));
         }
         col.0 = fold(&def.name);
     }
@@ -135,11 +132,13 @@ pub fn plan_create_view(
             ));
         }
     }
-    Ok(PlannedStatement::CreateMaterializedView {
+    Ok(PlannedStatement::CreateView {
         name,
         desc,
         plan,
+        materialized: cv.materialized,
         if_not_exists: cv.if_not_exists,
+        depends_on: recording.resolved(),
     })
 }
 
@@ -152,6 +151,7 @@ pub fn plan_drop(
 ) -> Result<PlannedStatement, PlanError> {
     let (kind, noun) = match object_type {
         ObjectType::Table => (ItemKind::Table, "table"),
+        ObjectType::View => (ItemKind::View, "view"),
         ObjectType::MaterializedView => (ItemKind::MaterializedView, "materialized view"),
         other => return Err(PlanError::unsupported(format!("DROP {other}"))),
     };

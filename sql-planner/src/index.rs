@@ -214,16 +214,21 @@ pub fn use_indexes(plan: Plan, catalog: &dyn Catalog) -> Plan {
 }
 
 fn through_index(input: Plan, key: &[ScalarExpr], catalog: &dyn Catalog) -> Plan {
-    if let Plan::Get { id } = input {
-        if let Some(index) = index_with_key(id, key, catalog) {
-            return Plan::IndexedGet {
-                id,
-                index: index.id,
-                key: index.key,
-            };
-        }
+    // A collection read whole (or an indexed view read through some index) is read through
+    // the index keyed by the join key instead, if there is one.
+    let id = match &input {
+        Plan::Get { id } => *id,
+        Plan::IndexedGet { id, key: k, .. } if k.as_slice() != key => *id,
+        _ => return input,
+    };
+    match index_with_key(id, key, catalog) {
+        Some(index) => Plan::IndexedGet {
+            id,
+            index: index.id,
+            key: index.key,
+        },
+        None => input,
     }
-    input
 }
 
 /// An index on `id` keyed exactly by `key`, if the catalog has one.

@@ -212,7 +212,7 @@ impl FromBuilder<'_> {
                 let item = resolve_relation(self.cx.catalog, name)?;
                 let scope = Scope::from_desc(Some(&item.name), &item.desc);
                 (
-                    Plan::Get { id: item.id },
+                    crate::catalog::read_plan(self.cx.catalog, &item)?,
                     aliased(scope, alias.as_ref(), &item.name)?,
                 )
             }

@@ -18,6 +18,8 @@ mod catalog;
 mod ddl;
 mod dml;
 mod error;
+mod explain;
+mod explain_text;
 mod expr;
 mod fold;
 mod func;
@@ -37,8 +39,9 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-pub use catalog::{Catalog, CatalogItem, IndexItem, ItemKind};
+pub use catalog::{read_plan, Catalog, CatalogItem, IndexItem, ItemKind, RecordingCatalog};
 pub use error::PlanError;
+pub use explain::{ExplainStage, ExplainTarget};
 pub use index::{index_with_key, use_indexes};
 /// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.
 pub use sqlparser;

@@ -61,8 +61,9 @@ pub fn resolve_table_for_write(
     let item = resolve_relation(catalog, name)?;
     match item.kind {
         ItemKind::Table => Ok(item),
-        ItemKind::MaterializedView => Err(PlanError::wrong_object_type(format!(
-            "cannot change materialized view \"{}\"",
+        kind => Err(PlanError::wrong_object_type(format!(
+            "cannot change {} \"{}\"",
+            kind.noun(),
             item.name
         ))),
     }

@@ -32,6 +32,8 @@ fn parse_inner(sql: &str) -> Result<Vec<ParsedStatement>, ParserError> {
         }
         let stmt = if at_subscribe(&parser) {
             parse_subscribe(&mut parser)?
+        } else if crate::explain::at_explain(&parser) {
+            crate::explain::parse_explain(&mut parser)?
         } else if crate::index::at_default_index(&parser) {
             crate::index::parse_default_index(&mut parser)?
         } else {

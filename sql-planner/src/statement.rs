@@ -5,6 +5,7 @@
 //! may compute extra ORDER BY columns after them.
 
 use crate::query::{plan_query, QueryContext};
+use crate::explain::{ExplainStage, ExplainTarget};
 use crate::subscribe::plan_subscribe;
 use crate::{ddl, dml, Catalog, PlanError};
 use kpg_types::{GlobalId, Plan, RelationDesc, ScalarExpr};
@@ -25,6 +26,11 @@ pub enum ParsedStatement {
     CreateDefaultIndex {
         on: sqlparser::ast::ObjectName,
         if_not_exists: bool,
+    },
+    /// `EXPLAIN [stage] PLAN FOR ...` or `EXPLAIN <query>`
+    Explain {
+        stage: ExplainStage,
+        target: ExplainTarget,
     },
 }
 
@@ -66,11 +72,17 @@ pub enum PlannedStatement {
         desc: RelationDesc,
         if_not_exists: bool,
     },
-    CreateMaterializedView {
+    /// CREATE [MATERIALIZED] VIEW. A view is only recorded (readers plan `plan` in place,
+    /// or read its index); a materialized view is computed and arranged by a dataflow.
+    CreateView {
         name: String,
         desc: RelationDesc,
         plan: Plan,
+        materialized: bool,
         if_not_exists: bool,
+        /// Every object the definition names, including views planned in place (which
+        /// `plan.imports()` cannot show).
+        depends_on: Vec<GlobalId>,
     },
     /// DROP TABLE / DROP MATERIALIZED VIEW of the named objects (already resolved).
     Drop { ids: Vec<GlobalId>, cascade: bool },
@@ -95,6 +107,8 @@ pub enum PlannedStatement {
     },
     /// COPY (SUBSCRIBE ...) TO STDOUT
     Subscribe { plan: Plan, desc: RelationDesc },
+    /// EXPLAIN: one text column named `column`, one row holding `text`.
+    Explain { column: String, text: String },
 }
 
 pub(crate) fn plan_statement(
@@ -105,6 +119,9 @@ pub(crate) fn plan_statement(
         ParsedStatement::Subscribe { target, .. } => return plan_subscribe(target, catalog),
         ParsedStatement::CreateDefaultIndex { on, if_not_exists } => {
             return crate::index::plan_default_index(on, *if_not_exists, catalog)
+        }
+        ParsedStatement::Explain { stage, target } => {
+            return crate::explain::plan_explain(*stage, target, catalog)
         }
         ParsedStatement::Sql(s) => s,
     };

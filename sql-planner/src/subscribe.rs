@@ -4,12 +4,11 @@
 //! `COPY (SUBSCRIBE ...) TO STDOUT`. Planning produces the relation's plan and columns; the
 //! server prepends `mz_timestamp` and `mz_diff` to every row it streams.
 
-use crate::catalog::Catalog;
+use crate::catalog::{read_plan, Catalog};
 use crate::error::PlanError;
 use crate::names::object_name;
 use crate::query::{plan_subquery, QueryContext};
 use crate::statement::{ParsedStatement, PlannedStatement, SubscribeTarget};
-use kpg_types::Plan;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
@@ -67,7 +66,7 @@ pub fn plan_subscribe(
                 .resolve(name)
                 .ok_or_else(|| PlanError::undefined_table(name))?;
             Ok(PlannedStatement::Subscribe {
-                plan: Plan::Get { id: item.id },
+                plan: read_plan(catalog, &item)?,
                 desc: item.desc,
             })
         }

@@ -170,15 +170,8 @@ impl<'a, 's> Renderer<'a, 's> {
         plan: &Plan,
         key: &[ScalarExpr],
     ) -> Result<(KeyedArrangement<'s>, Errs<'s>), MissingCollection> {
-        if let Plan::IndexedGet {
-            index,
-            key: index_key,
-            ..
-        } = plan
-        {
-            if index_key.as_slice() == key {
-                return self.import_index(*index);
-            }
+        if let Some(index) = plan.reads_index_keyed_by(key) {
+            return self.import_index(index);
         }
         let rendered = self.render(plan)?;
         let (keyed_rows, key_errs) = keyed(rendered.oks, key.to_vec());

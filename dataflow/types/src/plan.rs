@@ -95,6 +95,19 @@ impl Plan {
         ids
     }
 
+    /// The index this plan reads whole when it is exactly an index keyed by `key`: a join
+    /// input for which that holds uses the index's arrangement as it is instead of arranging.
+    pub fn reads_index_keyed_by(&self, key: &[ScalarExpr]) -> Option<GlobalId> {
+        match self {
+            Plan::IndexedGet {
+                index,
+                key: index_key,
+                ..
+            } if index_key.as_slice() == key => Some(*index),
+            _ => None,
+        }
+    }
+
     /// Visits every node, parents before children.
     pub fn visit(&self, f: &mut impl FnMut(&Plan)) {
         f(self);

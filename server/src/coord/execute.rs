@@ -7,7 +7,10 @@ use std::sync::Arc;
 use kpg_sql::sqlparser::ast::Statement;
 use kpg_sql::{IndexItem, ItemKind, ParsedStatement, PlannedStatement, RowSetFinishing};
 use kpg_types::command::Command;
-use kpg_types::{DataflowDescription, DataflowSink, GlobalId, Plan, RelationDesc, Row, ScalarExpr};
+use kpg_types::{
+    ColumnType, DataflowDescription, DataflowSink, Datum, GlobalId, Plan, RelationDesc, Row,
+    ScalarExpr, ScalarType,
+};
 
 use super::{Coordinator, Subscription};
 use crate::catalog::Kind;
@@ -41,7 +44,9 @@ impl Coordinator {
     ) -> Result<ExecuteResult, ExecError> {
         let is_read = matches!(
             stmt,
-            ParsedStatement::Subscribe { .. } | ParsedStatement::Sql(Statement::Query(_))
+            ParsedStatement::Subscribe { .. }
+                | ParsedStatement::Explain { .. }
+                | ParsedStatement::Sql(Statement::Query(_))
         );
         if let Some(result) = self.show(stmt) {
             return result;
@@ -63,6 +68,10 @@ impl Coordinator {
                     rows: finish(rows, &finishing)?,
                 })
             }
+            PlannedStatement::Explain { column, text } => Ok(ExecuteResult::Rows {
+                desc: explain_desc(column),
+                rows: vec![Row::new(vec![Datum::String(text)])],
+            }),
             PlannedStatement::Subscribe { plan, desc } => {
                 let subscription = self.subscribe(plan)?;
                 Ok(ExecuteResult::Subscription { desc, subscription })
@@ -80,11 +89,24 @@ impl Coordinator {
                 if !state.catalog.contains(on) {
                     return Err(ExecError::new("42P01", "the indexed relation was dropped"));
                 }
+                // An index on a view computes the view: from here on the view is maintained,
+                // and readers read the index instead of planning the definition.
+                let plan = match state.catalog.kind(on) {
+                    Some(Kind::View) => {
+                        let definition = kpg_sql::Catalog::definition(&state.catalog, on)
+                            .ok_or_else(|| ExecError::internal("view without a definition"))?;
+                        let plan = Self::optimize(&state, definition);
+                        Self::check_imports(&state, &plan)?;
+                        state.catalog.add_dependencies(on, plan.index_imports());
+                        plan
+                    }
+                    _ => Plan::Get { id: on },
+                };
                 let id = Self::allocate_id(&mut state);
                 let as_of = state.upper - 1;
                 let desc = DataflowDescription {
                     name: format!("index-{name}"),
-                    plan: Plan::Get { id: on },
+                    plan,
                     as_of,
                     sink: DataflowSink::Index {
                         id,
@@ -107,43 +129,71 @@ impl Coordinator {
                 let id = Self::allocate_id(&mut state);
                 state
                     .catalog
-                    .insert(id, name, ItemKind::Table, desc, Vec::new());
+                    .insert(id, name, ItemKind::Table, desc, Vec::new(), None);
                 self.compute.send(Command::CreateTable {
                     id,
                     since: state.upper,
                 });
                 Ok(ExecuteResult::Command("CREATE TABLE".into()))
             }
-            PlannedStatement::CreateMaterializedView {
+            PlannedStatement::CreateView {
                 name,
                 desc,
                 plan,
+                materialized,
                 if_not_exists,
+                depends_on: named,
             } => {
+                let tag = if materialized {
+                    "CREATE MATERIALIZED VIEW"
+                } else {
+                    "CREATE VIEW"
+                };
                 let mut state = self.lock();
                 if state.catalog.name_taken(&name) {
-                    return exists_result(&name, if_not_exists, "CREATE MATERIALIZED VIEW");
+                    return exists_result(&name, if_not_exists, tag);
                 }
-                let plan = Self::optimize(&state, plan);
-                Self::check_imports(&state, &plan)?;
+                if let Some(gone) = named.iter().find(|id| !state.catalog.contains(**id)) {
+                    return Err(ExecError::new(
+                        "42P01",
+                        format!("relation u{gone} was dropped while the view was planned"),
+                    ));
+                }
                 let id = Self::allocate_id(&mut state);
-                // The view reads its inputs and any index it imports; neither may be dropped
-                // while the view exists.
-                let mut depends_on = plan.imports();
-                depends_on.extend(plan.index_imports());
+                if !materialized {
+                    // Readers plan the definition in place; nothing runs until it is indexed.
+                    state
+                        .catalog
+                        .insert(id, name, ItemKind::View, desc, named, Some(plan));
+                    return Ok(ExecuteResult::Command(tag.into()));
+                }
+                let optimized = Self::optimize(&state, plan.clone());
+                Self::check_imports(&state, &optimized)?;
+                // The view reads its inputs, the views it names and any index it imports;
+                // none of them may be dropped while the view exists.
+                let mut depends_on = named;
+                depends_on.extend(optimized.imports());
+                depends_on.extend(optimized.index_imports());
+                depends_on.sort_unstable();
+                depends_on.dedup();
                 let as_of = state.upper - 1;
                 let desc_df = DataflowDescription {
                     name: format!("materialized-view-{name}"),
-                    plan,
+                    plan: optimized,
                     as_of,
                     sink: DataflowSink::Materialize { id },
                 };
-                state
-                    .catalog
-                    .insert(id, name, ItemKind::MaterializedView, desc, depends_on);
+                state.catalog.insert(
+                    id,
+                    name,
+                    ItemKind::MaterializedView,
+                    desc,
+                    depends_on,
+                    Some(plan),
+                );
                 self.compute
                     .send(Command::CreateDataflow { id, desc: desc_df });
-                Ok(ExecuteResult::Command("CREATE MATERIALIZED VIEW".into()))
+                Ok(ExecuteResult::Command(tag.into()))
             }
             PlannedStatement::Drop { ids, cascade } => self.drop_objects(&ids, cascade),
             PlannedStatement::Insert { table, plan } => {
@@ -297,11 +347,15 @@ impl Coordinator {
             }
         }
         for id in all {
+            let has_collection = state.catalog.kind(id) != Some(Kind::View);
             state.catalog.remove(id);
-            self.compute.send(Command::DropCollection { id });
+            if has_collection {
+                self.compute.send(Command::DropCollection { id });
+            }
         }
         let tag = match first_kind {
             Kind::Table => "DROP TABLE",
+            Kind::View => "DROP VIEW",
             Kind::MaterializedView => "DROP MATERIALIZED VIEW",
             Kind::Index => "DROP INDEX",
         };
@@ -332,6 +386,14 @@ impl Coordinator {
         }
         Ok(())
     }
+}
+
+/// The one text column of an EXPLAIN's result.
+pub fn explain_desc(column: String) -> RelationDesc {
+    RelationDesc::new(vec![(
+        column,
+        ColumnType::new(ScalarType::Text, false),
+    )])
 }
 
 fn filter_plan(table: GlobalId, predicates: Vec<ScalarExpr>) -> Plan {

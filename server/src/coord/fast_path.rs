@@ -29,8 +29,19 @@ pub fn fast_peek(plan: &Plan, catalog: &Catalog) -> Option<FastPeek> {
         Plan::Filter { input, predicates } => (input.as_ref(), predicates.clone()),
         other => (other, Vec::new()),
     };
-    let Plan::Get { id } = get else { return None };
-    let target = index_lookup(*id, &predicates, catalog).unwrap_or(PeekTarget::Collection(*id));
+    let target = match get {
+        Plan::Get { id } => {
+            index_lookup(*id, &predicates, catalog).unwrap_or(PeekTarget::Collection(*id))
+        }
+        // An indexed view, which has no collection but its indexes.
+        Plan::IndexedGet { id, index, .. } => {
+            index_lookup(*id, &predicates, catalog).unwrap_or(PeekTarget::Index {
+                id: *index,
+                keys: None,
+            })
+        }
+        _ => return None,
+    };
     Some(FastPeek {
         target,
         predicates,
@@ -89,6 +100,7 @@ mod tests {
             ItemKind::Table,
             RelationDesc::default(),
             vec![],
+            None,
         );
         catalog.insert_index(IndexItem {
             id: 2,

@@ -29,7 +29,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::catalog::Catalog;
 use crate::error::ExecError;
-pub use execute::ExecuteResult;
+pub use execute::{explain_desc, ExecuteResult};
 
 /// How much history (in milliseconds) arrangements keep behind the read frontier.
 const COMPACTION_WINDOW_MS: u64 = 1_000;

@@ -22,7 +22,7 @@ pub fn show(stmt: &ParsedStatement, catalog: &Catalog) -> Option<Result<ExecuteR
         Statement::ShowViews {
             materialized: false,
             ..
-        } => Ok(listing(&["name"], Vec::new())),
+        } => Ok(names(catalog, ItemKind::View)),
         Statement::ShowColumns { show_options, .. } => {
             let Some(ShowStatementIn {
                 parent_name: Some(name),

@@ -4,6 +4,7 @@
 mod builtins;
 mod ddl_dml;
 mod errors;
+mod explain;
 mod expressions;
 mod queries;
 mod subqueries;

@@ -1,0 +1,342 @@
+//! The text of EXPLAIN: a plan as an indented tree, one operator per line, children below
+//! their parent. Columns are `#n` (position in the operator's input), objects by name; a join
+//! shows the key of each input (`left=(#0) right=(#1)`: left #0 equals right #1), and its
+//! output is the left input's columns followed by the right's.
+//!
+//! The physical form marks what the runtime builds, using the same rule the renderer uses
+//! (`Plan::reads_index_keyed_by`): a join input is arranged by its key — `ArrangeBy ... [new]` —
+//! unless it is read through an index keyed exactly that way, which is imported as it is;
+//! `Reduce`, `Distinct` and `Threshold` arrange their input (and output). The footer lists the
+//! imported indexes and counts the new arrangements.
+
+use std::fmt::Write;
+
+use kpg_types::{AggregateExpr, BinaryFunc, Datum, GlobalId, Plan, ScalarExpr, UnaryFunc};
+
+use crate::catalog::Catalog;
+
+/// The plan as a tree, with no physical annotations.
+pub fn plan_text(plan: &Plan, index_key: Option<&[ScalarExpr]>, catalog: &dyn Catalog) -> String {
+    let mut p = Printer {
+        catalog,
+        physical: false,
+        out: String::new(),
+        imported: Vec::new(),
+        new_arrangements: 0,
+    };
+    let depth = p.index_sink(index_key);
+    p.plan(plan, depth);
+    p.out
+}
+
+/// The plan after index selection, with every new arrangement and imported index marked.
+pub fn physical_text(
+    plan: &Plan,
+    index_key: Option<&[ScalarExpr]>,
+    catalog: &dyn Catalog,
+) -> String {
+    let mut p = Printer {
+        catalog,
+        physical: true,
+        out: String::new(),
+        imported: Vec::new(),
+        new_arrangements: 0,
+    };
+    let depth = p.index_sink(index_key);
+    p.plan(plan, depth);
+    p.out.push('\n');
+    if p.imported.is_empty() {
+        p.out.push_str("Used indexes: none\n");
+    } else {
+        p.out.push_str("Used indexes:\n");
+        p.imported.sort();
+        p.imported.dedup();
+        for line in &p.imported {
+            let _ = writeln!(p.out, "  - {line}");
+        }
+    }
+    let _ = writeln!(p.out, "New arrangements: {}", p.new_arrangements);
+    p.out
+}
+
+struct Printer<'a> {
+    catalog: &'a dyn Catalog,
+    physical: bool,
+    out: String,
+    imported: Vec<String>,
+    new_arrangements: usize,
+}
+
+impl Printer<'_> {
+    fn line(&mut self, depth: usize, text: &str) {
+        let _ = writeln!(self.out, "{}{text}", "  ".repeat(depth));
+    }
+
+    fn name(&self, id: GlobalId) -> String {
+        self.catalog
+            .name_of(id)
+            .unwrap_or_else(|| format!("u{id}"))
+    }
+
+    /// An index's dataflow arranges the plan's result by the index key.
+    fn index_sink(&mut self, index_key: Option<&[ScalarExpr]>) -> usize {
+        let Some(key) = index_key else { return 0 };
+        let mark = if self.physical {
+            self.new_arrangements += 1;
+            " [new, exported as the index]"
+        } else {
+            ""
+        };
+        self.line(0, &format!("ArrangeBy {}{mark}", exprs(key)));
+        1
+    }
+
+    fn indexed_get(&mut self, depth: usize, id: GlobalId, index: GlobalId, key: &[ScalarExpr]) {
+        let (obj, idx) = (self.name(id), self.name(index));
+        self.line(
+            depth,
+            &format!("Get {obj} through index {idx} {}", exprs(key)),
+        );
+        if self.physical {
+            self.imported
+                .push(format!("{idx} on {obj} {}", exprs(key)));
+        }
+    }
+
+    /// A join input: imported as it is when it is an index keyed by `key`, else arranged.
+    fn join_input(&mut self, input: &Plan, key: &[ScalarExpr], depth: usize) {
+        if self.physical {
+            if let Some(index) = input.reads_index_keyed_by(key) {
+                if let Plan::IndexedGet { id, key, .. } = input {
+                    self.indexed_get(depth, *id, index, key);
+                    return;
+                }
+            }
+            self.new_arrangements += 1;
+            self.line(depth, &format!("ArrangeBy {} [new]", exprs(key)));
+            self.plan(input, depth + 1);
+        } else {
+            self.plan(input, depth);
+        }
+    }
+
+    fn plan(&mut self, plan: &Plan, depth: usize) {
+        let arranges = |p: &mut Self, n: usize| {
+            if p.physical {
+                p.new_arrangements += n;
+                if n == 1 {
+                    " [new arrangement]"
+                } else {
+                    " [new arrangements: input by key, output]"
+                }
+            } else {
+                ""
+            }
+        };
+        match plan {
+            Plan::Get { id } => {
+                let name = self.name(*id);
+                self.line(depth, &format!("Get {name}"));
+            }
+            Plan::IndexedGet { id, index, key } => self.indexed_get(depth, *id, *index, key),
+            Plan::Constant { rows } => {
+                let shown: Vec<String> = rows
+                    .iter()
+                    .take(3)
+                    .map(|(r, n)| {
+                        let vals: Vec<String> = r.iter().map(literal).collect();
+                        if *n == 1 {
+                            format!("({})", vals.join(", "))
+                        } else {
+                            format!("({}) x {n}", vals.join(", "))
+                        }
+                    })
+                    .collect();
+                let text = match rows.len() {
+                    0 => "Constant (empty)".to_string(),
+                    1..=3 => format!("Constant {}", shown.join(", ")),
+                    n => format!("Constant {}, ... ({n} rows)", shown.join(", ")),
+                };
+                self.line(depth, &text);
+            }
+            Plan::Map { input, exprs: es } => {
+                self.line(depth, &format!("Map {}", exprs(es)));
+                self.plan(input, depth + 1);
+            }
+            Plan::Filter { input, predicates } => {
+                let preds: Vec<String> = predicates.iter().map(expr).collect();
+                self.line(depth, &format!("Filter {}", preds.join(" AND ")));
+                self.plan(input, depth + 1);
+            }
+            Plan::Project { input, outputs } => {
+                let cols: Vec<String> = outputs.iter().map(|c| format!("#{c}")).collect();
+                self.line(depth, &format!("Project ({})", cols.join(", ")));
+                self.plan(input, depth + 1);
+            }
+            Plan::Join {
+                left,
+                right,
+                left_key,
+                right_key,
+            } => {
+                if left_key.is_empty() {
+                    self.line(depth, "CrossJoin");
+                } else {
+                    self.line(
+                        depth,
+                        &format!("Join left={} right={}", exprs(left_key), exprs(right_key)),
+                    );
+                }
+                self.join_input(left, left_key, depth + 1);
+                self.join_input(right, right_key, depth + 1);
+            }
+            Plan::Reduce {
+                input,
+                group_key,
+                aggregates,
+            } => {
+                let aggs: Vec<String> = aggregates.iter().map(aggregate).collect();
+                let mark = arranges(self, 2);
+                self.line(
+                    depth,
+                    &format!(
+                        "Reduce group_by={} aggregates=[{}]{mark}",
+                        exprs(group_key),
+                        aggs.join(", ")
+                    ),
+                );
+                self.plan(input, depth + 1);
+            }
+            Plan::Distinct { input } => {
+                let mark = arranges(self, 2);
+                self.line(depth, &format!("Distinct{mark}"));
+                self.plan(input, depth + 1);
+            }
+            Plan::Threshold { input } => {
+                let mark = arranges(self, 2);
+                self.line(depth, &format!("Threshold{mark}"));
+                self.plan(input, depth + 1);
+            }
+            Plan::Negate { input } => {
+                self.line(depth, "Negate");
+                self.plan(input, depth + 1);
+            }
+            Plan::Union { inputs } => {
+                self.line(depth, "Union");
+                for i in inputs {
+                    self.plan(i, depth + 1);
+                }
+            }
+        }
+    }
+}
+
+fn exprs(es: &[ScalarExpr]) -> String {
+    let parts: Vec<String> = es.iter().map(expr).collect();
+    format!("({})", parts.join(", "))
+}
+
+fn aggregate(a: &AggregateExpr) -> String {
+    let name = format!("{:?}", a.func).to_lowercase();
+    // SumInt32, SumNumeric ... are all `sum`.
+    let name = ["sum", "min", "max", "count", "bool_and", "bool_or"]
+        .into_iter()
+        .find(|n| name.replace('_', "").starts_with(&n.replace('_', "")))
+        .map_or(name.clone(), str::to_string);
+    let distinct = if a.distinct { "distinct " } else { "" };
+    if name == "count" && a.expr == ScalarExpr::literal_true() {
+        return "count(*)".to_string();
+    }
+    format!("{name}({distinct}{})", expr(&a.expr))
+}
+
+/// A literal as SQL would write it.
+fn literal(d: &Datum) -> String {
+    match d.to_text() {
+        None => "NULL".to_string(),
+        Some(t) => match d {
+            Datum::Bool(_) => if t == "t" { "true" } else { "false" }.to_string(),
+            Datum::Int32(_) | Datum::Int64(_) | Datum::Float64(_) | Datum::Numeric(_) => t,
+            _ => format!("'{}'", t.replace('\'', "''")),
+        },
+    }
+}
+
+/// An infix operator for a binary function, if it is written as one. Functions named for
+/// their operation on particular types (`AddDateDays`, `SubTimestamps`, ...) are `+`/`-`/...
+fn infix(func: &BinaryFunc) -> Option<&'static str> {
+    Some(match func {
+        BinaryFunc::And => "AND",
+        BinaryFunc::Or => "OR",
+        BinaryFunc::Eq => "=",
+        BinaryFunc::NotEq => "<>",
+        BinaryFunc::Lt => "<",
+        BinaryFunc::Lte => "<=",
+        BinaryFunc::Gt => ">",
+        BinaryFunc::Gte => ">=",
+        BinaryFunc::Mod => "%",
+        BinaryFunc::Concat => "||",
+        BinaryFunc::Like => "LIKE",
+        BinaryFunc::ILike => "ILIKE",
+        other => {
+            let name = format!("{other:?}");
+            [("Add", "+"), ("Sub", "-"), ("Mul", "*"), ("Div", "/")]
+                .into_iter()
+                .find(|(prefix, _)| name.starts_with(prefix))?
+                .1
+        }
+    })
+}
+
+/// An expression in SQL-like text, fully parenthesized below the top.
+pub fn expr(e: &ScalarExpr) -> String {
+    match e {
+        ScalarExpr::Column(c) => format!("#{c}"),
+        ScalarExpr::Literal(d) => literal(d),
+        ScalarExpr::Unary { func, expr: arg } => {
+            let a = operand(arg);
+            match func {
+                UnaryFunc::Not => format!("NOT {a}"),
+                UnaryFunc::IsNull => format!("{a} IS NULL"),
+                UnaryFunc::IsNotNull => format!("{a} IS NOT NULL"),
+                UnaryFunc::Neg => format!("-{a}"),
+                UnaryFunc::Cast(ty) => format!("{a}::{ty}"),
+                other => {
+                    let name = format!("{other:?}");
+                    let (name, detail) = match name.split_once('(') {
+                        Some((n, rest)) => (n.to_lowercase(), format!("'{}', ", rest.trim_end_matches(')').to_lowercase())),
+                        None => (name.to_lowercase(), String::new()),
+                    };
+                    format!("{name}({detail}{})", expr(arg))
+                }
+            }
+        }
+        ScalarExpr::Binary { func, left, right } => match infix(func) {
+            Some(op) => format!("{} {op} {}", operand(left), operand(right)),
+            None => format!(
+                "{}({}, {})",
+                format!("{func:?}").to_lowercase(),
+                expr(left),
+                expr(right)
+            ),
+        },
+        ScalarExpr::Variadic { func, exprs: args } => {
+            let parts: Vec<String> = args.iter().map(expr).collect();
+            format!("{}({})", format!("{func:?}").to_lowercase(), parts.join(", "))
+        }
+        ScalarExpr::If { cond, then, els } => format!(
+            "CASE WHEN {} THEN {} ELSE {} END",
+            expr(cond),
+            expr(then),
+            expr(els)
+        ),
+    }
+}
+
+/// An operand of an operator: parenthesized unless it is a column or a literal.
+fn operand(e: &ScalarExpr) -> String {
+    match e {
+        ScalarExpr::Column(_) | ScalarExpr::Literal(_) => expr(e),
+        _ => format!("({})", expr(e)),
+    }
+}
