@@ -36,6 +36,7 @@
 //!   get_logical_compaction(), read_upper(&mut Antichain<T>), import(Scope<'s, T>),
 //!   import_frontier(Scope<'s, T>, as_of: AntichainRef<T>), cursor(), cursor_through(frontier),
 //!   read_at(&T) -> Vec<(K, V, R)>, try_read_at(&T) -> Result<_, ReadError>, len, set_effort(Effort),
+//!   stored_batches() -> Vec<BatchRef<K, V, T, R>>,
 //!   enter::<TI>() -> TraceAgent<K, V, TI, R>
 //! ```
 //! Note the small departures timely 0.32 imposes: scopes are `Scope<'s, T>` values (no `G: Scope`

@@ -334,3 +334,67 @@ fn compaction_keeps_about_one_update_per_key_over_many_rounds() {
     })
     .unwrap();
 }
+
+/// `import_frontier` sends views of the trace's own batches: each imported batch shares the
+/// stored columns of a batch the trace holds (nothing is rewritten at import), and reads as that
+/// batch with times advanced to `as_of` and consolidated.
+#[test]
+fn import_frontier_shares_the_traces_batches() {
+    use kpg_engine::BatchRef;
+    use timely::dataflow::operators::Inspect;
+    timely::execute(timely::Config::thread(), |worker| {
+        let mut rng = Rng::new(5);
+        let updates = random_updates(&mut rng, 12, 200, 50, 5);
+        let triples = as_triples(&updates);
+        let mut session = InputSession::<u64, Kv, i64>::new();
+        let probe = ProbeHandle::new();
+        let mut trace = worker.dataflow::<u64, _, _>(|scope| {
+            let arranged = session.to_collection(scope).arrange_by_key();
+            arranged.stream.clone().probe_with(&probe);
+            arranged.trace
+        });
+        for time in 0..12u64 {
+            for (t, d, r) in updates.iter().filter(|u| u.0 == time) {
+                session.update_at(*d, *t, *r);
+            }
+            session.advance_to(time + 1);
+            session.flush();
+            worker.step_while(|| probe.less_than(&(time + 1)));
+        }
+        let as_of = 7u64;
+        trace.set_logical_compaction(Antichain::from_elem(as_of).borrow());
+        let stored = trace.stored_batches();
+        assert!(stored.len() > 1, "several batches to import");
+        type Seen = Rc<RefCell<Vec<BatchRef<u64, u64, u64, i64>>>>;
+        let (plain, advanced): (Seen, Seen) = Default::default();
+        let probe2 = ProbeHandle::new();
+        worker.dataflow::<u64, _, _>(|scope| {
+            let sink = Rc::clone(&plain);
+            trace
+                .import(scope)
+                .stream
+                .inspect(move |b| sink.borrow_mut().push(Rc::clone(b)))
+                .probe_with(&probe2);
+            let sink = Rc::clone(&advanced);
+            trace
+                .import_frontier(scope, Antichain::from_elem(as_of).borrow())
+                .stream
+                .inspect(move |b| sink.borrow_mut().push(Rc::clone(b)))
+                .probe_with(&probe2);
+        });
+        worker.step_while(|| probe2.less_than(&12));
+        let (plain, advanced) = (plain.borrow(), advanced.borrow());
+        assert_eq!(plain.len(), stored.len());
+        assert_eq!(advanced.len(), stored.len());
+        for ((p, a), s) in plain.iter().zip(advanced.iter()).zip(stored.iter()) {
+            assert!(Rc::ptr_eq(p, s), "import forwards the trace's batch itself");
+            assert!(a.shares_storage(s), "import_frontier copies no batch");
+        }
+        let read: Vec<(Kv, u64, i64)> = advanced.iter().flat_map(|b| b.updates()).collect();
+        assert!(read.iter().all(|u| u.1 >= as_of), "no time before as_of");
+        for t in as_of..12 {
+            assert_eq!(accumulate(&read, t), accumulate(&triples, t), "at {t}");
+        }
+    })
+    .unwrap();
+}

@@ -113,8 +113,9 @@ pub fn reduce_sum(workers: usize, p: &Params) -> Run {
 }
 
 /// Arranges `keys` records, then times installing a dataflow that joins `n` fresh records with
-/// an import of that arrangement, until its output is complete.
-fn join(workers: usize, p: &Params, n: u64) -> Run {
+/// an import of that arrangement (as of time 1 when `as_of`, the way the SQL runtime imports),
+/// until its output is complete.
+fn join(workers: usize, p: &Params, n: u64, as_of: bool) -> Run {
     let p = *p;
     let results = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&results);
@@ -141,7 +142,11 @@ fn join(workers: usize, p: &Params, n: u64) -> Run {
         let mut small = InputSession::<u64, Kv, i64>::new();
         let probe = ProbeHandle::new();
         worker.dataflow::<u64, _, _>(|scope| {
-            let imported = trace.import(scope);
+            let imported = if as_of {
+                trace.import_frontier(scope, Antichain::from_elem(1).borrow())
+            } else {
+                trace.import(scope)
+            };
             small
                 .to_collection(scope)
                 .arrange_by_key()
@@ -166,11 +171,19 @@ fn join(workers: usize, p: &Params, n: u64) -> Run {
 }
 
 pub fn join_100(workers: usize, p: &Params) -> Run {
-    join(workers, p, 100)
+    join(workers, p, 100, false)
 }
 
 pub fn join_10000(workers: usize, p: &Params) -> Run {
-    join(workers, p, 10_000)
+    join(workers, p, 10_000, false)
+}
+
+pub fn join_asof_100(workers: usize, p: &Params) -> Run {
+    join(workers, p, 100, true)
+}
+
+pub fn join_asof_10000(workers: usize, p: &Params) -> Run {
+    join(workers, p, 10_000, true)
 }
 
 /// Reachability from node 0 on a random graph, then single-edge changes (one retraction and one

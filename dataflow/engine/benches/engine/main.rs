@@ -183,6 +183,8 @@ fn main() {
         ("reduce-sum", kpg::reduce_sum, dd::reduce_sum),
         ("join-100", kpg::join_100, dd::join_100),
         ("join-10000", kpg::join_10000, dd::join_10000),
+        ("join-asof-100", kpg::join_asof_100, dd::join_asof_100),
+        ("join-asof-10000", kpg::join_asof_10000, dd::join_asof_10000),
         ("reach-changes", kpg::reach, dd::reach),
     ];
     for (name, ours, theirs) in cases {
@@ -207,7 +209,7 @@ fn main() {
                 }
             }
             println!(
-                "{name:<14} w={workers} | kpg {} | dd {} | kpg/dd throughput {:.2} memory {:.2}",
+                "{name:<15} w={workers} | kpg {} | dd {} | kpg/dd throughput {:.2} memory {:.2}",
                 fmt(&a),
                 fmt(&b),
                 a.throughput / b.throughput,

@@ -4,10 +4,14 @@
 //! "Import"): the imported stream first carries the trace's stored batches (oldest first, as
 //! merged and compacted), then every batch inserted later, each under a capability at its `lower`;
 //! capabilities follow the trace's upper, so the imported stream's frontier is the trace's upper.
-//! With `import_frontier(as_of)` every time is advanced by `as_of` (batches are copied with
-//! advanced times; the handle reads through an `as_of` view), so the imported collection equals
-//! the original at every time beyond `as_of`. The source holds only the listener queue, which the
-//! trace references weakly: dropping the importing dataflow never harms the trace.
+//! With `import_frontier(as_of)` every time is advanced by `as_of`, lazily: each batch is sent as
+//! a view sharing the trace batch's storage (`Batch::advanced_view`, times advanced and
+//! consolidated as they are read, nothing copied) and the handle reads through an `as_of` view,
+//! so the imported collection equals the original at every time beyond `as_of` and installing
+//! a dataflow costs nothing per stored update. The trace references the source's listener queue
+//! weakly, so dropping the importing dataflow never harms the trace; the source holds a handle
+//! that keeps the trace alive until the trace's upper is empty (or the dataflow is dropped), so
+//! the imported stream always completes, but that handle constrains no compaction.
 
 use std::rc::Rc;
 
@@ -54,7 +58,13 @@ fn import_core<'s, K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup>(
         move |capability, info| {
             let activator = scope.activator_for(Rc::clone(&info.address));
             let (listener, existing, upper) = reader.listen(activator);
-            drop(reader);
+            // The source keeps the trace alive (so it can follow every later batch) but reads
+            // nothing through this handle: it constrains neither compaction nor merging.
+            let mut keeper = Some(reader);
+            if let Some(keeper) = keeper.as_mut() {
+                keeper.set_logical_compaction(Antichain::new().borrow());
+                keeper.set_physical_compaction(Antichain::new().borrow());
+            }
             {
                 let mut listener = listener.borrow_mut();
                 for batch in existing {
@@ -78,7 +88,7 @@ fn import_core<'s, K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup>(
                             let delayed: CapabilitySet<T> =
                                 times.iter().map(|t| capabilities.delayed(t)).collect();
                             let batch = match &advance {
-                                Some(as_of) => Rc::new(batch.advanced(as_of.borrow())),
+                                Some(as_of) => Rc::new(batch.advanced_view(as_of.borrow())),
                                 None => batch,
                             };
                             output.session(&delayed).give(batch);
@@ -86,6 +96,9 @@ fn import_core<'s, K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup>(
                         Replay::Upper(upper) => {
                             let target = shift(upper.borrow());
                             capabilities.downgrade(&target.borrow()[..]);
+                            if upper.is_empty() {
+                                keeper = None;
+                            }
                         }
                     }
                 }

@@ -5,6 +5,8 @@
 //! (key, val, time)), and every time is beyond `lower` and not beyond `upper`; keys are stored once
 //! with offsets into vals, vals once with offsets into the (time, diff) columns. Batches never
 //! change after building, so they are shared by `Rc` between the trace, operators and imports.
+//! Views share a batch's storage and change only how times are read: entered (`(t, 0)`) or
+//! advanced to an `as_of` frontier, whose per-(key, val) updates are consolidated when read.
 
 use std::rc::Rc;
 
@@ -40,11 +42,21 @@ impl<T: Clone> Description<T> {
 }
 
 /// An immutable, sorted, consolidated, columnar collection of `(key, val, time, diff)` updates.
+///
+/// A batch may also be a *view* of another batch's storage (nothing copied): entered into a
+/// nested scope (times computed as `(t, 0)`), or advanced to an `as_of` frontier (times read as
+/// `rep_as_of(t)`, see [`Batch::advanced_view`]). A view's times, as read, may repeat within a
+/// (key, val); readers then see them consolidated (`map_upds`).
 #[derive(Debug)]
 pub struct Batch<K, V, T, R> {
-    /// Keys, vals, offsets and diffs: shared with the batches entered from this one.
+    /// Keys, vals, offsets and diffs: shared with the views of this batch.
     cols: Rc<Columns<K, V, R>>,
     times: Times<T>,
+    /// When set, every stored time is read advanced by this frontier.
+    advance: Option<Rc<Antichain<T>>>,
+    /// True when the times of each (key, val), as read, are distinct and sorted (a built batch);
+    /// false for advanced views, whose reads consolidate.
+    distinct_times: bool,
     desc: Description<T>,
 }
 
@@ -63,8 +75,17 @@ struct Columns<K, V, R> {
 /// A batch's time column: stored, or computed on the fly from another batch's times (the batch
 /// of an arrangement entered into an iterative scope, whose times gain a round `0`).
 enum Times<T> {
-    Owned(Vec<T>),
+    Owned(Rc<Vec<T>>),
     Derived(Rc<dyn Fn(usize) -> T>),
+}
+
+impl<T> Clone for Times<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Times::Owned(times) => Times::Owned(Rc::clone(times)),
+            Times::Derived(f) => Times::Derived(Rc::clone(f)),
+        }
+    }
 }
 
 impl<T: std::fmt::Debug> std::fmt::Debug for Times<T> {
@@ -96,9 +117,9 @@ impl<K: Data, V: Data, T: Lattice + Timestamp, R: Semigroup> Batch<K, V, T, R> {
         };
         Batch {
             cols: Rc::clone(&self.cols),
-            times: Times::Derived(Rc::new(move |u| {
-                TI::to_inner(source.times.get(u).into_owned())
-            })),
+            times: Times::Derived(Rc::new(move |u| TI::to_inner(source.time(u).into_owned()))),
+            advance: None,
+            distinct_times: self.distinct_times,
             desc: Description::new(
                 lift(&self.desc.lower),
                 lift(&self.desc.upper),
@@ -150,15 +171,50 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R>
     pub(crate) fn upds_of(&self, v: usize) -> std::ops::Range<usize> {
         self.cols.val_offs[v]..self.cols.val_offs[v + 1]
     }
-    pub(crate) fn upd(&self, u: usize) -> (std::borrow::Cow<'_, T>, &R) {
-        (self.times.get(u), &self.cols.diffs[u])
-    }
-    /// Calls `logic` on each (time, diff) of val number `v`.
+    /// The time of update `u` as read (advanced, for an advanced view).
     #[inline]
-    pub(crate) fn map_upds(&self, v: usize, mut logic: impl FnMut(&T, &R)) {
+    fn time(&self, u: usize) -> std::borrow::Cow<'_, T> {
+        let time = self.times.get(u);
+        match &self.advance {
+            None => time,
+            Some(frontier) => {
+                let mut time = time.into_owned();
+                time.advance_by(frontier.borrow());
+                std::borrow::Cow::Owned(time)
+            }
+        }
+    }
+    /// Update `u` as read (not consolidated with its neighbours, for a view).
+    pub(crate) fn upd(&self, u: usize) -> (std::borrow::Cow<'_, T>, &R) {
+        (self.time(u), &self.cols.diffs[u])
+    }
+    /// Calls `logic` on each (time, diff) of val number `v`, consolidated.
+    #[inline]
+    pub(crate) fn map_upds(&self, v: usize, logic: impl FnMut(&T, &R)) {
+        self.map_upds_with(v, &mut Vec::new(), logic)
+    }
+    /// As `map_upds`, consolidating a view's advanced times in `scratch`.
+    #[inline]
+    pub(crate) fn map_upds_with(
+        &self,
+        v: usize,
+        scratch: &mut Vec<(T, R)>,
+        mut logic: impl FnMut(&T, &R),
+    ) {
         let range = self.upds_of(v);
-        match &self.times {
-            Times::Owned(times) => {
+        if !self.distinct_times && range.len() > 1 {
+            scratch.clear();
+            for u in range {
+                scratch.push((self.time(u).into_owned(), self.cols.diffs[u].clone()));
+            }
+            consolidate(scratch);
+            for (t, r) in scratch.iter() {
+                logic(t, r);
+            }
+            return;
+        }
+        match (&self.times, &self.advance) {
+            (Times::Owned(times), None) => {
                 for (t, r) in times[range.clone()]
                     .iter()
                     .zip(self.cols.diffs[range].iter())
@@ -166,9 +222,9 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R>
                     logic(t, r);
                 }
             }
-            Times::Derived(f) => {
+            _ => {
                 for u in range {
-                    logic(&f(u), &self.cols.diffs[u]);
+                    logic(&self.time(u), &self.cols.diffs[u]);
                 }
             }
         }
@@ -197,27 +253,30 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R>
         }
         result
     }
-    /// A copy whose times are advanced by `frontier` (rep_F) and consolidated.
-    pub fn advanced(&self, frontier: AntichainRef<T>) -> Self {
-        let mut builder = BatchBuilder::with_capacity(self.len());
-        let mut scratch = Vec::new();
-        for k in 0..self.key_count() {
-            for v in self.vals_of(k) {
-                scratch.clear();
-                self.map_upds(v, |t, r| {
-                    let mut t = t.clone();
-                    t.advance_by(frontier);
-                    scratch.push((t, r.clone()));
-                });
-                consolidate(&mut scratch);
-                for (t, r) in scratch.drain(..) {
-                    builder.push(self.key(k), self.val(v), t, r);
-                }
-            }
-        }
+    /// The same updates with every time advanced by `frontier` (rep_F), sharing this batch's
+    /// storage: nothing is copied, times are advanced as they are read and each (key, val)'s
+    /// updates are consolidated when read. `since` becomes the join of `since` and `frontier`.
+    /// (A view of a view advances the stored times by the join of both frontiers, which is
+    /// exact at every time beyond both, all the view's `since` promises.)
+    pub fn advanced_view(&self, frontier: AntichainRef<T>) -> Self {
+        let advance = match &self.advance {
+            None => frontier.to_owned(),
+            Some(earlier) => crate::lattice::join_frontiers(earlier.borrow(), frontier),
+        };
         let mut desc = self.desc.clone();
         desc.since = crate::lattice::join_frontiers(desc.since.borrow(), frontier);
-        builder.done(desc)
+        Batch {
+            cols: Rc::clone(&self.cols),
+            times: self.times.clone(),
+            advance: Some(Rc::new(advance)),
+            distinct_times: false,
+            desc,
+        }
+    }
+    /// True when `self` and `other` read the same stored columns (one is a view of the other,
+    /// or both of a third batch): a way to observe that a view copied nothing.
+    pub fn shares_storage(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.cols, &other.cols)
     }
 }
 
@@ -333,7 +392,9 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V
                 val_offs: self.val_offs,
                 diffs: self.diffs,
             }),
-            times: Times::Owned(self.times),
+            times: Times::Owned(Rc::new(self.times)),
+            advance: None,
+            distinct_times: true,
             desc,
         }
     }
@@ -352,6 +413,8 @@ pub struct BatchCursor<K, V, T, R> {
     batch: Rc<Batch<K, V, T, R>>,
     key_pos: usize,
     val_pos: usize,
+    /// Where a view's advanced times are consolidated (reused across `map_times` calls).
+    scratch: std::cell::RefCell<Vec<(T, R)>>,
 }
 
 impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchCursor<K, V, T, R> {
@@ -361,6 +424,7 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchCursor<K, V,
             batch,
             key_pos: 0,
             val_pos: 0,
+            scratch: std::cell::RefCell::new(Vec::new()),
         };
         cursor.rewind_vals();
         cursor
@@ -386,9 +450,14 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchCursor<K, V,
         self.batch.val(self.val_pos)
     }
     /// Calls `logic` on each (time, diff) of the current (key, val).
+    /// Times are distinct and sorted (a view's advanced times are consolidated first).
     pub fn map_times(&self, logic: impl FnMut(&T, &R)) {
         if self.val_valid() {
-            self.batch.map_upds(self.val_pos, logic);
+            match self.scratch.try_borrow_mut() {
+                Ok(mut scratch) => self.batch.map_upds_with(self.val_pos, &mut scratch, logic),
+                // Re-entered from `logic`: consolidate in a fresh buffer.
+                Err(_) => self.batch.map_upds(self.val_pos, logic),
+            }
         }
     }
     /// Moves to the next key.
@@ -462,6 +531,85 @@ mod tests {
         assert_eq!(seen, vec![(7, 1)]);
         cursor.step_key();
         assert!(!cursor.key_valid());
+    }
+
+    #[test]
+    fn advanced_view_shares_storage_and_consolidates_when_read() {
+        let updates = vec![
+            ((1u64, 10u64), 0u64, 1i64),
+            ((1, 10), 2, -1),
+            ((1, 11), 1, 1),
+            ((1, 11), 3, 1),
+            ((1, 11), 6, 1),
+            ((2, 5), 0, 2),
+            ((2, 5), 4, -2),
+        ];
+        let desc = Description::new(
+            Antichain::from_elem(0),
+            Antichain::from_elem(8),
+            Antichain::from_elem(0),
+        );
+        let batch = Rc::new(BatchBuilder::from_sorted(updates, desc));
+        let view = Rc::new(batch.advanced_view(Antichain::from_elem(4).borrow()));
+        assert!(view.shares_storage(&batch));
+        assert_eq!(view.description().since, Antichain::from_elem(4));
+        // (1,10) cancels at 4; (1,11) sums to 2 at 4 and keeps 6; (2,5) cancels at 4.
+        assert_eq!(view.updates(), vec![((1, 11), 4, 2), ((1, 11), 6, 1)]);
+        let mut cursor = BatchCursor::new(Rc::clone(&view));
+        let mut seen = Vec::new();
+        cursor.map_times(|t, r| seen.push((*t, *r)));
+        assert!(seen.is_empty(), "(1,10) consolidates to nothing");
+        cursor.step_val();
+        cursor.map_times(|t, r| seen.push((*t, *r)));
+        assert_eq!(seen, vec![(4, 2), (6, 1)]);
+        // A view of a view advances by the join of both frontiers, still sharing storage.
+        let again = view.advanced_view(Antichain::from_elem(5).borrow());
+        assert!(again.shares_storage(&batch));
+        assert_eq!(again.updates(), vec![((1, 11), 5, 2), ((1, 11), 6, 1)]);
+    }
+
+    #[test]
+    fn advanced_view_with_product_times_matches_a_copy() {
+        use timely::order::Product;
+        type P = Product<u64, u64>;
+        let p = |a: u64, b: u64| Product::new(a, b);
+        let mut updates: Vec<((u64, u64), P, i64)> = Vec::new();
+        let mut seed = 7u64;
+        for _ in 0..200 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let x = seed >> 33;
+            let diff = if x % 3 == 0 { -1 } else { 1 };
+            updates.push(((x % 4, (x >> 4) % 3), p((x >> 8) % 5, (x >> 12) % 5), diff));
+        }
+        crate::consolidation::consolidate_updates(&mut updates);
+        let desc = Description::new(
+            Antichain::from_elem(p(0, 0)),
+            Antichain::new(),
+            Antichain::from_elem(p(0, 0)),
+        );
+        let batch = Rc::new(BatchBuilder::from_sorted(updates.clone(), desc));
+        let mut frontier = Antichain::new();
+        frontier.insert(p(2, 1));
+        frontier.insert(p(1, 3));
+        let mut copy: Vec<((u64, u64), P, i64)> = updates
+            .iter()
+            .map(|(d, t, r)| {
+                let mut t = t.clone();
+                t.advance_by(frontier.borrow());
+                (*d, t, *r)
+            })
+            .collect();
+        crate::consolidation::consolidate_updates(&mut copy);
+        let view = batch.advanced_view(frontier.borrow());
+        assert_eq!(view.updates(), copy);
+        let entered = Rc::new(view).enter::<Product<P, u32>>();
+        let lifted: Vec<_> = copy
+            .iter()
+            .map(|(d, t, r)| (*d, Product::new(t.clone(), 0u32), *r))
+            .collect();
+        assert_eq!(entered.updates(), lifted);
     }
 
     #[test]

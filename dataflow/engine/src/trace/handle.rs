@@ -337,8 +337,8 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
         (listener, trace.store.batches(), trace.store.upper())
     }
 
-    /// The batches the trace stores now.
-    pub(crate) fn stored_batches(&self) -> Vec<Rc<Batch<K, V, T, R>>> {
+    /// The batches the trace stores now, oldest first (shared, not copied).
+    pub fn stored_batches(&self) -> Vec<Rc<Batch<K, V, T, R>>> {
         self.trace.borrow().store.batches()
     }
 
