@@ -10,6 +10,9 @@
 #   postgresql postgresql-client              the test oracle (a real PostgreSQL) and psql
 #   curl ca-certificates                      to fetch rustup when cargo is missing
 #   procps util-linux                         pkill and script, used by the psql tests
+#   python3 python3-venv libpq5 maven         the driver tests' psycopg (PyPI) and pgjdbc
+#                                             (Maven Central), see scripts/setup-clients.sh
+#   default-jdk-headless                      javac and java for pgjdbc, only when javac is missing
 # Extra packages can be added with KPG_EXTRA_PACKAGES="pkg1 pkg2".
 # Rust: installed with rustup (minimal profile, stable) only when `cargo` is not found.
 
@@ -20,7 +23,10 @@ kpg_setup_env() {
         postgresql postgresql-client
         curl ca-certificates
         procps util-linux
+        python3 python3-venv libpq5 maven
     )
+    # Any JDK will do; Debian's default one only when there is none.
+    command -v javac >/dev/null 2>&1 || packages+=(default-jdk-headless)
     # shellcheck disable=SC2206
     packages+=(${KPG_EXTRA_PACKAGES:-})
 

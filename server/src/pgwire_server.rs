@@ -1,12 +1,15 @@
 //! The PostgreSQL wire protocol front end, on the `pgwire` crate (pinned; this is the only module
 //! that touches its API).
 //!
-//! Simple and extended query protocols both end in `Session::run`, which handles session-level
-//! statements (SET, SHOW) itself and hands everything else to the coordinator. `COPY (SUBSCRIBE
+//! Simple and extended query protocols both end in `Session::respond`, which handles
+//! session-level statements (SET, SHOW, transaction control, COPY FROM) itself and hands
+//! everything else to the coordinator. Prepared statements and their parameters are in
+//! `prepared.rs` and `params.rs`, result encoding in `encode.rs`. `COPY (SUBSCRIBE
 //! ...) TO STDOUT` is streamed here rather than through pgwire's COPY helper, because a
 //! subscription never ends on its own: each batch of changes is flushed to the client as it
 //! arrives, and the stream stops when the client sends a CancelRequest or goes away.
 
+use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
 
@@ -14,28 +17,34 @@ use async_trait::async_trait;
 use futures::{stream, Sink, SinkExt};
 use kpg_sql::sqlparser::ast::Statement;
 use kpg_sql::ParsedStatement;
-use kpg_types::{Datum, RelationDesc, Row, ScalarType};
+use kpg_types::Row;
 use pgwire::api::auth::noop::NoopStartupHandler;
 use pgwire::api::cancel::DefaultCancelHandler;
 use pgwire::api::copy::CopyHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{send_ready_for_query, ExtendedQueryHandler, SimpleQueryHandler};
-use pgwire::api::results::{
-    CopyResponse, DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag,
-};
-use pgwire::api::stmt::QueryParser;
+use pgwire::api::results::{CopyResponse, Response, Tag};
+use pgwire::api::stmt::StoredStatement;
 use pgwire::api::store::{Entry, PortalStore};
 use pgwire::api::{
     ClientInfo, ClientPortalStore, ConnectionHandle, ConnectionManager, PgWireConnectionState,
-    PgWireServerHandlers, Type,
+    PgWireServerHandlers, DEFAULT_NAME,
 };
 use pgwire::api::{METADATA_DATABASE, METADATA_USER};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::copy::{CopyData, CopyDone, CopyFail, CopyOutResponse};
-use pgwire::messages::data::DataRow;
-use pgwire::messages::extendedquery::Execute;
+use pgwire::messages::extendedquery::{Bind, BindComplete, Execute, Parse, ParseComplete};
 use pgwire::messages::response::CommandComplete;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
+
+mod encode;
+mod params;
+mod prepared;
+mod session;
+
+use encode::{copy_text, fields, to_response};
+use prepared::{bound_statement, PreparedStatement, StatementParser};
+use session::{deallocate, session_statement};
 
 use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent};
 use crate::copy_in::{self, CopyIn};
@@ -129,76 +138,6 @@ impl NoopStartupHandler for Session {
 /// The one database kpg serves.
 const DATABASE: &str = "kpg";
 
-/// A statement prepared through the extended protocol.
-#[derive(Clone, Debug)]
-pub struct PreparedStatement {
-    stmt: ParsedStatement,
-}
-
-pub struct StatementParser {
-    coord: Arc<Coordinator>,
-}
-
-#[async_trait]
-impl QueryParser for StatementParser {
-    type Statement = PreparedStatement;
-
-    async fn parse_sql<C>(
-        &self,
-        _client: &C,
-        sql: &str,
-        _types: &[Option<Type>],
-    ) -> PgWireResult<Option<PreparedStatement>>
-    where
-        C: ClientInfo + Unpin + Send + Sync,
-    {
-        let mut stmts = kpg_sql::parse(sql).map_err(|e| pg_error(ExecError::from(e)))?;
-        match stmts.len() {
-            0 => Ok(None),
-            1 => Ok(Some(PreparedStatement {
-                stmt: stmts.remove(0),
-            })),
-            _ => Err(pg_error(ExecError::new(
-                "42601",
-                "cannot insert multiple commands into a prepared statement",
-            ))),
-        }
-    }
-
-    fn get_parameter_types(&self, _stmt: &PreparedStatement) -> PgWireResult<Vec<Type>> {
-        Ok(Vec::new())
-    }
-
-    fn get_result_schema(
-        &self,
-        stmt: &PreparedStatement,
-        format: Option<&Format>,
-    ) -> PgWireResult<Vec<FieldInfo>> {
-        let desc = if let Some(result) =
-            session_statement(&stmt.stmt).or_else(|| self.coord.show(&stmt.stmt))
-        {
-            match result {
-                Ok(ExecuteResult::Rows { desc, .. }) => Some(desc),
-                _ => None,
-            }
-        } else if is_transaction_control(&stmt.stmt)
-            || copy_in::plan(&stmt.stmt, |_| None).is_some()
-        {
-            // Transaction control and COPY return no rows.
-            None
-        } else {
-            match self.coord.plan(&stmt.stmt).map_err(pg_error)? {
-                kpg_sql::PlannedStatement::Select { desc, .. } => Some(desc),
-                kpg_sql::PlannedStatement::Explain { column, .. } => {
-                    Some(crate::coord::explain_desc(column))
-                }
-                _ => None,
-            }
-        };
-        Ok(desc.map(|d| fields(&d, format)).unwrap_or_default())
-    }
-}
-
 #[async_trait]
 impl SimpleQueryHandler for Session {
     async fn on_query<C>(
@@ -237,10 +176,21 @@ impl SimpleQueryHandler for Session {
             Ok(stmts) => stmts,
             Err(e) => return Ok(vec![error_response(ExecError::from(e))]),
         };
+        // Without Bind there are no values for parameters.
+        if let Err(e) = query
+            .contains('$')
+            .then(|| kpg_sql::parameter_not_allowed(query))
+            .unwrap_or(Ok(()))
+        {
+            return Ok(vec![error_response(ExecError::from(e))]);
+        }
         let conn = connection(client);
         let mut responses = Vec::with_capacity(stmts.len());
         for stmt in stmts {
-            let response = self.respond(&conn, &stmt, &Format::UnifiedText).await?;
+            let response = match deallocate(client, &conn, &stmt) {
+                Some(response) => response,
+                None => self.respond(&conn, &stmt, &Format::UnifiedText).await?,
+            };
             // Like PostgreSQL, a failed statement ends the rest of the query string.
             let failed = matches!(response, Response::Error(_));
             responses.push(response);
@@ -261,6 +211,72 @@ impl ExtendedQueryHandler for Session {
         Arc::clone(&self.parser)
     }
 
+    /// Parses as pgwire does, and remembers the names of named statements for DEALLOCATE ALL.
+    async fn on_parse<C>(&self, client: &mut C, message: Parse) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = PreparedStatement>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let name = message
+            .name
+            .clone()
+            .unwrap_or_else(|| DEFAULT_NAME.to_owned());
+        match StoredStatement::parse(client, &message, self.query_parser()).await? {
+            Some(stmt) => client.portal_store().put_statement(Arc::new(stmt)),
+            None => client.portal_store().put_empty_statement(&name),
+        }
+        if name != DEFAULT_NAME {
+            connection(client)
+                .statements
+                .lock()
+                .expect("statements")
+                .insert(name);
+        }
+        client
+            .send(PgWireBackendMessage::ParseComplete(ParseComplete::new()))
+            .await?;
+        Ok(())
+    }
+
+    /// Binds the portal's values into its statement here, so that bad values are errors of
+    /// the Bind message, as in PostgreSQL.
+    async fn on_bind<C>(&self, client: &mut C, message: Bind) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = PreparedStatement>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let name = message.statement_name.as_deref().unwrap_or(DEFAULT_NAME);
+        match client.portal_store().get_statement(name) {
+            Some(Entry::Value(stored)) => {
+                let bound = bound_statement(&stored, &message).map_err(pg_error)?;
+                let portal = Portal::try_new(&message, Arc::new(bound))?;
+                client.portal_store().put_portal(Arc::new(portal));
+            }
+            Some(Entry::Empty) => {
+                if !message.parameters.is_empty() {
+                    return Err(pg_error(ExecError::new(
+                        "08P01",
+                        format!(
+                            "bind message supplies {} parameters, but prepared statement \"{name}\" requires 0",
+                            message.parameters.len()
+                        ),
+                    )));
+                }
+                let portal = message.portal_name.as_deref().unwrap_or(DEFAULT_NAME);
+                client.portal_store().put_empty_portal(portal);
+            }
+            None => return Err(PgWireError::StatementNotFound(name.to_owned())),
+        }
+        client
+            .send(PgWireBackendMessage::BindComplete(BindComplete::new()))
+            .await?;
+        Ok(())
+    }
+
     async fn on_execute<C>(&self, client: &mut C, message: Execute) -> PgWireResult<()>
     where
         C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
@@ -269,7 +285,7 @@ impl ExtendedQueryHandler for Session {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         // Subscriptions stream until cancelled, which pgwire's own COPY path cannot do.
-        let name = message.name.as_deref().unwrap_or(pgwire::api::DEFAULT_NAME);
+        let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
         if let Some(Entry::Value(portal)) = client.portal_store().get_portal(name) {
             let stmt = &portal.statement.statement;
             if matches!(stmt.stmt, ParsedStatement::Subscribe { .. })
@@ -295,11 +311,7 @@ impl ExtendedQueryHandler for Session {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
-        if !portal.parameters.is_empty() {
-            return Ok(error_response(ExecError::unsupported(
-                "statement parameters ($1, ...)",
-            )));
-        }
+        // The portal's statement has its parameters bound already (see `on_bind`).
         let stmt = &portal.statement.statement;
         if matches!(stmt.stmt, ParsedStatement::Subscribe { .. }) {
             return Ok(error_response(ExecError::unsupported(
@@ -307,8 +319,19 @@ impl ExtendedQueryHandler for Session {
             )));
         }
         let conn = connection(client);
-        self.respond(&conn, &stmt.stmt, &portal.result_column_format)
-            .await
+        let response = match deallocate(client, &conn, &stmt.stmt) {
+            Some(response) => response,
+            None => {
+                self.respond(&conn, &stmt.stmt, &portal.result_column_format)
+                    .await?
+            }
+        };
+        match response {
+            // As an error, not an error response, so that the connection skips the rest of
+            // the pipeline up to Sync, as PostgreSQL does.
+            Response::Error(info) => Err(PgWireError::UserError(info)),
+            response => Ok(response),
+        }
     }
 }
 
@@ -455,7 +478,11 @@ impl Session {
     }
 }
 
-fn is_transaction_control(stmt: &ParsedStatement) -> bool {
+/// Statements that return no rows and need no planning to describe.
+fn describes_without_rows(stmt: &ParsedStatement) -> bool {
+    if matches!(stmt, ParsedStatement::Sql(Statement::Deallocate { .. })) {
+        return true;
+    }
     matches!(
         stmt,
         ParsedStatement::Sql(
@@ -466,10 +493,12 @@ fn is_transaction_control(stmt: &ParsedStatement) -> bool {
     )
 }
 
-/// The state kpg keeps per connection: its transaction block and a COPY FROM in progress.
+/// The state kpg keeps per connection: its transaction block, a COPY FROM in progress and the
+/// names of its named prepared statements.
 struct Conn {
     txn: SharedTxn,
     copy: Arc<Mutex<Option<CopyIn>>>,
+    statements: Arc<Mutex<BTreeSet<String>>>,
 }
 
 fn connection<C: ClientInfo>(client: &C) -> Conn {
@@ -477,6 +506,7 @@ fn connection<C: ClientInfo>(client: &C) -> Conn {
     Conn {
         txn: ext.get_or_insert_with(|| Mutex::new(Txn::default())),
         copy: ext.get_or_insert_with(|| Mutex::new(None::<CopyIn>)),
+        statements: ext.get_or_insert_with(|| Mutex::new(BTreeSet::<String>::new())),
     }
 }
 
@@ -553,165 +583,6 @@ impl CopyHandler for Session {
     }
 }
 
-/// Statements about the session rather than the data, answered without the coordinator.
-fn session_statement(stmt: &ParsedStatement) -> Option<Result<ExecuteResult, ExecError>> {
-    let ParsedStatement::Sql(stmt) = stmt else {
-        return None;
-    };
-    Some(match stmt {
-        Statement::Set(_) => Ok(ExecuteResult::Command("SET".into())),
-        // SHOW INDEXES is about the catalog: the coordinator answers it.
-        Statement::ShowVariable { variable }
-            if variable
-                .first()
-                .is_some_and(|i| i.value.eq_ignore_ascii_case("indexes")) =>
-        {
-            return None
-        }
-        Statement::ShowVariable { variable } => {
-            let name = variable
-                .iter()
-                .map(|i| i.value.to_lowercase())
-                .collect::<Vec<_>>()
-                .join(" ");
-            let value = match name.as_str() {
-                "server_version" => "16.6",
-                "server_encoding" | "client_encoding" => "UTF8",
-                "datestyle" => "ISO, MDY",
-                "timezone" => "UTC",
-                "transaction isolation level" | "transaction_isolation" => "strict serializable",
-                "standard_conforming_strings" => "on",
-                "integer_datetimes" => "on",
-                "search_path" => "public",
-                _ => {
-                    return Some(Err(ExecError::new(
-                        "42704",
-                        format!("unrecognized configuration parameter \"{name}\""),
-                    )))
-                }
-            };
-            let col = kpg_types::ColumnType::new(ScalarType::Text, false);
-            Ok(ExecuteResult::Rows {
-                desc: RelationDesc::new(vec![(name, col)]),
-                rows: vec![Row::new(vec![Datum::String(value.into())])],
-            })
-        }
-        _ => return None,
-    })
-}
-
-fn fields(desc: &RelationDesc, format: Option<&Format>) -> Vec<FieldInfo> {
-    desc.columns
-        .iter()
-        .enumerate()
-        .map(|(i, (name, ty))| {
-            let format = format.map_or(FieldFormat::Text, |f| f.format_for(i));
-            let pg_type = Type::from_oid(ty.scalar.oid()).unwrap_or(Type::TEXT);
-            FieldInfo::new(name.clone(), None, None, pg_type, format)
-                .with_type_modifier(ty.scalar.typmod())
-        })
-        .collect()
-}
-
-fn to_response(result: ExecuteResult, format: &Format) -> PgWireResult<Response> {
-    Ok(match result {
-        ExecuteResult::Command(tag) => Response::Execution(command_tag(&tag)),
-        ExecuteResult::Rows { desc, rows } => {
-            let schema = Arc::new(fields(&desc, Some(format)));
-            let mut encoder = DataRowEncoder::new(Arc::clone(&schema));
-            let data: Vec<PgWireResult<DataRow>> = rows
-                .into_iter()
-                .map(|row| {
-                    for (datum, field) in row.iter().zip(schema.iter()) {
-                        encode_datum(&mut encoder, datum, field)?;
-                    }
-                    Ok(encoder.take_row())
-                })
-                .collect();
-            Response::Query(QueryResponse::new(schema, stream::iter(data)))
-        }
-        ExecuteResult::Subscription { .. } => {
-            return Ok(error_response(ExecError::unsupported(
-                "SUBSCRIBE inside a multi-statement query",
-            )))
-        }
-    })
-}
-
-/// Splits a tag like `INSERT 0 3` into pgwire's command and row count.
-fn command_tag(tag: &str) -> Tag {
-    match tag.rsplit_once(' ') {
-        Some((command, rows))
-            if rows.chars().all(|c| c.is_ascii_digit()) && command != "CREATE" =>
-        {
-            match rows.parse() {
-                Ok(n) => Tag::new(command).with_rows(n),
-                Err(_) => Tag::new(tag),
-            }
-        }
-        _ => Tag::new(tag),
-    }
-}
-
-/// Encodes a datum in the field's format: PostgreSQL's text output, or its binary encoding.
-fn encode_datum(
-    encoder: &mut DataRowEncoder,
-    datum: &Datum,
-    field: &FieldInfo,
-) -> PgWireResult<()> {
-    let ty = field.datatype().clone();
-    let text = |encoder: &mut DataRowEncoder, value: Option<String>| {
-        encoder.encode_field_with_type_and_format(
-            &value,
-            &ty,
-            FieldFormat::Text,
-            field.format_options(),
-        )
-    };
-    if field.format() == FieldFormat::Text || datum.is_null() {
-        return text(encoder, datum.to_text());
-    }
-    let fmt = FieldFormat::Binary;
-    let opts = field.format_options();
-    match datum {
-        Datum::Null => text(encoder, None),
-        Datum::Bool(b) => encoder.encode_field_with_type_and_format(b, &ty, fmt, opts),
-        Datum::Int32(i) => encoder.encode_field_with_type_and_format(i, &ty, fmt, opts),
-        Datum::Int64(i) => encoder.encode_field_with_type_and_format(i, &ty, fmt, opts),
-        Datum::Float64(f) => encoder.encode_field_with_type_and_format(&f.0, &ty, fmt, opts),
-        Datum::Numeric(d) => encoder.encode_field_with_type_and_format(d, &ty, fmt, opts),
-        Datum::String(s) => encoder.encode_field_with_type_and_format(s, &ty, fmt, opts),
-        Datum::Date(d) => encoder.encode_field_with_type_and_format(d, &ty, fmt, opts),
-        Datum::Timestamp(t) => encoder.encode_field_with_type_and_format(t, &ty, fmt, opts),
-        Datum::Interval(iv) => {
-            // PostgreSQL's binary interval: microseconds (int8), days (int4), months (int4).
-            let mut bytes = [0u8; 16];
-            bytes[..8].copy_from_slice(&iv.micros.to_be_bytes());
-            bytes[8..12].copy_from_slice(&iv.days.to_be_bytes());
-            bytes[12..].copy_from_slice(&iv.months.to_be_bytes());
-            encoder.encode_field_with_type_and_format(&bytes, &ty, fmt, opts)
-        }
-    }
-}
-
-/// Writes a datum in COPY text format: `\N` for NULL, with backslash escapes.
-fn copy_text(datum: &Datum, out: &mut String) {
-    match datum.to_text() {
-        None => out.push_str("\\N"),
-        Some(text) => {
-            for c in text.chars() {
-                match c {
-                    '\\' => out.push_str("\\\\"),
-                    '\t' => out.push_str("\\t"),
-                    '\n' => out.push_str("\\n"),
-                    '\r' => out.push_str("\\r"),
-                    c => out.push(c),
-                }
-            }
-        }
-    }
-}
-
 fn error_info(e: ExecError) -> ErrorInfo {
     let mut info = ErrorInfo::new("ERROR".to_string(), e.code.to_string(), e.message);
     info.detail = e.detail;
@@ -726,31 +597,4 @@ fn error_response(e: ExecError) -> Response {
 
 fn pg_error(e: ExecError) -> PgWireError {
     PgWireError::UserError(Box::new(error_info(e)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn copy_text_escapes() {
-        let mut s = String::new();
-        copy_text(&Datum::String("a\tb\\c\nd".into()), &mut s);
-        assert_eq!(s, "a\\tb\\\\c\\nd");
-        let mut s = String::new();
-        copy_text(&Datum::Null, &mut s);
-        assert_eq!(s, "\\N");
-    }
-
-    #[test]
-    fn command_tags() {
-        assert_eq!(
-            format!("{:?}", command_tag("INSERT 0 3")),
-            format!("{:?}", Tag::new("INSERT 0").with_rows(3))
-        );
-        assert_eq!(
-            format!("{:?}", command_tag("CREATE TABLE")),
-            format!("{:?}", Tag::new("CREATE TABLE"))
-        );
-    }
 }

@@ -27,6 +27,8 @@ mod index;
 mod join;
 mod names;
 mod ops;
+mod param_types;
+mod params;
 mod parse;
 mod query;
 mod scope;
@@ -42,6 +44,8 @@ mod tests;
 pub use catalog::{read_plan, Catalog, CatalogItem, IndexItem, ItemKind, RecordingCatalog};
 pub use error::PlanError;
 pub use explain::{ExplainStage, ExplainTarget};
+pub use param_types::parameter_types;
+pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};
 pub use index::{index_with_key, use_indexes};
 /// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.
 pub use sqlparser;

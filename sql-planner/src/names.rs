@@ -31,6 +31,10 @@ pub fn object_name(name: &ObjectName) -> Result<String, PlanError> {
     match parts.as_slice() {
         [n] => Ok(n.clone()),
         [schema, n] if schema == "public" => Ok(n.clone()),
+        // PostgreSQL's system catalogs, which clients' metadata queries read, are not built.
+        [schema, n] if schema == "pg_catalog" || schema == "information_schema" => {
+            Err(PlanError::unsupported(format!("system catalog {schema}.{n}")))
+        }
         [schema, _] => Err(PlanError::new(
             "3F000",
             format!("schema \"{schema}\" does not exist"),

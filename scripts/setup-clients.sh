@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs the PostgreSQL client libraries that tests/tests/drivers.rs drives kpg with, under
+# target/clients/ (kept between runs, installed again only when missing or of another version):
+#
+#   target/clients/venv/                    a Python venv with psycopg 3 from PyPI (its pure
+#                                           Python build, on the system's libpq5)
+#   target/clients/postgresql-<v>.jar       pgjdbc from Maven Central, fetched with mvn
+#
+# Needs python3 with the venv module, a JDK and Maven (scripts/setup-env.sh installs them on
+# Debian). The driver tests run this script themselves; the last two lines it prints tell them
+# where the clients are:
+#
+#   PYTHON=/abs/path/to/venv/bin/python
+#   PGJDBC_JAR=/abs/path/to/postgresql-<v>.jar
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PSYCOPG_VERSION=3.3.9
+PGJDBC_VERSION=42.7.4
+
+dir="$PWD/target/clients"
+mkdir -p "$dir"
+
+python="$dir/venv/bin/python"
+if ! "$python" -c "import sys, psycopg; sys.exit(psycopg.__version__ != '$PSYCOPG_VERSION')" \
+        >/dev/null 2>&1; then
+    echo "setup-clients: installing psycopg $PSYCOPG_VERSION into $dir/venv" >&2
+    rm -rf "$dir/venv"
+    python3 -m venv "$dir/venv"
+    "$dir/venv/bin/pip" install -q --disable-pip-version-check "psycopg==$PSYCOPG_VERSION" >&2
+    "$python" -c "import psycopg" >&2
+fi
+
+jar="$dir/postgresql-$PGJDBC_VERSION.jar"
+if [ ! -s "$jar" ]; then
+    echo "setup-clients: fetching pgjdbc $PGJDBC_VERSION into $dir" >&2
+    mvn -q -B dependency:copy -Dartifact="org.postgresql:postgresql:$PGJDBC_VERSION" \
+        -DoutputDirectory="$dir" >&2
+fi
+
+echo "PYTHON=$python"
+echo "PGJDBC_JAR=$jar"

@@ -1,0 +1,155 @@
+//! Results on the wire: row descriptions (PostgreSQL type OIDs and modifiers), data rows in
+//! text or binary format, command tags, and COPY text for subscriptions.
+
+use std::sync::Arc;
+
+use futures::stream;
+use kpg_types::{Datum, RelationDesc};
+use pgwire::api::portal::Format;
+use pgwire::api::results::{DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag};
+use pgwire::api::Type;
+use pgwire::error::PgWireResult;
+use pgwire::messages::data::DataRow;
+
+use super::error_response;
+use crate::coord::ExecuteResult;
+use crate::error::ExecError;
+
+pub fn fields(desc: &RelationDesc, format: Option<&Format>) -> Vec<FieldInfo> {
+    desc.columns
+        .iter()
+        .enumerate()
+        .map(|(i, (name, ty))| {
+            let format = format.map_or(FieldFormat::Text, |f| f.format_for(i));
+            let pg_type = Type::from_oid(ty.scalar.oid()).unwrap_or(Type::TEXT);
+            FieldInfo::new(name.clone(), None, None, pg_type, format)
+                .with_type_modifier(ty.scalar.typmod())
+        })
+        .collect()
+}
+
+pub fn to_response(result: ExecuteResult, format: &Format) -> PgWireResult<Response> {
+    Ok(match result {
+        ExecuteResult::Command(tag) => Response::Execution(command_tag(&tag)),
+        ExecuteResult::Rows { desc, rows } => {
+            let schema = Arc::new(fields(&desc, Some(format)));
+            let mut encoder = DataRowEncoder::new(Arc::clone(&schema));
+            let data: Vec<PgWireResult<DataRow>> = rows
+                .into_iter()
+                .map(|row| {
+                    for (datum, field) in row.iter().zip(schema.iter()) {
+                        encode_datum(&mut encoder, datum, field)?;
+                    }
+                    Ok(encoder.take_row())
+                })
+                .collect();
+            Response::Query(QueryResponse::new(schema, stream::iter(data)))
+        }
+        ExecuteResult::Subscription { .. } => {
+            return Ok(error_response(ExecError::unsupported(
+                "SUBSCRIBE inside a multi-statement query",
+            )))
+        }
+    })
+}
+
+/// Splits a tag like `INSERT 0 3` into pgwire's command and row count.
+fn command_tag(tag: &str) -> Tag {
+    match tag.rsplit_once(' ') {
+        Some((command, rows))
+            if rows.chars().all(|c| c.is_ascii_digit()) && command != "CREATE" =>
+        {
+            match rows.parse() {
+                Ok(n) => Tag::new(command).with_rows(n),
+                Err(_) => Tag::new(tag),
+            }
+        }
+        _ => Tag::new(tag),
+    }
+}
+
+/// Encodes a datum in the field's format: PostgreSQL's text output, or its binary encoding.
+fn encode_datum(
+    encoder: &mut DataRowEncoder,
+    datum: &Datum,
+    field: &FieldInfo,
+) -> PgWireResult<()> {
+    let ty = field.datatype().clone();
+    let text = |encoder: &mut DataRowEncoder, value: Option<String>| {
+        encoder.encode_field_with_type_and_format(
+            &value,
+            &ty,
+            FieldFormat::Text,
+            field.format_options(),
+        )
+    };
+    if field.format() == FieldFormat::Text || datum.is_null() {
+        return text(encoder, datum.to_text());
+    }
+    let fmt = FieldFormat::Binary;
+    let opts = field.format_options();
+    match datum {
+        Datum::Null => text(encoder, None),
+        Datum::Bool(b) => encoder.encode_field_with_type_and_format(b, &ty, fmt, opts),
+        Datum::Int32(i) => encoder.encode_field_with_type_and_format(i, &ty, fmt, opts),
+        Datum::Int64(i) => encoder.encode_field_with_type_and_format(i, &ty, fmt, opts),
+        Datum::Float64(f) => encoder.encode_field_with_type_and_format(&f.0, &ty, fmt, opts),
+        Datum::Numeric(d) => encoder.encode_field_with_type_and_format(d, &ty, fmt, opts),
+        Datum::String(s) => encoder.encode_field_with_type_and_format(s, &ty, fmt, opts),
+        Datum::Date(d) => encoder.encode_field_with_type_and_format(d, &ty, fmt, opts),
+        Datum::Timestamp(t) => encoder.encode_field_with_type_and_format(t, &ty, fmt, opts),
+        Datum::Interval(iv) => {
+            // PostgreSQL's binary interval: microseconds (int8), days (int4), months (int4).
+            let mut bytes = [0u8; 16];
+            bytes[..8].copy_from_slice(&iv.micros.to_be_bytes());
+            bytes[8..12].copy_from_slice(&iv.days.to_be_bytes());
+            bytes[12..].copy_from_slice(&iv.months.to_be_bytes());
+            encoder.encode_field_with_type_and_format(&bytes, &ty, fmt, opts)
+        }
+    }
+}
+
+/// Writes a datum in COPY text format: `\N` for NULL, with backslash escapes.
+pub fn copy_text(datum: &Datum, out: &mut String) {
+    match datum.to_text() {
+        None => out.push_str("\\N"),
+        Some(text) => {
+            for c in text.chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    '\t' => out.push_str("\\t"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    c => out.push(c),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_text_escapes() {
+        let mut s = String::new();
+        copy_text(&Datum::String("a\tb\\c\nd".into()), &mut s);
+        assert_eq!(s, "a\\tb\\\\c\\nd");
+        let mut s = String::new();
+        copy_text(&Datum::Null, &mut s);
+        assert_eq!(s, "\\N");
+    }
+
+    #[test]
+    fn command_tags() {
+        assert_eq!(
+            format!("{:?}", command_tag("INSERT 0 3")),
+            format!("{:?}", Tag::new("INSERT 0").with_rows(3))
+        );
+        assert_eq!(
+            format!("{:?}", command_tag("CREATE TABLE")),
+            format!("{:?}", Tag::new("CREATE TABLE"))
+        );
+    }
+}
