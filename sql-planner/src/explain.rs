@@ -15,7 +15,7 @@ use sqlparser::tokenizer::Token;
 use crate::catalog::{read_plan, Catalog, ItemKind};
 use crate::error::PlanError;
 use crate::explain_text::{physical_text, plan_text};
-use crate::index::use_indexes;
+use crate::index_reuse::use_indexes;
 use crate::names::object_name;
 use crate::query::{plan_query, QueryContext};
 use crate::statement::{ParsedStatement, PlannedStatement};

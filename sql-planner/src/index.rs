@@ -2,17 +2,14 @@
 //! indexes the catalog holds.
 //!
 //! An index is an arrangement of a table or view keyed by expressions over its columns. The
-//! reuse rule is the heart of shared arrangements: a join input that reads a collection whose
-//! index is keyed exactly by the join key becomes an `IndexedGet`, and the runtime joins against
-//! the existing arrangement instead of building a new one. Only the fewest new arrangements are
-//! built this way; inputs without a matching index are arranged as before.
+//! rewrite that makes later plans import it is in `index_reuse.rs`.
 
-use kpg_types::{GlobalId, Plan, ScalarExpr};
+use kpg_types::ScalarExpr;
 use sqlparser::ast::{CreateIndex, ObjectName};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 
-use crate::catalog::{Catalog, IndexItem};
+use crate::catalog::Catalog;
 use crate::error::PlanError;
 use crate::expr::ExprContext;
 use crate::names::object_name;
@@ -156,97 +153,13 @@ pub(crate) fn plan_drop_index(
     })
 }
 
-/// Rewrites join inputs that read a collection directly so that they read it through an index
-/// keyed exactly by the join key, where the catalog has one.
-pub fn use_indexes(plan: Plan, catalog: &dyn Catalog) -> Plan {
-    let rewrite = |p: Plan| use_indexes(p, catalog);
-    match plan {
-        Plan::Join {
-            left,
-            right,
-            left_key,
-            right_key,
-        } => {
-            let left = Box::new(through_index(rewrite(*left), &left_key, catalog));
-            let right = Box::new(through_index(rewrite(*right), &right_key, catalog));
-            Plan::Join {
-                left,
-                right,
-                left_key,
-                right_key,
-            }
-        }
-        Plan::Map { input, exprs } => Plan::Map {
-            input: Box::new(rewrite(*input)),
-            exprs,
-        },
-        Plan::Filter { input, predicates } => Plan::Filter {
-            input: Box::new(rewrite(*input)),
-            predicates,
-        },
-        Plan::Project { input, outputs } => Plan::Project {
-            input: Box::new(rewrite(*input)),
-            outputs,
-        },
-        Plan::Reduce {
-            input,
-            group_key,
-            aggregates,
-        } => Plan::Reduce {
-            input: Box::new(rewrite(*input)),
-            group_key,
-            aggregates,
-        },
-        Plan::Distinct { input } => Plan::Distinct {
-            input: Box::new(rewrite(*input)),
-        },
-        Plan::Negate { input } => Plan::Negate {
-            input: Box::new(rewrite(*input)),
-        },
-        Plan::Threshold { input } => Plan::Threshold {
-            input: Box::new(rewrite(*input)),
-        },
-        Plan::Union { inputs } => Plan::Union {
-            inputs: inputs.into_iter().map(rewrite).collect(),
-        },
-        leaf @ (Plan::Get { .. } | Plan::IndexedGet { .. } | Plan::Constant { .. }) => leaf,
-    }
-}
-
-fn through_index(input: Plan, key: &[ScalarExpr], catalog: &dyn Catalog) -> Plan {
-    // A collection read whole (or an indexed view read through some index) is read through
-    // the index keyed by the join key instead, if there is one.
-    let id = match &input {
-        Plan::Get { id } => *id,
-        Plan::IndexedGet { id, key: k, .. } if k.as_slice() != key => *id,
-        _ => return input,
-    };
-    match index_with_key(id, key, catalog) {
-        Some(index) => Plan::IndexedGet {
-            id,
-            index: index.id,
-            key: index.key,
-        },
-        None => input,
-    }
-}
-
-/// An index on `id` keyed exactly by `key`, if the catalog has one.
-pub fn index_with_key(
-    id: GlobalId,
-    key: &[ScalarExpr],
-    catalog: &dyn Catalog,
-) -> Option<IndexItem> {
-    catalog
-        .indexes_on(id)
-        .into_iter()
-        .find(|i| i.key.as_slice() == key)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::catalog::{CatalogItem, ItemKind};
+    use crate::catalog::IndexItem;
+    use crate::index_reuse::use_indexes;
+    use kpg_types::{GlobalId, Plan};
     use kpg_types::{ColumnType, RelationDesc, ScalarType};
 
     struct Cat;
@@ -264,6 +177,9 @@ mod tests {
                 kind: ItemKind::Table,
                 desc: RelationDesc::new(vec![("k".into(), col), ("v".into(), col)]),
             })
+        }
+        fn name_of(&self, id: GlobalId) -> Option<String> {
+            ["a", "b"].get((id as usize).wrapping_sub(1)).map(|n| n.to_string())
         }
         fn indexes_on(&self, id: GlobalId) -> Vec<IndexItem> {
             if id == 2 {

@@ -24,6 +24,7 @@ mod expr;
 mod fold;
 mod func;
 mod index;
+mod index_reuse;
 mod join;
 mod names;
 mod ops;
@@ -46,7 +47,7 @@ pub use error::PlanError;
 pub use explain::{ExplainStage, ExplainTarget};
 pub use param_types::parameter_types;
 pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};
-pub use index::{index_with_key, use_indexes};
+pub use index_reuse::{index_with_key, use_indexes};
 /// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.
 pub use sqlparser;
 pub use statement::{
