@@ -259,7 +259,10 @@ impl<'a> ExprContext<'a> {
                 ..
             } => {
                 let name = if *shorthand { "substr" } else { "substring" };
-                let from = substring_from.as_deref().map(|e| self.bind(e)).transpose()?;
+                let from = substring_from
+                    .as_deref()
+                    .map(|e| self.bind(e))
+                    .transpose()?;
                 let count = substring_for.as_deref().map(|e| self.bind(e)).transpose()?;
                 builtin::substring(name, self.bind(expr)?, from, count)
             }
@@ -319,6 +322,22 @@ impl<'a> ExprContext<'a> {
             return match text.expr {
                 ScalarExpr::Literal(Datum::String(s)) => Ok(Typed::literal(
                     Datum::String(s.chars().take(*n as usize).collect()),
+                    *ty,
+                )),
+                ScalarExpr::Literal(Datum::Null) => Ok(Typed::literal(Datum::Null, *ty)),
+                _ => Err(PlanError::unsupported(format!(
+                    "explicit cast of a non-constant to {ty}"
+                ))),
+            };
+        }
+        if let ScalarType::Char { length: Some(n) } = ty {
+            // Likewise an explicit cast to char(n) truncates before padding.
+            let text = coerce(t, &ScalarType::Text, CastContext::Explicit)?.ok_or_else(|| {
+                PlanError::new("42846", format!("cannot cast type {from} to {ty}"))
+            })?;
+            return match text.expr {
+                ScalarExpr::Literal(Datum::String(s)) => Ok(Typed::literal(
+                    Datum::String(s.chars().take(*n as usize).collect()).cast_char(ty)?,
                     *ty,
                 )),
                 ScalarExpr::Literal(Datum::Null) => Ok(Typed::literal(Datum::Null, *ty)),

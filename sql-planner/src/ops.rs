@@ -62,7 +62,11 @@ fn build(func: BinaryFunc, l: Typed, r: Typed, ty: ScalarType) -> Result<Typed, 
     ))
 }
 
-use ScalarType::{Date, Float64, Int32, Interval, Timestamp};
+use ScalarType::{Char, Date, Float64, Int32, Interval, Text, Timestamp};
+
+fn is_char(t: ScalarType) -> bool {
+    matches!(t, Char { .. })
+}
 
 /// Makes two operands comparable: the same type family, casting numerics to the wider type.
 pub fn unify_comparable(sym: &str, l: Typed, r: Typed) -> Result<(Typed, Typed), PlanError> {
@@ -77,6 +81,23 @@ pub fn unify_comparable(sym: &str, l: Typed, r: Typed) -> Result<(Typed, Typed),
     let (a, b) = (l.ty.expect("resolved"), r.ty.expect("resolved"));
     if let Some(wide) = numeric_promotion(&a, &b) {
         return Ok((implicit(l, &wide)?, implicit(r, &wide)?));
+    }
+    if a.is_string() && b.is_string() && (is_char(a) || is_char(b)) {
+        // char(n) compares without trailing blanks. Against varchar PostgreSQL compares as
+        // char (both sides lose them); against text, as text (only the char side does).
+        let strip_both = !matches!(a, Text) && !matches!(b, Text);
+        let strip = |t: Typed| -> Result<Typed, PlanError> {
+            match t.ty {
+                Some(Char { .. }) => implicit(t, &Text),
+                _ if strip_both => {
+                    let nullable = t.nullable;
+                    let e = fold::node(t.expr.call_unary(UnaryFunc::BpcharToText))?;
+                    Ok(Typed::new(e, Text, nullable))
+                }
+                _ => Ok(t),
+            }
+        };
+        return Ok((strip(l)?, strip(r)?));
     }
     if a.same_family(&b) || (a.is_string() && b.is_string()) {
         return Ok((l, r));
@@ -192,7 +213,7 @@ pub fn concat(l: Typed, r: Typed) -> Result<Typed, PlanError> {
     }
     let to_text = |t: Typed| -> Result<Typed, PlanError> {
         match t.ty {
-            Some(ty) if ty.is_string() => Ok(t),
+            Some(ty) if ty.is_string() && !is_char(ty) => Ok(t),
             _ => Ok(coerce(t, &ScalarType::Text, CastContext::Explicit)?
                 .expect("anything casts to text")),
         }
@@ -213,7 +234,17 @@ pub fn like(case_insensitive: bool, negated: bool, l: Typed, r: Typed) -> Result
     if !is_text(&l) || !is_text(&r) {
         return Err(no_operator(sym, &names(&l, &r)));
     }
-    let l = implicit(l, &ScalarType::Text)?;
+    // A char(n) operand is matched with its padding, as PostgreSQL's bpcharlike does.
+    let keep_padding = |t: Typed| -> Result<Typed, PlanError> {
+        match t.ty {
+            Some(Char { .. }) => Ok(Typed {
+                ty: Some(Text),
+                ..t
+            }),
+            _ => implicit(t, &ScalarType::Text),
+        }
+    };
+    let l = keep_padding(l)?;
     let r = implicit(r, &ScalarType::Text)?;
     let func = if case_insensitive {
         BinaryFunc::ILike

@@ -77,8 +77,11 @@ pub fn cast_allowed(from: &ScalarType, to: &ScalarType, ctx: CastContext) -> boo
         return a < b || ctx != CastContext::Implicit;
     }
     match (from, to) {
-        (_, Text | VarChar { .. }) => ctx != CastContext::Implicit,
-        (Text | VarChar { .. }, _) => ctx == CastContext::Explicit,
+        // char(n) becomes text implicitly (losing its trailing blanks); text becomes char(n)
+        // on assignment.
+        (Char { .. }, Text | VarChar { .. }) => true,
+        (_, Text | VarChar { .. } | Char { .. }) => ctx != CastContext::Implicit,
+        (Text | VarChar { .. } | Char { .. }, _) => ctx == CastContext::Explicit,
         (Int32, Bool) | (Bool, Int32) => ctx == CastContext::Explicit,
         (Date, Timestamp) => true,
         (Timestamp, Date) => ctx != CastContext::Implicit,
@@ -106,6 +109,16 @@ pub fn coerce(t: Typed, to: &ScalarType, ctx: CastContext) -> Result<Option<Type
     if !cast_allowed(&from, to, ctx) {
         return Ok(None);
     }
+    if matches!(from, ScalarType::Char { .. }) && !matches!(to, ScalarType::Char { .. }) {
+        // Leaving char(n): the trailing blanks go first, then the value is converted as text.
+        let expr = fold::node(t.expr.call_unary(UnaryFunc::BpcharToText))?;
+        let text = Typed {
+            expr,
+            ty: Some(ScalarType::Text),
+            nullable: t.nullable,
+        };
+        return coerce(text, to, ctx);
+    }
     if !needs_cast(&from, to) {
         return Ok(Some(Typed { ty: Some(*to), ..t }));
     }
@@ -125,6 +138,7 @@ fn to_is_unconstrained(to: &ScalarType) -> bool {
             ..
         } | ScalarType::VarChar { max_length: None }
             | ScalarType::Text
+            | ScalarType::Char { length: None }
     )
 }
 
@@ -166,9 +180,13 @@ pub fn common_type(types: &[Option<ScalarType>], what: &str) -> Result<ScalarTyp
                     }
                 }
                 _ if a.is_string() && t.is_string() => match (a, t) {
-                    (ScalarType::VarChar { .. }, ScalarType::VarChar { .. }) => {
-                        ScalarType::VarChar { max_length: None }
+                    (ScalarType::Char { .. }, ScalarType::Char { .. }) => {
+                        ScalarType::Char { length: None }
                     }
+                    (
+                        ScalarType::VarChar { .. } | ScalarType::Char { .. },
+                        ScalarType::VarChar { .. } | ScalarType::Char { .. },
+                    ) => ScalarType::VarChar { max_length: None },
                     _ => ScalarType::Text,
                 },
                 _ if a.same_family(t) => a.base(),
@@ -239,6 +257,21 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
                 Some(_) => return unsupported(&dt.to_string()),
             },
         },
+        D::Char(len) | D::Character(len) => ScalarType::Char {
+            length: Some(match len {
+                None => 1,
+                Some(CharacterLength::IntegerLength { length, unit: None }) => {
+                    if *length == 0 || *length > 10_485_760 {
+                        return Err(PlanError::new(
+                            "22023",
+                            "length for type char must be at least 1 and at most 10485760",
+                        ));
+                    }
+                    *length as u32
+                }
+                Some(_) => return unsupported(&dt.to_string()),
+            }),
+        },
         D::Bool | D::Boolean => ScalarType::Bool,
         D::Numeric(info) | D::Decimal(info) => match info {
             ExactNumberInfo::None => ScalarType::NUMERIC,
@@ -279,13 +312,14 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
                 "bool" | "boolean" => ScalarType::Bool,
                 "text" => ScalarType::Text,
                 "varchar" => ScalarType::VarChar { max_length: None },
+                "bpchar" => ScalarType::Char { length: None },
                 "numeric" | "decimal" => ScalarType::NUMERIC,
                 "date" => ScalarType::Date,
                 "timestamp" => ScalarType::Timestamp,
                 "interval" => ScalarType::Interval,
                 "float4" | "real" => return unsupported("real"),
-                "timestamptz" | "time" | "timetz" | "bytea" | "json"
-                | "jsonb" | "uuid" | "bpchar" | "char" => return unsupported(&name.to_string()),
+                "timestamptz" | "time" | "timetz" | "bytea" | "json" | "jsonb" | "uuid"
+                | "char" => return unsupported(&name.to_string()),
                 other => {
                     return Err(PlanError::new(
                         "42704",
@@ -332,6 +366,7 @@ pub fn internal_name(ty: &ScalarType) -> &'static str {
         ScalarType::Numeric { .. } => "numeric",
         ScalarType::Text => "text",
         ScalarType::VarChar { .. } => "varchar",
+        ScalarType::Char { .. } => "bpchar",
         ScalarType::Date => "date",
         ScalarType::Timestamp => "timestamp",
         ScalarType::Interval => "interval",

@@ -145,7 +145,7 @@ impl Kpg {
     async fn start() -> Kpg {
         let server = KpgServer::start().await;
         let client = server.connect().await;
-        for ddl in kpg_tpch::create_tables(CharColumns::Varchar) {
+        for ddl in kpg_tpch::create_tables(CharColumns::Char) {
             if let Err(e) = run(&client, &ddl).await {
                 panic!("kpg failed `{ddl}`: {}", e.describe());
             }
@@ -524,7 +524,7 @@ async fn tpch_sf001_views_and_ad_hoc_queries_match_postgres() {
     let load = data.insert_statements(ROWS_PER_INSERT);
     let (mut kpg, pg) = tokio::join!(Kpg::start_loaded(&load), Postgres::start());
     let pg = pg.connect().await;
-    exec_pg(&pg, &kpg_tpch::create_tables(CharColumns::Varchar)).await;
+    exec_pg(&pg, &kpg_tpch::create_tables(CharColumns::Char)).await;
     exec_pg(&pg, &load).await;
     let pg_indexes: Vec<String> = PG_INDEXES.iter().map(|s| s.to_string()).collect();
     exec_pg(&pg, &pg_indexes).await;

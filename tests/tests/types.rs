@@ -217,3 +217,32 @@ async fn date_time_arithmetic() {
         s.check(q).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn char_n_pads_and_compares_like_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE c (k int, a char(5), b char(3), v varchar(10), t text, one char)")
+        .await;
+    s.exec(
+        "INSERT INTO c VALUES (1, 'ab', 'ab', 'ab', 'ab', 'x'), (2, 'ab  ', 'x', 'ab  ', 'ab  ', 'y'), \
+         (3, 'abcde', 'abc', 'z', 'z', NULL), (4, 'abcde     ', NULL, NULL, NULL, 'q'), \
+         (5, NULL, NULL, NULL, NULL, NULL)",
+    )
+    .await;
+    s.check("SELECT * FROM c").await;
+    for q in [
+        "SELECT k, '|' || a || '|', length(a), upper(a), a || b, substring(a FROM 1 FOR 3) FROM c",
+        "SELECT k, a = 'ab', a = b, a = v, a = t, a < 'abc', b > a FROM c",
+        "SELECT k, a LIKE 'ab', a LIKE 'ab%', a LIKE 'ab___' FROM c",
+        "SELECT k, a::text, a::varchar, 'abc'::char(2), 42::char(4) FROM c",
+        "SELECT b, count(*) FROM c GROUP BY b",
+        "SELECT k FROM c WHERE a = 'ab' ORDER BY k",
+        "SELECT k, a FROM c ORDER BY a, k",
+        "SELECT max(a), min(b) FROM c",
+        "SELECT k, CASE WHEN k > 2 THEN a ELSE b END, coalesce(b, a), CASE WHEN k > 2 THEN a ELSE t END FROM c",
+    ] {
+        s.check(q).await;
+    }
+    s.check_error("INSERT INTO c (a) VALUES ('abcdef')").await;
+}

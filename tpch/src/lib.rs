@@ -5,10 +5,10 @@
 //! into multi-row `INSERT` statements. The same statements load kpg and PostgreSQL, so the
 //! end-to-end test (`tests/tests/tpch.rs`) can compare both.
 //!
-//! Columns the specification declares `CHAR(n)` are declared `varchar(n)` here by default
-//! ([`CharColumns::Varchar`]): kpg does not accept `char(n)` yet. Generated values never have
-//! trailing blanks, so the stored values are the same; only PostgreSQL's blank padding of
-//! `char(n)` in results would differ. [`CharColumns::Char`] gives the specification's types.
+//! Columns the specification declares `CHAR(n)` are `char(n)` with [`CharColumns::Char`] (the
+//! specification's types, which the end-to-end test uses), or `varchar(n)` with
+//! [`CharColumns::Varchar`]. Generated values never have trailing blanks, so the two differ
+//! only in PostgreSQL's blank padding of `char(n)` in results.
 
 use std::fmt::Write as _;
 
@@ -25,7 +25,7 @@ pub const TABLES: [&str; 8] = [
 /// How columns that the specification declares `CHAR(n)` are declared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CharColumns {
-    /// `varchar(n)`: accepted by kpg today.
+    /// `varchar(n)`.
     Varchar,
     /// `char(n)`, as in the specification.
     Char,

@@ -116,6 +116,7 @@ impl Datum {
             }
             ScalarType::Text => Ok(Datum::String(text.to_string())),
             ScalarType::VarChar { .. } => Datum::String(text.to_string()).cast_varchar(ty),
+            ScalarType::Char { .. } => Datum::String(text.to_string()).cast_char(ty),
             ScalarType::Date => {
                 // A UTC offset after the date does not change it, as in PostgreSQL (pgjdbc's
                 // setDate sends `2024-01-31 +00`).
@@ -186,6 +187,28 @@ impl Datum {
             }
         }
         Ok(Datum::String(s))
+    }
+}
+
+impl Datum {
+    /// Applies a char(n) length: pads with blanks to `n` characters; a longer value is an
+    /// error (22001) unless only blanks are cut, as in PostgreSQL's assignment.
+    pub fn cast_char(self, ty: &ScalarType) -> Result<Datum, EvalError> {
+        let (Datum::String(s), ScalarType::Char { length: Some(n) }) = (&self, ty) else {
+            return Ok(self);
+        };
+        let n = *n as usize;
+        let len = s.chars().count();
+        if len > n {
+            let idx = s.char_indices().nth(n).map(|(i, _)| i).unwrap_or(s.len());
+            if s[idx..].chars().all(|c| c == ' ') {
+                return Ok(Datum::String(s[..idx].to_string()));
+            }
+            return Err(EvalError::CharTooLong { length: n });
+        }
+        let mut padded = s.clone();
+        padded.extend(std::iter::repeat_n(' ', n - len));
+        Ok(Datum::String(padded))
     }
 }
 

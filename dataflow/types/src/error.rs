@@ -30,6 +30,8 @@ pub enum EvalError {
     NullValueNotAllowed(String),
     #[error("more than one row returned by a subquery used as an expression")]
     MultipleRowsFromSubquery,
+    #[error("value too long for type character({length})")]
+    CharTooLong { length: usize },
     #[error("negative substring length not allowed")]
     NegativeSubstringLength,
 }
@@ -51,7 +53,7 @@ impl EvalError {
                 "22007"
             }
             EvalError::InvalidTextRepresentation { .. } => "22P02",
-            EvalError::StringTooLong { .. } => "22001",
+            EvalError::StringTooLong { .. } | EvalError::CharTooLong { .. } => "22001",
             EvalError::NullValueNotAllowed(_) => "23502",
             EvalError::MultipleRowsFromSubquery => "21000",
             EvalError::NegativeSubstringLength => "22011",

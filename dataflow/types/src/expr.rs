@@ -51,6 +51,8 @@ pub enum UnaryFunc {
     Lower,
     /// Length in characters.
     CharLength,
+    /// char(n) to text: trailing blanks removed.
+    BpcharToText,
     /// Cast to the given type (with its modifiers).
     Cast(ScalarType),
     /// Fails with 21000 whatever its input: the value of a scalar subquery that returned more
@@ -315,6 +317,9 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         (UnaryFunc::Upper, Datum::String(s)) => Datum::String(s.to_uppercase()),
         (UnaryFunc::Lower, Datum::String(s)) => Datum::String(s.to_lowercase()),
         (UnaryFunc::CharLength, Datum::String(s)) => Datum::Int32(s.chars().count() as i32),
+        (UnaryFunc::BpcharToText, Datum::String(s)) => {
+            Datum::String(s.trim_end_matches(' ').to_string())
+        }
         (UnaryFunc::Cast(ty), d) => cast(d, ty)?,
         (func, d) => builtins::unary(func, d)?,
     })
@@ -326,12 +331,18 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
     Ok(match (d, ty) {
         (Datum::Null, _) => Datum::Null,
         (Datum::String(s), ScalarType::Text) => Datum::String(s),
+        (Datum::Bool(b), ScalarType::Char { .. }) => {
+            Datum::String(if b { "true" } else { "false" }.into()).cast_char(ty)?
+        }
         (Datum::String(s), _) => Datum::parse_text(&s, ty)?,
         (Datum::Bool(b), ScalarType::Text | ScalarType::VarChar { .. }) => {
             Datum::String(if b { "true" } else { "false" }.into()).cast_varchar(ty)?
         }
         (d, ScalarType::Text | ScalarType::VarChar { .. }) => {
             Datum::String(d.to_text().expect("not null")).cast_varchar(ty)?
+        }
+        (d, ScalarType::Char { .. }) => {
+            Datum::String(d.to_text().expect("not null")).cast_char(ty)?
         }
         (Datum::Bool(b), ScalarType::Bool) => Datum::Bool(b),
         (Datum::Bool(b), ScalarType::Int32) => Datum::Int32(b as i32),

@@ -26,6 +26,12 @@ pub enum ScalarType {
         max_length: Option<u32>,
     },
     Date,
+    /// `char(n)` (`bpchar`): blank-padded to `n` characters; `None` is `bpchar` without a
+    /// length, which pads nothing. Trailing blanks are insignificant in comparisons and are
+    /// removed when the value becomes text.
+    Char {
+        length: Option<u32>,
+    },
     /// `timestamp without time zone`, microsecond precision.
     Timestamp,
     Interval,
@@ -47,6 +53,7 @@ impl ScalarType {
             ScalarType::Text => 25,
             ScalarType::Float64 => 701,
             ScalarType::VarChar { .. } => 1043,
+            ScalarType::Char { .. } => 1042,
             ScalarType::Date => 1082,
             ScalarType::Timestamp => 1114,
             ScalarType::Interval => 1186,
@@ -64,6 +71,7 @@ impl ScalarType {
             ScalarType::VarChar {
                 max_length: Some(n),
             } => *n as i32 + 4,
+            ScalarType::Char { length: Some(n) } => *n as i32 + 4,
             _ => -1,
         }
     }
@@ -79,6 +87,7 @@ impl ScalarType {
         match self {
             ScalarType::Numeric { .. } => ScalarType::NUMERIC,
             ScalarType::VarChar { .. } => ScalarType::Text,
+            ScalarType::Char { .. } => ScalarType::Char { length: None },
             other => *other,
         }
     }
@@ -94,7 +103,10 @@ impl ScalarType {
     }
 
     pub fn is_string(&self) -> bool {
-        matches!(self, ScalarType::Text | ScalarType::VarChar { .. })
+        matches!(
+            self,
+            ScalarType::Text | ScalarType::VarChar { .. } | ScalarType::Char { .. }
+        )
     }
 }
 
@@ -116,6 +128,8 @@ impl fmt::Display for ScalarType {
                 max_length: Some(n),
             } => write!(f, "character varying({n})"),
             ScalarType::VarChar { .. } => write!(f, "character varying"),
+            ScalarType::Char { length: Some(n) } => write!(f, "character({n})"),
+            ScalarType::Char { length: None } => write!(f, "character"),
             ScalarType::Date => write!(f, "date"),
             ScalarType::Timestamp => write!(f, "timestamp without time zone"),
             ScalarType::Interval => write!(f, "interval"),

@@ -67,8 +67,14 @@ fn datetime_arithmetic_types_and_values() {
 
 #[test]
 fn extract_date_part_and_trunc() {
-    assert_eq!(ty("SELECT extract(year FROM d) FROM t"), ScalarType::NUMERIC);
-    assert_eq!(one_text("SELECT extract(year FROM date '1995-03-04')"), "1995");
+    assert_eq!(
+        ty("SELECT extract(year FROM d) FROM t"),
+        ScalarType::NUMERIC
+    );
+    assert_eq!(
+        one_text("SELECT extract(year FROM date '1995-03-04')"),
+        "1995"
+    );
     assert_eq!(
         one_text("SELECT extract(second FROM timestamp '2020-01-01 01:02:03.5')"),
         "3.500000"
@@ -77,7 +83,10 @@ fn extract_date_part_and_trunc() {
         one_text("SELECT extract(epoch FROM interval '1 day')"),
         "86400.000000"
     );
-    assert_eq!(ty("SELECT date_part('year', d) FROM t"), ScalarType::Float64);
+    assert_eq!(
+        ty("SELECT date_part('year', d) FROM t"),
+        ScalarType::Float64
+    );
     assert_eq!(one_text("SELECT date_part('hour', date '2020-01-01')"), "0");
     assert_eq!(code("SELECT extract(hour FROM d) FROM t"), "0A000");
     assert_eq!(code("SELECT extract(foo FROM d) FROM t"), "22023");
@@ -99,7 +108,10 @@ fn string_functions() {
     assert_eq!(one_text("SELECT substring('hello', 0, 2)"), "h");
     assert_eq!(one_text("SELECT substring('hello' FROM 3)"), "llo");
     assert_eq!(one_text("SELECT substr('hello', 2)"), "ello");
-    assert_eq!(ty("SELECT substring(s FROM 1 FOR 2) FROM u"), ScalarType::Text);
+    assert_eq!(
+        ty("SELECT substring(s FROM 1 FOR 2) FROM u"),
+        ScalarType::Text
+    );
     assert_eq!(code("SELECT substring('hello', 1, -1)"), "22011");
     assert_eq!(code("SELECT substring(12345 FROM 1 FOR 2)"), "42883");
     assert_eq!(one("SELECT position('l' IN 'hello')"), Datum::Int32(3));
@@ -121,4 +133,31 @@ fn rounding_functions() {
     assert_eq!(one_text("SELECT ceil(-2.5)"), "-2");
     assert_eq!(one_text("SELECT ceiling(2.1::float8)"), "3");
     assert_eq!(code("SELECT round(2.5::float8, 1)"), "42883");
+}
+
+#[test]
+fn char_n_types_and_values() {
+    let c5 = ScalarType::Char { length: Some(5) };
+    assert_eq!(ty("SELECT 'ab'::char(5)"), c5);
+    assert_eq!(one_text("SELECT 'ab'::char(5) || '|'"), "ab|");
+    assert_eq!(one_text("SELECT 'abc'::char(2)"), "ab");
+    assert_eq!(one_text("SELECT 'ab'::char(4)"), "ab  ");
+    assert_eq!(
+        one("SELECT 'ab'::char(5) = 'ab   '::varchar"),
+        Datum::Bool(true)
+    );
+    assert_eq!(
+        one("SELECT 'ab'::char(5) = 'ab '::text"),
+        Datum::Bool(false)
+    );
+    assert_eq!(one("SELECT 'ab'::char(4) LIKE 'ab__'"), Datum::Bool(true));
+    assert_eq!(one("SELECT length('ab'::char(4))"), Datum::Int32(2));
+    assert_eq!(
+        ty("SELECT CASE WHEN true THEN 'a'::char(3) ELSE 'b'::char(5) END"),
+        ScalarType::Char { length: None }
+    );
+    assert_eq!(
+        ty("SELECT CASE WHEN true THEN 'a'::char(3) ELSE 'b'::text END"),
+        ScalarType::Text
+    );
 }
