@@ -11,7 +11,7 @@
 
 use std::fmt::Write;
 
-use kpg_types::{AggregateExpr, BinaryFunc, Datum, GlobalId, Plan, ScalarExpr, UnaryFunc};
+use kpg_types::{expr_list, GlobalId, Plan, ScalarExpr};
 
 use crate::catalog::Catalog;
 
@@ -144,7 +144,10 @@ impl Printer<'_> {
                     .iter()
                     .take(3)
                     .map(|(r, n)| {
-                        let vals: Vec<String> = r.iter().map(literal).collect();
+                        let vals: Vec<String> = r
+                            .iter()
+                            .map(|d| ScalarExpr::Literal(d.clone()).to_string())
+                            .collect();
                         if *n == 1 {
                             format!("({})", vals.join(", "))
                         } else {
@@ -195,7 +198,7 @@ impl Printer<'_> {
                 group_key,
                 aggregates,
             } => {
-                let aggs: Vec<String> = aggregates.iter().map(aggregate).collect();
+                let aggs: Vec<String> = aggregates.iter().map(|a| a.to_string()).collect();
                 let mark = arranges(self, 2);
                 self.line(
                     depth,
@@ -232,111 +235,10 @@ impl Printer<'_> {
 }
 
 fn exprs(es: &[ScalarExpr]) -> String {
-    let parts: Vec<String> = es.iter().map(expr).collect();
-    format!("({})", parts.join(", "))
+    expr_list(es)
 }
 
-fn aggregate(a: &AggregateExpr) -> String {
-    let name = format!("{:?}", a.func).to_lowercase();
-    // SumInt32, SumNumeric ... are all `sum`.
-    let name = ["sum", "min", "max", "count", "bool_and", "bool_or"]
-        .into_iter()
-        .find(|n| name.replace('_', "").starts_with(&n.replace('_', "")))
-        .map_or(name.clone(), str::to_string);
-    let distinct = if a.distinct { "distinct " } else { "" };
-    if name == "count" && a.expr == ScalarExpr::literal_true() {
-        return "count(*)".to_string();
-    }
-    format!("{name}({distinct}{})", expr(&a.expr))
+fn expr(e: &ScalarExpr) -> String {
+    e.to_string()
 }
 
-/// A literal as SQL would write it.
-fn literal(d: &Datum) -> String {
-    match d.to_text() {
-        None => "NULL".to_string(),
-        Some(t) => match d {
-            Datum::Bool(_) => if t == "t" { "true" } else { "false" }.to_string(),
-            Datum::Int32(_) | Datum::Int64(_) | Datum::Float64(_) | Datum::Numeric(_) => t,
-            _ => format!("'{}'", t.replace('\'', "''")),
-        },
-    }
-}
-
-/// An infix operator for a binary function, if it is written as one. Functions named for
-/// their operation on particular types (`AddDateDays`, `SubTimestamps`, ...) are `+`/`-`/...
-fn infix(func: &BinaryFunc) -> Option<&'static str> {
-    Some(match func {
-        BinaryFunc::And => "AND",
-        BinaryFunc::Or => "OR",
-        BinaryFunc::Eq => "=",
-        BinaryFunc::NotEq => "<>",
-        BinaryFunc::Lt => "<",
-        BinaryFunc::Lte => "<=",
-        BinaryFunc::Gt => ">",
-        BinaryFunc::Gte => ">=",
-        BinaryFunc::Mod => "%",
-        BinaryFunc::Concat => "||",
-        BinaryFunc::Like => "LIKE",
-        BinaryFunc::ILike => "ILIKE",
-        other => {
-            let name = format!("{other:?}");
-            [("Add", "+"), ("Sub", "-"), ("Mul", "*"), ("Div", "/")]
-                .into_iter()
-                .find(|(prefix, _)| name.starts_with(prefix))?
-                .1
-        }
-    })
-}
-
-/// An expression in SQL-like text, fully parenthesized below the top.
-pub fn expr(e: &ScalarExpr) -> String {
-    match e {
-        ScalarExpr::Column(c) => format!("#{c}"),
-        ScalarExpr::Literal(d) => literal(d),
-        ScalarExpr::Unary { func, expr: arg } => {
-            let a = operand(arg);
-            match func {
-                UnaryFunc::Not => format!("NOT {a}"),
-                UnaryFunc::IsNull => format!("{a} IS NULL"),
-                UnaryFunc::IsNotNull => format!("{a} IS NOT NULL"),
-                UnaryFunc::Neg => format!("-{a}"),
-                UnaryFunc::Cast(ty) => format!("{a}::{ty}"),
-                other => {
-                    let name = format!("{other:?}");
-                    let (name, detail) = match name.split_once('(') {
-                        Some((n, rest)) => (n.to_lowercase(), format!("'{}', ", rest.trim_end_matches(')').to_lowercase())),
-                        None => (name.to_lowercase(), String::new()),
-                    };
-                    format!("{name}({detail}{})", expr(arg))
-                }
-            }
-        }
-        ScalarExpr::Binary { func, left, right } => match infix(func) {
-            Some(op) => format!("{} {op} {}", operand(left), operand(right)),
-            None => format!(
-                "{}({}, {})",
-                format!("{func:?}").to_lowercase(),
-                expr(left),
-                expr(right)
-            ),
-        },
-        ScalarExpr::Variadic { func, exprs: args } => {
-            let parts: Vec<String> = args.iter().map(expr).collect();
-            format!("{}({})", format!("{func:?}").to_lowercase(), parts.join(", "))
-        }
-        ScalarExpr::If { cond, then, els } => format!(
-            "CASE WHEN {} THEN {} ELSE {} END",
-            expr(cond),
-            expr(then),
-            expr(els)
-        ),
-    }
-}
-
-/// An operand of an operator: parenthesized unless it is a column or a literal.
-fn operand(e: &ScalarExpr) -> String {
-    match e {
-        ScalarExpr::Column(_) | ScalarExpr::Literal(_) => expr(e),
-        _ => format!("({})", expr(e)),
-    }
-}

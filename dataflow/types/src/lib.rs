@@ -8,6 +8,7 @@
 //! - `plan`: the render plan and `DataflowDescription`.
 //! - `command`: the coordinator ⇄ worker protocol.
 //! - `error`: evaluation errors with SQLSTATEs.
+//! - `display`: SQL-like text of expressions (EXPLAIN, introspection).
 //!
 //! The planner produces these types; the compute runtime consumes them. Neither looks past this
 //! crate at the other.
@@ -17,6 +18,7 @@ mod builtins;
 pub mod command;
 pub mod datetime;
 pub mod datum;
+mod display;
 pub mod error;
 pub mod expr;
 pub mod interval;
@@ -26,6 +28,7 @@ pub mod scalar;
 pub use agg::{AggregateExpr, AggregateFunc};
 pub use datetime::{DateKind, DateUnit};
 pub use datum::{Datum, Row};
+pub use display::expr_list;
 pub use error::EvalError;
 pub use expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc};
 pub use interval::{Interval, IntervalField};
