@@ -177,11 +177,12 @@ impl SimpleQueryHandler for Session {
             Err(e) => return Ok(vec![error_response(ExecError::from(e))]),
         };
         // Without Bind there are no values for parameters.
-        if let Err(e) = query
-            .contains('$')
-            .then(|| kpg_sql::parameter_not_allowed(query))
-            .unwrap_or(Ok(()))
-        {
+        let placeholders = if query.contains('$') {
+            kpg_sql::parameter_not_allowed(query)
+        } else {
+            Ok(())
+        };
+        if let Err(e) = placeholders {
             return Ok(vec![error_response(ExecError::from(e))]);
         }
         let conn = connection(client);

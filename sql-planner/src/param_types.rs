@@ -154,7 +154,7 @@ impl Infer<'_> {
                 self.query(source);
             }
             ParsedStatement::Sql(Statement::Update(up)) => {
-                let rels = self.from_item(&up.table);
+                let rels = self.rels_of(&up.table);
                 let target = rels.first().map(|r| r.columns.clone()).unwrap_or_default();
                 self.frames.push(Frame { rels, probe: None });
                 for a in &up.assignments {
@@ -179,7 +179,7 @@ impl Infer<'_> {
             ParsedStatement::Sql(Statement::Delete(del)) => {
                 let (FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from)) =
                     &del.from;
-                let rels = from.iter().flat_map(|t| self.from_item(t)).collect();
+                let rels = from.iter().flat_map(|t| self.rels_of(t)).collect();
                 self.frames.push(Frame { rels, probe: None });
                 if let Some(w) = &del.selection {
                     self.expr(w);
@@ -205,7 +205,7 @@ impl Infer<'_> {
     }
 
     /// The relations of one FROM item (a table and its joins), without join conditions.
-    fn from_item(&mut self, twj: &TableWithJoins) -> Vec<Rel> {
+    fn rels_of(&mut self, twj: &TableWithJoins) -> Vec<Rel> {
         let mut rels = Vec::new();
         let with = self.with_prefix();
         for factor in std::iter::once(&twj.relation).chain(twj.joins.iter().map(|j| &j.relation)) {
@@ -322,7 +322,7 @@ impl Infer<'_> {
             rels: Vec::new(),
             probe: Some((with_text, from_text)),
         });
-        let rels: Vec<Rel> = sel.from.iter().flat_map(|t| self.from_item(t)).collect();
+        let rels: Vec<Rel> = sel.from.iter().flat_map(|t| self.rels_of(t)).collect();
         self.frames.last_mut().expect("frame").rels = rels;
         for twj in &sel.from {
             for join in &twj.joins {
