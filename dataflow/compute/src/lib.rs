@@ -6,6 +6,7 @@
 //! peeks and subscriptions through sinks. The runtime knows no SQL: it evaluates the planner's
 //! expressions and aggregates, and nothing else.
 
+mod introspection;
 mod peek;
 mod render;
 mod sinks;

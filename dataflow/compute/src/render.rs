@@ -9,10 +9,11 @@
 use std::collections::HashMap;
 
 use kpg_engine::Collection;
-use kpg_types::{AggregateExpr, Datum, EvalError, GlobalId, Plan, Row, ScalarExpr};
+use kpg_types::{expr_list, AggregateExpr, Datum, EvalError, GlobalId, Plan, Row, ScalarExpr};
 use timely::dataflow::Scope;
 use timely::progress::Antichain;
 
+use crate::introspection::{ArrangementProbe, ByteSize};
 use crate::trace_catalog::{import_errs, TraceCatalog};
 use crate::typedefs::{empty_errs, source_rows, Errs, KeyedArrangement, Oks};
 
@@ -28,6 +29,10 @@ pub struct Renderer<'a, 's> {
     as_of: u64,
     traces: &'a mut TraceCatalog,
     imported: HashMap<GlobalId, (Oks<'s>, Errs<'s>)>,
+    /// Indexes imported so far: a dataflow reading one index twice (a self-join) imports it once.
+    imported_indexes: HashMap<GlobalId, (KeyedArrangement<'s>, Errs<'s>)>,
+    /// The arrangements this dataflow builds for itself (for introspection).
+    pub arrangements: Vec<ArrangementProbe>,
 }
 
 /// A render failure: the plan names a collection this worker does not have. The coordinator
@@ -42,6 +47,8 @@ impl<'a, 's> Renderer<'a, 's> {
             as_of,
             traces,
             imported: HashMap::new(),
+            imported_indexes: HashMap::new(),
+            arrangements: Vec::new(),
         }
     }
 
@@ -121,7 +128,7 @@ impl<'a, 's> Renderer<'a, 's> {
                 aggregates,
             } => {
                 let input = self.render(input)?;
-                render_reduce(input, group_key.clone(), aggregates.clone())
+                render_reduce(input, group_key.clone(), aggregates.clone(), self)
             }
             Plan::Distinct { input } => {
                 let input = self.render(input)?;
@@ -175,13 +182,31 @@ impl<'a, 's> Renderer<'a, 's> {
         }
         let rendered = self.render(plan)?;
         let (keyed_rows, key_errs) = keyed(rendered.oks, key.to_vec());
-        Ok((keyed_rows.arrange_by_key(), rendered.errs.concat(key_errs)))
+        let arranged = keyed_rows.arrange_by_key();
+        self.register("join input", expr_list(key), &arranged.trace);
+        Ok((arranged, rendered.errs.concat(key_errs)))
+    }
+
+    /// Remembers an arrangement this dataflow built, numbered in render order (the same on
+    /// every worker, so the workers' shards line up).
+    fn register<V: kpg_engine::Data + ByteSize>(
+        &mut self,
+        what: &str,
+        key: String,
+        trace: &kpg_engine::TraceAgent<Row, V, u64, i64>,
+    ) {
+        let name = format!("{} {what}", self.arrangements.len() + 1);
+        self.arrangements
+            .push(ArrangementProbe::new(name, key, trace.liveness()));
     }
 
     fn import_index(
         &mut self,
         index: GlobalId,
     ) -> Result<(KeyedArrangement<'s>, Errs<'s>), MissingCollection> {
+        if let Some((arranged, errs)) = self.imported_indexes.get(&index) {
+            return Ok((arranged.clone(), errs.clone()));
+        }
         let traces = self
             .traces
             .indexes
@@ -190,6 +215,8 @@ impl<'a, 's> Renderer<'a, 's> {
         let frontier = Antichain::from_elem(self.as_of);
         let arranged = traces.oks.import_frontier(self.scope, frontier.borrow());
         let errs = import_errs(&mut traces.errs, self.scope, self.as_of);
+        self.imported_indexes
+            .insert(index, (arranged.clone(), errs.clone()));
         Ok((arranged, errs))
     }
 
@@ -253,7 +280,9 @@ fn render_reduce<'s>(
     input: Rendered<'s>,
     group_key: Vec<ScalarExpr>,
     aggregates: Vec<AggregateExpr>,
+    renderer: &mut Renderer<'_, 's>,
 ) -> Rendered<'s> {
+    let key_text = expr_list(&group_key);
     let agg_inputs: Vec<ScalarExpr> = aggregates.iter().map(|a| a.expr.clone()).collect();
     let results = input.oks.flat_map(move |row: Row| {
         let eval_all = |exprs: &[ScalarExpr]| {
@@ -268,7 +297,9 @@ fn render_reduce<'s>(
     let eval_errs = results.flat_map(|r| r.err());
 
     let aggs = aggregates.clone();
-    let reduced = pairs.arrange_by_key().reduce_abelian(
+    let arranged = pairs.arrange_by_key();
+    renderer.register("reduce input", key_text.clone(), &arranged.trace);
+    let reduced = arranged.reduce_abelian(
         "Reduce",
         move |_key: &Row, vals: &[(&Row, i64)], output: &mut Vec<(Result<Row, EvalError>, i64)>| {
             if vals.is_empty() {
@@ -290,6 +321,7 @@ fn render_reduce<'s>(
             output.push((Ok(Row::new(out)), 1));
         },
     );
+    renderer.register("reduce output", key_text, &reduced.trace);
     let results = reduced.as_collection(|key: &Row, val: &Result<Row, EvalError>| match val {
         Ok(aggs) => Ok(key.concat(aggs)),
         Err(e) => Err(e.clone()),

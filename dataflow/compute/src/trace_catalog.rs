@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use kpg_types::{EvalError, GlobalId, Row};
+use kpg_types::{EvalError, GlobalId, Row, ScalarExpr};
 use timely::dataflow::Scope;
 use timely::progress::Antichain;
 
@@ -23,6 +23,8 @@ pub struct CollectionTraces {
 pub struct IndexTraces {
     pub oks: KeyedTrace,
     pub errs: ErrTrace,
+    /// The key expressions, over the indexed rows (for introspection).
+    pub key: Vec<ScalarExpr>,
 }
 
 #[derive(Default)]

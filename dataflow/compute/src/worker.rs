@@ -9,7 +9,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use kpg_engine::InputSession;
@@ -22,6 +22,7 @@ use timely::dataflow::operators::vec::Input;
 use timely::dataflow::InputHandleVec;
 use timely::worker::Worker;
 
+use crate::introspection::{catalog_arrangements, watch_hydration, DataflowRecord};
 use crate::peek::PendingPeek;
 use crate::render::{keyed_rows, Renderer};
 use crate::sinks::{peek_sink, subscribe_sink};
@@ -42,6 +43,8 @@ struct WorkerState {
     dataflows: HashMap<DataflowId, usize>,
     /// The time every table input has been advanced to.
     table_time: u64,
+    /// What introspection reports about each installed dataflow.
+    records: HashMap<DataflowId, DataflowRecord>,
 }
 
 /// Runs a worker until the coordinator goes away. `commands` is `Some` on worker 0 only.
@@ -75,6 +78,7 @@ pub fn run_worker(
         peeks: Vec::new(),
         dataflows: HashMap::new(),
         table_time: 0,
+        records: HashMap::new(),
     };
     let mut sequence: u64 = 0;
     // Only worker 0 sends commands; the others close their inputs at once, so that the command
@@ -177,6 +181,7 @@ impl WorkerState {
             }
             Command::CreateDataflow { id, desc } => self.create_dataflow(worker, id, desc),
             Command::DropDataflow { id } => {
+                self.records.remove(&id);
                 if let Some(index) = self.dataflows.remove(&id) {
                     worker.drop_dataflow(index);
                 }
@@ -208,6 +213,7 @@ impl WorkerState {
                 }
             }
             Command::DropCollection { id } => {
+                self.records.remove(&id);
                 self.traces.remove(id);
                 self.tables.remove(&id);
                 if let Some(index) = self.dataflows.remove(&id) {
@@ -215,6 +221,19 @@ impl WorkerState {
                 }
             }
             Command::AllowCompaction { id, since } => self.traces.allow_compaction(id, since),
+            Command::Introspect { request_id } => {
+                let mut arrangements = catalog_arrangements(&self.traces);
+                for (id, record) in &self.records {
+                    arrangements.extend(record.arrangements.iter().filter_map(|a| a.info(*id)));
+                }
+                let dataflows = self.records.iter().map(|(id, r)| r.info(*id)).collect();
+                let _ = self.responses.send(Response::Introspection {
+                    request_id,
+                    worker: self.index,
+                    arrangements,
+                    dataflows,
+                });
+            }
         }
     }
 
@@ -222,9 +241,14 @@ impl WorkerState {
         let index = worker.next_dataflow_index();
         let responses = self.responses.clone();
         let traces = &mut self.traces;
+        let started = Instant::now();
+        let hydration_ms = Rc::new(Cell::new(None));
+        let mut arrangements = Vec::new();
         let exported = worker.dataflow_named::<u64, _, _>(&desc.name, |scope| {
             let mut renderer = Renderer::new(scope, desc.as_of, traces);
-            let rendered = match renderer.render(&desc.plan) {
+            let rendered = renderer.render(&desc.plan);
+            arrangements = std::mem::take(&mut renderer.arrangements);
+            let rendered = match rendered {
                 Ok(rendered) => rendered,
                 Err(missing) => {
                     tracing::error!(dataflow = %desc.name, "plan reads unknown collection u{}", missing.0);
@@ -235,13 +259,15 @@ impl WorkerState {
                 DataflowSink::Materialize { id } => {
                     let oks = rendered.oks.map(|row| (row, ())).arrange_by_key();
                     let errs = rendered.errs.map(|e| (e, ())).arrange_by_key();
+                    watch_hydration(oks.stream.clone(), desc.as_of, started, Rc::clone(&hydration_ms));
                     Some(Export::Collection(id, CollectionTraces { oks: oks.trace, errs: Some(errs.trace) }))
                 }
                 DataflowSink::Index { id, key } => {
-                    let (pairs, key_errs) = keyed_rows(rendered.oks, key, false);
+                    let (pairs, key_errs) = keyed_rows(rendered.oks, key.clone(), false);
                     let oks = pairs.arrange_by_key();
                     let errs = rendered.errs.concat(key_errs).map(|e| (e, ())).arrange_by_key();
-                    Some(Export::Index(id, IndexTraces { oks: oks.trace, errs: errs.trace }))
+                    watch_hydration(oks.stream.clone(), desc.as_of, started, Rc::clone(&hydration_ms));
+                    Some(Export::Index(id, IndexTraces { oks: oks.trace, errs: errs.trace, key }))
                 }
                 DataflowSink::Peek { peek_id, timestamp } => {
                     peek_sink(rendered.oks, rendered.errs, peek_id, timestamp, responses);
@@ -262,6 +288,13 @@ impl WorkerState {
             }
             None => {}
         }
+        self.records.insert(
+            id,
+            DataflowRecord {
+                arrangements,
+                hydration_ms,
+            },
+        );
         self.dataflows.insert(id, index);
     }
 }

@@ -63,7 +63,7 @@ pub use operators::arrange::{Arranged, BatchStream};
 pub use operators::iterate::Variable;
 pub use trace::batch::{Batch, Description};
 pub use trace::cursor::TraceCursor;
-pub use trace::handle::TraceAgent;
+pub use trace::handle::{TraceAgent, TraceLiveness, TraceStats};
 pub use trace::spine::Effort;
 
 /// Data that can be updated, arranged and exchanged between workers.

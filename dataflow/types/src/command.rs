@@ -48,6 +48,35 @@ pub enum Command {
     },
     /// Allow the arrangement of `id` to compact history before `since`.
     AllowCompaction { id: GlobalId, since: u64 },
+    /// Report this worker's arrangements and dataflows (for `kpg_arrangements` and
+    /// `kpg_dataflows`).
+    Introspect { request_id: u64 },
+}
+
+/// One worker's shard of one arrangement.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArrangementInfo {
+    /// The catalog object it is exported as (a table's or materialized view's rows, an index),
+    /// or the dataflow that built it for its own use.
+    pub owner: u64,
+    /// What it holds, unique within its owner: `rows`, `errors`, `1 join input` ...
+    pub name: String,
+    /// What it is keyed by, as expression text (`#n` are the arranged rows' columns).
+    pub key: String,
+    pub records: u64,
+    pub batches: u64,
+    pub bytes: u64,
+    /// Dataflows importing it now (the sharing count).
+    pub readers: u64,
+}
+
+/// One worker's view of one installed dataflow.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DataflowInfo {
+    pub id: DataflowId,
+    /// Milliseconds from installation until its result was complete at its `as_of` on this
+    /// worker, if it has been.
+    pub hydration_ms: Option<f64>,
 }
 
 /// Which arrangement a `PeekTrace` reads.
@@ -82,4 +111,11 @@ pub enum Response {
     },
     /// A worker finished building the dataflow.
     DataflowInstalled { id: DataflowId, worker: usize },
+    /// One worker's answer to `Introspect`.
+    Introspection {
+        request_id: u64,
+        worker: usize,
+        arrangements: Vec<ArrangementInfo>,
+        dataflows: Vec<DataflowInfo>,
+    },
 }

@@ -116,6 +116,24 @@ impl Coordinator {
                 }
             }
             Response::DataflowInstalled { .. } => {}
+            Response::Introspection {
+                request_id,
+                arrangements,
+                dataflows,
+                ..
+            } => {
+                let Some(pending) = state.introspections.get_mut(&request_id) else {
+                    return;
+                };
+                pending.figures.add(arrangements, dataflows);
+                pending.remaining -= 1;
+                if pending.remaining == 0 {
+                    let mut done = state.introspections.remove(&request_id).expect("present");
+                    if let Some(tx) = done.tx.take() {
+                        let _ = tx.send(done.figures);
+                    }
+                }
+            }
         }
     }
 }

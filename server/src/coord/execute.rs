@@ -12,6 +12,7 @@ use kpg_types::{
     ScalarExpr, ScalarType,
 };
 
+use super::introspection::{is_system, mentions_system, system_rows, SystemCatalog, SystemData};
 use super::{Coordinator, Subscription};
 use crate::catalog::Kind;
 use crate::error::ExecError;
@@ -33,8 +34,40 @@ pub enum ExecuteResult {
 impl Coordinator {
     /// Plans a statement against the current catalog (also used to describe statements).
     pub fn plan(&self, stmt: &ParsedStatement) -> Result<PlannedStatement, ExecError> {
+        self.plan_with(stmt, &SystemData::default())
+    }
+
+    /// Plans against the catalog plus the introspection relations holding `data`.
+    fn plan_with(
+        &self,
+        stmt: &ParsedStatement,
+        data: &SystemData,
+    ) -> Result<PlannedStatement, ExecError> {
         let state = self.lock();
-        kpg_sql::plan(stmt, &state.catalog).map_err(ExecError::from)
+        let catalog = SystemCatalog {
+            inner: &state.catalog,
+            data,
+        };
+        let planned = kpg_sql::plan(stmt, &catalog).map_err(ExecError::from)?;
+        check_system_use(&planned)?;
+        Ok(planned)
+    }
+
+    /// Plans a statement about to run: with the current introspection figures if it names an
+    /// introspection relation.
+    async fn plan_for_execution(
+        &self,
+        stmt: &ParsedStatement,
+    ) -> Result<PlannedStatement, ExecError> {
+        if !mentions_system(&format!("{stmt:?}")) {
+            return self.plan(stmt);
+        }
+        let figures = self.introspect().await?;
+        let data = {
+            let state = self.lock();
+            system_rows(&figures, &state.catalog, &state.dataflows)
+        };
+        self.plan_with(stmt, &data)
     }
 
     /// Executes one statement. Reads run concurrently; writes and DDL run one at a time.
@@ -56,7 +89,7 @@ impl Coordinator {
         } else {
             Some(self.write_lock.lock().await)
         };
-        match self.plan(stmt)? {
+        match self.plan_for_execution(stmt).await? {
             PlannedStatement::Select {
                 plan,
                 desc,
@@ -114,7 +147,7 @@ impl Coordinator {
                     },
                 };
                 state.catalog.insert_index(IndexItem { id, name, on, key });
-                self.compute.send(Command::CreateDataflow { id, desc });
+                self.install(&mut state, id, desc);
                 Ok(ExecuteResult::Command("CREATE INDEX".into()))
             }
             PlannedStatement::CreateTable {
@@ -127,6 +160,9 @@ impl Coordinator {
                     return exists_result(&name, if_not_exists, "CREATE TABLE");
                 }
                 let id = Self::allocate_id(&mut state);
+                state
+                    .dataflows
+                    .insert(id, super::introspection::DataflowMeta::table(&name, id));
                 state
                     .catalog
                     .insert(id, name, ItemKind::Table, desc, Vec::new(), None);
@@ -191,8 +227,7 @@ impl Coordinator {
                     depends_on,
                     Some(plan),
                 );
-                self.compute
-                    .send(Command::CreateDataflow { id, desc: desc_df });
+                self.install(&mut state, id, desc_df);
                 Ok(ExecuteResult::Command(tag.into()))
             }
             PlannedStatement::Drop { ids, cascade } => self.drop_objects(&ids, cascade),
@@ -349,6 +384,7 @@ impl Coordinator {
         for id in all {
             let has_collection = state.catalog.kind(id) != Some(Kind::View);
             state.catalog.remove(id);
+            state.dataflows.remove(&id);
             if has_collection {
                 self.compute.send(Command::DropCollection { id });
             }
@@ -386,6 +422,23 @@ impl Coordinator {
         }
         Ok(())
     }
+}
+
+/// Refuses statements that would keep a snapshot of an introspection relation (a view's
+/// definition is fixed when it is created) or change one.
+fn check_system_use(planned: &PlannedStatement) -> Result<(), ExecError> {
+    let (ids, what) = match planned {
+        PlannedStatement::CreateView { depends_on, .. } => (depends_on.clone(), "views over"),
+        PlannedStatement::CreateIndex { on, .. } => (vec![*on], "indexes on"),
+        PlannedStatement::Drop { ids, .. } => (ids.clone(), "DROP of"),
+        _ => return Ok(()),
+    };
+    if ids.iter().any(|id| is_system(*id)) {
+        return Err(ExecError::unsupported(format!(
+            "{what} the introspection relations kpg_arrangements and kpg_dataflows"
+        )));
+    }
+    Ok(())
 }
 
 /// The one text column of an EXPLAIN's result.

@@ -16,9 +16,10 @@
 mod dispatch;
 mod execute;
 mod fast_path;
+mod introspection;
 mod show;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -56,6 +57,17 @@ struct State {
     next_id: u64,
     peeks: HashMap<u64, PendingPeek>,
     subscribes: HashMap<u64, dispatch::SubscribeState>,
+    /// Every installed dataflow (tables', views', indexes', transient reads'), for
+    /// `kpg_dataflows`.
+    dataflows: BTreeMap<u64, introspection::DataflowMeta>,
+    introspections: HashMap<u64, PendingIntrospection>,
+}
+
+/// An introspection request waiting for every worker's report.
+struct PendingIntrospection {
+    remaining: usize,
+    figures: introspection::Figures,
+    tx: Option<oneshot::Sender<introspection::Figures>>,
 }
 
 struct PendingPeek {
@@ -76,6 +88,7 @@ impl Drop for DataflowGuard {
         let mut state = self.coord.state.lock().expect("coordinator state");
         state.peeks.remove(&self.id);
         state.subscribes.remove(&self.id);
+        state.dataflows.remove(&self.id);
         self.coord
             .compute
             .send(Command::DropDataflow { id: self.id });
@@ -108,6 +121,8 @@ impl Coordinator {
                 next_id: 1,
                 peeks: HashMap::new(),
                 subscribes: HashMap::new(),
+                dataflows: BTreeMap::new(),
+                introspections: HashMap::new(),
             }),
             write_lock: tokio::sync::Mutex::new(()),
         });
@@ -156,6 +171,35 @@ impl Coordinator {
         self.compute.send(Command::AdvanceTables { time: time + 1 });
     }
 
+    /// Sends a dataflow to the workers, recording it for `kpg_dataflows`.
+    fn install(&self, state: &mut State, id: u64, desc: DataflowDescription) {
+        state
+            .dataflows
+            .insert(id, introspection::DataflowMeta::new(&desc));
+        self.compute.send(Command::CreateDataflow { id, desc });
+    }
+
+    /// Every worker's figures about its arrangements and dataflows, merged.
+    async fn introspect(&self) -> Result<introspection::Figures, ExecError> {
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut state = self.lock();
+            let request_id = Self::allocate_id(&mut state);
+            let remaining = self.compute.workers();
+            state.introspections.insert(
+                request_id,
+                PendingIntrospection {
+                    remaining,
+                    figures: introspection::Figures::default(),
+                    tx: Some(tx),
+                },
+            );
+            self.compute.send(Command::Introspect { request_id });
+        }
+        rx.await
+            .map_err(|_| ExecError::internal("introspection was abandoned by the workers"))
+    }
+
     fn allocate_id(state: &mut State) -> u64 {
         let id = state.next_id;
         state.next_id += 1;
@@ -201,7 +245,7 @@ impl Coordinator {
                         as_of: timestamp,
                         sink,
                     };
-                    self.compute.send(Command::CreateDataflow { id, desc });
+                    self.install(&mut state, id, desc);
                 }
             }
             DataflowGuard {
@@ -239,7 +283,7 @@ impl Coordinator {
             as_of,
             sink: DataflowSink::Subscribe { subscribe_id: id },
         };
-        self.compute.send(Command::CreateDataflow { id, desc });
+        self.install(&mut state, id, desc);
         Ok(Subscription {
             rx,
             _guard: DataflowGuard {

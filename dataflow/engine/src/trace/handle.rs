@@ -138,6 +138,55 @@ impl<K, V, T: Timestamp, R> TraceLiveness<K, V, T, R> {
     }
 }
 
+/// Size and sharing figures of a live trace, for introspection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceStats {
+    /// Updates stored, over all batches.
+    pub records: usize,
+    pub batches: usize,
+    /// Bytes of the stored updates as `size` measures each (key, value) plus the times and
+    /// differences; batches shared by several traces are counted in each.
+    pub bytes: usize,
+    /// Handles holding the trace: its owner's and each importing dataflow's.
+    pub handles: usize,
+    /// Imports currently following its new batches (the dataflows that share it).
+    pub readers: usize,
+}
+
+impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceLiveness<K, V, T, R> {
+    /// The trace's figures, or `None` once it is gone; `size` gives the bytes of one (key,
+    /// value) pair including what they own on the heap. Walks every stored update.
+    pub fn stats(&self, size: impl Fn(&K, &V) -> usize) -> Option<TraceStats> {
+        let trace = self.trace.upgrade()?;
+        let handles = Rc::strong_count(&trace) - 1; // not counting this temporary one
+        let trace = trace.borrow();
+        let batches = trace.store.batches();
+        let mut stats = TraceStats {
+            records: trace.store.len(),
+            batches: batches.len(),
+            bytes: 0,
+            handles,
+            readers: trace
+                .listeners
+                .iter()
+                .filter(|l| l.strong_count() > 0)
+                .count(),
+        };
+        let update = std::mem::size_of::<T>() + std::mem::size_of::<R>();
+        let mut cursor = TraceCursor::new(batches, None);
+        while cursor.key_valid() {
+            while cursor.val_valid() {
+                let mut updates = 0;
+                cursor.map_times(|_, _| updates += 1);
+                stats.bytes += size(cursor.key(), cursor.val()) + updates * update;
+                cursor.step_val();
+            }
+            cursor.step_key();
+        }
+        Some(stats)
+    }
+}
+
 /// A strong, cloneable reader handle on a shared trace.
 pub struct TraceAgent<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> {
     trace: Rc<RefCell<TraceBox<K, V, T, R>>>,

@@ -1,0 +1,269 @@
+//! Introspection relations: `kpg_arrangements` and `kpg_dataflows`, queryable and joinable with
+//! SQL like any view.
+//!
+//! They are views whose definition is a constant holding the current figures: a statement that
+//! names one first asks every worker for its arrangements and dataflows (`Command::Introspect`),
+//! merges the workers' shards, and plans against a catalog that adds the two views with those
+//! rows. Since a view's definition is fixed when it is created, views, materialized views and
+//! indexes over them are refused (they would freeze one snapshot).
+//!
+//! The coordinator contributes what only it knows about dataflows: their names, what they
+//! import and export, and when they were installed.
+
+use std::collections::BTreeMap;
+
+use kpg_sql::{CatalogItem, IndexItem, ItemKind};
+use kpg_types::command::{ArrangementInfo, DataflowInfo};
+use kpg_types::{
+    ColumnType, DataflowDescription, DataflowSink, Datum, GlobalId, Plan, RelationDesc, Row,
+    ScalarType,
+};
+
+use crate::catalog::Catalog;
+
+pub const KPG_ARRANGEMENTS: (&str, GlobalId) = ("kpg_arrangements", u64::MAX - 1);
+pub const KPG_DATAFLOWS: (&str, GlobalId) = ("kpg_dataflows", u64::MAX - 2);
+
+/// Whether `id` is one of the introspection relations.
+pub fn is_system(id: GlobalId) -> bool {
+    id == KPG_ARRANGEMENTS.1 || id == KPG_DATAFLOWS.1
+}
+
+/// Whether a statement's text names an introspection relation (then its figures are fetched
+/// before it is planned; a false positive only costs that fetch).
+pub fn mentions_system(sql: &str) -> bool {
+    let sql = sql.to_ascii_lowercase();
+    sql.contains(KPG_ARRANGEMENTS.0) || sql.contains(KPG_DATAFLOWS.0)
+}
+
+/// What the coordinator records about each dataflow it installs.
+#[derive(Clone, Debug)]
+pub struct DataflowMeta {
+    pub name: String,
+    pub imports: Vec<GlobalId>,
+    pub export: Option<GlobalId>,
+    pub installed_at: chrono::NaiveDateTime,
+}
+
+impl DataflowMeta {
+    pub fn new(desc: &DataflowDescription) -> Self {
+        // The arrangements it imports: collections read whole, and indexes (not the objects
+        // the indexes are on).
+        let mut imports = Vec::new();
+        desc.plan.visit(&mut |p| match p {
+            Plan::Get { id } => imports.push(*id),
+            Plan::IndexedGet { index, .. } => imports.push(*index),
+            _ => {}
+        });
+        imports.sort_unstable();
+        imports.dedup();
+        DataflowMeta {
+            name: desc.name.clone(),
+            imports,
+            export: match &desc.sink {
+                DataflowSink::Materialize { id } | DataflowSink::Index { id, .. } => Some(*id),
+                DataflowSink::Peek { .. } | DataflowSink::Subscribe { .. } => None,
+            },
+            installed_at: chrono::Utc::now().naive_utc(),
+        }
+    }
+
+    /// A table's dataflow: its input, arranged.
+    pub fn table(name: &str, id: GlobalId) -> Self {
+        DataflowMeta {
+            name: format!("table-{name}"),
+            imports: Vec::new(),
+            export: Some(id),
+            installed_at: chrono::Utc::now().naive_utc(),
+        }
+    }
+}
+
+/// The workers' reports, merged: one entry per arrangement (summed over the workers' shards)
+/// and per dataflow.
+#[derive(Default)]
+pub struct Figures {
+    arrangements: BTreeMap<(u64, String), ArrangementInfo>,
+    /// Hydration per dataflow: the slowest worker's, `None` while any worker is not hydrated.
+    hydration: BTreeMap<u64, Option<f64>>,
+}
+
+impl Figures {
+    pub fn add(&mut self, arrangements: Vec<ArrangementInfo>, dataflows: Vec<DataflowInfo>) {
+        for a in arrangements {
+            match self.arrangements.get_mut(&(a.owner, a.name.clone())) {
+                Some(acc) => {
+                    acc.records += a.records;
+                    acc.batches += a.batches;
+                    acc.bytes += a.bytes;
+                    acc.readers = acc.readers.max(a.readers);
+                }
+                None => {
+                    self.arrangements.insert((a.owner, a.name.clone()), a);
+                }
+            }
+        }
+        for d in dataflows {
+            let entry = self.hydration.entry(d.id).or_insert(Some(0.0));
+            *entry = match (*entry, d.hydration_ms) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                _ => None,
+            };
+        }
+    }
+}
+
+fn column(name: &str, scalar: ScalarType, nullable: bool) -> (String, ColumnType) {
+    (name.to_string(), ColumnType::new(scalar, nullable))
+}
+
+fn arrangements_desc() -> RelationDesc {
+    RelationDesc::new(vec![
+        column("owner_id", ScalarType::Text, false),
+        column("owner", ScalarType::Text, false),
+        column("owner_kind", ScalarType::Text, false),
+        column("arrangement", ScalarType::Text, false),
+        column("key", ScalarType::Text, false),
+        column("records", ScalarType::Int64, false),
+        column("batches", ScalarType::Int64, false),
+        column("bytes", ScalarType::Int64, false),
+        column("readers", ScalarType::Int64, false),
+    ])
+}
+
+fn dataflows_desc() -> RelationDesc {
+    RelationDesc::new(vec![
+        column("id", ScalarType::Text, false),
+        column("name", ScalarType::Text, false),
+        column("imports", ScalarType::Text, false),
+        column("exports", ScalarType::Text, true),
+        column("installed_at", ScalarType::Timestamp, false),
+        column("hydration_ms", ScalarType::Float64, true),
+    ])
+}
+
+fn text(s: impl Into<String>) -> Datum {
+    Datum::String(s.into())
+}
+
+/// The name and kind of `id`: a catalog object, or a transient dataflow.
+fn describe(id: u64, catalog: &Catalog, dataflows: &BTreeMap<u64, DataflowMeta>) -> (String, String) {
+    match (catalog.name(id), catalog.kind(id)) {
+        (Some(name), Some(kind)) => (name.to_string(), kind.noun().to_string()),
+        _ => (
+            dataflows
+                .get(&id)
+                .map_or_else(|| format!("u{id}"), |d| d.name.clone()),
+            "dataflow".to_string(),
+        ),
+    }
+}
+
+/// The rows of both relations, from the workers' figures and the coordinator's records.
+pub fn system_rows(
+    figures: &Figures,
+    catalog: &Catalog,
+    dataflows: &BTreeMap<u64, DataflowMeta>,
+) -> SystemData {
+    let arrangements = figures
+        .arrangements
+        .values()
+        .map(|a| {
+            let (owner, kind) = describe(a.owner, catalog, dataflows);
+            let n = |v: u64| Datum::Int64(v as i64);
+            Row::new(vec![
+                text(format!("u{}", a.owner)),
+                text(owner),
+                text(kind),
+                text(a.name.clone()),
+                text(a.key.clone()),
+                n(a.records),
+                n(a.batches),
+                n(a.bytes),
+                n(a.readers),
+            ])
+        })
+        .collect();
+    let names = |ids: &[GlobalId]| {
+        let mut names: Vec<String> = ids
+            .iter()
+            .map(|id| describe(*id, catalog, dataflows).0)
+            .collect();
+        names.sort();
+        names.join(", ")
+    };
+    let dataflow_rows = dataflows
+        .iter()
+        .map(|(id, d)| {
+            let hydration = figures.hydration.get(id).copied().flatten();
+            Row::new(vec![
+                text(format!("u{id}")),
+                text(d.name.clone()),
+                text(names(&d.imports)),
+                d.export.map_or(Datum::Null, |e| text(names(&[e]))),
+                Datum::Timestamp(d.installed_at),
+                hydration.map_or(Datum::Null, |ms| Datum::Float64(ms.into())),
+            ])
+        })
+        .collect();
+    SystemData {
+        arrangements,
+        dataflows: dataflow_rows,
+    }
+}
+
+/// The rows of the introspection relations for one statement.
+#[derive(Default)]
+pub struct SystemData {
+    arrangements: Vec<Row>,
+    dataflows: Vec<Row>,
+}
+
+/// The catalog plus the introspection relations, as views over constants.
+pub struct SystemCatalog<'a> {
+    pub inner: &'a Catalog,
+    pub data: &'a SystemData,
+}
+
+impl kpg_sql::Catalog for SystemCatalog<'_> {
+    fn resolve(&self, name: &str) -> Option<CatalogItem> {
+        let (id, desc) = match name {
+            n if n == KPG_ARRANGEMENTS.0 => (KPG_ARRANGEMENTS.1, arrangements_desc()),
+            n if n == KPG_DATAFLOWS.0 => (KPG_DATAFLOWS.1, dataflows_desc()),
+            _ => return self.inner.resolve(name),
+        };
+        Some(CatalogItem {
+            id,
+            name: name.to_string(),
+            kind: ItemKind::View,
+            desc,
+        })
+    }
+
+    fn resolve_index(&self, name: &str) -> Option<IndexItem> {
+        self.inner.resolve_index(name)
+    }
+
+    fn indexes_on(&self, id: GlobalId) -> Vec<IndexItem> {
+        self.inner.indexes_on(id)
+    }
+
+    fn name_of(&self, id: GlobalId) -> Option<String> {
+        match id {
+            id if id == KPG_ARRANGEMENTS.1 => Some(KPG_ARRANGEMENTS.0.into()),
+            id if id == KPG_DATAFLOWS.1 => Some(KPG_DATAFLOWS.0.into()),
+            _ => self.inner.name_of(id),
+        }
+    }
+
+    fn definition(&self, id: GlobalId) -> Option<Plan> {
+        let rows = match id {
+            id if id == KPG_ARRANGEMENTS.1 => &self.data.arrangements,
+            id if id == KPG_DATAFLOWS.1 => &self.data.dataflows,
+            _ => return self.inner.definition(id),
+        };
+        Some(Plan::Constant {
+            rows: rows.iter().map(|r| (r.clone(), 1)).collect(),
+        })
+    }
+}
