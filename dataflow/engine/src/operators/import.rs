@@ -97,7 +97,7 @@ fn import_core<'s, K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup>(
                             let target = shift(upper.borrow());
                             capabilities.downgrade(&target.borrow()[..]);
                             if upper.is_empty() {
-                                keeper = None;
+                                drop(keeper.take());
                             }
                         }
                     }

@@ -19,6 +19,16 @@ use crate::Data;
 use timely::progress::timestamp::Refines;
 use timely::progress::Timestamp;
 
+mod builder;
+mod cursor;
+mod offsets;
+#[cfg(test)]
+mod tests;
+
+pub use builder::BatchBuilder;
+pub use cursor::BatchCursor;
+use offsets::Offsets;
+
 /// The interval of times a batch covers, and how far its times were compacted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Description<T> {
@@ -61,15 +71,29 @@ pub struct Batch<K, V, T, R> {
 }
 
 /// The time-independent columns of a batch.
+///
+/// Two layouts, chosen by the val type: a *keyed* batch stores `key_offs` (each key's range of
+/// vals); a *key-only* batch (`V` zero-sized, e.g. `()`: each key has exactly one val, so those
+/// offsets would be `0, 1, 2, ...`) stores none, and its `vals` column takes no memory either, so
+/// it holds keys, one update offset per key, and the (time, diff) columns.
+///
+/// Repeated updates are stored once: a val whose only update equals the previously stored
+/// (time, diff) gets an empty range in `val_offs` and reads that previous update (a val always
+/// has at least one update, so an empty range is unambiguous). A trace loaded at one time with
+/// diff 1 then stores a single (time, diff).
 #[derive(Debug)]
 struct Columns<K, V, R> {
     keys: Vec<K>,
-    /// `key_offs[i]..key_offs[i+1]` are the vals of `keys[i]`; length `keys.len() + 1`.
-    key_offs: Vec<usize>,
+    /// `key_offs[i]..key_offs[i+1]` are the vals of `keys[i]`; length `keys.len() + 1`; empty in
+    /// a key-only batch.
+    key_offs: Offsets,
     vals: Vec<V>,
-    /// `val_offs[j]..val_offs[j+1]` are the updates of `vals[j]`; length `vals.len() + 1`.
-    val_offs: Vec<usize>,
+    /// `val_offs[j]..val_offs[j+1]` are the stored updates of `vals[j]` (empty: the previous
+    /// stored update); length `vals.len() + 1`.
+    val_offs: Offsets,
     diffs: Vec<R>,
+    /// Number of updates, counting each repeated one.
+    updates: usize,
 }
 
 /// A batch's time column: stored, or computed on the fly from another batch's times (the batch
@@ -146,13 +170,34 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R>
     pub fn upper(&self) -> AntichainRef<'_, T> {
         self.desc.upper.borrow()
     }
-    /// Number of updates.
+    /// Number of updates (a view may read fewer, after consolidating advanced times).
     pub fn len(&self) -> usize {
+        self.cols.updates
+    }
+    /// Number of (time, diff) pairs actually stored (repeats are stored once).
+    pub fn stored_len(&self) -> usize {
         self.cols.diffs.len()
     }
     /// True when the batch holds no updates.
     pub fn is_empty(&self) -> bool {
-        self.cols.diffs.is_empty()
+        self.cols.updates == 0
+    }
+    /// True when this batch type uses the key-only layout (no val offsets).
+    pub const fn key_only() -> bool {
+        std::mem::size_of::<V>() == 0
+    }
+    /// Index of the first val of key number `k` (`k == key_count()`: the end).
+    #[inline]
+    pub(crate) fn key_off(&self, k: usize) -> usize {
+        if Self::key_only() {
+            k
+        } else {
+            self.cols.key_offs.get(k)
+        }
+    }
+    /// Number of (key, val) pairs.
+    pub fn val_count(&self) -> usize {
+        self.cols.vals.len()
     }
     /// Number of distinct keys.
     pub fn key_count(&self) -> usize {
@@ -163,13 +208,21 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R>
         &self.cols.keys[k]
     }
     pub(crate) fn vals_of(&self, k: usize) -> std::ops::Range<usize> {
-        self.cols.key_offs[k]..self.cols.key_offs[k + 1]
+        self.key_off(k)..self.key_off(k + 1)
     }
     pub(crate) fn val(&self, v: usize) -> &V {
         &self.cols.vals[v]
     }
+    /// The stored updates of val number `v`.
+    #[inline]
     pub(crate) fn upds_of(&self, v: usize) -> std::ops::Range<usize> {
-        self.cols.val_offs[v]..self.cols.val_offs[v + 1]
+        let (start, end) = (self.cols.val_offs.get(v), self.cols.val_offs.get(v + 1));
+        if start == end {
+            // A repeat of the previous stored update.
+            start - 1..start
+        } else {
+            start..end
+        }
     }
     /// The time of update `u` as read (advanced, for an advanced view).
     #[inline]
@@ -303,327 +356,4 @@ pub(crate) fn gallop<X>(slice: &[X], from: usize, less: impl Fn(&X) -> bool) -> 
         }
     }
     lo
-}
-
-/// Builds a [`Batch`] from updates pushed in (key, val, time) order, already consolidated.
-pub struct BatchBuilder<K, V, T, R> {
-    keys: Vec<K>,
-    key_offs: Vec<usize>,
-    vals: Vec<V>,
-    val_offs: Vec<usize>,
-    times: Vec<T>,
-    diffs: Vec<R>,
-}
-
-impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Default
-    for BatchBuilder<K, V, T, R>
-{
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V, T, R> {
-    /// An empty builder.
-    pub fn new() -> Self {
-        Self::with_capacity(0)
-    }
-    /// An empty builder with room for `cap` updates.
-    pub fn with_capacity(cap: usize) -> Self {
-        BatchBuilder {
-            keys: Vec::new(),
-            key_offs: vec![0],
-            vals: Vec::new(),
-            val_offs: vec![0],
-            times: Vec::with_capacity(cap),
-            diffs: Vec::with_capacity(cap),
-        }
-    }
-    /// Number of updates pushed so far.
-    pub fn len(&self) -> usize {
-        self.times.len()
-    }
-    /// True when nothing was pushed.
-    pub fn is_empty(&self) -> bool {
-        self.times.is_empty()
-    }
-    /// Appends one update; must follow the previous one in (key, val, time) order.
-    pub fn push(&mut self, key: &K, val: &V, time: T, diff: R) {
-        let new_key = self.keys.last() != Some(key);
-        if new_key {
-            assert!(
-                self.keys.last().is_none_or(|k| k < key),
-                "batch keys pushed out of order"
-            );
-            self.close_val();
-            self.close_key();
-            self.keys.push(key.clone());
-            self.vals.push(val.clone());
-        } else if self.vals.last() != Some(val) {
-            assert!(
-                self.vals.last().is_none_or(|v| v < val),
-                "batch vals pushed out of order"
-            );
-            self.close_val();
-            self.vals.push(val.clone());
-        }
-        self.times.push(time);
-        self.diffs.push(diff);
-    }
-    fn close_val(&mut self) {
-        if self.vals.len() + 1 > self.val_offs.len() {
-            self.val_offs.push(self.times.len());
-        }
-    }
-    fn close_key(&mut self) {
-        if self.keys.len() + 1 > self.key_offs.len() {
-            self.key_offs.push(self.vals.len());
-        }
-    }
-    /// Seals the batch with `desc`.
-    pub fn done(mut self, desc: Description<T>) -> Batch<K, V, T, R> {
-        self.close_val();
-        self.close_key();
-        Batch {
-            cols: Rc::new(Columns {
-                keys: self.keys,
-                key_offs: self.key_offs,
-                vals: self.vals,
-                val_offs: self.val_offs,
-                diffs: self.diffs,
-            }),
-            times: Times::Owned(Rc::new(self.times)),
-            advance: None,
-            distinct_times: true,
-            desc,
-        }
-    }
-    /// Builds a batch from sorted, consolidated `((key, val), time, diff)` updates.
-    pub fn from_sorted(updates: Vec<((K, V), T, R)>, desc: Description<T>) -> Batch<K, V, T, R> {
-        let mut builder = Self::with_capacity(updates.len());
-        for ((k, v), t, r) in updates {
-            builder.push(&k, &v, t, r);
-        }
-        builder.done(desc)
-    }
-}
-
-/// A cursor over one shared batch: a position in its keys and in the current key's vals.
-pub struct BatchCursor<K, V, T, R> {
-    batch: Rc<Batch<K, V, T, R>>,
-    key_pos: usize,
-    val_pos: usize,
-    /// Where a view's advanced times are consolidated (reused across `map_times` calls).
-    scratch: std::cell::RefCell<Vec<(T, R)>>,
-}
-
-impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchCursor<K, V, T, R> {
-    /// A cursor at the first key and val of `batch`.
-    pub fn new(batch: Rc<Batch<K, V, T, R>>) -> Self {
-        let mut cursor = BatchCursor {
-            batch,
-            key_pos: 0,
-            val_pos: 0,
-            scratch: std::cell::RefCell::new(Vec::new()),
-        };
-        cursor.rewind_vals();
-        cursor
-    }
-    /// The batch under the cursor.
-    pub fn batch(&self) -> &Rc<Batch<K, V, T, R>> {
-        &self.batch
-    }
-    /// True while the cursor is at a key.
-    pub fn key_valid(&self) -> bool {
-        self.key_pos < self.batch.key_count()
-    }
-    /// True while the cursor is at a val of the current key.
-    pub fn val_valid(&self) -> bool {
-        self.key_valid() && self.val_pos < self.batch.cols.key_offs[self.key_pos + 1]
-    }
-    /// The current key; only when `key_valid`.
-    pub fn key(&self) -> &K {
-        self.batch.key(self.key_pos)
-    }
-    /// The current val; only when `val_valid`.
-    pub fn val(&self) -> &V {
-        self.batch.val(self.val_pos)
-    }
-    /// Calls `logic` on each (time, diff) of the current (key, val).
-    /// Times are distinct and sorted (a view's advanced times are consolidated first).
-    pub fn map_times(&self, logic: impl FnMut(&T, &R)) {
-        if self.val_valid() {
-            match self.scratch.try_borrow_mut() {
-                Ok(mut scratch) => self.batch.map_upds_with(self.val_pos, &mut scratch, logic),
-                // Re-entered from `logic`: consolidate in a fresh buffer.
-                Err(_) => self.batch.map_upds(self.val_pos, logic),
-            }
-        }
-    }
-    /// Moves to the next key.
-    pub fn step_key(&mut self) {
-        if self.key_valid() {
-            self.key_pos += 1;
-            self.rewind_vals();
-        }
-    }
-    /// Moves to the first key `>= key`.
-    pub fn seek_key(&mut self, key: &K) {
-        let pos = self.batch.seek_key_from(self.key_pos, key);
-        if pos != self.key_pos {
-            self.key_pos = pos;
-            self.rewind_vals();
-        }
-    }
-    /// Moves to the next val of the current key.
-    pub fn step_val(&mut self) {
-        if self.val_valid() {
-            self.val_pos += 1;
-        }
-    }
-    /// Moves to the first val `>= val` of the current key.
-    pub fn seek_val(&mut self, val: &V) {
-        if self.key_valid() {
-            let end = self.batch.cols.key_offs[self.key_pos + 1];
-            self.val_pos = self.batch.seek_val_from(self.val_pos, end, val);
-        }
-    }
-    /// Moves back to the first val of the current key.
-    pub fn rewind_vals(&mut self) {
-        if self.key_valid() {
-            self.val_pos = self.batch.cols.key_offs[self.key_pos];
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn builder_layout_and_cursor() {
-        let updates = vec![
-            ((1u64, 10u64), 0u64, 1i64),
-            ((1, 10), 2, -1),
-            ((1, 11), 1, 1),
-            ((3, 5), 0, 2),
-            ((4, 1), 7, 1),
-        ];
-        let desc = Description::new(
-            Antichain::from_elem(0),
-            Antichain::from_elem(8),
-            Antichain::from_elem(0),
-        );
-        let batch = Rc::new(BatchBuilder::from_sorted(updates.clone(), desc));
-        assert_eq!(batch.len(), 5);
-        assert_eq!(batch.key_count(), 3);
-        assert_eq!(batch.updates(), updates);
-        let mut cursor = BatchCursor::new(batch);
-        cursor.seek_key(&2);
-        assert_eq!(cursor.key(), &3);
-        cursor.seek_val(&5);
-        assert_eq!(cursor.val(), &5);
-        cursor.step_val();
-        assert!(!cursor.val_valid());
-        cursor.seek_key(&4);
-        let mut seen = Vec::new();
-        cursor.map_times(|t, r| seen.push((*t, *r)));
-        assert_eq!(seen, vec![(7, 1)]);
-        cursor.step_key();
-        assert!(!cursor.key_valid());
-    }
-
-    #[test]
-    fn advanced_view_shares_storage_and_consolidates_when_read() {
-        let updates = vec![
-            ((1u64, 10u64), 0u64, 1i64),
-            ((1, 10), 2, -1),
-            ((1, 11), 1, 1),
-            ((1, 11), 3, 1),
-            ((1, 11), 6, 1),
-            ((2, 5), 0, 2),
-            ((2, 5), 4, -2),
-        ];
-        let desc = Description::new(
-            Antichain::from_elem(0),
-            Antichain::from_elem(8),
-            Antichain::from_elem(0),
-        );
-        let batch = Rc::new(BatchBuilder::from_sorted(updates, desc));
-        let view = Rc::new(batch.advanced_view(Antichain::from_elem(4).borrow()));
-        assert!(view.shares_storage(&batch));
-        assert_eq!(view.description().since, Antichain::from_elem(4));
-        // (1,10) cancels at 4; (1,11) sums to 2 at 4 and keeps 6; (2,5) cancels at 4.
-        assert_eq!(view.updates(), vec![((1, 11), 4, 2), ((1, 11), 6, 1)]);
-        let mut cursor = BatchCursor::new(Rc::clone(&view));
-        let mut seen = Vec::new();
-        cursor.map_times(|t, r| seen.push((*t, *r)));
-        assert!(seen.is_empty(), "(1,10) consolidates to nothing");
-        cursor.step_val();
-        cursor.map_times(|t, r| seen.push((*t, *r)));
-        assert_eq!(seen, vec![(4, 2), (6, 1)]);
-        // A view of a view advances by the join of both frontiers, still sharing storage.
-        let again = view.advanced_view(Antichain::from_elem(5).borrow());
-        assert!(again.shares_storage(&batch));
-        assert_eq!(again.updates(), vec![((1, 11), 5, 2), ((1, 11), 6, 1)]);
-    }
-
-    #[test]
-    fn advanced_view_with_product_times_matches_a_copy() {
-        use timely::order::Product;
-        type P = Product<u64, u64>;
-        let p = |a: u64, b: u64| Product::new(a, b);
-        let mut updates: Vec<((u64, u64), P, i64)> = Vec::new();
-        let mut seed = 7u64;
-        for _ in 0..200 {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let x = seed >> 33;
-            let diff = if x % 3 == 0 { -1 } else { 1 };
-            updates.push(((x % 4, (x >> 4) % 3), p((x >> 8) % 5, (x >> 12) % 5), diff));
-        }
-        crate::consolidation::consolidate_updates(&mut updates);
-        let desc = Description::new(
-            Antichain::from_elem(p(0, 0)),
-            Antichain::new(),
-            Antichain::from_elem(p(0, 0)),
-        );
-        let batch = Rc::new(BatchBuilder::from_sorted(updates.clone(), desc));
-        let mut frontier = Antichain::new();
-        frontier.insert(p(2, 1));
-        frontier.insert(p(1, 3));
-        let mut copy: Vec<((u64, u64), P, i64)> = updates
-            .iter()
-            .map(|(d, t, r)| {
-                let mut t = t.clone();
-                t.advance_by(frontier.borrow());
-                (*d, t, *r)
-            })
-            .collect();
-        crate::consolidation::consolidate_updates(&mut copy);
-        let view = batch.advanced_view(frontier.borrow());
-        assert_eq!(view.updates(), copy);
-        let entered = Rc::new(view).enter::<Product<P, u32>>();
-        let lifted: Vec<_> = copy
-            .iter()
-            .map(|(d, t, r)| (*d, Product::new(t.clone(), 0u32), *r))
-            .collect();
-        assert_eq!(entered.updates(), lifted);
-    }
-
-    #[test]
-    fn gallop_finds_lower_bound() {
-        let data: Vec<u32> = (0..100).map(|x| x * 2).collect();
-        for from in [0, 5, 50] {
-            for target in 0..210u32 {
-                let expected = data
-                    .iter()
-                    .position(|x| *x >= target)
-                    .unwrap_or(100)
-                    .max(from);
-                assert_eq!(gallop(&data, from, |x| *x < target), expected);
-            }
-        }
-    }
 }

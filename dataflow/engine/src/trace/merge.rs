@@ -33,13 +33,17 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Merger<K, V, T, R
         newer: Rc<Batch<K, V, T, R>>,
         since: Antichain<T>,
     ) -> Self {
-        let cap = older.len() + newer.len();
+        let builder = BatchBuilder::with_capacities(
+            older.key_count() + newer.key_count(),
+            older.val_count() + newer.val_count(),
+            older.stored_len() + newer.stored_len(),
+        );
         Merger {
             older,
             newer,
             pos: (0, 0),
             since,
-            builder: BatchBuilder::with_capacity(cap),
+            builder,
             scratch: Vec::new(),
         }
     }

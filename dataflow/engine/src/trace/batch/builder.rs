@@ -1,0 +1,147 @@
+//! Building a batch from sorted, consolidated updates.
+//!
+//! Owns: [`BatchBuilder`]. Invariants: updates arrive in (key, val, time) order; the builder
+//! writes the columnar layout of `super` (keys once, vals once per key, (time, diff) columns).
+
+use std::rc::Rc;
+
+use super::{Batch, Columns, Description, Offsets, Times};
+use crate::difference::Semigroup;
+use crate::lattice::Lattice;
+
+/// Builds a [`Batch`] from updates pushed in (key, val, time) order, already consolidated.
+pub struct BatchBuilder<K, V, T, R> {
+    keys: Vec<K>,
+    key_offs: Offsets,
+    vals: Vec<V>,
+    val_offs: Offsets,
+    times: Vec<T>,
+    diffs: Vec<R>,
+    updates: usize,
+}
+
+impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Default
+    for BatchBuilder<K, V, T, R>
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V, T, R> {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::with_capacities(0, 0, 0)
+    }
+    /// An empty builder with room for about `keys` keys, `vals` vals and `upds` stored updates
+    /// (the columns are trimmed to their lengths when the batch is sealed).
+    pub fn with_capacities(keys: usize, vals: usize, upds: usize) -> Self {
+        let key_only = Batch::<K, V, T, R>::key_only();
+        let mut key_offs = Offsets::with_capacity(if key_only { 0 } else { keys + 1 });
+        if !key_only {
+            key_offs.push(0);
+        }
+        let mut val_offs = Offsets::with_capacity(vals + 1);
+        val_offs.push(0);
+        BatchBuilder {
+            keys: Vec::with_capacity(keys),
+            key_offs,
+            vals: Vec::with_capacity(vals),
+            val_offs,
+            times: Vec::with_capacity(upds),
+            diffs: Vec::with_capacity(upds),
+            updates: 0,
+        }
+    }
+    /// Number of updates pushed so far.
+    pub fn len(&self) -> usize {
+        self.updates
+    }
+    /// True when nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.updates == 0
+    }
+    /// Appends one update; must follow the previous one in (key, val, time) order.
+    pub fn push(&mut self, key: &K, val: &V, time: T, diff: R) {
+        let new_key = self.keys.last() != Some(key);
+        if new_key {
+            assert!(
+                self.keys.last().is_none_or(|k| k < key),
+                "batch keys pushed out of order"
+            );
+            self.close_val();
+            self.close_key();
+            self.keys.push(key.clone());
+            self.vals.push(val.clone());
+        } else if !Batch::<K, V, T, R>::key_only() && self.vals.last() != Some(val) {
+            assert!(
+                self.vals.last().is_none_or(|v| v < val),
+                "batch vals pushed out of order"
+            );
+            self.close_val();
+            self.vals.push(val.clone());
+        }
+        self.times.push(time);
+        self.diffs.push(diff);
+        self.updates += 1;
+    }
+    /// Ends the open val's update range; a single update equal to the previously stored one is
+    /// dropped and recorded as an empty range.
+    fn close_val(&mut self) {
+        if self.vals.len() + 1 > self.val_offs.len() {
+            let start = self.val_offs.last().expect("val_offs starts with 0");
+            let n = self.times.len();
+            if n == start + 1
+                && start > 0
+                && self.times[n - 1] == self.times[n - 2]
+                && self.diffs[n - 1] == self.diffs[n - 2]
+            {
+                self.times.pop();
+                self.diffs.pop();
+            }
+            self.val_offs.push(self.times.len());
+        }
+    }
+    fn close_key(&mut self) {
+        if !Batch::<K, V, T, R>::key_only() && self.keys.len() + 1 > self.key_offs.len() {
+            self.key_offs.push(self.vals.len());
+        }
+    }
+    /// Seals the batch with `desc`.
+    pub fn done(mut self, desc: Description<T>) -> Batch<K, V, T, R> {
+        self.close_val();
+        self.close_key();
+        self.keys.shrink_to_fit();
+        self.key_offs.shrink_to_fit();
+        self.vals.shrink_to_fit();
+        self.val_offs.shrink_to_fit();
+        self.times.shrink_to_fit();
+        self.diffs.shrink_to_fit();
+        Batch {
+            cols: Rc::new(Columns {
+                keys: self.keys,
+                key_offs: self.key_offs,
+                vals: self.vals,
+                val_offs: self.val_offs,
+                diffs: self.diffs,
+                updates: self.updates,
+            }),
+            times: Times::Owned(Rc::new(self.times)),
+            advance: None,
+            distinct_times: true,
+            desc,
+        }
+    }
+    /// Builds a batch from sorted, consolidated `((key, val), time, diff)` updates.
+    pub fn from_sorted(updates: Vec<((K, V), T, R)>, desc: Description<T>) -> Batch<K, V, T, R> {
+        // Room for the worst case of keys and vals (every update a new key); `done` trims the
+        // columns, in place. The (time, diff) columns grow as needed: repeats are stored once,
+        // so they are often far shorter than `updates`.
+        let n = updates.len();
+        let mut builder = Self::with_capacities(n, n, 0);
+        for ((k, v), t, r) in updates {
+            builder.push(&k, &v, t, r);
+        }
+        builder.done(desc)
+    }
+}
