@@ -39,6 +39,11 @@
 //!   stored_batches() -> Vec<BatchRef<K, V, T, R>>,
 //!   enter::<TI>() -> TraceAgent<K, V, TI, R>
 //! ```
+//! Workers: arrange exchanges updates by a stable hash of the key (`hash_key`, the same in every
+//! process); every other operator is worker-local. Everything exchanged is `Data`, whose
+//! `timely::ExchangeData` bound (serde) is what cluster mode (several processes) needs to
+//! serialize it; `tests/cluster.rs` runs two processes over localhost.
+//!
 //! Note the small departures timely 0.32 imposes: scopes are `Scope<'s, T>` values (no `G: Scope`
 //! generic) and streams carry the scope lifetime, so every type above has a `'s` parameter.
 
