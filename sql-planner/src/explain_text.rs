@@ -230,6 +230,48 @@ impl Printer<'_> {
                     self.plan(i, depth + 1);
                 }
             }
+            Plan::TopK {
+                input,
+                group_key,
+                order_by,
+                limit,
+                offset,
+            } => {
+                // With a limit, a first stage cuts each group down in buckets (render/top_k.rs).
+                let mark = arranges(self, if limit.is_some() { 4 } else { 2 });
+                let group: Vec<String> = group_key.iter().map(|c| format!("#{c}")).collect();
+                let order: Vec<String> = order_by
+                    .iter()
+                    .map(|o| {
+                        let dir = if o.desc { " DESC" } else { "" };
+                        let nulls = if o.nulls_last { "LAST" } else { "FIRST" };
+                        format!("#{}{dir} NULLS {nulls}", o.column)
+                    })
+                    .collect();
+                let limit = limit.map_or("ALL".to_string(), |l| l.to_string());
+                self.line(
+                    depth,
+                    &format!(
+                        "TopK group_by=({}) order_by=[{}] limit={limit} offset={offset}{mark}",
+                        group.join(", "),
+                        order.join(", ")
+                    ),
+                );
+                self.plan(input, depth + 1);
+            }
+            Plan::Recursive {
+                id,
+                base,
+                step,
+                distinct,
+            } => {
+                // The step's inputs that do not read the recursion are arranged once, outside.
+                let kind = if *distinct { "UNION" } else { "UNION ALL" };
+                self.line(depth, &format!("Recursive r{id} ({kind}): base, then step"));
+                self.plan(base, depth + 1);
+                self.plan(step, depth + 1);
+            }
+            Plan::RecursiveGet { id } => self.line(depth, &format!("RecursiveGet r{id}")),
         }
     }
 }

@@ -57,7 +57,34 @@ pub fn use_indexes(plan: Plan, catalog: &dyn Catalog) -> Plan {
         Plan::Union { inputs } => Plan::Union {
             inputs: inputs.into_iter().map(rewrite).collect(),
         },
-        leaf @ (Plan::Get { .. } | Plan::IndexedGet { .. } | Plan::Constant { .. }) => leaf,
+        Plan::TopK {
+            input,
+            group_key,
+            order_by,
+            limit,
+            offset,
+        } => Plan::TopK {
+            input: Box::new(rewrite(*input)),
+            group_key,
+            order_by,
+            limit,
+            offset,
+        },
+        Plan::Recursive {
+            id,
+            base,
+            step,
+            distinct,
+        } => Plan::Recursive {
+            id,
+            base: Box::new(rewrite(*base)),
+            step: Box::new(rewrite(*step)),
+            distinct,
+        },
+        leaf @ (Plan::Get { .. }
+        | Plan::IndexedGet { .. }
+        | Plan::Constant { .. }
+        | Plan::RecursiveGet { .. }) => leaf,
     }
 }
 
@@ -248,7 +275,10 @@ pub fn plan_arity(plan: &Plan, catalog: &dyn Catalog) -> Option<usize> {
         Plan::Filter { input, .. }
         | Plan::Distinct { input }
         | Plan::Negate { input }
-        | Plan::Threshold { input } => plan_arity(input, catalog)?,
+        | Plan::Threshold { input }
+        | Plan::TopK { input, .. } => plan_arity(input, catalog)?,
         Plan::Union { inputs } => inputs.iter().find_map(|i| plan_arity(i, catalog))?,
+        Plan::Recursive { base, .. } => plan_arity(base, catalog)?,
+        Plan::RecursiveGet { .. } => return None,
     })
 }

@@ -7,10 +7,10 @@
 //! support yet is refused with SQLSTATE 0A000, never approximated.
 //!
 //! Files follow SQL constructs: `parse`/`subscribe` (text → statements), `statement` (dispatch),
-//! `ddl`, `dml`, `query` (ORDER BY/LIMIT, set operations, VALUES), `select`, `join` (FROM and
-//! WHERE), `aggregate` (GROUP BY and aggregates), `expr`/`ops`/`func`/`builtin` (expression binding and
-//! typing), `types` (SQL types and coercions), `scope`/`names` (name resolution) and `fold`
-//! (constant folding).
+//! `ddl`, `dml`, `query` (ORDER BY/LIMIT, set operations, VALUES, WITH), `recursive` (WITH
+//! RECURSIVE), `select`, `join` (FROM and WHERE), `aggregate` (GROUP BY and aggregates),
+//! `expr`/`ops`/`func`/`builtin` (expression binding and typing), `types` (SQL types and
+//! coercions), `scope`/`names` (name resolution) and `fold` (constant folding).
 
 mod aggregate;
 mod builtin;
@@ -32,6 +32,7 @@ mod param_types;
 mod params;
 mod parse;
 mod query;
+mod recursive;
 mod scope;
 mod select;
 mod statement;

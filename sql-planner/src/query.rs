@@ -3,14 +3,17 @@
 //!
 //! A top-level query returns its plan together with a `RowSetFinishing` (order, limit, offset
 //! and the columns to show), which the server applies to the rows it reads. Queries nested in
-//! other statements (FROM subqueries, materialized views, INSERT ... SELECT, SUBSCRIBE) have no
-//! finishing: their ORDER BY has no effect on a collection and is dropped, and LIMIT/OFFSET
-//! (which would need a maintained top-k) are refused.
+//! other statements (FROM subqueries, subqueries in expressions, WITH queries, materialized
+//! views, INSERT ... SELECT, SUBSCRIBE) have no finishing: their ORDER BY alone has no effect
+//! on a collection and is dropped, and with LIMIT/OFFSET it becomes a `Plan::TopK`, which the
+//! runtime maintains incrementally. In a correlated subquery the top-k is taken per value of
+//! the outer columns (its group key), since the subquery's rows are a collection per outer row.
 
 use crate::catalog::Catalog;
 use crate::error::PlanError;
 use crate::expr::ExprContext;
 use crate::names::fold;
+use crate::recursive::plan_recursive_cte;
 use crate::scope::{Scope, ScopeItem, UseMark};
 use crate::select::{order_options, plan_select};
 use crate::statement::{ColumnOrder, RowSetFinishing};
@@ -93,10 +96,11 @@ pub fn plan_query(cx: &QueryContext<'_>, q: &Query) -> Result<PlannedQuery, Plan
         body.with = None;
         return plan_query(&cx, &body);
     }
-    // A correlated subquery's rows are a collection per outer row: ORDER BY has no effect.
+    // A correlated subquery's rows are a collection per outer row: ORDER BY has no effect
+    // unless a LIMIT/OFFSET makes it a top-k per outer row.
     let order_by = match cx.outer {
-        Some(_) => &[],
-        None => order_by_items(q)?,
+        Some(_) if q.limit_clause.is_none() => &[],
+        _ => order_by_items(q)?,
     };
     let (plan, scope, order, arity, unknown) = match q.body.as_ref() {
         SetExpr::Select(s) => {
@@ -127,7 +131,8 @@ pub fn plan_query(cx: &QueryContext<'_>, q: &Query) -> Result<PlannedQuery, Plan
     })
 }
 
-/// Plans a query whose result is a collection: no LIMIT/OFFSET, ORDER BY ignored.
+/// Plans a query whose result is a collection: ORDER BY is ignored, unless LIMIT/OFFSET
+/// make the query a top-k.
 pub fn plan_subquery(cx: &QueryContext<'_>, q: &Query) -> Result<(Plan, Scope), PlanError> {
     plan_subquery_with_unknowns(cx, q).map(|(plan, scope, _)| (plan, scope))
 }
@@ -137,14 +142,21 @@ pub fn plan_subquery_with_unknowns(
     cx: &QueryContext<'_>,
     q: &Query,
 ) -> Result<(Plan, Scope, Vec<bool>), PlanError> {
-    if q.limit_clause.is_some() {
-        return Err(PlanError::unsupported(
-            "LIMIT/OFFSET outside of a top-level SELECT",
-        ));
-    }
     let planned = plan_query(cx, q)?;
     let arity = planned.scope.len();
-    let plan = match planned.plan {
+    let finishing = &planned.finishing;
+    let plan = if finishing.limit.is_some() || finishing.offset > 0 {
+        Plan::TopK {
+            input: Box::new(planned.plan),
+            group_key: (0..planned.scope.outer_prefix()).collect(),
+            order_by: finishing.order_by.clone(),
+            limit: finishing.limit,
+            offset: finishing.offset,
+        }
+    } else {
+        planned.plan
+    };
+    let plan = match plan {
         // Drop ORDER BY-only columns.
         p if planned.finishing.order_by.iter().any(|o| o.column >= arity) => Plan::Project {
             input: Box::new(p),
@@ -156,9 +168,6 @@ pub fn plan_subquery_with_unknowns(
 }
 
 fn check_query(q: &Query) -> Result<(), PlanError> {
-    if q.with.as_ref().is_some_and(|w| w.recursive) {
-        return Err(PlanError::unsupported("WITH RECURSIVE"));
-    }
     if q.fetch.is_some() {
         return Err(PlanError::unsupported("FETCH"));
     }
@@ -195,6 +204,12 @@ fn with_ctes<'a>(cx: &QueryContext<'a>, with: &With) -> Result<QueryContext<'a>,
             ));
         }
         names.push(name.clone());
+        if with.recursive {
+            if let Some(planned) = plan_recursive_cte(&inner.uncorrelated(), cte)? {
+                inner.ctes.push(planned);
+                continue;
+            }
+        }
         // A WITH query does not see the enclosing query's columns here (kpg plans it once).
         let (plan, scope) = plan_subquery(&inner.uncorrelated(), &cte.query)?;
         let scope = crate::join::aliased(scope, Some(&cte.alias), &name)?;

@@ -51,12 +51,8 @@ pub struct RowSetFinishing {
     pub project: Vec<usize>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct ColumnOrder {
-    pub column: usize,
-    pub desc: bool,
-    pub nulls_last: bool,
-}
+/// One ORDER BY item: the same type the render plan's `TopK` uses.
+pub use kpg_types::plan::ColumnOrder;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlannedStatement {

@@ -217,6 +217,19 @@ fn substitute(p: Plan, domains: &[(GlobalId, Vec<ScalarExpr>)], base: &Plan, ari
         Plan::Distinct { input } => Plan::Distinct { input: sub(input) },
         Plan::Negate { input } => Plan::Negate { input: sub(input) },
         Plan::Threshold { input } => Plan::Threshold { input: sub(input) },
+        Plan::TopK {
+            input,
+            group_key,
+            order_by,
+            limit,
+            offset,
+        } => Plan::TopK {
+            input: sub(input),
+            group_key,
+            order_by,
+            limit,
+            offset,
+        },
         Plan::Union { inputs } => Plan::Union {
             inputs: inputs
                 .into_iter()

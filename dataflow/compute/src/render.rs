@@ -6,6 +6,9 @@
 //! input that caused it. `Get` imports the arrangement of an existing table or view as of the
 //! dataflow's `as_of`, so a new dataflow replays compacted history instead of recomputing it.
 
+mod recursive;
+mod top_k;
+
 use std::collections::HashMap;
 
 use kpg_engine::Collection;
@@ -167,6 +170,33 @@ impl<'a, 's> Renderer<'a, 's> {
                     errs: input.errs,
                 }
             }
+            Plan::TopK {
+                input,
+                group_key,
+                order_by,
+                limit,
+                offset,
+            } => {
+                let input = self.render(input)?;
+                Rendered {
+                    oks: top_k::render_top_k(
+                        input.oks,
+                        group_key.clone(),
+                        order_by.clone(),
+                        *limit,
+                        *offset,
+                    ),
+                    errs: input.errs,
+                }
+            }
+            Plan::Recursive {
+                id,
+                base,
+                step,
+                distinct,
+            } => recursive::render_recursive(self, *id, base, step, *distinct)?,
+            // Read only inside its `Recursive` node's step, which `recursive.rs` renders.
+            Plan::RecursiveGet { id } => return Err(MissingCollection(*id)),
         })
     }
 

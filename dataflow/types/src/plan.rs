@@ -10,6 +10,7 @@ use crate::agg::AggregateExpr;
 use crate::datum::Row;
 use crate::expr::ScalarExpr;
 use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
 use std::fmt;
 
 /// Identifies a catalog object whose collection the runtime maintains.
@@ -67,6 +68,87 @@ pub enum Plan {
     Negate { input: Box<Plan> },
     /// Keeps rows with positive multiplicity, dropping the others.
     Threshold { input: Box<Plan> },
+    /// Per group of equal `group_key` columns (one group when empty), the rows that
+    /// `ORDER BY order_by OFFSET offset LIMIT limit` keeps, multiplicities counted as copies.
+    /// Rows equal in the order are taken in `Row` order, so the choice at a tie is stable.
+    TopK {
+        input: Box<Plan>,
+        group_key: Vec<usize>,
+        order_by: Vec<ColumnOrder>,
+        limit: Option<usize>,
+        offset: usize,
+    },
+    /// WITH RECURSIVE: the least fixed point of `rows = base + step(rows)` (UNION ALL), or of
+    /// `rows = distinct(base + step(rows))` (UNION, when `distinct`), where `RecursiveGet { id }`
+    /// inside `step` reads `rows`. The planner only builds steps that are linear in `rows`
+    /// (monotone for UNION), for which this is the table PostgreSQL's iteration builds.
+    Recursive {
+        id: u64,
+        base: Box<Plan>,
+        step: Box<Plan>,
+        distinct: bool,
+    },
+    /// Inside the `step` of the `Recursive` node with this `id`: the rows computed so far.
+    RecursiveGet { id: u64 },
+}
+
+/// One ORDER BY item over a column: DESC and NULLS FIRST/LAST as PostgreSQL writes them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ColumnOrder {
+    pub column: usize,
+    pub desc: bool,
+    pub nulls_last: bool,
+}
+
+/// Compares rows as PostgreSQL's ORDER BY does: item by item, NULLs placed by `nulls_last`
+/// (independently of DESC), other values by `Datum`'s order, reversed for DESC.
+pub fn compare_rows(a: &Row, b: &Row, order: &[ColumnOrder]) -> Ordering {
+    for o in order {
+        let (x, y) = (a.get(o.column), b.get(o.column));
+        let ord = match (x.is_null(), y.is_null()) {
+            (true, true) => Ordering::Equal,
+            (true, false) if o.nulls_last => Ordering::Greater,
+            (true, false) => Ordering::Less,
+            (false, true) if o.nulls_last => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            (false, false) if o.desc => y.cmp(x),
+            (false, false) => x.cmp(y),
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    Ordering::Equal
+}
+
+/// The rows `ORDER BY order OFFSET offset LIMIT limit` keeps from one group's rows (with
+/// multiplicities; rows with none or fewer are ignored), with the number of copies of each.
+/// `rows` must be sorted by `Row`, which breaks ties in the order.
+pub fn top_k<'r>(
+    rows: impl IntoIterator<Item = (&'r Row, i64)>,
+    order: &[ColumnOrder],
+    limit: Option<usize>,
+    offset: usize,
+) -> Vec<(&'r Row, i64)> {
+    let mut rows: Vec<(&Row, i64)> = rows.into_iter().filter(|(_, n)| *n > 0).collect();
+    // Stable: rows equal in the order keep their `Row` order.
+    rows.sort_by(|(a, _), (b, _)| compare_rows(a, b, order));
+    let mut skip = offset as i64;
+    let mut take = limit.map_or(i64::MAX, |l| l as i64);
+    let mut out = Vec::new();
+    for (row, n) in rows {
+        if take == 0 {
+            break;
+        }
+        let skipped = n.min(skip);
+        skip -= skipped;
+        let kept = (n - skipped).min(take);
+        if kept > 0 {
+            take -= kept;
+            out.push((row, kept));
+        }
+    }
+    out
 }
 
 impl Plan {
@@ -112,17 +194,25 @@ impl Plan {
     pub fn visit(&self, f: &mut impl FnMut(&Plan)) {
         f(self);
         match self {
-            Plan::Get { .. } | Plan::IndexedGet { .. } | Plan::Constant { .. } => {}
+            Plan::Get { .. }
+            | Plan::IndexedGet { .. }
+            | Plan::Constant { .. }
+            | Plan::RecursiveGet { .. } => {}
             Plan::Map { input, .. }
             | Plan::Filter { input, .. }
             | Plan::Project { input, .. }
             | Plan::Reduce { input, .. }
             | Plan::Distinct { input }
             | Plan::Negate { input }
-            | Plan::Threshold { input } => input.visit(f),
+            | Plan::Threshold { input }
+            | Plan::TopK { input, .. } => input.visit(f),
             Plan::Join { left, right, .. } => {
                 left.visit(f);
                 right.visit(f);
+            }
+            Plan::Recursive { base, step, .. } => {
+                base.visit(f);
+                step.visit(f);
             }
             Plan::Union { inputs } => inputs.iter().for_each(|i| i.visit(f)),
         }
@@ -182,6 +272,31 @@ impl Plan {
                 writeln!(f, "{pad}Threshold")?;
                 input.fmt_indent(f, depth + 1)
             }
+            Plan::TopK {
+                input,
+                group_key,
+                order_by,
+                limit,
+                offset,
+            } => {
+                writeln!(
+                    f,
+                    "{pad}TopK group={group_key:?} order={order_by:?} limit={limit:?} offset={offset}"
+                )?;
+                input.fmt_indent(f, depth + 1)
+            }
+            Plan::Recursive {
+                id,
+                base,
+                step,
+                distinct,
+            } => {
+                let kind = if *distinct { "UNION" } else { "UNION ALL" };
+                writeln!(f, "{pad}Recursive r{id} ({kind})")?;
+                base.fmt_indent(f, depth + 1)?;
+                step.fmt_indent(f, depth + 1)
+            }
+            Plan::RecursiveGet { id } => writeln!(f, "{pad}RecursiveGet r{id}"),
         }
     }
 }
@@ -214,4 +329,60 @@ pub struct DataflowDescription {
     /// Imported collections are read as of this time: their history before it is collapsed.
     pub as_of: u64,
     pub sink: DataflowSink,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::datum::Datum;
+
+    /// `top_k` against the plain definition: expand copies, sort, skip, take.
+    #[test]
+    fn top_k_matches_sort_skip_take() {
+        let v = |x: Option<i32>, y: i32| {
+            Row::new(vec![x.map_or(Datum::Null, Datum::Int32), Datum::Int32(y)])
+        };
+        let mut rows = vec![
+            (v(Some(3), 1), 2),
+            (v(None, 2), 1),
+            (v(Some(1), 3), 3),
+            (v(Some(3), 0), 1),
+            (v(Some(2), 9), 0),
+            (v(None, 1), 2),
+        ];
+        rows.sort();
+        for desc in [false, true] {
+            for nulls_last in [false, true] {
+                let order = vec![ColumnOrder {
+                    column: 0,
+                    desc,
+                    nulls_last,
+                }];
+                let mut expanded: Vec<&Row> = rows
+                    .iter()
+                    .flat_map(|(r, n)| std::iter::repeat(r).take((*n).max(0) as usize))
+                    .collect();
+                expanded.sort_by(|a, b| compare_rows(a, b, &order));
+                for offset in 0..10 {
+                    for limit in [None, Some(0), Some(1), Some(2), Some(4), Some(20)] {
+                        let want: Vec<&Row> = expanded
+                            .iter()
+                            .copied()
+                            .skip(offset)
+                            .take(limit.unwrap_or(usize::MAX))
+                            .collect();
+                        let got: Vec<&Row> =
+                            top_k(rows.iter().map(|(r, n)| (r, *n)), &order, limit, offset)
+                                .into_iter()
+                                .flat_map(|(r, n)| std::iter::repeat(r).take(n as usize))
+                                .collect();
+                        assert_eq!(
+                            got, want,
+                            "desc={desc} nulls_last={nulls_last} offset={offset} limit={limit:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -7,7 +7,9 @@ mod errors;
 mod explain;
 mod expressions;
 mod queries;
+mod recursive;
 mod subqueries;
+mod top_k;
 mod typing_fuzz;
 
 use crate::{parse, plan, Catalog, CatalogItem, ItemKind, PlanError, PlannedStatement};
@@ -174,6 +176,11 @@ pub fn eval(p: &Plan, cat: &MockCatalog) -> Vec<(Row, i64)> {
     try_eval(p, cat).unwrap_or_else(|e| panic!("evaluation failed: {e}"))
 }
 
+thread_local! {
+    /// The working table of each `Recursive` being evaluated, by id.
+    static RECURSIVE: std::cell::RefCell<HashMap<u64, Vec<(Row, i64)>>> = Default::default();
+}
+
 /// `eval`, returning evaluation errors (division by zero, bad casts) instead of panicking.
 pub fn try_eval(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
     let mut acc: BTreeMap<Row, i64> = BTreeMap::new();
@@ -270,6 +277,42 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
             }
             out
         }
+        Plan::Recursive {
+            id,
+            base,
+            step,
+            distinct,
+        } => {
+            // PostgreSQL's own algorithm: iterate the step over the rows the last round added.
+            let base = try_eval(base, cat)?;
+            let mut result: BTreeMap<Row, i64> = BTreeMap::new();
+            let mut working = Vec::new();
+            for (r, d) in base {
+                if !*distinct || !result.contains_key(&r) {
+                    let n = if *distinct { 1 } else { d };
+                    *result.entry(r.clone()).or_insert(0) += n;
+                    working.push((r, n));
+                }
+            }
+            for _round in 0..10_000 {
+                if working.is_empty() {
+                    break;
+                }
+                RECURSIVE.with(|m| m.borrow_mut().insert(*id, std::mem::take(&mut working)));
+                for (r, d) in try_eval(step, cat)? {
+                    if !*distinct || !result.contains_key(&r) {
+                        let n = if *distinct { 1 } else { d };
+                        *result.entry(r.clone()).or_insert(0) += n;
+                        working.push((r, n));
+                    }
+                }
+            }
+            assert!(working.is_empty(), "recursion did not end in 10000 rounds");
+            result.into_iter().collect()
+        }
+        Plan::RecursiveGet { id } => {
+            RECURSIVE.with(|m| m.borrow().get(id).cloned().expect("inside its step"))
+        }
         Plan::Distinct { input } => try_eval(input, cat)?
             .into_iter()
             .filter(|(_, d)| *d > 0)
@@ -291,6 +334,33 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
             .into_iter()
             .filter(|(_, d)| *d > 0)
             .collect(),
+        Plan::TopK {
+            input,
+            group_key,
+            order_by,
+            limit,
+            offset,
+        } => {
+            let mut groups: BTreeMap<Row, BTreeMap<Row, i64>> = BTreeMap::new();
+            for (r, d) in try_eval(input, cat)? {
+                *groups
+                    .entry(r.project(group_key))
+                    .or_default()
+                    .entry(r)
+                    .or_insert(0) += d;
+            }
+            let mut out = Vec::new();
+            for rows in groups.values() {
+                let kept = kpg_types::plan::top_k(
+                    rows.iter().map(|(r, d)| (r, *d)),
+                    order_by,
+                    *limit,
+                    *offset,
+                );
+                out.extend(kept.into_iter().map(|(r, d)| (r.clone(), d)));
+            }
+            out
+        }
     })
 }
 
