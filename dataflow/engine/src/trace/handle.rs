@@ -147,7 +147,9 @@ pub struct TraceStats {
     /// Bytes of the stored updates as `size` measures each (key, value) plus the times and
     /// differences; batches shared by several traces are counted in each.
     pub bytes: usize,
-    /// Handles holding the trace: its owner's and each importing dataflow's.
+    /// Handles holding the trace: its owner's and each importing dataflow's (an import's source
+    /// holds one of its own until the trace's upper is empty, besides those of the operators
+    /// reading the import).
     pub handles: usize,
     /// Imports currently following its new batches (the dataflows that share it).
     pub readers: usize,
