@@ -19,6 +19,8 @@ pub struct Entry {
     pub depends_on: Vec<GlobalId>,
     /// The defining plan of a view or materialized view, before index selection.
     pub definition: Option<Plan>,
+    /// The defining query of a view or materialized view as SQL (for `pg_get_viewdef`).
+    pub sql: Option<String>,
 }
 
 /// What kind of thing an id names, for messages and command tags.
@@ -70,8 +72,16 @@ impl Catalog {
                 },
                 depends_on,
                 definition,
+                sql: None,
             },
         );
+    }
+
+    /// Records the SQL of a view's defining query.
+    pub fn set_sql(&mut self, id: GlobalId, sql: String) {
+        if let Some(entry) = self.entries.get_mut(&id) {
+            entry.sql = Some(sql);
+        }
     }
 
     pub fn insert_index(&mut self, index: IndexItem) {

@@ -70,6 +70,35 @@ pub trait Catalog {
     fn definition(&self, _id: GlobalId) -> Option<Plan> {
         None
     }
+
+    /// Facts by OID that pg_catalog functions and `reg*` casts look up (see `pg_compat.rs`):
+    /// `(oid, sub, text)` rows, `sub` being 0 unless the lookup has a second key.
+    fn pg_lookup(&self, _what: PgLookup) -> Vec<(i64, i64, String)> {
+        Vec::new()
+    }
+
+    /// Whether the relation `id` holds no rows by construction (a system catalog of something
+    /// kpg does not have, such as policies or publications).
+    fn always_empty(&self, _id: GlobalId) -> bool {
+        false
+    }
+}
+
+/// What `Catalog::pg_lookup` answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PgLookup {
+    /// Relation (and index) OID → its name as `regclass` prints it.
+    RelationName,
+    /// Relation OID → "" for each relation visible on the search path.
+    Visible,
+    /// View OID → the SQL of its defining query.
+    ViewDefinition,
+    /// Index OID → its CREATE INDEX statement (`sub` 0) and the text of key column `sub`.
+    IndexDefinition,
+    /// Role OID → role name.
+    RoleName,
+    /// Namespace OID → schema name.
+    NamespaceName,
 }
 
 /// The plan that reads `item` whole: its collection, or for a view its index if it has one and
@@ -138,5 +167,13 @@ impl Catalog for RecordingCatalog<'_> {
 
     fn name_of(&self, id: GlobalId) -> Option<String> {
         self.inner.name_of(id)
+    }
+
+    fn pg_lookup(&self, what: PgLookup) -> Vec<(i64, i64, String)> {
+        self.inner.pg_lookup(what)
+    }
+
+    fn always_empty(&self, id: GlobalId) -> bool {
+        self.inner.always_empty(id)
     }
 }

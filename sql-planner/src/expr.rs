@@ -36,6 +36,8 @@ pub struct ExprContext<'a> {
     pub in_aggregate: bool,
     /// Where subqueries are allowed: the relation their values are joined to.
     pub host: Option<&'a Host<'a>>,
+    /// The catalog, for pg_catalog functions and `reg*` casts that look objects up.
+    pub catalog: Option<&'a dyn crate::catalog::Catalog>,
 }
 
 impl<'a> ExprContext<'a> {
@@ -46,6 +48,7 @@ impl<'a> ExprContext<'a> {
             grouping: None,
             in_aggregate: false,
             host: None,
+            catalog: None,
         }
     }
 
@@ -53,6 +56,15 @@ impl<'a> ExprContext<'a> {
     pub fn with_host(self, host: &'a Host<'a>) -> Self {
         ExprContext {
             host: Some(host),
+            catalog: Some(host.catalog()),
+            ..self
+        }
+    }
+
+    /// The same context, able to look objects up in `catalog`.
+    pub fn with_catalog(self, catalog: &'a dyn crate::catalog::Catalog) -> Self {
+        ExprContext {
+            catalog: Some(catalog),
             ..self
         }
     }
@@ -221,6 +233,9 @@ impl<'a> ExprContext<'a> {
                 if format.is_some() || matches!(kind, CastKind::TryCast | CastKind::SafeCast) {
                     return Err(PlanError::unsupported(format!("cast {e}")));
                 }
+                if let Some(t) = crate::pg_compat::cast(self, expr, data_type) {
+                    return t;
+                }
                 let ty = scalar_type(data_type)?;
                 let t = self.bind(expr)?;
                 self.cast(t, &ty)
@@ -297,7 +312,7 @@ impl<'a> ExprContext<'a> {
             }
             Expr::Interval(iv) => builtin::interval_literal(iv),
             Expr::SimilarTo { .. } => Err(PlanError::unsupported("SIMILAR TO")),
-            Expr::Collate { .. } => Err(PlanError::unsupported("COLLATE")),
+            Expr::Collate { expr, collation } => crate::pg_compat::collate(self, expr, collation),
             Expr::Array(_) => Err(PlanError::unsupported("arrays")),
             Expr::Tuple(_) => Err(PlanError::unsupported("row constructors")),
             Expr::Wildcard(_) | Expr::QualifiedWildcard(..) => {
@@ -366,7 +381,7 @@ impl<'a> ExprContext<'a> {
             BinaryOperator::Divide => BinaryFunc::Div,
             BinaryOperator::Modulo => BinaryFunc::Mod,
             BinaryOperator::StringConcat => BinaryFunc::Concat,
-            other => return Err(PlanError::unsupported(format!("operator {other}"))),
+            other => return crate::pg_compat::operator(self, left, other, right),
         };
         let (l, r) = (self.bind(left)?, self.bind(right)?);
         match func {

@@ -134,6 +134,9 @@ pub fn no_function(name: &str, args: &[Typed]) -> PlanError {
 /// Binds a function call.
 pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanError> {
     let name = function_name(f)?;
+    if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
+        return crate::pg_compat::array_subquery(cx, q);
+    }
     let (args, distinct) = call_args(f)?;
     if AGGREGATES.contains(&name.as_str()) {
         return crate::aggregate::bind_aggregate(cx, &name, args, distinct);
@@ -209,7 +212,10 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
         }
         _ => match crate::builtin::call(&name, args.clone())? {
             Some(t) => Ok(t),
-            None => Err(no_function(&name, &args)),
+            None => match crate::pg_compat::function(cx, &name, args.clone())? {
+                Some(t) => Ok(t),
+                None => Err(no_function(&name, &args)),
+            },
         },
     }
 }

@@ -114,7 +114,9 @@ impl FromBuilder<'_> {
                     let mut items = self.scope.items[..np].to_vec();
                     items.extend_from_slice(&self.scope.items[start..]);
                     let local = Scope { items };
-                    let pred = ExprContext::new(&local, "JOIN conditions").bind_condition(on)?;
+                    let pred = ExprContext::new(&local, "JOIN conditions")
+                        .with_catalog(self.cx.catalog)
+                        .bind_condition(on)?;
                     let mut e = pred.expr;
                     e.map_columns(&|c| if c < np { c } else { c - np + start });
                     self.predicates.push(e);
@@ -273,7 +275,9 @@ impl FromBuilder<'_> {
             let on = match constraint {
                 None => Vec::new(),
                 Some(JoinConstraint::On(on)) => {
-                    let pred = ExprContext::new(&both, "JOIN conditions").bind_condition(on)?;
+                    let pred = ExprContext::new(&both, "JOIN conditions")
+                        .with_catalog(self.cx.catalog)
+                        .bind_condition(on)?;
                     conjuncts(vec![pred.expr])
                 }
                 Some(JoinConstraint::Using(_)) => {

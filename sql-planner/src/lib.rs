@@ -10,13 +10,16 @@
 //! `ddl`, `dml`, `query` (ORDER BY/LIMIT, set operations, VALUES, WITH), `recursive` (WITH
 //! RECURSIVE), `select`, `join` (FROM and WHERE), `aggregate` (GROUP BY and aggregates),
 //! `expr`/`ops`/`func`/`builtin` (expression binding and typing), `types` (SQL types and
-//! coercions), `scope`/`names` (name resolution) and `fold` (constant folding).
+//! coercions), `scope`/`names` (name resolution) and `fold` (constant folding). `pg_compat`
+//! holds what PostgreSQL clients' catalog queries need (regex operators, `reg*` casts,
+//! pg_catalog functions) and `empty_from` the rule for SELECTs over empty system catalogs.
 
 mod aggregate;
 mod builtin;
 mod catalog;
 mod ddl;
 mod dml;
+mod empty_from;
 mod error;
 mod explain;
 mod explain_text;
@@ -30,6 +33,7 @@ mod names;
 mod ops;
 mod param_types;
 mod params;
+mod pg_compat;
 mod parse;
 mod query;
 mod recursive;
@@ -43,10 +47,13 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-pub use catalog::{read_plan, Catalog, CatalogItem, IndexItem, ItemKind, RecordingCatalog};
+pub use catalog::{
+    read_plan, Catalog, CatalogItem, IndexItem, ItemKind, PgLookup, RecordingCatalog,
+};
 pub use error::PlanError;
 pub use explain::{ExplainStage, ExplainTarget};
 pub use param_types::parameter_types;
+pub use pg_compat::DATABASE;
 pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};
 pub use index_reuse::{index_with_key, use_indexes};
 /// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.

@@ -1,9 +1,12 @@
 //! Names: PostgreSQL's identifier case folding and the resolution of object names against the
 //! catalog.
 //!
-//! Unquoted identifiers fold to lower case, quoted ones are kept as written. kpg has one schema,
-//! `public`; a name qualified with it resolves like the bare name, any other schema does not
-//! exist.
+//! Unquoted identifiers fold to lower case, quoted ones are kept as written. Users' objects
+//! live in one schema, `public`; a name qualified with it resolves like the bare name. The
+//! system schemas `pg_catalog` and `information_schema` hold read-only relations that the
+//! catalog resolves by their qualified name (`pg_catalog.pg_class`); as in PostgreSQL,
+//! `pg_catalog` is searched before `public` for an unqualified name. Any other schema does not
+//! exist, and objects cannot be created in the system schemas.
 
 use crate::catalog::{Catalog, CatalogItem, ItemKind};
 use crate::error::PlanError;
@@ -31,10 +34,11 @@ pub fn object_name(name: &ObjectName) -> Result<String, PlanError> {
     match parts.as_slice() {
         [n] => Ok(n.clone()),
         [schema, n] if schema == "public" => Ok(n.clone()),
-        // PostgreSQL's system catalogs, which clients' metadata queries read, are not built.
-        [schema, n] if schema == "pg_catalog" || schema == "information_schema" => {
-            Err(PlanError::unsupported(format!("system catalog {schema}.{n}")))
-        }
+        // The system schemas are read-only.
+        [schema, n] if SYSTEM_SCHEMAS.contains(&schema.as_str()) => Err(PlanError::new(
+            "42501",
+            format!("permission denied to create or change \"{schema}.{n}\""),
+        )),
         [schema, _] => Err(PlanError::new(
             "3F000",
             format!("schema \"{schema}\" does not exist"),
@@ -46,12 +50,28 @@ pub fn object_name(name: &ObjectName) -> Result<String, PlanError> {
     }
 }
 
-/// Resolves a relation that a query reads.
+/// The system schemas, whose relations the catalog resolves as `schema.name`.
+pub const SYSTEM_SCHEMAS: [&str; 2] = ["pg_catalog", "information_schema"];
+
+/// Resolves a relation that a query reads: `pg_catalog` first for a bare name, as PostgreSQL's
+/// search path does.
 pub fn resolve_relation(
     catalog: &dyn Catalog,
     name: &ObjectName,
 ) -> Result<CatalogItem, PlanError> {
+    if let [ObjectNamePart::Identifier(s), ObjectNamePart::Identifier(n)] = name.0.as_slice() {
+        let (schema, n) = (fold(s), fold(n));
+        if SYSTEM_SCHEMAS.contains(&schema.as_str()) {
+            let qualified = format!("{schema}.{n}");
+            return catalog
+                .resolve(&qualified)
+                .ok_or_else(|| PlanError::undefined_table(&qualified));
+        }
+    }
     let n = object_name(name)?;
+    if let Some(item) = catalog.resolve(&format!("pg_catalog.{n}")) {
+        return Ok(item);
+    }
     catalog
         .resolve(&n)
         .ok_or_else(|| PlanError::undefined_table(&n))

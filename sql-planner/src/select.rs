@@ -48,6 +48,17 @@ pub fn plan_select(
     s: &Select,
     order_by: &[OrderByExpr],
 ) -> Result<SelectPlan, PlanError> {
+    match plan_select_block(cx, s, order_by) {
+        Err(e) if crate::empty_from::may_skip(&e) => crate::empty_from::empty_select(cx, s, e),
+        other => other,
+    }
+}
+
+fn plan_select_block(
+    cx: &QueryContext<'_>,
+    s: &Select,
+    order_by: &[OrderByExpr],
+) -> Result<SelectPlan, PlanError> {
     check_select(s)?;
     let (input, from_scope) = plan_from_where(cx, &s.from, s.selection.as_ref())?;
     // A correlated subquery's outer columns lead its FROM scope, and its output.

@@ -87,6 +87,11 @@ impl<'a> Host<'a> {
         }
     }
 
+    /// The catalog the host query is planned against.
+    pub fn catalog(&self) -> &'a dyn crate::catalog::Catalog {
+        self.cx.catalog
+    }
+
     /// A placeholder for the distinct values of `exprs` over the host.
     fn domain(&self, exprs: Vec<ScalarExpr>) -> Plan {
         let id = NEXT_PLACEHOLDER.fetch_add(1, Ordering::Relaxed);

@@ -305,12 +305,14 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
             precision: None,
         } => ScalarType::Interval,
         D::Custom(name, mods) if mods.is_empty() => {
-            match name.to_string().to_lowercase().as_str() {
+            let name = name.to_string().to_lowercase();
+            match name.strip_prefix("pg_catalog.").unwrap_or(&name) {
                 "int2" | "int4" | "integer" | "int" | "smallint" => ScalarType::Int32,
                 "int8" | "bigint" => ScalarType::Int64,
                 "float8" => ScalarType::Float64,
                 "bool" | "boolean" => ScalarType::Bool,
-                "text" => ScalarType::Text,
+                // PostgreSQL's `name` (identifiers in the system catalogs) is text to kpg.
+                "text" | "name" => ScalarType::Text,
                 "varchar" => ScalarType::VarChar { max_length: None },
                 "bpchar" => ScalarType::Char { length: None },
                 "numeric" | "decimal" => ScalarType::NUMERIC,

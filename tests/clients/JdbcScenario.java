@@ -1,8 +1,8 @@
 // A pgjdbc session against kpg or PostgreSQL, printing a transcript of what it sees.
 //
 // Run by tests/tests/drivers.rs once against kpg and once against the PostgreSQL oracle; the
-// transcripts must be equal, except the line starting "getTables", which kpg may answer with a
-// 0A000 error (pg_catalog is not there yet). Covers connecting, DDL, PreparedStatement INSERT /
+// transcripts must be equal (including DatabaseMetaData.getTables, which reads pg_catalog).
+// Covers connecting, DDL, PreparedStatement INSERT /
 // SELECT / UPDATE / DELETE with typed parameters (setInt, setLong, setString, setBoolean,
 // setBigDecimal, setDouble, setDate, setNull), batches, statements reused past pgjdbc's
 // prepareThreshold (named server-side statements, binary results), ResultSetMetaData, fetch

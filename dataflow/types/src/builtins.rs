@@ -15,6 +15,7 @@ use rust_decimal::prelude::*;
 
 pub(crate) fn unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
     Ok(match (func, d) {
+        (UnaryFunc::QuoteIdent | UnaryFunc::EncodingToChar, d) => crate::pg_funcs::unary(func, d),
         (UnaryFunc::Extract(u), d) => Datum::Numeric(extract(*u, &d)),
         (UnaryFunc::DatePart(u), d) => {
             Datum::Float64(OrderedFloat(extract(*u, &d).to_f64().unwrap_or(f64::NAN)))
@@ -70,6 +71,7 @@ fn round_numeric(n: Decimal, places: i32) -> Decimal {
 pub(crate) fn binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError> {
     use BinaryFunc::*;
     Ok(match (func, l, r) {
+        (RegexMatch | RegexIMatch | FormatType | ArrayToString, l, r) => crate::pg_funcs::binary(func, l, r)?,
         (AddTimestampInterval, Datum::Timestamp(t), Datum::Interval(iv)) => {
             Datum::Timestamp(datetime::add_interval(t, &iv)?)
         }

@@ -34,6 +34,8 @@ pub enum EvalError {
     CharTooLong { length: usize },
     #[error("negative substring length not allowed")]
     NegativeSubstringLength,
+    #[error("invalid regular expression: {0}")]
+    InvalidRegex(String),
 }
 
 impl EvalError {
@@ -57,6 +59,7 @@ impl EvalError {
             EvalError::NullValueNotAllowed(_) => "23502",
             EvalError::MultipleRowsFromSubquery => "21000",
             EvalError::NegativeSubstringLength => "22011",
+            EvalError::InvalidRegex(_) => "2201B",
         }
     }
 }

@@ -68,6 +68,10 @@ pub enum UnaryFunc {
     Round,
     Floor,
     Ceil,
+    /// quote_ident(text): double-quoted when PostgreSQL would need quotes.
+    QuoteIdent,
+    /// pg_encoding_to_char(encoding id): the encoding's name, '' for an unknown id.
+    EncodingToChar,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -112,6 +116,14 @@ pub enum BinaryFunc {
     Trim,
     LTrim,
     RTrim,
+    /// text ~ pattern (POSIX regular expression match).
+    RegexMatch,
+    /// text ~* pattern (case-insensitive).
+    RegexIMatch,
+    /// format_type(type oid, typmod): a built-in type's SQL name.
+    FormatType,
+    /// array_to_string(array in PostgreSQL's text form, separator).
+    ArrayToString,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

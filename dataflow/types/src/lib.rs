@@ -9,6 +9,8 @@
 //! - `command`: the coordinator ⇄ worker protocol.
 //! - `error`: evaluation errors with SQLSTATEs.
 //! - `display`: SQL-like text of expressions (EXPLAIN, introspection).
+//! - `pg_funcs`: functions PostgreSQL clients' catalog queries use (regular expression
+//!   match, quote_ident, format_type, pg_encoding_to_char).
 //!
 //! The planner produces these types; the compute runtime consumes them. Neither looks past this
 //! crate at the other.
@@ -22,6 +24,7 @@ mod display;
 pub mod error;
 pub mod expr;
 pub mod interval;
+mod pg_funcs;
 pub mod plan;
 pub mod scalar;
 
@@ -32,5 +35,6 @@ pub use display::expr_list;
 pub use error::EvalError;
 pub use expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc};
 pub use interval::{Interval, IntervalField};
+pub use pg_funcs::{format_type, quote_ident, TYPES as PG_TYPES};
 pub use plan::{DataflowDescription, DataflowSink, GlobalId, Plan};
 pub use scalar::{ColumnType, RelationDesc, ScalarType};

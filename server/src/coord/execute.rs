@@ -201,6 +201,7 @@ impl Coordinator {
                     state
                         .catalog
                         .insert(id, name, ItemKind::View, desc, named, Some(plan));
+                    set_view_sql(&mut state.catalog, id, stmt);
                     return Ok(ExecuteResult::Command(tag.into()));
                 }
                 let optimized = Self::optimize(&state, plan.clone());
@@ -227,6 +228,7 @@ impl Coordinator {
                     depends_on,
                     Some(plan),
                 );
+                set_view_sql(&mut state.catalog, id, stmt);
                 self.install(&mut state, id, desc_df);
                 Ok(ExecuteResult::Command(tag.into()))
             }
@@ -435,10 +437,17 @@ fn check_system_use(planned: &PlannedStatement) -> Result<(), ExecError> {
     };
     if ids.iter().any(|id| is_system(*id)) {
         return Err(ExecError::unsupported(format!(
-            "{what} the introspection relations kpg_arrangements and kpg_dataflows"
+            "{what} the introspection relations and system catalogs"
         )));
     }
     Ok(())
+}
+
+/// Keeps the defining query's SQL of the view `id` created by `stmt`.
+fn set_view_sql(catalog: &mut crate::catalog::Catalog, id: GlobalId, stmt: &ParsedStatement) {
+    if let ParsedStatement::Sql(Statement::CreateView(cv)) = stmt {
+        catalog.set_sql(id, cv.query.to_string());
+    }
 }
 
 /// The one text column of an EXPLAIN's result.

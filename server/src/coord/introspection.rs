@@ -9,6 +9,9 @@
 //!
 //! The coordinator contributes what only it knows about dataflows: their names, what they
 //! import and export, and when they were installed.
+//!
+//! `SystemCatalog` also adds PostgreSQL's system catalogs (`pg_catalog.rs`), which are views
+//! over constants in the same way, computed from the catalog alone.
 
 use std::collections::BTreeMap;
 
@@ -19,14 +22,23 @@ use kpg_types::{
     ScalarType,
 };
 
+use super::pg_catalog;
 use crate::catalog::Catalog;
 
 pub const KPG_ARRANGEMENTS: (&str, GlobalId) = ("kpg_arrangements", u64::MAX - 1);
 pub const KPG_DATAFLOWS: (&str, GlobalId) = ("kpg_dataflows", u64::MAX - 2);
 
-/// Whether `id` is one of the introspection relations.
+/// Whether `id` is one of the introspection relations or system catalogs.
 pub fn is_system(id: GlobalId) -> bool {
-    id == KPG_ARRANGEMENTS.1 || id == KPG_DATAFLOWS.1
+    id == KPG_ARRANGEMENTS.1 || id == KPG_DATAFLOWS.1 || pg_catalog::is_catalog_relation(id)
+}
+
+/// The introspection relations as pg_class lists them: (OID, name, columns).
+pub fn relations() -> Vec<(i64, &'static str, RelationDesc)> {
+    vec![
+        (12101, KPG_ARRANGEMENTS.0, arrangements_desc()),
+        (12102, KPG_DATAFLOWS.0, dataflows_desc()),
+    ]
 }
 
 /// Whether a statement's text names an introspection relation (then its figures are fetched
@@ -227,6 +239,15 @@ pub struct SystemCatalog<'a> {
 
 impl kpg_sql::Catalog for SystemCatalog<'_> {
     fn resolve(&self, name: &str) -> Option<CatalogItem> {
+        if let Some((id, r)) = pg_catalog::by_name(name) {
+            return Some(CatalogItem {
+                id,
+                name: r.name.to_string(),
+                kind: ItemKind::View,
+                desc: pg_catalog::desc(r),
+            });
+        }
+        let name = name.strip_prefix("pg_catalog.").unwrap_or(name);
         let (id, desc) = match name {
             n if n == KPG_ARRANGEMENTS.0 => (KPG_ARRANGEMENTS.1, arrangements_desc()),
             n if n == KPG_DATAFLOWS.0 => (KPG_DATAFLOWS.1, dataflows_desc()),
@@ -252,15 +273,34 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         match id {
             id if id == KPG_ARRANGEMENTS.1 => Some(KPG_ARRANGEMENTS.0.into()),
             id if id == KPG_DATAFLOWS.1 => Some(KPG_DATAFLOWS.0.into()),
-            _ => self.inner.name_of(id),
+            id => match pg_catalog::by_id(id) {
+                Some(r) => Some(format!("{}.{}", r.schema, r.name)),
+                None => self.inner.name_of(id),
+            },
         }
+    }
+
+    fn pg_lookup(&self, what: kpg_sql::PgLookup) -> Vec<(i64, i64, String)> {
+        pg_catalog::lookup(what, self.inner)
+    }
+
+    fn always_empty(&self, id: GlobalId) -> bool {
+        pg_catalog::by_id(id).is_some_and(|r| r.empty)
     }
 
     fn definition(&self, id: GlobalId) -> Option<Plan> {
         let rows = match id {
             id if id == KPG_ARRANGEMENTS.1 => &self.data.arrangements,
             id if id == KPG_DATAFLOWS.1 => &self.data.dataflows,
-            _ => return self.inner.definition(id),
+            id => {
+                let Some(r) = pg_catalog::by_id(id) else {
+                    return self.inner.definition(id);
+                };
+                let rows = pg_catalog::rows(r, self.inner);
+                return Some(Plan::Constant {
+                    rows: rows.into_iter().map(|r| (Row::new(r), 1)).collect(),
+                });
+            }
         };
         Some(Plan::Constant {
             rows: rows.iter().map(|r| (r.clone(), 1)).collect(),

@@ -16,7 +16,10 @@
 mod dispatch;
 mod execute;
 mod fast_path;
+mod info_schema;
 mod introspection;
+mod pg_catalog;
+mod pg_rows;
 mod show;
 
 use std::collections::{BTreeMap, HashMap};

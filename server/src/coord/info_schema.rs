@@ -1,0 +1,169 @@
+//! The rows of `information_schema.schemata`, `tables`, `columns` and `views`, from the same
+//! snapshot as pg_catalog's (see `pg_rows.rs`), following PostgreSQL's definitions: indexes
+//! are not listed, nor are materialized views (PostgreSQL's information_schema omits them).
+
+use kpg_types::{format_type, Datum, ScalarType};
+
+use super::pg_rows::{Relation, Snapshot, NS_INFORMATION_SCHEMA, NS_PG_CATALOG, NS_PUBLIC, ROLE};
+
+fn t(s: impl Into<String>) -> Datum {
+    Datum::String(s.into())
+}
+
+fn i(v: i32) -> Datum {
+    Datum::Int32(v)
+}
+
+const N: Datum = Datum::Null;
+
+fn schema(r: &Relation) -> &'static str {
+    match r.namespace {
+        NS_PG_CATALOG => "pg_catalog",
+        NS_PUBLIC => "public",
+        _ => "information_schema",
+    }
+}
+
+fn listed(r: &Relation) -> bool {
+    matches!(r.kind, 'r' | 'v')
+}
+
+fn yes_no(v: bool) -> Datum {
+    t(if v { "YES" } else { "NO" })
+}
+
+pub fn rows(name: &str, s: &Snapshot) -> Vec<Vec<Datum>> {
+    let db = kpg_sql::DATABASE;
+    match name {
+        "schemata" => [NS_PG_CATALOG, NS_PUBLIC, NS_INFORMATION_SCHEMA]
+            .iter()
+            .map(|n| {
+                let name = match *n {
+                    NS_PG_CATALOG => "pg_catalog",
+                    NS_PUBLIC => "public",
+                    _ => "information_schema",
+                };
+                vec![t(db), t(name), t(ROLE.1), N, N, N, N]
+            })
+            .collect(),
+        "tables" => s
+            .relations
+            .iter()
+            .filter(|r| listed(r))
+            .map(|r| {
+                let table = r.kind == 'r' && r.namespace == NS_PUBLIC;
+                let kind = if r.kind == 'r' { "BASE TABLE" } else { "VIEW" };
+                vec![
+                    t(db),
+                    t(schema(r)),
+                    t(&r.name),
+                    t(kind),
+                    N,
+                    N,
+                    N,
+                    N,
+                    N,
+                    yes_no(table),
+                    t("NO"),
+                    N,
+                ]
+            })
+            .collect(),
+        "columns" => s
+            .relations
+            .iter()
+            .filter(|r| listed(r))
+            .flat_map(|r| {
+                r.desc
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(move |(n, (col, ty))| {
+                        let sc = &ty.scalar;
+                        let (chars, precision, radix, scale, dt_precision) = measures(sc);
+                        vec![
+                            t(db),
+                            t(schema(r)),
+                            t(&r.name),
+                            t(col),
+                            i(n as i32 + 1),
+                            N,
+                            // NOT NULL is a constraint: only tables have one.
+                            yes_no(ty.nullable || r.kind != 'r'),
+                            t(data_type(sc)),
+                            chars.map_or(N, i),
+                            chars.map_or(N, |c| i(c * 4)),
+                            precision.map_or(N, i),
+                            radix.map_or(N, i),
+                            scale.map_or(N, i),
+                            dt_precision.map_or(N, i),
+                            t(db),
+                            t("pg_catalog"),
+                            t(super::pg_rows::type_name(sc.oid().into())),
+                            t("NO"),
+                            t("NEVER"),
+                            yes_no(r.kind == 'r' && r.namespace == NS_PUBLIC),
+                        ]
+                    })
+            })
+            .collect(),
+        "views" => s
+            .relations
+            .iter()
+            .filter(|r| r.kind == 'v')
+            .map(|r| {
+                vec![
+                    t(db),
+                    t(schema(r)),
+                    t(&r.name),
+                    r.sql.as_ref().map_or(N, t),
+                    t("NONE"),
+                    t("NO"),
+                    t("NO"),
+                    t("NO"),
+                    t("NO"),
+                    t("NO"),
+                ]
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The type's name in information_schema: format_type without modifiers.
+fn data_type(ty: &ScalarType) -> String {
+    format_type(ty.oid().into(), None)
+}
+
+/// (character_maximum_length, numeric_precision, numeric_precision_radix, numeric_scale,
+/// datetime_precision) as PostgreSQL reports them.
+#[allow(clippy::type_complexity)]
+fn measures(
+    ty: &ScalarType,
+) -> (
+    Option<i32>,
+    Option<i32>,
+    Option<i32>,
+    Option<i32>,
+    Option<i32>,
+) {
+    match ty {
+        ScalarType::VarChar { max_length } => {
+            (max_length.map(|n| n as i32), None, None, None, None)
+        }
+        ScalarType::Char { length } => (length.map(|n| n as i32), None, None, None, None),
+        ScalarType::Int32 => (None, Some(32), Some(2), Some(0), None),
+        ScalarType::Int64 => (None, Some(64), Some(2), Some(0), None),
+        ScalarType::Float64 => (None, Some(53), Some(2), None, None),
+        ScalarType::Numeric { precision, scale } => (
+            None,
+            precision.map(i32::from),
+            Some(10),
+            scale.map(i32::from),
+            None,
+        ),
+        ScalarType::Date => (None, None, None, None, Some(0)),
+        ScalarType::Timestamp | ScalarType::Interval => (None, None, None, None, Some(6)),
+        _ => (None, None, None, None, None),
+    }
+}

@@ -1,0 +1,569 @@
+//! The rows of the system catalogs declared in `pg_catalog.rs`, and the planner's lookups by
+//! OID, computed from one `Snapshot` of the server's catalog.
+//!
+//! A snapshot lists every relation a client can see: users' tables, views, materialized views
+//! and indexes in `public`, and the system relations themselves (pg_catalog's, the
+//! introspection relations, information_schema's), each with its OID, kind and columns.
+
+use kpg_sql::{ItemKind, PgLookup};
+use kpg_types::{quote_ident, Datum, RelationDesc, ScalarExpr, ScalarType, PG_TYPES};
+
+use super::pg_catalog::{self, SystemRelation, RELATIONS};
+use crate::catalog::Catalog;
+
+pub const NS_PG_CATALOG: i64 = 11;
+pub const NS_PUBLIC: i64 = 2200;
+pub const NS_INFORMATION_SCHEMA: i64 = 13000;
+/// The one role, which owns every object.
+pub const ROLE: (i64, &str) = (10, "kpg");
+/// kpg's one access method: indexes are arrangements.
+pub const AM_ARRANGEMENT: (i64, &str) = (9000, "arrangement");
+const DATABASE_OID: i64 = 16383;
+/// The collation kpg compares strings by ("C", bytewise), PostgreSQL's `default` entry.
+const COLLATION_DEFAULT: i64 = 100;
+
+/// OID of a user object.
+pub fn user_oid(id: u64) -> i64 {
+    16384 + id as i64
+}
+
+pub struct Relation {
+    pub oid: i64,
+    pub name: String,
+    pub namespace: i64,
+    /// 'r' table, 'v' view, 'm' materialized view, 'i' index.
+    pub kind: char,
+    pub desc: RelationDesc,
+    pub has_index: bool,
+    /// For an index: the relation it arranges and its key expressions as SQL.
+    pub index: Option<(i64, Vec<String>)>,
+    /// For a view or materialized view: its defining query.
+    pub sql: Option<String>,
+}
+
+pub struct Snapshot {
+    pub relations: Vec<Relation>,
+}
+
+fn key_sql(key: &ScalarExpr, desc: &RelationDesc) -> String {
+    match key {
+        ScalarExpr::Column(c) => desc
+            .columns
+            .get(*c)
+            .map_or_else(|| format!("#{c}"), |(n, _)| quote_ident(n)),
+        other => {
+            // Display writes columns as #i: name them, highest index first.
+            let mut s = other.to_string();
+            for (i, (n, _)) in desc.columns.iter().enumerate().rev() {
+                s = s.replace(&format!("#{i}"), &quote_ident(n));
+            }
+            format!("({s})")
+        }
+    }
+}
+
+impl Snapshot {
+    pub fn new(catalog: &Catalog) -> Snapshot {
+        let mut relations = Vec::new();
+        for item in catalog.items() {
+            let kind = match item.kind {
+                ItemKind::Table => 'r',
+                ItemKind::View => 'v',
+                ItemKind::MaterializedView => 'm',
+            };
+            let entry = catalog.get(item.id);
+            relations.push(Relation {
+                oid: user_oid(item.id),
+                name: item.name.clone(),
+                namespace: NS_PUBLIC,
+                kind,
+                desc: item.desc.clone(),
+                has_index: !catalog.owned_indexes(item.id).is_empty(),
+                index: None,
+                sql: entry.and_then(|e| e.sql.clone()),
+            });
+        }
+        for index in catalog.all_indexes() {
+            let Some(on) = catalog.get(index.on) else {
+                continue;
+            };
+            let keys: Vec<String> = index
+                .key
+                .iter()
+                .map(|k| key_sql(k, &on.item.desc))
+                .collect();
+            let columns = index
+                .key
+                .iter()
+                .zip(&keys)
+                .map(|(k, text)| {
+                    let ty = kpg_types::ColumnType::new(key_type(k, &on.item.desc), true);
+                    let name = match k {
+                        ScalarExpr::Column(_) => text.trim_matches('"').to_string(),
+                        _ => "expr".to_string(),
+                    };
+                    (name, ty)
+                })
+                .collect();
+            relations.push(Relation {
+                oid: user_oid(index.id),
+                name: index.name.clone(),
+                namespace: NS_PUBLIC,
+                kind: 'i',
+                desc: RelationDesc::new(columns),
+                has_index: false,
+                index: Some((user_oid(index.on), keys)),
+                sql: None,
+            });
+        }
+        for (i, r) in RELATIONS.iter().enumerate() {
+            let _ = pg_catalog::id_of(i);
+            relations.push(Relation {
+                oid: r.oid,
+                name: r.name.to_string(),
+                namespace: if r.schema == "pg_catalog" {
+                    NS_PG_CATALOG
+                } else {
+                    NS_INFORMATION_SCHEMA
+                },
+                kind: 'v',
+                desc: pg_catalog::desc(r),
+                has_index: false,
+                index: None,
+                sql: None,
+            });
+        }
+        for (oid, name, desc) in super::introspection::relations() {
+            relations.push(Relation {
+                oid,
+                name: name.to_string(),
+                namespace: NS_PG_CATALOG,
+                kind: 'v',
+                desc,
+                has_index: false,
+                index: None,
+                sql: None,
+            });
+        }
+        Snapshot { relations }
+    }
+
+    /// Whether a relation is found by its bare name: pg_catalog is searched before public,
+    /// and information_schema is not on the search path.
+    fn visible(&self, r: &Relation) -> bool {
+        match r.namespace {
+            NS_PG_CATALOG => true,
+            NS_PUBLIC => !self
+                .relations
+                .iter()
+                .any(|o| o.namespace == NS_PG_CATALOG && o.name == r.name),
+            _ => false,
+        }
+    }
+}
+
+/// The type of an index key expression.
+fn key_type(k: &ScalarExpr, desc: &RelationDesc) -> ScalarType {
+    match k {
+        ScalarExpr::Column(c) => desc
+            .columns
+            .get(*c)
+            .map_or(ScalarType::Text, |(_, t)| t.scalar),
+        _ => ScalarType::Text,
+    }
+}
+
+fn t(s: impl Into<String>) -> Datum {
+    Datum::String(s.into())
+}
+fn o(v: i64) -> Datum {
+    Datum::Int64(v)
+}
+fn i(v: i32) -> Datum {
+    Datum::Int32(v)
+}
+fn b(v: bool) -> Datum {
+    Datum::Bool(v)
+}
+const N: Datum = Datum::Null;
+
+fn nspname(oid: i64) -> &'static str {
+    match oid {
+        NS_PG_CATALOG => "pg_catalog",
+        NS_PUBLIC => "public",
+        _ => "information_schema",
+    }
+}
+
+/// (typlen, byval, storage) of a type.
+fn type_layout(ty: &ScalarType) -> (i32, bool, &'static str) {
+    match ty {
+        ScalarType::Bool => (1, true, "p"),
+        ScalarType::Int32 => (4, true, "p"),
+        ScalarType::Int64 | ScalarType::Float64 | ScalarType::Timestamp => (8, true, "p"),
+        ScalarType::Date => (4, true, "p"),
+        ScalarType::Interval => (16, false, "p"),
+        _ => (-1, false, "x"),
+    }
+}
+
+fn collation(ty: &ScalarType) -> i64 {
+    if ty.is_string() {
+        COLLATION_DEFAULT
+    } else {
+        0
+    }
+}
+
+pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
+    match (r.schema, r.name) {
+        (_, "pg_namespace") => [NS_PG_CATALOG, NS_PUBLIC, NS_INFORMATION_SCHEMA]
+            .iter()
+            .map(|n| vec![o(*n), t(nspname(*n)), o(ROLE.0), N])
+            .collect(),
+        (_, "pg_class") => s
+            .relations
+            .iter()
+            .map(|r| {
+                let kind = r.kind.to_string();
+                let am = if r.kind == 'i' { AM_ARRANGEMENT.0 } else { 0 };
+                let replident = if matches!(r.kind, 'r' | 'm') {
+                    "d"
+                } else {
+                    "n"
+                };
+                vec![
+                    o(r.oid),
+                    t(&r.name),
+                    o(r.namespace),
+                    o(0),
+                    o(0),
+                    o(ROLE.0),
+                    o(am),
+                    o(0),
+                    o(0),
+                    i(0),
+                    Datum::Float64((-1.0).into()),
+                    i(0),
+                    o(0),
+                    b(r.has_index),
+                    b(false),
+                    t("p"),
+                    t(kind),
+                    i(r.desc.columns.len() as i32),
+                    i(0),
+                    b(false),
+                    b(false),
+                    b(false),
+                    b(false),
+                    b(false),
+                    b(true),
+                    t(replident),
+                    b(false),
+                    o(0),
+                    N,
+                    N,
+                    N,
+                ]
+            })
+            .collect(),
+        (_, "pg_attribute") => s
+            .relations
+            .iter()
+            .flat_map(|r| {
+                r.desc
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(move |(n, (name, ty))| {
+                        let (len, byval, storage) = type_layout(&ty.scalar);
+                        vec![
+                            o(r.oid),
+                            t(name),
+                            o(ty.scalar.oid().into()),
+                            i(-1),
+                            i(len),
+                            i(n as i32 + 1),
+                            i(0),
+                            i(-1),
+                            i(ty.scalar.typmod()),
+                            b(byval),
+                            t("d"),
+                            // NOT NULL is a constraint: only tables have one.
+                            t(storage),
+                            t(""),
+                            b(!ty.nullable && r.kind == 'r'),
+                            b(false),
+                            b(false),
+                            t(""),
+                            t(""),
+                            b(false),
+                            b(true),
+                            i(0),
+                            o(collation(&ty.scalar)),
+                            N,
+                            N,
+                        ]
+                    })
+            })
+            .collect(),
+        (_, "pg_type") => PG_TYPES
+            .iter()
+            .flat_map(|(oid, _, array)| {
+                let name = type_name(*oid);
+                let scalar = [
+                    o(*oid),
+                    t(name),
+                    o(NS_PG_CATALOG),
+                    o(ROLE.0),
+                    i(-1),
+                    b(false),
+                    t("b"),
+                    t("U"),
+                    b(false),
+                    b(true),
+                    t(","),
+                    o(0),
+                    o(0),
+                    o(*array),
+                    b(false),
+                    o(0),
+                    i(-1),
+                    i(0),
+                    o(if matches!(*oid, 25 | 1042 | 1043) {
+                        100
+                    } else {
+                        0
+                    }),
+                ];
+                let arr = [
+                    o(*array),
+                    t(format!("_{name}")),
+                    o(NS_PG_CATALOG),
+                    o(ROLE.0),
+                    i(-1),
+                    b(false),
+                    t("b"),
+                    t("A"),
+                    b(false),
+                    b(true),
+                    t(","),
+                    o(0),
+                    o(*oid),
+                    o(0),
+                    b(false),
+                    o(0),
+                    i(-1),
+                    i(0),
+                    o(0),
+                ];
+                [scalar.to_vec(), arr.to_vec()]
+            })
+            .collect(),
+        (_, "pg_index") => s
+            .relations
+            .iter()
+            .filter_map(|r| {
+                let (on, keys) = r.index.as_ref()?;
+                let n = keys.len() as i32;
+                Some(vec![
+                    o(r.oid),
+                    o(*on),
+                    i(n),
+                    i(n),
+                    b(false),
+                    b(false),
+                    b(false),
+                    b(false),
+                    b(true),
+                    b(false),
+                    b(true),
+                    b(false),
+                    b(true),
+                    b(true),
+                    b(false),
+                    N,
+                    N,
+                    N,
+                ])
+            })
+            .collect(),
+        (_, "pg_am") => vec![vec![o(AM_ARRANGEMENT.0), t(AM_ARRANGEMENT.1), o(0), t("i")]],
+        (_, "pg_database") => vec![vec![
+            o(DATABASE_OID),
+            t(kpg_sql::DATABASE),
+            o(ROLE.0),
+            i(6),
+            t("c"),
+            b(false),
+            b(true),
+            i(-1),
+            t("C"),
+            t("C"),
+            N,
+            N,
+            N,
+        ]],
+        (_, "pg_roles" | "pg_authid") => vec![vec![
+            o(ROLE.0),
+            t(ROLE.1),
+            b(true),
+            b(true),
+            b(true),
+            b(true),
+            b(true),
+            b(false),
+            i(-1),
+            t("********"),
+            N,
+            b(true),
+            N,
+        ]],
+        (_, "pg_user") => vec![vec![
+            t(ROLE.1),
+            o(ROLE.0),
+            b(true),
+            b(true),
+            b(false),
+            b(true),
+            t("********"),
+            N,
+            N,
+        ]],
+        (_, "pg_collation") => [(100, "default", "d"), (950, "C", "c"), (951, "POSIX", "c")]
+            .iter()
+            .map(|(oid, name, provider)| {
+                let locale = if *provider == "d" { N } else { t(*name) };
+                vec![
+                    o(*oid),
+                    t(*name),
+                    o(NS_PG_CATALOG),
+                    o(ROLE.0),
+                    t(*provider),
+                    b(true),
+                    i(-1),
+                    locale.clone(),
+                    locale,
+                ]
+            })
+            .collect(),
+        (_, "pg_settings") => SETTINGS
+            .iter()
+            .map(|(name, setting)| {
+                vec![
+                    t(*name),
+                    t(*setting),
+                    N,
+                    t("kpg"),
+                    t(""),
+                    t("user"),
+                    t("string"),
+                    t("default"),
+                ]
+            })
+            .collect(),
+        ("information_schema", name) => super::info_schema::rows(name, s),
+        _ => Vec::new(),
+    }
+}
+
+/// Settings as the session reports them (`SHOW`).
+const SETTINGS: &[(&str, &str)] = &[
+    ("client_encoding", "UTF8"),
+    ("DateStyle", "ISO, MDY"),
+    ("integer_datetimes", "on"),
+    ("search_path", "public"),
+    ("server_encoding", "UTF8"),
+    ("server_version", "16.6"),
+    ("standard_conforming_strings", "on"),
+    ("TimeZone", "UTC"),
+];
+
+/// PostgreSQL's internal name of a built-in type (`typname`).
+pub fn type_name(oid: i64) -> &'static str {
+    match oid {
+        16 => "bool",
+        18 => "char",
+        19 => "name",
+        20 => "int8",
+        21 => "int2",
+        23 => "int4",
+        24 => "regproc",
+        25 => "text",
+        26 => "oid",
+        700 => "float4",
+        701 => "float8",
+        1042 => "bpchar",
+        1043 => "varchar",
+        1082 => "date",
+        1114 => "timestamp",
+        1184 => "timestamptz",
+        1186 => "interval",
+        1700 => "numeric",
+        2205 => "regclass",
+        2206 => "regtype",
+        4089 => "regnamespace",
+        _ => "???",
+    }
+}
+
+pub fn lookup(what: PgLookup, s: &Snapshot) -> Vec<(i64, i64, String)> {
+    match what {
+        PgLookup::RelationName => s
+            .relations
+            .iter()
+            .map(|r| {
+                let name = quote_ident(&r.name);
+                let shown = if s.visible(r) {
+                    name
+                } else {
+                    format!("{}.{name}", nspname(r.namespace))
+                };
+                (r.oid, 0, shown)
+            })
+            .collect(),
+        PgLookup::Visible => s
+            .relations
+            .iter()
+            .filter(|r| s.visible(r))
+            .map(|r| (r.oid, 0, String::new()))
+            .collect(),
+        PgLookup::ViewDefinition => s
+            .relations
+            .iter()
+            .filter_map(|r| Some((r.oid, 0, format!("{};", r.sql.as_ref()?))))
+            .collect(),
+        PgLookup::IndexDefinition => s
+            .relations
+            .iter()
+            .filter_map(|r| {
+                let (on, keys) = r.index.as_ref()?;
+                let table = s.relations.iter().find(|t| t.oid == *on)?;
+                let mut out = vec![(
+                    r.oid,
+                    0,
+                    format!(
+                        "CREATE INDEX {} ON {}.{} USING {} ({})",
+                        quote_ident(&r.name),
+                        nspname(table.namespace),
+                        quote_ident(&table.name),
+                        AM_ARRANGEMENT.1,
+                        keys.join(", ")
+                    ),
+                )];
+                out.extend(
+                    keys.iter()
+                        .enumerate()
+                        .map(|(k, text)| (r.oid, k as i64 + 1, text.clone())),
+                );
+                Some(out)
+            })
+            .flatten()
+            .collect(),
+        PgLookup::RoleName => vec![(ROLE.0, 0, ROLE.1.to_string())],
+        PgLookup::NamespaceName => [NS_PG_CATALOG, NS_PUBLIC, NS_INFORMATION_SCHEMA]
+            .iter()
+            .map(|n| (*n, 0, nspname(*n).to_string()))
+            .collect(),
+    }
+}
