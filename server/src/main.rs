@@ -4,6 +4,7 @@
 mod catalog;
 mod coord;
 mod copy_in;
+mod cursors;
 mod demo;
 mod error;
 mod pgwire_server;

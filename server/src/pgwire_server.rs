@@ -47,6 +47,7 @@ use prepared::{bound_statement, PreparedStatement, StatementParser};
 use session::{deallocate, session_statement};
 
 use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent};
+use crate::cursors::{self, Cursors};
 use crate::copy_in::{self, CopyIn};
 use crate::error::ExecError;
 use crate::txn::{self, SharedTxn, Txn, TxnOutcome};
@@ -361,9 +362,24 @@ impl Session {
         if let Some(outcome) = txn::control(txn, stmt, &self.coord).await {
             return Ok(match outcome {
                 Ok(TxnOutcome::Started) => Response::TransactionStart(Tag::new("BEGIN")),
-                Ok(TxnOutcome::Ended(tag)) => Response::TransactionEnd(Tag::new(tag)),
+                Ok(TxnOutcome::Ended(tag)) => {
+                    // Cursors end with their transaction.
+                    conn.cursors.lock().await.clear();
+                    Response::TransactionEnd(Tag::new(tag))
+                }
                 Err(e) => error_response(e),
             });
+        }
+        let in_block = txn.lock().expect("txn").is_active();
+        // A waiting FETCH ends on CancelRequest because pgwire drops the running query.
+        if let Some(result) = cursors::run(stmt, &conn.cursors, &self.coord, in_block).await {
+            return match result {
+                Ok(result) => to_response(result, format),
+                Err(e) => {
+                    txn.lock().expect("txn").fail();
+                    Ok(error_response(e))
+                }
+            };
         }
         let result = match session_statement(stmt) {
             Some(result) => result,
@@ -406,7 +422,8 @@ impl Session {
             }
             Err(e) => return Ok(Err(e)),
         };
-        let columns = desc.arity() + 2;
+        let progress = subscription.progress;
+        let columns = desc.arity() + 2 + usize::from(progress);
         client
             .send(PgWireBackendMessage::CopyOutResponse(CopyOutResponse::new(
                 0,
@@ -425,9 +442,27 @@ impl Session {
                 None => subscription.rx.recv().await,
             };
             match event {
+                Some(SubscribeEvent::Progress(time)) => {
+                    // mz_timestamp, mz_progressed = t, then NULL for mz_diff and every column.
+                    let mut line = format!("{time}\tt");
+                    for _ in 0..=desc.arity() {
+                        line.push_str("\t\\N");
+                    }
+                    line.push('\n');
+                    client
+                        .send(PgWireBackendMessage::CopyData(CopyData::new(
+                            line.into_bytes().into(),
+                        )))
+                        .await?;
+                    rows_sent += 1;
+                }
                 Some(SubscribeEvent::Updates(updates)) => {
                     for (time, diff, row) in updates {
-                        let mut line = format!("{time}\t{diff}");
+                        let mut line = if progress {
+                            format!("{time}\tf\t{diff}")
+                        } else {
+                            format!("{time}\t{diff}")
+                        };
                         for datum in row.iter() {
                             line.push('\t');
                             copy_text(datum, &mut line);
@@ -500,6 +535,7 @@ struct Conn {
     txn: SharedTxn,
     copy: Arc<Mutex<Option<CopyIn>>>,
     statements: Arc<Mutex<BTreeSet<String>>>,
+    cursors: Arc<Cursors>,
 }
 
 fn connection<C: ClientInfo>(client: &C) -> Conn {
@@ -508,6 +544,7 @@ fn connection<C: ClientInfo>(client: &C) -> Conn {
         txn: ext.get_or_insert_with(|| Mutex::new(Txn::default())),
         copy: ext.get_or_insert_with(|| Mutex::new(None::<CopyIn>)),
         statements: ext.get_or_insert_with(|| Mutex::new(BTreeSet::<String>::new())),
+        cursors: ext.get_or_insert_with(Cursors::default),
     }
 }
 

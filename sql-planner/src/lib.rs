@@ -20,6 +20,7 @@ mod catalog;
 mod ddl;
 mod dml;
 mod empty_from;
+mod cursor;
 mod error;
 mod explain;
 mod explain_text;
@@ -59,7 +60,8 @@ pub use index_reuse::{index_with_key, use_indexes};
 /// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.
 pub use sqlparser;
 pub use statement::{
-    ColumnOrder, ParsedStatement, PlannedStatement, RowSetFinishing, SubscribeTarget,
+    ColumnOrder, ParsedStatement, PlannedStatement, RowSetFinishing, SubscribeOptions,
+    SubscribeTarget,
 };
 
 /// Parses SQL text into statements.

@@ -32,6 +32,16 @@ fn parse_inner(sql: &str) -> Result<Vec<ParsedStatement>, ParserError> {
         }
         let stmt = if at_subscribe(&parser) {
             parse_subscribe(&mut parser)?
+        } else if crate::cursor::at_cursor_statement(&parser) {
+            crate::cursor::parse_cursor_statement(&mut parser, |p| {
+                if at_subscribe(p) {
+                    parse_subscribe(p)
+                } else {
+                    Ok(ParsedStatement::Sql(sqlparser::ast::Statement::Query(
+                        p.parse_query()?,
+                    )))
+                }
+            })?
         } else if crate::explain::at_explain(&parser) {
             crate::explain::parse_explain(&mut parser)?
         } else if crate::index::at_default_index(&parser) {

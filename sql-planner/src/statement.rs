@@ -7,6 +7,7 @@
 use crate::query::{plan_query, QueryContext};
 use crate::explain::{ExplainStage, ExplainTarget};
 use crate::subscribe::plan_subscribe;
+pub use crate::subscribe::SubscribeOptions;
 use crate::{ddl, dml, Catalog, PlanError};
 use kpg_types::{GlobalId, Plan, RelationDesc, ScalarExpr};
 use sqlparser::ast::{Query, Statement};
@@ -21,6 +22,7 @@ pub enum ParsedStatement {
     Subscribe {
         target: SubscribeTarget,
         copy_to_stdout: bool,
+        options: SubscribeOptions,
     },
     /// `CREATE DEFAULT INDEX [IF NOT EXISTS] ON name`
     CreateDefaultIndex {
@@ -32,6 +34,19 @@ pub enum ParsedStatement {
         stage: ExplainStage,
         target: ExplainTarget,
     },
+    /// `DECLARE name CURSOR FOR <SUBSCRIBE | query>` (run by the session)
+    Declare {
+        name: String,
+        target: Box<ParsedStatement>,
+    },
+    /// `FETCH [n | ALL] name [WITH (TIMEOUT = ...)]`; `count` is `None` for ALL.
+    Fetch {
+        name: String,
+        count: Option<u64>,
+        timeout: Option<std::time::Duration>,
+    },
+    /// `CLOSE name`, or `CLOSE ALL` (`None`).
+    Close { name: Option<String> },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -102,7 +117,11 @@ pub enum PlannedStatement {
         finishing: RowSetFinishing,
     },
     /// COPY (SUBSCRIBE ...) TO STDOUT
-    Subscribe { plan: Plan, desc: RelationDesc },
+    Subscribe {
+        plan: Plan,
+        desc: RelationDesc,
+        options: SubscribeOptions,
+    },
     /// EXPLAIN: one text column named `column`, one row holding `text`.
     Explain { column: String, text: String },
 }
@@ -112,12 +131,22 @@ pub(crate) fn plan_statement(
     catalog: &dyn Catalog,
 ) -> Result<PlannedStatement, PlanError> {
     let stmt = match stmt {
-        ParsedStatement::Subscribe { target, .. } => return plan_subscribe(target, catalog),
+        ParsedStatement::Subscribe {
+            target, options, ..
+        } => return plan_subscribe(target, options, catalog),
         ParsedStatement::CreateDefaultIndex { on, if_not_exists } => {
             return crate::index::plan_default_index(on, *if_not_exists, catalog)
         }
         ParsedStatement::Explain { stage, target } => {
             return crate::explain::plan_explain(*stage, target, catalog)
+        }
+        ParsedStatement::Declare { .. }
+        | ParsedStatement::Fetch { .. }
+        | ParsedStatement::Close { .. } => {
+            return Err(PlanError::unsupported(
+                "cursor statements outside a session (DECLARE, FETCH and CLOSE are run by the \
+                 session through the simple query protocol)",
+            ))
         }
         ParsedStatement::Sql(s) => s,
     };

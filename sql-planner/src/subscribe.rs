@@ -1,8 +1,10 @@
 //! SUBSCRIBE: kpg's statement for streaming a relation's changes, which sqlparser does not know.
 //!
-//! Parsing looks at tokens: `SUBSCRIBE [TO] name | (query)`, optionally wrapped as
-//! `COPY (SUBSCRIBE ...) TO STDOUT`. Planning produces the relation's plan and columns; the
-//! server prepends `mz_timestamp` and `mz_diff` to every row it streams.
+//! Parsing looks at tokens: `SUBSCRIBE [TO] name | (query) [WITH (SNAPSHOT [=] bool,
+//! PROGRESS [=] bool)] [AS OF [AT LEAST] ts] [UP TO ts]`, optionally wrapped as
+//! `COPY (SUBSCRIBE ...) TO STDOUT`; timestamps are integers (milliseconds since the epoch, as
+//! `mz_timestamp` shows them). Planning produces the relation's plan and columns; the server
+//! prepends `mz_timestamp` (and `mz_progressed` with PROGRESS) and `mz_diff` to every row.
 
 use crate::catalog::{read_plan, Catalog};
 use crate::error::PlanError;
@@ -45,6 +47,7 @@ pub fn parse_subscribe(parser: &mut Parser<'_>) -> Result<ParsedStatement, Parse
         // fails to resolve when planned.
         SubscribeTarget::Name(object_name(&name).unwrap_or_else(|_| name.to_string()))
     };
+    let options = parse_options(parser)?;
     if copy_to_stdout {
         parser.expect_token(&Token::RParen)?;
         parser.expect_keyword_is(Keyword::TO)?;
@@ -53,13 +56,117 @@ pub fn parse_subscribe(parser: &mut Parser<'_>) -> Result<ParsedStatement, Parse
     Ok(ParsedStatement::Subscribe {
         target,
         copy_to_stdout,
+        options,
     })
+}
+
+/// How a subscription starts, ends and what it emits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubscribeOptions {
+    /// Emit the contents at the start time first (default true).
+    pub snapshot: bool,
+    /// Emit a progress row each time the subscription's frontier advances (default false).
+    pub progress: bool,
+    /// The start time; `None` means the current read time.
+    pub as_of: Option<u64>,
+    /// With `AS OF AT LEAST`: start at the earliest valid time at or after `as_of`.
+    pub at_least: bool,
+    /// Changes at or after this time are not emitted; the subscription ends when its frontier
+    /// reaches it.
+    pub up_to: Option<u64>,
+}
+
+impl Default for SubscribeOptions {
+    fn default() -> Self {
+        SubscribeOptions {
+            snapshot: true,
+            progress: false,
+            as_of: None,
+            at_least: false,
+            up_to: None,
+        }
+    }
+}
+
+fn word_is(t: &Token, w: &str) -> bool {
+    matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
+}
+
+fn parse_options(parser: &mut Parser<'_>) -> Result<SubscribeOptions, ParserError> {
+    let mut options = SubscribeOptions::default();
+    if parser.parse_keyword(Keyword::WITH) {
+        parser.expect_token(&Token::LParen)?;
+        loop {
+            let name = parser.next_token();
+            let _ = parser.consume_token(&Token::Eq);
+            let value = match &parser.peek_token_ref().token {
+                Token::Comma | Token::RParen => true,
+                _ => parse_bool(parser)?,
+            };
+            if word_is(&name.token, "snapshot") {
+                options.snapshot = value;
+            } else if word_is(&name.token, "progress") {
+                options.progress = value;
+            } else {
+                return parser.expected("SNAPSHOT or PROGRESS", name);
+            }
+            if !parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        parser.expect_token(&Token::RParen)?;
+    }
+    if parser.parse_keywords(&[Keyword::AS, Keyword::OF]) {
+        options.at_least = parser.parse_keywords(&[Keyword::AT, Keyword::LEAST]);
+        options.as_of = Some(parse_timestamp(parser)?);
+    }
+    if word_is(&parser.peek_token_ref().token, "up") {
+        parser.next_token();
+        parser.expect_keyword_is(Keyword::TO)?;
+        options.up_to = Some(parse_timestamp(parser)?);
+    }
+    Ok(options)
+}
+
+fn parse_bool(parser: &mut Parser<'_>) -> Result<bool, ParserError> {
+    let t = parser.next_token();
+    for (w, v) in [("true", true), ("on", true), ("false", false), ("off", false)] {
+        if word_is(&t.token, w) {
+            return Ok(v);
+        }
+    }
+    match &t.token {
+        Token::Number(n, _) if n == "1" => Ok(true),
+        Token::Number(n, _) if n == "0" => Ok(false),
+        _ => parser.expected("a boolean", t),
+    }
+}
+
+/// A timestamp: an integer number of milliseconds since the epoch.
+fn parse_timestamp(parser: &mut Parser<'_>) -> Result<u64, ParserError> {
+    let t = parser.next_token();
+    match &t.token {
+        Token::Number(n, _) => n
+            .parse()
+            .map_err(|_| ParserError::ParserError(format!("invalid mz_timestamp: {n}"))),
+        _ => parser.expected("a timestamp (milliseconds since the epoch)", t),
+    }
 }
 
 pub fn plan_subscribe(
     target: &SubscribeTarget,
+    options: &SubscribeOptions,
     catalog: &dyn Catalog,
 ) -> Result<PlannedStatement, PlanError> {
+    let options = options.clone();
+    if let (Some(as_of), Some(up_to)) = (options.as_of, options.up_to) {
+        if up_to < as_of {
+            return Err(PlanError::new(
+                "22023",
+                format!("UP TO ({up_to}) must not be before AS OF ({as_of})"),
+            ));
+        }
+    }
     match target {
         SubscribeTarget::Name(name) => {
             let item = catalog
@@ -68,6 +175,7 @@ pub fn plan_subscribe(
             Ok(PlannedStatement::Subscribe {
                 plan: read_plan(catalog, &item)?,
                 desc: item.desc,
+                options,
             })
         }
         SubscribeTarget::Query(q) => {
@@ -75,6 +183,7 @@ pub fn plan_subscribe(
             Ok(PlannedStatement::Subscribe {
                 plan,
                 desc: scope.desc(),
+                options,
             })
         }
     }

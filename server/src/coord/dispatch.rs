@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use kpg_types::command::Response;
+use kpg_sql::SubscribeOptions;
 use kpg_types::Row;
 use tokio::sync::mpsc;
 
@@ -19,14 +20,27 @@ pub(super) struct SubscribeState {
     uppers: Vec<Option<Option<u64>>>,
     pending: Vec<(Row, u64, i64)>,
     tx: mpsc::UnboundedSender<SubscribeEvent>,
+    /// The start time: changes at it are the snapshot.
+    as_of: u64,
+    options: SubscribeOptions,
+    /// The last frontier reported as progress.
+    progressed: u64,
 }
 
 impl SubscribeState {
-    pub(super) fn new(workers: usize, tx: mpsc::UnboundedSender<SubscribeEvent>) -> Self {
+    pub(super) fn new(
+        workers: usize,
+        tx: mpsc::UnboundedSender<SubscribeEvent>,
+        as_of: u64,
+        options: SubscribeOptions,
+    ) -> Self {
         SubscribeState {
             uppers: vec![Some(Some(0)); workers],
             pending: Vec::new(),
             tx,
+            as_of,
+            options,
+            progressed: 0,
         }
     }
 
@@ -99,9 +113,11 @@ impl Coordinator {
                     .into_iter()
                     .partition(|(_, t, _)| frontier.is_none_or(|f| *t < f));
                 sub.pending = rest;
-                if ready.is_empty() {
-                    return;
-                }
+                let (as_of, snapshot, up_to) =
+                    (sub.as_of, sub.options.snapshot, sub.options.up_to);
+                ready.retain(|(_, t, _)| {
+                    (snapshot || *t > as_of) && up_to.is_none_or(|u| *t < u)
+                });
                 ready.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
                 let mut out: Vec<(u64, i64, Row)> = Vec::with_capacity(ready.len());
                 for (row, time, diff) in ready {
@@ -113,6 +129,18 @@ impl Coordinator {
                 out.retain(|(_, d, _)| *d != 0);
                 if !out.is_empty() && sub.tx.send(SubscribeEvent::Updates(out)).is_err() {
                     tracing::debug!(subscribe_id, "subscriber went away");
+                }
+                // Progress is reported from the start time on, once per advance.
+                if let Some(f) = frontier {
+                    if sub.options.progress && f > sub.progressed && f > as_of {
+                        sub.progressed = f;
+                        let _ = sub.tx.send(SubscribeEvent::Progress(f));
+                    }
+                }
+                // UP TO: once nothing before it can change, the subscription is over (dropping
+                // its sender ends the stream).
+                if up_to.is_some_and(|u| frontier.is_none_or(|f| f >= u)) {
+                    state.subscribes.remove(&subscribe_id);
                 }
             }
             Response::DataflowInstalled { .. } => {}

@@ -105,8 +105,12 @@ impl Coordinator {
                 desc: explain_desc(column),
                 rows: vec![Row::new(vec![Datum::String(text)])],
             }),
-            PlannedStatement::Subscribe { plan, desc } => {
-                let subscription = self.subscribe(plan)?;
+            PlannedStatement::Subscribe {
+                plan,
+                desc,
+                options,
+            } => {
+                let subscription = self.subscribe(plan, options)?;
                 Ok(ExecuteResult::Subscription { desc, subscription })
             }
             PlannedStatement::CreateIndex {

@@ -44,6 +44,8 @@ const TICK: Duration = Duration::from_millis(100);
 #[derive(Debug)]
 pub enum SubscribeEvent {
     Updates(Vec<(u64, i64, Row)>),
+    /// (With PROGRESS) every later change has a timestamp at or after this one.
+    Progress(u64),
     Error(EvalError),
 }
 
@@ -57,6 +59,10 @@ struct State {
     catalog: Catalog,
     /// Every table input has been advanced to `upper`.
     upper: u64,
+    /// Every arrangement may have compacted history before `since` (the last compaction sent).
+    since: u64,
+    /// The time each table, materialized view and index became readable from.
+    object_since: HashMap<GlobalId, u64>,
     next_id: u64,
     peeks: HashMap<u64, PendingPeek>,
     subscribes: HashMap<u64, dispatch::SubscribeState>,
@@ -101,6 +107,8 @@ impl Drop for DataflowGuard {
 /// A live subscription: events arrive on `rx`; dropping it tears the dataflow down.
 pub struct Subscription {
     pub rx: mpsc::UnboundedReceiver<SubscribeEvent>,
+    /// Whether rows carry `mz_progressed` and progress rows are sent.
+    pub progress: bool,
     _guard: DataflowGuard,
 }
 
@@ -121,6 +129,8 @@ impl Coordinator {
             state: Mutex::new(State {
                 catalog: Catalog::default(),
                 upper,
+                since: 0,
+                object_since: HashMap::new(),
                 next_id: 1,
                 peeks: HashMap::new(),
                 subscribes: HashMap::new(),
@@ -154,6 +164,7 @@ impl Coordinator {
             self.compute.send(Command::AdvanceTables { time: now });
         }
         let since = state.upper.saturating_sub(1 + COMPACTION_WINDOW_MS);
+        state.since = state.since.max(since);
         let ids: Vec<GlobalId> = state.catalog.ids().collect();
         for id in ids {
             self.compute.send(Command::AllowCompaction { id, since });
@@ -176,6 +187,9 @@ impl Coordinator {
 
     /// Sends a dataflow to the workers, recording it for `kpg_dataflows`.
     fn install(&self, state: &mut State, id: u64, desc: DataflowDescription) {
+        if let DataflowSink::Materialize { id } | DataflowSink::Index { id, .. } = &desc.sink {
+            state.object_since.insert(*id, desc.as_of);
+        }
         state
             .dataflows
             .insert(id, introspection::DataflowMeta::new(&desc));
@@ -268,17 +282,52 @@ impl Coordinator {
         kpg_sql::use_indexes(plan, &state.catalog)
     }
 
-    /// Starts a subscription to `plan`: a snapshot at the current read time, then every change.
-    fn subscribe(self: &Arc<Self>, plan: Plan) -> Result<Subscription, ExecError> {
+    /// The earliest time at which `plan`'s inputs are all readable (not compacted away, and
+    /// existing).
+    fn read_since(state: &State, plan: &Plan) -> u64 {
+        let mut since = state.since;
+        plan.visit(&mut |p| {
+            let id = match p {
+                Plan::Get { id } => *id,
+                Plan::IndexedGet { index, .. } => *index,
+                _ => return,
+            };
+            since = since.max(state.object_since.get(&id).copied().unwrap_or(0));
+        });
+        since
+    }
+
+    /// Starts a subscription to `plan`: a snapshot at its start time (the current read time
+    /// unless AS OF says otherwise), then every change.
+    fn subscribe(
+        self: &Arc<Self>,
+        plan: Plan,
+        options: kpg_sql::SubscribeOptions,
+    ) -> Result<Subscription, ExecError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut state = self.lock();
         let plan = Self::optimize(&state, plan);
         Self::check_imports(&state, &plan)?;
+        let valid_from = Self::read_since(&state, &plan);
+        let as_of = match options.as_of {
+            None => state.upper - 1,
+            Some(t) if options.at_least => t.max(valid_from),
+            Some(t) if t < valid_from => {
+                return Err(ExecError::new(
+                    "22023",
+                    format!(
+                        "Timestamp ({t}) is not valid for all inputs: the earliest readable \
+                         time is {valid_from}"
+                    ),
+                ))
+            }
+            Some(t) => t,
+        };
         let id = Self::allocate_id(&mut state);
-        let as_of = state.upper - 1;
+        let progress = options.progress;
         state.subscribes.insert(
             id,
-            dispatch::SubscribeState::new(self.compute.workers(), tx),
+            dispatch::SubscribeState::new(self.compute.workers(), tx, as_of, options),
         );
         let desc = DataflowDescription {
             name: format!("subscribe-{id}"),
@@ -289,6 +338,7 @@ impl Coordinator {
         self.install(&mut state, id, desc);
         Ok(Subscription {
             rx,
+            progress,
             _guard: DataflowGuard {
                 coord: Arc::clone(self),
                 id,

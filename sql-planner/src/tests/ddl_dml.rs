@@ -279,11 +279,37 @@ fn update_and_delete() {
 }
 
 #[test]
+fn subscribe_options() {
+    let stmts = parse(
+        "SUBSCRIBE v WITH (SNAPSHOT = false, PROGRESS) AS OF 1700000000000 UP TO 1700000001000; \
+         COPY (SUBSCRIBE TO t WITH (progress = true) AS OF AT LEAST 5) TO STDOUT; SUBSCRIBE v",
+    )
+    .unwrap();
+    let options = |s: &ParsedStatement| match s {
+        ParsedStatement::Subscribe { options, .. } => options.clone(),
+        other => panic!("{other:?}"),
+    };
+    let o = options(&stmts[0]);
+    assert!(!o.snapshot && o.progress && !o.at_least);
+    assert_eq!(
+        (o.as_of, o.up_to),
+        (Some(1_700_000_000_000), Some(1_700_000_001_000))
+    );
+    let o = options(&stmts[1]);
+    assert!(o.snapshot && o.progress && o.at_least);
+    assert_eq!((o.as_of, o.up_to), (Some(5), None));
+    assert_eq!(options(&stmts[2]), crate::SubscribeOptions::default());
+    assert!(parse("SUBSCRIBE v WITH (COLOR = red)").is_err());
+    assert!(parse("SUBSCRIBE v AS OF now()").is_err());
+    assert_eq!(code("SUBSCRIBE v AS OF 10 UP TO 5"), "22023");
+}
+
+#[test]
 fn subscribe_parsing_and_planning() {
     let stmts = parse("SUBSCRIBE v; subscribe to \"V\"; COPY (SUBSCRIBE (SELECT a FROM t)) TO STDOUT; SUBSCRIBE TO public.t").unwrap();
     assert_eq!(stmts.len(), 4);
     assert!(
-        matches!(&stmts[0], ParsedStatement::Subscribe { target: SubscribeTarget::Name(n), copy_to_stdout: false } if n == "v")
+        matches!(&stmts[0], ParsedStatement::Subscribe { target: SubscribeTarget::Name(n), copy_to_stdout: false, .. } if n == "v")
     );
     assert!(
         matches!(&stmts[1], ParsedStatement::Subscribe { target: SubscribeTarget::Name(n), .. } if n == "V")
@@ -292,16 +318,17 @@ fn subscribe_parsing_and_planning() {
         &stmts[2],
         ParsedStatement::Subscribe {
             target: SubscribeTarget::Query(_),
-            copy_to_stdout: true
+            copy_to_stdout: true,
+            ..
         }
     ));
     let cat = catalog();
-    let PlannedStatement::Subscribe { plan: p, desc } = plan(&stmts[0], &cat).unwrap() else {
+    let PlannedStatement::Subscribe { plan: p, desc, .. } = plan(&stmts[0], &cat).unwrap() else {
         panic!()
     };
     assert_eq!(p, Plan::Get { id: 3 });
     assert_eq!(desc.arity(), 2);
-    let PlannedStatement::Subscribe { plan: p, desc } = plan(&stmts[2], &cat).unwrap() else {
+    let PlannedStatement::Subscribe { plan: p, desc, .. } = plan(&stmts[2], &cat).unwrap() else {
         panic!()
     };
     assert_eq!(
