@@ -10,8 +10,8 @@
 //! that has all its columns. A join without keys is a cross join.
 //!
 //! A join list containing LEFT/RIGHT/FULL OUTER joins is planned as one relation, left to
-//! right (see `outer_join`), and WHERE predicates are applied above it. USING and NATURAL are
-//! refused (0A000) until they are planned for real.
+//! right (see `outer_join`), and WHERE predicates are applied above it; so is a join list with
+//! `USING` or `NATURAL` joins, whose columns `using.rs` reshapes as PostgreSQL does.
 
 use crate::error::PlanError;
 use crate::expr::ExprContext;
@@ -19,6 +19,7 @@ use crate::names::{fold, resolve_relation};
 use crate::query::{plan_subquery, QueryContext};
 use crate::scope::{Scope, ScopeItem};
 use crate::subquery::{filter_host, place, reads_subquery, Host};
+use crate::using::{using_columns, Merge};
 use kpg_types::{BinaryFunc, Plan, ScalarExpr};
 use sqlparser::ast::{Expr, JoinConstraint, JoinOperator, TableAlias, TableFactor, TableWithJoins};
 
@@ -92,6 +93,8 @@ impl FromBuilder<'_> {
                     | JoinOperator::Right(_)
                     | JoinOperator::RightOuter(_)
                     | JoinOperator::FullOuter(_)
+                    | JoinOperator::Join(JoinConstraint::Using(_) | JoinConstraint::Natural)
+                    | JoinOperator::Inner(JoinConstraint::Using(_) | JoinConstraint::Natural)
             )
         }) {
             let (plan, scope) = self.joined(twj)?;
@@ -121,11 +124,8 @@ impl FromBuilder<'_> {
                     e.map_columns(&|c| if c < np { c } else { c - np + start });
                     self.predicates.push(e);
                 }
-                Some(JoinConstraint::Using(_)) => {
-                    return Err(PlanError::unsupported("JOIN ... USING"))
-                }
-                Some(JoinConstraint::Natural) => {
-                    return Err(PlanError::unsupported("NATURAL JOIN"))
+                Some(JoinConstraint::Using(_) | JoinConstraint::Natural) => {
+                    unreachable!("join lists with USING/NATURAL are planned by `joined`")
                 }
                 Some(JoinConstraint::None) => {
                     return Err(PlanError::syntax(
@@ -271,6 +271,21 @@ impl FromBuilder<'_> {
             };
             let (rplan, rscope) = self.factor(&join.relation)?;
             let (nl, nr) = (scope.len(), rscope.len());
+            let using = match constraint {
+                Some(JoinConstraint::Using(names)) => {
+                    let names = names
+                        .iter()
+                        .map(|n| match n.0.as_slice() {
+                            [sqlparser::ast::ObjectNamePart::Identifier(id)] => Ok(fold(id)),
+                            _ => Err(PlanError::syntax(format!("USING column {n}"))),
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Some(using_columns(&scope, &rscope, Some(names))?)
+                }
+                Some(JoinConstraint::Natural) => Some(using_columns(&scope, &rscope, None)?),
+                _ => None,
+            };
+            let (lscope, rscope_kept) = (scope.clone(), rscope.clone());
             let both = scope.clone().concat(rscope);
             let on = match constraint {
                 None => Vec::new(),
@@ -280,12 +295,10 @@ impl FromBuilder<'_> {
                         .bind_condition(on)?;
                     conjuncts(vec![pred.expr])
                 }
-                Some(JoinConstraint::Using(_)) => {
-                    return Err(PlanError::unsupported("JOIN ... USING"))
-                }
-                Some(JoinConstraint::Natural) => {
-                    return Err(PlanError::unsupported("NATURAL JOIN"))
-                }
+                Some(JoinConstraint::Using(_) | JoinConstraint::Natural) => using
+                    .as_ref()
+                    .expect("resolved above")
+                    .condition(&lscope, &rscope_kept)?,
                 Some(JoinConstraint::None) => {
                     return Err(PlanError::syntax(
                         "syntax error: JOIN requires an ON condition",
@@ -304,6 +317,17 @@ impl FromBuilder<'_> {
                 item.ty.nullable |= padded;
             }
             scope = Scope { items };
+            if let Some(using) = using {
+                let merge = match kind {
+                    JoinKind::Inner | JoinKind::Left => Merge::Left,
+                    JoinKind::Right => Merge::Right,
+                    JoinKind::Full => Merge::Coalesce,
+                };
+                let right = Scope {
+                    items: scope.items.split_off(nl),
+                };
+                (plan, scope) = using.finish(plan, scope, right, merge)?;
+            }
         }
         Ok((plan, scope))
     }

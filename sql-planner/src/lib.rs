@@ -17,10 +17,10 @@
 mod aggregate;
 mod builtin;
 mod catalog;
+mod cursor;
 mod ddl;
 mod dml;
 mod empty_from;
-mod cursor;
 mod error;
 mod explain;
 mod explain_text;
@@ -44,6 +44,7 @@ mod statement;
 mod subquery;
 mod subscribe;
 mod types;
+mod using;
 
 #[cfg(test)]
 mod tests;

@@ -243,14 +243,19 @@ fn expand_targets<'e>(
                     return Err(PlanError::unsupported(format!("select item {item}")));
                 };
                 let table = object_name(name)?;
-                if !scope.has_own_table(&table) {
+                let merged_away = scope.items.iter().any(|i| {
+                    i.level == crate::using::HIDDEN && i.table.as_deref() == Some(table.as_str())
+                });
+                if !scope.has_own_table(&table) && !merged_away {
                     return Err(PlanError::new(
                         "42P01",
                         format!("missing FROM-clause entry for table \"{table}\""),
                     ));
                 }
                 for (i, item) in scope.items.iter().enumerate() {
-                    if item.level == 0 && item.table.as_deref() == Some(table.as_str()) {
+                    // `t.*` includes t's columns merged away by USING (see `using.rs`).
+                    let own = item.level == 0 || item.level == crate::using::HIDDEN;
+                    if own && item.table.as_deref() == Some(table.as_str()) {
                         out.push((Target::Column(i), item.name.clone()));
                     }
                 }

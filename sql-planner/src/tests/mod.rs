@@ -11,6 +11,7 @@ mod recursive;
 mod subqueries;
 mod top_k;
 mod typing_fuzz;
+mod using;
 
 use crate::{parse, plan, Catalog, CatalogItem, ItemKind, PlanError, PlannedStatement};
 use kpg_types::{ColumnType, Datum, EvalError, GlobalId, Plan, RelationDesc, Row, ScalarType};
