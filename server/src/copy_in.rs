@@ -13,7 +13,7 @@ use kpg_types::{Datum, GlobalId, RelationDesc, Row};
 use crate::error::ExecError;
 
 #[derive(Clone, Debug, PartialEq)]
-enum Format {
+pub(crate) enum Format {
     Text {
         delimiter: char,
         null: String,
@@ -104,7 +104,7 @@ pub fn plan(
     })())
 }
 
-fn format(options: &[CopyOption]) -> Result<Format, ExecError> {
+pub(crate) fn format(options: &[CopyOption]) -> Result<Format, ExecError> {
     let mut csv = false;
     let (mut delimiter, mut null, mut header, mut quote) = (None, None, false, '"');
     for option in options {

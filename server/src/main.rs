@@ -4,6 +4,7 @@
 mod catalog;
 mod coord;
 mod copy_in;
+mod copy_out;
 mod cursors;
 mod demo;
 mod error;

@@ -38,17 +38,19 @@ use pgwire::messages::response::CommandComplete;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
 mod encode;
+pub(crate) use encode::copy_text;
 mod params;
 mod prepared;
 mod session;
 
-use encode::{copy_text, fields, to_response};
+use encode::{fields, to_response};
 use prepared::{bound_statement, PreparedStatement, StatementParser};
 use session::{deallocate, session_statement};
 
 use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent};
-use crate::cursors::{self, Cursors};
 use crate::copy_in::{self, CopyIn};
+use crate::copy_out;
+use crate::cursors::{self, Cursors};
 use crate::error::ExecError;
 use crate::txn::{self, SharedTxn, Txn, TxnOutcome};
 
@@ -346,6 +348,28 @@ impl Session {
         format: &Format,
     ) -> PgWireResult<Response> {
         let txn = &conn.txn;
+        if let Some(copy) = copy_out::plan(stmt) {
+            let result = match copy {
+                Ok(copy) => match self.coord.execute(&copy.query).await {
+                    Ok(ExecuteResult::Rows { desc, rows }) => Ok((copy.lines(&desc, &rows), desc)),
+                    Ok(_) => Err(ExecError::internal("COPY's query returned no rows")),
+                    Err(e) => Err(e),
+                },
+                Err(e) => Err(e),
+            };
+            return Ok(match result {
+                Ok((lines, desc)) => {
+                    let data = lines
+                        .into_iter()
+                        .map(|l| Ok(CopyData::new(l.into_bytes().into())));
+                    Response::CopyOut(CopyResponse::new(0, desc.arity(), stream::iter(data)))
+                }
+                Err(e) => {
+                    txn.lock().expect("txn").fail();
+                    error_response(e)
+                }
+            });
+        }
         if let Some(copy) = copy_in::plan(stmt, |name| self.coord.resolve(name)) {
             return Ok(match copy {
                 Ok(copy) => {

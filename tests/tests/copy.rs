@@ -110,3 +110,59 @@ async fn copy_from_stdin_matches_postgres() {
     );
     let _ = std::fs::remove_file(file);
 }
+
+/// The COPY TO STDOUT output of `sql` on a client, as lines (sorted unless the query orders).
+async fn copy_out_lines(c: &kpg_tests::tokio_postgres::Client, sql: &str) -> Vec<String> {
+    use futures::StreamExt;
+    let stream = c
+        .copy_out(sql)
+        .await
+        .unwrap_or_else(|e| panic!("`{sql}`: {}", describe_error(&e)));
+    let mut stream = Box::pin(stream);
+    let mut bytes = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        bytes.extend_from_slice(&chunk.expect("copy data"));
+    }
+    let mut lines: Vec<String> = String::from_utf8(bytes)
+        .expect("utf-8")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    if !has_order_by(sql) {
+        lines.sort();
+    }
+    lines
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copy_to_stdout_matches_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE t (id int4, name text, price numeric(8,2), d date, ok boolean)")
+        .await;
+    s.exec(
+        "INSERT INTO t VALUES (1, 'plain', 1.50, '2024-01-02', true), \
+         (2, 'tab\there', NULL, NULL, false), (3, 'quote\"comma,', 0, '2023-12-31', NULL), \
+         (4, '', 10, '2024-02-29', true), (5, NULL, -2.25, '2024-03-01', false), \
+         (6, 'back\\\\slash', 3, '2024-03-02', true)",
+    )
+    .await;
+    for sql in [
+        "COPY (SELECT * FROM t ORDER BY id) TO STDOUT",
+        "COPY (SELECT name, price * 2 AS doubled FROM t WHERE id > 1 ORDER BY id) TO STDOUT",
+        "COPY t TO STDOUT",
+        "COPY t (name, id) TO STDOUT",
+        "COPY (SELECT * FROM t ORDER BY id) TO STDOUT WITH (FORMAT csv)",
+        "COPY (SELECT * FROM t ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER true)",
+        "COPY (SELECT id, name FROM t ORDER BY id) TO STDOUT WITH (FORMAT csv, DELIMITER ';', NULL 'NIL')",
+        "COPY (SELECT id, name FROM t ORDER BY id) TO STDOUT WITH (DELIMITER '|', NULL '?')",
+        "COPY (SELECT count(*) FROM t WHERE false) TO STDOUT",
+    ] {
+        assert_eq!(
+            copy_out_lines(&s.kpg, sql).await,
+            copy_out_lines(&s.pg, sql).await,
+            "{sql} (kpg left, PostgreSQL right)"
+        );
+    }
+    s.check_error("COPY (SELECT * FROM nope) TO STDOUT").await;
+}

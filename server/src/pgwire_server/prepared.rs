@@ -269,7 +269,10 @@ impl QueryParser for StatementParser {
                 Ok(ExecuteResult::Rows { desc, .. }) => Some(desc),
                 _ => None,
             }
-        } else if describes_without_rows(stmt) || copy_in::plan(stmt, |_| None).is_some() {
+        } else if describes_without_rows(stmt)
+            || copy_in::plan(stmt, |_| None).is_some()
+            || crate::copy_out::plan(stmt).is_some()
+        {
             // Transaction control and COPY return no rows.
             None
         } else if !returns_no_rows(stmt) {

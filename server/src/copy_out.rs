@@ -1,0 +1,145 @@
+//! `COPY (query) TO STDOUT` and `COPY t [(columns)] TO STDOUT`, in text or CSV format with the
+//! options `COPY FROM` takes (`copy_in::format`): the query runs as a SELECT, and its rows are
+//! written as COPY data by PostgreSQL's rules — text: delimiter-separated, `\N` for NULL,
+//! backslash escapes; CSV: quoted where needed (an empty string is quoted so that it differs
+//! from NULL), with an optional header line.
+
+use kpg_sql::sqlparser::ast::{CopySource, CopyTarget, Statement};
+use kpg_sql::ParsedStatement;
+use kpg_types::{RelationDesc, Row};
+
+use crate::copy_in::{format, Format};
+use crate::error::ExecError;
+use crate::pgwire_server::copy_text;
+
+/// A COPY TO STDOUT: the SELECT to run and how to write its rows.
+pub struct CopyOut {
+    pub query: ParsedStatement,
+    format: Format,
+}
+
+/// The COPY TO STDOUT `stmt` asks for, or `None` if it is not one.
+pub fn plan(stmt: &ParsedStatement) -> Option<Result<CopyOut, ExecError>> {
+    let ParsedStatement::Sql(Statement::Copy {
+        source,
+        to: true,
+        target,
+        options,
+        legacy_options,
+        ..
+    }) = stmt
+    else {
+        return None;
+    };
+    Some((|| {
+        if !matches!(target, CopyTarget::Stdout) {
+            return Err(ExecError::unsupported("COPY TO a file or program"));
+        }
+        if !legacy_options.is_empty() {
+            return Err(ExecError::unsupported("COPY options in the pre-9.0 syntax"));
+        }
+        let sql = match source {
+            CopySource::Query(q) => q.to_string(),
+            CopySource::Table {
+                table_name,
+                columns,
+            } => {
+                let columns = if columns.is_empty() {
+                    "*".to_string()
+                } else {
+                    columns
+                        .iter()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                format!("SELECT {columns} FROM {table_name}")
+            }
+        };
+        let mut stmts = kpg_sql::parse(&sql).map_err(ExecError::from)?;
+        let query = match (stmts.pop(), stmts.is_empty()) {
+            (Some(q @ ParsedStatement::Sql(Statement::Query(_))), true) => q,
+            _ => return Err(ExecError::new("42601", "COPY needs a query or a table")),
+        };
+        Ok(CopyOut {
+            query,
+            format: format(options)?,
+        })
+    })())
+}
+
+impl CopyOut {
+    /// The COPY data lines for `rows` (with the header line first if asked for).
+    pub fn lines(&self, desc: &RelationDesc, rows: &[Row]) -> Vec<String> {
+        let mut out = Vec::with_capacity(rows.len() + 1);
+        match &self.format {
+            Format::Text { delimiter, null } => {
+                for row in rows {
+                    let mut line = String::new();
+                    for (i, datum) in row.iter().enumerate() {
+                        if i > 0 {
+                            line.push(*delimiter);
+                        }
+                        if datum.is_null() {
+                            line.push_str(null);
+                            continue;
+                        }
+                        let mut field = String::new();
+                        copy_text(datum, &mut field);
+                        if *delimiter != '\t' {
+                            field = field.replace(*delimiter, &format!("\\{delimiter}"));
+                        }
+                        line.push_str(&field);
+                    }
+                    line.push('\n');
+                    out.push(line);
+                }
+            }
+            Format::Csv {
+                delimiter,
+                quote,
+                null,
+                header,
+            } => {
+                let (delimiter, quote) = (*delimiter as char, *quote as char);
+                let field = |value: &str, line: &mut String| {
+                    let needs_quotes =
+                        value == null || value.contains([delimiter, quote, '\n', '\r']);
+                    if needs_quotes {
+                        line.push(quote);
+                        for c in value.chars() {
+                            if c == quote {
+                                line.push(quote);
+                            }
+                            line.push(c);
+                        }
+                        line.push(quote);
+                    } else {
+                        line.push_str(value);
+                    }
+                };
+                let mut push_line = |values: Vec<Option<String>>| {
+                    let mut line = String::new();
+                    for (i, v) in values.iter().enumerate() {
+                        if i > 0 {
+                            line.push(delimiter);
+                        }
+                        match v {
+                            None => line.push_str(null),
+                            Some(v) => field(v, &mut line),
+                        }
+                    }
+                    line.push('\n');
+                    out.push(line);
+                };
+                if *header {
+                    push_line(desc.names().map(|n| Some(n.to_string())).collect());
+                }
+                for row in rows {
+                    push_line(row.iter().map(|d| d.to_text()).collect());
+                }
+            }
+        }
+        out
+    }
+}
