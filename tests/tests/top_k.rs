@@ -109,6 +109,11 @@ async fn views_keep_the_first_rows() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn limits_in_subqueries_and_ctes() {
     let (_kpg, _pg, s) = setup().await;
+    // INSERT ... SELECT with ORDER BY ... LIMIT inserts the top rows only.
+    s.exec("CREATE TABLE snapshot (id int4, amount numeric(10,2))")
+        .await;
+    s.exec("INSERT INTO snapshot SELECT id, amount FROM orders ORDER BY amount DESC NULLS LAST, id LIMIT 3")
+        .await;
     maintain(
         &s,
         &[
@@ -129,6 +134,7 @@ async fn limits_in_subqueries_and_ctes() {
             ),
         ],
         &[
+            "SELECT * FROM snapshot",
             "SELECT (SELECT id FROM orders ORDER BY amount NULLS FIRST, id LIMIT 1) AS first_id",
             "SELECT * FROM (SELECT id, qty FROM orders ORDER BY qty, id LIMIT 3) s WHERE qty > 1",
         ],
