@@ -37,7 +37,12 @@ pub fn render_top_k<'s>(
                 k.push(Datum::Int64(bucket));
                 (Row::new(k), row)
             });
-            stage(bucketed, order_by.clone(), Some(offset.saturating_add(limit)), 0)
+            stage(
+                bucketed,
+                order_by.clone(),
+                Some(offset.saturating_add(limit)),
+                0,
+            )
         }
         None => oks,
     };
