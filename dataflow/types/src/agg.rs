@@ -46,15 +46,22 @@ impl AggregateFunc {
     }
 
     /// Aggregates values with multiplicities. Negative multiplicities cannot occur in a
-    /// consistent collection; they are treated as absent.
+    /// consistent collection; they are treated as absent. A value may come more than once
+    /// (a reduction's input rows carry the arguments of all its aggregates, so rows that
+    /// differ elsewhere repeat this one's value): `distinct` counts each value once.
     pub fn eval<'a>(
         &self,
         values: impl Iterator<Item = (&'a Datum, i64)>,
         distinct: bool,
     ) -> Result<Datum, EvalError> {
-        let values = values
-            .filter(|(d, n)| *n > 0 && !d.is_null())
-            .map(|(d, n)| (d, if distinct { 1 } else { n }));
+        let mut values: Vec<(&Datum, i64)> =
+            values.filter(|(d, n)| *n > 0 && !d.is_null()).collect();
+        if distinct {
+            values.sort_by(|a, b| a.0.cmp(b.0));
+            values.dedup_by(|a, b| a.0 == b.0);
+            values.iter_mut().for_each(|v| v.1 = 1);
+        }
+        let values = values.into_iter();
         Ok(match self {
             AggregateFunc::Count => Datum::Int64(values.map(|(_, n)| n).sum()),
             AggregateFunc::SumInt32 => {
@@ -148,6 +155,26 @@ mod tests {
         assert_eq!(
             AggregateFunc::Max.eval(it(), false).unwrap(),
             Datum::Int32(5)
+        );
+        // The same value in several input rows (rows that differ in another aggregate's
+        // argument) counts once for DISTINCT.
+        let repeated = [
+            (Datum::Int32(5), 1),
+            (Datum::Int32(5), 1),
+            (Datum::Int32(3), 2),
+        ];
+        let it = || repeated.iter().map(|(d, n)| (d, *n));
+        assert_eq!(
+            AggregateFunc::Count.eval(it(), true).unwrap(),
+            Datum::Int64(2)
+        );
+        assert_eq!(
+            AggregateFunc::SumInt32.eval(it(), true).unwrap(),
+            Datum::Int64(8)
+        );
+        assert_eq!(
+            AggregateFunc::SumInt32.eval(it(), false).unwrap(),
+            Datum::Int64(16)
         );
         let empty: [(Datum, i64); 1] = [(Datum::Null, 1)];
         assert_eq!(
