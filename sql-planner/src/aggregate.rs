@@ -339,6 +339,11 @@ pub fn contains_aggregate(e: &Expr) -> bool {
         Expr::UnaryOp { expr, .. }
         | Expr::Nested(expr)
         | Expr::Cast { expr, .. }
+        | Expr::Ceil { expr, .. }
+        | Expr::Floor { expr, .. }
+        | Expr::Extract { expr, .. }
+        | Expr::Collate { expr, .. }
+        | Expr::InSubquery { expr, .. }
         | Expr::IsNull(expr)
         | Expr::IsNotNull(expr)
         | Expr::IsTrue(expr)
@@ -348,6 +353,25 @@ pub fn contains_aggregate(e: &Expr) -> bool {
         | Expr::IsUnknown(expr)
         | Expr::IsNotUnknown(expr) => contains_aggregate(expr),
         Expr::IsDistinctFrom(l, r) | Expr::IsNotDistinctFrom(l, r) => any(&[l, r]),
+        Expr::AnyOp { left, right, .. } | Expr::AllOp { left, right, .. } => any(&[left, right]),
+        Expr::AtTimeZone {
+            timestamp,
+            time_zone,
+        } => any(&[timestamp, time_zone]),
+        Expr::Position { expr, r#in } => any(&[expr, r#in]),
+        Expr::Substring {
+            expr,
+            substring_from,
+            substring_for,
+            ..
+        } => {
+            contains_aggregate(expr)
+                || substring_from.as_deref().is_some_and(contains_aggregate)
+                || substring_for.as_deref().is_some_and(contains_aggregate)
+        }
+        Expr::Trim {
+            expr, trim_what, ..
+        } => contains_aggregate(expr) || trim_what.as_deref().is_some_and(contains_aggregate),
         Expr::InList { expr, list, .. } => {
             contains_aggregate(expr) || list.iter().any(contains_aggregate)
         }

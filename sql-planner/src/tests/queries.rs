@@ -158,6 +158,26 @@ fn group_by_aggregates() {
     );
 }
 
+/// Found by the random-query test: an aggregate inside POSITION/SUBSTRING/FLOOR/TRIM syntax
+/// was not seen, so the query was planned ungrouped and refused with 42803.
+#[test]
+fn aggregates_inside_function_syntax_group_the_query() {
+    assert_eq!(
+        query(
+            "SELECT position('4' IN CAST(count(*) AS text)), \
+             substring(CAST(count(*) AS text) FROM 1 FOR 1), floor(sum(c)), \
+             trim(CAST(max(a) AS text)), count(*) IN (SELECT a FROM t) FROM t"
+        ),
+        vec![vec![
+            i(1),
+            text("4"),
+            num("13"),
+            text("3"),
+            Datum::Bool(false)
+        ]]
+    );
+}
+
 #[test]
 fn global_aggregates_over_empty_input() {
     assert_eq!(
