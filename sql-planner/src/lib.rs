@@ -40,6 +40,7 @@ mod query;
 mod recursive;
 mod scope;
 mod select;
+mod show_create;
 mod statement;
 mod subquery;
 mod subscribe;
@@ -54,6 +55,7 @@ pub use catalog::{
 };
 pub use error::PlanError;
 pub use explain::{ExplainStage, ExplainTarget};
+pub use show_create::ShowCreateObject;
 pub use param_types::parameter_types;
 pub use pg_compat::DATABASE;
 pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};

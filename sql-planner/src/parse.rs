@@ -32,6 +32,8 @@ fn parse_inner(sql: &str) -> Result<Vec<ParsedStatement>, ParserError> {
         }
         let stmt = if at_subscribe(&parser) {
             parse_subscribe(&mut parser)?
+        } else if crate::show_create::at_show_create(&parser) {
+            crate::show_create::parse_show_create(&mut parser)?
         } else if crate::cursor::at_cursor_statement(&parser) {
             crate::cursor::parse_cursor_statement(&mut parser, |p| {
                 if at_subscribe(p) {

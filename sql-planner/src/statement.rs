@@ -47,6 +47,11 @@ pub enum ParsedStatement {
     },
     /// `CLOSE name`, or `CLOSE ALL` (`None`).
     Close { name: Option<String> },
+    /// `SHOW CREATE TABLE | VIEW | MATERIALIZED VIEW | INDEX name` (answered by the server).
+    ShowCreate {
+        object: crate::show_create::ShowCreateObject,
+        name: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -139,6 +144,11 @@ pub(crate) fn plan_statement(
         }
         ParsedStatement::Explain { stage, target } => {
             return crate::explain::plan_explain(*stage, target, catalog)
+        }
+        ParsedStatement::ShowCreate { .. } => {
+            return Err(PlanError::unsupported(
+                "SHOW CREATE outside a session (it is answered from the server's catalog)",
+            ))
         }
         ParsedStatement::Declare { .. }
         | ParsedStatement::Fetch { .. }

@@ -2,7 +2,7 @@
 //! of the catalog, answered by the coordinator from its own state.
 
 use kpg_sql::sqlparser::ast::{ShowStatementIn, Statement};
-use kpg_sql::{Catalog as _, ItemKind, ParsedStatement};
+use kpg_sql::{Catalog as _, ItemKind, ParsedStatement, ShowCreateObject};
 use kpg_types::{ColumnType, Datum, RelationDesc, Row, ScalarType};
 
 use super::execute::ExecuteResult;
@@ -11,6 +11,9 @@ use crate::error::ExecError;
 
 /// The answer to a SHOW statement about the catalog, or `None` if `stmt` is not one.
 pub fn show(stmt: &ParsedStatement, catalog: &Catalog) -> Option<Result<ExecuteResult, ExecError>> {
+    if let ParsedStatement::ShowCreate { object, name } = stmt {
+        return Some(show_create(catalog, *object, name));
+    }
     let ParsedStatement::Sql(stmt) = stmt else {
         return None;
     };
@@ -137,4 +140,123 @@ fn indexes(catalog: &Catalog, on: Option<u64>) -> ExecuteResult {
         })
         .collect();
     listing(&["name", "on", "key"], rows)
+}
+
+/// `SHOW CREATE ...`: the object's name and a statement that creates it again.
+fn show_create(
+    catalog: &Catalog,
+    object: ShowCreateObject,
+    name: &str,
+) -> Result<ExecuteResult, ExecError> {
+    let (kind, noun) = match object {
+        ShowCreateObject::Table => (Some(ItemKind::Table), "table"),
+        ShowCreateObject::View => (Some(ItemKind::View), "view"),
+        ShowCreateObject::MaterializedView => (Some(ItemKind::MaterializedView), "materialized view"),
+        ShowCreateObject::Index => (None, "index"),
+    };
+    let missing = || ExecError::new("42P01", format!("{noun} \"{name}\" does not exist"));
+    let sql = match kind {
+        None => {
+            let index = catalog.resolve_index(name).ok_or_else(missing)?;
+            let on = catalog.get(index.on).ok_or_else(missing)?;
+            let key: Vec<String> = index
+                .key
+                .iter()
+                .map(|e| named_columns(&e.to_string(), &on.item.desc))
+                .collect();
+            format!(
+                "CREATE INDEX {} ON {} ({})",
+                quote_ident(&index.name),
+                quote_ident(&on.item.name),
+                key.join(", ")
+            )
+        }
+        Some(kind) => {
+            let item = catalog.resolve(name).ok_or_else(missing)?;
+            if item.kind != kind {
+                return Err(ExecError::new(
+                    "42809",
+                    format!("\"{name}\" is not a {noun}"),
+                ));
+            }
+            let columns: Vec<String> = item.desc.columns.iter().map(|(c, _)| quote_ident(c)).collect();
+            match kind {
+                ItemKind::Table => {
+                    let defs: Vec<String> = item
+                        .desc
+                        .columns
+                        .iter()
+                        .map(|(c, ty)| {
+                            let not_null = if ty.nullable { "" } else { " NOT NULL" };
+                            format!("{} {}{not_null}", quote_ident(c), ty.scalar)
+                        })
+                        .collect();
+                    format!("CREATE TABLE {} ({})", quote_ident(&item.name), defs.join(", "))
+                }
+                _ => {
+                    let query = catalog
+                        .get(item.id)
+                        .and_then(|e| e.sql.clone())
+                        .ok_or_else(|| ExecError::internal("view without its SQL"))?;
+                    let what = if kind == ItemKind::View {
+                        "VIEW"
+                    } else {
+                        "MATERIALIZED VIEW"
+                    };
+                    format!(
+                        "CREATE {what} {} ({}) AS {query}",
+                        quote_ident(&item.name),
+                        columns.join(", ")
+                    )
+                }
+            }
+        }
+    };
+    Ok(listing(&["name", "create_sql"], vec![Row::new(vec![text(name), text(&sql)])]))
+}
+
+/// An identifier as SQL must write it: bare if it is a lower-case word, quoted otherwise.
+fn quote_ident(name: &str) -> String {
+    let bare = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if bare {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}
+
+/// Expression text with its `#n` column references replaced by the columns' names (string
+/// literals left alone).
+fn named_columns(text: &str, desc: &RelationDesc) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if c == '\'' {
+            in_string = !in_string;
+        }
+        if c == '#' && !in_string {
+            let mut digits = String::new();
+            while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+                digits.push(*d);
+                chars.next();
+            }
+            match digits.parse::<usize>().ok().and_then(|i| desc.columns.get(i)) {
+                Some((name, _)) => out.push_str(&quote_ident(name)),
+                None => {
+                    out.push('#');
+                    out.push_str(&digits);
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
