@@ -13,6 +13,7 @@ use kpg_tests::*;
 const DDL: &[&str] = &[
     "CREATE TABLE t (a int4 NOT NULL, b text NOT NULL, c numeric(10,2), d varchar(8))",
     "CREATE TABLE orders (id int8, note text)",
+    "INSERT INTO t VALUES (1, 'x', 1.50, 'a'), (2, 'y', 2.50, 'b'), (3, 'y', NULL, NULL)",
     "CREATE INDEX t_b ON t (b)",
     "CREATE INDEX orders_id ON orders (id)",
     "CREATE VIEW v AS SELECT a, b FROM t WHERE a > 1",
