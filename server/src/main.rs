@@ -1,7 +1,9 @@
 //! `kpg`: the server binary. Parses flags, starts the compute workers and the coordinator, and
-//! serves the PostgreSQL wire protocol.
+//! serves the PostgreSQL wire protocol. In a cluster (`--processes n`), process 0 does all that
+//! with its share of the workers; the other processes only run their workers.
 
 mod catalog;
+mod cluster;
 mod coord;
 mod copy_in;
 mod copy_out;
@@ -27,9 +29,22 @@ struct Args {
     /// Address to accept PostgreSQL wire protocol connections on.
     #[arg(long, default_value = "127.0.0.1:6875")]
     listen: SocketAddr,
-    /// Number of timely worker threads that run dataflows.
+    /// Number of timely worker threads that run dataflows (in each process of a cluster).
     #[arg(long, default_value_t = 2)]
     workers: usize,
+    /// This process's index in a cluster, from 0 to --processes minus 1. Process 0 serves SQL
+    /// (on --listen) and runs the coordinator; the others only run workers and exit when
+    /// process 0 goes away.
+    #[arg(long, default_value_t = 0, value_name = "I")]
+    process: usize,
+    /// Number of processes forming one cluster (timely over TCP); each runs --workers threads.
+    /// Start every process with the same --processes, --workers and --addresses.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    processes: usize,
+    /// With --processes > 1: a file with one host:port per line, process 0 first, where each
+    /// process listens for the others (timely's hostfile; empty and # lines are skipped).
+    #[arg(long, value_name = "FILE")]
+    addresses: Option<PathBuf>,
     /// Directory for kpg's data. It is created if missing; kpg does not yet persist the catalog
     /// or table contents there, so a restart starts empty.
     #[arg(long, default_value = "./kpg-data")]
@@ -53,8 +68,41 @@ fn main() -> anyhow::Result<()> {
     if args.workers == 0 {
         anyhow::bail!("--workers must be at least 1");
     }
-    let compute =
-        kpg_compute::start(args.workers).map_err(|e| anyhow::anyhow!("starting workers: {e}"))?;
+    let cluster = cluster::config(
+        args.process,
+        args.processes,
+        args.addresses.as_deref(),
+        args.workers,
+    )?;
+    let compute = match cluster {
+        None => kpg_compute::start(args.workers)
+            .map_err(|e| anyhow::anyhow!("starting workers: {e}"))?,
+        Some(config) => {
+            cluster::exit_on_lost_peer(args.process);
+            tracing::info!(
+                process = args.process,
+                processes = args.processes,
+                workers = args.workers,
+                "joining the cluster; waiting for every process to connect"
+            );
+            match kpg_compute::start_cluster(config)
+                .map_err(|e| anyhow::anyhow!("joining the cluster: {e}"))?
+            {
+                kpg_compute::Started::Coordinator(compute) => compute,
+                kpg_compute::Started::Workers(workers) => {
+                    tracing::info!(
+                        process = args.process,
+                        "cluster formed; running workers until process 0 stops"
+                    );
+                    workers
+                        .join()
+                        .map_err(|e| anyhow::anyhow!("a worker failed: {e}"))?;
+                    tracing::info!(process = args.process, "workers stopped; exiting");
+                    return Ok(());
+                }
+            }
+        }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -71,7 +119,7 @@ async fn serve(args: Args, compute: kpg_compute::ComputeHandle) -> anyhow::Resul
     let listener = TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
-    tracing::info!(listen = %args.listen, workers = args.workers, data_dir = %args.data_dir.display(), "kpg is ready");
+    tracing::info!(listen = %args.listen, workers = args.workers, processes = args.processes, data_dir = %args.data_dir.display(), "kpg is ready");
     let handlers = pgwire_server::Handlers::new(Arc::clone(&coord));
     loop {
         let (socket, peer) = listener.accept().await?;

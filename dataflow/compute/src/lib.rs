@@ -1,11 +1,14 @@
 //! The compute runtime: timely workers that build and run dataflows on kpg's engine.
 //!
 //! `start` launches the workers (threads of this process) and returns a `ComputeHandle` through
-//! which the coordinator sends `Command`s and receives `Response`s. Each worker keeps the traces
-//! of tables and materialized views, renders `DataflowDescription`s with the engine, and answers
-//! peeks and subscriptions through sinks. The runtime knows no SQL: it evaluates the planner's
-//! expressions and aggregates, and nothing else.
+//! which the coordinator sends `Command`s and receives `Response`s. `start_cluster` does the same
+//! for one process of several forming one timely cluster over TCP: process 0 holds worker 0 and
+//! the coordinator's handle, the other processes only run workers (see `cluster.rs`). Each worker
+//! keeps the traces of tables and materialized views, renders `DataflowDescription`s with the
+//! engine, and answers peeks and subscriptions through sinks. The runtime knows no SQL: it
+//! evaluates the planner's expressions and aggregates, and nothing else.
 
+mod cluster;
 mod introspection;
 mod peek;
 mod render;
@@ -20,12 +23,15 @@ use std::thread::Thread;
 use crossbeam_channel::{Receiver, Sender};
 use kpg_types::command::{Command, Response};
 
+pub use cluster::{start_cluster, ClusterConfig, Started, WorkerProcess};
+
 /// The coordinator's end of the runtime.
 pub struct ComputeHandle {
     commands: Sender<Command>,
     worker0: Thread,
-    /// Responses from every worker, in the order they were produced.
+    /// Responses from every worker (of every process), in the order each worker produced them.
     pub responses: Receiver<Response>,
+    /// Workers across all processes.
     workers: usize,
     /// Joined on drop, after the command sender (dropped first) has stopped the workers. In a
     /// `Mutex` only because the guards are not `Sync`.
@@ -41,18 +47,26 @@ impl ComputeHandle {
         self.worker0.unpark();
     }
 
+    /// The number of workers in the cluster (all processes), each of which answers every peek,
+    /// subscription and introspection request.
     pub fn workers(&self) -> usize {
         self.workers
     }
 }
 
-/// Starts `workers` timely worker threads.
+/// Starts `workers` timely worker threads in this process, alone.
 pub fn start(workers: usize) -> Result<ComputeHandle, String> {
+    let workers = workers.max(1);
+    launch(timely::Config::process(workers), workers)
+}
+
+/// Runs the workers under `config` and returns the coordinator's handle; the caller must be the
+/// process that holds worker 0. `total` is the number of workers across all processes.
+fn launch(config: timely::Config, total: usize) -> Result<ComputeHandle, String> {
     let (cmd_tx, cmd_rx) = crossbeam_channel::unbounded();
     let (resp_tx, resp_rx) = crossbeam_channel::unbounded();
     let (thread_tx, thread_rx) = crossbeam_channel::bounded(1);
     let cmd_rx = Arc::new(Mutex::new(Some(cmd_rx)));
-    let config = timely::Config::process(workers.max(1));
     let guards = timely::execute(config, move |worker| {
         let commands = if worker.index() == 0 {
             let _ = thread_tx.send(std::thread::current());
@@ -60,7 +74,7 @@ pub fn start(workers: usize) -> Result<ComputeHandle, String> {
         } else {
             None
         };
-        worker::run_worker(worker, commands, resp_tx.clone());
+        worker::run_worker(worker, commands, Some(resp_tx.clone()));
     })?;
     let worker0 = thread_rx
         .recv()
@@ -69,7 +83,7 @@ pub fn start(workers: usize) -> Result<ComputeHandle, String> {
         commands: cmd_tx,
         worker0,
         responses: resp_rx,
-        workers: workers.max(1),
+        workers: total,
         _guards: Mutex::new(guards),
     })
 }

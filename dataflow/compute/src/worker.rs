@@ -1,8 +1,10 @@
 //! One timely worker of the compute runtime: receives commands in sequence and applies them.
 //!
 //! Commands enter on worker 0 only, through a small command dataflow that broadcasts them, so
-//! that every worker — threads now, processes later — sees the same commands in the same order
-//! (each command carries a sequence number; workers apply them sorted by it). Workers never share
+//! that every worker — threads of this process or of others in a cluster — sees the same commands
+//! in the same order (each command carries a sequence number; workers apply them sorted by it).
+//! Responses leave through a `ResponseRoute` (straight to the coordinator in process 0, through a
+//! response dataflow to worker 0 elsewhere). Workers never share
 //! memory: each holds its own shard of every arrangement, its own table inputs (fed on worker 0
 //! and exchanged by key inside the arrange operator) and its own catalog of traces.
 
@@ -22,6 +24,7 @@ use timely::dataflow::operators::vec::Input;
 use timely::dataflow::InputHandleVec;
 use timely::worker::Worker;
 
+use crate::cluster::ResponseRoute;
 use crate::introspection::{catalog_arrangements, watch_hydration, DataflowRecord};
 use crate::peek::PendingPeek;
 use crate::render::{keyed_rows, Renderer};
@@ -47,11 +50,12 @@ struct WorkerState {
     records: HashMap<DataflowId, DataflowRecord>,
 }
 
-/// Runs a worker until the coordinator goes away. `commands` is `Some` on worker 0 only.
+/// Runs a worker until the coordinator goes away. `commands` is `Some` on worker 0 only;
+/// `coordinator` (the channel responses go to) only in the process that holds worker 0.
 pub fn run_worker(
     worker: &mut Worker,
     commands: Option<Receiver<Command>>,
-    responses: Sender<Response>,
+    coordinator: Option<Sender<Response>>,
 ) {
     let received: Rc<RefCell<Vec<(u64, Command)>>> = Rc::new(RefCell::new(Vec::new()));
     let closed = Rc::new(Cell::new(false));
@@ -70,9 +74,10 @@ pub fn run_worker(
             );
         });
     }
+    let mut route = ResponseRoute::new(worker, coordinator);
     let mut state = WorkerState {
         index: worker.index(),
-        responses,
+        responses: route.sender.clone(),
         tables: HashMap::new(),
         traces: TraceCatalog::default(),
         peeks: Vec::new(),
@@ -117,6 +122,7 @@ pub fn run_worker(
         state
             .peeks
             .retain_mut(|peek| !peek.try_answer(index, responses));
+        route.forward();
         if closed.get() {
             tracing::info!(worker = state.index, "command stream closed; worker stops");
             // Timely keeps stepping a worker until its dataflows finish; table inputs and
