@@ -16,75 +16,15 @@ use crate::catalog::{Catalog, IndexItem};
 /// Rewrites join inputs to read through indexes keyed by their join keys, where the catalog
 /// has them.
 pub fn use_indexes(plan: Plan, catalog: &dyn Catalog) -> Plan {
-    let rewrite = |p: Plan| use_indexes(p, catalog);
+    let plan = plan.map_inputs(|p| use_indexes(p, catalog));
     match plan {
         Plan::Join {
             left,
             right,
             left_key,
             right_key,
-        } => join_through_indexes(rewrite(*left), rewrite(*right), left_key, right_key, catalog),
-        Plan::Map { input, exprs } => Plan::Map {
-            input: Box::new(rewrite(*input)),
-            exprs,
-        },
-        Plan::Filter { input, predicates } => Plan::Filter {
-            input: Box::new(rewrite(*input)),
-            predicates,
-        },
-        Plan::Project { input, outputs } => Plan::Project {
-            input: Box::new(rewrite(*input)),
-            outputs,
-        },
-        Plan::Reduce {
-            input,
-            group_key,
-            aggregates,
-        } => Plan::Reduce {
-            input: Box::new(rewrite(*input)),
-            group_key,
-            aggregates,
-        },
-        Plan::Distinct { input } => Plan::Distinct {
-            input: Box::new(rewrite(*input)),
-        },
-        Plan::Negate { input } => Plan::Negate {
-            input: Box::new(rewrite(*input)),
-        },
-        Plan::Threshold { input } => Plan::Threshold {
-            input: Box::new(rewrite(*input)),
-        },
-        Plan::Union { inputs } => Plan::Union {
-            inputs: inputs.into_iter().map(rewrite).collect(),
-        },
-        Plan::TopK {
-            input,
-            group_key,
-            order_by,
-            limit,
-            offset,
-        } => Plan::TopK {
-            input: Box::new(rewrite(*input)),
-            group_key,
-            order_by,
-            limit,
-            offset,
-        },
-        Plan::Recursive {
-            id,
-            base,
-            step,
-            distinct,
-        } => Plan::Recursive {
-            id,
-            base: Box::new(rewrite(*base)),
-            step: Box::new(rewrite(*step)),
-            distinct,
-        },
-        leaf @ (Plan::Get { .. }
-        | Plan::IndexedGet { .. }
-        | Plan::Constant { .. }
-        | Plan::RecursiveGet { .. }) => leaf,
+        } => join_through_indexes(*left, *right, left_key, right_key, catalog),
+        other => other,
     }
 }
 

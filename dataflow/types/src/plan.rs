@@ -190,6 +190,86 @@ impl Plan {
         }
     }
 
+    /// The node with each direct input replaced by `f(input)`, everything else kept: the one
+    /// place that knows where each variant keeps its inputs, so rewrites need not restate it.
+    pub fn map_inputs(self, mut f: impl FnMut(Plan) -> Plan) -> Plan {
+        let mut boxed = |b: Box<Plan>| Box::new(f(*b));
+        match self {
+            leaf @ (Plan::Get { .. }
+            | Plan::IndexedGet { .. }
+            | Plan::Constant { .. }
+            | Plan::RecursiveGet { .. }) => leaf,
+            Plan::Map { input, exprs } => Plan::Map {
+                input: boxed(input),
+                exprs,
+            },
+            Plan::Filter { input, predicates } => Plan::Filter {
+                input: boxed(input),
+                predicates,
+            },
+            Plan::Project { input, outputs } => Plan::Project {
+                input: boxed(input),
+                outputs,
+            },
+            Plan::Join {
+                left,
+                right,
+                left_key,
+                right_key,
+            } => Plan::Join {
+                left: boxed(left),
+                right: boxed(right),
+                left_key,
+                right_key,
+            },
+            Plan::Reduce {
+                input,
+                group_key,
+                aggregates,
+            } => Plan::Reduce {
+                input: boxed(input),
+                group_key,
+                aggregates,
+            },
+            Plan::Distinct { input } => Plan::Distinct {
+                input: boxed(input),
+            },
+            Plan::Union { inputs } => Plan::Union {
+                inputs: inputs.into_iter().map(f).collect(),
+            },
+            Plan::Negate { input } => Plan::Negate {
+                input: boxed(input),
+            },
+            Plan::Threshold { input } => Plan::Threshold {
+                input: boxed(input),
+            },
+            Plan::TopK {
+                input,
+                group_key,
+                order_by,
+                limit,
+                offset,
+            } => Plan::TopK {
+                input: boxed(input),
+                group_key,
+                order_by,
+                limit,
+                offset,
+            },
+            Plan::Recursive {
+                id,
+                base,
+                step,
+                distinct,
+            } => Plan::Recursive {
+                id,
+                base: boxed(base),
+                step: boxed(step),
+                distinct,
+            },
+        }
+    }
+
     /// Visits every node, parents before children.
     pub fn visit(&self, f: &mut impl FnMut(&Plan)) {
         f(self);
