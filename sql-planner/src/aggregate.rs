@@ -58,10 +58,15 @@ impl Grouping {
         })
     }
 
-    /// Adds an aggregate (or finds an identical one) and returns its column.
+    /// Adds an aggregate (or finds an identical one) and returns its column. Identical means
+    /// of the same type too: `max(NULL::date)` and `max(d - NULL::date)` both fold to `max` of
+    /// a NULL literal, but one is a date and the other an integer.
     fn add(&self, slot: AggSlot) -> Typed {
         let mut aggs = self.aggs.borrow_mut();
-        let i = match aggs.iter().position(|a| a.agg == slot.agg) {
+        let i = match aggs
+            .iter()
+            .position(|a| a.agg == slot.agg && a.ty == slot.ty)
+        {
             Some(i) => i,
             None => {
                 aggs.push(slot.clone());

@@ -178,6 +178,29 @@ fn aggregates_inside_function_syntax_group_the_query() {
     );
 }
 
+/// Found by the random-query test: two aggregates over NULL literals of different types
+/// shared one column, so the second had the first's type (42883 integer = date).
+#[test]
+fn aggregates_of_null_literals_keep_their_types() {
+    let sql = "SELECT max(DATE '2024-01-09' - NULL::date) = 1 AS i, \
+               max(NULL::date) = DATE '2024-01-01' AS d, max(NULL::date) AS m FROM t";
+    assert_eq!(
+        describe(sql)
+            .into_iter()
+            .map(|(n, t)| (n, t.scalar))
+            .collect::<Vec<_>>(),
+        vec![
+            ("i".into(), ScalarType::Bool),
+            ("d".into(), ScalarType::Bool),
+            ("m".into(), ScalarType::Date),
+        ]
+    );
+    assert_eq!(
+        query(sql),
+        vec![vec![Datum::Null, Datum::Null, Datum::Null]]
+    );
+}
+
 #[test]
 fn global_aggregates_over_empty_input() {
     assert_eq!(
