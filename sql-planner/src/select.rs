@@ -20,7 +20,7 @@ use crate::types::{internal_name, resolve_unknown, scalar_type, Typed};
 use kpg_types::{ColumnType, Plan};
 use sqlparser::ast::{
     Distinct, Expr, GroupByExpr, OrderByExpr, OrderBySort, Select, SelectFlavor, SelectItem,
-    SelectItemQualifiedWildcardKind, TrimWhereField, Value, WildcardAdditionalOptions,
+    SelectItemQualifiedWildcardKind, SetExpr, TrimWhereField, Value, WildcardAdditionalOptions,
 };
 
 /// A planned SELECT.
@@ -277,63 +277,70 @@ fn check_wildcard(opts: &WildcardAdditionalOptions) -> Result<(), PlanError> {
 
 /// PostgreSQL's name for an unaliased select-list expression (`FigureColname`).
 pub fn default_name(e: &Expr) -> String {
-    figure_name(e).unwrap_or_else(|| "?column?".to_string())
+    figure_name(e).map_or_else(|| "?column?".to_string(), |(name, _)| name)
 }
 
-fn figure_name(e: &Expr) -> Option<String> {
+/// A name for `e` with its strength, as PostgreSQL's `FigureColnameInternal` ranks them: 2 for
+/// names of columns, functions and subqueries; 1 for the weak names of casts (the type) and
+/// CASE (`case`), which a strong name inside them wins over.
+fn figure_name(e: &Expr) -> Option<(String, u8)> {
+    let strong = |name: &str| Some((name.to_string(), 2));
     match e {
-        Expr::Identifier(i) => Some(fold(i)),
-        Expr::CompoundIdentifier(parts) => parts.last().map(fold),
-        Expr::Function(f) => function_name(f).ok(),
+        Expr::Identifier(i) => Some((fold(i), 2)),
+        Expr::CompoundIdentifier(parts) => parts.last().map(|p| (fold(p), 2)),
+        Expr::Function(f) => function_name(f).ok().map(|n| (n, 2)),
         Expr::Nested(inner) => figure_name(inner),
         Expr::Cast {
             expr, data_type, ..
-        } => figure_name(expr).or_else(|| {
-            scalar_type(data_type)
+        } => match figure_name(expr) {
+            Some((name, 2)) => Some((name, 2)),
+            _ => scalar_type(data_type)
                 .ok()
-                .map(|t| internal_name(&t).to_string())
-        }),
+                .map(|t| (internal_name(&t).to_string(), 1)),
+        },
         Expr::TypedString(ts) => scalar_type(&ts.data_type)
             .ok()
-            .map(|t| internal_name(&t).to_string()),
-        Expr::Value(v) if matches!(v.value, Value::Boolean(_)) => Some("bool".into()),
-        // A CASE is named after its ELSE branch when that names a column or function.
-        Expr::Case {
-            else_result: Some(els),
-            ..
-        } if matches!(
-            strip_nesting(els),
-            Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Function(_)
-        ) =>
-        {
-            figure_name(els)
-        }
-        Expr::Case { .. } => Some("case".into()),
-        Expr::Exists { .. } => Some("exists".into()),
+            .map(|t| (internal_name(&t).to_string(), 1)),
+        Expr::Case { else_result, .. } => match else_result.as_deref().and_then(figure_name) {
+            Some((name, 2)) => Some((name, 2)),
+            _ => Some(("case".into(), 1)),
+        },
+        Expr::Exists { .. } => strong("exists"),
+        // A scalar subquery is named after its (first) output column.
+        Expr::Subquery(q) => first_output_name(q).map(|n| (n, 2)),
         Expr::Substring { shorthand, .. } => {
-            Some(if *shorthand { "substr" } else { "substring" }.into())
+            strong(if *shorthand { "substr" } else { "substring" })
         }
-        Expr::Trim { trim_where, .. } => Some(
-            match trim_where {
-                Some(TrimWhereField::Leading) => "ltrim",
-                Some(TrimWhereField::Trailing) => "rtrim",
-                _ => "btrim",
-            }
-            .into(),
-        ),
-        Expr::Ceil { .. } => Some("ceil".into()),
-        Expr::Floor { .. } => Some("floor".into()),
-        Expr::Interval(_) => Some("interval".into()),
-        Expr::Extract { .. } => Some("extract".into()),
-        Expr::Position { .. } => Some("position".into()),
+        Expr::Trim { trim_where, .. } => strong(match trim_where {
+            Some(TrimWhereField::Leading) => "ltrim",
+            Some(TrimWhereField::Trailing) => "rtrim",
+            _ => "btrim",
+        }),
+        Expr::Ceil { .. } => strong("ceil"),
+        Expr::Floor { .. } => strong("floor"),
+        Expr::Interval(_) => Some(("interval".into(), 1)),
+        Expr::Extract { .. } => strong("extract"),
+        Expr::Position { .. } => strong("position"),
         _ => None,
     }
 }
 
-fn strip_nesting(e: &Expr) -> &Expr {
-    match e {
-        Expr::Nested(inner) => strip_nesting(inner),
-        other => other,
+/// The name of a query's first output column, when the AST alone tells it (not for `*`).
+fn first_output_name(q: &sqlparser::ast::Query) -> Option<String> {
+    let mut body = q.body.as_ref();
+    loop {
+        match body {
+            SetExpr::Select(s) => {
+                return match s.projection.first()? {
+                    SelectItem::ExprWithAlias { alias, .. } => Some(fold(alias)),
+                    SelectItem::UnnamedExpr(e) => Some(default_name(e)),
+                    _ => None,
+                }
+            }
+            SetExpr::SetOperation { left, .. } => body = left.as_ref(),
+            SetExpr::Query(inner) => body = inner.body.as_ref(),
+            _ => return None,
+        }
     }
 }
 
