@@ -292,7 +292,8 @@ impl FromBuilder<'_> {
                 Some(JoinConstraint::On(on)) => {
                     let pred = ExprContext::new(&both, "JOIN conditions")
                         .with_catalog(self.cx.catalog)
-                        .bind_condition(on)?;
+                        .bind_condition(on)
+                        .map_err(|e| self.outer_reference_refused(on, &both).unwrap_or(e))?;
                     conjuncts(vec![pred.expr])
                 }
                 Some(JoinConstraint::Using(_) | JoinConstraint::Natural) => using
@@ -330,6 +331,25 @@ impl FromBuilder<'_> {
             }
         }
         Ok((plan, scope))
+    }
+
+    /// When an outer join's ON condition binds only with a correlated subquery's outer columns
+    /// in scope: the refusal for it. Such a join list is planned apart from the subquery's
+    /// domain of outer values, so those columns cannot be read there yet.
+    fn outer_reference_refused(&self, on: &Expr, both: &Scope) -> Option<PlanError> {
+        let np = self.scope.outer_prefix();
+        if np == 0 {
+            return None;
+        }
+        let mut items = self.scope.items[..np].to_vec();
+        items.extend_from_slice(&both.items);
+        ExprContext::new(&Scope { items }, "JOIN conditions")
+            .with_catalog(self.cx.catalog)
+            .bind_condition(on)
+            .ok()?;
+        Some(PlanError::unsupported(
+            "an outer join condition that reads columns of an enclosing query",
+        ))
     }
 
     /// Builds the left-deep join with predicates placed as early as they can be evaluated.

@@ -205,3 +205,30 @@ fn names_resolving_inside_the_subquery_are_not_outer_references() {
     };
     assert_eq!(rows, eval(&plan, &cat));
 }
+
+/// Found by the random-query test: an outer join's ON condition reading a correlated
+/// subquery's outer column failed with 42P01 ("missing FROM-clause entry"); it is refused as
+/// not supported until such joins are planned with the subquery's outer values. The same
+/// condition in an inner join, and outer joins without outer columns, still plan.
+#[test]
+fn outer_join_condition_with_outer_column_is_refused() {
+    for kind in ["LEFT", "RIGHT", "FULL"] {
+        let sql = format!(
+            "SELECT x.a FROM t x WHERE EXISTS (SELECT 1 FROM u {kind} JOIN t y ON y.a = x.a)"
+        );
+        assert_eq!(code(&sql), "0A000", "{sql}");
+    }
+    assert!(
+        plan_one("SELECT x.a FROM t x WHERE EXISTS (SELECT 1 FROM u JOIN t y ON y.a = x.a)")
+            .is_ok()
+    );
+    assert!(plan_one(
+        "SELECT x.a FROM t x WHERE EXISTS (SELECT 1 FROM u LEFT JOIN t y ON y.a = u.a)"
+    )
+    .is_ok());
+    // A column that exists nowhere is still a name error, not a refusal.
+    assert_ne!(
+        code("SELECT x.a FROM t x WHERE EXISTS (SELECT 1 FROM u LEFT JOIN t y ON y.a = x.nope)"),
+        "0A000"
+    );
+}
