@@ -16,6 +16,7 @@ use crate::catalog::{read_plan, Catalog, ItemKind};
 use crate::error::PlanError;
 use crate::explain_text::{physical_text, plan_text};
 use crate::index_reuse::use_indexes;
+use crate::join_order::order_joins;
 use crate::names::object_name;
 use crate::query::{plan_query, QueryContext};
 use crate::statement::{ParsedStatement, PlannedStatement};
@@ -142,7 +143,8 @@ pub fn plan_explain(
     };
     let text = match stage {
         ExplainStage::Physical => {
-            physical_text(&use_indexes(plan, catalog), index_key.as_deref(), catalog)
+            let plan = use_indexes(order_joins(plan, catalog), catalog);
+            physical_text(&plan, index_key.as_deref(), catalog)
         }
         _ => plan_text(&plan, index_key.as_deref(), catalog),
     };

@@ -30,6 +30,7 @@ mod func;
 mod index;
 mod index_reuse;
 mod join;
+mod join_order;
 mod names;
 mod ops;
 mod param_types;
@@ -60,6 +61,7 @@ pub use param_types::parameter_types;
 pub use pg_compat::DATABASE;
 pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};
 pub use index_reuse::{index_with_key, use_indexes};
+pub use join_order::{new_join_arrangements, order_joins};
 /// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.
 pub use sqlparser;
 pub use statement::{

@@ -6,6 +6,7 @@ mod ddl_dml;
 mod errors;
 mod explain;
 mod expressions;
+mod join_order;
 mod queries;
 mod recursive;
 mod subqueries;

@@ -1,0 +1,691 @@
+//! Join ordering: the order and keys of a chain of inner equi-joins chosen so that as many join
+//! inputs as possible are read through indexes the catalog already holds.
+//!
+//! kpg renders a `Plan::Join` by arranging each input by its key, unless the input is an index
+//! keyed exactly that way (`index_reuse.rs` makes an input read one where it fits). A tree of
+//! inner joins (with filters between them) over n inputs is flattened here into its inputs and
+//! one pool of predicates; every left-deep order whose joins all have keys (no cross product)
+//! is considered, by dynamic programming over the sets of inputs joined so far. A left-deep
+//! plan arranges each intermediate result once (n - 2 of them), plus every input not read
+//! through an index keyed by the equalities that join it; for an input that has such an index
+//! only those equalities form the key and the others filter right after the join. The cheapest
+//! order is built — predicates placed after the first join that has their columns, a `Project`
+//! restoring the original column order — and kept only when `use_indexes` then really builds
+//! fewer arrangements than for the original tree, or as many with fewer cross products;
+//! otherwise the tree stays as it was.
+//!
+//! Predicates move to other places in the tree, so they see other rows: a chain is reordered
+//! only when all its multi-input predicates and keys are expressions that cannot fail
+//! (columns, literals, comparisons, AND/OR/NOT, IS NULL, COALESCE, CASE), so no error appears
+//! or disappears. Key equality and SQL `=` agree (`Datum` equality, NULL never matching), so an
+//! equality moves between key and filter freely.
+
+use kpg_types::{BinaryFunc, Plan, ScalarExpr, UnaryFunc, VariadicFunc};
+
+use crate::catalog::Catalog;
+use crate::index_reuse::{plan_arity, use_indexes};
+
+/// Chains with more inputs than this keep their order (the search is exponential).
+const MAX_INPUTS: usize = 12;
+
+/// Reorders every chain of inner equi-joins in `plan` where that lets more inputs be read
+/// through existing indexes. Call it before `use_indexes`.
+pub fn order_joins(plan: Plan, catalog: &dyn Catalog) -> Plan {
+    match plan {
+        // A projection of a chain absorbs the projection restoring the chain's column order.
+        Plan::Project { input, outputs } if is_chain(&input) => {
+            match order_joins(*input, catalog) {
+                Plan::Project {
+                    input,
+                    outputs: inner,
+                } => Plan::Project {
+                    input,
+                    outputs: outputs.iter().map(|o| inner[*o]).collect(),
+                },
+                input => Plan::Project {
+                    input: Box::new(input),
+                    outputs,
+                },
+            }
+        }
+        plan if is_chain(&plan) => reorder_chain(&plan, catalog)
+            .unwrap_or_else(|| map_children(plan, &|p| order_joins(p, catalog))),
+        plan => map_children(plan, &|p| order_joins(p, catalog)),
+    }
+}
+
+fn is_chain(plan: &Plan) -> bool {
+    match plan {
+        Plan::Join { .. } => true,
+        Plan::Filter { input, .. } => matches!(**input, Plan::Join { .. }),
+        _ => false,
+    }
+}
+
+/// `plan` with `f` applied to each of its children.
+fn map_children(plan: Plan, f: &dyn Fn(Plan) -> Plan) -> Plan {
+    let b = |p: Box<Plan>| Box::new(f(*p));
+    match plan {
+        Plan::Join {
+            left,
+            right,
+            left_key,
+            right_key,
+        } => Plan::Join {
+            left: b(left),
+            right: b(right),
+            left_key,
+            right_key,
+        },
+        Plan::Map { input, exprs } => Plan::Map {
+            input: b(input),
+            exprs,
+        },
+        Plan::Filter { input, predicates } => Plan::Filter {
+            input: b(input),
+            predicates,
+        },
+        Plan::Project { input, outputs } => Plan::Project {
+            input: b(input),
+            outputs,
+        },
+        Plan::Reduce {
+            input,
+            group_key,
+            aggregates,
+        } => Plan::Reduce {
+            input: b(input),
+            group_key,
+            aggregates,
+        },
+        Plan::Distinct { input } => Plan::Distinct { input: b(input) },
+        Plan::Negate { input } => Plan::Negate { input: b(input) },
+        Plan::Threshold { input } => Plan::Threshold { input: b(input) },
+        Plan::Union { inputs } => Plan::Union {
+            inputs: inputs.into_iter().map(f).collect(),
+        },
+        Plan::TopK {
+            input,
+            group_key,
+            order_by,
+            limit,
+            offset,
+        } => Plan::TopK {
+            input: b(input),
+            group_key,
+            order_by,
+            limit,
+            offset,
+        },
+        Plan::Recursive {
+            id,
+            base,
+            step,
+            distinct,
+        } => Plan::Recursive {
+            id,
+            base: b(base),
+            step: b(step),
+            distinct,
+        },
+        leaf @ (Plan::Get { .. }
+        | Plan::IndexedGet { .. }
+        | Plan::Constant { .. }
+        | Plan::RecursiveGet { .. }) => leaf,
+    }
+}
+
+/// A flattened join tree: its inputs (in the tree's order, their own chains already
+/// reordered), where each input's columns start, and the predicates over all columns.
+struct Chain {
+    inputs: Vec<Plan>,
+    offsets: Vec<usize>,
+    predicates: Vec<ScalarExpr>,
+}
+
+impl Chain {
+    fn flatten(&mut self, plan: &Plan, catalog: &dyn Catalog) -> Option<()> {
+        let start = *self.offsets.last().expect("offsets start with 0");
+        match plan {
+            Plan::Join {
+                left,
+                right,
+                left_key,
+                right_key,
+            } => {
+                self.flatten(left, catalog)?;
+                let mid = *self.offsets.last().expect("nonempty");
+                self.flatten(right, catalog)?;
+                for (l, r) in left_key.iter().zip(right_key) {
+                    let (mut l, mut r) = (l.clone(), r.clone());
+                    l.map_columns(&|c| c + start);
+                    r.map_columns(&|c| c + mid);
+                    self.predicates.push(l.call_binary(BinaryFunc::Eq, r));
+                }
+            }
+            Plan::Filter { input, predicates } if matches!(**input, Plan::Join { .. }) => {
+                self.flatten(input, catalog)?;
+                for p in predicates {
+                    let mut p = p.clone();
+                    p.map_columns(&|c| c + start);
+                    self.predicates.push(p);
+                }
+            }
+            other => {
+                let arity = plan_arity(other, catalog)?;
+                self.inputs.push(order_joins(other.clone(), catalog));
+                self.offsets.push(start + arity);
+            }
+        }
+        Some(())
+    }
+
+    fn input_of(&self, column: usize) -> usize {
+        self.offsets.partition_point(|&o| o <= column) - 1
+    }
+
+    /// The inputs an expression reads, as a bit set.
+    fn inputs_read(&self, e: &ScalarExpr) -> u32 {
+        e.support()
+            .into_iter()
+            .fold(0, |m, c| m | 1 << self.input_of(c))
+    }
+
+    fn arity(&self, input: usize) -> usize {
+        self.offsets[input + 1] - self.offsets[input]
+    }
+}
+
+/// An equality of the pool whose sides read disjoint sets of inputs.
+struct Equality {
+    /// Index of the predicate in the pool.
+    predicate: usize,
+    sides: [(ScalarExpr, u32); 2],
+}
+
+impl Equality {
+    /// When this equality can key the join of the inputs `joined` with input `next`: the side
+    /// over `joined` and the side over `next`.
+    fn keys(&self, joined: u32, next: usize) -> Option<(&ScalarExpr, &ScalarExpr)> {
+        let [(a, am), (b, bm)] = &self.sides;
+        if *bm == 1 << next && am & !joined == 0 {
+            Some((a, b))
+        } else if *am == 1 << next && bm & !joined == 0 {
+            Some((b, a))
+        } else {
+            None
+        }
+    }
+}
+
+/// How one input is joined: the equalities forming the key, in key order, and whether the
+/// input is then read through an index.
+#[derive(Clone, Debug)]
+struct Step {
+    input: usize,
+    keys: Vec<usize>,
+}
+
+fn reorder_chain(plan: &Plan, catalog: &dyn Catalog) -> Option<Plan> {
+    let mut chain = Chain {
+        inputs: Vec::new(),
+        offsets: vec![0],
+        predicates: Vec::new(),
+    };
+    chain.flatten(plan, catalog)?;
+    let n = chain.inputs.len();
+    if !(2..=MAX_INPUTS).contains(&n) || !chain.predicates.iter().all(cannot_fail) {
+        return None;
+    }
+    let equalities: Vec<Equality> = chain
+        .predicates
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match p {
+            ScalarExpr::Binary {
+                func: BinaryFunc::Eq,
+                left,
+                right,
+            } => {
+                let (lm, rm) = (chain.inputs_read(left), chain.inputs_read(right));
+                (lm != 0 && rm != 0 && lm & rm == 0).then(|| Equality {
+                    predicate: i,
+                    sides: [(*left.clone(), lm), (*right.clone(), rm)],
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    let (_, steps) = cheapest_order(&chain, &equalities, catalog)?;
+    let reordered = build(&chain, &equalities, &steps);
+    // Keep the new tree only when it really builds fewer arrangements (counted after index
+    // selection), or as many but without the original's cross products.
+    let original = plan_with_inputs(plan, &chain.inputs, &mut 0);
+    let before = (
+        new_join_arrangements(&use_indexes(original.clone(), catalog)),
+        cross_products(&original),
+    );
+    let after = (
+        new_join_arrangements(&use_indexes(reordered.clone(), catalog)),
+        cross_products(&reordered),
+    );
+    Some(if after < before { reordered } else { original })
+}
+
+/// The original join tree over the already reordered inputs.
+fn plan_with_inputs(plan: &Plan, inputs: &[Plan], next: &mut usize) -> Plan {
+    match plan {
+        Plan::Join {
+            left,
+            right,
+            left_key,
+            right_key,
+        } => {
+            let left = plan_with_inputs(left, inputs, next);
+            let right = plan_with_inputs(right, inputs, next);
+            Plan::Join {
+                left: Box::new(left),
+                right: Box::new(right),
+                left_key: left_key.clone(),
+                right_key: right_key.clone(),
+            }
+        }
+        Plan::Filter { input, predicates } if matches!(**input, Plan::Join { .. }) => {
+            Plan::Filter {
+                input: Box::new(plan_with_inputs(input, inputs, next)),
+                predicates: predicates.clone(),
+            }
+        }
+        _ => {
+            *next += 1;
+            inputs[*next - 1].clone()
+        }
+    }
+}
+
+/// How many joins of `plan` have no key.
+fn cross_products(plan: &Plan) -> usize {
+    let mut n = 0;
+    plan.visit(&mut |p| {
+        if let Plan::Join { left_key, .. } = p {
+            n += usize::from(left_key.is_empty());
+        }
+    });
+    n
+}
+
+/// How many join inputs of `plan` are arranged anew (not read through an index keyed by the
+/// join key), as EXPLAIN PHYSICAL and the renderer count them.
+pub fn new_join_arrangements(plan: &Plan) -> usize {
+    let mut n = 0;
+    plan.visit(&mut |p| {
+        if let Plan::Join {
+            left,
+            right,
+            left_key,
+            right_key,
+        } = p
+        {
+            n += usize::from(left.reads_index_keyed_by(left_key).is_none());
+            n += usize::from(right.reads_index_keyed_by(right_key).is_none());
+        }
+    });
+    n
+}
+
+/// The keys (indices into the equalities, in an index's key order) under which `input` can be
+/// read through an index, given the equalities `usable` that may join it (with each one's side
+/// over the input, in the chain's columns): one per index that fits.
+fn index_keys(
+    chain: &Chain,
+    input: usize,
+    usable: &[(usize, &ScalarExpr)],
+    catalog: &dyn Catalog,
+) -> Vec<Vec<usize>> {
+    let Some((id, columns)) = collection_columns(&chain.inputs[input], catalog) else {
+        return Vec::new();
+    };
+    let offset = chain.offsets[input];
+    // Each usable equality's side over the input, as an expression over the collection.
+    let over_collection: Vec<(usize, ScalarExpr)> = usable
+        .iter()
+        .map(|(e, side)| {
+            let mut side = (*side).clone();
+            side.map_columns(&|c| columns[c - offset]);
+            (*e, side)
+        })
+        .collect();
+    catalog
+        .indexes_on(id)
+        .into_iter()
+        .filter_map(|index| {
+            index
+                .key
+                .iter()
+                .map(|k| {
+                    over_collection
+                        .iter()
+                        .find(|(_, s)| s == k)
+                        .map(|(e, _)| *e)
+                })
+                .collect::<Option<Vec<usize>>>()
+        })
+        .filter(|keys| !keys.is_empty())
+        .collect()
+}
+
+/// The collection an input reads through filters and projections, and for each of the input's
+/// columns the collection's column holding it (the same peeling `index_reuse` does).
+fn collection_columns(
+    input: &Plan,
+    catalog: &dyn Catalog,
+) -> Option<(kpg_types::GlobalId, Vec<usize>)> {
+    let mut projections = Vec::new();
+    let mut leaf = input;
+    loop {
+        match leaf {
+            Plan::Filter { input, .. } => leaf = input,
+            Plan::Project { input, outputs } => {
+                projections.push(outputs);
+                leaf = input;
+            }
+            _ => break,
+        }
+    }
+    let id = match leaf {
+        Plan::Get { id } | Plan::IndexedGet { id, .. } => *id,
+        _ => return None,
+    };
+    let mut columns: Vec<usize> = (0..plan_arity(leaf, catalog)?).collect();
+    for outputs in projections.iter().rev() {
+        columns = outputs.iter().map(|o| columns[*o]).collect();
+    }
+    Some((id, columns))
+}
+
+/// The left-deep order (first two inputs, then one input per step) with the fewest new
+/// arrangements, and that number; `None` when every order needs a cross product.
+fn cheapest_order(
+    chain: &Chain,
+    equalities: &[Equality],
+    catalog: &dyn Catalog,
+) -> Option<(usize, Vec<Step>)> {
+    let n = chain.inputs.len();
+    let usable = |joined: u32, next: usize| -> Vec<(usize, &ScalarExpr)> {
+        equalities
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.keys(joined, next).map(|(_, side)| (i, side)))
+            .collect()
+    };
+    let all = |u: &[(usize, &ScalarExpr)]| u.iter().map(|(i, _)| *i).collect::<Vec<_>>();
+    let mut best: Vec<Option<(usize, Vec<Step>)>> = vec![None; 1 << n];
+    fn offer(best: &mut [Option<(usize, Vec<Step>)>], mask: usize, cost: usize, steps: Vec<Step>) {
+        if best[mask].as_ref().is_none_or(|(c, _)| cost < *c) {
+            best[mask] = Some((cost, steps));
+        }
+    }
+    // First joins: both inputs indexed by the same equalities, one of them, or neither.
+    for i in 0..n {
+        for j in i + 1..n {
+            let ui = usable(1 << j, i);
+            if ui.is_empty() {
+                continue;
+            }
+            let uj = usable(1 << i, j);
+            let ki = index_keys(chain, i, &ui, catalog);
+            let kj = index_keys(chain, j, &uj, catalog);
+            let mask = (1 << i) | (1 << j);
+            let pair = |keys: Vec<usize>, cost| {
+                let steps = vec![
+                    Step {
+                        input: i,
+                        keys: keys.clone(),
+                    },
+                    Step { input: j, keys },
+                ];
+                (cost, steps)
+            };
+            let (c, s) = pair(all(&ui), 2);
+            offer(&mut best, mask, c, s);
+            for k in ki.iter().chain(&kj) {
+                let (c, s) = pair(k.clone(), 1);
+                offer(&mut best, mask, c, s);
+            }
+            if let Some(k) = ki.iter().find(|k| kj.contains(k)) {
+                let (c, s) = pair(k.clone(), 0);
+                offer(&mut best, mask, c, s);
+            }
+        }
+    }
+    // Then one input at a time: its intermediate input is arranged (1), the new input too
+    // unless an index fits.
+    for mask in 0..1usize << n {
+        let Some((cost, steps)) = best[mask].clone() else {
+            continue;
+        };
+        for j in (0..n).filter(|j| mask & (1 << j) == 0) {
+            let u = usable(mask as u32, j);
+            if u.is_empty() {
+                continue;
+            }
+            let (keys, extra) = match index_keys(chain, j, &u, catalog).into_iter().next() {
+                Some(k) => (k, 1),
+                None => (all(&u), 2),
+            };
+            let mut steps = steps.clone();
+            steps.push(Step { input: j, keys });
+            offer(&mut best, mask | (1 << j), cost + extra, steps);
+        }
+    }
+    best[(1 << n) - 1].take()
+}
+
+/// The left-deep tree for `steps`, with the original column order restored on top.
+fn build(chain: &Chain, equalities: &[Equality], steps: &[Step]) -> Plan {
+    let n = chain.inputs.len();
+    // Where each input's columns start in the new order.
+    let mut new_offset = vec![0; n];
+    let mut at = 0;
+    for s in steps {
+        new_offset[s.input] = at;
+        at += chain.arity(s.input);
+    }
+    let to_new = |c: usize| {
+        let i = chain.input_of(c);
+        new_offset[i] + c - chain.offsets[i]
+    };
+    let mut placed = vec![false; chain.predicates.len()];
+    let mut acc = chain.inputs[steps[0].input].clone();
+    let mut joined: u32 = 1 << steps[0].input;
+    for (k, step) in steps.iter().enumerate().skip(1) {
+        let j = step.input;
+        let (mut left_key, mut right_key) = (Vec::new(), Vec::new());
+        for &e in &step.keys {
+            let (l, r) = equalities[e]
+                .keys(joined, j)
+                .expect("a step's keys join it to the inputs before it");
+            let (mut l, mut r) = (l.clone(), r.clone());
+            l.map_columns(&to_new);
+            r.map_columns(&|c| c - chain.offsets[j]);
+            left_key.push(l);
+            right_key.push(r);
+            placed[equalities[e].predicate] = true;
+        }
+        joined |= 1 << j;
+        let mut after = Vec::new();
+        for (p, pred) in chain.predicates.iter().enumerate() {
+            let ready = chain.inputs_read(pred) & !joined == 0;
+            if !placed[p] && (ready || k == steps.len() - 1) {
+                placed[p] = true;
+                let mut pred = pred.clone();
+                pred.map_columns(&to_new);
+                after.push(pred);
+            }
+        }
+        acc = crate::join::filter(
+            Plan::Join {
+                left: Box::new(acc),
+                right: Box::new(chain.inputs[j].clone()),
+                left_key,
+                right_key,
+            },
+            after,
+        );
+    }
+    let total = *chain.offsets.last().expect("nonempty");
+    let outputs: Vec<usize> = (0..total).map(to_new).collect();
+    if outputs.iter().enumerate().all(|(i, o)| i == *o) {
+        acc
+    } else {
+        Plan::Project {
+            input: Box::new(acc),
+            outputs,
+        }
+    }
+}
+
+/// Whether evaluating `e` can never fail, so evaluating it on other rows changes no result.
+fn cannot_fail(e: &ScalarExpr) -> bool {
+    let mut ok = true;
+    e.visit(&mut |e| {
+        ok &= match e {
+            ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::If { .. } => true,
+            ScalarExpr::Unary { func, .. } => matches!(
+                func,
+                UnaryFunc::Not | UnaryFunc::IsNull | UnaryFunc::IsNotNull
+            ),
+            ScalarExpr::Binary { func, .. } => matches!(
+                func,
+                BinaryFunc::And
+                    | BinaryFunc::Or
+                    | BinaryFunc::Eq
+                    | BinaryFunc::NotEq
+                    | BinaryFunc::Lt
+                    | BinaryFunc::Lte
+                    | BinaryFunc::Gt
+                    | BinaryFunc::Gte
+            ),
+            ScalarExpr::Variadic { func, .. } => matches!(func, VariadicFunc::Coalesce),
+        }
+    });
+    ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kpg_types::{ColumnType, RelationDesc, ScalarType};
+
+    use crate::catalog::{CatalogItem, IndexItem, ItemKind};
+
+    /// Tables 1..=4 with three int4 columns each; indexes by (id, key column).
+    struct Cat(Vec<(u64, usize)>);
+
+    impl Catalog for Cat {
+        fn resolve(&self, name: &str) -> Option<CatalogItem> {
+            let id: u64 = name.strip_prefix('r')?.parse().ok()?;
+            let col = |n: &str| (n.to_string(), ColumnType::new(ScalarType::Int32, true));
+            Some(CatalogItem {
+                id,
+                name: name.into(),
+                kind: ItemKind::Table,
+                desc: RelationDesc::new(vec![col("a"), col("b"), col("c")]),
+            })
+        }
+        fn name_of(&self, id: u64) -> Option<String> {
+            Some(format!("r{id}"))
+        }
+        fn indexes_on(&self, id: u64) -> Vec<IndexItem> {
+            self.0
+                .iter()
+                .filter(|(on, _)| *on == id)
+                .map(|(on, c)| IndexItem {
+                    id: 100 + on * 10 + *c as u64,
+                    name: format!("i{on}_{c}"),
+                    on: *on,
+                    key: vec![ScalarExpr::Column(*c)],
+                })
+                .collect()
+        }
+    }
+
+    fn get(id: u64) -> Box<Plan> {
+        Box::new(Plan::Get { id })
+    }
+
+    fn col(c: usize) -> ScalarExpr {
+        ScalarExpr::Column(c)
+    }
+
+    #[test]
+    fn cross_product_is_removed_and_indexes_used() {
+        // (r2 x r3) join r1 on r1.b = r2.a and r1.c = r3.a, indexes on r2.a and r3.a.
+        let plan = Plan::Join {
+            left: Box::new(Plan::Join {
+                left: get(2),
+                right: get(3),
+                left_key: vec![],
+                right_key: vec![],
+            }),
+            right: get(1),
+            left_key: vec![col(0), col(3)],
+            right_key: vec![col(1), col(2)],
+        };
+        let cat = Cat(vec![(2, 0), (3, 0)]);
+        assert_eq!(new_join_arrangements(&use_indexes(plan.clone(), &cat)), 4);
+        let ordered = use_indexes(order_joins(plan, &cat), &cat);
+        // r1 and one intermediate are arranged; r2 and r3 are imported.
+        assert_eq!(new_join_arrangements(&ordered), 2, "{ordered}");
+        assert_eq!(ordered.index_imports(), vec![120, 130]);
+        let Plan::Project { outputs, .. } = &ordered else {
+            panic!("the column order is restored: {ordered}")
+        };
+        assert_eq!(outputs.len(), 9);
+    }
+
+    #[test]
+    fn key_subset_matches_an_index() {
+        // r1 join r2 on r1.a = r2.a and r1.b = r2.b; r2 indexed on a alone.
+        let plan = Plan::Join {
+            left: get(1),
+            right: get(2),
+            left_key: vec![col(0), col(1)],
+            right_key: vec![col(0), col(1)],
+        };
+        let cat = Cat(vec![(2, 0)]);
+        let ordered = use_indexes(order_joins(plan, &cat), &cat);
+        assert_eq!(new_join_arrangements(&ordered), 1, "{ordered}");
+        let Plan::Filter { predicates, .. } = &ordered else {
+            panic!("the other equality filters: {ordered}")
+        };
+        assert_eq!(predicates.len(), 1);
+    }
+
+    #[test]
+    fn nothing_better_keeps_the_tree() {
+        let plan = Plan::Join {
+            left: get(1),
+            right: get(2),
+            left_key: vec![col(0)],
+            right_key: vec![col(1)],
+        };
+        let cat = Cat(vec![(2, 0)]);
+        assert_eq!(order_joins(plan.clone(), &cat), plan);
+        // A failing key expression (division) is never moved.
+        let div = col(0).call_binary(BinaryFunc::Div, col(1));
+        let plan = Plan::Join {
+            left: Box::new(Plan::Join {
+                left: get(2),
+                right: get(3),
+                left_key: vec![],
+                right_key: vec![],
+            }),
+            right: get(1),
+            left_key: vec![div, col(3)],
+            right_key: vec![col(1), col(2)],
+        };
+        let cat = Cat(vec![(2, 0), (3, 0)]);
+        assert_eq!(order_joins(plan.clone(), &cat), plan);
+    }
+}
