@@ -7,6 +7,7 @@ mod errors;
 mod explain;
 mod expressions;
 mod join_order;
+mod join_order_tpch;
 mod queries;
 mod recursive;
 mod subqueries;
