@@ -5,6 +5,8 @@
 //!   on drop (printing the tail of its log if the test panicked).
 //! * [`Postgres`] starts a real PostgreSQL (Debian's `postgresql` package, version 15 by
 //!   default) in a temporary directory, used as the correctness oracle, and stops it on drop.
+//! * [`KpgCluster`] starts several kpg processes forming one cluster (process 0 serves SQL as a
+//!   [`KpgServer`]) and stops them all on drop.
 //! * [`Pair`] runs the same statements against kpg and PostgreSQL and compares the results
 //!   as text (the simple query protocol), sorted when the query has no `ORDER BY`.
 //! * [`Subscription`] reads `COPY (SUBSCRIBE ...) TO STDOUT` streams.
@@ -29,6 +31,9 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 pub use tokio_postgres;
 use tokio_postgres::{Client, CopyOutStream, NoTls, SimpleQueryMessage};
+
+mod cluster;
+pub use cluster::KpgCluster;
 
 /// How long a server gets to start accepting connections.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -250,62 +255,61 @@ impl KpgServer {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let dir = tempfile::Builder::new()
-                .prefix("kpg-test-")
-                .tempdir()
-                .expect("create temp dir");
-            let port = free_port();
-            let data_dir = dir.path().join("data");
-            let log_path = dir.path().join("kpg.stderr");
-            let log = File::create(&log_path).expect("create kpg log file");
-            let out_path = dir.path().join("kpg.stdout");
-            let out = File::create(&out_path).expect("create kpg stdout file");
-            let mut cmd = Command::new(&bin);
-            cmd.arg("--listen")
-                .arg(format!("127.0.0.1:{port}"))
-                .arg("--workers")
-                .arg(workers.to_string())
-                .arg("--data-dir")
-                .arg(&data_dir)
-                .args(extra_args)
-                .current_dir(dir.path())
-                .stdin(Stdio::null())
-                .stdout(out)
-                .stderr(log);
-            if std::env::var_os("RUST_LOG").is_none() {
-                cmd.env("RUST_LOG", "info");
-            }
-            die_with_parent(&mut cmd);
-            let child = cmd
-                .spawn()
-                .unwrap_or_else(|e| panic!("failed to spawn {}: {e}", bin.display()));
-            let mut proc = Proc {
-                child,
-                signal: libc::SIGKILL,
-            };
-            let conn_str =
-                format!("host=127.0.0.1 port={port} user=kpg dbname=kpg connect_timeout=5");
-            match wait_for_connection(&conn_str, &mut proc.child, &log_path, "kpg").await {
-                Ok(()) => {
-                    return KpgServer {
-                        proc,
-                        port,
-                        workers,
-                        log_path,
-                        out_path,
-                        data_dir,
-                        _dir: dir,
-                    };
-                }
-                Err(e) => {
-                    drop(proc);
-                    if e.is_port_clash() && attempt < 4 {
-                        continue;
-                    }
-                    panic!("{} (binary: {})", e.message(), bin.display());
-                }
+            match Self::launch(workers, extra_args).await {
+                Ok(server) => return server,
+                Err(e) if e.is_port_clash() && attempt < 4 => continue,
+                Err(e) => panic!("{} (binary: {})", e.message(), bin.display()),
             }
         }
+    }
+
+    /// One attempt to start kpg on a free port and wait until it accepts connections.
+    async fn launch(workers: usize, extra_args: &[&str]) -> Result<KpgServer, StartError> {
+        let bin = kpg_bin();
+        let dir = tempfile::Builder::new()
+            .prefix("kpg-test-")
+            .tempdir()
+            .expect("create temp dir");
+        let port = free_port();
+        let data_dir = dir.path().join("data");
+        let log_path = dir.path().join("kpg.stderr");
+        let log = File::create(&log_path).expect("create kpg log file");
+        let out_path = dir.path().join("kpg.stdout");
+        let out = File::create(&out_path).expect("create kpg stdout file");
+        let mut cmd = Command::new(&bin);
+        cmd.arg("--listen")
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("--workers")
+            .arg(workers.to_string())
+            .arg("--data-dir")
+            .arg(&data_dir)
+            .args(extra_args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(log);
+        if std::env::var_os("RUST_LOG").is_none() {
+            cmd.env("RUST_LOG", "info");
+        }
+        die_with_parent(&mut cmd);
+        let child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("failed to spawn {}: {e}", bin.display()));
+        let mut proc = Proc {
+            child,
+            signal: libc::SIGKILL,
+        };
+        let conn_str = format!("host=127.0.0.1 port={port} user=kpg dbname=kpg connect_timeout=5");
+        wait_for_connection(&conn_str, &mut proc.child, &log_path, "kpg").await?;
+        Ok(KpgServer {
+            proc,
+            port,
+            workers,
+            log_path,
+            out_path,
+            data_dir,
+            _dir: dir,
+        })
     }
 
     pub fn port(&self) -> u16 {

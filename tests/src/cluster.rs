@@ -1,0 +1,197 @@
+//! Several kpg processes forming one cluster, for end-to-end tests.
+//!
+//! [`KpgCluster::start`] picks free localhost ports for the processes' timely connections,
+//! writes them to an addresses file, starts processes 1.. (workers only) and then process 0 as a
+//! [`KpgServer`] (which serves SQL once every process has connected). Everything it starts is
+//! stopped on drop, process 0 first; logs of every process are printed if the test panicked.
+
+use std::fs::File;
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use tokio_postgres::Client;
+
+use crate::{die_with_parent, kpg_bin, read_file_lossy, tail, KpgServer, Proc};
+
+/// A process of the cluster other than 0.
+struct Member {
+    process: usize,
+    proc: Proc,
+    log_path: PathBuf,
+    out_path: PathBuf,
+}
+
+impl Member {
+    fn log_tail(&self, lines: usize) -> String {
+        format!(
+            "[stdout]\n{}\n[stderr]\n{}",
+            tail(&read_file_lossy(&self.out_path), lines),
+            tail(&read_file_lossy(&self.log_path), lines)
+        )
+    }
+}
+
+/// A running kpg cluster: process 0 serves SQL, the others run workers; all stopped on drop.
+pub struct KpgCluster {
+    /// Process 0. First, so that it is stopped first.
+    server: Option<KpgServer>,
+    others: Vec<Member>,
+    // Last, so the directory is removed after the processes are gone.
+    _dir: tempfile::TempDir,
+}
+
+impl KpgCluster {
+    /// Starts `processes` kpg processes (at least 2) of `workers` threads each.
+    pub async fn start(processes: usize, workers: usize) -> KpgCluster {
+        assert!(processes >= 2, "a cluster has at least two processes");
+        let bin = kpg_bin();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let dir = tempfile::Builder::new()
+                .prefix("kpg-cluster-")
+                .tempdir()
+                .expect("create temp dir");
+            let addresses_path = dir.path().join("addresses");
+            std::fs::write(&addresses_path, free_addresses(processes).join("\n") + "\n")
+                .expect("write the addresses file");
+            let cluster_args = |process: usize| {
+                vec![
+                    "--process".to_string(),
+                    process.to_string(),
+                    "--processes".to_string(),
+                    processes.to_string(),
+                    "--addresses".to_string(),
+                    addresses_path.display().to_string(),
+                ]
+            };
+            let others: Vec<Member> = (1..processes)
+                .map(|process| {
+                    let log_path = dir.path().join(format!("kpg-{process}.stderr"));
+                    let out_path = dir.path().join(format!("kpg-{process}.stdout"));
+                    let mut cmd = Command::new(&bin);
+                    cmd.args(cluster_args(process))
+                        .arg("--workers")
+                        .arg(workers.to_string())
+                        .arg("--data-dir")
+                        .arg(dir.path().join(format!("data-{process}")))
+                        .current_dir(dir.path())
+                        .stdin(Stdio::null())
+                        .stdout(File::create(&out_path).expect("create a log file"))
+                        .stderr(File::create(&log_path).expect("create a log file"));
+                    if std::env::var_os("RUST_LOG").is_none() {
+                        cmd.env("RUST_LOG", "info");
+                    }
+                    die_with_parent(&mut cmd);
+                    let child = cmd
+                        .spawn()
+                        .unwrap_or_else(|e| panic!("failed to spawn {}: {e}", bin.display()));
+                    Member {
+                        process,
+                        proc: Proc {
+                            child,
+                            signal: libc::SIGKILL,
+                        },
+                        log_path,
+                        out_path,
+                    }
+                })
+                .collect();
+            let args = cluster_args(0);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            match KpgServer::launch(workers, &args).await {
+                Ok(server) => {
+                    return KpgCluster {
+                        server: Some(server),
+                        others,
+                        _dir: dir,
+                    }
+                }
+                Err(e) => {
+                    let logs: Vec<String> = others
+                        .iter()
+                        .map(|m| format!("process {}:\n{}", m.process, m.log_tail(50)))
+                        .collect();
+                    drop(others);
+                    let clash = logs.iter().any(|l| l.contains("Address already in use"));
+                    if (e.is_port_clash() || clash) && attempt < 4 {
+                        continue;
+                    }
+                    panic!(
+                        "process 0: {}\nother processes:\n{}\n(binary: {})",
+                        e.message(),
+                        logs.join("\n"),
+                        bin.display()
+                    );
+                }
+            }
+        }
+    }
+
+    /// Process 0, which serves SQL.
+    pub fn server(&self) -> &KpgServer {
+        self.server.as_ref().expect("process 0 is running")
+    }
+
+    /// A new connection to process 0 (user `kpg`, database `kpg`).
+    pub async fn connect(&self) -> Client {
+        self.server().connect().await
+    }
+
+    /// Kills process 0 and waits up to `timeout` for the other processes to exit by themselves.
+    /// Returns each one's exit status, `None` for one still running (killed when dropped).
+    pub fn stop_process_0(&mut self, timeout: Duration) -> Vec<Option<ExitStatus>> {
+        drop(self.server.take());
+        let deadline = Instant::now() + timeout;
+        let mut statuses: Vec<Option<ExitStatus>> = vec![None; self.others.len()];
+        loop {
+            for (status, member) in statuses.iter_mut().zip(&mut self.others) {
+                if status.is_none() {
+                    *status = member.proc.child.try_wait().expect("try_wait");
+                }
+            }
+            if statuses.iter().all(Option::is_some) || Instant::now() > deadline {
+                return statuses;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Everything process `process` (1..) wrote to stderr so far.
+    pub fn stderr_of(&self, process: usize) -> String {
+        read_file_lossy(&self.others[process - 1].log_path)
+    }
+}
+
+impl Drop for KpgCluster {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            for m in &self.others {
+                eprintln!(
+                    "---- kpg cluster process {} log tail ----\n{}\n---- end ----",
+                    m.process,
+                    m.log_tail(100)
+                );
+            }
+        }
+        // Process 0 (its `KpgServer` prints its own log), then the others, as fields drop.
+    }
+}
+
+/// Localhost addresses on ports free right now, one per process (all held at once, so distinct).
+fn free_addresses(n: usize) -> Vec<String> {
+    let listeners: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0"))
+        .collect();
+    listeners
+        .iter()
+        .map(|l| {
+            format!(
+                "127.0.0.1:{}",
+                l.local_addr().expect("local address").port()
+            )
+        })
+        .collect()
+}
