@@ -135,8 +135,8 @@ fn map_children(plan: Plan, f: &dyn Fn(Plan) -> Plan) -> Plan {
     }
 }
 
-/// A flattened join tree: its inputs (in the tree's order, their own chains already
-/// reordered), where each input's columns start, and the predicates over all columns.
+/// A flattened join tree: its inputs (in the tree's order), where each input's columns start,
+/// and the predicates over all columns.
 struct Chain {
     inputs: Vec<Plan>,
     offsets: Vec<usize>,
@@ -173,7 +173,7 @@ impl Chain {
             }
             other => {
                 let arity = plan_arity(other, catalog)?;
-                self.inputs.push(order_joins(other.clone(), catalog));
+                self.inputs.push(other.clone());
                 self.offsets.push(start + arity);
             }
         }
@@ -237,6 +237,10 @@ fn reorder_chain(plan: &Plan, catalog: &dyn Catalog) -> Option<Plan> {
     if !(2..=MAX_INPUTS).contains(&n) || !chain.predicates.iter().all(cannot_fail) {
         return None;
     }
+    chain.inputs = std::mem::take(&mut chain.inputs)
+        .into_iter()
+        .map(|input| order_joins(input, catalog))
+        .collect();
     let equalities: Vec<Equality> = chain
         .predicates
         .iter()
