@@ -49,8 +49,8 @@ pub fn order_joins(plan: Plan, catalog: &dyn Catalog) -> Plan {
             }
         }
         plan if is_chain(&plan) => reorder_chain(&plan, catalog)
-            .unwrap_or_else(|| map_children(plan, &|p| order_joins(p, catalog))),
-        plan => map_children(plan, &|p| order_joins(p, catalog)),
+            .unwrap_or_else(|| plan.map_inputs(|p| order_joins(p, catalog))),
+        plan => plan.map_inputs(|p| order_joins(p, catalog)),
     }
 }
 
@@ -59,79 +59,6 @@ fn is_chain(plan: &Plan) -> bool {
         Plan::Join { .. } => true,
         Plan::Filter { input, .. } => matches!(**input, Plan::Join { .. }),
         _ => false,
-    }
-}
-
-/// `plan` with `f` applied to each of its children.
-fn map_children(plan: Plan, f: &dyn Fn(Plan) -> Plan) -> Plan {
-    let b = |p: Box<Plan>| Box::new(f(*p));
-    match plan {
-        Plan::Join {
-            left,
-            right,
-            left_key,
-            right_key,
-        } => Plan::Join {
-            left: b(left),
-            right: b(right),
-            left_key,
-            right_key,
-        },
-        Plan::Map { input, exprs } => Plan::Map {
-            input: b(input),
-            exprs,
-        },
-        Plan::Filter { input, predicates } => Plan::Filter {
-            input: b(input),
-            predicates,
-        },
-        Plan::Project { input, outputs } => Plan::Project {
-            input: b(input),
-            outputs,
-        },
-        Plan::Reduce {
-            input,
-            group_key,
-            aggregates,
-        } => Plan::Reduce {
-            input: b(input),
-            group_key,
-            aggregates,
-        },
-        Plan::Distinct { input } => Plan::Distinct { input: b(input) },
-        Plan::Negate { input } => Plan::Negate { input: b(input) },
-        Plan::Threshold { input } => Plan::Threshold { input: b(input) },
-        Plan::Union { inputs } => Plan::Union {
-            inputs: inputs.into_iter().map(f).collect(),
-        },
-        Plan::TopK {
-            input,
-            group_key,
-            order_by,
-            limit,
-            offset,
-        } => Plan::TopK {
-            input: b(input),
-            group_key,
-            order_by,
-            limit,
-            offset,
-        },
-        Plan::Recursive {
-            id,
-            base,
-            step,
-            distinct,
-        } => Plan::Recursive {
-            id,
-            base: b(base),
-            step: b(step),
-            distinct,
-        },
-        leaf @ (Plan::Get { .. }
-        | Plan::IndexedGet { .. }
-        | Plan::Constant { .. }
-        | Plan::RecursiveGet { .. }) => leaf,
     }
 }
 
