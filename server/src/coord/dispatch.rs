@@ -7,8 +7,8 @@
 
 use std::sync::Arc;
 
-use kpg_types::command::Response;
 use kpg_sql::SubscribeOptions;
+use kpg_types::command::Response;
 use kpg_types::Row;
 use tokio::sync::mpsc;
 
@@ -113,11 +113,8 @@ impl Coordinator {
                     .into_iter()
                     .partition(|(_, t, _)| frontier.is_none_or(|f| *t < f));
                 sub.pending = rest;
-                let (as_of, snapshot, up_to) =
-                    (sub.as_of, sub.options.snapshot, sub.options.up_to);
-                ready.retain(|(_, t, _)| {
-                    (snapshot || *t > as_of) && up_to.is_none_or(|u| *t < u)
-                });
+                let (as_of, snapshot, up_to) = (sub.as_of, sub.options.snapshot, sub.options.up_to);
+                ready.retain(|(_, t, _)| (snapshot || *t > as_of) && up_to.is_none_or(|u| *t < u));
                 ready.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
                 let mut out: Vec<(u64, i64, Row)> = Vec::with_capacity(ready.len());
                 for (row, time, diff) in ready {

@@ -456,10 +456,7 @@ fn set_view_sql(catalog: &mut crate::catalog::Catalog, id: GlobalId, stmt: &Pars
 
 /// The one text column of an EXPLAIN's result.
 pub fn explain_desc(column: String) -> RelationDesc {
-    RelationDesc::new(vec![(
-        column,
-        ColumnType::new(ScalarType::Text, false),
-    )])
+    RelationDesc::new(vec![(column, ColumnType::new(ScalarType::Text, false))])
 }
 
 fn filter_plan(table: GlobalId, predicates: Vec<ScalarExpr>) -> Plan {

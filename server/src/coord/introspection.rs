@@ -159,7 +159,11 @@ fn text(s: impl Into<String>) -> Datum {
 }
 
 /// The name and kind of `id`: a catalog object, or a transient dataflow.
-fn describe(id: u64, catalog: &Catalog, dataflows: &BTreeMap<u64, DataflowMeta>) -> (String, String) {
+fn describe(
+    id: u64,
+    catalog: &Catalog,
+    dataflows: &BTreeMap<u64, DataflowMeta>,
+) -> (String, String) {
     match (catalog.name(id), catalog.kind(id)) {
         (Some(name), Some(kind)) => (name.to_string(), kind.noun().to_string()),
         _ => (

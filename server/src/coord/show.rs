@@ -151,7 +151,9 @@ fn show_create(
     let (kind, noun) = match object {
         ShowCreateObject::Table => (Some(ItemKind::Table), "table"),
         ShowCreateObject::View => (Some(ItemKind::View), "view"),
-        ShowCreateObject::MaterializedView => (Some(ItemKind::MaterializedView), "materialized view"),
+        ShowCreateObject::MaterializedView => {
+            (Some(ItemKind::MaterializedView), "materialized view")
+        }
         ShowCreateObject::Index => (None, "index"),
     };
     let missing = || ExecError::new("42P01", format!("{noun} \"{name}\" does not exist"));
@@ -179,7 +181,12 @@ fn show_create(
                     format!("\"{name}\" is not a {noun}"),
                 ));
             }
-            let columns: Vec<String> = item.desc.columns.iter().map(|(c, _)| quote_ident(c)).collect();
+            let columns: Vec<String> = item
+                .desc
+                .columns
+                .iter()
+                .map(|(c, _)| quote_ident(c))
+                .collect();
             match kind {
                 ItemKind::Table => {
                     let defs: Vec<String> = item
@@ -191,7 +198,11 @@ fn show_create(
                             format!("{} {}{not_null}", quote_ident(c), ty.scalar)
                         })
                         .collect();
-                    format!("CREATE TABLE {} ({})", quote_ident(&item.name), defs.join(", "))
+                    format!(
+                        "CREATE TABLE {} ({})",
+                        quote_ident(&item.name),
+                        defs.join(", ")
+                    )
                 }
                 _ => {
                     let query = catalog
@@ -212,7 +223,10 @@ fn show_create(
             }
         }
     };
-    Ok(listing(&["name", "create_sql"], vec![Row::new(vec![text(name), text(&sql)])]))
+    Ok(listing(
+        &["name", "create_sql"],
+        vec![Row::new(vec![text(name), text(&sql)])],
+    ))
 }
 
 /// An identifier as SQL must write it: bare if it is a lower-case word, quoted otherwise.
@@ -247,7 +261,11 @@ fn named_columns(text: &str, desc: &RelationDesc) -> String {
                 digits.push(*d);
                 chars.next();
             }
-            match digits.parse::<usize>().ok().and_then(|i| desc.columns.get(i)) {
+            match digits
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| desc.columns.get(i))
+            {
                 Some((name, _)) => out.push_str(&quote_ident(name)),
                 None => {
                     out.push('#');
