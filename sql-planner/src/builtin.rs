@@ -303,10 +303,18 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
         ("substr", 3) => substring(name, next(), Some(next()), Some(next()))?,
         ("strpos", 2) => strpos(name, next(), next())?,
         ("btrim", 1 | 2) => trim(name, None, next(), args.get(1).cloned())?,
-        ("ltrim", 1 | 2) => trim(name, Some(&TrimWhereField::Leading), next(), args.get(1).cloned())?,
-        ("rtrim", 1 | 2) => {
-            trim(name, Some(&TrimWhereField::Trailing), next(), args.get(1).cloned())?
-        }
+        ("ltrim", 1 | 2) => trim(
+            name,
+            Some(&TrimWhereField::Leading),
+            next(),
+            args.get(1).cloned(),
+        )?,
+        ("rtrim", 1 | 2) => trim(
+            name,
+            Some(&TrimWhereField::Trailing),
+            next(),
+            args.get(1).cloned(),
+        )?,
         ("round", 1) => rounding(name, UnaryFunc::Round, next())?,
         ("round", 2) => round_scale(args)?,
         ("floor", 1) => rounding(name, UnaryFunc::Floor, next())?,

@@ -114,12 +114,9 @@ pub fn read_plan(catalog: &dyn Catalog, item: &CatalogItem) -> Result<Plan, Plan
             key: index.key,
         });
     }
-    catalog.definition(item.id).ok_or_else(|| {
-        PlanError::new(
-            "XX000",
-            format!("view \"{}\" has no definition", item.name),
-        )
-    })
+    catalog
+        .definition(item.id)
+        .ok_or_else(|| PlanError::new("XX000", format!("view \"{}\" has no definition", item.name)))
 }
 
 /// A catalog that remembers every object resolved through it, so that a view records the

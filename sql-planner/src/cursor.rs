@@ -76,9 +76,8 @@ pub fn parse_cursor_statement(
         let _ = parser.consume_token(&Token::Eq);
         let value = parser.next_token();
         timeout = Some(match &value.token {
-            Token::SingleQuotedString(s) => parse_duration(s).ok_or_else(|| {
-                ParserError::ParserError(format!("invalid TIMEOUT value '{s}'"))
-            })?,
+            Token::SingleQuotedString(s) => parse_duration(s)
+                .ok_or_else(|| ParserError::ParserError(format!("invalid TIMEOUT value '{s}'")))?,
             _ => return parser.expected("a duration like '1s'", value),
         });
         parser.expect_token(&Token::RParen)?;
@@ -120,8 +119,10 @@ mod tests {
              DECLARE d CURSOR FOR SELECT 1",
         )
         .unwrap();
-        assert!(matches!(&stmts[0], ParsedStatement::Declare { name, target }
-            if name == "c" && matches!(**target, ParsedStatement::Subscribe { .. })));
+        assert!(
+            matches!(&stmts[0], ParsedStatement::Declare { name, target }
+            if name == "c" && matches!(**target, ParsedStatement::Subscribe { .. }))
+        );
         assert_eq!(
             stmts[1],
             ParsedStatement::Fetch {
@@ -130,14 +131,32 @@ mod tests {
                 timeout: Some(Duration::from_millis(250))
             }
         );
-        assert!(matches!(&stmts[2], ParsedStatement::Fetch { count: None, timeout: None, .. }));
-        assert!(matches!(&stmts[3], ParsedStatement::Fetch { count: Some(1), .. }));
-        assert_eq!(stmts[4], ParsedStatement::Close { name: Some("c".into()) });
+        assert!(matches!(
+            &stmts[2],
+            ParsedStatement::Fetch {
+                count: None,
+                timeout: None,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &stmts[3],
+            ParsedStatement::Fetch { count: Some(1), .. }
+        ));
+        assert_eq!(
+            stmts[4],
+            ParsedStatement::Close {
+                name: Some("c".into())
+            }
+        );
         assert_eq!(stmts[5], ParsedStatement::Close { name: None });
         assert!(matches!(&stmts[6], ParsedStatement::Declare { target, .. }
             if matches!(**target, ParsedStatement::Sql(_))));
         assert!(parse("FETCH 1 c WITH (TIMEOUT = 'soon')").is_err());
-        assert_eq!(parse_duration("1.5 seconds"), Some(Duration::from_millis(1500)));
+        assert_eq!(
+            parse_duration("1.5 seconds"),
+            Some(Duration::from_millis(1500))
+        );
         assert_eq!(parse_duration("0"), Some(Duration::ZERO));
     }
 }

@@ -155,9 +155,12 @@ pub fn plan_explain(
 }
 
 fn definition(catalog: &dyn Catalog, name: &str, kind: ItemKind) -> Result<Plan, PlanError> {
-    let item = catalog
-        .resolve(name)
-        .ok_or_else(|| PlanError::new("42P01", format!("{} \"{name}\" does not exist", kind.noun())))?;
+    let item = catalog.resolve(name).ok_or_else(|| {
+        PlanError::new(
+            "42P01",
+            format!("{} \"{name}\" does not exist", kind.noun()),
+        )
+    })?;
     if item.kind != kind {
         return Err(PlanError::wrong_object_type(format!(
             "\"{name}\" is not a {}",

@@ -73,9 +73,7 @@ impl Printer<'_> {
     }
 
     fn name(&self, id: GlobalId) -> String {
-        self.catalog
-            .name_of(id)
-            .unwrap_or_else(|| format!("u{id}"))
+        self.catalog.name_of(id).unwrap_or_else(|| format!("u{id}"))
     }
 
     /// An index's dataflow arranges the plan's result by the index key.
@@ -98,8 +96,7 @@ impl Printer<'_> {
             &format!("Get {obj} through index {idx} {}", exprs(key)),
         );
         if self.physical {
-            self.imported
-                .push(format!("{idx} on {obj} {}", exprs(key)));
+            self.imported.push(format!("{idx} on {obj} {}", exprs(key)));
         }
     }
 
@@ -283,4 +280,3 @@ fn exprs(es: &[ScalarExpr]) -> String {
 fn expr(e: &ScalarExpr) -> String {
     e.to_string()
 }
-

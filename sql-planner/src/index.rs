@@ -156,11 +156,11 @@ pub(crate) fn plan_drop_index(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{CatalogItem, ItemKind};
     use crate::catalog::IndexItem;
+    use crate::catalog::{CatalogItem, ItemKind};
     use crate::index_reuse::use_indexes;
-    use kpg_types::{GlobalId, Plan};
     use kpg_types::{ColumnType, RelationDesc, ScalarType};
+    use kpg_types::{GlobalId, Plan};
 
     struct Cat;
     impl Catalog for Cat {
@@ -179,7 +179,9 @@ mod tests {
             })
         }
         fn name_of(&self, id: GlobalId) -> Option<String> {
-            ["a", "b"].get((id as usize).wrapping_sub(1)).map(|n| n.to_string())
+            ["a", "b"]
+                .get((id as usize).wrapping_sub(1))
+                .map(|n| n.to_string())
         }
         fn indexes_on(&self, id: GlobalId) -> Vec<IndexItem> {
             if id == 2 {

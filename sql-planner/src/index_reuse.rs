@@ -204,9 +204,7 @@ pub fn plan_arity(plan: &Plan, catalog: &dyn Catalog) -> Option<usize> {
         Plan::Constant { rows } => rows.first()?.0.len(),
         Plan::Map { input, exprs } => plan_arity(input, catalog)? + exprs.len(),
         Plan::Project { outputs, .. } => outputs.len(),
-        Plan::Join { left, right, .. } => {
-            plan_arity(left, catalog)? + plan_arity(right, catalog)?
-        }
+        Plan::Join { left, right, .. } => plan_arity(left, catalog)? + plan_arity(right, catalog)?,
         Plan::Reduce {
             group_key,
             aggregates,

@@ -35,8 +35,8 @@ mod names;
 mod ops;
 mod param_types;
 mod params;
-mod pg_compat;
 mod parse;
+mod pg_compat;
 mod query;
 mod recursive;
 mod scope;
@@ -56,12 +56,12 @@ pub use catalog::{
 };
 pub use error::PlanError;
 pub use explain::{ExplainStage, ExplainTarget};
-pub use show_create::ShowCreateObject;
-pub use param_types::parameter_types;
-pub use pg_compat::DATABASE;
-pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};
 pub use index_reuse::{index_with_key, use_indexes};
 pub use join_order::{new_join_arrangements, order_joins};
+pub use param_types::parameter_types;
+pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};
+pub use pg_compat::DATABASE;
+pub use show_create::ShowCreateObject;
 /// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.
 pub use sqlparser;
 pub use statement::{

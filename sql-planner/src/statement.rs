@@ -4,8 +4,8 @@
 //! A `Select`'s `desc` describes the visible columns (those in `finishing.project`); its plan
 //! may compute extra ORDER BY columns after them.
 
-use crate::query::{plan_query, QueryContext};
 use crate::explain::{ExplainStage, ExplainTarget};
+use crate::query::{plan_query, QueryContext};
 use crate::subscribe::plan_subscribe;
 pub use crate::subscribe::SubscribeOptions;
 use crate::{ddl, dml, Catalog, PlanError};
@@ -46,7 +46,9 @@ pub enum ParsedStatement {
         timeout: Option<std::time::Duration>,
     },
     /// `CLOSE name`, or `CLOSE ALL` (`None`).
-    Close { name: Option<String> },
+    Close {
+        name: Option<String>,
+    },
     /// `SHOW CREATE TABLE | VIEW | MATERIALIZED VIEW | INDEX name` (answered by the server).
     ShowCreate {
         object: crate::show_create::ShowCreateObject,

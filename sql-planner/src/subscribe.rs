@@ -130,7 +130,12 @@ fn parse_options(parser: &mut Parser<'_>) -> Result<SubscribeOptions, ParserErro
 
 fn parse_bool(parser: &mut Parser<'_>) -> Result<bool, ParserError> {
     let t = parser.next_token();
-    for (w, v) in [("true", true), ("on", true), ("false", false), ("off", false)] {
+    for (w, v) in [
+        ("true", true),
+        ("on", true),
+        ("false", false),
+        ("off", false),
+    ] {
         if word_is(&t.token, w) {
             return Ok(v);
         }

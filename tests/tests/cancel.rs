@@ -57,8 +57,14 @@ async fn cancel_request_stops_a_running_select() {
         if count.as_deref() == Some("0") {
             break;
         }
-        assert!(Instant::now() < deadline, "the cancelled SELECT's dataflow was not dropped");
+        assert!(
+            Instant::now() < deadline,
+            "the cancelled SELECT's dataflow was not dropped"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(query(&runner, "SELECT count(*) FROM a").await, rows(&[&["1200"]]));
+    assert_eq!(
+        query(&runner, "SELECT count(*) FROM a").await,
+        rows(&[&["1200"]])
+    );
 }

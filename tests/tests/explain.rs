@@ -6,7 +6,10 @@ use kpg_tests::*;
 
 async fn explain(c: &kpg_tests::tokio_postgres::Client, sql: &str) -> String {
     // tokio-postgres' `query` uses the extended protocol (Parse/Describe/Bind/Execute).
-    let rows = c.query(sql, &[]).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let rows = c
+        .query(sql, &[])
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
     assert_eq!(rows.len(), 1, "{sql}: one row");
     let text: String = rows[0].get(0);
     // The simple protocol gives the same text.
@@ -38,7 +41,8 @@ async fn physical_plans_show_index_reuse() {
     ] {
         execute(&c, stmt).await;
     }
-    let q = "SELECT c_name, sum(o_total) FROM orders JOIN customers ON o_cust = c_id GROUP BY c_name";
+    let q =
+        "SELECT c_name, sum(o_total) FROM orders JOIN customers ON o_cust = c_id GROUP BY c_name";
     let before = explain(&c, &format!("EXPLAIN PHYSICAL PLAN FOR {q}")).await;
     assert!(before.contains("Used indexes: none"), "{before}");
     execute(&c, "CREATE INDEX customers_by_id ON customers (c_id)").await;
@@ -47,7 +51,10 @@ async fn physical_plans_show_index_reuse() {
         after.contains("Get customers through index customers_by_id (#0)"),
         "{after}"
     );
-    assert!(after.contains("customers_by_id on customers (#0)"), "{after}");
+    assert!(
+        after.contains("customers_by_id on customers (#0)"),
+        "{after}"
+    );
     assert_eq!(
         new_arrangements(&after) + 1,
         new_arrangements(&before),

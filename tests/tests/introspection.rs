@@ -63,7 +63,11 @@ async fn arrangements_and_dataflows_are_queryable() {
     )
     .await;
     assert_eq!(
-        query(&c, "SELECT count(*) FROM kpg_arrangements WHERE arrangement = 'index'").await,
+        query(
+            &c,
+            "SELECT count(*) FROM kpg_arrangements WHERE arrangement = 'index'"
+        )
+        .await,
         rows(&[&["1"]]),
         "the views share the index rather than arranging dims again"
     );
@@ -86,7 +90,11 @@ async fn arrangements_and_dataflows_are_queryable() {
 
     // Dataflows: what they import and export, and their hydration time; joinable.
     assert_eq!(
-        query(&c, "SELECT name, imports, exports FROM kpg_dataflows WHERE exports = 'v7'").await,
+        query(
+            &c,
+            "SELECT name, imports, exports FROM kpg_dataflows WHERE exports = 'v7'"
+        )
+        .await,
         rows(&[&["materialized-view-v7", "dims_k, facts", "v7"]])
     );
     eventually(
@@ -109,7 +117,11 @@ async fn arrangements_and_dataflows_are_queryable() {
     // The relations are read-only and cannot be frozen into views.
     let (code, _) = expect_error(&c, "CREATE VIEW snap AS SELECT * FROM kpg_arrangements").await;
     assert_eq!(code, "0A000");
-    let (code, _) = expect_error(&c, "CREATE MATERIALIZED VIEW snap AS SELECT * FROM kpg_dataflows").await;
+    let (code, _) = expect_error(
+        &c,
+        "CREATE MATERIALIZED VIEW snap AS SELECT * FROM kpg_dataflows",
+    )
+    .await;
     assert_eq!(code, "0A000");
     let (code, _) = expect_error(&c, "DROP VIEW kpg_dataflows").await;
     assert_eq!(code, "0A000");

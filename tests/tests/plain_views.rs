@@ -104,10 +104,7 @@ async fn an_indexed_view_is_maintained_and_read_through_its_index() {
     let (kpg, _pg, s) = setup().await;
     s.exec("CREATE VIEW per_group AS SELECT grp, count(*) AS n, sum(price) AS total FROM items GROUP BY grp")
         .await;
-    assert_eq!(
-        query(&s.kpg, "SHOW VIEWS").await,
-        rows(&[&["per_group"]])
-    );
+    assert_eq!(query(&s.kpg, "SHOW VIEWS").await, rows(&[&["per_group"]]));
     execute(&s.kpg, "CREATE INDEX per_group_idx ON per_group (grp)").await;
     // Whole reads and key lookups (the fast path), joins keyed by the index and not.
     let reads = [

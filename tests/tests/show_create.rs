@@ -51,7 +51,11 @@ async fn show_create_round_trips() {
     for ((what, name), sql) in OBJECTS.iter().zip(&shown) {
         assert_eq!(&show_create(&f, what, name).await, sql);
     }
-    for q in ["SELECT * FROM cheap", "SELECT * FROM per_grp", "SELECT * FROM items WHERE grp = 'a'"] {
+    for q in [
+        "SELECT * FROM cheap",
+        "SELECT * FROM per_grp",
+        "SELECT * FROM items WHERE grp = 'a'",
+    ] {
         assert_eq!(query(&c, q).await, query(&f, q).await, "{q}");
     }
     // The table and view statements are PostgreSQL's DDL as well.

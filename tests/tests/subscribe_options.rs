@@ -44,17 +44,27 @@ async fn snapshot_progress_as_of_and_up_to() {
 
     // SNAPSHOT = false: the first row is the first change, not the contents.
     let s1 = kpg.connect().await;
-    let mut quiet = Subscription::start(&s1, "COPY (SUBSCRIBE t WITH (SNAPSHOT = false)) TO STDOUT")
-        .await
-        .unwrap();
+    let mut quiet =
+        Subscription::start(&s1, "COPY (SUBSCRIBE t WITH (SNAPSHOT = false)) TO STDOUT")
+            .await
+            .unwrap();
     // A plain subscription records the timestamps of the changes below.
     let s2 = kpg.connect().await;
-    let mut all = Subscription::start(&s2, "COPY (SUBSCRIBE t) TO STDOUT").await.unwrap();
+    let mut all = Subscription::start(&s2, "COPY (SUBSCRIBE t) TO STDOUT")
+        .await
+        .unwrap();
     let (a, b) = (next(&mut all).await, next(&mut all).await);
-    assert_eq!((a.ts, a.diff, b.ts, b.diff), (a.ts, 1, a.ts, 1), "snapshot {a:?} {b:?}");
+    assert_eq!(
+        (a.ts, a.diff, b.ts, b.diff),
+        (a.ts, 1, a.ts, 1),
+        "snapshot {a:?} {b:?}"
+    );
     execute(&c, "INSERT INTO t VALUES (3)").await;
     let first = next(&mut quiet).await;
-    assert_eq!((first.diff, first.cols.clone()), (1, vec![Some("3".into())]));
+    assert_eq!(
+        (first.diff, first.cols.clone()),
+        (1, vec![Some("3".into())])
+    );
     let ts3 = next(&mut all).await.ts;
     execute(&c, "DELETE FROM t WHERE a = 1").await;
     let ts_del = next(&mut all).await.ts;
@@ -102,7 +112,11 @@ async fn snapshot_progress_as_of_and_up_to() {
     let mut last = 0u64;
     for line in text.lines().take(3) {
         let fields = decode_copy_line(line);
-        assert_eq!(fields[1..], [Some("t".into()), None, None], "a progress row: {line:?}");
+        assert_eq!(
+            fields[1..],
+            [Some("t".into()), None, None],
+            "a progress row: {line:?}"
+        );
         let ts: u64 = fields[0].as_deref().unwrap().parse().unwrap();
         assert!(ts > last, "progress advances: {line:?} after {last}");
         last = ts;
@@ -147,7 +161,9 @@ async fn cursors_over_subscriptions() {
         ]
     );
     // Nothing new: a zero timeout returns no rows at once.
-    assert!(simple_rows(&reader, "FETCH 10 c WITH (TIMEOUT = '0s')").await.is_empty());
+    assert!(simple_rows(&reader, "FETCH 10 c WITH (TIMEOUT = '0s')")
+        .await
+        .is_empty());
     // A FETCH without timeout waits for the next change, made by another session.
     let fetch = tokio::spawn(async move {
         let rows = simple_rows(&reader, "FETCH 1 c").await;
@@ -157,7 +173,10 @@ async fn cursors_over_subscriptions() {
     execute(&c, "DELETE FROM t WHERE a = 2").await;
     let (reader, rows) = tokio::time::timeout(WAIT, fetch).await.unwrap().unwrap();
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0][1..], [Some("-1".into()), Some("2".into()), Some("y".into())]);
+    assert_eq!(
+        rows[0][1..],
+        [Some("-1".into()), Some("2".into()), Some("y".into())]
+    );
     simple_rows(&reader, "CLOSE c").await;
     let (code, _) = expect_error(&reader, "FETCH 1 c").await;
     assert_eq!(code, "34000");
@@ -187,12 +206,19 @@ async fn query_cursors_match_postgres() {
     s.exec("INSERT INTO t VALUES (3, 'c'), (1, 'a'), (2, NULL), (4, 'd')")
         .await;
     for (k, p) in [(&s.kpg, &s.pg)] {
-        for sql in ["BEGIN", "DECLARE q CURSOR FOR SELECT a, b FROM t ORDER BY a"] {
+        for sql in [
+            "BEGIN",
+            "DECLARE q CURSOR FOR SELECT a, b FROM t ORDER BY a",
+        ] {
             simple_rows(k, sql).await;
             simple_rows(p, sql).await;
         }
         for sql in ["FETCH 2 q", "FETCH q", "FETCH ALL q", "FETCH ALL q"] {
-            assert_eq!(simple_rows(k, sql).await, simple_rows(p, sql).await, "{sql}");
+            assert_eq!(
+                simple_rows(k, sql).await,
+                simple_rows(p, sql).await,
+                "{sql}"
+            );
         }
         for sql in ["CLOSE q", "COMMIT"] {
             simple_rows(k, sql).await;

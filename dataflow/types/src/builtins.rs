@@ -71,7 +71,9 @@ fn round_numeric(n: Decimal, places: i32) -> Decimal {
 pub(crate) fn binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError> {
     use BinaryFunc::*;
     Ok(match (func, l, r) {
-        (RegexMatch | RegexIMatch | FormatType | ArrayToString, l, r) => crate::pg_funcs::binary(func, l, r)?,
+        (RegexMatch | RegexIMatch | FormatType | ArrayToString, l, r) => {
+            crate::pg_funcs::binary(func, l, r)?
+        }
         (AddTimestampInterval, Datum::Timestamp(t), Datum::Interval(iv)) => {
             Datum::Timestamp(datetime::add_interval(t, &iv)?)
         }

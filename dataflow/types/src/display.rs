@@ -94,7 +94,10 @@ fn expr(e: &ScalarExpr) -> String {
                 other => {
                     let name = format!("{other:?}");
                     let (name, detail) = match name.split_once('(') {
-                        Some((n, rest)) => (n.to_lowercase(), format!("'{}', ", rest.trim_end_matches(')').to_lowercase())),
+                        Some((n, rest)) => (
+                            n.to_lowercase(),
+                            format!("'{}', ", rest.trim_end_matches(')').to_lowercase()),
+                        ),
                         None => (name.to_lowercase(), String::new()),
                     };
                     format!("{name}({detail}{})", expr(arg))
@@ -112,7 +115,11 @@ fn expr(e: &ScalarExpr) -> String {
         },
         ScalarExpr::Variadic { func, exprs: args } => {
             let parts: Vec<String> = args.iter().map(expr).collect();
-            format!("{}({})", format!("{func:?}").to_lowercase(), parts.join(", "))
+            format!(
+                "{}({})",
+                format!("{func:?}").to_lowercase(),
+                parts.join(", ")
+            )
         }
         ScalarExpr::If { cond, then, els } => format!(
             "CASE WHEN {} THEN {} ELSE {} END",
