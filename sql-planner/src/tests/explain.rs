@@ -64,7 +64,11 @@ impl Catalog for ExplainCatalog {
     }
 
     fn indexes_on(&self, id: GlobalId) -> Vec<IndexItem> {
-        self.indexes.iter().filter(|i| i.on == id).cloned().collect()
+        self.indexes
+            .iter()
+            .filter(|i| i.on == id)
+            .cloned()
+            .collect()
     }
 
     fn definition(&self, id: GlobalId) -> Option<Plan> {
@@ -78,7 +82,12 @@ impl Catalog for ExplainCatalog {
             .filter_map(|n| self.resolve(n))
             .find(|i| i.id == id)
             .map(|i| i.name)
-            .or_else(|| self.indexes.iter().find(|i| i.id == id).map(|i| i.name.clone()))
+            .or_else(|| {
+                self.indexes
+                    .iter()
+                    .find(|i| i.id == id)
+                    .map(|i| i.name.clone())
+            })
     }
 }
 
@@ -101,8 +110,11 @@ fn join_optimized_and_physical() {
     // while binding).
     assert_eq!(explain(&format!("EXPLAIN {JOIN}"), &cat), optimized);
     assert_eq!(
-        explain(&format!("EXPLAIN DECORRELATED PLAN FOR {JOIN}"), &cat)
-            .replacen("Decorrelated", "Optimized", 1),
+        explain(&format!("EXPLAIN DECORRELATED PLAN FOR {JOIN}"), &cat).replacen(
+            "Decorrelated",
+            "Optimized",
+            1
+        ),
         optimized
     );
     // u is read through its index u_a (keyed by the join key); t is arranged anew.
@@ -117,10 +129,7 @@ fn views_are_planned_in_place_until_indexed() {
     let cat = ExplainCatalog::new(false);
     let q = "EXPLAIN PHYSICAL PLAN FOR SELECT u.x, w.n FROM u JOIN w ON u.a = w.a";
     insta::assert_snapshot!("view_in_place_physical", explain(q, &cat));
-    insta::assert_snapshot!(
-        "view_definition",
-        explain("EXPLAIN PLAN FOR VIEW w", &cat)
-    );
+    insta::assert_snapshot!("view_definition", explain("EXPLAIN PLAN FOR VIEW w", &cat));
     let indexed = ExplainCatalog::new(true);
     // Both join inputs are imported indexes: nothing new is arranged.
     insta::assert_snapshot!("view_indexed_physical", explain(q, &indexed));
@@ -164,7 +173,10 @@ fn explain_errors() {
     assert_eq!(err("EXPLAIN PLAN FOR MATERIALIZED VIEW w"), "42809");
     assert_eq!(err("EXPLAIN PLAN FOR INDEX nope"), "42704");
     assert_eq!(err("EXPLAIN PLAN FOR SELECT * FROM nope"), "42P01");
-    assert!(parse("EXPLAIN OPTIMIZED SELECT 1").is_err(), "PLAN FOR is required");
+    assert!(
+        parse("EXPLAIN OPTIMIZED SELECT 1").is_err(),
+        "PLAN FOR is required"
+    );
 }
 
 /// Index selection changes how a plan runs, never what it computes: each query's plan and its
