@@ -300,7 +300,23 @@ impl ExtendedQueryHandler for Session {
                 return Self::complete(client, outcome).await;
             }
         }
-        self._on_execute(client, message).await
+        // pgwire listens for CancelRequest only around simple queries; an Execute is raced
+        // against it here, so that cancelling drops the running read (and its dataflow).
+        let cancelled = match client.session_extensions().get::<Arc<ConnectionHandle>>() {
+            Some(handle) => handle.start_query().await,
+            None => return self._on_execute(client, message).await,
+        };
+        let execute = Box::pin(self._on_execute(client, message));
+        match futures::future::select(execute, cancelled).await {
+            futures::future::Either::Left((result, _)) => result,
+            futures::future::Either::Right((Ok(()), _)) => {
+                Err(PgWireError::UserError(Box::new(error_info(
+                    ExecError::new("57014", "canceling statement due to user request"),
+                ))))
+            }
+            // The sender went away without a cancel (a newer query replaced it): not a cancel.
+            futures::future::Either::Right((Err(_), execute)) => execute.await,
+        }
     }
 
     async fn do_query<C>(

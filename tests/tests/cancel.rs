@@ -1,7 +1,6 @@
 //! CancelRequest cancels a running SELECT (issue 5): the statement fails with 57014 soon after
 //! the cancel, its transient dataflow is torn down (`kpg_dataflows` no longer lists it), and the
-//! session and server go on. (Through the simple query protocol: pgwire 0.42 offers no cancel
-//! hook for the extended protocol's Execute.)
+//! session and server go on — through the simple and the extended query protocol.
 
 use std::time::{Duration, Instant};
 
@@ -10,6 +9,15 @@ use kpg_tests::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_request_stops_a_running_select() {
+    cancel_a_running_select(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_request_stops_a_running_extended_protocol_select() {
+    cancel_a_running_select(true).await;
+}
+
+async fn cancel_a_running_select(extended: bool) {
     let kpg = KpgServer::start().await;
     let c = kpg.connect().await;
     execute(&c, "CREATE TABLE a (x int4)").await;
@@ -23,9 +31,12 @@ async fn cancel_request_stops_a_running_select() {
     let token = runner.cancel_token();
     let started = Instant::now();
     let running = tokio::spawn(async move {
-        let r = runner
-            .simple_query("SELECT count(*) FROM a, b WHERE a.x * b.y >= 0 AND a.x <> b.y")
-            .await;
+        let sql = "SELECT count(*) FROM a, b WHERE a.x * b.y >= 0 AND a.x <> b.y";
+        let r = if extended {
+            runner.query(sql, &[]).await.map(|_| ())
+        } else {
+            runner.simple_query(sql).await.map(|_| ())
+        };
         (runner, r)
     });
     // Let it start (the workers are then busy with it), then cancel.
