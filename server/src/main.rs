@@ -11,6 +11,7 @@ mod cursors;
 mod demo;
 mod error;
 mod pgwire_server;
+mod session_vars;
 mod txn;
 
 use std::net::SocketAddr;

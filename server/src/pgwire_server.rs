@@ -52,6 +52,7 @@ use crate::copy_in::{self, CopyIn};
 use crate::copy_out;
 use crate::cursors::{self, Cursors};
 use crate::error::ExecError;
+use crate::session_vars::SessionVars;
 use crate::txn::{self, SharedTxn, Txn, TxnOutcome};
 
 /// Handlers shared by every connection.
@@ -421,12 +422,28 @@ impl Session {
                 }
             };
         }
-        let result = match session_statement(stmt) {
+        let timeout = conn
+            .vars
+            .lock()
+            .expect("session variables")
+            .statement_timeout();
+        let result = match session_statement(&conn.vars, stmt) {
             Some(result) => result,
             None if txn.lock().expect("txn").is_active() => {
                 txn::run_in_block(txn, stmt, &self.coord).await
             }
-            None => self.coord.execute(stmt).await,
+            None => match timeout {
+                None => self.coord.execute(stmt).await,
+                // Dropping the statement's future drops its read and the read's dataflow.
+                Some(limit) => tokio::time::timeout(limit, self.coord.execute(stmt))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(ExecError::new(
+                            "57014",
+                            "canceling statement due to statement timeout",
+                        ))
+                    }),
+            },
         };
         match result {
             Ok(result) => to_response(result, format),
@@ -576,6 +593,7 @@ struct Conn {
     copy: Arc<Mutex<Option<CopyIn>>>,
     statements: Arc<Mutex<BTreeSet<String>>>,
     cursors: Arc<Cursors>,
+    vars: Arc<Mutex<SessionVars>>,
 }
 
 fn connection<C: ClientInfo>(client: &C) -> Conn {
@@ -585,6 +603,8 @@ fn connection<C: ClientInfo>(client: &C) -> Conn {
         copy: ext.get_or_insert_with(|| Mutex::new(None::<CopyIn>)),
         statements: ext.get_or_insert_with(|| Mutex::new(BTreeSet::<String>::new())),
         cursors: ext.get_or_insert_with(Cursors::default),
+        vars: ext
+            .get_or_insert_with(|| Mutex::new(SessionVars::from_startup(client.metadata().iter()))),
     }
 }
 

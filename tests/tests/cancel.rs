@@ -79,3 +79,28 @@ async fn cancel_a_running_select(extended: bool) {
         rows(&[&["1200"]])
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statement_timeout_cancels_a_long_select() {
+    let kpg = KpgServer::start().await;
+    let c = kpg.connect().await;
+    execute(&c, "CREATE TABLE a (x int4)").await;
+    let values: Vec<String> = (0..1200).map(|i| format!("({i})")).collect();
+    execute(&c, &format!("INSERT INTO a VALUES {}", values.join(", "))).await;
+    execute(&c, "SET statement_timeout = '300ms'").await;
+    let started = Instant::now();
+    let err = c
+        .simple_query("SELECT count(*) FROM a a1, a a2 WHERE a1.x <> a2.x")
+        .await
+        .expect_err("the SELECT outlives its timeout");
+    assert_eq!(sqlstate(&err).as_deref(), Some("57014"), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // RESET lifts the limit (the next statement may wait for the workers to finish the step
+    // the dropped read was in), and the session goes on.
+    execute(&c, "RESET statement_timeout").await;
+    assert_eq!(query(&c, "SHOW statement_timeout").await, rows(&[&["0"]]));
+    assert_eq!(
+        query(&c, "SELECT count(*) FROM a").await,
+        rows(&[&["1200"]])
+    );
+}

@@ -82,3 +82,34 @@ async fn a_hundred_concurrent_sessions() {
         rows(&[&["300", "100"]])
     );
 }
+
+/// SET / SHOW / RESET of the parameters clients send, compared with PostgreSQL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_variables_match_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    for sql in [
+        "SET application_name = 'kpg test'",
+        "SET extra_float_digits = 3",
+        "SET search_path = public",
+        "SET statement_timeout = 0",
+        "SET client_encoding = 'UTF8'",
+        "SET DateStyle = ISO, MDY",
+    ] {
+        s.exec(sql).await;
+    }
+    for sql in [
+        "SHOW application_name",
+        "SHOW extra_float_digits",
+        "SHOW search_path",
+        "SHOW client_encoding",
+        "SHOW DateStyle",
+        "SHOW statement_timeout",
+    ] {
+        s.check(sql).await;
+    }
+    s.exec("RESET application_name").await;
+    s.check("SHOW application_name").await;
+    s.check_error("SET no_such_parameter = 1").await;
+    s.check_error("SHOW no_such_parameter").await;
+}

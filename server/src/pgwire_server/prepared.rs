@@ -7,7 +7,7 @@
 //! statement with the values bound as literals (`kpg_sql::bind_parameters`); the portal holds
 //! that one, so Describe of a portal and Execute plan exactly the statement that runs.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use kpg_sql::sqlparser::ast::Statement;
@@ -26,6 +26,7 @@ use super::{describes_without_rows, fields, pg_error, session_statement};
 use crate::coord::{Coordinator, ExecuteResult};
 use crate::copy_in;
 use crate::error::ExecError;
+use crate::session_vars::SessionVars;
 
 /// A statement prepared through the extended protocol (or bound into a portal).
 #[derive(Clone, Debug)]
@@ -264,7 +265,10 @@ impl QueryParser for StatementParser {
         format: Option<&Format>,
     ) -> PgWireResult<Vec<FieldInfo>> {
         let stmt = &stmt.describe;
-        let desc = if let Some(result) = session_statement(stmt).or_else(|| self.coord.show(stmt)) {
+        let desc = if let Some(result) =
+            session_statement(&Mutex::new(SessionVars::default()), stmt)
+                .or_else(|| self.coord.show(stmt))
+        {
             match result {
                 Ok(ExecuteResult::Rows { desc, .. }) => Some(desc),
                 _ => None,

@@ -1,9 +1,10 @@
-//! Statements the session answers itself, without the coordinator: SET and SHOW of session
-//! variables, and DEALLOCATE of prepared statements.
+//! Statements the session answers itself, without the coordinator: SET, RESET and SHOW of
+//! session variables (kept in `session_vars.rs`), and DEALLOCATE of prepared statements.
 
 use kpg_sql::sqlparser::ast::Statement;
 use kpg_sql::ParsedStatement;
-use kpg_types::{Datum, RelationDesc, Row, ScalarType};
+use std::sync::Mutex;
+
 use pgwire::api::results::{Response, Tag};
 use pgwire::api::store::PortalStore;
 use pgwire::api::ClientPortalStore;
@@ -11,6 +12,7 @@ use pgwire::api::ClientPortalStore;
 use super::{error_response, Conn};
 use crate::coord::ExecuteResult;
 use crate::error::ExecError;
+use crate::session_vars::SessionVars;
 
 /// `DEALLOCATE [PREPARE] name | ALL`: drops named prepared statements of the connection.
 pub fn deallocate<C>(client: &C, conn: &Conn, stmt: &ParsedStatement) -> Option<Response>
@@ -42,49 +44,11 @@ where
     Some(Response::Execution(Tag::new("DEALLOCATE")))
 }
 
-/// Statements about the session rather than the data, answered without the coordinator.
-pub fn session_statement(stmt: &ParsedStatement) -> Option<Result<ExecuteResult, ExecError>> {
-    let ParsedStatement::Sql(stmt) = stmt else {
-        return None;
-    };
-    Some(match stmt {
-        Statement::Set(_) => Ok(ExecuteResult::Command("SET".into())),
-        // SHOW INDEXES is about the catalog: the coordinator answers it.
-        Statement::ShowVariable { variable }
-            if variable
-                .first()
-                .is_some_and(|i| i.value.eq_ignore_ascii_case("indexes")) =>
-        {
-            return None
-        }
-        Statement::ShowVariable { variable } => {
-            let name = variable
-                .iter()
-                .map(|i| i.value.to_lowercase())
-                .collect::<Vec<_>>()
-                .join(" ");
-            let value = match name.as_str() {
-                "server_version" => "16.6",
-                "server_encoding" | "client_encoding" => "UTF8",
-                "datestyle" => "ISO, MDY",
-                "timezone" => "UTC",
-                "transaction isolation level" | "transaction_isolation" => "strict serializable",
-                "standard_conforming_strings" => "on",
-                "integer_datetimes" => "on",
-                "search_path" => "public",
-                _ => {
-                    return Some(Err(ExecError::new(
-                        "42704",
-                        format!("unrecognized configuration parameter \"{name}\""),
-                    )))
-                }
-            };
-            let col = kpg_types::ColumnType::new(ScalarType::Text, false);
-            Ok(ExecuteResult::Rows {
-                desc: RelationDesc::new(vec![(name, col)]),
-                rows: vec![Row::new(vec![Datum::String(value.into())])],
-            })
-        }
-        _ => return None,
-    })
+/// Statements about the session rather than the data (SET, RESET, SHOW of a parameter),
+/// answered from the connection's variables without the coordinator.
+pub fn session_statement(
+    vars: &Mutex<SessionVars>,
+    stmt: &ParsedStatement,
+) -> Option<Result<ExecuteResult, ExecError>> {
+    vars.lock().expect("session variables").run(stmt)
 }
