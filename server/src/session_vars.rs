@@ -176,6 +176,7 @@ impl SessionVars {
             Statement::ShowVariable { variable }
                 if variable.first().is_some_and(|i| {
                     i.value.eq_ignore_ascii_case("indexes")
+                        || i.value.eq_ignore_ascii_case("sources")
                         || i.value.eq_ignore_ascii_case("create")
                 }) =>
             {
