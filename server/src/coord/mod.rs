@@ -80,6 +80,8 @@ struct PendingIntrospection {
 }
 
 struct PendingPeek {
+    /// The read time: arrangements must not compact past it while the peek waits.
+    timestamp: u64,
     remaining: usize,
     rows: Vec<(Row, i64)>,
     error: Option<EvalError>,
@@ -163,8 +165,14 @@ impl Coordinator {
             state.upper = now;
             self.compute.send(Command::AdvanceTables { time: now });
         }
-        let since = state.upper.saturating_sub(1 + COMPACTION_WINDOW_MS);
-        state.since = state.since.max(since);
+        // History is kept for the window (so AS OF can look a little back) and, beyond it, only
+        // as far back as the oldest read still waiting for its answer.
+        let mut since = state.upper.saturating_sub(1 + COMPACTION_WINDOW_MS);
+        if let Some(oldest) = state.peeks.values().map(|p| p.timestamp).min() {
+            since = since.min(oldest);
+        }
+        let since = since.max(state.since);
+        state.since = since;
         let ids: Vec<GlobalId> = state.catalog.ids().collect();
         for id in ids {
             self.compute.send(Command::AllowCompaction { id, since });
@@ -237,6 +245,7 @@ impl Coordinator {
             state.peeks.insert(
                 id,
                 PendingPeek {
+                    timestamp,
                     remaining,
                     rows: Vec::new(),
                     error: None,
