@@ -30,3 +30,20 @@ async fn distinct_aggregate_beside_other_aggregates() {
     s.exec("DELETE FROM t WHERE v = 4").await;
     s.check_view("dv").await;
 }
+
+/// sum over numeric zeros lost the scale (`sum(0.00)` was `0`, PostgreSQL says `0.00`):
+/// rust_decimal drops the scale of a zero result, and sum did not restore it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn numeric_sums_keep_their_scale() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("CREATE TABLE n (g int4, c numeric(6,2))").await;
+    s.exec("INSERT INTO n VALUES (1, 0.00), (1, 0.00), (2, 1.50), (2, -1.50), (3, NULL)")
+        .await;
+    let q = "SELECT g, sum(c) AS s, sum(DISTINCT c) AS sd, sum(c) - 4 AS shifted FROM n GROUP BY g";
+    s.check(q).await;
+    s.check("SELECT sum(0.00), sum(DISTINCT round(0::numeric, 2)) FROM n")
+        .await;
+    s.create_view("nv", q).await;
+    s.exec("INSERT INTO n VALUES (3, 0.000)").await;
+    s.check_view("nv").await;
+}

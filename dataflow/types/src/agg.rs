@@ -83,12 +83,16 @@ impl AggregateFunc {
             }
             AggregateFunc::SumInt64 | AggregateFunc::SumNumeric => {
                 let mut acc: Option<Decimal> = None;
+                // PostgreSQL's sum has the largest scale of its terms; rust_decimal drops the
+                // scale of zero results (0.00 + 0.00 is 0), so it is restored at the end.
+                let mut scale = 0;
                 for (d, n) in values {
                     let v = match d {
                         Datum::Int64(v) => Decimal::from(*v),
                         Datum::Numeric(v) => *v,
                         other => unreachable!("sum over {other:?}"),
                     };
+                    scale = scale.max(v.scale());
                     let term = v
                         .checked_mul(Decimal::from(n))
                         .ok_or(EvalError::NumericOverflow)?;
@@ -98,7 +102,12 @@ impl AggregateFunc {
                             .ok_or(EvalError::NumericOverflow)?,
                     );
                 }
-                acc.map_or(Datum::Null, Datum::Numeric)
+                acc.map_or(Datum::Null, |mut a| {
+                    if a.scale() < scale {
+                        a.rescale(scale);
+                    }
+                    Datum::Numeric(a)
+                })
             }
             AggregateFunc::SumFloat64 => {
                 let mut acc: Option<f64> = None;
@@ -176,6 +185,18 @@ mod tests {
             AggregateFunc::SumInt32.eval(it(), false).unwrap(),
             Datum::Int64(16)
         );
+        // Sums keep the largest scale of their terms, also when they are zero.
+        let dec = |s: &str| Datum::Numeric(s.parse().unwrap());
+        for (vals, want) in [
+            (vec![(dec("0.00"), 2)], "0.00"),
+            (vec![(dec("1.50"), 1), (dec("-1.5"), 1)], "0.00"),
+            (vec![(dec("2"), 1), (dec("0.125"), 1)], "2.125"),
+        ] {
+            let sum = AggregateFunc::SumNumeric
+                .eval(vals.iter().map(|(d, n)| (d, *n)), false)
+                .unwrap();
+            assert_eq!(sum.to_text().unwrap(), want);
+        }
         let empty: [(Datum, i64); 1] = [(Datum::Null, 1)];
         assert_eq!(
             AggregateFunc::SumInt64
