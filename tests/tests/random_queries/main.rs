@@ -15,7 +15,7 @@
 //! column names, an error on one side only) fails the test, printing the seed, the data and
 //! the SQL. Rows are compared as sorted multisets unless the query orders them.
 //!
-//! `KPG_RANDOM_QUERIES=n` runs `n` queries (default 200), `KPG_RANDOM_SEED=s` changes the
+//! `KPG_RANDOM_QUERIES=n` runs `n` queries (default 150), `KPG_RANDOM_SEED=s` changes the
 //! seed (default 1), `KPG_RANDOM_VERBOSE=1` prints every query with its timings, and
 //! `KPG_RANDOM_DRY=1` only prints the statements a run would execute; `KPG_RANDOM_ROUND=r`
 //! runs only round `r` (to reproduce a failure).
@@ -37,7 +37,7 @@ use rng::{mix, Rng};
 /// Queries per round; each round's views are alive together, and every view costs CPU on
 /// every timestamp tick, so rounds stay small.
 const PER_ROUND: usize = 10;
-const DEFAULT_QUERIES: usize = 200;
+const DEFAULT_QUERIES: usize = 150;
 const DEFAULT_SEED: u64 = 1;
 /// One statement's time limit; a query that takes longer on kpg fails the test.
 const QUERY_TIMEOUT: Duration = Duration::from_secs(30);
