@@ -47,3 +47,16 @@ async fn numeric_sums_keep_their_scale() {
     s.exec("INSERT INTO n VALUES (3, 0.000)").await;
     s.check_view("nv").await;
 }
+
+/// Numeric zero with a sign: `ceil(-0.5)` printed `-0` (rust_decimal keeps the sign of zero).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn numeric_zero_has_no_sign() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("CREATE TABLE z (c numeric(6,2))").await;
+    s.exec("INSERT INTO z VALUES (-0.50), (-0.01), (0.00), (1.25)")
+        .await;
+    s.check("SELECT c, ceil(c) AS up, round(c) AS r, -0.4::numeric(4,0) AS neg FROM z")
+        .await;
+    s.check("SELECT ceil(c) AS up, count(*) FROM z GROUP BY ceil(c)")
+        .await;
+}

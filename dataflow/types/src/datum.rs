@@ -46,6 +46,8 @@ impl Datum {
             Datum::Int32(i) => write!(out, "{i}").unwrap(),
             Datum::Int64(i) => write!(out, "{i}").unwrap(),
             Datum::Float64(f) => write_float(f.0, out),
+            // rust_decimal keeps the sign of a zero (ceil(-0.5) is -0); PostgreSQL has no -0.
+            Datum::Numeric(d) if d.is_zero() => write!(out, "{}", d.abs()).unwrap(),
             Datum::Numeric(d) => write!(out, "{d}").unwrap(),
             Datum::String(s) => out.push_str(s),
             Datum::Date(d) => datetime::write_date(d, out, true),
@@ -337,6 +339,15 @@ mod tests {
 
     fn text(d: Datum) -> String {
         d.to_text().unwrap()
+    }
+
+    /// Found by the random-query test: `ceil(-0.5)` printed `-0`.
+    #[test]
+    fn numeric_zero_prints_without_sign() {
+        let d = |s: &str| s.parse::<Decimal>().unwrap();
+        assert_eq!(text(Datum::Numeric(d("-0.5").ceil())), "0");
+        assert_eq!(text(Datum::Numeric(-d("0.00"))), "0.00");
+        assert_eq!(text(Datum::Numeric(d("-0.50"))), "-0.50");
     }
 
     #[test]
