@@ -61,10 +61,11 @@ impl Gen<'_> {
                 1 => format!("CAST({} AS bigint)", self.rng.range(-2, 4)),
                 _ => "3000000000".into(),
             },
+            // With a point: PostgreSQL types `10` as an integer (floor(10) is a double).
             Ty::Num => self
                 .rng
                 .pick(&[
-                    "1.5", "0.25", "(-0.5)", "2.00", "10", "0.1", "(-3.75)", "1.005",
+                    "1.5", "0.25", "(-0.5)", "2.00", "10.0", "0.1", "(-3.75)", "1.005",
                 ])
                 .to_string(),
             Ty::Text => format!("'{}'", self.rng.pick(TEXT_LITERALS)),

@@ -158,7 +158,8 @@ struct Stats {
     views_matched: usize,
     views_refused: usize,
     refusals: BTreeMap<String, usize>,
-    skips: BTreeMap<String, usize>,
+    /// Skip reason -> (count, first query skipped for it).
+    skips: BTreeMap<String, (usize, String)>,
     failures: Vec<String>,
 }
 
@@ -254,7 +255,7 @@ async fn random_queries_match_postgres() {
                 }
                 Verdict::Skipped(m) => {
                     stats.skipped += 1;
-                    *stats.skips.entry(m).or_default() += 1;
+                    stats.skips.entry(m).or_insert((0, q.sql.clone())).0 += 1;
                     continue;
                 }
                 Verdict::Fail(why) => {
@@ -367,10 +368,10 @@ fn report(stats: &Stats, elapsed: Duration) {
     for (m, n) in by_count {
         println!("  refused {n}x: {m}");
     }
-    let mut skips: Vec<(&String, &usize)> = stats.skips.iter().collect();
-    skips.sort_by(|a, b| b.1.cmp(a.1));
-    for (m, n) in skips {
-        println!("  skipped {n}x: {m}");
+    let mut skips: Vec<(&String, &(usize, String))> = stats.skips.iter().collect();
+    skips.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
+    for (m, (n, example)) in skips {
+        println!("  skipped {n}x: {m}\n    e.g. {example}");
     }
     for f in stats.failures.iter().take(SHOWN_FAILURES) {
         println!("FAILURE {f}\n");
