@@ -305,7 +305,8 @@ fn figure_name(e: &Expr) -> Option<(String, u8)> {
             Some((name, 2)) => Some((name, 2)),
             _ => Some(("case".into(), 1)),
         },
-        Expr::Exists { .. } => strong("exists"),
+        // NOT EXISTS is an operator over EXISTS, unnamed like other operators.
+        Expr::Exists { negated: false, .. } => strong("exists"),
         // A scalar subquery is named after its (first) output column.
         Expr::Subquery(q) => first_output_name(q).map(|n| (n, 2)),
         Expr::Substring { shorthand, .. } => {

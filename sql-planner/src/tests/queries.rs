@@ -324,8 +324,8 @@ fn default_names_of_casts_cases_and_subqueries() {
         "SELECT CAST(CASE WHEN a > 1 THEN 1 END AS bigint), (SELECT max(a) FROM u), \
          CASE WHEN a > 1 THEN 'x' ELSE substring(b FROM 1 FOR 1) END, \
          CASE WHEN true THEN 1 ELSE a::int8 END, CAST(CAST(1 AS int) AS text), (SELECT 1), \
-         CASE WHEN true THEN 1 ELSE CAST(1 AS int) END, (SELECT x.a FROM u x UNION SELECT 1) \
-         FROM t",
+         CASE WHEN true THEN 1 ELSE CAST(1 AS int) END, (SELECT x.a FROM u x UNION SELECT 1), \
+         EXISTS (SELECT 1), NOT EXISTS (SELECT 1), (NOT EXISTS (SELECT 1)) FROM t",
     )
     .into_iter()
     .map(|(n, _)| n)
@@ -340,7 +340,10 @@ fn default_names_of_casts_cases_and_subqueries() {
             "text",
             "?column?",
             "case",
-            "a"
+            "a",
+            "exists",
+            "?column?",
+            "?column?",
         ]
     );
 }
