@@ -175,7 +175,6 @@ pub fn reads_subquery(e: &ScalarExpr) -> bool {
 
 /// Replaces domain placeholders by the distinct values of their expressions over `base`.
 fn substitute(p: Plan, domains: &[(GlobalId, Vec<ScalarExpr>)], base: &Plan, arity: usize) -> Plan {
-    let sub = |b: Box<Plan>| Box::new(substitute(*b, domains, base, arity));
     match p {
         Plan::Get { id } => match domains.iter().find(|(d, _)| *d == id) {
             Some((_, exprs)) => Plan::Distinct {
@@ -187,61 +186,7 @@ fn substitute(p: Plan, domains: &[(GlobalId, Vec<ScalarExpr>)], base: &Plan, ari
             },
             None => Plan::Get { id },
         },
-        Plan::Map { input, exprs } => Plan::Map {
-            input: sub(input),
-            exprs,
-        },
-        Plan::Filter { input, predicates } => Plan::Filter {
-            input: sub(input),
-            predicates,
-        },
-        Plan::Project { input, outputs } => Plan::Project {
-            input: sub(input),
-            outputs,
-        },
-        Plan::Join {
-            left,
-            right,
-            left_key,
-            right_key,
-        } => Plan::Join {
-            left: sub(left),
-            right: sub(right),
-            left_key,
-            right_key,
-        },
-        Plan::Reduce {
-            input,
-            group_key,
-            aggregates,
-        } => Plan::Reduce {
-            input: sub(input),
-            group_key,
-            aggregates,
-        },
-        Plan::Distinct { input } => Plan::Distinct { input: sub(input) },
-        Plan::Negate { input } => Plan::Negate { input: sub(input) },
-        Plan::Threshold { input } => Plan::Threshold { input: sub(input) },
-        Plan::TopK {
-            input,
-            group_key,
-            order_by,
-            limit,
-            offset,
-        } => Plan::TopK {
-            input: sub(input),
-            group_key,
-            order_by,
-            limit,
-            offset,
-        },
-        Plan::Union { inputs } => Plan::Union {
-            inputs: inputs
-                .into_iter()
-                .map(|i| substitute(i, domains, base, arity))
-                .collect(),
-        },
-        leaf => leaf,
+        other => other.map_inputs(|i| substitute(i, domains, base, arity)),
     }
 }
 
