@@ -227,6 +227,10 @@ impl kpg_sql::Catalog for Catalog {
         self.entries.get(&id)?.definition.clone()
     }
 
+    fn definition_sql(&self, id: GlobalId) -> Option<String> {
+        self.entries.get(&id)?.sql.clone()
+    }
+
     fn name_of(&self, id: GlobalId) -> Option<String> {
         self.name(id).map(str::to_string)
     }

@@ -71,6 +71,12 @@ pub trait Catalog {
         None
     }
 
+    /// The defining query of the view or materialized view `id` as SQL (for `EXPLAIN RAW`,
+    /// which binds it again without decorrelating).
+    fn definition_sql(&self, _id: GlobalId) -> Option<String> {
+        None
+    }
+
     /// Facts by OID that pg_catalog functions and `reg*` casts look up (see `pg_compat.rs`):
     /// `(oid, sub, text)` rows, `sub` being 0 unless the lookup has a second key.
     fn pg_lookup(&self, _what: PgLookup) -> Vec<(i64, i64, String)> {
@@ -160,6 +166,10 @@ impl Catalog for RecordingCatalog<'_> {
 
     fn definition(&self, id: GlobalId) -> Option<Plan> {
         self.inner.definition(id)
+    }
+
+    fn definition_sql(&self, id: GlobalId) -> Option<String> {
+        self.inner.definition_sql(id)
     }
 
     fn name_of(&self, id: GlobalId) -> Option<String> {

@@ -1,18 +1,22 @@
 //! EXPLAIN: `EXPLAIN [RAW | DECORRELATED | OPTIMIZED | PHYSICAL] PLAN FOR <query | VIEW v |
 //! MATERIALIZED VIEW v | INDEX i>`, and `EXPLAIN <query>` (the optimized plan).
 //!
-//! kpg's planner binds, decorrelates and constant-folds in one pass over the AST, so the first
-//! stage it can show is the decorrelated, folded plan: `OPTIMIZED` (and `DECORRELATED`, which
-//! is the same tree). `RAW` — a bound plan with subqueries still nested — does not exist in
-//! kpg and is refused. `PHYSICAL` is the plan after index selection, as the runtime renders it:
+//! `RAW` is the plan as bound from the SQL text: names resolved, types checked, constants
+//! folded, and every subquery still nested in the expression that uses it (bound with
+//! `QueryContext::raw`; its plan is printed below the operator, reading its outer values from
+//! a `Get outer row` leaf). `DECORRELATED` is the plan the binder makes in its normal mode,
+//! with subqueries turned into joins and reductions; `OPTIMIZED` is the same tree (kpg's
+//! rewrites happen while binding). `PHYSICAL` is the plan after index selection, as the runtime renders it:
 //! every arrangement a dataflow would build is marked `ArrangeBy ... [new]`, every index it
 //! imports is named, and a footer lists both. The text is rendered by `explain_text.rs`.
 
+use sqlparser::ast::Query;
+use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
-use crate::catalog::{read_plan, Catalog, ItemKind};
+use crate::catalog::{read_plan, Catalog, CatalogItem, ItemKind};
 use crate::error::PlanError;
 use crate::explain_text::{physical_text, plan_text};
 use crate::index_reuse::use_indexes;
@@ -110,32 +114,27 @@ pub fn plan_explain(
     catalog: &dyn Catalog,
 ) -> Result<PlannedStatement, PlanError> {
     let column = match stage {
-        ExplainStage::Raw => {
-            return Err(PlanError::unsupported(
-                "EXPLAIN RAW PLAN (kpg binds and decorrelates in one step; use EXPLAIN \
-                 DECORRELATED, OPTIMIZED or PHYSICAL PLAN)",
-            ))
-        }
+        ExplainStage::Raw => "Raw Plan",
         ExplainStage::Decorrelated => "Decorrelated Plan",
         ExplainStage::Optimized => "Optimized Plan",
         ExplainStage::Physical => "Physical Plan",
     };
     // The plan to explain, and for an index the key its dataflow arranges the result by.
+    let raw = stage == ExplainStage::Raw;
     let (plan, index_key): (Plan, Option<Vec<ScalarExpr>>) = match target {
-        ExplainTarget::Query(q) => (plan_query(&QueryContext::new(catalog), q)?.plan, None),
-        ExplainTarget::View(name) => (definition(catalog, name, ItemKind::View)?, None),
-        ExplainTarget::MaterializedView(name) => {
-            (definition(catalog, name, ItemKind::MaterializedView)?, None)
-        }
+        ExplainTarget::Query(q) => (bind(catalog, q, raw)?, None),
+        ExplainTarget::View(name) => (definition(catalog, name, ItemKind::View, raw)?, None),
+        ExplainTarget::MaterializedView(name) => (
+            definition(catalog, name, ItemKind::MaterializedView, raw)?,
+            None,
+        ),
         ExplainTarget::Index(name) => {
             let index = catalog.resolve_index(name).ok_or_else(|| {
                 PlanError::new("42704", format!("index \"{name}\" does not exist"))
             })?;
             let on = catalog_item_by_id(catalog, index.on)?;
             let plan = match on.kind {
-                ItemKind::View => catalog
-                    .definition(on.id)
-                    .ok_or_else(|| PlanError::new("XX000", "view without a definition"))?,
+                ItemKind::View => defining_plan(catalog, &on, raw)?,
                 _ => read_plan(catalog, &on)?,
             };
             (plan, Some(index.key))
@@ -154,7 +153,36 @@ pub fn plan_explain(
     })
 }
 
-fn definition(catalog: &dyn Catalog, name: &str, kind: ItemKind) -> Result<Plan, PlanError> {
+/// The plan of a query: bound raw, or as the binder makes it.
+fn bind(catalog: &dyn Catalog, q: &Query, raw: bool) -> Result<Plan, PlanError> {
+    let cx = if raw {
+        QueryContext::raw(catalog)
+    } else {
+        QueryContext::new(catalog)
+    };
+    Ok(plan_query(&cx, q)?.plan)
+}
+
+/// The defining plan of a view or materialized view; raw, its SQL bound again.
+fn defining_plan(catalog: &dyn Catalog, item: &CatalogItem, raw: bool) -> Result<Plan, PlanError> {
+    let missing = || PlanError::new("XX000", format!("{} has no definition", item.name));
+    if !raw {
+        return catalog.definition(item.id).ok_or_else(missing);
+    }
+    let sql = catalog.definition_sql(item.id).ok_or_else(missing)?;
+    let q = Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(&sql)
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| PlanError::new("XX000", format!("stored definition does not parse: {e}")))?;
+    bind(catalog, &q, true)
+}
+
+fn definition(
+    catalog: &dyn Catalog,
+    name: &str,
+    kind: ItemKind,
+    raw: bool,
+) -> Result<Plan, PlanError> {
     let item = catalog.resolve(name).ok_or_else(|| {
         PlanError::new(
             "42P01",
@@ -167,9 +195,7 @@ fn definition(catalog: &dyn Catalog, name: &str, kind: ItemKind) -> Result<Plan,
             kind.noun()
         )));
     }
-    catalog
-        .definition(item.id)
-        .ok_or_else(|| PlanError::new("XX000", format!("{name} has no definition")))
+    defining_plan(catalog, &item, raw)
 }
 
 /// The object with id `id`, found through its name (the trait resolves names only).

@@ -11,7 +11,7 @@
 
 use std::fmt::Write;
 
-use kpg_types::{expr_list, GlobalId, Plan, ScalarExpr};
+use kpg_types::{expr_list, BoundSubquery, GlobalId, Plan, ScalarExpr, OUTER_ROW};
 
 use crate::catalog::Catalog;
 
@@ -23,6 +23,7 @@ pub fn plan_text(plan: &Plan, index_key: Option<&[ScalarExpr]>, catalog: &dyn Ca
         out: String::new(),
         imported: Vec::new(),
         new_arrangements: 0,
+        subqueries: Vec::new(),
     };
     let depth = p.index_sink(index_key);
     p.plan(plan, depth);
@@ -41,6 +42,7 @@ pub fn physical_text(
         out: String::new(),
         imported: Vec::new(),
         new_arrangements: 0,
+        subqueries: Vec::new(),
     };
     let depth = p.index_sink(index_key);
     p.plan(plan, depth);
@@ -65,11 +67,21 @@ struct Printer<'a> {
     out: String,
     imported: Vec<String>,
     new_arrangements: usize,
+    /// Subqueries in the expressions of the node being printed (a raw plan's), printed
+    /// below its line, before its inputs.
+    subqueries: Vec<BoundSubquery>,
 }
 
 impl Printer<'_> {
     fn line(&mut self, depth: usize, text: &str) {
         let _ = writeln!(self.out, "{}{text}", "  ".repeat(depth));
+        for s in std::mem::take(&mut self.subqueries) {
+            self.line(
+                depth + 1,
+                &format!("Subquery {}", ScalarExpr::Subquery(Box::new(s.clone()))),
+            );
+            self.plan(&s.plan, depth + 2);
+        }
     }
 
     fn name(&self, id: GlobalId) -> String {
@@ -118,6 +130,7 @@ impl Printer<'_> {
     }
 
     fn plan(&mut self, plan: &Plan, depth: usize) {
+        self.subqueries = subqueries(plan);
         let arranges = |p: &mut Self, n: usize| {
             if p.physical {
                 p.new_arrangements += n;
@@ -131,6 +144,7 @@ impl Printer<'_> {
             }
         };
         match plan {
+            Plan::Get { id: OUTER_ROW } => self.line(depth, "Get outer row"),
             Plan::Get { id } => {
                 let name = self.name(*id);
                 self.line(depth, &format!("Get {name}"));
@@ -271,6 +285,19 @@ impl Printer<'_> {
             Plan::RecursiveGet { id } => self.line(depth, &format!("RecursiveGet r{id}")),
         }
     }
+}
+
+/// The subqueries in a node's own expressions, outermost first, left to right.
+fn subqueries(plan: &Plan) -> Vec<BoundSubquery> {
+    let mut found = Vec::new();
+    for e in plan.own_exprs() {
+        e.visit(&mut |e| {
+            if let ScalarExpr::Subquery(s) = e {
+                found.push(s.as_ref().clone());
+            }
+        });
+    }
+    found
 }
 
 fn exprs(es: &[ScalarExpr]) -> String {

@@ -14,7 +14,7 @@ use kpg_types::{Datum, Plan, Row, ScalarExpr};
 /// Folds one node whose children are already folded.
 pub fn node(e: ScalarExpr) -> Result<ScalarExpr, PlanError> {
     let all_literal = match &e {
-        ScalarExpr::Column(_) | ScalarExpr::Literal(_) => return Ok(e),
+        ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::Subquery(_) => return Ok(e),
         ScalarExpr::Unary { expr, .. } => is_literal(expr),
         ScalarExpr::Binary { left, right, .. } => is_literal(left) && is_literal(right),
         ScalarExpr::Variadic { exprs, .. } => exprs.iter().all(is_literal),

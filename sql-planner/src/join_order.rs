@@ -498,6 +498,7 @@ fn cannot_fail(e: &ScalarExpr) -> bool {
                     | BinaryFunc::Gte
             ),
             ScalarExpr::Variadic { func, .. } => matches!(func, VariadicFunc::Coalesce),
+            ScalarExpr::Subquery(_) => false,
         }
     });
     ok

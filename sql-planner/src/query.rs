@@ -32,6 +32,9 @@ pub struct QueryContext<'a> {
     pub outer: Option<Outer>,
     /// The WITH queries in scope, innermost last: a name reads a copy of its plan.
     pub ctes: Vec<Cte>,
+    /// Whether subqueries stay nested in expressions, as bound (`EXPLAIN RAW`), instead of
+    /// being decorrelated into joins.
+    pub raw: bool,
 }
 
 /// A planned WITH query.
@@ -56,6 +59,15 @@ impl<'a> QueryContext<'a> {
             catalog,
             outer: None,
             ctes: Vec::new(),
+            raw: false,
+        }
+    }
+
+    /// The context for binding a query without decorrelating its subqueries (`EXPLAIN RAW`).
+    pub fn raw(catalog: &'a dyn Catalog) -> Self {
+        QueryContext {
+            raw: true,
+            ..Self::new(catalog)
         }
     }
 
@@ -66,6 +78,7 @@ impl<'a> QueryContext<'a> {
             catalog: self.catalog,
             outer: None,
             ctes: self.ctes.clone(),
+            raw: self.raw,
         }
     }
 
@@ -190,6 +203,7 @@ fn with_ctes<'a>(cx: &QueryContext<'a>, with: &With) -> Result<QueryContext<'a>,
         catalog: cx.catalog,
         outer: cx.outer.clone(),
         ctes: cx.ctes.clone(),
+        raw: cx.raw,
     };
     let mut names: Vec<String> = Vec::new();
     for cte in &with.cte_tables {

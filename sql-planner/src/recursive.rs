@@ -66,11 +66,7 @@ pub fn plan_recursive_cte(cx: &QueryContext<'_>, cte: &AstCte) -> Result<Option<
     })?;
     let scope = aliased(base_scope.clone(), Some(&cte.alias), &name)?;
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-    let mut inner = QueryContext {
-        catalog: cx.catalog,
-        outer: None,
-        ctes: cx.ctes.clone(),
-    };
+    let mut inner = cx.uncorrelated();
     // Inside the recursive term, any column of the query may be NULL.
     let self_scope = Scope {
         items: scope

@@ -37,8 +37,8 @@ use crate::query::{plan_subquery, Outer, QueryContext};
 use crate::scope::{Scope, ScopeItem, UseMark};
 use crate::types::Typed;
 use kpg_types::{
-    AggregateExpr, AggregateFunc, BinaryFunc, Datum, GlobalId, Plan, ScalarExpr, ScalarType,
-    UnaryFunc, VariadicFunc,
+    AggregateExpr, AggregateFunc, BinaryFunc, BoundSubquery, Datum, GlobalId, Plan, ScalarExpr,
+    ScalarType, SubqueryKind, UnaryFunc, VariadicFunc, OUTER_ROW,
 };
 use sqlparser::ast::{BinaryOperator, Expr, GroupByExpr, Query, SelectItem, SetExpr};
 use sqlparser::dialect::PostgreSqlDialect;
@@ -309,6 +309,7 @@ fn outer_references(
     let probe = QueryContext {
         catalog: host.cx.catalog,
         ctes: host.cx.ctes.clone(),
+        raw: host.cx.raw,
         outer: Some(Outer {
             plan: Plan::Get {
                 id: NEXT_PLACEHOLDER.fetch_add(1, Ordering::Relaxed),
@@ -341,7 +342,12 @@ fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> 
             ..item.clone()
         });
     }
-    let domain = host.domain(keys.clone());
+    // Bound raw, the subquery reads the one outer row it is evaluated for.
+    let domain = if host.cx.raw {
+        Plan::Get { id: OUTER_ROW }
+    } else {
+        host.domain(keys.clone())
+    };
     let nd = keys.len();
     let (plan, scope) = if nd == 0 {
         plan_subquery(&host.cx.uncorrelated(), q)?
@@ -349,6 +355,7 @@ fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> 
         let inner = QueryContext {
             catalog: host.cx.catalog,
             ctes: host.cx.ctes.clone(),
+            raw: host.cx.raw,
             outer: Some(Outer {
                 plan: domain.clone(),
                 scope: Scope { items },
@@ -368,6 +375,15 @@ fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> 
     })
 }
 
+/// A subquery left nested in its expression, as bound (`QueryContext::raw`).
+fn raw(kind: SubqueryKind, p: Planned) -> ScalarExpr {
+    ScalarExpr::Subquery(Box::new(BoundSubquery {
+        kind,
+        outer: p.keys,
+        plan: p.plan,
+    }))
+}
+
 /// `(SELECT v ...)`: the single value per domain value, NULL when there is none, an error
 /// (21000) when there are several.
 pub fn scalar(cx: &ExprContext<'_>, q: &Query) -> Result<Typed, PlanError> {
@@ -375,6 +391,10 @@ pub fn scalar(cx: &ExprContext<'_>, q: &Query) -> Result<Typed, PlanError> {
     let [out] = p.outputs.items.as_slice() else {
         return Err(PlanError::syntax("subquery must return only one column"));
     };
+    if host(cx)?.cx.raw {
+        let ty = out.ty.scalar;
+        return Ok(Typed::new(raw(SubqueryKind::Scalar, p), ty, true));
+    }
     let nd = p.nd;
     if one_row_per_domain_value(q) {
         // Aggregates without GROUP BY or HAVING: a row for every domain value already.
@@ -437,6 +457,10 @@ fn one_row_per_domain_value(q: &Query) -> bool {
 /// `[NOT] EXISTS (SELECT ...)`.
 pub fn exists(cx: &ExprContext<'_>, q: &Query, negated: bool) -> Result<Typed, PlanError> {
     let p = plan_for_host(cx, q)?;
+    if host(cx)?.cx.raw {
+        let t = Typed::new(raw(SubqueryKind::Exists, p), ScalarType::Bool, false);
+        return if negated { ops::not(t) } else { Ok(t) };
+    }
     let nd = p.nd;
     let present = Plan::Map {
         input: Box::new(Plan::Distinct {
@@ -544,6 +568,15 @@ fn quantified_op(
         e
     });
     let host = host(cx)?;
+    if host.cx.raw {
+        let kind = SubqueryKind::Quantified {
+            left: Box::new(x.expr),
+            op: func,
+            all,
+        };
+        let node = raw(kind, Planned { plan: rows, ..p });
+        return Ok(Typed::new(node, ScalarType::Bool, true));
+    }
     let mut keys = p.keys.clone();
     keys.push(x.expr.clone());
     // (domain..., x) for every host row.

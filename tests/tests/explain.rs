@@ -1,6 +1,7 @@
 //! EXPLAIN over the wire (issues 4 and 5): one text row per statement, through the simple and
-//! the extended protocol; the physical plan names the indexes a query imports and counts the
-//! arrangements it would build, and changes when an index appears or goes.
+//! the extended protocol; RAW plans keep subqueries nested; the physical plan names the
+//! indexes a query imports and counts the arrangements it would build, and changes when an
+//! index appears or goes.
 
 use kpg_tests::*;
 
@@ -77,8 +78,26 @@ async fn physical_plans_show_index_reuse() {
         query(&c, &format!("{q} ORDER BY c_name")).await,
         rows(&[&["Ada", "6.25"], &["Grace", "7.50"]])
     );
-    let (code, _) = expect_error(&c, "EXPLAIN RAW PLAN FOR SELECT 1").await;
-    assert_eq!(code, "0A000");
+    // RAW binds the stored SQL again, subqueries left in their expressions.
+    execute(
+        &c,
+        "CREATE VIEW big_spenders AS SELECT c_name FROM customers \
+         WHERE EXISTS (SELECT 1 FROM orders WHERE o_cust = c_id AND o_total > 2)",
+    )
+    .await;
+    let raw = explain(&c, "EXPLAIN RAW PLAN FOR VIEW big_spenders").await;
+    assert!(
+        raw.contains("Filter exists(outer: #0)\n    Subquery exists(outer: #0)"),
+        "{raw}"
+    );
+    assert!(
+        raw.contains("Get outer row") && raw.contains("Get orders"),
+        "{raw}"
+    );
+    let decorrelated = explain(&c, "EXPLAIN DECORRELATED PLAN FOR VIEW big_spenders").await;
+    assert!(!decorrelated.contains("exists("), "{decorrelated}");
+    let raw_mv = explain(&c, "EXPLAIN RAW PLAN FOR MATERIALIZED VIEW spend").await;
+    assert!(raw_mv.contains("Get customers"), "{raw_mv}");
     let (code, _) = expect_error(&c, "EXPLAIN PLAN FOR VIEW spend").await;
     assert_eq!(code, "42809");
 }

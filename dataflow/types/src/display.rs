@@ -7,6 +7,7 @@ use std::fmt;
 use crate::agg::AggregateExpr;
 use crate::datum::Datum;
 use crate::expr::{BinaryFunc, ScalarExpr, UnaryFunc};
+use crate::subquery::{BoundSubquery, SubqueryKind};
 
 impl fmt::Display for ScalarExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -126,6 +127,28 @@ fn expr(e: &ScalarExpr) -> String {
             expr(cond),
             expr(then),
             expr(els)
+        ),
+        ScalarExpr::Subquery(s) => subquery(s),
+    }
+}
+
+/// A subquery node, its plan left out (EXPLAIN RAW prints it below the operator): the
+/// kind, and the outer values it reads, e.g. `exists(outer: #0, #2)`, `#1 = any()`.
+fn subquery(s: &BoundSubquery) -> String {
+    let outer: Vec<String> = s.outer.iter().map(expr).collect();
+    let args = if outer.is_empty() {
+        String::new()
+    } else {
+        format!("outer: {}", outer.join(", "))
+    };
+    match &s.kind {
+        SubqueryKind::Scalar => format!("select({args})"),
+        SubqueryKind::Exists => format!("exists({args})"),
+        SubqueryKind::Quantified { left, op, all } => format!(
+            "{} {} {}({args})",
+            operand(left),
+            infix(op).unwrap_or("?"),
+            if *all { "all" } else { "any" }
         ),
     }
 }

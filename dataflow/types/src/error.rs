@@ -36,6 +36,9 @@ pub enum EvalError {
     NegativeSubstringLength,
     #[error("invalid regular expression: {0}")]
     InvalidRegex(String),
+    /// A broken invariant of kpg's own, reported rather than panicking a worker.
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl EvalError {
@@ -60,6 +63,7 @@ impl EvalError {
             EvalError::MultipleRowsFromSubquery => "21000",
             EvalError::NegativeSubstringLength => "22011",
             EvalError::InvalidRegex(_) => "2201B",
+            EvalError::Internal(_) => "XX000",
         }
     }
 }

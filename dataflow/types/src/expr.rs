@@ -11,6 +11,7 @@ use crate::datetime::DateUnit;
 use crate::datum::Datum;
 use crate::error::EvalError;
 use crate::scalar::ScalarType;
+use crate::subquery::BoundSubquery;
 use ordered_float::OrderedFloat;
 use rust_decimal::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -38,6 +39,8 @@ pub enum ScalarExpr {
         then: Box<ScalarExpr>,
         els: Box<ScalarExpr>,
     },
+    /// A subquery before decorrelation (`EXPLAIN RAW` plans only; see `subquery.rs`).
+    Subquery(Box<BoundSubquery>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -161,7 +164,7 @@ impl ScalarExpr {
     pub fn is_constant(&self) -> bool {
         let mut constant = true;
         self.visit(&mut |e| {
-            if matches!(e, ScalarExpr::Column(_)) {
+            if matches!(e, ScalarExpr::Column(_) | ScalarExpr::Subquery(_)) {
                 constant = false;
             }
         });
@@ -184,6 +187,7 @@ impl ScalarExpr {
                 then.visit(f);
                 els.visit(f);
             }
+            ScalarExpr::Subquery(s) => s.operands().for_each(|e| e.visit(f)),
         }
     }
 
@@ -203,6 +207,7 @@ impl ScalarExpr {
                 then.map_columns(f);
                 els.map_columns(f);
             }
+            ScalarExpr::Subquery(s) => s.operands_mut().for_each(|e| e.map_columns(f)),
         }
     }
 
@@ -286,6 +291,9 @@ impl ScalarExpr {
                     els.eval(row)
                 }
             }
+            ScalarExpr::Subquery(_) => Err(EvalError::Internal(
+                "a subquery reached evaluation without being decorrelated".into(),
+            )),
         }
     }
 

@@ -8,6 +8,7 @@
 //! - `plan`: the render plan and `DataflowDescription`.
 //! - `command`: the coordinator ⇄ worker protocol.
 //! - `error`: evaluation errors with SQLSTATEs.
+//! - `subquery`: subqueries before decorrelation, as `EXPLAIN RAW` shows them.
 //! - `display`: SQL-like text of expressions (EXPLAIN, introspection).
 //! - `pg_funcs`: functions PostgreSQL clients' catalog queries use (regular expression
 //!   match, quote_ident, format_type, pg_encoding_to_char).
@@ -27,6 +28,7 @@ pub mod interval;
 mod pg_funcs;
 pub mod plan;
 pub mod scalar;
+pub mod subquery;
 
 pub use agg::{AggregateExpr, AggregateFunc};
 pub use datetime::{DateKind, DateUnit};
@@ -38,3 +40,4 @@ pub use interval::{Interval, IntervalField};
 pub use pg_funcs::{format_type, quote_ident, TYPES as PG_TYPES};
 pub use plan::{DataflowDescription, DataflowSink, GlobalId, Plan};
 pub use scalar::{ColumnType, RelationDesc, ScalarType};
+pub use subquery::{BoundSubquery, SubqueryKind, OUTER_ROW};

@@ -270,6 +270,38 @@ impl Plan {
         }
     }
 
+    /// The scalar expressions this node evaluates itself (not its inputs').
+    pub fn own_exprs(&self) -> Vec<&ScalarExpr> {
+        match self {
+            Plan::IndexedGet { key, .. } => key.iter().collect(),
+            Plan::Map { exprs, .. } => exprs.iter().collect(),
+            Plan::Filter { predicates, .. } => predicates.iter().collect(),
+            Plan::Join {
+                left_key,
+                right_key,
+                ..
+            } => left_key.iter().chain(right_key).collect(),
+            Plan::Reduce {
+                group_key,
+                aggregates,
+                ..
+            } => group_key
+                .iter()
+                .chain(aggregates.iter().map(|a| &a.expr))
+                .collect(),
+            Plan::Get { .. }
+            | Plan::Constant { .. }
+            | Plan::Project { .. }
+            | Plan::Distinct { .. }
+            | Plan::Negate { .. }
+            | Plan::Threshold { .. }
+            | Plan::Union { .. }
+            | Plan::TopK { .. }
+            | Plan::Recursive { .. }
+            | Plan::RecursiveGet { .. } => Vec::new(),
+        }
+    }
+
     /// Visits every node, parents before children.
     pub fn visit(&self, f: &mut impl FnMut(&Plan)) {
         f(self);

@@ -288,6 +288,10 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         pg_catalog::lookup(what, self.inner)
     }
 
+    fn definition_sql(&self, id: GlobalId) -> Option<String> {
+        self.inner.definition_sql(id)
+    }
+
     fn always_empty(&self, id: GlobalId) -> bool {
         pg_catalog::by_id(id).is_some_and(|r| r.empty)
     }
