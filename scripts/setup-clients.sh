@@ -5,18 +5,21 @@
 #   target/clients/venv/                    a Python venv with psycopg 3 from PyPI (its pure
 #                                           Python build, on the system's libpq5)
 #   target/clients/postgresql-<v>.jar       pgjdbc from Maven Central, fetched with mvn
+#   target/clients/node/node_modules/pg/    node-postgres (pure JavaScript) from npm
 #
-# Needs python3 with the venv module, a JDK and Maven (scripts/setup-env.sh installs them on
-# Debian). The driver tests run this script themselves; the last two lines it prints tell them
-# where the clients are:
+# Needs python3 with the venv module, a JDK, Maven, Node.js and npm (scripts/setup-env.sh
+# installs them on Debian). The driver tests run this script themselves; the last three lines it
+# prints tell them where the clients are:
 #
 #   PYTHON=/abs/path/to/venv/bin/python
 #   PGJDBC_JAR=/abs/path/to/postgresql-<v>.jar
+#   NODE_PATH=/abs/path/to/node/node_modules    (for node's NODE_PATH, so require('pg') finds it)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PSYCOPG_VERSION=3.3.9
 PGJDBC_VERSION=42.7.4
+NODE_PG_VERSION=8.23.1
 
 dir="$PWD/target/clients"
 mkdir -p "$dir"
@@ -38,5 +41,17 @@ if [ ! -s "$jar" ]; then
         -DoutputDirectory="$dir" >&2
 fi
 
+node_modules="$dir/node/node_modules"
+if [ "$(node -p "require('$node_modules/pg/package.json').version" 2>/dev/null)" \
+        != "$NODE_PG_VERSION" ]; then
+    echo "setup-clients: installing pg (node-postgres) $NODE_PG_VERSION into $dir/node" >&2
+    rm -rf "$dir/node"
+    mkdir -p "$dir/node"
+    npm install --prefix "$dir/node" --no-audit --no-fund --no-save --loglevel=error \
+        "pg@$NODE_PG_VERSION" >&2
+    NODE_PATH="$node_modules" node -e "require('pg')" >&2
+fi
+
 echo "PYTHON=$python"
 echo "PGJDBC_JAR=$jar"
+echo "NODE_PATH=$node_modules"

@@ -13,6 +13,8 @@
 #   python3 python3-venv libpq5 maven         the driver tests' psycopg (PyPI) and pgjdbc
 #                                             (Maven Central), see scripts/setup-clients.sh
 #   default-jdk-headless                      javac and java for pgjdbc, only when javac is missing
+#   nodejs npm                                node and npm for node-postgres (npm registry), only
+#                                             when `node` / `npm` are missing
 # Extra packages can be added with KPG_EXTRA_PACKAGES="pkg1 pkg2".
 # Rust: installed with rustup (minimal profile, stable) only when `cargo` is not found.
 
@@ -27,6 +29,9 @@ kpg_setup_env() {
     )
     # Any JDK will do; Debian's default one only when there is none.
     command -v javac >/dev/null 2>&1 || packages+=(default-jdk-headless)
+    # Any Node.js and npm will do (node-postgres needs Node.js 16 or later); Debian's when missing.
+    command -v node >/dev/null 2>&1 || packages+=(nodejs)
+    command -v npm >/dev/null 2>&1 || packages+=(npm)
     # shellcheck disable=SC2206
     packages+=(${KPG_EXTRA_PACKAGES:-})
 

@@ -415,7 +415,16 @@ impl Session {
         // A waiting FETCH ends on CancelRequest because pgwire drops the running query.
         if let Some(result) = cursors::run(stmt, &conn.cursors, &self.coord, in_block).await {
             return match result {
-                Ok(result) => to_response(result, format),
+                Ok(result) => {
+                    let mut response = to_response(result, format)?;
+                    // PostgreSQL tags a FETCH's rows `FETCH n` (drivers report it), not `SELECT n`.
+                    if let (ParsedStatement::Fetch { .. }, Response::Query(rows)) =
+                        (stmt, &mut response)
+                    {
+                        rows.set_command_tag("FETCH");
+                    }
+                    Ok(response)
+                }
                 Err(e) => {
                     txn.lock().expect("txn").fail();
                     Ok(error_response(e))

@@ -22,10 +22,26 @@ pub fn fields(desc: &RelationDesc, format: Option<&Format>) -> Vec<FieldInfo> {
         .map(|(i, (name, ty))| {
             let format = format.map_or(FieldFormat::Text, |f| f.format_for(i));
             let pg_type = Type::from_oid(ty.scalar.oid()).unwrap_or(Type::TEXT);
+            let size = type_size(&pg_type);
             FieldInfo::new(name.clone(), None, None, pg_type, format)
+                .with_type_size(size)
                 .with_type_modifier(ty.scalar.typmod())
         })
         .collect()
+}
+
+/// The type's `typlen` as PostgreSQL's RowDescription carries it: the width of a fixed-size
+/// type, -1 for a variable-length one.
+fn type_size(ty: &Type) -> i16 {
+    match *ty {
+        Type::BOOL | Type::CHAR => 1,
+        Type::INT2 => 2,
+        Type::INT4 | Type::FLOAT4 | Type::DATE | Type::OID => 4,
+        Type::INT8 | Type::FLOAT8 | Type::TIMESTAMP | Type::TIMESTAMPTZ => 8,
+        Type::INTERVAL => 16,
+        Type::NAME => 64,
+        _ => -1,
+    }
 }
 
 pub fn to_response(result: ExecuteResult, format: &Format) -> PgWireResult<Response> {
