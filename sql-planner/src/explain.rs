@@ -5,8 +5,9 @@
 //! folded, and every subquery still nested in the expression that uses it (bound with
 //! `QueryContext::raw`; its plan is printed below the operator, reading its outer values from
 //! a `Get outer row` leaf). `DECORRELATED` is the plan the binder makes in its normal mode,
-//! with subqueries turned into joins and reductions; `OPTIMIZED` is the same tree (kpg's
-//! rewrites happen while binding). `PHYSICAL` is the plan after index selection, as the runtime renders it:
+//! with subqueries turned into joins and reductions; `OPTIMIZED` is that plan after the logical
+//! rewrites (`optimize.rs`: predicate and projection pushdown). `PHYSICAL` is the plan the
+//! runtime renders (`optimize::physical_plan`: joins ordered, inputs narrowed, indexes used):
 //! every arrangement a dataflow would build is marked `ArrangeBy ... [new]`, every index it
 //! imports is named, and a footer lists both. The text is rendered by `explain_text.rs`.
 
@@ -19,9 +20,8 @@ use sqlparser::tokenizer::Token;
 use crate::catalog::{read_plan, Catalog, CatalogItem, ItemKind};
 use crate::error::PlanError;
 use crate::explain_text::{physical_text, plan_text};
-use crate::index_reuse::use_indexes;
-use crate::join_order::order_joins;
 use crate::names::object_name;
+use crate::optimize::{optimize, physical_plan};
 use crate::query::{plan_query, QueryContext};
 use crate::statement::{ParsedStatement, PlannedStatement};
 use kpg_types::{Plan, ScalarExpr};
@@ -142,10 +142,14 @@ pub fn plan_explain(
     };
     let text = match stage {
         ExplainStage::Physical => {
-            let plan = use_indexes(order_joins(plan, catalog), catalog);
-            physical_text(&plan, index_key.as_deref(), catalog)
+            physical_text(&physical_plan(plan, catalog), index_key.as_deref(), catalog)
         }
-        _ => plan_text(&plan, index_key.as_deref(), catalog),
+        ExplainStage::Optimized => {
+            plan_text(&optimize(plan, catalog), index_key.as_deref(), catalog)
+        }
+        ExplainStage::Raw | ExplainStage::Decorrelated => {
+            plan_text(&plan, index_key.as_deref(), catalog)
+        }
     };
     Ok(PlannedStatement::Explain {
         column: column.to_string(),

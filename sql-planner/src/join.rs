@@ -524,7 +524,7 @@ fn outer_join(kind: JoinKind, l: Plan, nl: usize, r: Plan, nr: usize, on: Vec<Sc
 
 /// If `p` is `l = r` with one side reading only columns before `split` and the other only
 /// columns in `split..end`, the two key expressions (the right one shifted to its relation).
-fn equi_key(p: &ScalarExpr, split: usize, end: usize) -> Option<(ScalarExpr, ScalarExpr)> {
+pub fn equi_key(p: &ScalarExpr, split: usize, end: usize) -> Option<(ScalarExpr, ScalarExpr)> {
     let ScalarExpr::Binary {
         func: BinaryFunc::Eq,
         left,

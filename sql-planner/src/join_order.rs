@@ -20,7 +20,7 @@
 //! or disappears. Key equality and SQL `=` agree (`Datum` equality, NULL never matching), so an
 //! equality moves between key and filter freely.
 
-use kpg_types::{BinaryFunc, Plan, ScalarExpr, UnaryFunc, VariadicFunc};
+use kpg_types::{BinaryFunc, Plan, ScalarExpr};
 
 use crate::catalog::Catalog;
 use crate::index_reuse::{plan_arity, use_indexes};
@@ -161,7 +161,7 @@ fn reorder_chain(plan: &Plan, catalog: &dyn Catalog) -> Option<Plan> {
     };
     chain.flatten(plan, catalog)?;
     let n = chain.inputs.len();
-    if !(2..=MAX_INPUTS).contains(&n) || !chain.predicates.iter().all(cannot_fail) {
+    if !(2..=MAX_INPUTS).contains(&n) || !chain.predicates.iter().all(ScalarExpr::cannot_fail) {
         return None;
     }
     chain.inputs = std::mem::take(&mut chain.inputs)
@@ -474,34 +474,6 @@ fn build(chain: &Chain, equalities: &[Equality], steps: &[Step]) -> Plan {
             outputs,
         }
     }
-}
-
-/// Whether evaluating `e` can never fail, so evaluating it on other rows changes no result.
-fn cannot_fail(e: &ScalarExpr) -> bool {
-    let mut ok = true;
-    e.visit(&mut |e| {
-        ok &= match e {
-            ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::If { .. } => true,
-            ScalarExpr::Unary { func, .. } => matches!(
-                func,
-                UnaryFunc::Not | UnaryFunc::IsNull | UnaryFunc::IsNotNull
-            ),
-            ScalarExpr::Binary { func, .. } => matches!(
-                func,
-                BinaryFunc::And
-                    | BinaryFunc::Or
-                    | BinaryFunc::Eq
-                    | BinaryFunc::NotEq
-                    | BinaryFunc::Lt
-                    | BinaryFunc::Lte
-                    | BinaryFunc::Gt
-                    | BinaryFunc::Gte
-            ),
-            ScalarExpr::Variadic { func, .. } => matches!(func, VariadicFunc::Coalesce),
-            ScalarExpr::Subquery(_) => false,
-        }
-    });
-    ok
 }
 
 #[cfg(test)]

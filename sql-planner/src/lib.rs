@@ -10,7 +10,9 @@
 //! `ddl`, `dml`, `query` (ORDER BY/LIMIT, set operations, VALUES, WITH), `recursive` (WITH
 //! RECURSIVE), `select`, `join` (FROM and WHERE), `aggregate` (GROUP BY and aggregates),
 //! `expr`/`ops`/`func`/`builtin` (expression binding and typing), `types` (SQL types and
-//! coercions), `scope`/`names` (name resolution) and `fold` (constant folding). `pg_compat`
+//! coercions), `scope`/`names` (name resolution) and `fold` (constant folding). `optimize`
+//! runs the rewrites after binding: `pushdown` (predicates), `demand` (projections),
+//! `join_order` and `index_reuse`. `pg_compat`
 //! holds what PostgreSQL clients' catalog queries need (regex operators, `reg*` casts,
 //! pg_catalog functions) and `empty_from` the rule for SELECTs over empty system catalogs.
 
@@ -19,6 +21,7 @@ mod builtin;
 mod catalog;
 mod cursor;
 mod ddl;
+mod demand;
 mod dml;
 mod empty_from;
 mod error;
@@ -33,10 +36,12 @@ mod join;
 mod join_order;
 mod names;
 mod ops;
+mod optimize;
 mod param_types;
 mod params;
 mod parse;
 mod pg_compat;
+mod pushdown;
 mod query;
 mod recursive;
 mod scope;
@@ -58,6 +63,7 @@ pub use error::PlanError;
 pub use explain::{ExplainStage, ExplainTarget};
 pub use index_reuse::{index_with_key, use_indexes};
 pub use join_order::{new_join_arrangements, order_joins};
+pub use optimize::{optimize, physical_plan};
 pub use param_types::parameter_types;
 pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};
 pub use pg_compat::DATABASE;

@@ -4,7 +4,7 @@
 //! - `datum`: values and rows, with PostgreSQL's text formats.
 //! - `interval`, `datetime`: the interval and timestamp types and the date/time functions.
 //! - `expr`, `agg`: scalar expressions and aggregates, and their evaluation (`builtins`:
-//!   the string, rounding and date/time functions).
+//!   the string, rounding and date/time functions; `failure`: which expressions can fail).
 //! - `plan`: the render plan and `DataflowDescription`.
 //! - `command`: the coordinator ⇄ worker protocol.
 //! - `error`: evaluation errors with SQLSTATEs.
@@ -24,6 +24,7 @@ pub mod datum;
 mod display;
 pub mod error;
 pub mod expr;
+mod failure;
 pub mod interval;
 mod pg_funcs;
 pub mod plan;

@@ -286,10 +286,10 @@ impl Coordinator {
         result.map_err(ExecError::from)
     }
 
-    /// The plan rewritten to read the indexes the catalog has where they fit, its joins
-    /// ordered so that as many inputs as possible do.
+    /// The plan the runtime renders: optimized, its joins ordered so that as many inputs as
+    /// possible read the indexes the catalog has, and reading them.
     fn optimize(state: &State, plan: Plan) -> Plan {
-        kpg_sql::use_indexes(kpg_sql::order_joins(plan, &state.catalog), &state.catalog)
+        kpg_sql::physical_plan(plan, &state.catalog)
     }
 
     /// The earliest time at which `plan`'s inputs are all readable (not compacted away, and

@@ -8,6 +8,7 @@ mod explain;
 mod expressions;
 mod join_order;
 mod join_order_tpch;
+mod optimize;
 mod queries;
 mod recursive;
 mod subqueries;
@@ -27,6 +28,13 @@ pub struct MockCatalog {
 impl Catalog for MockCatalog {
     fn resolve(&self, name: &str) -> Option<CatalogItem> {
         self.items.get(name).cloned()
+    }
+
+    fn name_of(&self, id: GlobalId) -> Option<String> {
+        self.items
+            .values()
+            .find(|i| i.id == id)
+            .map(|i| i.name.clone())
     }
 }
 

@@ -1,0 +1,34 @@
+//! The optimizer: the rewrites between the decorrelated plan the binder makes and the plan the
+//! runtime renders. One function per stage, so EXPLAIN and the coordinator agree by
+//! construction.
+//!
+//! - `optimize` (EXPLAIN OPTIMIZED): predicate pushdown with equivalence propagation
+//!   (`pushdown.rs`), then projection pushdown (`demand.rs`). Constant folding happened while
+//!   binding (`fold.rs`).
+//! - `physical_plan` (EXPLAIN PHYSICAL, and what runs): the optimized plan with its joins
+//!   ordered for index reuse (`join_order.rs`), join and reduction inputs narrowed to the
+//!   columns they need, and inputs read through the catalog's indexes where the keys fit
+//!   (`index_reuse.rs`).
+
+use kpg_types::Plan;
+
+use crate::catalog::Catalog;
+use crate::demand::{prune_columns, tidy};
+use crate::index_reuse::use_indexes;
+use crate::join_order::order_joins;
+use crate::pushdown::push_predicates;
+
+/// The logical rewrites of a decorrelated plan.
+pub fn optimize(plan: Plan, catalog: &dyn Catalog) -> Plan {
+    prune_columns(push_predicates(plan, catalog), false, catalog)
+}
+
+/// The plan the runtime renders for a decorrelated plan.
+pub fn physical_plan(plan: Plan, catalog: &dyn Catalog) -> Plan {
+    let ordered = order_joins(optimize(plan, catalog), catalog);
+    // Reading an index lifts the input's filters and projections above the join.
+    tidy(
+        use_indexes(prune_columns(ordered, true, catalog), catalog),
+        catalog,
+    )
+}
