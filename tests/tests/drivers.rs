@@ -216,13 +216,6 @@ async fn pgjdbc_session_matches_postgres() {
 /// PostgreSQL's line): where kpg prints exactly the first and PostgreSQL the second, the test
 /// reports it and goes on. Once kpg answers like PostgreSQL the entry is simply not used.
 const NODE_PG_KNOWN_GAPS: &[(&str, &str)] = &[
-    // A JavaScript Date goes out as a local timestamp with its offset; PostgreSQL's date input
-    // reads `1999-12-31T00:00:00.000+01:00` as 1999-12-31, kpg's date input takes only
-    // YYYY-MM-DD and raises 22007 (kpg_types::datetime::parse_date).
-    (
-        "Date param date error 22007",
-        "Date param date [v:1082/4/-1] [{v=Date(1999-12-31)}]",
-    ),
     // kpg has no int2: it widens it to int4, so the column is an int4 (OID 23, 4 bytes), not an
     // int2 (OID 21, 2 bytes).
     (

@@ -213,6 +213,30 @@ pub fn parse_timestamp(text: &str) -> Result<NaiveDateTime, EvalError> {
     Ok(ts)
 }
 
+/// Date input: `YYYY-MM-DD`, optionally followed by a time and a time zone, or by a time zone
+/// alone, which PostgreSQL accepts and ignores (pgjdbc's setDate sends `2024-01-31 +00`,
+/// node-postgres sends a JavaScript Date as `1999-12-31T00:59:58.250+00:00`).
+pub fn parse_date_text(text: &str) -> Result<NaiveDate, EvalError> {
+    let invalid = || EvalError::InvalidTextRepresentation {
+        type_name: "date".into(),
+        value: text.to_string(),
+    };
+    let s = text.trim();
+    let (date_part, rest) = match s.find(['T', 't', ' ']) {
+        Some(i) => (&s[..i], s[i + 1..].trim()),
+        None => (s, ""),
+    };
+    let date = parse_date(date_part).ok_or_else(invalid)?;
+    let zone_only = rest.len() > 1
+        && rest.starts_with(['+', '-'])
+        && rest[1..].chars().all(|c| c.is_ascii_digit() || c == ':');
+    if rest.is_empty() || zone_only || parse_timestamp(s).is_ok() {
+        Ok(date)
+    } else {
+        Err(invalid())
+    }
+}
+
 /// `YYYY-MM-DD` with one- or two-digit month and day.
 pub fn parse_date(s: &str) -> Option<NaiveDate> {
     let mut it = s.split('-');
@@ -487,6 +511,31 @@ pub fn trunc_interval(unit: DateUnit, iv: &Interval) -> Interval {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn date_input_ignores_a_time_and_zone() {
+        let d = |s: &str| parse_date_text(s).map(|d| d.to_string());
+        for ok in [
+            "1999-12-31",
+            " 1999-12-31 ",
+            "1999-12-31 +00",
+            "1999-12-31 -08:00",
+            "1999-12-31 00:00:00",
+            "1999-12-31T00:59:58.250+00:00",
+            "1999-12-31 23:59:59.999999",
+        ] {
+            assert_eq!(d(ok), Ok("1999-12-31".into()), "{ok}");
+        }
+        for bad in [
+            "1999-12-31 junk",
+            "1999-02-30",
+            "1999-12-31 25:00",
+            "31-12-1999",
+            "",
+        ] {
+            assert_eq!(d(bad).unwrap_err().sqlstate(), "22007", "{bad}");
+        }
+    }
 
     fn ts(s: &str) -> NaiveDateTime {
         parse_timestamp(s).unwrap()

@@ -119,23 +119,7 @@ impl Datum {
             ScalarType::Text => Ok(Datum::String(text.to_string())),
             ScalarType::VarChar { .. } => Datum::String(text.to_string()).cast_varchar(ty),
             ScalarType::Char { .. } => Datum::String(text.to_string()).cast_char(ty),
-            ScalarType::Date => {
-                // A UTC offset after the date does not change it, as in PostgreSQL (pgjdbc's
-                // setDate sends `2024-01-31 +00`).
-                let date = match trimmed.rsplit_once(' ') {
-                    Some((d, zone))
-                        if zone.len() > 1
-                            && zone.starts_with(['+', '-'])
-                            && zone[1..].chars().all(|c| c.is_ascii_digit() || c == ':') =>
-                    {
-                        d.trim_end()
-                    }
-                    _ => trimmed,
-                };
-                NaiveDate::parse_from_str(date, "%Y-%m-%d")
-                    .map(Datum::Date)
-                    .map_err(|_| invalid())
-            }
+            ScalarType::Date => datetime::parse_date_text(text).map(Datum::Date),
             ScalarType::Timestamp => datetime::parse_timestamp(text).map(Datum::Timestamp),
             ScalarType::Interval => Interval::parse(text, None).map(Datum::Interval),
         }
