@@ -150,6 +150,7 @@ pub fn bind_aggregate(
                 Some(ScalarType::Numeric { .. }) => {
                     (AggregateFunc::SumNumeric, ScalarType::NUMERIC)
                 }
+                Some(ScalarType::Float32) => (AggregateFunc::SumFloat32, ScalarType::Float32),
                 Some(ScalarType::Float64) => (AggregateFunc::SumFloat64, ScalarType::Float64),
                 None => return Err(not_unique()),
                 Some(_) => return Err(no_function(name, &[arg])),
@@ -192,6 +193,13 @@ pub fn bind_aggregate(
 /// avg(x) = sum(x) / count(x), NULL over no rows; numeric for exact inputs (with PostgreSQL's
 /// division scale), double precision for floats.
 fn avg(grouping: &Grouping, arg: Typed, distinct: bool) -> Result<Typed, PlanError> {
+    // avg(real) is computed, and returned, in double precision.
+    let arg = match arg.ty {
+        Some(ScalarType::Float32) => {
+            coerce(arg, &ScalarType::Float64, CastContext::Implicit)?.expect("real widens")
+        }
+        _ => arg,
+    };
     let (sum_func, sum_ty, out) = match arg.ty {
         Some(ScalarType::Int32) => (
             AggregateFunc::SumInt32,

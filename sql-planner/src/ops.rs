@@ -153,7 +153,9 @@ pub fn arithmetic(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanErr
         return Ok(t);
     }
     match numeric_promotion(&a, &b) {
-        Some(ScalarType::Float64) if func == BinaryFunc::Mod => Err(no_operator(sym, &written)),
+        Some(ScalarType::Float32 | ScalarType::Float64) if func == BinaryFunc::Mod => {
+            Err(no_operator(sym, &written))
+        }
         Some(wide) => {
             let (l, r) = (implicit(l, &wide)?, implicit(r, &wide)?);
             build(func, l, r, wide)

@@ -62,7 +62,8 @@ fn numeric_rank(t: &ScalarType) -> Option<u8> {
         ScalarType::Int32 => Some(0),
         ScalarType::Int64 => Some(1),
         ScalarType::Numeric { .. } => Some(2),
-        ScalarType::Float64 => Some(3),
+        ScalarType::Float32 => Some(3),
+        ScalarType::Float64 => Some(4),
         _ => None,
     }
 }
@@ -228,6 +229,11 @@ pub fn coerce_all(items: Vec<Typed>, ty: &ScalarType, what: &str) -> Result<Vec<
 /// The wider of two numeric types under implicit promotion, or None if either is not numeric.
 pub fn numeric_promotion(a: &ScalarType, b: &ScalarType) -> Option<ScalarType> {
     let (x, y) = (numeric_rank(a)?, numeric_rank(b)?);
+    // PostgreSQL's real operators take reals only; a real meets any other number in double
+    // precision (`1 + 1.5::real` is double precision).
+    if (*a == ScalarType::Float32) != (*b == ScalarType::Float32) {
+        return Some(ScalarType::Float64);
+    }
     let wider = if x >= y { a } else { b };
     Some(wider.base())
 }
@@ -283,16 +289,14 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
         }
         D::Float(ExactNumberInfo::None) => ScalarType::Float64,
         D::Float(ExactNumberInfo::Precision(p)) if (25..=53).contains(p) => ScalarType::Float64,
-        D::Float(ExactNumberInfo::Precision(p)) if (1..=24).contains(p) => {
-            return unsupported("real")
-        }
+        D::Float(ExactNumberInfo::Precision(p)) if (1..=24).contains(p) => ScalarType::Float32,
         D::Float(ExactNumberInfo::Precision(_)) => {
             return Err(PlanError::new(
                 "22023",
                 "precision for type float must be between 1 and 53",
             ))
         }
-        D::Real | D::Float4 => return unsupported("real"),
+        D::Real | D::Float4 => ScalarType::Float32,
         D::Date => ScalarType::Date,
         D::Timestamp(None, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
             ScalarType::Timestamp
@@ -310,6 +314,7 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
                 "int2" | "int4" | "integer" | "int" | "smallint" => ScalarType::Int32,
                 "int8" | "bigint" => ScalarType::Int64,
                 "float8" => ScalarType::Float64,
+                "float4" => ScalarType::Float32,
                 "bool" | "boolean" => ScalarType::Bool,
                 // PostgreSQL's `name` (identifiers in the system catalogs) is text to kpg.
                 "text" | "name" => ScalarType::Text,
@@ -319,7 +324,7 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
                 "date" => ScalarType::Date,
                 "timestamp" => ScalarType::Timestamp,
                 "interval" => ScalarType::Interval,
-                "float4" | "real" => return unsupported("real"),
+                "real" => ScalarType::Float32,
                 "timestamptz" | "time" | "timetz" | "bytea" | "json" | "jsonb" | "uuid"
                 | "char" => return unsupported(&name.to_string()),
                 other => {
@@ -364,6 +369,7 @@ pub fn internal_name(ty: &ScalarType) -> &'static str {
         ScalarType::Bool => "bool",
         ScalarType::Int32 => "int4",
         ScalarType::Int64 => "int8",
+        ScalarType::Float32 => "float4",
         ScalarType::Float64 => "float8",
         ScalarType::Numeric { .. } => "numeric",
         ScalarType::Text => "text",

@@ -246,3 +246,72 @@ async fn char_n_pads_and_compares_like_postgres() {
     }
     s.check_error("INSERT INTO c (a) VALUES ('abcdef')").await;
 }
+
+/// `real` (float4): PostgreSQL's shortest float4 text, real arithmetic between reals and
+/// double precision as soon as another number takes part, float4 casts (to numeric through
+/// the shortest text), aggregates (sum real, avg double) and the overflow, underflow and
+/// division errors — against PostgreSQL, ad hoc and in a materialized view.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_values_arithmetic_and_errors() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE r (id int4, x real, y float4)").await;
+    s.exec(
+        "INSERT INTO r VALUES (1, 0.1, 2.5), (2, 1e20, -1), (3, 1234567, 0.5), (4, 123456, 3), \
+         (5, -0.0, 1.5e-7), (6, 16777217, 7), (7, NULL, NULL), (8, '3.4e38', 1), (9, 'NaN', 2), \
+         (10, '-Infinity', 4), (11, 1.5, 1.5)",
+    )
+    .await;
+    s.create_view(
+        "r_sums",
+        "SELECT id % 2 AS k, sum(x) AS s, avg(y) AS a, min(x) AS lo, max(y) AS hi, \
+         count(*) AS n FROM r WHERE id NOT IN (2, 8, 9, 10) GROUP BY id % 2",
+    )
+    .await;
+    for q in [
+        "SELECT id, x, y FROM r",
+        "SELECT id, x + y, x * y, x - y, y / 3::real, -x, abs(x) FROM r WHERE id NOT IN (2, 8)",
+        // A real meets an integer, numeric or double in double precision.
+        "SELECT id, x + 1, x * 1.5, y / 3, x + 2.5::float8 FROM r WHERE id NOT IN (2, 8)",
+        "SELECT id, x::int4, x::int8, x::numeric, x::float8, x::text, y::numeric(10,3) FROM r \
+         WHERE id NOT IN (2, 8, 9, 10)",
+        "SELECT '1.5'::real, 0.1::real, 1.0::real / 3::real, 16777217::real, '1e-40'::real, \
+         CAST(2.5 AS float4), 7::real, 1::real = 1, 0.1::real = 0.1::float8, 0.1::real = 0.1::real",
+        "SELECT id FROM r WHERE x < 100 AND y >= 0.5 ORDER BY x, id",
+        "SELECT id, x FROM r ORDER BY x DESC NULLS LAST, id",
+        "SELECT sum(y), avg(y), min(x), max(x), count(x) FROM r WHERE id <> 9",
+        "SELECT coalesce(x, 2), CASE WHEN id > 5 THEN x ELSE 1 END FROM r WHERE id IN (1, 7)",
+        "SELECT x FROM r WHERE id = 1 UNION ALL SELECT 2 UNION ALL SELECT 2.5",
+        "SELECT floor(y), ceil(y), round(y) FROM r WHERE id IN (1, 3, 11)",
+        "SELECT * FROM r_sums",
+    ] {
+        s.check(q).await;
+    }
+    for q in [
+        "SELECT '1e39'::real",
+        "SELECT '3.4e38'::real * 10::real",
+        "SELECT '1e-50'::real",
+        "SELECT 1::real / 0::real",
+        "SELECT 'abc'::real",
+        "SELECT '3e38'::float8::real * 2::real",
+        "SELECT '1e300'::float8::real",
+        "SELECT x % y FROM r",
+    ] {
+        s.check_error(q).await;
+    }
+    s.exec("INSERT INTO r VALUES (12, 2.25, 0.25), (13, -4, 8)")
+        .await;
+    s.exec("DELETE FROM r WHERE id = 1").await;
+    s.check("SELECT * FROM r_sums").await;
+    // Binary results and a float4 parameter through the extended protocol (tokio-postgres).
+    let sql = "SELECT id, x, x * $1 FROM r WHERE id IN (3, 11, 12) ORDER BY id";
+    let decode = |rows: Vec<tokio_postgres::Row>| -> Vec<(i32, f32, f32)> {
+        rows.iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect()
+    };
+    let k = s.kpg.query(sql, &[&0.5f32]).await.expect("kpg");
+    let p = s.pg.query(sql, &[&0.5f32]).await.expect("PostgreSQL");
+    assert_eq!(k[0].columns()[1].type_(), p[0].columns()[1].type_());
+    assert_eq!(decode(k), decode(p));
+}

@@ -21,6 +21,8 @@ pub enum AggregateFunc {
     /// sum(int8) → numeric
     SumInt64,
     SumNumeric,
+    /// sum(real) → real (accumulated in double precision)
+    SumFloat32,
     SumFloat64,
     Min,
     Max,
@@ -108,6 +110,16 @@ impl AggregateFunc {
                     }
                     Datum::Numeric(a)
                 })
+            }
+            AggregateFunc::SumFloat32 => {
+                let mut acc: Option<f64> = None;
+                for (d, n) in values {
+                    let Datum::Float32(v) = d else {
+                        unreachable!("sum(float4) over {d:?}")
+                    };
+                    acc = Some(acc.unwrap_or(0.0) + f64::from(v.0) * n as f64);
+                }
+                acc.map_or(Ok(Datum::Null), crate::datum::float32)?
             }
             AggregateFunc::SumFloat64 => {
                 let mut acc: Option<f64> = None;

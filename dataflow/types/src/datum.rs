@@ -24,6 +24,7 @@ pub enum Datum {
     Bool(bool),
     Int32(i32),
     Int64(i64),
+    Float32(OrderedFloat<f32>),
     Float64(OrderedFloat<f64>),
     Numeric(Decimal),
     String(String),
@@ -45,7 +46,8 @@ impl Datum {
             Datum::Bool(b) => out.push(if *b { 't' } else { 'f' }),
             Datum::Int32(i) => write!(out, "{i}").unwrap(),
             Datum::Int64(i) => write!(out, "{i}").unwrap(),
-            Datum::Float64(f) => write_float(f.0, out),
+            Datum::Float32(f) => write_float(f.0, f64::from(f.0), 6, out),
+            Datum::Float64(f) => write_float(f.0, f.0, 15, out),
             // rust_decimal keeps the sign of a zero (ceil(-0.5) is -0); PostgreSQL has no -0.
             Datum::Numeric(d) if d.is_zero() => write!(out, "{}", d.abs()).unwrap(),
             Datum::Numeric(d) => write!(out, "{d}").unwrap(),
@@ -107,6 +109,13 @@ impl Datum {
                     invalid()
                 }
             }),
+            ScalarType::Float32 => {
+                let f = parse_float(trimmed).ok_or_else(invalid)?;
+                float32(f).map_err(|_| EvalError::OutOfRangeValue {
+                    value: text.to_string(),
+                    type_name: ty.to_string(),
+                })
+            }
             ScalarType::Float64 => parse_float(trimmed)
                 .map(|f| Datum::Float64(OrderedFloat(f)))
                 .ok_or_else(invalid),
@@ -212,6 +221,19 @@ fn integer_digits(d: &Decimal) -> u32 {
     }
 }
 
+/// A double as a real: an error when a finite value is too large for float4 (overflow) or a
+/// nonzero one too small (underflow), as PostgreSQL's float8-to-float4 conversion.
+pub fn float32(f: f64) -> Result<Datum, EvalError> {
+    let r = f as f32;
+    if r.is_infinite() && f.is_finite() {
+        return Err(EvalError::FloatOverflow);
+    }
+    if r == 0.0 && f != 0.0 {
+        return Err(EvalError::FloatUnderflow);
+    }
+    Ok(Datum::Float32(OrderedFloat(r)))
+}
+
 fn parse_float(s: &str) -> Option<f64> {
     match s.to_ascii_lowercase().as_str() {
         "nan" => Some(f64::NAN),
@@ -221,9 +243,13 @@ fn parse_float(s: &str) -> Option<f64> {
     }
 }
 
-/// PostgreSQL's float8 output: the shortest text that reads back exactly, in exponent form
-/// when the decimal exponent is below -4 or at least 15.
-fn write_float(f: f64, out: &mut String) {
+/// PostgreSQL's float4 and float8 output: the shortest text that reads back exactly (as the
+/// type: `value`), in exponent form when the decimal exponent is below -4 or at least
+/// `digits` (6 for float4, 15 for float8).
+fn write_float<F>(value: F, f: f64, digits: i32, out: &mut String)
+where
+    F: fmt::Display + fmt::LowerExp,
+{
     if f.is_nan() {
         out.push_str("NaN");
     } else if f.is_infinite() {
@@ -232,8 +258,8 @@ fn write_float(f: f64, out: &mut String) {
         out.push_str(if f.is_sign_negative() { "-0" } else { "0" });
     } else {
         let exp = f.abs().log10().floor() as i32;
-        if !(-4..15).contains(&exp) {
-            let sci = format!("{f:e}");
+        if !(-4..digits).contains(&exp) {
+            let sci = format!("{value:e}");
             let (mantissa, e) = sci.split_once('e').expect("exponent form");
             let e: i32 = e.parse().expect("exponent");
             write!(
@@ -244,7 +270,7 @@ fn write_float(f: f64, out: &mut String) {
             )
             .unwrap();
         } else {
-            write!(out, "{f}").unwrap();
+            write!(out, "{value}").unwrap();
         }
     }
 }

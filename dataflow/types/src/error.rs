@@ -20,6 +20,8 @@ pub enum EvalError {
     NumericOverflow,
     #[error("value out of range: overflow")]
     FloatOverflow,
+    #[error("value out of range: underflow")]
+    FloatUnderflow,
     #[error("numeric field overflow")]
     NumericFieldOverflow { precision: u8, scale: u8 },
     #[error("invalid input syntax for type {type_name}: \"{value}\"")]
@@ -50,6 +52,7 @@ impl EvalError {
             | EvalError::OutOfRangeValue { .. }
             | EvalError::NumericOverflow
             | EvalError::FloatOverflow
+            | EvalError::FloatUnderflow
             | EvalError::NumericFieldOverflow { .. } => "22003",
             // PostgreSQL reports bad date/time text as invalid_datetime_format.
             EvalError::InvalidTextRepresentation { type_name, .. }

@@ -8,7 +8,7 @@
 
 use crate::builtins;
 use crate::datetime::DateUnit;
-use crate::datum::Datum;
+use crate::datum::{float32, Datum};
 use crate::error::EvalError;
 use crate::scalar::ScalarType;
 use crate::subquery::BoundSubquery;
@@ -321,6 +321,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
             i.checked_neg()
                 .ok_or_else(|| EvalError::NumericOutOfRange("bigint".into()))?,
         ),
+        (UnaryFunc::Neg, Datum::Float32(f)) => Datum::Float32(-f),
         (UnaryFunc::Neg, Datum::Float64(f)) => Datum::Float64(-f),
         (UnaryFunc::Neg, Datum::Numeric(n)) => Datum::Numeric(-n),
         (UnaryFunc::Neg, Datum::Interval(iv)) => Datum::Interval(iv.checked_neg()?),
@@ -332,6 +333,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
             i.checked_abs()
                 .ok_or_else(|| EvalError::NumericOutOfRange("bigint".into()))?,
         ),
+        (UnaryFunc::Abs, Datum::Float32(f)) => Datum::Float32(OrderedFloat(f.0.abs())),
         (UnaryFunc::Abs, Datum::Float64(f)) => Datum::Float64(OrderedFloat(f.0.abs())),
         (UnaryFunc::Abs, Datum::Numeric(n)) => Datum::Numeric(n.abs()),
         (UnaryFunc::Upper, Datum::String(s)) => Datum::String(s.to_uppercase()),
@@ -369,6 +371,7 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (Datum::Int32(i), ScalarType::Bool) => Datum::Bool(i != 0),
         (Datum::Int32(i), ScalarType::Int32) => Datum::Int32(i),
         (Datum::Int32(i), ScalarType::Int64) => Datum::Int64(i.into()),
+        (Datum::Int32(i), ScalarType::Float32) => Datum::Float32(OrderedFloat(i as f32)),
         (Datum::Int32(i), ScalarType::Float64) => Datum::Float64(OrderedFloat(i.into())),
         (Datum::Int32(i), ScalarType::Numeric { .. }) => {
             Datum::Numeric(i.into()).cast_numeric(ty)?
@@ -377,6 +380,7 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
             Datum::Int32(i32::try_from(i).map_err(|_| out_of_range("integer"))?)
         }
         (Datum::Int64(i), ScalarType::Int64) => Datum::Int64(i),
+        (Datum::Int64(i), ScalarType::Float32) => Datum::Float32(OrderedFloat(i as f32)),
         (Datum::Int64(i), ScalarType::Float64) => Datum::Float64(OrderedFloat(i as f64)),
         (Datum::Int64(i), ScalarType::Numeric { .. }) => {
             Datum::Numeric(i.into()).cast_numeric(ty)?
@@ -386,6 +390,7 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
             let v = r.to_i64().ok_or_else(|| out_of_range(&ty.to_string()))?;
             cast(Datum::Int64(v), ty)?
         }
+        (Datum::Numeric(n), ScalarType::Float32) => float32(n.to_f64().unwrap_or(f64::NAN))?,
         (Datum::Numeric(n), ScalarType::Float64) => {
             Datum::Float64(OrderedFloat(n.to_f64().unwrap_or(f64::NAN)))
         }
@@ -398,9 +403,17 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
             cast(Datum::Int64(r as i64), ty)?
         }
         (Datum::Float64(f), ScalarType::Float64) => Datum::Float64(f),
+        (Datum::Float64(f), ScalarType::Float32) => float32(f.0)?,
+        (Datum::Float32(f), ScalarType::Float32) => Datum::Float32(f),
+        (Datum::Float32(f), ScalarType::Float64) => Datum::Float64(OrderedFloat(f.0.into())),
+        (Datum::Float32(f), ScalarType::Int32 | ScalarType::Int64) => {
+            cast(Datum::Float64(OrderedFloat(f.0.into())), ty)?
+        }
         (Datum::Float64(f), ScalarType::Numeric { .. }) => {
-            let n = Decimal::from_f64(f.0).ok_or_else(|| out_of_range("numeric"))?;
-            Datum::Numeric(n).cast_numeric(ty)?
+            Datum::Numeric(float_numeric(f.0, 15)?).cast_numeric(ty)?
+        }
+        (Datum::Float32(f), ScalarType::Numeric { .. }) => {
+            Datum::Numeric(float_numeric(f.0.into(), 6)?).cast_numeric(ty)?
         }
         (Datum::Date(d), ScalarType::Date) => Datum::Date(d),
         (Datum::Date(d), ScalarType::Timestamp) => {
@@ -411,6 +424,18 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (Datum::Interval(iv), ScalarType::Interval) => Datum::Interval(iv),
         (d, ty) => unreachable!("planner allowed cast of {d:?} to {ty}"),
     })
+}
+
+/// A float as numeric the way PostgreSQL converts it: rounded to `digits` significant digits
+/// (15 for float8, 6 for float4), so `(0.1 + 0.2)::numeric` is 0.3.
+fn float_numeric(f: f64, digits: usize) -> Result<Decimal, EvalError> {
+    if !f.is_finite() {
+        return Err(EvalError::NumericOutOfRange("numeric".into()));
+    }
+    let text = format!("{f:.*e}", digits - 1);
+    Decimal::from_scientific(&text)
+        .map(|d| d.normalize())
+        .map_err(|_| EvalError::NumericOverflow)
 }
 
 fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError> {
@@ -496,6 +521,14 @@ fn arith(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError> {
             }
             .ok_or_else(|| int_err("bigint"))?,
         ),
+        // Computed exactly enough in double precision and rounded once, which gives float4
+        // arithmetic's result; `float32` raises PostgreSQL's overflow and underflow errors.
+        (Datum::Float32(a), Datum::Float32(b)) => {
+            match arith(func, Datum::Float64(a.into()), Datum::Float64(b.into()))? {
+                Datum::Float64(v) => float32(v.0)?,
+                other => other,
+            }
+        }
         (Datum::Float64(a), Datum::Float64(b)) => {
             let v = match func {
                 Add => a.0 + b.0,

@@ -14,6 +14,8 @@ pub enum ScalarType {
     Bool,
     Int32,
     Int64,
+    /// `real` (float4).
+    Float32,
     Float64,
     /// `numeric(precision, scale)`; `None` means unconstrained.
     Numeric {
@@ -51,6 +53,7 @@ impl ScalarType {
             ScalarType::Int64 => 20,
             ScalarType::Int32 => 23,
             ScalarType::Text => 25,
+            ScalarType::Float32 => 700,
             ScalarType::Float64 => 701,
             ScalarType::VarChar { .. } => 1043,
             ScalarType::Char { .. } => 1042,
@@ -97,6 +100,7 @@ impl ScalarType {
             self,
             ScalarType::Int32
                 | ScalarType::Int64
+                | ScalarType::Float32
                 | ScalarType::Float64
                 | ScalarType::Numeric { .. }
         )
@@ -117,6 +121,7 @@ impl fmt::Display for ScalarType {
             ScalarType::Bool => write!(f, "boolean"),
             ScalarType::Int32 => write!(f, "integer"),
             ScalarType::Int64 => write!(f, "bigint"),
+            ScalarType::Float32 => write!(f, "real"),
             ScalarType::Float64 => write!(f, "double precision"),
             ScalarType::Numeric {
                 precision: Some(p),

@@ -154,6 +154,7 @@ fn measures(
         ScalarType::Char { length } => (length.map(|n| n as i32), None, None, None, None),
         ScalarType::Int32 => (None, Some(32), Some(2), Some(0), None),
         ScalarType::Int64 => (None, Some(64), Some(2), Some(0), None),
+        ScalarType::Float32 => (None, Some(24), Some(2), None, None),
         ScalarType::Float64 => (None, Some(53), Some(2), None, None),
         ScalarType::Numeric { precision, scale } => (
             None,

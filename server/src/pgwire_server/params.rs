@@ -15,15 +15,16 @@ use pgwire::api::Type;
 use crate::error::ExecError;
 
 /// The kpg type a client-declared parameter type binds as, `Ok(None)` for "unknown" (no type
-/// declared), or 0A000 for types kpg does not have. `int2` and `float4` widen to kpg's
-/// `int4` and `float8`, `bpchar` and `name` are text.
+/// declared), or 0A000 for types kpg does not have. `int2` widens to kpg's `int4`, `bpchar`
+/// and `name` are text.
 pub fn declared_type(ty: &Type) -> Result<Option<ScalarType>, ExecError> {
     Ok(Some(match *ty {
         Type::UNKNOWN => return Ok(None),
         Type::BOOL => ScalarType::Bool,
         Type::INT2 | Type::INT4 => ScalarType::Int32,
         Type::INT8 => ScalarType::Int64,
-        Type::FLOAT4 | Type::FLOAT8 => ScalarType::Float64,
+        Type::FLOAT4 => ScalarType::Float32,
+        Type::FLOAT8 => ScalarType::Float64,
         Type::NUMERIC => ScalarType::NUMERIC,
         Type::TEXT | Type::BPCHAR | Type::NAME => ScalarType::Text,
         Type::VARCHAR => ScalarType::VarChar { max_length: None },
@@ -83,7 +84,7 @@ pub fn decode(
         Type::INT4 => i32::from_be_bytes(fixed(4)?.try_into().expect("4 bytes")).to_string(),
         Type::INT8 => i64::from_be_bytes(fixed(8)?.try_into().expect("8 bytes")).to_string(),
         Type::FLOAT4 => {
-            // Through its shortest decimal form, so 0.1f32 stays 0.1 as a float8.
+            // Its shortest decimal form reads back as the same real.
             let f = f32::from_be_bytes(fixed(4)?.try_into().expect("4 bytes"));
             float_text(format!("{f:?}").parse().unwrap_or(f64::from(f)))
         }

@@ -63,7 +63,7 @@ fn create_errors() {
     ));
     assert_eq!(code("CREATE TABLE z (a int PRIMARY KEY)"), "0A000");
     assert_eq!(code("CREATE TABLE z (a int DEFAULT 1)"), "0A000");
-    assert_eq!(code("CREATE TABLE z (a real)"), "0A000");
+    assert_eq!(code("CREATE TABLE z (a bytea)"), "0A000");
     assert_eq!(code("CREATE TABLE z (a timestamptz)"), "0A000");
     assert_eq!(code("CREATE TABLE z (a int, A text)"), "42701");
     assert_eq!(code("CREATE TABLE z (a foo)"), "42704");

@@ -32,6 +32,20 @@ fn numeric_promotion_and_casts() {
     assert_eq!(ty("SELECT a + x FROM u"), ScalarType::Int64);
     assert_eq!(ty("SELECT a + c FROM t"), ScalarType::NUMERIC);
     assert_eq!(ty("SELECT x * y FROM u"), ScalarType::Float64);
+    // Reals stay real among themselves; with any other number they meet in double precision
+    // for operators, and are the wider type in CASE/COALESCE/UNION.
+    assert_eq!(ty("SELECT 1.5::real * 2::real"), ScalarType::Float32);
+    assert_eq!(ty("SELECT 1.5::real + 1"), ScalarType::Float64);
+    assert_eq!(ty("SELECT 1.5::real + 2.5"), ScalarType::Float64);
+    assert_eq!(ty("SELECT coalesce(1.5::real, 2)"), ScalarType::Float32);
+    assert_eq!(
+        ty("SELECT coalesce(1.5::real, y) FROM u"),
+        ScalarType::Float64
+    );
+    assert_eq!(ty("SELECT sum(a::float4) FROM t"), ScalarType::Float32);
+    assert_eq!(ty("SELECT avg(a::float(10)) FROM t"), ScalarType::Float64);
+    assert_eq!(one("SELECT 0.1::real"), Datum::Float32(0.1f32.into()));
+    assert_eq!(one("SELECT (0.1::real)::numeric"), num("0.1"));
     assert_eq!(one("SELECT 7 / 2"), Datum::Int32(3));
     assert_eq!(one("SELECT 7.0 / 2"), num("3.5000000000000000"));
     assert_eq!(one("SELECT 1 + '2'"), Datum::Int32(3));
