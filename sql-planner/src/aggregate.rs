@@ -144,6 +144,7 @@ pub fn bind_aggregate(
     match name {
         "count" => Ok(grouping.add(slot(AggregateFunc::Count, arg, ScalarType::Int64, false))),
         "sum" => {
+            let arg = widened(arg, ScalarType::Int16, ScalarType::Int32)?;
             let (func, ty) = match arg.ty {
                 Some(ScalarType::Int32) => (AggregateFunc::SumInt32, ScalarType::Int64),
                 Some(ScalarType::Int64) => (AggregateFunc::SumInt64, ScalarType::NUMERIC),
@@ -192,14 +193,19 @@ pub fn bind_aggregate(
 
 /// avg(x) = sum(x) / count(x), NULL over no rows; numeric for exact inputs (with PostgreSQL's
 /// division scale), double precision for floats.
+/// `arg` converted to `to` when it is a `from`.
+fn widened(arg: Typed, from: ScalarType, to: ScalarType) -> Result<Typed, PlanError> {
+    if arg.ty == Some(from) {
+        Ok(coerce(arg, &to, CastContext::Implicit)?.expect("numbers widen"))
+    } else {
+        Ok(arg)
+    }
+}
+
 fn avg(grouping: &Grouping, arg: Typed, distinct: bool) -> Result<Typed, PlanError> {
-    // avg(real) is computed, and returned, in double precision.
-    let arg = match arg.ty {
-        Some(ScalarType::Float32) => {
-            coerce(arg, &ScalarType::Float64, CastContext::Implicit)?.expect("real widens")
-        }
-        _ => arg,
-    };
+    // avg(smallint) is avg(integer); avg(real) is computed, and returned, in double precision.
+    let arg = widened(arg, ScalarType::Int16, ScalarType::Int32)?;
+    let arg = widened(arg, ScalarType::Float32, ScalarType::Float64)?;
     let (sum_func, sum_ty, out) = match arg.ty {
         Some(ScalarType::Int32) => (
             AggregateFunc::SumInt32,

@@ -279,13 +279,16 @@ pub fn rounding(name: &str, func: UnaryFunc, x: Typed) -> Result<Typed, PlanErro
 fn round_scale(args: Vec<Typed>) -> Result<Typed, PlanError> {
     let [x, n] = <[Typed; 2]>::try_from(args.clone()).expect("two arguments");
     let x = match x.ty {
-        None | Some(ScalarType::Int32 | ScalarType::Int64 | ScalarType::Numeric { .. }) => {
-            implicit(x, &ScalarType::NUMERIC, "round", &args)?
-        }
+        None
+        | Some(
+            ScalarType::Int16 | ScalarType::Int32 | ScalarType::Int64 | ScalarType::Numeric { .. },
+        ) => implicit(x, &ScalarType::NUMERIC, "round", &args)?,
         _ => return Err(no_function("round", &args)),
     };
     let n = match n.ty {
-        None | Some(ScalarType::Int32) => implicit(n, &ScalarType::Int32, "round", &args)?,
+        None | Some(ScalarType::Int16 | ScalarType::Int32) => {
+            implicit(n, &ScalarType::Int32, "round", &args)?
+        }
         _ => return Err(no_function("round", &args)),
     };
     binary(x, BinaryFunc::RoundScale, n, ScalarType::NUMERIC)

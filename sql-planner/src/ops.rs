@@ -173,6 +173,16 @@ fn datetime_arithmetic(
     b: ScalarType,
 ) -> Result<Option<Typed>, PlanError> {
     use BinaryFunc::{Add, Div, Mul, Sub};
+    // date ± smallint is date ± integer.
+    match (a, b) {
+        (Date, ScalarType::Int16) => {
+            return datetime_arithmetic(func, l, implicit(r, &Int32)?, a, Int32)
+        }
+        (ScalarType::Int16, Date) => {
+            return datetime_arithmetic(func, implicit(l, &Int32)?, r, Int32, b)
+        }
+        _ => {}
+    }
     let ts = |t: Typed| implicit(t, &Timestamp);
     let f8 = |t: Typed| implicit(t, &Float64);
     Ok(Some(match (a, b, func) {

@@ -170,7 +170,7 @@ fn oid_value(t: Typed) -> Result<Typed, PlanError> {
         return Ok(Typed::literal(Datum::Int64(oid), ScalarType::Int64));
     }
     match t.ty {
-        Some(ScalarType::Int32 | ScalarType::Int64) | None => {
+        Some(ScalarType::Int16 | ScalarType::Int32 | ScalarType::Int64) | None => {
             let t = coerce(t, &ScalarType::Int64, CastContext::Explicit)?.expect("integer");
             Ok(t)
         }

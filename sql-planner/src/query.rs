@@ -322,9 +322,11 @@ fn count_value(
     let t = match t.ty {
         None
         | Some(
-            ScalarType::Int32
+            ScalarType::Int16
+            | ScalarType::Int32
             | ScalarType::Int64
             | ScalarType::Numeric { .. }
+            | ScalarType::Float32
             | ScalarType::Float64,
         ) => coerce(t, &ScalarType::Int64, CastContext::Assignment)?.expect("numbers convert"),
         Some(other) => {

@@ -59,11 +59,12 @@ pub enum CastContext {
 /// Position in PostgreSQL's numeric promotion order.
 fn numeric_rank(t: &ScalarType) -> Option<u8> {
     match t {
-        ScalarType::Int32 => Some(0),
-        ScalarType::Int64 => Some(1),
-        ScalarType::Numeric { .. } => Some(2),
-        ScalarType::Float32 => Some(3),
-        ScalarType::Float64 => Some(4),
+        ScalarType::Int16 => Some(0),
+        ScalarType::Int32 => Some(1),
+        ScalarType::Int64 => Some(2),
+        ScalarType::Numeric { .. } => Some(3),
+        ScalarType::Float32 => Some(4),
+        ScalarType::Float64 => Some(5),
         _ => None,
     }
 }
@@ -244,7 +245,7 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
     use DataType as D;
     let unsupported = |what: &str| Err(PlanError::unsupported(format!("type {what}")));
     Ok(match dt {
-        D::SmallInt(None) | D::Int2(None) => ScalarType::Int32,
+        D::SmallInt(None) | D::Int2(None) => ScalarType::Int16,
         D::Int(None) | D::Int4(None) | D::Integer(None) => ScalarType::Int32,
         D::BigInt(None) | D::Int8(None) => ScalarType::Int64,
         D::Text => ScalarType::Text,
@@ -311,7 +312,8 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
         D::Custom(name, mods) if mods.is_empty() => {
             let name = name.to_string().to_lowercase();
             match name.strip_prefix("pg_catalog.").unwrap_or(&name) {
-                "int2" | "int4" | "integer" | "int" | "smallint" => ScalarType::Int32,
+                "int2" | "smallint" => ScalarType::Int16,
+                "int4" | "integer" | "int" => ScalarType::Int32,
                 "int8" | "bigint" => ScalarType::Int64,
                 "float8" => ScalarType::Float64,
                 "float4" => ScalarType::Float32,
@@ -367,6 +369,7 @@ fn numeric(p: u64, s: i64) -> Result<ScalarType, PlanError> {
 pub fn internal_name(ty: &ScalarType) -> &'static str {
     match ty {
         ScalarType::Bool => "bool",
+        ScalarType::Int16 => "int2",
         ScalarType::Int32 => "int4",
         ScalarType::Int64 => "int8",
         ScalarType::Float32 => "float4",

@@ -315,3 +315,62 @@ async fn real_values_arithmetic_and_errors() {
     assert_eq!(k[0].columns()[1].type_(), p[0].columns()[1].type_());
     assert_eq!(decode(k), decode(p));
 }
+
+/// `smallint` (int2): its own type, as in PostgreSQL — int2 with int2 stays int2 (and
+/// overflows as smallint), with int4 it is int4; sum is bigint, avg numeric; casts narrow
+/// with a range check; binary results and int2 parameters through the extended protocol.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn smallint_is_its_own_type() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE sm (id int4, a smallint, b int2)")
+        .await;
+    s.exec(
+        "INSERT INTO sm VALUES (1, 1, 2), (2, -32768, 1), (3, 32767, -1), (4, NULL, 7), \
+         (5, 300, 200), (6, 12, '5')",
+    )
+    .await;
+    s.create_view(
+        "sm_sums",
+        "SELECT b > 0 AS pos, sum(a) AS s, avg(a) AS av, min(b) AS lo, count(*) AS n \
+         FROM sm GROUP BY b > 0",
+    )
+    .await;
+    for q in [
+        "SELECT * FROM sm",
+        "SELECT id, a + b, a - b, a / b, a % b, -b, abs(b) FROM sm WHERE id IN (1, 4, 6)",
+        "SELECT id, a + 1, a * 10000, b + 1.5, a::int8 * 2, a::text, a::numeric(7,1), \
+         a::float8, a::real FROM sm",
+        "SELECT '123'::int2, 7::smallint, CAST(2.5 AS int2), (-32768)::int2, 1::int2 = 1, \
+         DATE '2024-01-31' + 2::int2",
+        "SELECT id FROM sm WHERE a > b AND b < 100 ORDER BY a DESC NULLS FIRST, id",
+        "SELECT sum(a), avg(a), min(a), max(b), sum(b)::text FROM sm",
+        "SELECT coalesce(a, 0), CASE WHEN id > 3 THEN a ELSE 2 END FROM sm",
+        "SELECT * FROM sm_sums",
+    ] {
+        s.check(q).await;
+    }
+    for q in [
+        "SELECT a + a FROM sm WHERE id = 3",
+        "SELECT a * b FROM sm WHERE id = 5",
+        "SELECT -a FROM sm WHERE id = 2",
+        "SELECT 40000::int2",
+        "SELECT '40000'::smallint",
+        "SELECT b / 0::int2 FROM sm",
+    ] {
+        s.check_error(q).await;
+    }
+    s.exec("INSERT INTO sm VALUES (7, 5, 5)").await;
+    s.exec("DELETE FROM sm WHERE id = 1").await;
+    s.check("SELECT * FROM sm_sums").await;
+    let sql = "SELECT id, a, b + $1 FROM sm WHERE id IN (5, 6) ORDER BY id";
+    let decode = |rows: Vec<tokio_postgres::Row>| -> Vec<(i32, i16, i16)> {
+        rows.iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect()
+    };
+    let k = s.kpg.query(sql, &[&3i16]).await.expect("kpg");
+    let p = s.pg.query(sql, &[&3i16]).await.expect("PostgreSQL");
+    assert_eq!(k[0].columns()[1].type_(), p[0].columns()[1].type_());
+    assert_eq!(decode(k), decode(p));
+}

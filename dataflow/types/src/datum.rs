@@ -22,6 +22,7 @@ use std::fmt::{self, Write};
 pub enum Datum {
     Null,
     Bool(bool),
+    Int16(i16),
     Int32(i32),
     Int64(i64),
     Float32(OrderedFloat<f32>),
@@ -44,6 +45,7 @@ impl Datum {
         match self {
             Datum::Null => {}
             Datum::Bool(b) => out.push(if *b { 't' } else { 'f' }),
+            Datum::Int16(i) => write!(out, "{i}").unwrap(),
             Datum::Int32(i) => write!(out, "{i}").unwrap(),
             Datum::Int64(i) => write!(out, "{i}").unwrap(),
             Datum::Float32(f) => write_float(f.0, f64::from(f.0), 6, out),
@@ -81,7 +83,7 @@ impl Datum {
                 "f" | "false" | "no" | "n" | "off" | "0" => Ok(Datum::Bool(false)),
                 _ => Err(invalid()),
             },
-            ScalarType::Int32 => {
+            ScalarType::Int16 | ScalarType::Int32 => {
                 let v: i64 = trimmed.parse().map_err(|_| {
                     if is_integer_syntax(trimmed) {
                         EvalError::OutOfRangeValue {
@@ -92,12 +94,19 @@ impl Datum {
                         invalid()
                     }
                 })?;
-                i32::try_from(v)
-                    .map(Datum::Int32)
-                    .map_err(|_| EvalError::OutOfRangeValue {
-                        value: text.to_string(),
-                        type_name: ty.to_string(),
-                    })
+                let out_of_range = || EvalError::OutOfRangeValue {
+                    value: text.to_string(),
+                    type_name: ty.to_string(),
+                };
+                if *ty == ScalarType::Int16 {
+                    i16::try_from(v)
+                        .map(Datum::Int16)
+                        .map_err(|_| out_of_range())
+                } else {
+                    i32::try_from(v)
+                        .map(Datum::Int32)
+                        .map_err(|_| out_of_range())
+                }
             }
             ScalarType::Int64 => trimmed.parse().map(Datum::Int64).map_err(|_| {
                 if is_integer_syntax(trimmed) {

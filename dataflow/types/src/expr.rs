@@ -313,6 +313,10 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
     }
     Ok(match (func, d) {
         (UnaryFunc::Not, Datum::Bool(b)) => Datum::Bool(!b),
+        (UnaryFunc::Neg, Datum::Int16(i)) => Datum::Int16(
+            i.checked_neg()
+                .ok_or_else(|| EvalError::NumericOutOfRange("smallint".into()))?,
+        ),
         (UnaryFunc::Neg, Datum::Int32(i)) => Datum::Int32(
             i.checked_neg()
                 .ok_or_else(|| EvalError::NumericOutOfRange("integer".into()))?,
@@ -325,6 +329,10 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         (UnaryFunc::Neg, Datum::Float64(f)) => Datum::Float64(-f),
         (UnaryFunc::Neg, Datum::Numeric(n)) => Datum::Numeric(-n),
         (UnaryFunc::Neg, Datum::Interval(iv)) => Datum::Interval(iv.checked_neg()?),
+        (UnaryFunc::Abs, Datum::Int16(i)) => Datum::Int16(
+            i.checked_abs()
+                .ok_or_else(|| EvalError::NumericOutOfRange("smallint".into()))?,
+        ),
         (UnaryFunc::Abs, Datum::Int32(i)) => Datum::Int32(
             i.checked_abs()
                 .ok_or_else(|| EvalError::NumericOutOfRange("integer".into()))?,
@@ -369,6 +377,22 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (Datum::Bool(b), ScalarType::Bool) => Datum::Bool(b),
         (Datum::Bool(b), ScalarType::Int32) => Datum::Int32(b as i32),
         (Datum::Int32(i), ScalarType::Bool) => Datum::Bool(i != 0),
+        // smallint converts through integer; integers narrow to it with a range check.
+        (Datum::Int16(i), ty) => cast(Datum::Int32(i.into()), ty)?,
+        (Datum::Int32(i), ScalarType::Int16) => {
+            Datum::Int16(i16::try_from(i).map_err(|_| out_of_range("smallint"))?)
+        }
+        (Datum::Int64(i), ScalarType::Int16) => {
+            Datum::Int16(i16::try_from(i).map_err(|_| out_of_range("smallint"))?)
+        }
+        (d @ (Datum::Float32(_) | Datum::Float64(_) | Datum::Numeric(_)), ScalarType::Int16) => {
+            match cast(d, &ScalarType::Int64)? {
+                Datum::Int64(i) => {
+                    Datum::Int16(i16::try_from(i).map_err(|_| out_of_range("smallint"))?)
+                }
+                other => other,
+            }
+        }
         (Datum::Int32(i), ScalarType::Int32) => Datum::Int32(i),
         (Datum::Int32(i), ScalarType::Int64) => Datum::Int64(i.into()),
         (Datum::Int32(i), ScalarType::Float32) => Datum::Float32(OrderedFloat(i as f32)),
@@ -495,6 +519,13 @@ fn arith(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError> {
     use BinaryFunc::*;
     let int_err = |name: &str| EvalError::NumericOutOfRange(name.to_string());
     Ok(match (l, r) {
+        // In integer, then narrowed: smallint's results are integer's where they fit.
+        (Datum::Int16(a), Datum::Int16(b)) => {
+            match arith(func, Datum::Int32(a.into()), Datum::Int32(b.into()))? {
+                Datum::Int32(v) => Datum::Int16(i16::try_from(v).map_err(|_| int_err("smallint"))?),
+                other => other,
+            }
+        }
         (Datum::Int32(a), Datum::Int32(b)) => Datum::Int32(
             match func {
                 Add => a.checked_add(b),

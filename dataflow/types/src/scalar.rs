@@ -12,6 +12,8 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ScalarType {
     Bool,
+    /// `smallint` (int2).
+    Int16,
     Int32,
     Int64,
     /// `real` (float4).
@@ -51,6 +53,7 @@ impl ScalarType {
         match self {
             ScalarType::Bool => 16,
             ScalarType::Int64 => 20,
+            ScalarType::Int16 => 21,
             ScalarType::Int32 => 23,
             ScalarType::Text => 25,
             ScalarType::Float32 => 700,
@@ -98,7 +101,8 @@ impl ScalarType {
     pub fn is_numeric_family(&self) -> bool {
         matches!(
             self,
-            ScalarType::Int32
+            ScalarType::Int16
+                | ScalarType::Int32
                 | ScalarType::Int64
                 | ScalarType::Float32
                 | ScalarType::Float64
@@ -119,6 +123,7 @@ impl fmt::Display for ScalarType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ScalarType::Bool => write!(f, "boolean"),
+            ScalarType::Int16 => write!(f, "smallint"),
             ScalarType::Int32 => write!(f, "integer"),
             ScalarType::Int64 => write!(f, "bigint"),
             ScalarType::Float32 => write!(f, "real"),

@@ -152,6 +152,7 @@ fn measures(
             (max_length.map(|n| n as i32), None, None, None, None)
         }
         ScalarType::Char { length } => (length.map(|n| n as i32), None, None, None, None),
+        ScalarType::Int16 => (None, Some(16), Some(2), Some(0), None),
         ScalarType::Int32 => (None, Some(32), Some(2), Some(0), None),
         ScalarType::Int64 => (None, Some(64), Some(2), Some(0), None),
         ScalarType::Float32 => (None, Some(24), Some(2), None, None),

@@ -199,6 +199,7 @@ fn nspname(oid: i64) -> &'static str {
 fn type_layout(ty: &ScalarType) -> (i32, bool, &'static str) {
     match ty {
         ScalarType::Bool => (1, true, "p"),
+        ScalarType::Int16 => (2, true, "p"),
         ScalarType::Int32 | ScalarType::Float32 => (4, true, "p"),
         ScalarType::Int64 | ScalarType::Float64 | ScalarType::Timestamp => (8, true, "p"),
         ScalarType::Date => (4, true, "p"),

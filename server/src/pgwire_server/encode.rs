@@ -107,6 +107,7 @@ fn encode_datum(
     match datum {
         Datum::Null => text(encoder, None),
         Datum::Bool(b) => encoder.encode_field_with_type_and_format(b, &ty, fmt, opts),
+        Datum::Int16(i) => encoder.encode_field_with_type_and_format(i, &ty, fmt, opts),
         Datum::Int32(i) => encoder.encode_field_with_type_and_format(i, &ty, fmt, opts),
         Datum::Int64(i) => encoder.encode_field_with_type_and_format(i, &ty, fmt, opts),
         Datum::Float32(f) => encoder.encode_field_with_type_and_format(&f.0, &ty, fmt, opts),

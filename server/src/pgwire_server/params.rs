@@ -15,13 +15,13 @@ use pgwire::api::Type;
 use crate::error::ExecError;
 
 /// The kpg type a client-declared parameter type binds as, `Ok(None)` for "unknown" (no type
-/// declared), or 0A000 for types kpg does not have. `int2` widens to kpg's `int4`, `bpchar`
-/// and `name` are text.
+/// declared), or 0A000 for types kpg does not have. `bpchar` and `name` are text.
 pub fn declared_type(ty: &Type) -> Result<Option<ScalarType>, ExecError> {
     Ok(Some(match *ty {
         Type::UNKNOWN => return Ok(None),
         Type::BOOL => ScalarType::Bool,
-        Type::INT2 | Type::INT4 => ScalarType::Int32,
+        Type::INT2 => ScalarType::Int16,
+        Type::INT4 => ScalarType::Int32,
         Type::INT8 => ScalarType::Int64,
         Type::FLOAT4 => ScalarType::Float32,
         Type::FLOAT8 => ScalarType::Float64,

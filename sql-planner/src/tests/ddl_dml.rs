@@ -30,7 +30,7 @@ fn create_table_types_and_nullability() {
     assert_eq!(cols[0], ("a", ScalarType::Int32, true));
     assert_eq!(cols[1], ("b", ScalarType::Int32, false));
     assert_eq!(cols[2].1, ScalarType::Int64);
-    assert_eq!(cols[3].1, ScalarType::Int32);
+    assert_eq!(cols[3].1, ScalarType::Int16);
     assert_eq!(
         cols[5].1,
         ScalarType::VarChar {
