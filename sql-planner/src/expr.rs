@@ -38,6 +38,10 @@ pub struct ExprContext<'a> {
     pub host: Option<&'a Host<'a>>,
     /// The catalog, for pg_catalog functions and `reg*` casts that look objects up.
     pub catalog: Option<&'a dyn crate::catalog::Catalog>,
+    /// When the expression is evaluated only for rows where a condition holds (a CASE
+    /// branch): that condition, over the same columns. A subquery here is computed only for
+    /// the outer values of such rows, so it raises no error PostgreSQL would not.
+    pub guard: Option<&'a ScalarExpr>,
 }
 
 impl<'a> ExprContext<'a> {
@@ -49,6 +53,7 @@ impl<'a> ExprContext<'a> {
             in_aggregate: false,
             host: None,
             catalog: None,
+            guard: None,
         }
     }
 
@@ -414,6 +419,17 @@ impl<'a> ExprContext<'a> {
         }
     }
 
+    /// This context, evaluated only where every one of `conds` is TRUE.
+    fn with_guard(&self, conds: &[ScalarExpr]) -> Result<Guarded<'a>, PlanError> {
+        let guard = conds
+            .iter()
+            .cloned()
+            .reduce(|a, b| a.call_binary(BinaryFunc::And, b))
+            .map(fold::node)
+            .transpose()?;
+        Ok(Guarded { cx: *self, guard })
+    }
+
     fn case(
         &self,
         operand: Option<&Expr>,
@@ -423,17 +439,29 @@ impl<'a> ExprContext<'a> {
         let operand = operand.map(|o| self.bind(o)).transpose()?;
         let mut conds = Vec::with_capacity(conditions.len());
         let mut results = Vec::with_capacity(conditions.len() + 1);
+        // The conditions under which the branch at hand is evaluated: the enclosing guard,
+        // every earlier WHEN not TRUE, and for a THEN its own WHEN.
+        let mut passed: Vec<ScalarExpr> = self.guard.into_iter().cloned().collect();
         for w in conditions {
-            let c = self.bind(&w.condition)?;
+            let c = self.with_guard(&passed)?.bind(&w.condition)?;
             let c = match &operand {
                 Some(o) => ops::comparison(BinaryFunc::Eq, o.clone(), c)?,
                 None => ops::boolean(c, "CASE/WHEN")?,
             };
+            let mut taken = passed.clone();
+            taken.push(c.expr.clone());
+            results.push(self.with_guard(&taken)?.bind(&w.result)?);
+            passed.push(
+                ScalarExpr::Variadic {
+                    func: kpg_types::VariadicFunc::Coalesce,
+                    exprs: vec![c.expr.clone(), ScalarExpr::Literal(Datum::Bool(false))],
+                }
+                .call_unary(UnaryFunc::Not),
+            );
             conds.push(c);
-            results.push(self.bind(&w.result)?);
         }
         let els = match else_result {
-            Some(e) => self.bind(e)?,
+            Some(e) => self.with_guard(&passed)?.bind(e)?,
             None => Typed {
                 expr: ScalarExpr::Literal(Datum::Null),
                 ty: None,
@@ -459,6 +487,22 @@ impl<'a> ExprContext<'a> {
             })?;
         }
         Ok(Typed::new(acc, result, nullable))
+    }
+}
+
+/// An expression context with a guard it owns (see `ExprContext::guard`).
+struct Guarded<'a> {
+    cx: ExprContext<'a>,
+    guard: Option<ScalarExpr>,
+}
+
+impl Guarded<'_> {
+    fn bind(&self, e: &Expr) -> Result<Typed, PlanError> {
+        ExprContext {
+            guard: self.guard.as_ref(),
+            ..self.cx
+        }
+        .bind(e)
     }
 }
 

@@ -14,6 +14,11 @@
 //! keys) and nested subqueries (which see them at level 2) compute everything per domain
 //! value; its output is the domain columns followed by its own.
 //!
+//! A subquery in a CASE branch is computed only for the outer values of the host rows that
+//! take the branch (`ExprContext::guard`: its WHEN, and every earlier WHEN not TRUE), so an
+//! error inside it for other rows is never raised, as in PostgreSQL, which evaluates the
+//! branch only when taken; its relation is still made total over all the host's values.
+//!
 //! `R` is made *total* over the domain — values missing from the subquery's output get their
 //! defaults: NULL for a scalar subquery, FALSE for EXISTS — so the host needs one inner join per
 //! subquery. Domain columns are compared NULL-safely (a NULL outer value is a domain value like
@@ -64,10 +69,18 @@ pub struct Host<'a> {
 #[derive(Default)]
 struct HostState {
     /// Placeholder id → the expressions over the host whose distinct values it stands for.
-    domains: Vec<(GlobalId, Vec<ScalarExpr>)>,
+    domains: Vec<(GlobalId, Domain)>,
     joins: Vec<SubqueryJoin>,
     /// Subquery value columns allocated so far.
     columns: usize,
+}
+
+/// The distinct values of `exprs` over the host's rows, or only over those where `guard` is
+/// TRUE.
+#[derive(Clone)]
+struct Domain {
+    exprs: Vec<ScalarExpr>,
+    guard: Option<ScalarExpr>,
 }
 
 /// A relation keyed by its first `keys.len()` columns (unique, total over the host's values
@@ -94,8 +107,17 @@ impl<'a> Host<'a> {
 
     /// A placeholder for the distinct values of `exprs` over the host.
     fn domain(&self, exprs: Vec<ScalarExpr>) -> Plan {
+        self.guarded_domain(exprs, None)
+    }
+
+    /// A placeholder for the distinct values of `exprs` over the host's rows where `guard`
+    /// (when given) is TRUE.
+    fn guarded_domain(&self, exprs: Vec<ScalarExpr>, guard: Option<ScalarExpr>) -> Plan {
         let id = NEXT_PLACEHOLDER.fetch_add(1, Ordering::Relaxed);
-        self.state.borrow_mut().domains.push((id, exprs));
+        self.state
+            .borrow_mut()
+            .domains
+            .push((id, Domain { exprs, guard }));
         Plan::Get { id }
     }
 
@@ -174,14 +196,14 @@ pub fn reads_subquery(e: &ScalarExpr) -> bool {
 }
 
 /// Replaces domain placeholders by the distinct values of their expressions over `base`.
-fn substitute(p: Plan, domains: &[(GlobalId, Vec<ScalarExpr>)], base: &Plan, arity: usize) -> Plan {
+fn substitute(p: Plan, domains: &[(GlobalId, Domain)], base: &Plan, arity: usize) -> Plan {
     match p {
         Plan::Get { id } => match domains.iter().find(|(d, _)| *d == id) {
-            Some((_, exprs)) => Plan::Distinct {
+            Some((_, d)) => Plan::Distinct {
                 input: Box::new(crate::query::project_exprs(
-                    base.clone(),
+                    filter(base.clone(), d.guard.iter().cloned().collect()),
                     arity,
-                    exprs.clone(),
+                    d.exprs.clone(),
                 )),
             },
             None => Plan::Get { id },
@@ -242,8 +264,12 @@ struct Planned {
     outputs: Scope,
     /// The host expressions the domain columns stand for.
     keys: Vec<ScalarExpr>,
-    /// The domain (distinct values of `keys` over the host).
+    /// The domain the subquery is computed for: the distinct values of `keys` over the
+    /// host's rows (only those that evaluate it, under a CASE branch's guard).
     domain: Plan,
+    /// The distinct values of `keys` over all the host's rows, which the subquery's relation
+    /// must cover (a row that does not evaluate it still joins it, and never reads it).
+    full_domain: Plan,
 }
 
 fn host<'a>(cx: &ExprContext<'a>) -> Result<&'a Host<'a>, PlanError> {
@@ -342,14 +368,23 @@ fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> 
             ..item.clone()
         });
     }
-    // Bound raw, the subquery reads the one outer row it is evaluated for.
-    let domain = if host.cx.raw {
-        Plan::Get { id: OUTER_ROW }
+    // Bound raw, the subquery reads the one outer row it is evaluated for. Under a guard it
+    // is computed for the rows that evaluate it (a guard reading another subquery's value
+    // cannot filter the host's rows before the joins, so it is not used).
+    let guard = cx.guard.filter(|g| !reads_subquery(g)).cloned();
+    let (domain, full_domain) = if host.cx.raw {
+        (Plan::Get { id: OUTER_ROW }, Plan::Get { id: OUTER_ROW })
     } else {
-        host.domain(keys.clone())
+        let full = host.domain(keys.clone());
+        match guard.clone() {
+            Some(g) => (host.guarded_domain(keys.clone(), Some(g)), full),
+            None => (full.clone(), full),
+        }
     };
     let nd = keys.len();
-    let (plan, scope) = if nd == 0 {
+    // Uncorrelated and unguarded, it is computed once; under a guard it is computed for the
+    // guard's (empty or one-row) domain, so not at all when no row takes the branch.
+    let (plan, scope) = if nd == 0 && (guard.is_none() || host.cx.raw) {
         plan_subquery(&host.cx.uncorrelated(), q)?
     } else {
         let inner = QueryContext {
@@ -372,6 +407,7 @@ fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> 
         outputs,
         keys,
         domain,
+        full_domain,
     })
 }
 
@@ -398,7 +434,12 @@ pub fn scalar(cx: &ExprContext<'_>, q: &Query) -> Result<Typed, PlanError> {
     let nd = p.nd;
     if one_row_per_domain_value(q) {
         // Aggregates without GROUP BY or HAVING: a row for every domain value already.
-        let col = host(cx)?.join(p.keys, p.plan, 1).remove(0);
+        let rel = if p.domain == p.full_domain {
+            p.plan
+        } else {
+            totalize(p.plan, nd, p.full_domain, vec![Datum::Null])
+        };
+        let col = host(cx)?.join(p.keys, rel, 1).remove(0);
         return Ok(Typed::new(col, out.ty.scalar, true));
     }
     let counted = Plan::Reduce {
@@ -430,7 +471,7 @@ pub fn scalar(cx: &ExprContext<'_>, q: &Query) -> Result<Typed, PlanError> {
         e.push(value);
         e
     });
-    let rel = totalize(rel, nd, p.domain, vec![Datum::Null]);
+    let rel = totalize(rel, nd, p.full_domain, vec![Datum::Null]);
     let col = host(cx)?.join(p.keys, rel, 1).remove(0);
     Ok(Typed::new(col, out.ty.scalar, true))
 }
@@ -471,7 +512,7 @@ pub fn exists(cx: &ExprContext<'_>, q: &Query, negated: bool) -> Result<Typed, P
         }),
         exprs: vec![ScalarExpr::Literal(Datum::Bool(true))],
     };
-    let rel = totalize(present, nd, p.domain, vec![Datum::Bool(false)]);
+    let rel = totalize(present, nd, p.full_domain, vec![Datum::Bool(false)]);
     let col = host(cx)?.join(p.keys, rel, 1).remove(0);
     let t = Typed::new(col, ScalarType::Bool, false);
     if negated {
@@ -624,7 +665,12 @@ fn quantified_op(
                 count(ScalarExpr::Column(nd)),
             ],
         };
-        let stats = totalize(stats, nd, p.domain, vec![Datum::Int64(0), Datum::Int64(0)]);
+        let stats = totalize(
+            stats,
+            nd,
+            p.full_domain,
+            vec![Datum::Int64(0), Datum::Int64(0)],
+        );
         // (domain, x, matched, domain, n, n_not_null)
         let joined = Plan::Join {
             left: Box::new(matched),

@@ -60,3 +60,49 @@ async fn numeric_zero_has_no_sign() {
     s.check("SELECT ceil(c) AS up, count(*) FROM z GROUP BY ceil(c)")
         .await;
 }
+
+/// A subquery in a CASE branch was computed for every outer value, also those of rows that
+/// never take the branch, so an error inside it (a division by zero) failed the query where
+/// PostgreSQL, which evaluates the branch only when taken, answers. Now the subquery is
+/// computed only for the outer values of the rows whose guard (the WHEN, and every earlier
+/// WHEN not true) holds — correlated, uncorrelated, scalar, EXISTS and IN, ad hoc and in a
+/// view maintained through writes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subqueries_in_case_branches_run_only_for_rows_taking_them() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("CREATE TABLE t3 (k int4, v int4)").await;
+    s.exec("CREATE TABLE t1 (a int4, b int4)").await;
+    s.exec("INSERT INTO t3 VALUES (1, 10), (2, 20), (3, 30), (NULL, 5)")
+        .await;
+    s.exec("INSERT INTO t1 VALUES (1, 0), (2, 5), (3, 0), (2, 1)")
+        .await;
+    let queries = [
+        "SELECT k FROM t3 WHERE CASE WHEN k <> 2 THEN FALSE ELSE EXISTS (SELECT 1 FROM t1 \
+         WHERE t1.a = t3.k GROUP BY t1.a HAVING max(10 / t1.b) > 0) END",
+        // Correlated scalar subquery that divides by zero for k = 1 and 3 only.
+        "SELECT k, CASE WHEN k = 2 THEN (SELECT max(v / t1.b) FROM t1 WHERE t1.a = t3.k) END \
+         FROM t3",
+        // The ELSE branch, guarded by every WHEN being not true (NULL counts as not true).
+        "SELECT k, CASE WHEN k <> 2 THEN -1 WHEN k IS NULL THEN -2 \
+         ELSE (SELECT sum(v / t1.b) FROM t1 WHERE t1.a = t3.k) END FROM t3",
+        // Uncorrelated: never computed when no row takes the branch.
+        "SELECT k, CASE WHEN k > 100 THEN (SELECT max(10 / b) FROM t1) ELSE 0 END FROM t3",
+        // IN, in a CASE inside a CASE.
+        "SELECT k, CASE WHEN k >= 2 THEN CASE WHEN v > 20 THEN \
+         k IN (SELECT a FROM t1 WHERE t1.b <> 0 AND 10 / t1.b > 1) END END FROM t3",
+    ];
+    for q in queries {
+        s.check(q).await;
+    }
+    // A branch that is taken still raises its error, as in PostgreSQL.
+    s.check_error(
+        "SELECT CASE WHEN k = 1 THEN (SELECT max(v / t1.b) FROM t1 WHERE t1.a = t3.k) END FROM t3",
+    )
+    .await;
+    s.create_view("guarded", queries[1]).await;
+    s.check_view("guarded").await;
+    s.exec("INSERT INTO t1 VALUES (2, 0)").await;
+    s.exec("DELETE FROM t1 WHERE a = 2 AND b = 0").await;
+    s.exec("INSERT INTO t3 VALUES (2, 40)").await;
+    s.check_view("guarded").await;
+}

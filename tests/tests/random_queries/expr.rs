@@ -273,10 +273,12 @@ impl Gen<'_> {
     /// top-level query over one base table (`raw_division_ok`). Elsewhere the SQL standard
     /// leaves open for which rows an expression is evaluated: PostgreSQL pushes a WHERE
     /// condition on a derived table's column down to the base table and fails with 22012 on
-    /// rows the join would remove; and it evaluates a subquery only for the rows (and CASE
-    /// branches) that reach it, where kpg decorrelates it and evaluates it for every outer
-    /// value (`SELECT 1 FROM t3 WHERE CASE WHEN TRUE THEN FALSE ELSE EXISTS (SELECT 1 FROM t1
-    /// WHERE t1.b / 0 = t3.k) END` fails with 22012 on kpg only).
+    /// rows the join would remove; and it evaluates a subquery only for the rows that reach
+    /// it, where kpg decorrelates it: computed for the outer values of the rows that take its
+    /// CASE branch (`random_regressions.rs`), but with a join key that can fail evaluated on
+    /// every row of the subquery's input (`SELECT 1 FROM t3 WHERE CASE WHEN TRUE THEN FALSE
+    /// ELSE EXISTS (SELECT 1 FROM t1 WHERE t1.b / 0 = t3.k) END` fails with 22012 on kpg
+    /// only).
     fn divisor(&mut self, ctx: Ctx, ty: Ty, d: u32) -> String {
         let e = self.expr(ctx, ty, d);
         if self.raw_division_ok && self.nesting == 0 && self.rng.chance(15) {
