@@ -116,6 +116,11 @@ fn refused_features() {
         "SELECT count(*) FILTER (WHERE a > 1) FROM t",
         "SELECT 'a'::timestamptz",
         "SELECT 'a'::bytea",
+        "CREATE SOURCE s FROM LOAD GENERATOR COUNTER",
+        "create source s from kafka connection k (topic 't')",
+        "DROP SOURCE s",
+        "CREATE SINK k FROM v INTO KAFKA CONNECTION c (TOPIC 't')",
+        "SELECT 1; CREATE CONNECTION c TO KAFKA (BROKER 'b')",
     ] {
         assert_eq!(code(sql), "0A000", "{sql}");
     }
