@@ -4,7 +4,8 @@
 //! - `datum`: values and rows, with PostgreSQL's text formats.
 //! - `interval`, `datetime`: the interval and timestamp types and the date/time functions.
 //! - `expr`, `agg`: scalar expressions and aggregates, and their evaluation (`builtins`:
-//!   the string, rounding and date/time functions; `failure`: which expressions can fail).
+//!   the string, rounding and date/time functions; `cast`: conversions between types;
+//!   `failure`: which expressions can fail).
 //! - `plan`: the render plan and `DataflowDescription`.
 //! - `command`: the coordinator ⇄ worker protocol.
 //! - `error`: evaluation errors with SQLSTATEs.
@@ -18,6 +19,7 @@
 
 pub mod agg;
 mod builtins;
+mod cast;
 pub mod command;
 pub mod datetime;
 pub mod datum;

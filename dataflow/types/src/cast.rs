@@ -1,0 +1,117 @@
+//! Casts between SQL types with PostgreSQL's conversion rules: integer narrowing with range
+//! checks, rounding half away from zero (numeric) or to even (floats) into integers, floats
+//! into numeric through their significant digits, text input and output, and the date and
+//! timestamp conversions. Split from `expr.rs`, which evaluates expressions and calls these.
+
+use crate::datum::{float32, Datum};
+use crate::error::EvalError;
+use crate::scalar::ScalarType;
+use ordered_float::OrderedFloat;
+use rust_decimal::prelude::*;
+
+/// Casts a non-null datum to `ty`, following PostgreSQL's conversion rules.
+pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
+    let out_of_range = |name: &str| EvalError::NumericOutOfRange(name.to_string());
+    Ok(match (d, ty) {
+        (Datum::Null, _) => Datum::Null,
+        (Datum::String(s), ScalarType::Text) => Datum::String(s),
+        (Datum::Bool(b), ScalarType::Char { .. }) => {
+            Datum::String(if b { "true" } else { "false" }.into()).cast_char(ty)?
+        }
+        (Datum::String(s), _) => Datum::parse_text(&s, ty)?,
+        (Datum::Bool(b), ScalarType::Text | ScalarType::VarChar { .. }) => {
+            Datum::String(if b { "true" } else { "false" }.into()).cast_varchar(ty)?
+        }
+        (d, ScalarType::Text | ScalarType::VarChar { .. }) => {
+            Datum::String(d.to_text().expect("not null")).cast_varchar(ty)?
+        }
+        (d, ScalarType::Char { .. }) => {
+            Datum::String(d.to_text().expect("not null")).cast_char(ty)?
+        }
+        (Datum::Bool(b), ScalarType::Bool) => Datum::Bool(b),
+        (Datum::Bool(b), ScalarType::Int32) => Datum::Int32(b as i32),
+        (Datum::Int32(i), ScalarType::Bool) => Datum::Bool(i != 0),
+        // smallint converts through integer; integers narrow to it with a range check.
+        (Datum::Int16(i), ty) => cast(Datum::Int32(i.into()), ty)?,
+        (Datum::Int32(i), ScalarType::Int16) => {
+            Datum::Int16(i16::try_from(i).map_err(|_| out_of_range("smallint"))?)
+        }
+        (Datum::Int64(i), ScalarType::Int16) => {
+            Datum::Int16(i16::try_from(i).map_err(|_| out_of_range("smallint"))?)
+        }
+        (d @ (Datum::Float32(_) | Datum::Float64(_) | Datum::Numeric(_)), ScalarType::Int16) => {
+            match cast(d, &ScalarType::Int64)? {
+                Datum::Int64(i) => {
+                    Datum::Int16(i16::try_from(i).map_err(|_| out_of_range("smallint"))?)
+                }
+                other => other,
+            }
+        }
+        (Datum::Int32(i), ScalarType::Int32) => Datum::Int32(i),
+        (Datum::Int32(i), ScalarType::Int64) => Datum::Int64(i.into()),
+        (Datum::Int32(i), ScalarType::Float32) => Datum::Float32(OrderedFloat(i as f32)),
+        (Datum::Int32(i), ScalarType::Float64) => Datum::Float64(OrderedFloat(i.into())),
+        (Datum::Int32(i), ScalarType::Numeric { .. }) => {
+            Datum::Numeric(i.into()).cast_numeric(ty)?
+        }
+        (Datum::Int64(i), ScalarType::Int32) => {
+            Datum::Int32(i32::try_from(i).map_err(|_| out_of_range("integer"))?)
+        }
+        (Datum::Int64(i), ScalarType::Int64) => Datum::Int64(i),
+        (Datum::Int64(i), ScalarType::Float32) => Datum::Float32(OrderedFloat(i as f32)),
+        (Datum::Int64(i), ScalarType::Float64) => Datum::Float64(OrderedFloat(i as f64)),
+        (Datum::Int64(i), ScalarType::Numeric { .. }) => {
+            Datum::Numeric(i.into()).cast_numeric(ty)?
+        }
+        (Datum::Numeric(n), ScalarType::Int32 | ScalarType::Int64) => {
+            let r = n.round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero);
+            let v = r.to_i64().ok_or_else(|| out_of_range(&ty.to_string()))?;
+            cast(Datum::Int64(v), ty)?
+        }
+        (Datum::Numeric(n), ScalarType::Float32) => float32(n.to_f64().unwrap_or(f64::NAN))?,
+        (Datum::Numeric(n), ScalarType::Float64) => {
+            Datum::Float64(OrderedFloat(n.to_f64().unwrap_or(f64::NAN)))
+        }
+        (Datum::Numeric(n), ScalarType::Numeric { .. }) => Datum::Numeric(n).cast_numeric(ty)?,
+        (Datum::Float64(f), ScalarType::Int32 | ScalarType::Int64) => {
+            let r = f.0.round_ties_even();
+            if !r.is_finite() || r < i64::MIN as f64 || r >= i64::MAX as f64 {
+                return Err(out_of_range(&ty.to_string()));
+            }
+            cast(Datum::Int64(r as i64), ty)?
+        }
+        (Datum::Float64(f), ScalarType::Float64) => Datum::Float64(f),
+        (Datum::Float64(f), ScalarType::Float32) => float32(f.0)?,
+        (Datum::Float32(f), ScalarType::Float32) => Datum::Float32(f),
+        (Datum::Float32(f), ScalarType::Float64) => Datum::Float64(OrderedFloat(f.0.into())),
+        (Datum::Float32(f), ScalarType::Int32 | ScalarType::Int64) => {
+            cast(Datum::Float64(OrderedFloat(f.0.into())), ty)?
+        }
+        (Datum::Float64(f), ScalarType::Numeric { .. }) => {
+            Datum::Numeric(float_numeric(f.0, 15)?).cast_numeric(ty)?
+        }
+        (Datum::Float32(f), ScalarType::Numeric { .. }) => {
+            Datum::Numeric(float_numeric(f.0.into(), 6)?).cast_numeric(ty)?
+        }
+        (Datum::Date(d), ScalarType::Date) => Datum::Date(d),
+        (Datum::Date(d), ScalarType::Timestamp) => {
+            Datum::Timestamp(d.and_time(chrono::NaiveTime::MIN))
+        }
+        (Datum::Timestamp(t), ScalarType::Timestamp) => Datum::Timestamp(t),
+        (Datum::Timestamp(t), ScalarType::Date) => Datum::Date(t.date()),
+        (Datum::Interval(iv), ScalarType::Interval) => Datum::Interval(iv),
+        (d, ty) => unreachable!("planner allowed cast of {d:?} to {ty}"),
+    })
+}
+
+/// A float as numeric the way PostgreSQL converts it: rounded to `digits` significant digits
+/// (15 for float8, 6 for float4), so `(0.1 + 0.2)::numeric` is 0.3.
+fn float_numeric(f: f64, digits: usize) -> Result<Decimal, EvalError> {
+    if !f.is_finite() {
+        return Err(EvalError::NumericOutOfRange("numeric".into()));
+    }
+    let text = format!("{f:.*e}", digits - 1);
+    Decimal::from_scientific(&text)
+        .map(|d| d.normalize())
+        .map_err(|_| EvalError::NumericOverflow)
+}
