@@ -282,12 +282,17 @@ fn keyed<'s>(oks: Oks<'s>, key: Vec<ScalarExpr>) -> (Collection<'s, u64, (Row, R
 }
 
 /// Evaluates key expressions for each row: `(key, row)` pairs, and errors from evaluating them;
-/// rows whose key holds a NULL are dropped if `drop_null_keys` (an index keeps them).
-pub fn keyed_rows<'s>(
-    oks: Oks<'s>,
+/// rows whose key holds a NULL are dropped if `drop_null_keys` (an index keeps them). Generic
+/// over the time, for joins inside an iteration too (`render/recursive.rs`).
+#[allow(clippy::type_complexity)]
+pub fn keyed_rows<'s, T: timely::progress::Timestamp + kpg_engine::Lattice>(
+    oks: Collection<'s, T, Row, i64>,
     key: Vec<ScalarExpr>,
     drop_null_keys: bool,
-) -> (Collection<'s, u64, (Row, Row)>, Errs<'s>) {
+) -> (
+    Collection<'s, T, (Row, Row), i64>,
+    Collection<'s, T, EvalError, i64>,
+) {
     let results = oks.flat_map(move |row: Row| {
         let mut datums = Vec::with_capacity(key.len());
         for e in &key {

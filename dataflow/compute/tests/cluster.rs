@@ -4,19 +4,18 @@
 //! a subscription's changes, and introspection summed over the workers. Responses of the second
 //! process reach the coordinator through the response dataflow, so this also checks that route.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::time::Duration;
 
+use common::{peek_description, row};
 use kpg_compute::{ClusterConfig, ComputeHandle, Started};
 use kpg_types::command::{Command, PeekTarget, Response};
 use kpg_types::{
-    AggregateExpr, AggregateFunc, DataflowDescription, DataflowSink, Datum, Plan, Row, ScalarExpr,
+    AggregateExpr, AggregateFunc, DataflowDescription, DataflowSink, Plan, Row, ScalarExpr,
 };
-
-fn row(vals: &[i64]) -> Row {
-    Row::new(vals.iter().map(|v| Datum::Int64(*v)).collect())
-}
 
 /// The coordinator's side in this test: receives responses, keeping subscription batches aside
 /// (they arrive interleaved with everything else) for `subscribed` to read.
@@ -81,40 +80,14 @@ impl Driver<'_> {
     }
 }
 
-/// Every worker's answer to peek `id`, summed; also checks each worker answered once.
+/// Every worker's answer to peek `id`, summed.
 fn collect_peek(d: &mut Driver, id: u64) -> Vec<(Row, i64)> {
-    let mut acc: BTreeMap<Row, i64> = BTreeMap::new();
-    let mut workers = Vec::new();
-    while workers.len() < d.compute.workers() {
-        if let Response::PeekResult {
-            peek_id,
-            worker,
-            result,
-        } = d.recv()
-        {
-            if peek_id == id {
-                for (r, d) in result.expect("no errors") {
-                    *acc.entry(r).or_default() += d;
-                }
-                workers.push(worker);
-            }
-        }
-    }
-    workers.sort();
-    assert_eq!(workers, (0..d.compute.workers()).collect::<Vec<_>>());
-    acc.into_iter().filter(|(_, d)| *d != 0).collect()
+    let workers = d.compute.workers();
+    common::collect_peek(workers, id, || d.recv())
 }
 
 fn peek_dataflow(d: &mut Driver, id: u64, plan: Plan, timestamp: u64) -> Vec<(Row, i64)> {
-    let desc = DataflowDescription {
-        name: format!("peek-{id}"),
-        plan,
-        as_of: timestamp,
-        sink: DataflowSink::Peek {
-            peek_id: id,
-            timestamp,
-        },
-    };
+    let desc = peek_description(id, plan, timestamp);
     d.compute.send(Command::CreateDataflow { id, desc });
     let rows = collect_peek(d, id);
     d.compute.send(Command::DropDataflow { id });

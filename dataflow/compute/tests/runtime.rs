@@ -1,8 +1,12 @@
 //! End-to-end tests of the compute runtime without SQL: tables, views, peeks and subscriptions
 //! driven by commands on two workers, checked against results computed directly.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
+
+use common::{peek_description, row};
 
 use kpg_compute::ComputeHandle;
 use kpg_types::command::{Command, Response};
@@ -11,49 +15,21 @@ use kpg_types::{
     ScalarExpr,
 };
 
-fn row(vals: &[i64]) -> Row {
-    Row::new(vals.iter().map(|v| Datum::Int64(*v)).collect())
-}
-
 fn peek(compute: &ComputeHandle, id: u64, plan: Plan, timestamp: u64) -> Vec<(Row, i64)> {
-    let desc = DataflowDescription {
-        name: format!("peek-{id}"),
-        plan,
-        as_of: timestamp,
-        sink: DataflowSink::Peek {
-            peek_id: id,
-            timestamp,
-        },
-    };
+    let desc = peek_description(id, plan, timestamp);
     compute.send(Command::CreateDataflow { id, desc });
     let rows = collect_peek(compute, id);
     compute.send(Command::DropDataflow { id });
     rows
 }
 
-/// Waits for every worker's answer to peek `id` and sums them: rows with their total
-/// multiplicities, sorted, without rows that cancel out.
 fn collect_peek(compute: &ComputeHandle, id: u64) -> Vec<(Row, i64)> {
-    let mut acc: BTreeMap<Row, i64> = BTreeMap::new();
-    let mut answered = 0;
-    while answered < compute.workers() {
-        let response = compute
+    common::collect_peek(compute.workers(), id, || {
+        compute
             .responses
             .recv_timeout(Duration::from_secs(20))
-            .expect("peek answer");
-        if let Response::PeekResult {
-            peek_id, result, ..
-        } = response
-        {
-            if peek_id == id {
-                for (r, d) in result.expect("no errors") {
-                    *acc.entry(r).or_default() += d;
-                }
-                answered += 1;
-            }
-        }
-    }
-    acc.into_iter().filter(|(_, d)| *d != 0).collect()
+            .expect("peek answer")
+    })
 }
 
 #[test]

@@ -186,7 +186,8 @@ fn render_loop<'s, 'i>(
             let mut side = |plan: &Plan, key: &[ScalarExpr]| {
                 if reads(plan, id) {
                     let (oks, errs) = render_loop(plan, id, rows, inner, outside)?;
-                    let (pairs, key_errs) = keyed(oks, key.to_vec());
+                    // Rows with a NULL in the key never match.
+                    let (pairs, key_errs) = super::keyed_rows(oks, key.to_vec(), true);
                     Ok((pairs.arrange_by_key(), errs.concat(key_errs)))
                 } else {
                     match outside.next() {
@@ -227,25 +228,4 @@ fn split<'i>(
     let oks = results.clone().flat_map(|r| r.ok());
     let new_errs = results.flat_map(|r| r.err());
     (oks, errs.concat(new_errs))
-}
-
-/// `(key, row)` pairs for a join inside the loop; rows with a NULL in the key never match.
-fn keyed<'i>(
-    oks: LoopOks<'i>,
-    key: Vec<ScalarExpr>,
-) -> (Collection<'i, Round, (Row, Row), i64>, LoopErrs<'i>) {
-    let results = oks.flat_map(move |row: Row| {
-        let mut datums = Vec::with_capacity(key.len());
-        for e in &key {
-            match e.eval(row.datums()) {
-                Ok(Datum::Null) => return None,
-                Ok(d) => datums.push(d),
-                Err(err) => return Some(Err(err)),
-            }
-        }
-        Some(Ok((Row::new(datums), row)))
-    });
-    let pairs = results.clone().flat_map(|r| r.ok());
-    let errs = results.flat_map(|r| r.err());
-    (pairs, errs)
 }
