@@ -1,11 +1,12 @@
-//! The server's catalog: named tables, views, materialized views and indexes, their schemas,
-//! definitions and dependencies.
+//! The server's catalog: named tables, sources, views, materialized views and indexes, their
+//! schemas, definitions and dependencies.
 //!
 //! The coordinator owns it; the planner reads it through `kpg_sql::Catalog`. Every object has a
 //! `GlobalId` from one counter, which is also the id of its arrangement in the workers. Indexes
 //! share the relations' name space (as in PostgreSQL) but are not relations: `resolve` never
 //! returns one. An index belongs to the object it arranges and is dropped with it; a view that
-//! reads an index depends on it, so the index cannot be dropped from under the view.
+//! reads an index depends on it, so the index cannot be dropped from under the view. A subsource
+//! (one table of a multi-output source) belongs to its source the same way.
 
 use std::collections::BTreeMap;
 
@@ -19,8 +20,11 @@ pub struct Entry {
     pub depends_on: Vec<GlobalId>,
     /// The defining plan of a view or materialized view, before index selection.
     pub definition: Option<Plan>,
-    /// The defining query of a view or materialized view as SQL (for `pg_get_viewdef`).
+    /// The defining query of a view or materialized view as SQL (for `pg_get_viewdef`), or the
+    /// whole `CREATE SOURCE` statement of a source.
     pub sql: Option<String>,
+    /// The source a subsource belongs to.
+    pub owner: Option<GlobalId>,
 }
 
 /// What kind of thing an id names, for messages and command tags.
@@ -30,6 +34,7 @@ pub enum Kind {
     View,
     MaterializedView,
     Index,
+    Source,
 }
 
 impl Kind {
@@ -39,6 +44,7 @@ impl Kind {
             Kind::View => "view",
             Kind::MaterializedView => "materialized view",
             Kind::Index => "index",
+            Kind::Source => "source",
         }
     }
 }
@@ -73,6 +79,7 @@ impl Catalog {
                 depends_on,
                 definition,
                 sql: None,
+                owner: None,
             },
         );
     }
@@ -82,6 +89,18 @@ impl Catalog {
         if let Some(entry) = self.entries.get_mut(&id) {
             entry.sql = Some(sql);
         }
+    }
+
+    /// Records that the subsource `id` belongs to the source `owner`.
+    pub fn set_owner(&mut self, id: GlobalId, owner: GlobalId) {
+        if let Some(entry) = self.entries.get_mut(&id) {
+            entry.owner = Some(owner);
+        }
+    }
+
+    /// The source the subsource `id` belongs to, if it is one.
+    pub fn owner(&self, id: GlobalId) -> Option<GlobalId> {
+        self.entries.get(&id)?.owner
     }
 
     pub fn insert_index(&mut self, index: IndexItem) {
@@ -106,6 +125,7 @@ impl Catalog {
             ItemKind::Table => Kind::Table,
             ItemKind::View => Kind::View,
             ItemKind::MaterializedView => Kind::MaterializedView,
+            ItemKind::Source => Kind::Source,
         })
     }
 
@@ -139,16 +159,23 @@ impl Catalog {
             .collect()
     }
 
-    /// Indexes on the object `id`.
-    pub fn owned_indexes(&self, id: GlobalId) -> Vec<GlobalId> {
-        self.indexes
+    /// What goes with the object `id` when it is dropped: its indexes, and a source's
+    /// subsources with their indexes.
+    pub fn owned(&self, id: GlobalId) -> Vec<GlobalId> {
+        let mut owned: Vec<GlobalId> = self
+            .indexes
             .values()
             .filter(|i| i.on == id)
             .map(|i| i.id)
-            .collect()
+            .collect();
+        for sub in self.entries.values().filter(|e| e.owner == Some(id)) {
+            owned.push(sub.item.id);
+            owned.extend(self.owned(sub.item.id));
+        }
+        owned
     }
 
-    /// `ids`, their indexes and everything that depends on any of them, transitively,
+    /// `ids`, what they own (indexes, subsources) and everything that depends on any of them, transitively,
     /// dependents first.
     pub fn with_dependents(&self, ids: &[GlobalId]) -> Vec<GlobalId> {
         let mut order = Vec::new();
@@ -156,11 +183,7 @@ impl Catalog {
             if order.contains(&id) {
                 return;
             }
-            for dep in catalog
-                .dependents(id)
-                .into_iter()
-                .chain(catalog.owned_indexes(id))
-            {
+            for dep in catalog.dependents(id).into_iter().chain(catalog.owned(id)) {
                 visit(catalog, dep, order);
             }
             order.push(id);

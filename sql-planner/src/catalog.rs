@@ -16,6 +16,8 @@ pub enum ItemKind {
     Table,
     View,
     MaterializedView,
+    /// A source, or a subsource (one table of a source with several).
+    Source,
 }
 
 impl ItemKind {
@@ -25,6 +27,7 @@ impl ItemKind {
             ItemKind::Table => "table",
             ItemKind::View => "view",
             ItemKind::MaterializedView => "materialized view",
+            ItemKind::Source => "source",
         }
     }
 }

@@ -149,12 +149,24 @@ pub fn plan_drop(
     cascade: bool,
     catalog: &dyn Catalog,
 ) -> Result<PlannedStatement, PlanError> {
-    let (kind, noun) = match object_type {
-        ObjectType::Table => (ItemKind::Table, "table"),
-        ObjectType::View => (ItemKind::View, "view"),
-        ObjectType::MaterializedView => (ItemKind::MaterializedView, "materialized view"),
+    let kind = match object_type {
+        ObjectType::Table => ItemKind::Table,
+        ObjectType::View => ItemKind::View,
+        ObjectType::MaterializedView => ItemKind::MaterializedView,
         other => return Err(PlanError::unsupported(format!("DROP {other}"))),
     };
+    plan_drop_items(kind, if_exists, names, cascade, catalog)
+}
+
+/// DROP of the named objects of `kind`.
+pub(crate) fn plan_drop_items(
+    kind: ItemKind,
+    if_exists: bool,
+    names: &[ObjectName],
+    cascade: bool,
+    catalog: &dyn Catalog,
+) -> Result<PlannedStatement, PlanError> {
+    let noun = kind.noun();
     let mut ids = Vec::with_capacity(names.len());
     for n in names {
         let name = object_name(n)?;

@@ -47,6 +47,7 @@ mod recursive;
 mod scope;
 mod select;
 mod show_create;
+mod source;
 mod statement;
 mod subquery;
 mod subscribe;
@@ -68,6 +69,7 @@ pub use param_types::parameter_types;
 pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};
 pub use pg_compat::DATABASE;
 pub use show_create::ShowCreateObject;
+pub use source::{CreateSource, PlannedExport, SourceTables};
 /// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.
 pub use sqlparser;
 pub use statement::{

@@ -20,7 +20,7 @@ pub fn parse(sql: &str) -> Result<Vec<ParsedStatement>, PlanError> {
     })
 }
 
-enum Refusal {
+pub(crate) enum Refusal {
     Parser(ParserError),
     Unsupported(String),
 }
@@ -31,7 +31,7 @@ impl From<ParserError> for Refusal {
     }
 }
 
-/// `CREATE | DROP SOURCE | SINK | CONNECTION`: statements of a streaming database that kpg
+/// `CREATE | DROP SINK | CONNECTION`: statements of a streaming database that kpg
 /// does not have yet, refused as not supported (0A000) rather than as syntax errors.
 fn not_built(parser: &Parser<'_>) -> Option<String> {
     let word = |i: usize| match &parser.peek_nth_token_ref(i).token {
@@ -39,9 +39,9 @@ fn not_built(parser: &Parser<'_>) -> Option<String> {
         _ => None,
     };
     let verb = word(0).filter(|v| v == "CREATE" || v == "DROP")?;
-    let object = word(1).filter(|o| ["SOURCE", "SINK", "CONNECTION"].contains(&o.as_str()))?;
+    let object = word(1).filter(|o| ["SINK", "CONNECTION"].contains(&o.as_str()))?;
     Some(format!(
-        "{verb} {object} (sources, sinks and connections are not built yet)"
+        "{verb} {object} (sinks and connections are not built yet)"
     ))
 }
 
@@ -63,7 +63,9 @@ fn parse_inner(sql: &str) -> Result<Vec<ParsedStatement>, Refusal> {
         if let Some(what) = not_built(&parser) {
             return Err(Refusal::Unsupported(what));
         }
-        let stmt = if at_subscribe(&parser) {
+        let stmt = if crate::source::at_source_statement(&parser) {
+            crate::source::parse_source_statement(&mut parser)?
+        } else if at_subscribe(&parser) {
             parse_subscribe(&mut parser)?
         } else if crate::show_create::at_show_create(&parser) {
             crate::show_create::parse_show_create(&mut parser)?

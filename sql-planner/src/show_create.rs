@@ -1,5 +1,5 @@
-//! `SHOW CREATE TABLE | VIEW | MATERIALIZED VIEW | INDEX name`, parsed here because sqlparser
-//! knows neither the materialized view nor the index form. The server answers it from its
+//! `SHOW CREATE TABLE | VIEW | MATERIALIZED VIEW | INDEX | SOURCE name`, parsed here because
+//! sqlparser knows neither the materialized view, the index nor the source form. The server answers it from its
 //! catalog (`name`, `create_sql`).
 
 use sqlparser::keywords::Keyword;
@@ -16,9 +16,10 @@ pub enum ShowCreateObject {
     View,
     MaterializedView,
     Index,
+    Source,
 }
 
-fn word_is(t: &Token, w: &str) -> bool {
+pub(crate) fn word_is(t: &Token, w: &str) -> bool {
     matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
 }
 
@@ -39,9 +40,12 @@ pub fn parse_show_create(parser: &mut Parser<'_>) -> Result<ParsedStatement, Par
         ShowCreateObject::MaterializedView
     } else if parser.parse_keyword(Keyword::INDEX) {
         ShowCreateObject::Index
+    } else if word_is(&parser.peek_token_ref().token, "source") {
+        parser.next_token();
+        ShowCreateObject::Source
     } else {
         return parser.expected(
-            "TABLE, VIEW, MATERIALIZED VIEW or INDEX",
+            "TABLE, VIEW, MATERIALIZED VIEW, INDEX or SOURCE",
             parser.peek_token(),
         );
     };

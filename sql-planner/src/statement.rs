@@ -49,6 +49,14 @@ pub enum ParsedStatement {
     Close {
         name: Option<String>,
     },
+    /// `CREATE SOURCE ... FROM LOAD GENERATOR ...`
+    CreateSource(Box<crate::source::CreateSource>),
+    /// `DROP SOURCE [IF EXISTS] name, ... [CASCADE]`
+    DropSource {
+        names: Vec<sqlparser::ast::ObjectName>,
+        if_exists: bool,
+        cascade: bool,
+    },
     /// `SHOW CREATE TABLE | VIEW | MATERIALIZED VIEW | INDEX name` (answered by the server).
     ShowCreate {
         object: crate::show_create::ShowCreateObject,
@@ -89,6 +97,15 @@ pub enum PlannedStatement {
         name: String,
         desc: RelationDesc,
         if_not_exists: bool,
+    },
+    /// CREATE SOURCE: start `generator`, exporting `exports` (the source object first).
+    CreateSource {
+        name: String,
+        if_not_exists: bool,
+        generator: kpg_types::LoadGenerator,
+        exports: Vec<crate::source::PlannedExport>,
+        /// The statement with every option spelled out, for `SHOW CREATE SOURCE`.
+        sql: String,
     },
     /// CREATE [MATERIALIZED] VIEW. A view is only recorded (readers plan `plan` in place,
     /// or read its index); a materialized view is computed and arranged by a dataflow.
@@ -143,6 +160,20 @@ pub(crate) fn plan_statement(
         } => return plan_subscribe(target, options, catalog),
         ParsedStatement::CreateDefaultIndex { on, if_not_exists } => {
             return crate::index::plan_default_index(on, *if_not_exists, catalog)
+        }
+        ParsedStatement::CreateSource(cs) => return crate::source::plan_create_source(cs, catalog),
+        ParsedStatement::DropSource {
+            names,
+            if_exists,
+            cascade,
+        } => {
+            return ddl::plan_drop_items(
+                crate::ItemKind::Source,
+                *if_exists,
+                names,
+                *cascade,
+                catalog,
+            )
         }
         ParsedStatement::Explain { stage, target } => {
             return crate::explain::plan_explain(*stage, target, catalog)

@@ -1,7 +1,38 @@
-//! Sources: turning a source description into a timestamped update stream — transports (Kafka
-//! through rdkafka, files) crossed with formats (CSV, JSON, text) and envelopes (append, upsert),
-//! the TPC-H load generator, and the binding of source offsets to timestamps.
+//! Sources: turning a source description into timestamped updates — today the built-in load
+//! generators (TPC-H and a counter); transports (Kafka, files) with formats and envelopes are
+//! not built yet and `CREATE SOURCE` refuses them with SQLSTATE 0A000.
 //!
-//! Nothing is built here yet: today the only inputs are tables, whose updates the coordinator
-//! timestamps and the compute runtime feeds to the workers. `CREATE SOURCE` is refused by the
-//! planner with SQLSTATE 0A000 until this crate exists for real.
+//! A generator is split the way the runtime runs it: every worker generates its own disjoint
+//! share of the snapshot (so the snapshot is generated in parallel and never crosses a
+//! channel), and the changes after it are produced tick by tick on one worker. Both are pure
+//! functions of the description and the tick number, so every run, and every number of
+//! workers or processes, produces the same data at the same times. This crate knows no timely:
+//! `kpg-compute` feeds what it produces into the engine's inputs.
+
+mod counter;
+mod tpch;
+
+use kpg_types::{LoadGenerator, Row, SourceDesc};
+
+/// A load generator, as one worker runs it.
+pub trait Generator {
+    /// This worker's share of the snapshot, as `(output, row)`: worker `worker` of `peers`.
+    /// The shares of all workers together are the whole snapshot, each row once.
+    fn snapshot(&self, worker: usize, peers: usize) -> Box<dyn Iterator<Item = (usize, Row)>>;
+
+    /// The changes of tick `n` (1, 2, 3 ... in order, each once), as `(output, row, diff)`.
+    /// Only one worker asks for them.
+    fn tick(&mut self, n: u64) -> Vec<(usize, Row, i64)>;
+}
+
+/// The generator that `desc` describes.
+pub fn generator(desc: &SourceDesc) -> Box<dyn Generator> {
+    match &desc.generator {
+        LoadGenerator::Tpch { scale_factor, .. } => {
+            Box::new(tpch::Tpch::new(*scale_factor, &desc.exports))
+        }
+        LoadGenerator::Counter {
+            max_cardinality, ..
+        } => Box::new(counter::Counter::new(*max_cardinality)),
+    }
+}

@@ -13,6 +13,7 @@ mod introspection;
 mod peek;
 mod render;
 mod sinks;
+mod sources;
 mod trace_catalog;
 mod typedefs;
 mod worker;

@@ -29,6 +29,7 @@ use crate::introspection::{catalog_arrangements, watch_hydration, DataflowRecord
 use crate::peek::PendingPeek;
 use crate::render::{keyed_rows, Renderer};
 use crate::sinks::{peek_sink, subscribe_sink};
+use crate::sources::SourceRunner;
 use crate::trace_catalog::{CollectionTraces, IndexTraces, TraceCatalog};
 
 /// How long an idle worker sleeps before looking for work; commands and data wake it sooner.
@@ -39,6 +40,8 @@ struct WorkerState {
     index: usize,
     responses: Sender<Response>,
     tables: HashMap<GlobalId, InputSession<u64, Row, i64>>,
+    /// Running sources, by the source's id.
+    sources: HashMap<GlobalId, SourceRunner>,
     traces: TraceCatalog,
     /// Peeks of arrangements waiting for them to be complete at their timestamps.
     peeks: Vec<PendingPeek>,
@@ -79,6 +82,7 @@ pub fn run_worker(
         index: worker.index(),
         responses: route.sender.clone(),
         tables: HashMap::new(),
+        sources: HashMap::new(),
         traces: TraceCatalog::default(),
         peeks: Vec::new(),
         dataflows: HashMap::new(),
@@ -112,7 +116,9 @@ pub fn run_worker(
                 }
             }
         }
-        worker.step_or_park(Some(PARK));
+        // A source still loading its snapshot keeps the worker from sleeping.
+        let loading = state.step_sources();
+        worker.step_or_park(Some(if loading { Duration::ZERO } else { PARK }));
         let mut batch = std::mem::take(&mut *received.borrow_mut());
         batch.sort_by_key(|(seq, _)| *seq);
         for (_, cmd) in batch {
@@ -143,6 +149,15 @@ enum Export {
 }
 
 impl WorkerState {
+    /// Lets every source loading its snapshot feed some more; returns whether any still is.
+    fn step_sources(&mut self) -> bool {
+        let mut loading = false;
+        for source in self.sources.values_mut() {
+            loading |= source.step();
+        }
+        loading
+    }
+
     fn apply(&mut self, worker: &mut Worker, cmd: Command) {
         match cmd {
             Command::CreateTable { id, since } => {
@@ -167,6 +182,16 @@ impl WorkerState {
                 );
                 self.dataflows.insert(id, index);
             }
+            Command::CreateSource { id, since, desc } => {
+                let started = SourceRunner::start(worker, id, since.max(self.table_time), desc);
+                for (export, oks) in started.traces {
+                    self.traces
+                        .collections
+                        .insert(export, CollectionTraces { oks, errs: None });
+                }
+                self.sources.insert(id, started.runner);
+                self.dataflows.insert(id, started.dataflow);
+            }
             Command::Append { id, time, updates } => {
                 // Worker 0 feeds every table; the arrange operator spreads rows by key.
                 if self.index == 0 {
@@ -183,6 +208,9 @@ impl WorkerState {
                 for input in self.tables.values_mut() {
                     input.advance_to(self.table_time);
                     input.flush();
+                }
+                for source in self.sources.values_mut() {
+                    source.advance(self.table_time);
                 }
             }
             Command::CreateDataflow { id, desc } => self.create_dataflow(worker, id, desc),
@@ -222,6 +250,7 @@ impl WorkerState {
                 self.records.remove(&id);
                 self.traces.remove(id);
                 self.tables.remove(&id);
+                self.sources.remove(&id);
                 if let Some(index) = self.dataflows.remove(&id) {
                     worker.drop_dataflow(index);
                 }

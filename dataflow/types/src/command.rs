@@ -9,6 +9,7 @@ use crate::datum::Row;
 use crate::error::EvalError;
 use crate::expr::ScalarExpr;
 use crate::plan::{DataflowDescription, GlobalId};
+use crate::source::SourceDesc;
 use serde::{Deserialize, Serialize};
 
 /// Identifies an installed dataflow.
@@ -18,6 +19,13 @@ pub type DataflowId = u64;
 pub enum Command {
     /// Create the input and the arrangement of a table, empty, readable from `since` on.
     CreateTable { id: GlobalId, since: u64 },
+    /// Start the source `id`: generate its snapshot at `since`, then follow the tables' time
+    /// (its changes at each tick become readable as `AdvanceTables` passes the tick's time).
+    CreateSource {
+        id: GlobalId,
+        since: u64,
+        desc: SourceDesc,
+    },
     /// Add updates to a table at `time` (which no earlier `AdvanceTables` has passed).
     Append {
         id: GlobalId,

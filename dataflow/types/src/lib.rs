@@ -8,6 +8,7 @@
 //!   `failure`: which expressions can fail).
 //! - `plan`: the render plan and `DataflowDescription`.
 //! - `command`: the coordinator ⇄ worker protocol.
+//! - `source`: sources (load generators) and the collections they export.
 //! - `error`: evaluation errors with SQLSTATEs.
 //! - `subquery`: subqueries before decorrelation, as `EXPLAIN RAW` shows them.
 //! - `display`: SQL-like text of expressions (EXPLAIN, introspection).
@@ -31,6 +32,7 @@ pub mod interval;
 mod pg_funcs;
 pub mod plan;
 pub mod scalar;
+pub mod source;
 pub mod subquery;
 
 pub use agg::{AggregateExpr, AggregateFunc};
@@ -43,4 +45,5 @@ pub use interval::{Interval, IntervalField};
 pub use pg_funcs::{format_type, quote_ident, TYPES as PG_TYPES};
 pub use plan::{DataflowDescription, DataflowSink, GlobalId, Plan};
 pub use scalar::{ColumnType, RelationDesc, ScalarType};
+pub use source::{LoadGenerator, SourceDesc, SourceExport};
 pub use subquery::{BoundSubquery, SubqueryKind, OUTER_ROW};

@@ -236,6 +236,13 @@ impl Coordinator {
                 self.install(&mut state, id, desc_df);
                 Ok(ExecuteResult::Command(tag.into()))
             }
+            PlannedStatement::CreateSource {
+                name,
+                if_not_exists,
+                generator,
+                exports,
+                sql,
+            } => self.create_source(name, if_not_exists, generator, exports, sql),
             PlannedStatement::Drop { ids, cascade } => self.drop_objects(&ids, cascade),
             PlannedStatement::Insert { table, plan } => {
                 let rows = match plan {
@@ -352,14 +359,22 @@ impl Coordinator {
         let Some(first_kind) = ids.first().and_then(|id| catalog.kind(*id)) else {
             return Ok(ExecuteResult::Command("DROP".into()));
         };
+        if let Some(sub) = ids.iter().find(|id| catalog.owner(**id).is_some()) {
+            let source = catalog
+                .owner(*sub)
+                .and_then(|s| catalog.name(s))
+                .unwrap_or("?");
+            return Err(ExecError::unsupported(format!(
+                "DROP SOURCE of a subsource on its own (\"{}\" belongs to source \"{source}\"; \
+                 drop that source)",
+                catalog.name(*sub).unwrap_or("?")
+            )));
+        }
         let all = catalog.with_dependents(ids);
         if !cascade {
             // An object's own indexes go with it; anything else that depends on it must be
             // dropped first, or with CASCADE.
-            let owned: Vec<GlobalId> = ids
-                .iter()
-                .flat_map(|id| catalog.owned_indexes(*id))
-                .collect();
+            let owned: Vec<GlobalId> = ids.iter().flat_map(|id| catalog.owned(*id)).collect();
             if let Some(dependent) = all
                 .iter()
                 .find(|id| !ids.contains(id) && !owned.contains(id))
@@ -400,6 +415,7 @@ impl Coordinator {
             Kind::View => "DROP VIEW",
             Kind::MaterializedView => "DROP MATERIALIZED VIEW",
             Kind::Index => "DROP INDEX",
+            Kind::Source => "DROP SOURCE",
         };
         Ok(ExecuteResult::Command(tag.into()))
     }

@@ -80,6 +80,15 @@ impl DataflowMeta {
         }
     }
 
+    /// A source's dataflow: its generator's outputs, arranged (the source's id stands for its
+    /// subsources too).
+    pub fn source(name: &str, id: GlobalId) -> Self {
+        DataflowMeta {
+            name: format!("source-{name}"),
+            ..Self::table(name, id)
+        }
+    }
+
     /// A table's dataflow: its input, arranged.
     pub fn table(name: &str, id: GlobalId) -> Self {
         DataflowMeta {

@@ -21,6 +21,7 @@ mod introspection;
 mod pg_catalog;
 mod pg_rows;
 mod show;
+mod sources;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};

@@ -67,7 +67,8 @@ impl Snapshot {
         let mut relations = Vec::new();
         for item in catalog.items() {
             let kind = match item.kind {
-                ItemKind::Table => 'r',
+                // Sources are relations of rows as tables are (as in Materialize's pg_class).
+                ItemKind::Table | ItemKind::Source => 'r',
                 ItemKind::View => 'v',
                 ItemKind::MaterializedView => 'm',
             };
@@ -78,9 +79,12 @@ impl Snapshot {
                 namespace: NS_PUBLIC,
                 kind,
                 desc: item.desc.clone(),
-                has_index: !catalog.owned_indexes(item.id).is_empty(),
+                has_index: !kpg_sql::Catalog::indexes_on(catalog, item.id).is_empty(),
                 index: None,
-                sql: entry.and_then(|e| e.sql.clone()),
+                // The defining query of a view (a source keeps its CREATE SOURCE statement).
+                sql: entry
+                    .filter(|_| matches!(kind, 'v' | 'm'))
+                    .and_then(|e| e.sql.clone()),
             });
         }
         for index in catalog.all_indexes() {

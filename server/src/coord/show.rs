@@ -1,5 +1,6 @@
-//! `SHOW TABLES | SOURCES | MATERIALIZED VIEWS | VIEWS | INDEXES [ON obj] | COLUMNS FROM obj`: listings
-//! of the catalog, answered by the coordinator from its own state.
+//! `SHOW TABLES | SOURCES | MATERIALIZED VIEWS | VIEWS | INDEXES [ON obj] | COLUMNS FROM obj`
+//! and `SHOW CREATE ...`: listings of the catalog, answered by the coordinator from its own
+//! state.
 
 use kpg_sql::sqlparser::ast::{ShowStatementIn, Statement};
 use kpg_sql::{Catalog as _, ItemKind, ParsedStatement, ShowCreateObject};
@@ -39,11 +40,10 @@ pub fn show(stmt: &ParsedStatement, catalog: &Catalog) -> Option<Result<ExecuteR
             };
             columns(catalog, &fold(&name.to_string()))
         }
-        // kpg has no sources yet (CREATE SOURCE is refused), so the list is empty.
         Statement::ShowVariable { variable }
             if variable.len() == 1 && variable[0].value.eq_ignore_ascii_case("sources") =>
         {
-            Ok(listing(&["name"], Vec::new()))
+            Ok(sources(catalog))
         }
         Statement::ShowVariable { variable }
             if variable
@@ -100,6 +100,23 @@ fn names(catalog: &Catalog, kind: ItemKind) -> ExecuteResult {
         .map(|item| Row::new(vec![text(&item.name)]))
         .collect();
     listing(&["name"], rows)
+}
+
+/// Sources by name, each with its type as Materialize names it: `load-generator` for a
+/// source, `subsource` for one table of a source with several.
+fn sources(catalog: &Catalog) -> ExecuteResult {
+    let rows = catalog
+        .items()
+        .filter(|item| item.kind == ItemKind::Source)
+        .map(|item| {
+            let kind = match catalog.owner(item.id) {
+                Some(_) => "subsource",
+                None => "load-generator",
+            };
+            Row::new(vec![text(&item.name), text(kind)])
+        })
+        .collect();
+    listing(&["name", "type"], rows)
 }
 
 fn columns(catalog: &Catalog, name: &str) -> Result<ExecuteResult, ExecError> {
@@ -161,6 +178,7 @@ fn show_create(
             (Some(ItemKind::MaterializedView), "materialized view")
         }
         ShowCreateObject::Index => (None, "index"),
+        ShowCreateObject::Source => (Some(ItemKind::Source), "source"),
     };
     let missing = || ExecError::new("42P01", format!("{noun} \"{name}\" does not exist"));
     let sql = match kind {
@@ -209,6 +227,13 @@ fn show_create(
                         quote_ident(&item.name),
                         defs.join(", ")
                     )
+                }
+                ItemKind::Source => {
+                    let source = catalog.owner(item.id).unwrap_or(item.id);
+                    catalog
+                        .get(source)
+                        .and_then(|e| e.sql.clone())
+                        .ok_or_else(|| ExecError::internal("source without its SQL"))?
                 }
                 _ => {
                     let query = catalog

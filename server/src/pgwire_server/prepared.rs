@@ -143,6 +143,8 @@ fn returns_no_rows(stmt: &ParsedStatement) -> bool {
     matches!(
         stmt,
         ParsedStatement::CreateDefaultIndex { .. }
+            | ParsedStatement::CreateSource(_)
+            | ParsedStatement::DropSource { .. }
             | ParsedStatement::Sql(
                 Statement::Insert(_)
                     | Statement::Update(_)

@@ -116,9 +116,10 @@ fn refused_features() {
         "SELECT count(*) FILTER (WHERE a > 1) FROM t",
         "SELECT 'a'::timestamptz",
         "SELECT 'a'::bytea",
-        "CREATE SOURCE s FROM LOAD GENERATOR COUNTER",
+        "CREATE SOURCE s FROM LOAD GENERATOR AUCTION FOR ALL TABLES",
         "create source s from kafka connection k (topic 't')",
-        "DROP SOURCE s",
+        "CREATE SOURCE s FROM POSTGRES CONNECTION p (PUBLICATION 'x') FOR ALL TABLES",
+        "DROP SINK s",
         "CREATE SINK k FROM v INTO KAFKA CONNECTION c (TOPIC 't')",
         "SELECT 1; CREATE CONNECTION c TO KAFKA (BROKER 'b')",
     ] {

@@ -11,6 +11,7 @@ mod join_order_tpch;
 mod optimize;
 mod queries;
 mod recursive;
+mod sources;
 mod subqueries;
 mod top_k;
 mod typing_fuzz;
