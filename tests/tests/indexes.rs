@@ -84,7 +84,10 @@ async fn show_indexes_default_index_and_drop_with_table() {
         rows(&[&["u_primary_idx", "u", "{x}"]])
     );
     assert_eq!(query(&c, "SHOW TABLES").await, rows(&[&["t"], &["u"]]));
-    assert_eq!(query(&c, "SHOW SOURCES").await, Vec::<Vec<Option<String>>>::new());
+    assert_eq!(
+        query(&c, "SHOW SOURCES").await,
+        Vec::<Vec<Option<String>>>::new()
+    );
     assert_eq!(
         query(&c, "SHOW COLUMNS FROM t").await,
         rows(&[&["a", "true", "integer"], &["b", "true", "text"]])

@@ -69,10 +69,11 @@ pub struct ArrangementProbe {
 }
 
 impl ArrangementProbe {
-    pub fn new<K, V>(name: String, key: String, liveness: TraceLiveness<K, V, u64, i64>) -> Self
+    pub fn new<K, V, R>(name: String, key: String, liveness: TraceLiveness<K, V, u64, R>) -> Self
     where
         K: kpg_engine::Data + ByteSize,
         V: kpg_engine::Data + ByteSize,
+        R: kpg_engine::Semigroup,
     {
         ArrangementProbe {
             name,

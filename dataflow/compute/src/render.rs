@@ -6,6 +6,7 @@
 //! input that caused it. `Get` imports the arrangement of an existing table or view as of the
 //! dataflow's `as_of`, so a new dataflow replays compacted history instead of recomputing it.
 
+mod accumulate;
 mod recursive;
 mod top_k;
 
@@ -219,11 +220,11 @@ impl<'a, 's> Renderer<'a, 's> {
 
     /// Remembers an arrangement this dataflow built, numbered in render order (the same on
     /// every worker, so the workers' shards line up).
-    fn register<V: kpg_engine::Data + ByteSize>(
+    fn register<V: kpg_engine::Data + ByteSize, R: kpg_engine::Semigroup>(
         &mut self,
         what: &str,
         key: String,
-        trace: &kpg_engine::TraceAgent<Row, V, u64, i64>,
+        trace: &kpg_engine::TraceAgent<Row, V, u64, R>,
     ) {
         let name = format!("{} {what}", self.arrangements.len() + 1);
         self.arrangements
@@ -310,7 +311,8 @@ pub fn keyed_rows<'s, T: timely::progress::Timestamp + kpg_engine::Lattice>(
 }
 
 /// Group by the key expressions; each group's output row is the key followed by the aggregates,
-/// recomputed by the engine's reduce from the group's accumulated input whenever it changes.
+/// maintained by the engine's reduce: from one accumulated difference per group when every
+/// aggregate is accumulable (`accumulate.rs`), otherwise from all of the group's values.
 fn render_reduce<'s>(
     input: Rendered<'s>,
     group_key: Vec<ScalarExpr>,
@@ -331,7 +333,28 @@ fn render_reduce<'s>(
     let pairs = results.clone().flat_map(|r| r.ok());
     let eval_errs = results.flat_map(|r| r.err());
 
-    let aggs = aggregates.clone();
+    let results = if accumulate::accumulable(&aggregates) {
+        accumulate::render_accumulable(pairs, aggregates, key_text, renderer)
+    } else {
+        reduce_values(pairs, aggregates, key_text, renderer)
+    };
+    let oks = results.clone().flat_map(|r| r.ok());
+    let agg_errs = results.flat_map(|r| r.err());
+    Rendered {
+        oks,
+        errs: input.errs.concat(eval_errs).concat(agg_errs),
+    }
+}
+
+/// Groups `(key, aggregate arguments)` pairs by key and computes each group's aggregates from
+/// all of its values, whenever any changes (min, max, DISTINCT and floating-point sums).
+fn reduce_values<'s>(
+    pairs: Collection<'s, u64, (Row, Row), i64>,
+    aggregates: Vec<AggregateExpr>,
+    key_text: String,
+    renderer: &mut Renderer<'_, 's>,
+) -> Collection<'s, u64, Result<Row, EvalError>, i64> {
+    let aggs = aggregates;
     let arranged = pairs.arrange_by_key();
     renderer.register("reduce input", key_text.clone(), &arranged.trace);
     let reduced = arranged.reduce_abelian(
@@ -357,14 +380,8 @@ fn render_reduce<'s>(
         },
     );
     renderer.register("reduce output", key_text, &reduced.trace);
-    let results = reduced.as_collection(|key: &Row, val: &Result<Row, EvalError>| match val {
+    reduced.as_collection(|key: &Row, val: &Result<Row, EvalError>| match val {
         Ok(aggs) => Ok(key.concat(aggs)),
         Err(e) => Err(e.clone()),
-    });
-    let oks = results.clone().flat_map(|r| r.ok());
-    let agg_errs = results.flat_map(|r| r.err());
-    Rendered {
-        oks,
-        errs: input.errs.concat(eval_errs).concat(agg_errs),
-    }
+    })
 }

@@ -73,6 +73,25 @@ impl<'scope, T: Timestamp + Lattice, D: crate::Data, R: Semigroup> Collection<'s
         }))
     }
 
+    /// Replaces every update by the `(data, diff)` pairs `logic` makes of its data and diff,
+    /// at the same time: the way to move information into the differences (e.g. a value
+    /// into the sum it contributes to, which consolidation then adds up).
+    pub fn explode<D2, R2, I>(
+        self,
+        mut logic: impl FnMut(D, R) -> I + 'static,
+    ) -> Collection<'scope, T, D2, R2>
+    where
+        D2: crate::Data,
+        R2: Semigroup,
+        I: IntoIterator<Item = (D2, R2)>,
+    {
+        Collection::new(self.inner.flat_map(move |(d, t, r)| {
+            logic(d, r)
+                .into_iter()
+                .map(move |(d2, r2)| (d2, t.clone(), r2))
+        }))
+    }
+
     /// The sum of `self` and `other`.
     pub fn concat(self, other: Self) -> Self {
         Collection::new(self.inner.concat(other.inner))

@@ -3,6 +3,7 @@
 //! - `scalar`: SQL types and relation schemas.
 //! - `datum`: values and rows, with PostgreSQL's text formats.
 //! - `interval`, `datetime`: the interval and timestamp types and the date/time functions.
+//! - `accum`: aggregates computed from contributions carried in differences.
 //! - `expr`, `agg`: scalar expressions and aggregates, and their evaluation (`builtins`:
 //!   the string, rounding and date/time functions; `cast`: conversions between types;
 //!   `failure`: which expressions can fail).
@@ -18,6 +19,7 @@
 //! The planner produces these types; the compute runtime consumes them. Neither looks past this
 //! crate at the other.
 
+pub mod accum;
 pub mod agg;
 mod builtins;
 mod cast;
@@ -35,6 +37,7 @@ pub mod scalar;
 pub mod source;
 pub mod subquery;
 
+pub use accum::Accum;
 pub use agg::{AggregateExpr, AggregateFunc};
 pub use datetime::{DateKind, DateUnit};
 pub use datum::{Datum, Row};

@@ -1,0 +1,103 @@
+//! Reductions whose aggregates are all accumulable (count, exact sums, bool_and/bool_or; see
+//! `kpg_types::accum`): each input row becomes its contribution, carried in the difference of a
+//! `(key, ())` update, so the arrangement consolidates a group's rows into one accumulated
+//! difference per time. The reduce then reads that one value instead of the whole group: a
+//! change costs the same for a group of ten rows and of ten million.
+
+use kpg_engine::{Abelian, Collection, Semigroup};
+use kpg_types::{Accum, AggregateExpr, EvalError, Row};
+use serde::{Deserialize, Serialize};
+
+use super::Renderer;
+
+/// The difference type of an accumulable reduction's input: how many rows, and each
+/// aggregate's accumulated contribution.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Accums {
+    rows: i64,
+    /// Empty in the zero element (an aggregate's contribution is then zero).
+    aggs: Vec<Accum>,
+}
+
+impl Semigroup for Accums {
+    fn is_zero(&self) -> bool {
+        self.rows == 0 && self.aggs.iter().all(Accum::is_zero)
+    }
+
+    fn plus_equals(&mut self, rhs: &Self) {
+        self.rows += rhs.rows;
+        if self.aggs.is_empty() {
+            self.aggs = rhs.aggs.clone();
+        } else {
+            for (a, b) in self.aggs.iter_mut().zip(&rhs.aggs) {
+                a.plus_equals(b);
+            }
+        }
+    }
+}
+
+impl Abelian for Accums {
+    fn negate(&mut self) {
+        self.rows = -self.rows;
+        self.aggs.iter_mut().for_each(Accum::negate);
+    }
+
+    fn zero() -> Self {
+        Accums {
+            rows: 0,
+            aggs: Vec::new(),
+        }
+    }
+}
+
+/// Whether `render_accumulable` can compute these aggregates.
+pub fn accumulable(aggregates: &[AggregateExpr]) -> bool {
+    !aggregates.is_empty()
+        && aggregates
+            .iter()
+            .all(|a| a.func.accumulable() && !a.distinct)
+}
+
+/// Groups `(key, aggregate arguments)` pairs by key; each group's output is the key followed by
+/// the aggregates' values, or the error computing one gave.
+pub fn render_accumulable<'s>(
+    pairs: Collection<'s, u64, (Row, Row), i64>,
+    aggregates: Vec<AggregateExpr>,
+    key_text: String,
+    renderer: &mut Renderer<'_, 's>,
+) -> Collection<'s, u64, Result<Row, EvalError>, i64> {
+    let funcs: Vec<_> = aggregates.iter().map(|a| a.func.clone()).collect();
+    let contributions = pairs.explode(move |(key, args): (Row, Row), diff: i64| {
+        let aggs = funcs
+            .iter()
+            .zip(args.iter())
+            .map(|(f, v)| f.accumulate(v, diff))
+            .collect();
+        Some(((key, ()), Accums { rows: diff, aggs }))
+    });
+    let arranged = contributions.arrange_by_key();
+    renderer.register("reduce input", key_text.clone(), &arranged.trace);
+    let funcs: Vec<_> = aggregates.into_iter().map(|a| a.func).collect();
+    let reduced = arranged.reduce_abelian(
+        "ReduceAccumulable",
+        move |_key: &Row,
+              vals: &[(&(), Accums)],
+              output: &mut Vec<(Result<Row, EvalError>, i64)>| {
+            let Some((_, acc)) = vals.first() else { return };
+            if acc.rows <= 0 {
+                return;
+            }
+            let values = funcs
+                .iter()
+                .zip(&acc.aggs)
+                .map(|(f, a)| f.finish(a))
+                .collect::<Result<Vec<_>, _>>();
+            output.push((values.map(Row::new), 1));
+        },
+    );
+    renderer.register("reduce output", key_text, &reduced.trace);
+    reduced.as_collection(|key: &Row, val: &Result<Row, EvalError>| match val {
+        Ok(aggs) => Ok(key.concat(aggs)),
+        Err(e) => Err(e.clone()),
+    })
+}

@@ -1,0 +1,270 @@
+//! Accumulable aggregates: count, sums of exact numbers, bool_and and bool_or, whose value over
+//! a group follows from a sum of per-row contributions. The runtime carries these
+//! contributions in the *differences* of its updates, so adding or removing a row costs the same
+//! whatever the group's size (instead of re-reading the whole group at every change).
+//!
+//! Every contribution lives in an abelian group, so that retractions cancel insertions exactly:
+//! counts and sums of integers are `i128` (wrapping, which keeps the group laws; a true sum
+//! beyond 2^127 would need billions of the largest numerics), and numeric sums are kept per
+//! scale as integer mantissas, so that the result has the largest scale of its terms, as in
+//! PostgreSQL. A sum over no non-NULL term is NULL; the result is checked against its type's
+//! range only when it is read.
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::agg::AggregateFunc;
+use crate::datum::Datum;
+use crate::error::EvalError;
+
+/// The accumulated contribution of rows to one aggregate.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Accum {
+    /// Non-NULL values (count).
+    Count(i64),
+    /// An integer sum and the number of its non-NULL terms.
+    Int { sum: i128, count: i64 },
+    /// A numeric sum: per scale (ascending), the sum of the terms' mantissas and their number.
+    Numeric(Vec<(u32, i128, i64)>),
+    /// bool_and / bool_or: TRUE values and non-NULL values.
+    Bool { trues: i64, count: i64 },
+}
+
+impl AggregateFunc {
+    /// Whether the aggregate is computed from accumulated contributions ([`Accum`]).
+    pub fn accumulable(&self) -> bool {
+        matches!(
+            self,
+            AggregateFunc::Count
+                | AggregateFunc::SumInt32
+                | AggregateFunc::SumInt64
+                | AggregateFunc::SumNumeric
+                | AggregateFunc::BoolAnd
+                | AggregateFunc::BoolOr
+        )
+    }
+
+    /// The contribution of `diff` copies of a row whose argument is `value`.
+    pub fn accumulate(&self, value: &Datum, diff: i64) -> Accum {
+        let present = i64::from(!value.is_null()) * diff;
+        match self {
+            AggregateFunc::SumInt32 | AggregateFunc::SumInt64 => {
+                let v = match value {
+                    Datum::Int16(v) => i128::from(*v),
+                    Datum::Int32(v) => i128::from(*v),
+                    Datum::Int64(v) => i128::from(*v),
+                    _ => 0,
+                };
+                Accum::Int {
+                    sum: v.wrapping_mul(i128::from(diff)),
+                    count: present,
+                }
+            }
+            AggregateFunc::SumNumeric => match value {
+                Datum::Numeric(d) => Accum::Numeric(vec![(
+                    d.scale(),
+                    d.mantissa().wrapping_mul(i128::from(diff)),
+                    diff,
+                )]),
+                _ => Accum::Numeric(Vec::new()),
+            },
+            AggregateFunc::BoolAnd | AggregateFunc::BoolOr => Accum::Bool {
+                trues: i64::from(value == &Datum::Bool(true)) * diff,
+                count: present,
+            },
+            _ => Accum::Count(present),
+        }
+    }
+
+    /// The aggregate's value from the accumulated contributions of a group's rows.
+    pub fn finish(&self, accum: &Accum) -> Result<Datum, EvalError> {
+        let out_of_range = || EvalError::NumericOutOfRange("bigint".into());
+        Ok(match (self, accum) {
+            (AggregateFunc::Count, Accum::Count(n)) => Datum::Int64(*n),
+            (_, Accum::Int { count: 0, .. }) => Datum::Null,
+            (AggregateFunc::SumInt32, Accum::Int { sum, .. }) => {
+                Datum::Int64(i64::try_from(*sum).map_err(|_| out_of_range())?)
+            }
+            (AggregateFunc::SumInt64, Accum::Int { sum, .. }) => Datum::Numeric(
+                Decimal::try_from_i128_with_scale(*sum, 0)
+                    .map_err(|_| EvalError::NumericOverflow)?,
+            ),
+            (AggregateFunc::SumNumeric, Accum::Numeric(by_scale)) => {
+                let present = by_scale.iter().filter(|(_, _, n)| *n != 0);
+                let Some(scale) = present.clone().map(|(s, _, _)| *s).max() else {
+                    return Ok(Datum::Null);
+                };
+                let mut total = Decimal::ZERO;
+                for (s, m, _) in present {
+                    let part = Decimal::try_from_i128_with_scale(*m, *s)
+                        .map_err(|_| EvalError::NumericOverflow)?;
+                    total = total.checked_add(part).ok_or(EvalError::NumericOverflow)?;
+                }
+                if total.scale() < scale {
+                    total.rescale(scale);
+                }
+                Datum::Numeric(total)
+            }
+            (_, Accum::Bool { count: 0, .. }) => Datum::Null,
+            (AggregateFunc::BoolAnd, Accum::Bool { trues, count }) => Datum::Bool(trues == count),
+            (AggregateFunc::BoolOr, Accum::Bool { trues, .. }) => Datum::Bool(*trues > 0),
+            (func, accum) => {
+                return Err(EvalError::Internal(format!(
+                    "{func:?} cannot be computed from {accum:?}"
+                )))
+            }
+        })
+    }
+}
+
+impl Accum {
+    /// Adds `other`'s contribution (of the same aggregate).
+    pub fn plus_equals(&mut self, other: &Accum) {
+        match (self, other) {
+            (Accum::Count(a), Accum::Count(b)) => *a += b,
+            (Accum::Int { sum, count }, Accum::Int { sum: s, count: c }) => {
+                *sum = sum.wrapping_add(*s);
+                *count += c;
+            }
+            (Accum::Bool { trues, count }, Accum::Bool { trues: t, count: c }) => {
+                *trues += t;
+                *count += c;
+            }
+            (Accum::Numeric(a), Accum::Numeric(b)) => {
+                for (scale, m, n) in b {
+                    match a.binary_search_by_key(scale, |(s, _, _)| *s) {
+                        Ok(i) => {
+                            a[i].1 = a[i].1.wrapping_add(*m);
+                            a[i].2 += n;
+                        }
+                        Err(i) => a.insert(i, (*scale, *m, *n)),
+                    }
+                }
+                a.retain(|(_, m, n)| *m != 0 || *n != 0);
+            }
+            (a, b) => panic!("accumulations of different aggregates: {a:?} and {b:?}"),
+        }
+    }
+
+    /// Replaces the contribution by its inverse.
+    pub fn negate(&mut self) {
+        match self {
+            Accum::Count(n) => *n = -*n,
+            Accum::Int { sum, count } => {
+                *sum = sum.wrapping_neg();
+                *count = -*count;
+            }
+            Accum::Bool { trues, count } => {
+                *trues = -*trues;
+                *count = -*count;
+            }
+            Accum::Numeric(by_scale) => {
+                for (_, m, n) in by_scale {
+                    *m = m.wrapping_neg();
+                    *n = -*n;
+                }
+            }
+        }
+    }
+
+    /// Whether the contribution is nothing (rows that cancel out).
+    pub fn is_zero(&self) -> bool {
+        match self {
+            Accum::Count(n) => *n == 0,
+            Accum::Int { sum, count } => *sum == 0 && *count == 0,
+            Accum::Bool { trues, count } => *trues == 0 && *count == 0,
+            Accum::Numeric(by_scale) => by_scale.is_empty(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn num(s: &str) -> Datum {
+        Datum::Numeric(s.parse().unwrap())
+    }
+
+    /// Accumulating then finishing gives what evaluating over the values gives, also after
+    /// insertions are retracted in another order.
+    #[test]
+    fn accumulations_agree_with_evaluation() {
+        let cases: Vec<(AggregateFunc, Vec<Datum>)> = vec![
+            (
+                AggregateFunc::Count,
+                vec![Datum::Int32(1), Datum::Null, Datum::Int32(3)],
+            ),
+            (
+                AggregateFunc::SumInt32,
+                vec![Datum::Int32(i32::MAX), Datum::Int32(i32::MAX), Datum::Null],
+            ),
+            (
+                AggregateFunc::SumInt64,
+                vec![
+                    Datum::Int64(i64::MAX),
+                    Datum::Int64(i64::MAX),
+                    Datum::Int64(-5),
+                ],
+            ),
+            (
+                AggregateFunc::SumNumeric,
+                vec![num("1.50"), num("2"), num("-0.125"), Datum::Null],
+            ),
+            (AggregateFunc::SumNumeric, vec![num("0.00"), num("0")]),
+            (AggregateFunc::SumNumeric, vec![Datum::Null]),
+            (
+                AggregateFunc::BoolAnd,
+                vec![Datum::Bool(true), Datum::Null, Datum::Bool(false)],
+            ),
+            (AggregateFunc::BoolOr, vec![Datum::Bool(false), Datum::Null]),
+            (AggregateFunc::BoolAnd, vec![Datum::Null]),
+        ];
+        for (func, values) in cases {
+            let expected = func.eval(values.iter().map(|v| (v, 2)), false).unwrap();
+            let mut acc = func.accumulate(&values[0], 2);
+            for v in &values[1..] {
+                acc.plus_equals(&func.accumulate(v, 3));
+            }
+            // Take one copy of each later value away again.
+            for v in values[1..].iter().rev() {
+                let mut back = func.accumulate(v, 1);
+                back.negate();
+                acc.plus_equals(&back);
+            }
+            assert_eq!(
+                func.finish(&acc).unwrap(),
+                expected,
+                "{func:?} over {values:?}"
+            );
+            // Removing everything leaves nothing.
+            for (v, n) in values
+                .iter()
+                .zip(std::iter::once(2).chain(std::iter::repeat(2)))
+            {
+                let mut back = func.accumulate(v, n);
+                back.negate();
+                acc.plus_equals(&back);
+            }
+            assert!(acc.is_zero(), "{func:?}: {acc:?}");
+        }
+    }
+
+    #[test]
+    fn sums_out_of_range_are_errors_when_read() {
+        let mut acc = AggregateFunc::SumInt32.accumulate(&Datum::Int32(1), 1);
+        for _ in 0..3 {
+            acc.plus_equals(
+                &AggregateFunc::SumInt32.accumulate(&Datum::Int32(i32::MAX), i64::MAX / 4),
+            );
+        }
+        assert!(AggregateFunc::SumInt32.finish(&acc).is_err());
+        let big = num("79228162514264337593543950335");
+        let mut acc = AggregateFunc::SumNumeric.accumulate(&big, 1);
+        acc.plus_equals(&AggregateFunc::SumNumeric.accumulate(&big, 1));
+        assert_eq!(
+            AggregateFunc::SumNumeric.finish(&acc),
+            Err(EvalError::NumericOverflow)
+        );
+    }
+}
