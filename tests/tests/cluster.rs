@@ -2,7 +2,8 @@
 //! over localhost TCP) run a workload — tables with inserts, updates and deletes, a maintained
 //! join + aggregate, indexes read by key lookups, ad hoc queries, a subscription, introspection —
 //! and every answer must equal PostgreSQL's (the oracle) and a one-process kpg's given the same
-//! statements. When process 0 goes away the other process exits by itself. Bad cluster flags are
+//! statements. A TPC-H source, whose snapshot each process generates a part of, holds exactly
+//! what it holds in one process. When process 0 goes away the other process exits by itself. Bad cluster flags are
 //! refused with clear messages.
 
 use std::process::Command;
@@ -311,4 +312,40 @@ fn bad_cluster_flags_are_refused() {
     for flag in ["--process <I>", "--processes <N>", "--addresses <FILE>"] {
         assert!(help.contains(flag), "--help documents {flag}:\n{help}");
     }
+}
+
+/// A TPC-H source in a cluster: each process's worker generates its part of the snapshot, and
+/// together they hold exactly what one process holds (checked whole, through an index on a
+/// subsource, and through a query over several tables).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_in_a_cluster_holds_what_one_process_holds() {
+    let (cluster, single) = tokio::join!(KpgCluster::start(2, 1), KpgServer::start_with_workers(1));
+    let (c, s) = (cluster.connect().await, single.connect().await);
+    for client in [&c, &s] {
+        execute(
+            client,
+            "CREATE SOURCE tpch FROM LOAD GENERATOR TPCH \
+             (SCALE FACTOR 0.005, TICK INTERVAL '1000 days') FOR ALL TABLES",
+        )
+        .await;
+        execute(client, "CREATE INDEX part_pk ON part (p_partkey)").await;
+    }
+    let mut checks: Vec<String> = kpg_tpch::TABLES
+        .iter()
+        .map(|t| format!("SELECT * FROM {t}"))
+        .collect();
+    checks.push("SELECT * FROM part WHERE p_partkey = 77".into());
+    checks.push(kpg_tpch::query(5).sql());
+    for sql in &checks {
+        let (in_cluster, alone) = (sorted(query(&c, sql).await), sorted(query(&s, sql).await));
+        assert!(!alone.is_empty(), "`{sql}` has rows");
+        assert!(
+            in_cluster == alone,
+            "`{sql}`: two processes and one process differ"
+        );
+    }
+    let parts = query(&s, "SELECT count(*) FROM part").await;
+    let index_records = "SELECT sum(records) FROM kpg_arrangements \
+                         WHERE owner = 'part_pk' AND arrangement = 'index'";
+    eventually(&c, index_records, &parts).await;
 }
