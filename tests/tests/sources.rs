@@ -53,17 +53,25 @@ async fn wait_for(c: &Client, sql: &str, done: impl Fn(&Rows) -> bool) -> Rows {
     panic!("`{sql}` never reached the expected state");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn tpch_source_snapshot_is_the_generated_data() {
+/// kpg with a TPC-H source at [`SF`] ticking every `tick`, and PostgreSQL (empty).
+async fn kpg_with_tpch_and_postgres(tick: &str) -> (KpgServer, Client, Postgres, Client) {
     let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
     let (k, p) = (kpg.connect().await, pg.connect().await);
-    // Ticks a thousand days apart: only the snapshot is ever seen.
     execute(
         &k,
-        "CREATE SOURCE tpch FROM LOAD GENERATOR TPCH \
-         (SCALE FACTOR 0.01, TICK INTERVAL '1000 days') FOR ALL TABLES",
+        &format!(
+            "CREATE SOURCE tpch FROM LOAD GENERATOR TPCH \
+             (SCALE FACTOR {SF}, TICK INTERVAL '{tick}') FOR ALL TABLES"
+        ),
     )
     .await;
+    (kpg, k, pg, p)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tpch_source_snapshot_is_the_generated_data() {
+    // Ticks a thousand days apart: only the snapshot is ever seen.
+    let (_kpg, k, _pg, p) = kpg_with_tpch_and_postgres("1000 days").await;
     load_generated(&p, &TABLES).await;
     for table in TABLES {
         let sql = format!("SELECT * FROM {table}");
@@ -101,14 +109,7 @@ async fn columns_of(k: &Client, relation: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn views_over_a_changing_tpch_source_stay_exact() {
-    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
-    let (k, p) = (kpg.connect().await, pg.connect().await);
-    execute(
-        &k,
-        "CREATE SOURCE tpch FROM LOAD GENERATOR TPCH \
-         (SCALE FACTOR 0.01, TICK INTERVAL '50ms') FOR ALL TABLES",
-    )
-    .await;
+    let (_kpg, k, _pg, p) = kpg_with_tpch_and_postgres("50ms").await;
     execute(&k, "CREATE INDEX orders_pk ON orders (o_orderkey)").await;
     let views: Vec<(String, String)> = [1, 3, 18]
         .iter()

@@ -16,7 +16,7 @@ use kpg_storage::Generator;
 use kpg_types::{GlobalId, Row, SourceDesc};
 use timely::worker::Worker;
 
-use crate::typedefs::RowTrace;
+use crate::typedefs::{arrange_input, RowTrace};
 
 /// Snapshot rows a worker feeds per step.
 const SNAPSHOT_FUEL: usize = 20_000;
@@ -54,13 +54,7 @@ impl SourceRunner {
         let arranged = worker.dataflow_named::<u64, _, _>(&format!("source-u{id}"), |scope| {
             inputs
                 .iter_mut()
-                .map(|input| {
-                    input
-                        .to_collection(scope)
-                        .map(|row: Row| (row, ()))
-                        .arrange_by_key()
-                        .trace
-                })
+                .map(|input| arrange_input(input, scope))
                 .collect::<Vec<_>>()
         });
         for input in &mut inputs {

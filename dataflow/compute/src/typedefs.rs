@@ -1,7 +1,8 @@
-//! Type aliases for the collections and traces the runtime moves, and the two source
-//! operators it needs beyond imports: constant rows and an empty error collection.
+//! Type aliases for the collections and traces the runtime moves, the two source operators it
+//! needs beyond imports (constant rows and an empty error collection), and the arrangement of
+//! an input's rows.
 
-use kpg_engine::{Collection, TraceAgent};
+use kpg_engine::{Collection, InputSession, TraceAgent};
 use kpg_types::{EvalError, Row};
 use timely::dataflow::operators::generic::operator::empty;
 use timely::dataflow::operators::generic::operator::source;
@@ -43,6 +44,16 @@ pub fn source_rows<'s>(scope: Scope<'s, u64>, time: u64, rows: Vec<(Row, i64)>) 
         }
     });
     Collection::new(stream)
+}
+
+/// The collection `input` feeds, in `scope`, arranged by whole rows: how a table's or a
+/// source's rows become a trace others import.
+pub fn arrange_input(input: &mut InputSession<u64, Row, i64>, scope: Scope<'_, u64>) -> RowTrace {
+    input
+        .to_collection(scope)
+        .map(|row: Row| (row, ()))
+        .arrange_by_key()
+        .trace
 }
 
 /// An error collection that never holds anything.

@@ -31,6 +31,7 @@ use crate::render::{keyed_rows, Renderer};
 use crate::sinks::{peek_sink, subscribe_sink};
 use crate::sources::SourceRunner;
 use crate::trace_catalog::{CollectionTraces, IndexTraces, TraceCatalog};
+use crate::typedefs::arrange_input;
 
 /// How long an idle worker sleeps before looking for work; commands and data wake it sooner.
 const PARK: Duration = Duration::from_millis(20);
@@ -164,11 +165,7 @@ impl WorkerState {
                 let mut input = InputSession::new();
                 let index = worker.next_dataflow_index();
                 let trace = worker.dataflow_named::<u64, _, _>(&format!("table-u{id}"), |scope| {
-                    input
-                        .to_collection(scope)
-                        .map(|row: Row| (row, ()))
-                        .arrange_by_key()
-                        .trace
+                    arrange_input(&mut input, scope)
                 });
                 input.advance_to(since.max(self.table_time));
                 input.flush();

@@ -482,7 +482,11 @@ fn filter_plan(table: GlobalId, predicates: Vec<ScalarExpr>) -> Plan {
     }
 }
 
-fn exists_result(name: &str, if_not_exists: bool, tag: &str) -> Result<ExecuteResult, ExecError> {
+pub(super) fn exists_result(
+    name: &str,
+    if_not_exists: bool,
+    tag: &str,
+) -> Result<ExecuteResult, ExecError> {
     if if_not_exists {
         Ok(ExecuteResult::Command(tag.into()))
     } else {

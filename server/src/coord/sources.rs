@@ -10,7 +10,7 @@ use kpg_sql::{ItemKind, PlannedExport};
 use kpg_types::command::Command;
 use kpg_types::{LoadGenerator, SourceDesc, SourceExport};
 
-use super::execute::ExecuteResult;
+use super::execute::{exists_result, ExecuteResult};
 use super::introspection::DataflowMeta;
 use super::Coordinator;
 use crate::error::ExecError;
@@ -27,13 +27,8 @@ impl Coordinator {
         let tag = "CREATE SOURCE";
         let mut state = self.lock();
         if let Some(taken) = exports.iter().find(|e| state.catalog.name_taken(&e.name)) {
-            if if_not_exists && taken.name == name {
-                return Ok(ExecuteResult::Command(tag.into()));
-            }
-            return Err(ExecError::new(
-                "42P07",
-                format!("relation \"{}\" already exists", taken.name),
-            ));
+            // IF NOT EXISTS is about the source's own name; a taken subsource name is an error.
+            return exists_result(&taken.name, if_not_exists && taken.name == name, tag);
         }
         let since = state.upper;
         let mut desc = SourceDesc {
