@@ -258,7 +258,7 @@ fn diff() -> impl Strategy<Value = i64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn operators_on_total_order(
@@ -283,14 +283,11 @@ proptest! {
     }
 }
 
-/// A case the product-order property test found in CI (2026-11-22): count and reduce give
-/// wrong output at (2, 3), the join of input times (2, 2) and (0, 3) — a known engine bug, open
-/// in issue 3. It goes away when reduce stops compacting its input and output traces, so the
-/// logical compaction to the input frontier loses a distinction a later evaluation needs;
-/// compacting one frontier behind fixes this case but not all (3000 random cases still fail on
-/// distinct). Run it with `--ignored` while fixing.
+/// A case the product-order property test found in CI (2026-11-22): count and reduce gave wrong
+/// output at (2, 3). Compaction to the frontier {(2, 2)} had advanced input at (0, 3) to (2, 3),
+/// so the key's history and the new input at (2, 2) formed a chain, and reduce's chain fast path
+/// evaluated only the new time, not the history time above it whose accumulation had changed.
 #[test]
-#[ignore = "known bug: reduce at partially ordered times after compaction (issue 3)"]
 fn product_order_case_found_2026_11_22() {
     let raw: Vec<((u8, u64, u64), (u64, u64), i64, u8)> = vec![
         ((0, 2, 0), (0, 0), 1, 0),

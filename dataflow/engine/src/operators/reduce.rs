@@ -17,8 +17,10 @@
 //! e.g. inputs at `(1,0)` and `(0,1)` change the output at `(1,1)`, where no input exists.
 //!
 //! Fast path: when a key's history and new times form a chain (always so for totally ordered
-//! times) the closure adds nothing and accumulation is a running prefix over the time-sorted
-//! history, so only keys with new input are touched, each once per distinct new time.
+//! times) the closure is the chain from the least new time on, with no joins to compute. That
+//! includes history above a new time: with product times, compaction can advance old history past
+//! new input ((0, 3) compacted to the frontier {(2, 2)} is (2, 3), above new input at (2, 2)).
+//! Only keys with new input are touched.
 //!
 //! The output is built into a trace the operator writes (and reads, for the current output); its
 //! own handles on input and output traces are compacted to the input frontier.

@@ -5,7 +5,7 @@
 //! history (keys asked in increasing order); `process` evaluates exactly the complete times of
 //! the closure of the key's ready times with that history, in `Ord` order (which extends `<=`),
 //! and returns the incomplete closure times as pending. When the ready times and the history form
-//! a chain the closure is the ready times themselves, and no closure is computed.
+//! a chain the closure is every time from the least ready one on, and no joins are computed.
 
 use std::collections::BTreeSet;
 
@@ -81,20 +81,27 @@ where
             .extend(self.history_out.iter().map(|(_, t, _)| t.clone()));
         self.times.sort();
         self.times.dedup();
+        // The times whose accumulated input changed: the closure of the ready times with the
+        // history, restricted to times above some ready time. In a chain that is every time from
+        // the least ready one on — including history times above it, which exist when compaction
+        // advanced older history past the new input (product times: (0, 3) compacted to
+        // {(2, 2)} is (2, 3), above new input at (2, 2)), or when the trace already holds
+        // batches this operator has not received.
         let chain = self.times.windows(2).all(|w| w[0].less_equal(&w[1]));
-        let eval: Vec<T> = if chain {
-            ready
+        let closure = if chain {
+            let first = self.times.partition_point(|t| t < &ready[0]);
+            self.times[first..].to_vec()
         } else {
-            let mut eval = Vec::new();
-            for t in close(&ready, &self.times) {
-                if frontier.less_equal(&t) {
-                    pending.push((key.clone(), t));
-                } else {
-                    eval.push(t);
-                }
-            }
-            eval
+            close(&ready, &self.times)
         };
+        let mut eval = Vec::with_capacity(closure.len());
+        for t in closure {
+            if frontier.less_equal(&t) {
+                pending.push((key.clone(), t));
+            } else {
+                eval.push(t);
+            }
+        }
         self.made.clear();
         for time in eval {
             self.evaluate(key, &time);
