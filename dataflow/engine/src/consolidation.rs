@@ -15,8 +15,21 @@ pub fn consolidate<D: Ord, R: Semigroup>(vec: &mut Vec<(D, R)>) {
 
 /// As [`consolidate`], on the suffix of `vec` starting at `offset`.
 pub fn consolidate_from<D: Ord, R: Semigroup>(vec: &mut Vec<(D, R)>, offset: usize) {
+    // Most calls (a val's few updates in a merge, a group's values) are tiny: skip the sort.
+    match vec.len() - offset {
+        0 => return,
+        1 => {
+            if vec[offset].1.is_zero() {
+                vec.truncate(offset);
+            }
+            return;
+        }
+        _ => {}
+    }
+    // Equal data are summed, so the order among them does not matter: the unstable sort is
+    // enough and faster.
     let slice = &mut vec[offset..];
-    slice.sort_by(|a, b| a.0.cmp(&b.0));
+    slice.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut write = offset;
     for read in offset..vec.len() {
         if write > offset && vec[write - 1].0 == vec[read].0 {

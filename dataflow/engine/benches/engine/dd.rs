@@ -76,7 +76,13 @@ pub fn arrange(workers: usize, p: &Params) -> Run {
         let arranged = c.arrange_by_key();
         arranged.stream.clone().probe_with(probe);
         let mut trace = arranged.trace;
-        Box::new(move |t| trace.set_logical_compaction(Antichain::from_elem(t).borrow()))
+        // Both frontiers, as kpg's handle does: a DD handle starts with its physical compaction
+        // at the minimum, and while it stays there the spine merges nothing (the trace would
+        // only grow, and the round would skip the merge work kpg does).
+        Box::new(move |t| {
+            trace.set_logical_compaction(Antichain::from_elem(t).borrow());
+            trace.set_physical_compaction(Antichain::from_elem(t).borrow());
+        })
     })
 }
 

@@ -163,10 +163,19 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(3);
+    // For profiling one system: BENCH_ONLY=kpg|dd, BENCH_WORKERS=1|2, BENCH_ROUNDS=n.
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    let worker_counts: Vec<usize> = match std::env::var("BENCH_WORKERS") {
+        Ok(w) => w.split(',').filter_map(|w| w.parse().ok()).collect(),
+        Err(_) => vec![1, 2],
+    };
+    let rounds_override: Option<u64> = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok());
     let sized = |x: f64| ((x * scale) as u64).max(1);
     let p = Params {
         keys: sized(1_000_000.0),
-        rounds: sized(50.0).max(20),
+        rounds: rounds_override.unwrap_or(sized(50.0).max(20)),
         batch: sized(10_000.0),
         offered: 200_000.0 * scale,
         nodes: sized(100_000.0),
@@ -191,7 +200,15 @@ fn main() {
         if !selected.is_empty() && !selected.iter().any(|s| name.starts_with(s.as_str())) {
             continue;
         }
-        for workers in [1, 2] {
+        for &workers in worker_counts.iter() {
+            if only == "kpg" || only == "dd" {
+                let run = if only == "kpg" { ours } else { theirs };
+                println!(
+                    "{name:<15} w={workers} | {only} {}",
+                    fmt(&measure(|| run(workers, &p)))
+                );
+                continue;
+            }
             // Alternate the systems and keep each one's best run: the machine is shared, and
             // interference only ever makes a run slower.
             let (mut a, mut b) = (

@@ -2,8 +2,9 @@
 //!
 //! Owns: [`Batcher`]. Invariants: the buffer is a list of sorted, consolidated chains whose sizes
 //! decrease geometrically (a chain is merged into its predecessor when it grows to within a
-//! factor two of it), so buffered memory is proportional to distinct (data, time) pairs and each
-//! update is merged O(log n) times. `extract(F)` removes exactly the updates whose times are not
+//! factor two of it), plus fewer than [`STAGED`] updates not yet sorted, so buffered memory is
+//! proportional to distinct (data, time) pairs plus a constant, and each update is merged
+//! O(log n) times. `extract(F)` removes exactly the updates whose times are not
 //! beyond `F`, in sorted consolidated order, and reports the least times still buffered (for the
 //! arrange operator's capabilities).
 
@@ -17,9 +18,16 @@ use crate::lattice::Lattice;
 
 type Chain<D, T, R> = Vec<(D, T, R)>;
 
+/// Updates gathered before they are sorted into a chain: one sort of many small pushes is
+/// cheaper than sorting each and merging them, and this bounded amount is all that is ever held
+/// unconsolidated.
+const STAGED: usize = 1 << 15;
+
 /// Buffers `(data, time, diff)` updates in geometrically sized sorted chains.
 pub struct Batcher<D, T, R> {
     chains: Vec<Chain<D, T, R>>,
+    /// Unsorted updates, fewer than [`STAGED`] between pushes.
+    staged: Vec<(D, T, R)>,
 }
 
 impl<D: Ord + Clone, T: Lattice, R: Semigroup> Default for Batcher<D, T, R> {
@@ -31,25 +39,40 @@ impl<D: Ord + Clone, T: Lattice, R: Semigroup> Default for Batcher<D, T, R> {
 impl<D: Ord + Clone, T: Lattice, R: Semigroup> Batcher<D, T, R> {
     /// An empty batcher.
     pub fn new() -> Self {
-        Batcher { chains: Vec::new() }
+        Batcher {
+            chains: Vec::new(),
+            staged: Vec::new(),
+        }
     }
 
     /// Number of buffered updates.
     pub fn len(&self) -> usize {
-        self.chains.iter().map(|c| c.len()).sum()
+        self.chains.iter().map(|c| c.len()).sum::<usize>() + self.staged.len()
     }
 
     /// True when nothing is buffered.
     pub fn is_empty(&self) -> bool {
-        self.chains.iter().all(|c| c.is_empty())
+        self.staged.is_empty() && self.chains.iter().all(|c| c.is_empty())
     }
 
     /// Adds unsorted updates (taking their contents).
     pub fn push(&mut self, updates: &mut Vec<(D, T, R)>) {
-        if updates.is_empty() {
+        if self.staged.is_empty() {
+            std::mem::swap(&mut self.staged, updates);
+        } else {
+            self.staged.append(updates);
+        }
+        if self.staged.len() >= STAGED {
+            self.flush();
+        }
+    }
+
+    /// Sorts the staged updates into a chain, merging chains of similar sizes.
+    fn flush(&mut self) {
+        if self.staged.is_empty() {
             return;
         }
-        let mut chain = std::mem::take(updates);
+        let mut chain = std::mem::take(&mut self.staged);
         consolidate_updates(&mut chain);
         self.chains.push(chain);
         while self.chains.len() > 1 {
@@ -66,6 +89,7 @@ impl<D: Ord + Clone, T: Lattice, R: Semigroup> Batcher<D, T, R> {
     /// Removes the updates whose times are not beyond `frontier`, sorted and consolidated, and
     /// returns them with the frontier of the least times still buffered.
     pub fn extract(&mut self, frontier: AntichainRef<T>) -> (Vec<(D, T, R)>, Antichain<T>) {
+        self.flush();
         let mut all = Vec::new();
         for chain in self.chains.drain(..) {
             all = merge_chains(all, chain);
@@ -95,7 +119,7 @@ impl<D: Ord + Clone, T: Lattice, R: Semigroup> Batcher<D, T, R> {
     /// The least times among buffered updates.
     pub fn lower(&self) -> Antichain<T> {
         let mut lower = Antichain::new();
-        for chain in self.chains.iter() {
+        for chain in self.chains.iter().chain(std::iter::once(&self.staged)) {
             for update in chain.iter() {
                 lower.insert_ref(&update.1);
             }
@@ -148,7 +172,7 @@ mod tests {
     #[test]
     fn extract_splits_by_frontier_and_consolidates() {
         let mut batcher = Batcher::<u64, u64, i64>::new();
-        for round in 0..50u64 {
+        for round in 0..(STAGED as u64) {
             let mut updates = vec![
                 (round % 5, round % 10, 1),
                 (round % 5, round % 10, -1),
@@ -156,10 +180,11 @@ mod tests {
             ];
             batcher.push(&mut updates);
         }
-        let before = batcher.len();
+        let sorted: usize = batcher.chains.iter().map(|c| c.len()).sum();
         assert!(
-            before <= 2 * 3 * 7,
-            "batcher keeps about the distinct (data, time) pairs, has {before}"
+            sorted <= 2 * 3 * 7 && batcher.staged.len() < STAGED,
+            "batcher keeps about the distinct (data, time) pairs, has {sorted} and {} staged",
+            batcher.staged.len()
         );
         let (ready, lower) = batcher.extract(Antichain::from_elem(4).borrow());
         assert!(ready.iter().all(|u| u.1 < 4));

@@ -85,8 +85,14 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Merger<K, V, T, R
 
     /// Merges the vals of key `ka` of `older` and/or `kb` of `newer`; returns updates read.
     fn copy_key(&mut self, ka: Option<usize>, kb: Option<usize>) -> usize {
-        let a = Rc::clone(&self.older);
-        let b = Rc::clone(&self.newer);
+        let Merger {
+            older: a,
+            newer: b,
+            since,
+            builder,
+            scratch,
+            ..
+        } = self;
         let key = match (ka, kb) {
             (Some(k), _) => a.key(k),
             (None, Some(k)) => b.key(k),
@@ -95,6 +101,7 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Merger<K, V, T, R
         let mut va = ka.map_or(0..0, |k| a.vals_of(k));
         let mut vb = kb.map_or(0..0, |k| b.vals_of(k));
         let mut read = 0;
+        let mut new_key = true;
         loop {
             let order = match (va.start < va.end, vb.start < vb.end) {
                 (true, true) => a.val(va.start).cmp(b.val(vb.start)),
@@ -102,7 +109,7 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Merger<K, V, T, R
                 (false, true) => std::cmp::Ordering::Greater,
                 (false, false) => break,
             };
-            self.scratch.clear();
+            scratch.clear();
             let val = match order {
                 std::cmp::Ordering::Less => a.val(va.start),
                 _ => b.val(vb.start),
@@ -110,24 +117,28 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Merger<K, V, T, R
             if order != std::cmp::Ordering::Greater {
                 for u in a.upds_of(va.start) {
                     let (t, r) = a.upd(u);
-                    self.scratch.push((t.into_owned(), r.clone()));
+                    scratch.push((t.into_owned(), r.clone()));
                 }
                 va.start += 1;
             }
             if order != std::cmp::Ordering::Less {
                 for u in b.upds_of(vb.start) {
                     let (t, r) = b.upd(u);
-                    self.scratch.push((t.into_owned(), r.clone()));
+                    scratch.push((t.into_owned(), r.clone()));
                 }
                 vb.start += 1;
             }
-            read += self.scratch.len();
-            for (t, _) in self.scratch.iter_mut() {
-                t.advance_by(self.since.borrow());
+            read += scratch.len();
+            for (t, _) in scratch.iter_mut() {
+                t.advance_by(since.borrow());
             }
-            consolidate(&mut self.scratch);
-            for (t, r) in self.scratch.drain(..) {
-                self.builder.push(key, val, t, r);
+            // One stored update is already consolidated (and never zero).
+            if scratch.len() > 1 {
+                consolidate(scratch);
+            }
+            if !scratch.is_empty() {
+                builder.push_val(key, new_key, val, scratch);
+                new_key = false;
             }
         }
         read

@@ -85,6 +85,28 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V
         self.diffs.push(diff);
         self.updates += 1;
     }
+    /// Appends the consolidated updates of one (key, val) that follows everything pushed so far;
+    /// `new_key` says whether `key` differs from the last key pushed (the caller knows, so no key
+    /// is compared). Nothing is pushed when `upds` is empty.
+    pub(crate) fn push_val(&mut self, key: &K, new_key: bool, val: &V, upds: &mut Vec<(T, R)>) {
+        if upds.is_empty() {
+            return;
+        }
+        self.close_val();
+        if new_key {
+            debug_assert!(self.keys.last().is_none_or(|k| k < key));
+            self.close_key();
+            self.keys.push(key.clone());
+        } else {
+            debug_assert!(self.keys.last() == Some(key) && !Batch::<K, V, T, R>::key_only());
+        }
+        self.vals.push(val.clone());
+        self.updates += upds.len();
+        for (t, r) in upds.drain(..) {
+            self.times.push(t);
+            self.diffs.push(r);
+        }
+    }
     /// Ends the open val's update range; a single update equal to the previously stored one is
     /// dropped and recorded as an empty range.
     fn close_val(&mut self) {
