@@ -171,6 +171,24 @@ fn reference(input: &BTreeMap<Rec, i64>, op: &str) -> BTreeMap<(u64, u64, i64), 
                 out.insert((k, max.unwrap_or(u64::MAX), sum), 1);
             }
         }
+        "flat_map" => {
+            for ((_, k, v), r) in side(0) {
+                *out.entry((*k, *v, 0)).or_insert(0) += r;
+                if v % 2 == 1 {
+                    *out.entry((k + 10, *v, 1)).or_insert(0) += r;
+                }
+            }
+        }
+        "concat_negate" | "consolidate" => {
+            for ((s, k, v), r) in input.iter() {
+                let sign = match (op, s) {
+                    (_, 0) => 1,
+                    ("concat_negate", _) => -1,
+                    _ => 0,
+                };
+                *out.entry((*k, *v, 0)).or_insert(0) += sign * r;
+            }
+        }
         "count" | "distinct" | "threshold" => {
             let mut counts: BTreeMap<u64, i64> = BTreeMap::new();
             for ((_, k, _), r) in side(0) {
@@ -216,6 +234,12 @@ fn build<'s, T: Timestamp + Lattice>(
                 out.push(((max.unwrap_or(u64::MAX), sum), 1));
             })
             .as_collection(|k, (m, s)| (*k, *m, *s)),
+        "flat_map" => side(0).flat_map(|(k, v)| {
+            let odd = (v % 2 == 1).then_some((k + 10, v, 1));
+            std::iter::once((k, v, 0)).chain(odd)
+        }),
+        "concat_negate" => side(0).concat(side(1).negate()).map(|(k, v)| (k, v, 0)),
+        "consolidate" => side(0).map(|(k, v)| (k, v, 0)).consolidate(),
         "count" => side(0).map(|(k, _)| k).count().map(|(k, c)| (k, 0, c)),
         "distinct" => side(0).map(|(k, _)| k).distinct().map(|k| (k, 0, 0)),
         "threshold" => side(0)
@@ -226,7 +250,10 @@ fn build<'s, T: Timestamp + Lattice>(
     }
 }
 
-const OPS: [&str; 6] = [
+const OPS: [&str; 9] = [
+    "flat_map",
+    "concat_negate",
+    "consolidate",
     "arrange",
     "join",
     "reduce",
