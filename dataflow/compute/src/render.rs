@@ -136,7 +136,8 @@ impl<'a, 's> Renderer<'a, 's> {
             }
             Plan::Distinct { input } => {
                 let input = self.render(input)?;
-                let oks = input.oks.distinct();
+                // Dataflow times are totally ordered here: no output arrangement needed.
+                let oks = input.oks.distinct_total();
                 Rendered {
                     oks,
                     errs: input.errs,
@@ -165,7 +166,7 @@ impl<'a, 's> Renderer<'a, 's> {
                 let input = self.render(input)?;
                 let oks = input
                     .oks
-                    .threshold(|_row: &Row, count: &i64| (*count).max(0));
+                    .threshold_total(|_row: &Row, count: &i64| (*count).max(0));
                 Rendered {
                     oks,
                     errs: input.errs,

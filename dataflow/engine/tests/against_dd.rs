@@ -1,10 +1,12 @@
 //! The engine and the `differential-dataflow` crate on the same random inputs: two independent
 //! implementations must accumulate to the same outputs at every time (arrange, join, reduce,
-//! count, distinct, threshold). Iteration against differential-dataflow is in `iterate.rs`.
+//! count, distinct, threshold, and the total-order count/distinct/threshold). Iteration against
+//! differential-dataflow is in `iterate.rs`.
 
 mod common;
 
 use common::*;
+use differential_dataflow::operators::{CountTotal, ThresholdTotal};
 
 const ROUNDS: u64 = 20;
 
@@ -73,6 +75,36 @@ fn engine_agrees_with_differential_dataflow() {
                 a.map(|(k, _)| k).threshold(|_k, c| c % 3)
             });
             assert_same_accumulation(&ours, &theirs, ROUNDS + 1, "threshold vs differential");
+
+            // The total-order specializations against differential's own.
+            let ours = run_two(workers, seed, left.clone(), Vec::new(), |a, _| {
+                a.map(|(k, _)| k).count_total()
+            });
+            let theirs = run_dd(ROUNDS, workers, left.clone(), Vec::new(), |a, _| {
+                a.map(|(k, _)| k).count_total_core::<i64>()
+            });
+            assert_same_accumulation(&ours, &theirs, ROUNDS + 1, "count_total vs differential");
+
+            let ours = run_two(workers, seed, left.clone(), Vec::new(), |a, _| {
+                a.map(|(k, _)| k).threshold_total(|_k, c| c % 3)
+            });
+            let theirs = run_dd(ROUNDS, workers, left.clone(), Vec::new(), |a, _| {
+                a.map(|(k, _)| k).threshold_total(|_k, c| c % 3)
+            });
+            assert_same_accumulation(
+                &ours,
+                &theirs,
+                ROUNDS + 1,
+                "threshold_total vs differential",
+            );
+
+            let ours = run_two(workers, seed, left.clone(), Vec::new(), |a, _| {
+                a.map(|(k, _)| k).distinct_total()
+            });
+            let theirs = run_dd(ROUNDS, workers, left.clone(), Vec::new(), |a, _| {
+                a.map(|(k, _)| k).distinct_total_core::<i64>()
+            });
+            assert_same_accumulation(&ours, &theirs, ROUNDS + 1, "distinct_total vs differential");
         }
     }
 }

@@ -262,15 +262,39 @@ const OPS: [&str; 9] = [
     "threshold",
 ];
 
-fn check<T: TestTime>(updates: Vec<(Rec, T, i64, u8)>, cuts: &[usize], grid: &[T]) {
+/// The specializations for totally ordered times, checked against the same references as the
+/// general operators they replace.
+const TOTAL_OPS: [&str; 3] = ["count_total", "distinct_total", "threshold_total"];
+
+/// Builds `op`, including the total-order specializations (only for `u64` times).
+fn build_total<'s>(
+    input: Collection<'s, u64, Rec>,
+    op: &str,
+) -> Collection<'s, u64, (u64, u64, i64)> {
+    let keys = || input.clone().filter(|(x, _, _)| *x == 0).map(|(_, k, _)| k);
+    match op {
+        "count_total" => keys().count_total().map(|(k, c)| (k, 0, c)),
+        "distinct_total" => keys().distinct_total().map(|k| (k, 0, 0)),
+        "threshold_total" => keys().threshold_total(|_k, c| c % 3).map(|k| (k, 0, 0)),
+        _ => build(input, op),
+    }
+}
+
+fn check<T: TestTime>(
+    updates: Vec<(Rec, T, i64, u8)>,
+    cuts: &[usize],
+    grid: &[T],
+    ops: &[&str],
+    build: impl for<'s> Fn(Collection<'s, T, Rec>, &str) -> Collection<'s, T, (u64, u64, i64)>,
+) {
     let input: Vec<(Rec, T, i64)> = updates
         .iter()
         .map(|(d, t, r, _)| (*d, t.clone(), *r))
         .collect();
-    for op in OPS {
+    for op in ops {
         let got = run(schedule(updates.clone(), cuts), |c| build(c, op));
         for t in grid {
-            let want = reference(&accumulate(&input, t), op);
+            let want = reference(&accumulate(&input, t), op.trim_end_matches("_total"));
             assert_eq!(accumulate(&got, t), want, "{op} differs at {t:?}");
         }
     }
@@ -293,7 +317,8 @@ proptest! {
         cuts in prop::collection::vec(1usize..12, 0..8),
     ) {
         let grid: Vec<u64> = (0..9).collect();
-        check(updates, &cuts, &grid);
+        let ops: Vec<&str> = OPS.iter().chain(TOTAL_OPS.iter()).copied().collect();
+        check(updates, &cuts, &grid, &ops, build_total);
     }
 
     #[test]
@@ -306,7 +331,7 @@ proptest! {
             .map(|(d, (a, b), r, o)| (d, Product::new(a, b), r, o))
             .collect();
         let grid: Vec<P> = (0..5).flat_map(|a| (0..5).map(move |b| Product::new(a, b))).collect();
-        check(updates, &cuts, &grid);
+        check(updates, &cuts, &grid, &OPS, build);
     }
 }
 
@@ -344,5 +369,5 @@ fn product_order_case_found_2026_11_22() {
     let grid: Vec<P> = (0..5)
         .flat_map(|a| (0..5).map(move |b| Product::new(a, b)))
         .collect();
-    check(updates, &[9, 4, 4, 9, 6, 10], &grid);
+    check(updates, &[9, 4, 4, 9, 6, 10], &grid, &OPS, build);
 }

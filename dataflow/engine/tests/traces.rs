@@ -157,10 +157,12 @@ fn import_and_import_frontier_replay_then_follow() {
             let mut session = InputSession::<u64, Kv, i64>::new();
             let mut other_session = InputSession::<u64, Kv, i64>::new();
             let probe = ProbeHandle::new();
-            let mut trace = worker.dataflow::<u64, _, _>(|scope| {
+            let (mut trace, mut keys) = worker.dataflow::<u64, _, _>(|scope| {
                 let arranged = session.to_collection(scope).arrange_by_key();
                 arranged.stream.clone().probe_with(&probe);
-                arranged.trace
+                let keys = arranged.as_collection(|k, _| *k).arrange_by_self();
+                keys.stream.clone().probe_with(&probe);
+                (arranged.trace, keys.trace)
             });
             let feed = |session: &mut InputSession<u64, Kv, i64>,
                         updates: &[(u64, Kv, i64)],
@@ -179,6 +181,7 @@ fn import_and_import_frontier_replay_then_follow() {
                 worker.step_while(|| probe.less_than(&(time + 1)));
             }
             trace.set_logical_compaction(Antichain::from_elem(as_of).borrow());
+            keys.set_logical_compaction(Antichain::from_elem(as_of).borrow());
             let probe2 = ProbeHandle::new();
             let dataflow = worker.next_dataflow_index();
             worker.dataflow::<u64, _, _>(|scope| {
@@ -197,6 +200,14 @@ fn import_and_import_frontier_replay_then_follow() {
                 advanced
                     .as_collection(|k, v| (*k, *v, 0))
                     .inspect(tag(1, &sink))
+                    .probe_with(&probe2);
+                // The total-order count reads "the batches before this one" of a replay whose
+                // times all read as advanced to as_of.
+                keys.import_frontier(scope, Antichain::from_elem(as_of).borrow())
+                    .accumulate_total("CountTotal", |k, c: &i64, out| {
+                        out.push(((*k, *c as u64, 0), 1))
+                    })
+                    .inspect(tag(4, &sink))
                     .probe_with(&probe2);
                 let others = other_session.to_collection(scope).arrange_by_key();
                 advanced
@@ -270,6 +281,20 @@ fn import_and_import_frontier_replay_then_follow() {
                 accumulate(&pick(2), t),
                 join,
                 "join with an imported arrangement at {t} ({workers} workers)"
+            );
+            let mut counts: BTreeMap<u64, i64> = BTreeMap::new();
+            for ((k, _), d) in a.iter() {
+                *counts.entry(*k).or_insert(0) += d;
+            }
+            let counts: BTreeMap<(u64, u64, u64), i64> = counts
+                .into_iter()
+                .filter(|(_, c)| *c != 0)
+                .map(|(k, c)| ((k, c as u64, 0), 1))
+                .collect();
+            assert_eq!(
+                accumulate(&pick(4), t),
+                counts,
+                "count_total of an imported arrangement at {t} ({workers} workers)"
             );
         }
         assert!(

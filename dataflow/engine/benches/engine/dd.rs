@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use differential_dataflow::input::InputSession;
 use differential_dataflow::operators::iterate::Iterate;
+use differential_dataflow::operators::CountTotal;
 use differential_dataflow::trace::TraceReader;
 use differential_dataflow::VecCollection as Collection;
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
@@ -90,6 +91,17 @@ fn count(workers: usize, p: &Params, open_loop: bool) -> Run {
     rounds(workers, p, open_loop, |c, probe| {
         c.map(|(k, _)| k)
             .count_core::<i64>()
+            .inner
+            .probe_with(probe);
+        Box::new(|_| {})
+    })
+}
+
+/// `count` with differential's total-order specialization.
+pub fn count_total(workers: usize, p: &Params) -> Run {
+    rounds(workers, p, false, |c, probe| {
+        c.map(|(k, _)| k)
+            .count_total_core::<i64>()
             .inner
             .probe_with(probe);
         Box::new(|_| {})

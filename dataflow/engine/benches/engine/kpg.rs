@@ -92,6 +92,14 @@ fn count(workers: usize, p: &Params, open_loop: bool) -> Run {
     })
 }
 
+/// `count` with the total-order specialization (no output arrangement).
+pub fn count_total(workers: usize, p: &Params) -> Run {
+    rounds(workers, p, false, |c, probe| {
+        c.map(|(k, _)| k).count_total().probe_with(probe);
+        Box::new(|_| {})
+    })
+}
+
 pub fn count_closed(workers: usize, p: &Params) -> Run {
     count(workers, p, false)
 }

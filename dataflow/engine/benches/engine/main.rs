@@ -189,6 +189,7 @@ fn main() {
         ("arrange", kpg::arrange, dd::arrange),
         ("count-closed", kpg::count_closed, dd::count_closed),
         ("count-open", kpg::count_open, dd::count_open),
+        ("count-total", kpg::count_total, dd::count_total),
         ("reduce-sum", kpg::reduce_sum, dd::reduce_sum),
         ("join-100", kpg::join_100, dd::join_100),
         ("join-10000", kpg::join_10000, dd::join_10000),

@@ -29,13 +29,7 @@ where
 
     /// Each record with positive multiplicity, once.
     pub fn distinct(self) -> Self {
-        self.threshold(|_key, count| {
-            if *count > R::zero() {
-                R::from(1)
-            } else {
-                R::zero()
-            }
-        })
+        self.threshold(|_key, count| presence(count))
     }
 
     /// Each record with multiplicity `logic(record, count)` (records mapped to zero vanish).
@@ -48,5 +42,14 @@ where
                 }
             })
             .as_collection(|k, _| k.clone())
+    }
+}
+
+/// Distinct's multiplicity for a record with `count`: one when positive, else none.
+pub(crate) fn presence<R: Abelian + Ord + From<i8>>(count: &R) -> R {
+    if *count > R::zero() {
+        R::from(1)
+    } else {
+        R::zero()
     }
 }

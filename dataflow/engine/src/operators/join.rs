@@ -24,81 +24,20 @@ use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::Operator;
 use timely::dataflow::operators::CapabilitySet;
-use timely::progress::frontier::Antichain;
 use timely::progress::Timestamp;
 
 use crate::collection::Collection;
 use crate::consolidation::consolidate_updates;
 use crate::difference::{Multiply, Semigroup};
 use crate::lattice::Lattice;
+use crate::operators::acknowledged::Acknowledged;
 use crate::operators::arrange::Arranged;
 use crate::trace::batch::BatchCursor;
 use crate::trace::cursor::TraceCursor;
-use crate::trace::handle::TraceAgent;
-use crate::{BatchRef, Data};
+use crate::Data;
 
 /// Output records a join produces per activation before yielding.
 const FUEL_PER_ACTIVATION: isize = 1 << 16;
-
-/// One input's side of the join state.
-struct Side<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> {
-    /// Handle on this input's trace (used by the other input's batches); `None` once the other
-    /// input has closed.
-    trace: Option<TraceAgent<K, V, T, R>>,
-    /// Upper of the last batch received on this input.
-    acknowledged: Antichain<T>,
-    /// Batches received on this input, kept while the trace cannot cut at `acknowledged`.
-    received: Vec<BatchRef<K, V, T, R>>,
-    /// Whether `received` holds every batch acknowledged so far.
-    received_complete: bool,
-}
-
-impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> Side<K, V, T, R> {
-    fn new(mut trace: TraceAgent<K, V, T, R>) -> Self {
-        let acknowledged = Antichain::from_elem(T::minimum());
-        trace.set_physical_compaction(acknowledged.borrow());
-        Side {
-            trace: Some(trace),
-            acknowledged,
-            received: Vec::new(),
-            received_complete: true,
-        }
-    }
-
-    /// A cursor over exactly the acknowledged batches of this side.
-    fn acknowledged_cursor(&mut self) -> TraceCursor<K, V, T, R> {
-        let trace = self
-            .trace
-            .as_ref()
-            .expect("trace handle is held while the other input is open");
-        match trace.batches_through(self.acknowledged.borrow()) {
-            Some((batches, settled)) => {
-                if settled {
-                    self.received = Vec::new();
-                    self.received_complete = false;
-                }
-                TraceCursor::new(batches, trace.as_of().cloned().map(Rc::new))
-            }
-            None => {
-                assert!(
-                    self.received_complete,
-                    "join: trace cannot cut at the acknowledged frontier and received batches were discarded"
-                );
-                TraceCursor::new(self.received.clone(), None)
-            }
-        }
-    }
-
-    fn acknowledge(&mut self, batch: &BatchRef<K, V, T, R>) {
-        self.acknowledged = batch.upper().to_owned();
-        if self.received_complete {
-            self.received.push(Rc::clone(batch));
-        }
-        if let Some(trace) = self.trace.as_mut() {
-            trace.set_physical_compaction(self.acknowledged.borrow());
-        }
-    }
-}
 
 /// A unit of join work: a new batch against a snapshot of the other side.
 struct Deferred<K, VA, VB, T: Timestamp, R> {
@@ -173,8 +112,8 @@ where
         I: IntoIterator<Item = D>,
         L: FnMut(&K, &V, &V2) -> I + 'static,
     {
-        let mut side1 = Side::new(self.trace.clone());
-        let mut side2 = Side::new(other.trace.clone());
+        let mut side1 = Acknowledged::new(self.trace.clone());
+        let mut side2 = Acknowledged::new(other.trace.clone());
         let scope = self.scope();
         let stream = self
             .stream
@@ -228,12 +167,10 @@ where
                             trace.set_logical_compaction(frontier2.frontier());
                         }
                         if frontier1.is_empty() {
-                            side2.trace = None;
-                            side2.received = Vec::new();
+                            side2.release();
                         }
                         if frontier2.is_empty() {
-                            side1.trace = None;
-                            side1.received = Vec::new();
+                            side1.release();
                         }
 
                         let mut fuel = FUEL_PER_ACTIVATION;
