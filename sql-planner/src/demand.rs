@@ -209,13 +209,16 @@ impl Pruner<'_> {
                 input: Box::new(self.prune(*input, d)),
             },
             // Every column decides which rows are distinct, or feeds the recursion.
-            p @ (Plan::Distinct { .. } | Plan::Threshold { .. } | Plan::Recursive { .. }) => {
-                p.map_inputs(|i| self.prune(i, None))
-            }
+            // A shared value serves every reader: it keeps all its columns.
+            p @ (Plan::Distinct { .. }
+            | Plan::Threshold { .. }
+            | Plan::Recursive { .. }
+            | Plan::Let { .. }) => p.map_inputs(|i| self.prune(i, None)),
             leaf @ (Plan::Get { .. }
             | Plan::IndexedGet { .. }
             | Plan::Constant { .. }
-            | Plan::RecursiveGet { .. }) => leaf,
+            | Plan::RecursiveGet { .. }
+            | Plan::LocalGet { .. }) => leaf,
         }
     }
 

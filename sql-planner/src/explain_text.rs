@@ -283,6 +283,14 @@ impl Printer<'_> {
                 self.plan(step, depth + 1);
             }
             Plan::RecursiveGet { id } => self.line(depth, &format!("RecursiveGet r{id}")),
+            Plan::Let { id, value, body } => {
+                // Computed once, read wherever `Get l{id}` appears in the body.
+                self.line(depth, &format!("Let l{id} ="));
+                self.plan(value, depth + 1);
+                self.line(depth, "In");
+                self.plan(body, depth + 1);
+            }
+            Plan::LocalGet { id } => self.line(depth, &format!("Get l{id}")),
         }
     }
 }

@@ -217,6 +217,7 @@ pub fn plan_arity(plan: &Plan, catalog: &dyn Catalog) -> Option<usize> {
         | Plan::TopK { input, .. } => plan_arity(input, catalog)?,
         Plan::Union { inputs } => inputs.iter().find_map(|i| plan_arity(i, catalog))?,
         Plan::Recursive { base, .. } => plan_arity(base, catalog)?,
-        Plan::RecursiveGet { .. } => return None,
+        Plan::Let { body, .. } => plan_arity(body, catalog)?,
+        Plan::RecursiveGet { .. } | Plan::LocalGet { .. } => return None,
     })
 }

@@ -46,6 +46,7 @@ mod query;
 mod recursive;
 mod scope;
 mod select;
+mod share;
 mod show_create;
 mod source;
 mod statement;

@@ -8,7 +8,8 @@
 //! - `physical_plan` (EXPLAIN PHYSICAL, and what runs): the optimized plan with its joins
 //!   ordered for index reuse (`join_order.rs`), join and reduction inputs narrowed to the
 //!   columns they need, and inputs read through the catalog's indexes where the keys fit
-//!   (`index_reuse.rs`).
+//!   (`index_reuse.rs`); last, subtrees that occur more than once are computed once
+//!   (`share.rs`).
 
 use kpg_types::Plan;
 
@@ -17,6 +18,7 @@ use crate::demand::{prune_columns, tidy};
 use crate::index_reuse::use_indexes;
 use crate::join_order::order_joins;
 use crate::pushdown::push_predicates;
+use crate::share::share_common;
 
 /// The logical rewrites of a decorrelated plan.
 pub fn optimize(plan: Plan, catalog: &dyn Catalog) -> Plan {
@@ -25,6 +27,11 @@ pub fn optimize(plan: Plan, catalog: &dyn Catalog) -> Plan {
 
 /// The plan the runtime renders for a decorrelated plan.
 pub fn physical_plan(plan: Plan, catalog: &dyn Catalog) -> Plan {
+    share_common(physical_plan_unshared(plan, catalog))
+}
+
+/// The physical plan before repeated subtrees are bound (`share.rs`).
+pub(crate) fn physical_plan_unshared(plan: Plan, catalog: &dyn Catalog) -> Plan {
     let ordered = order_joins(optimize(plan, catalog), catalog);
     // Reading an index lifts the input's filters and projections above the join.
     tidy(

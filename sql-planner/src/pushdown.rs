@@ -133,7 +133,9 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
         | Plan::IndexedGet { .. }
         | Plan::Constant { .. }
         | Plan::RecursiveGet { .. }
-        | Plan::Recursive { .. }) => {
+        | Plan::Recursive { .. }
+        | Plan::Let { .. }
+        | Plan::LocalGet { .. }) => {
             let leaf = leaf.map_inputs(|p| push(p, Vec::new(), cat));
             filter(leaf, preds)
         }

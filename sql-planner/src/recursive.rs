@@ -191,6 +191,7 @@ fn check_step(plan: &Plan, id: u64, distinct: bool, name: &str) -> Result<(), Pl
         }
         Plan::TopK { .. } => refuse("a query with LIMIT/OFFSET"),
         Plan::Recursive { .. } => refuse("another recursive query"),
+        Plan::Let { .. } | Plan::LocalGet { .. } => refuse("a shared subplan"),
         Plan::Get { .. } | Plan::IndexedGet { .. } | Plan::Constant { .. } => Ok(()),
     }
 }

@@ -22,6 +22,7 @@ use crate::trace_catalog::{import_errs, TraceCatalog};
 use crate::typedefs::{empty_errs, source_rows, Errs, KeyedArrangement, Oks};
 
 /// The collections a plan node produces.
+#[derive(Clone)]
 pub struct Rendered<'s> {
     pub oks: Oks<'s>,
     pub errs: Errs<'s>,
@@ -37,6 +38,8 @@ pub struct Renderer<'a, 's> {
     imported_indexes: HashMap<GlobalId, (KeyedArrangement<'s>, Errs<'s>)>,
     /// The arrangements this dataflow builds for itself (for introspection).
     pub arrangements: Vec<ArrangementProbe>,
+    /// The values of the `Let`s being rendered, by local id.
+    locals: HashMap<u64, Rendered<'s>>,
 }
 
 /// A render failure: the plan names a collection this worker does not have. The coordinator
@@ -53,6 +56,7 @@ impl<'a, 's> Renderer<'a, 's> {
             imported: HashMap::new(),
             imported_indexes: HashMap::new(),
             arrangements: Vec::new(),
+            locals: HashMap::new(),
         }
     }
 
@@ -199,6 +203,15 @@ impl<'a, 's> Renderer<'a, 's> {
             } => recursive::render_recursive(self, *id, base, step, *distinct)?,
             // Read only inside its `Recursive` node's step, which `recursive.rs` renders.
             Plan::RecursiveGet { id } => return Err(MissingCollection(*id)),
+            // A shared subplan: rendered once, its collections read by every `LocalGet`.
+            Plan::Let { id, value, body } => {
+                let value = self.render(value)?;
+                self.locals.insert(*id, value);
+                let body = self.render(body);
+                self.locals.remove(id);
+                body?
+            }
+            Plan::LocalGet { id } => self.locals.get(id).cloned().ok_or(MissingCollection(*id))?,
         })
     }
 

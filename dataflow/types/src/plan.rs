@@ -90,6 +90,16 @@ pub enum Plan {
     },
     /// Inside the `step` of the `Recursive` node with this `id`: the rows computed so far.
     RecursiveGet { id: u64 },
+    /// `body`, in which `LocalGet { id }` reads the rows of `value`: a subplan the body reads
+    /// more than once, computed once (the planner binds repeated subtrees last, after every
+    /// rewrite, so rewrites never see these).
+    Let {
+        id: u64,
+        value: Box<Plan>,
+        body: Box<Plan>,
+    },
+    /// Inside the `body` of the `Let` with this `id`: the rows of its `value`.
+    LocalGet { id: u64 },
 }
 
 /// One ORDER BY item over a column: DESC and NULLS FIRST/LAST as PostgreSQL writes them.
@@ -198,7 +208,8 @@ impl Plan {
             leaf @ (Plan::Get { .. }
             | Plan::IndexedGet { .. }
             | Plan::Constant { .. }
-            | Plan::RecursiveGet { .. }) => leaf,
+            | Plan::RecursiveGet { .. }
+            | Plan::LocalGet { .. }) => leaf,
             Plan::Map { input, exprs } => Plan::Map {
                 input: boxed(input),
                 exprs,
@@ -267,6 +278,11 @@ impl Plan {
                 step: boxed(step),
                 distinct,
             },
+            Plan::Let { id, value, body } => Plan::Let {
+                id,
+                value: boxed(value),
+                body: boxed(body),
+            },
         }
     }
 
@@ -298,18 +314,28 @@ impl Plan {
             | Plan::Union { .. }
             | Plan::TopK { .. }
             | Plan::Recursive { .. }
-            | Plan::RecursiveGet { .. } => Vec::new(),
+            | Plan::RecursiveGet { .. }
+            | Plan::Let { .. }
+            | Plan::LocalGet { .. } => Vec::new(),
         }
     }
 
     /// Visits every node, parents before children.
     pub fn visit(&self, f: &mut impl FnMut(&Plan)) {
         f(self);
+        for child in self.children() {
+            child.visit(f);
+        }
+    }
+
+    /// The direct inputs of this node, in the order `map_inputs` visits them.
+    pub fn children(&self) -> Vec<&Plan> {
         match self {
             Plan::Get { .. }
             | Plan::IndexedGet { .. }
             | Plan::Constant { .. }
-            | Plan::RecursiveGet { .. } => {}
+            | Plan::RecursiveGet { .. }
+            | Plan::LocalGet { .. } => Vec::new(),
             Plan::Map { input, .. }
             | Plan::Filter { input, .. }
             | Plan::Project { input, .. }
@@ -317,16 +343,11 @@ impl Plan {
             | Plan::Distinct { input }
             | Plan::Negate { input }
             | Plan::Threshold { input }
-            | Plan::TopK { input, .. } => input.visit(f),
-            Plan::Join { left, right, .. } => {
-                left.visit(f);
-                right.visit(f);
-            }
-            Plan::Recursive { base, step, .. } => {
-                base.visit(f);
-                step.visit(f);
-            }
-            Plan::Union { inputs } => inputs.iter().for_each(|i| i.visit(f)),
+            | Plan::TopK { input, .. } => vec![input],
+            Plan::Join { left, right, .. } => vec![left, right],
+            Plan::Recursive { base, step, .. } => vec![base, step],
+            Plan::Let { value, body, .. } => vec![value, body],
+            Plan::Union { inputs } => inputs.iter().collect(),
         }
     }
 
@@ -409,6 +430,13 @@ impl Plan {
                 step.fmt_indent(f, depth + 1)
             }
             Plan::RecursiveGet { id } => writeln!(f, "{pad}RecursiveGet r{id}"),
+            Plan::Let { id, value, body } => {
+                writeln!(f, "{pad}Let l{id} =")?;
+                value.fmt_indent(f, depth + 1)?;
+                writeln!(f, "{pad}In")?;
+                body.fmt_indent(f, depth + 1)
+            }
+            Plan::LocalGet { id } => writeln!(f, "{pad}Get l{id}"),
         }
     }
 }

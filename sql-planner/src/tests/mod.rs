@@ -191,6 +191,8 @@ pub fn eval(p: &Plan, cat: &MockCatalog) -> Vec<(Row, i64)> {
 thread_local! {
     /// The working table of each `Recursive` being evaluated, by id.
     static RECURSIVE: std::cell::RefCell<HashMap<u64, Vec<(Row, i64)>>> = Default::default();
+    /// The value of each `Let` being evaluated, by id.
+    static LOCALS: std::cell::RefCell<HashMap<u64, Vec<(Row, i64)>>> = Default::default();
 }
 
 /// `eval`, returning evaluation errors (division by zero, bad casts) instead of panicking.
@@ -324,6 +326,16 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
         }
         Plan::RecursiveGet { id } => {
             RECURSIVE.with(|m| m.borrow().get(id).cloned().expect("inside its step"))
+        }
+        Plan::Let { id, value, body } => {
+            let value = try_eval(value, cat)?;
+            LOCALS.with(|m| m.borrow_mut().insert(*id, value));
+            let body = try_eval(body, cat);
+            LOCALS.with(|m| m.borrow_mut().remove(id));
+            body?
+        }
+        Plan::LocalGet { id } => {
+            LOCALS.with(|m| m.borrow().get(id).cloned().expect("inside its Let"))
         }
         Plan::Distinct { input } => try_eval(input, cat)?
             .into_iter()

@@ -41,7 +41,34 @@ const QUERIES: &[&str] = &[
     "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) \
      SELECT n FROM r WHERE n > 2",
     "SELECT t.a, u.s FROM t CROSS JOIN u WHERE t.a = u.a + 0",
+    // Nested correlation: the physical plan shares the copies decorrelation makes.
+    "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a \
+     AND u.x >= (SELECT min(n) FROM v WHERE v.a = u.a AND v.n < t.a + 10)) OR a = 3",
 ];
+
+/// A query with nested subqueries holds copies of its host after decorrelation; the physical
+/// plan computes each once (`share.rs`) and no repeated subtree is left.
+#[test]
+fn physical_plans_compute_repeated_subtrees_once() {
+    let cat = catalog();
+    let sql = QUERIES.last().unwrap();
+    let physical = physical_plan(decorrelated(sql, &cat), &cat);
+    let mut lets = 0;
+    physical.visit(&mut |p| lets += matches!(p, Plan::Let { .. }) as usize);
+    assert!(lets > 0, "{physical}");
+    let unshared = crate::optimize::physical_plan_unshared(decorrelated(sql, &cat), &cat);
+    let size = |p: &Plan| {
+        let mut n = 0;
+        p.visit(&mut |_| n += 1);
+        n
+    };
+    assert!(
+        size(&physical) < size(&unshared),
+        "{} nodes shared, {} not",
+        size(&physical),
+        size(&unshared)
+    );
+}
 
 /// Every query gives the same rows decorrelated, optimized and physical.
 #[test]
