@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use kpg_sql::{CatalogItem, IndexItem, ItemKind};
+use kpg_sql::{CatalogItem, IndexItem, ItemKind, UniqueKey};
 use kpg_types::{GlobalId, Plan, RelationDesc};
 
 #[derive(Clone, Debug)]
@@ -25,6 +25,8 @@ pub struct Entry {
     pub sql: Option<String>,
     /// The source a subsource belongs to.
     pub owner: Option<GlobalId>,
+    /// A table's PRIMARY KEY and UNIQUE constraints; each names the index that enforces it.
+    pub keys: Vec<UniqueKey>,
 }
 
 /// What kind of thing an id names, for messages and command tags.
@@ -80,6 +82,7 @@ impl Catalog {
                 definition,
                 sql: None,
                 owner: None,
+                keys: Vec::new(),
             },
         );
     }
@@ -96,6 +99,21 @@ impl Catalog {
         if let Some(entry) = self.entries.get_mut(&id) {
             entry.owner = Some(owner);
         }
+    }
+
+    /// Records a table's unique constraints.
+    pub fn set_keys(&mut self, id: GlobalId, keys: Vec<UniqueKey>) {
+        if let Some(entry) = self.entries.get_mut(&id) {
+            entry.keys = keys;
+        }
+    }
+
+    /// The table and constraint that the index `index` enforces, if it enforces one.
+    pub fn constraint_of(&self, index: GlobalId) -> Option<(&Entry, &UniqueKey)> {
+        let index = self.indexes.get(&index)?;
+        let table = self.entries.get(&index.on)?;
+        let key = table.keys.iter().find(|k| k.name == index.name)?;
+        Some((table, key))
     }
 
     /// The source the subsource `id` belongs to, if it is one.

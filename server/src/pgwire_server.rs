@@ -648,9 +648,10 @@ impl CopyHandler for Session {
             let rows: Vec<(Row, i64)> = copy.rows()?.into_iter().map(|r| (r, 1)).collect();
             let count = rows.len();
             if conn.txn.lock().expect("txn").is_active() {
-                self.coord
-                    .check_not_null(copy.table, rows.iter().map(|(r, _)| r))?;
-                conn.txn.lock().expect("txn").buffer(copy.table, rows)?;
+                let mut writes = vec![(copy.table, rows)];
+                self.coord.check_writes(&writes).await?;
+                let (table, rows) = writes.pop().expect("one write");
+                conn.txn.lock().expect("txn").buffer(table, rows)?;
             } else {
                 self.coord.insert_rows(copy.table, rows).await?;
             }

@@ -2,10 +2,11 @@
 //!
 //! The planner checks names and types against the catalog and produces the descriptions the
 //! server stores; it does not check dependencies (the server refuses to drop what others use).
-//! Column constraints other than NULL / NOT NULL, defaults and table constraints are refused
-//! (0A000) rather than ignored.
+//! Column constraints other than NULL / NOT NULL / PRIMARY KEY / UNIQUE, defaults and other
+//! table constraints are refused (0A000) rather than ignored.
 
 use crate::catalog::{Catalog, ItemKind, RecordingCatalog};
+use crate::constraints::{resolve_keys, KeySpec, Options};
 use crate::error::PlanError;
 use crate::names::{fold, object_name};
 use crate::query::{plan_subquery, QueryContext};
@@ -30,9 +31,7 @@ pub fn plan_create_table(
     if ct.query.is_some() {
         return unsupported("CREATE TABLE ... AS");
     }
-    if !ct.constraints.is_empty() {
-        return unsupported("table constraints");
-    }
+    let mut specs = Vec::new();
     if ct.like.is_some() || ct.clone.is_some() || ct.inherits.is_some() || ct.partition_of.is_some()
     {
         return unsupported("CREATE TABLE ... LIKE/INHERITS/PARTITION OF");
@@ -66,8 +65,18 @@ pub fn plan_create_table(
                 ColumnOption::Null => nullable = true,
                 ColumnOption::NotNull => nullable = false,
                 ColumnOption::Default(_) => return unsupported("column defaults"),
-                ColumnOption::PrimaryKey(_) => return unsupported("PRIMARY KEY"),
-                ColumnOption::Unique(_) => return unsupported("UNIQUE"),
+                ColumnOption::PrimaryKey(pk) => specs.push(KeySpec::for_column(
+                    &col,
+                    opt.name.as_ref().or(pk.name.as_ref()),
+                    true,
+                    Options::primary(pk),
+                )?),
+                ColumnOption::Unique(u) => specs.push(KeySpec::for_column(
+                    &col,
+                    opt.name.as_ref().or(u.name.as_ref()),
+                    false,
+                    Options::unique(u),
+                )?),
                 ColumnOption::ForeignKey(_) => return unsupported("REFERENCES"),
                 ColumnOption::Check(_) => return unsupported("CHECK constraints"),
                 other => return Err(PlanError::unsupported(format!("column option {other}"))),
@@ -75,9 +84,29 @@ pub fn plan_create_table(
         }
         columns.push((col, ColumnType::new(ty, nullable)));
     }
+    // Table constraints after the columns' own, as PostgreSQL names them in that order.
+    for constraint in &ct.constraints {
+        match KeySpec::for_table(constraint)? {
+            Some(spec) => specs.push(spec),
+            None => return unsupported("table constraints other than PRIMARY KEY and UNIQUE"),
+        }
+    }
+    let names: Vec<String> = columns.iter().map(|(n, _)| n.clone()).collect();
+    // (Unless the table exists, IF NOT EXISTS having been given: nothing is created then.)
+    let keys = match catalog.resolve(&name) {
+        Some(_) => Vec::new(),
+        None => resolve_keys(&name, &names, specs, catalog)?,
+    };
+    // A primary key's columns are NOT NULL.
+    for key in keys.iter().filter(|k| k.primary) {
+        for &c in &key.columns {
+            columns[c].1.nullable = false;
+        }
+    }
     Ok(PlannedStatement::CreateTable {
         name,
         desc: RelationDesc::new(columns),
+        keys,
         if_not_exists: ct.if_not_exists,
     })
 }

@@ -35,15 +35,6 @@ fn assign(t: Typed, name: &str, ty: &ColumnType) -> Result<Typed, PlanError> {
     })
 }
 
-fn not_null_violation(col: &str, table: &str) -> PlanError {
-    PlanError::new(
-        "23502",
-        format!(
-            "null value in column \"{col}\" of relation \"{table}\" violates not-null constraint"
-        ),
-    )
-}
-
 fn no_such_column(col: &str, table: &str) -> PlanError {
     PlanError::new(
         "42703",
@@ -171,27 +162,10 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
             }
         },
     };
-    if let Plan::Constant { rows } = &plan {
-        check_not_null(rows.iter().map(|(r, _)| r), &table)?;
-    }
     Ok(PlannedStatement::Insert {
         table: table.id,
         plan,
     })
-}
-
-fn check_not_null<'a>(
-    rows: impl Iterator<Item = &'a Row>,
-    table: &CatalogItem,
-) -> Result<(), PlanError> {
-    for row in rows {
-        for (d, (name, ty)) in row.iter().zip(&table.desc.columns) {
-            if d.is_null() && !ty.nullable {
-                return Err(not_null_violation(name, &table.name));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The single table an UPDATE or DELETE writes, and its scope (named by its alias, if any).
@@ -267,9 +241,6 @@ pub fn plan_update(up: &Update, catalog: &dyn Catalog) -> Result<PlannedStatemen
         }
         assigned.push(i);
         let t = assign(cx.bind(&a.value)?, &cols[i].0, &cols[i].1)?;
-        if t.expr == ScalarExpr::Literal(Datum::Null) && !cols[i].1.nullable {
-            return Err(not_null_violation(&col, &table.name));
-        }
         assignments[i] = t.expr;
     }
     let predicates = where_predicates(up.selection.as_ref(), &scope)?;

@@ -19,6 +19,7 @@
 mod aggregate;
 mod builtin;
 mod catalog;
+mod constraints;
 mod cursor;
 mod ddl;
 mod demand;
@@ -61,6 +62,7 @@ mod tests;
 pub use catalog::{
     read_plan, Catalog, CatalogItem, IndexItem, ItemKind, PgLookup, RecordingCatalog,
 };
+pub use constraints::UniqueKey;
 pub use error::PlanError;
 pub use explain::{ExplainStage, ExplainTarget};
 pub use index_reuse::{index_with_key, use_indexes};

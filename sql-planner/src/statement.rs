@@ -8,7 +8,7 @@ use crate::explain::{ExplainStage, ExplainTarget};
 use crate::query::{plan_query, QueryContext};
 use crate::subscribe::plan_subscribe;
 pub use crate::subscribe::SubscribeOptions;
-use crate::{ddl, dml, Catalog, PlanError};
+use crate::{ddl, dml, Catalog, PlanError, UniqueKey};
 use kpg_types::{GlobalId, Plan, RelationDesc, ScalarExpr};
 use sqlparser::ast::{Query, Statement};
 
@@ -96,6 +96,8 @@ pub enum PlannedStatement {
     CreateTable {
         name: String,
         desc: RelationDesc,
+        /// PRIMARY KEY and UNIQUE constraints, each enforced through an index of its name.
+        keys: Vec<UniqueKey>,
         if_not_exists: bool,
     },
     /// CREATE SOURCE: start `generator`, exporting `exports` (the source object first).

@@ -340,7 +340,7 @@ async fn select2() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in1() {
-    run_file("in1.test", 44).await;
+    run_file("in1.test", 128).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,7 +13,7 @@ use kpg_types::{
 };
 
 use super::introspection::{is_system, mentions_system, system_rows, SystemCatalog, SystemData};
-use super::{Coordinator, Subscription};
+use super::{Coordinator, State, Subscription};
 use crate::catalog::Kind;
 use crate::error::ExecError;
 
@@ -123,40 +123,13 @@ impl Coordinator {
                 if state.catalog.name_taken(&name) {
                     return exists_result(&name, if_not_exists, "CREATE INDEX");
                 }
-                if !state.catalog.contains(on) {
-                    return Err(ExecError::new("42P01", "the indexed relation was dropped"));
-                }
-                // An index on a view computes the view: from here on the view is maintained,
-                // and readers read the index instead of planning the definition.
-                let plan = match state.catalog.kind(on) {
-                    Some(Kind::View) => {
-                        let definition = kpg_sql::Catalog::definition(&state.catalog, on)
-                            .ok_or_else(|| ExecError::internal("view without a definition"))?;
-                        let plan = Self::optimize(&state, definition);
-                        Self::check_imports(&state, &plan)?;
-                        state.catalog.add_dependencies(on, plan.index_imports());
-                        plan
-                    }
-                    _ => Plan::Get { id: on },
-                };
-                let id = Self::allocate_id(&mut state);
-                let as_of = state.upper - 1;
-                let desc = DataflowDescription {
-                    name: format!("index-{name}"),
-                    plan,
-                    as_of,
-                    sink: DataflowSink::Index {
-                        id,
-                        key: key.clone(),
-                    },
-                };
-                state.catalog.insert_index(IndexItem { id, name, on, key });
-                self.install(&mut state, id, desc);
+                self.create_index(&mut state, name, on, key)?;
                 Ok(ExecuteResult::Command("CREATE INDEX".into()))
             }
             PlannedStatement::CreateTable {
                 name,
                 desc,
+                keys,
                 if_not_exists,
             } => {
                 let mut state = self.lock();
@@ -167,13 +140,23 @@ impl Coordinator {
                 state
                     .dataflows
                     .insert(id, super::introspection::DataflowMeta::table(&name, id));
+                if let Some(taken) = keys.iter().find(|k| state.catalog.name_taken(&k.name)) {
+                    return exists_result(&taken.name, false, "CREATE TABLE");
+                }
                 state
                     .catalog
                     .insert(id, name, ItemKind::Table, desc, Vec::new(), None);
+                state.catalog.set_keys(id, keys.clone());
                 self.compute.send(Command::CreateTable {
                     id,
                     since: state.upper,
                 });
+                // Each constraint is enforced through an index on its columns, which readers
+                // use like any other.
+                for key in keys {
+                    let columns = key.columns.iter().map(|&c| ScalarExpr::Column(c)).collect();
+                    self.create_index(&mut state, key.name, id, columns)?;
+                }
                 Ok(ExecuteResult::Command("CREATE TABLE".into()))
             }
             PlannedStatement::CreateView {
@@ -250,8 +233,9 @@ impl Coordinator {
                     plan => self.peek(plan).await?,
                 };
                 let count: i64 = rows.iter().map(|(_, n)| n).sum();
-                self.check_not_null(table, rows.iter().map(|(r, _)| r))?;
-                self.append(vec![(table, rows)]);
+                let writes = vec![(table, rows)];
+                self.check_writes(&writes).await?;
+                self.append(writes);
                 Ok(ExecuteResult::Command(format!("INSERT 0 {count}")))
             }
             PlannedStatement::Update {
@@ -273,11 +257,9 @@ impl Coordinator {
                     updates.push((row, -n));
                     updates.push((new, n));
                 }
-                self.check_not_null(
-                    table,
-                    updates.iter().filter(|(_, n)| *n > 0).map(|(r, _)| r),
-                )?;
-                self.append(vec![(table, updates)]);
+                let writes = vec![(table, updates)];
+                self.check_writes(&writes).await?;
+                self.append(writes);
                 Ok(ExecuteResult::Command(format!("UPDATE {count}")))
             }
             PlannedStatement::Delete { table, predicates } => {
@@ -292,7 +274,48 @@ impl Coordinator {
         }
     }
 
-    /// Plans an INSERT of constant rows for a transaction block, checked but not yet written.
+    /// Builds the index `name` of `on` keyed by `key` and enters it in the catalog.
+    fn create_index(
+        &self,
+        state: &mut State,
+        name: String,
+        on: GlobalId,
+        key: Vec<ScalarExpr>,
+    ) -> Result<(), ExecError> {
+        if !state.catalog.contains(on) {
+            return Err(ExecError::new("42P01", "the indexed relation was dropped"));
+        }
+        // An index on a view computes the view: from here on the view is maintained,
+        // and readers read the index instead of planning the definition.
+        let plan = match state.catalog.kind(on) {
+            Some(Kind::View) => {
+                let definition = kpg_sql::Catalog::definition(&state.catalog, on)
+                    .ok_or_else(|| ExecError::internal("view without a definition"))?;
+                let plan = Self::optimize(state, definition);
+                Self::check_imports(state, &plan)?;
+                state.catalog.add_dependencies(on, plan.index_imports());
+                plan
+            }
+            _ => Plan::Get { id: on },
+        };
+        let id = Self::allocate_id(state);
+        let as_of = state.upper - 1;
+        let desc = DataflowDescription {
+            name: format!("index-{name}"),
+            plan,
+            as_of,
+            sink: DataflowSink::Index {
+                id,
+                key: key.clone(),
+            },
+        };
+        state.catalog.insert_index(IndexItem { id, name, on, key });
+        self.install(state, id, desc);
+        Ok(())
+    }
+
+    /// Plans an INSERT of constant rows for a transaction block (to be checked, not yet
+    /// written).
     pub fn plan_constant_insert(
         &self,
         stmt: &ParsedStatement,
@@ -301,10 +324,7 @@ impl Coordinator {
             PlannedStatement::Insert {
                 table,
                 plan: Plan::Constant { rows },
-            } => {
-                self.check_not_null(table, rows.iter().map(|(r, _)| r))?;
-                Ok((table, rows))
-            }
+            } => Ok((table, rows)),
             PlannedStatement::Insert { .. } => Err(ExecError::unsupported(
                 "INSERT ... SELECT inside a transaction block",
             )),
@@ -326,17 +346,17 @@ impl Coordinator {
 
     /// Checks rows bound for `table` (e.g. from COPY) and appends them at one timestamp.
     pub async fn insert_rows(
-        &self,
+        self: &Arc<Self>,
         table: GlobalId,
         rows: Vec<(Row, i64)>,
     ) -> Result<(), ExecError> {
-        self.check_not_null(table, rows.iter().map(|(r, _)| r))?;
         self.commit_writes(vec![(table, rows)]).await
     }
 
-    /// Appends a committed transaction's writes together, at one timestamp.
+    /// Checks a committed transaction's writes together against the tables' constraints and
+    /// appends them at one timestamp.
     pub async fn commit_writes(
-        &self,
+        self: &Arc<Self>,
         writes: Vec<(GlobalId, Vec<(Row, i64)>)>,
     ) -> Result<(), ExecError> {
         let _write = self.write_lock.lock().await;
@@ -349,6 +369,7 @@ impl Coordinator {
                 ));
             }
         }
+        self.check_writes(&writes).await?;
         self.append(writes);
         Ok(())
     }
@@ -359,6 +380,15 @@ impl Coordinator {
         let Some(first_kind) = ids.first().and_then(|id| catalog.kind(*id)) else {
             return Ok(ExecuteResult::Command("DROP".into()));
         };
+        if let Some((table, key)) = ids.iter().find_map(|id| catalog.constraint_of(*id)) {
+            return Err(ExecError::new(
+                "2BP01",
+                format!(
+                    "cannot drop index {} because constraint {} on table {} requires it",
+                    key.name, key.name, table.item.name
+                ),
+            ));
+        }
         if let Some(sub) = ids.iter().find(|id| catalog.owner(**id).is_some()) {
             let source = catalog
                 .owner(*sub)
@@ -418,31 +448,6 @@ impl Coordinator {
             Kind::Source => "DROP SOURCE",
         };
         Ok(ExecuteResult::Command(tag.into()))
-    }
-
-    /// Rejects rows with NULL in a NOT NULL column of `table`.
-    pub fn check_not_null<'a>(
-        &self,
-        table: GlobalId,
-        rows: impl Iterator<Item = &'a Row>,
-    ) -> Result<(), ExecError> {
-        let state = self.lock();
-        let entry = state
-            .catalog
-            .get(table)
-            .ok_or_else(|| ExecError::new("42P01", "table was dropped"))?;
-        let columns = &entry.item.desc.columns;
-        for row in rows {
-            for (datum, (name, ty)) in row.iter().zip(columns) {
-                if !ty.nullable && datum.is_null() {
-                    return Err(ExecError::new(
-                        "23502",
-                        format!("null value in column \"{name}\" of relation \"{}\" violates not-null constraint", entry.item.name),
-                    ));
-                }
-            }
-        }
-        Ok(())
     }
 }
 

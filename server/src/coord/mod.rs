@@ -13,6 +13,7 @@
 //! tables past it before it is acknowledged; a read uses `upper - 1`, which is at or after every
 //! acknowledged write — so every read sees every write acknowledged before it began.
 
+mod constraints;
 mod dispatch;
 mod execute;
 mod fast_path;
@@ -28,7 +29,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kpg_compute::ComputeHandle;
-use kpg_types::command::Command;
+use kpg_types::command::{Command, PeekTarget};
 use kpg_types::{DataflowDescription, DataflowSink, EvalError, GlobalId, Plan, Row};
 use tokio::sync::{mpsc, oneshot};
 
@@ -233,13 +234,67 @@ impl Coordinator {
     }
 
     /// Reads the result of `plan` at the current read timestamp, through a transient dataflow
-    /// that is dropped afterwards.
+    /// that is dropped afterwards (or straight from an arrangement, on the fast path).
     async fn peek(self: &Arc<Self>, plan: Plan) -> Result<Vec<(Row, i64)>, ExecError> {
+        self.read(|coord, state, peek_id, timestamp| {
+            let plan = Self::optimize(state, plan);
+            Self::check_imports(state, &plan)?;
+            match fast_path::fast_peek(&plan, &state.catalog) {
+                Some(fast) => coord.compute.send(Command::PeekTrace {
+                    peek_id,
+                    target: fast.target,
+                    timestamp,
+                    predicates: fast.predicates,
+                    projection: fast.projection,
+                }),
+                None => {
+                    let sink = DataflowSink::Peek { peek_id, timestamp };
+                    let desc = DataflowDescription {
+                        name: format!("peek-{peek_id}"),
+                        plan,
+                        as_of: timestamp,
+                        sink,
+                    };
+                    coord.install(state, peek_id, desc);
+                }
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// The rows of the relation that the index `index` arranges whose key is one of `keys`, at
+    /// the current read timestamp.
+    async fn peek_index(
+        self: &Arc<Self>,
+        index: GlobalId,
+        keys: Vec<Row>,
+    ) -> Result<Vec<(Row, i64)>, ExecError> {
+        self.read(|coord, _, peek_id, timestamp| {
+            coord.compute.send(Command::PeekTrace {
+                peek_id,
+                target: PeekTarget::Index {
+                    id: index,
+                    keys: Some(keys),
+                },
+                timestamp,
+                predicates: Vec::new(),
+                projection: None,
+            });
+            Ok(())
+        })
+        .await
+    }
+
+    /// Registers a read at the current read timestamp, lets `start` ask the workers for it,
+    /// and waits for every worker's share.
+    async fn read(
+        self: &Arc<Self>,
+        start: impl FnOnce(&Arc<Self>, &mut State, u64, u64) -> Result<(), ExecError>,
+    ) -> Result<Vec<(Row, i64)>, ExecError> {
         let (tx, rx) = oneshot::channel();
         let guard = {
             let mut state = self.lock();
-            let plan = Self::optimize(&state, plan);
-            Self::check_imports(&state, &plan)?;
             let id = Self::allocate_id(&mut state);
             let timestamp = state.upper - 1;
             let remaining = self.compute.workers();
@@ -253,27 +308,9 @@ impl Coordinator {
                     tx: Some(tx),
                 },
             );
-            match fast_path::fast_peek(&plan, &state.catalog) {
-                Some(fast) => self.compute.send(Command::PeekTrace {
-                    peek_id: id,
-                    target: fast.target,
-                    timestamp,
-                    predicates: fast.predicates,
-                    projection: fast.projection,
-                }),
-                None => {
-                    let sink = DataflowSink::Peek {
-                        peek_id: id,
-                        timestamp,
-                    };
-                    let desc = DataflowDescription {
-                        name: format!("peek-{id}"),
-                        plan,
-                        as_of: timestamp,
-                        sink,
-                    };
-                    self.install(&mut state, id, desc);
-                }
+            if let Err(e) = start(self, &mut state, id, timestamp) {
+                state.peeks.remove(&id);
+                return Err(e);
             }
             DataflowGuard {
                 coord: Arc::clone(self),

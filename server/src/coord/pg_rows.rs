@@ -37,6 +37,8 @@ pub struct Relation {
     pub has_index: bool,
     /// For an index: the relation it arranges and its key expressions as SQL.
     pub index: Option<(i64, Vec<String>)>,
+    /// For an index that enforces a constraint: whether it is the primary key.
+    pub primary: Option<bool>,
     /// For a view or materialized view: its defining query.
     pub sql: Option<String>,
 }
@@ -81,6 +83,7 @@ impl Snapshot {
                 desc: item.desc.clone(),
                 has_index: !kpg_sql::Catalog::indexes_on(catalog, item.id).is_empty(),
                 index: None,
+                primary: None,
                 // The defining query of a view (a source keeps its CREATE SOURCE statement).
                 sql: entry
                     .filter(|_| matches!(kind, 'v' | 'm'))
@@ -117,6 +120,7 @@ impl Snapshot {
                 desc: RelationDesc::new(columns),
                 has_index: false,
                 index: Some((user_oid(index.on), keys)),
+                primary: catalog.constraint_of(index.id).map(|(_, key)| key.primary),
                 sql: None,
             });
         }
@@ -134,6 +138,7 @@ impl Snapshot {
                 desc: pg_catalog::desc(r),
                 has_index: false,
                 index: None,
+                primary: None,
                 sql: None,
             });
         }
@@ -146,6 +151,7 @@ impl Snapshot {
                 desc,
                 has_index: false,
                 index: None,
+                primary: None,
                 sql: None,
             });
         }
@@ -376,9 +382,9 @@ pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
                     o(*on),
                     i(n),
                     i(n),
+                    b(r.primary.is_some()),
                     b(false),
-                    b(false),
-                    b(false),
+                    b(r.primary == Some(true)),
                     b(false),
                     b(true),
                     b(false),

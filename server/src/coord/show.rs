@@ -213,7 +213,7 @@ fn show_create(
                 .collect();
             match kind {
                 ItemKind::Table => {
-                    let defs: Vec<String> = item
+                    let mut defs: Vec<String> = item
                         .desc
                         .columns
                         .iter()
@@ -222,6 +222,16 @@ fn show_create(
                             format!("{} {}{not_null}", quote_ident(c), ty.scalar)
                         })
                         .collect();
+                    for key in catalog.get(item.id).map_or(&[][..], |e| &e.keys[..]) {
+                        let kind = if key.primary { "PRIMARY KEY" } else { "UNIQUE" };
+                        let cols: Vec<&str> =
+                            key.columns.iter().map(|&c| columns[c].as_str()).collect();
+                        defs.push(format!(
+                            "CONSTRAINT {} {kind} ({})",
+                            quote_ident(&key.name),
+                            cols.join(", ")
+                        ));
+                    }
                     format!(
                         "CREATE TABLE {} ({})",
                         quote_ident(&item.name),

@@ -1,0 +1,147 @@
+//! The checks every write to a table passes before it is appended: NOT NULL columns, and
+//! PRIMARY KEY / UNIQUE constraints.
+//!
+//! A unique constraint is checked against the table as of the write (read through the index
+//! that enforces it, one lookup per key value the write adds) plus the write itself, after its
+//! own retractions: an UPDATE that moves a key, or deletes one row and adds another with its
+//! key, conflicts only if the table would end with two rows on that key. That is the check of
+//! the SQL standard at the end of each statement; PostgreSQL checks non-deferrable constraints
+//! row by row, so it can refuse some multi-row UPDATEs (`SET k = k + 1`) that kpg accepts.
+//! Rows with a NULL in a key column never conflict. The checks of a write must run under the
+//! coordinator's write lock, with the append that follows, for the read to stay true.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use kpg_sql::{Catalog as _, UniqueKey};
+use kpg_types::{Datum, GlobalId, Row};
+
+use super::Coordinator;
+use crate::error::ExecError;
+
+impl Coordinator {
+    /// Checks `writes` (updates per table, the transaction's earlier writes included) against
+    /// the NOT NULL and unique constraints of their tables.
+    pub async fn check_writes(
+        self: &Arc<Self>,
+        writes: &[(GlobalId, Vec<(Row, i64)>)],
+    ) -> Result<(), ExecError> {
+        let mut by_table: BTreeMap<GlobalId, BTreeMap<&Row, i64>> = BTreeMap::new();
+        for (table, updates) in writes {
+            let net = by_table.entry(*table).or_default();
+            for (row, n) in updates {
+                *net.entry(row).or_default() += n;
+            }
+        }
+        for (table, net) in by_table {
+            self.check_not_null(table, net.iter().filter(|(_, n)| **n > 0).map(|(r, _)| *r))?;
+            self.check_unique(table, &net).await?;
+        }
+        Ok(())
+    }
+
+    /// Rejects rows with NULL in a NOT NULL column of `table`.
+    pub fn check_not_null<'a>(
+        &self,
+        table: GlobalId,
+        rows: impl Iterator<Item = &'a Row>,
+    ) -> Result<(), ExecError> {
+        let state = self.lock();
+        let entry = state
+            .catalog
+            .get(table)
+            .ok_or_else(|| ExecError::new("42P01", "table was dropped"))?;
+        let columns = &entry.item.desc.columns;
+        for row in rows {
+            for (datum, (name, ty)) in row.iter().zip(columns) {
+                if !ty.nullable && datum.is_null() {
+                    let values: Vec<String> = row
+                        .iter()
+                        .map(|d| d.to_text().unwrap_or_else(|| "null".into()))
+                        .collect();
+                    return Err(ExecError::new(
+                        "23502",
+                        format!(
+                            "null value in column \"{name}\" of relation \"{}\" violates \
+                             not-null constraint",
+                            entry.item.name
+                        ),
+                    )
+                    .with_detail(format!("Failing row contains ({}).", values.join(", "))));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Rejects `net` (the net change to `table`) if the table would end with two rows on the
+    /// key of one of its unique constraints.
+    async fn check_unique(
+        self: &Arc<Self>,
+        table: GlobalId,
+        net: &BTreeMap<&Row, i64>,
+    ) -> Result<(), ExecError> {
+        let (keys, columns) = {
+            let state = self.lock();
+            let Some(entry) = state.catalog.get(table) else {
+                return Ok(());
+            };
+            let keys: Vec<(UniqueKey, Option<GlobalId>)> = entry
+                .keys
+                .iter()
+                .map(|k| {
+                    let index = state.catalog.resolve_index(&k.name).map(|i| i.id);
+                    (k.clone(), index)
+                })
+                .collect();
+            let columns: Vec<String> = entry.item.desc.names().map(str::to_string).collect();
+            (keys, columns)
+        };
+        for (key, index) in keys {
+            let index = index.ok_or_else(|| {
+                ExecError::internal(format!("the index of constraint \"{}\" is gone", key.name))
+            })?;
+            let project = |row: &Row| -> Option<Row> {
+                let k = row.project(&key.columns);
+                (!k.iter().any(Datum::is_null)).then_some(k)
+            };
+            let mut delta: BTreeMap<Row, i64> = BTreeMap::new();
+            for (row, n) in net.iter().filter(|(_, n)| **n != 0) {
+                if let Some(k) = project(row) {
+                    *delta.entry(k).or_default() += n;
+                }
+            }
+            let added: Vec<Row> = delta
+                .iter()
+                .filter(|(_, n)| **n > 0)
+                .map(|(k, _)| k.clone())
+                .collect();
+            if added.is_empty() {
+                continue;
+            }
+            for (row, n) in self.peek_index(index, added).await? {
+                if let Some(k) = project(&row) {
+                    *delta.entry(k).or_default() += n;
+                }
+            }
+            if let Some((k, _)) = delta.iter().find(|(_, n)| **n > 1) {
+                let names: Vec<&str> = key.columns.iter().map(|&c| columns[c].as_str()).collect();
+                let values: Vec<String> =
+                    k.iter().map(|d| d.to_text().unwrap_or_default()).collect();
+                return Err(ExecError::new(
+                    "23505",
+                    format!(
+                        "duplicate key value violates unique constraint \"{}\"",
+                        key.name
+                    ),
+                )
+                .with_detail(format!(
+                    "Key ({})=({}) already exists.",
+                    names.join(", "),
+                    values.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+}
