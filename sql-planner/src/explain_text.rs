@@ -9,6 +9,7 @@
 //! `Reduce`, `Distinct` and `Threshold` arrange their input (and output). The footer lists the
 //! imported indexes and counts the new arrangements.
 
+use std::collections::HashSet;
 use std::fmt::Write;
 
 use kpg_types::{expr_list, BoundSubquery, GlobalId, Plan, ScalarExpr, OUTER_ROW};
@@ -23,6 +24,7 @@ pub fn plan_text(plan: &Plan, index_key: Option<&[ScalarExpr]>, catalog: &dyn Ca
         out: String::new(),
         imported: Vec::new(),
         new_arrangements: 0,
+        arranged_locals: HashSet::new(),
         subqueries: Vec::new(),
     };
     let depth = p.index_sink(index_key);
@@ -42,6 +44,7 @@ pub fn physical_text(
         out: String::new(),
         imported: Vec::new(),
         new_arrangements: 0,
+        arranged_locals: HashSet::new(),
         subqueries: Vec::new(),
     };
     let depth = p.index_sink(index_key);
@@ -67,6 +70,8 @@ struct Printer<'a> {
     out: String,
     imported: Vec<String>,
     new_arrangements: usize,
+    /// The `Let` values arranged by a join key so far: later joins share the arrangement.
+    arranged_locals: HashSet<(u64, Vec<ScalarExpr>)>,
     /// Subqueries in the expressions of the node being printed (a raw plan's), printed
     /// below its line, before its inputs.
     subqueries: Vec<BoundSubquery>,
@@ -118,6 +123,14 @@ impl Printer<'_> {
             if let Some(index) = input.reads_index_keyed_by(key) {
                 if let Plan::IndexedGet { id, key, .. } = input {
                     self.indexed_get(depth, *id, index, key);
+                    return;
+                }
+            }
+            if let Plan::LocalGet { id } = input {
+                if !self.arranged_locals.insert((*id, key.to_vec())) {
+                    let text = format!("ArrangeBy {} [shared with an earlier join]", exprs(key));
+                    self.line(depth, &text);
+                    self.plan(input, depth + 1);
                     return;
                 }
             }

@@ -246,9 +246,11 @@ fn cross_products(plan: &Plan) -> usize {
 }
 
 /// How many join inputs of `plan` are arranged anew (not read through an index keyed by the
-/// join key), as EXPLAIN PHYSICAL and the renderer count them.
+/// join key, nor a shared value that another join arranges by the same key), as EXPLAIN
+/// PHYSICAL and the renderer count them.
 pub fn new_join_arrangements(plan: &Plan) -> usize {
     let mut n = 0;
+    let mut shared = std::collections::HashSet::new();
     plan.visit(&mut |p| {
         if let Plan::Join {
             left,
@@ -257,8 +259,13 @@ pub fn new_join_arrangements(plan: &Plan) -> usize {
             right_key,
         } = p
         {
-            n += usize::from(left.reads_index_keyed_by(left_key).is_none());
-            n += usize::from(right.reads_index_keyed_by(right_key).is_none());
+            for (input, key) in [(left, left_key), (right, right_key)] {
+                let new = match input.as_ref() {
+                    Plan::LocalGet { id } => shared.insert((*id, key.clone())),
+                    other => other.reads_index_keyed_by(key).is_none(),
+                };
+                n += usize::from(new);
+            }
         }
     });
     n

@@ -40,6 +40,9 @@ pub struct Renderer<'a, 's> {
     pub arrangements: Vec<ArrangementProbe>,
     /// The values of the `Let`s being rendered, by local id.
     locals: HashMap<u64, Rendered<'s>>,
+    /// Arrangements of `Let` values by a join key: every join that reads one value by one key
+    /// shares a single arrangement, as joins share an imported index.
+    local_arrangements: HashMap<(u64, Vec<ScalarExpr>), (KeyedArrangement<'s>, Errs<'s>)>,
 }
 
 /// A render failure: the plan names a collection this worker does not have. The coordinator
@@ -57,6 +60,7 @@ impl<'a, 's> Renderer<'a, 's> {
             imported_indexes: HashMap::new(),
             arrangements: Vec::new(),
             locals: HashMap::new(),
+            local_arrangements: HashMap::new(),
         }
     }
 
@@ -209,6 +213,7 @@ impl<'a, 's> Renderer<'a, 's> {
                 self.locals.insert(*id, value);
                 let body = self.render(body);
                 self.locals.remove(id);
+                self.local_arrangements.retain(|(local, _), _| local != id);
                 body?
             }
             Plan::LocalGet { id } => self.locals.get(id).cloned().ok_or(MissingCollection(*id))?,
@@ -216,7 +221,8 @@ impl<'a, 's> Renderer<'a, 's> {
     }
 
     /// The plan's rows arranged by `key`: an existing index when the plan reads one with exactly
-    /// this key, otherwise a new arrangement.
+    /// this key, the arrangement an earlier join made when the plan reads the same `Let` value
+    /// by the same key, otherwise a new arrangement.
     fn arranged(
         &mut self,
         plan: &Plan,
@@ -225,11 +231,22 @@ impl<'a, 's> Renderer<'a, 's> {
         if let Some(index) = plan.reads_index_keyed_by(key) {
             return self.import_index(index);
         }
+        let shared = match plan {
+            Plan::LocalGet { id } => Some((*id, key.to_vec())),
+            _ => None,
+        };
+        if let Some(found) = shared.as_ref().and_then(|k| self.local_arrangements.get(k)) {
+            return Ok(found.clone());
+        }
         let rendered = self.render(plan)?;
         let (keyed_rows, key_errs) = keyed(rendered.oks, key.to_vec());
         let arranged = keyed_rows.arrange_by_key();
         self.register("join input", expr_list(key), &arranged.trace);
-        Ok((arranged, rendered.errs.concat(key_errs)))
+        let result = (arranged, rendered.errs.concat(key_errs));
+        if let Some(k) = shared {
+            self.local_arrangements.insert(k, result.clone());
+        }
+        Ok(result)
     }
 
     /// Remembers an arrangement this dataflow built, numbered in render order (the same on

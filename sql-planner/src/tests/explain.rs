@@ -164,6 +164,15 @@ fn expressions_subqueries_and_set_operations() {
             &cat
         )
     );
+    // Three subqueries correlated on the same column: the joins that read one shared value by
+    // one key share its arrangement (marked, and not counted as new).
+    let shared = explain(
+        "EXPLAIN PHYSICAL PLAN FOR SELECT a, (SELECT count(*) FROM u WHERE u.a < t.a), \
+         (SELECT max(x) FROM u WHERE u.a < t.a) FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a < t.a)",
+        &cat,
+    );
+    assert!(shared.contains("[shared with an earlier join]"), "{shared}");
+    insta::assert_snapshot!("subqueries_share_arrangements", shared);
 }
 
 /// RAW keeps each subquery in its expression, its plan below the operator reading a `Get
