@@ -15,7 +15,7 @@
 
 use std::collections::BTreeSet;
 
-use kpg_types::{Datum, Plan, ScalarExpr};
+use kpg_types::{AggregateExpr, AggregateFunc, Datum, Plan, ScalarExpr};
 
 use crate::catalog::Catalog;
 use crate::index_reuse::plan_arity;
@@ -148,7 +148,7 @@ impl Pruner<'_> {
                 let k = group_key.len();
                 if let Some(d) = &d {
                     for (j, a) in aggregates.iter_mut().enumerate() {
-                        if !d.contains(&(k + j)) {
+                        if !d.contains(&(k + j)) && !reads_nothing(a) {
                             a.expr = ScalarExpr::Literal(Datum::Null);
                         }
                     }
@@ -331,4 +331,14 @@ impl Pruner<'_> {
         };
         Ok((input, new_column))
     }
+}
+
+/// Whether an aggregate nobody reads is computed anyway: `count(*)`, which reads no column
+/// (so demands nothing that could fail below) and costs nothing beyond the reduction it is part
+/// of. Keeping it keeps the reduction identical to its copies that read it (decorrelation reads
+/// a subquery's count in one copy and only its groups in another), so the copies are shared
+/// and computed once. An aggregate over a column is still replaced: computing the column could
+/// raise an error that the query as written never raises.
+fn reads_nothing(a: &AggregateExpr) -> bool {
+    a.func == AggregateFunc::Count && matches!(a.expr, ScalarExpr::Literal(_))
 }
