@@ -136,13 +136,13 @@ impl Coordinator {
                 if state.catalog.name_taken(&name) {
                     return exists_result(&name, if_not_exists, "CREATE TABLE");
                 }
+                if let Some(taken) = keys.iter().find(|k| state.catalog.name_taken(&k.name)) {
+                    return exists_result(&taken.name, false, "CREATE TABLE");
+                }
                 let id = Self::allocate_id(&mut state);
                 state
                     .dataflows
                     .insert(id, super::introspection::DataflowMeta::table(&name, id));
-                if let Some(taken) = keys.iter().find(|k| state.catalog.name_taken(&k.name)) {
-                    return exists_result(&taken.name, false, "CREATE TABLE");
-                }
                 state
                     .catalog
                     .insert(id, name, ItemKind::Table, desc, Vec::new(), None);
