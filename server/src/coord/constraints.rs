@@ -10,7 +10,7 @@
 //! Rows with a NULL in a key column never conflict. The checks of a write must run under the
 //! coordinator's write lock, with the append that follows, for the read to stay true.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use kpg_sql::{Catalog as _, UniqueKey};
@@ -21,27 +21,40 @@ use crate::error::ExecError;
 
 impl Coordinator {
     /// Checks `writes` (updates per table, the transaction's earlier writes included) against
-    /// the NOT NULL and unique constraints of their tables.
+    /// the NOT NULL and unique constraints of their tables. Only the writes to tables with unique
+    /// constraints are netted and looked up; the others cost one pass over the added rows.
     pub async fn check_writes(
         self: &Arc<Self>,
         writes: &[(GlobalId, Vec<(Row, i64)>)],
     ) -> Result<(), ExecError> {
-        let mut by_table: BTreeMap<GlobalId, BTreeMap<&Row, i64>> = BTreeMap::new();
         for (table, updates) in writes {
-            let net = by_table.entry(*table).or_default();
-            for (row, n) in updates {
-                *net.entry(row).or_default() += n;
-            }
+            self.check_not_null(
+                *table,
+                updates.iter().filter(|(_, n)| *n > 0).map(|(r, _)| r),
+            )?;
         }
-        for (table, net) in by_table {
-            self.check_not_null(table, net.iter().filter(|(_, n)| **n > 0).map(|(r, _)| *r))?;
+        let keyed: BTreeSet<GlobalId> = {
+            let state = self.lock();
+            writes
+                .iter()
+                .map(|(table, _)| *table)
+                .filter(|t| state.catalog.get(*t).is_some_and(|e| !e.keys.is_empty()))
+                .collect()
+        };
+        for table in keyed {
+            let mut net: BTreeMap<&Row, i64> = BTreeMap::new();
+            for (_, updates) in writes.iter().filter(|(t, _)| *t == table) {
+                for (row, n) in updates {
+                    *net.entry(row).or_default() += n;
+                }
+            }
             self.check_unique(table, &net).await?;
         }
         Ok(())
     }
 
     /// Rejects rows with NULL in a NOT NULL column of `table`.
-    pub fn check_not_null<'a>(
+    fn check_not_null<'a>(
         &self,
         table: GlobalId,
         rows: impl Iterator<Item = &'a Row>,
