@@ -17,12 +17,11 @@ use crate::scope::Scope;
 use crate::subquery::{self, Host};
 use crate::types::{coerce, coerce_all, common_type, scalar_type, CastContext, Typed};
 use crate::{builtin, fold, func};
+use kpg_types::numeric::{self, Numeric};
 use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc};
-use rust_decimal::Decimal;
 use sqlparser::ast::{
     BinaryOperator, CastKind, CeilFloorKind, DateTimeField, Expr, UnaryOperator, Value,
 };
-use std::str::FromStr;
 
 /// What an expression may refer to, and where it stands (for error messages).
 #[derive(Clone, Copy)]
@@ -555,8 +554,9 @@ fn number(s: &str, negative: bool) -> Result<Typed, PlanError> {
     {
         return Err(invalid());
     }
-    let d = Decimal::from_str(&text)
-        .or_else(|_| Decimal::from_scientific(&text))
-        .map_err(|_| PlanError::new("22003", "value overflows numeric format"))?;
+    let d = Numeric::parse(&text).map_err(|e| match e {
+        numeric::ParseError::Overflow => PlanError::new("22003", "value overflows numeric format"),
+        _ => invalid(),
+    })?;
     Ok(Typed::literal(Datum::Numeric(d), ScalarType::NUMERIC))
 }

@@ -348,20 +348,15 @@ fn numeric(p: u64, s: i64) -> Result<ScalarType, PlanError> {
             format!("NUMERIC precision {p} must be between 1 and 1000"),
         ));
     }
-    if s < 0 || s as u64 > p {
+    if !(-1000..=1000).contains(&s) {
         return Err(PlanError::new(
             "22023",
-            format!("NUMERIC scale {s} must be between 0 and precision {p}"),
+            format!("NUMERIC scale {s} must be between -1000 and 1000"),
         ));
     }
-    if p > 28 {
-        return Err(PlanError::unsupported(format!(
-            "numeric precision {p} (kpg stores at most 28 digits)"
-        )));
-    }
     Ok(ScalarType::Numeric {
-        precision: Some(p as u8),
-        scale: Some(s as u8),
+        precision: Some(p as u16),
+        scale: Some(s as i16),
     })
 }
 

@@ -12,8 +12,7 @@
 //! tick follows from the tick number alone, so no state of the data is kept.
 
 use kpg_tpch::{orders_with_lineitems, rows, OrderWithLineitems, Value, TABLES};
-use kpg_types::{Datum, Row, ScalarType, SourceExport};
-use rust_decimal::Decimal;
+use kpg_types::{Datum, Numeric, Row, ScalarType, SourceExport};
 
 use crate::Generator;
 
@@ -173,7 +172,7 @@ fn convert(row: &kpg_tpch::Row, types: &[ScalarType]) -> Row {
                             .map(Datum::Int32)
                             .map_err(|_| format!("{i} is out of range for {ty}")),
                     },
-                    Value::Decimal(cents) => Ok(Datum::Numeric(Decimal::new(*cents, 2))),
+                    Value::Decimal(cents) => Ok(Datum::Numeric(Numeric::new(*cents, 2))),
                     Value::Text(s) | Value::Date(s) => {
                         Datum::parse_text(s, ty).map_err(|e| e.to_string())
                     }

@@ -112,6 +112,21 @@ async fn extended_protocol_dml_without_parameters() {
     s.check("SELECT * FROM t").await;
 }
 
+/// Numerics in binary format (base-10000 digits, weight, sign, display scale) are byte for byte
+/// PostgreSQL's, small and beyond 28 digits, zero with a scale, tiny fractions and negatives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn numeric_binary_results_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    for sql in [
+        "SELECT id, price, price * 1e-30 AS tiny, -price AS neg FROM t ORDER BY id",
+        "SELECT 0.00::numeric, 1e40::numeric, -0.0001::numeric, 10000::numeric, 1.50::numeric",
+        "SELECT 123456789012345678901234567890.123456789::numeric, 2/3::numeric, 1e-40::numeric",
+        "SELECT sum(price), avg(price), sum(price * 1e25) FROM t",
+    ] {
+        check_params(&s, sql, &[]).await;
+    }
+}
+
 /// A column's value as the raw bytes of its binary encoding, whatever its type: two servers
 /// agree on a value exactly when they send the same bytes.
 #[derive(Debug, PartialEq)]

@@ -5,17 +5,19 @@
 //!
 //! Every contribution lives in an abelian group, so that retractions cancel insertions exactly:
 //! counts and sums of integers are `i128` (wrapping, which keeps the group laws; a true sum
-//! beyond 2^127 would need billions of the largest numerics), and numeric sums are kept per
-//! scale as integer mantissas, so that the result has the largest scale of its terms, as in
-//! PostgreSQL. A sum over no non-NULL term is NULL; the result is checked against its type's
-//! range only when it is read.
+//! beyond 2^127 would need 2^63 of the largest bigints), and numeric sums are kept per scale as
+//! exact integer mantissas (`WideInt`: `i128` while it fits, a big integer beyond), so that the
+//! result has the largest scale of its terms, as in PostgreSQL. A sum over no non-NULL term is
+//! NULL; the result is checked against its type's range only when it is read.
 
-use rust_decimal::Decimal;
+use num_bigint::BigInt;
+use num_traits::{ToPrimitive, Zero};
 use serde::{Deserialize, Serialize};
 
 use crate::agg::AggregateFunc;
 use crate::datum::Datum;
 use crate::error::EvalError;
+use crate::numeric::Numeric;
 
 /// The accumulated contribution of rows to one aggregate.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -25,9 +27,68 @@ pub enum Accum {
     /// An integer sum and the number of its non-NULL terms.
     Int { sum: i128, count: i64 },
     /// A numeric sum: per scale (ascending), the sum of the terms' mantissas and their number.
-    Numeric(Vec<(u32, i128, i64)>),
+    Numeric(Vec<(u32, WideInt, i64)>),
     /// bool_and / bool_or: TRUE values and non-NULL values.
     Bool { trues: i64, count: i64 },
+}
+
+/// An exact integer: inline while it fits `i128`, a big integer beyond. The form is canonical,
+/// so the derived equality is by value.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum WideInt {
+    Small(i128),
+    Big(BigInt),
+}
+
+impl WideInt {
+    fn from_big(b: BigInt) -> WideInt {
+        match b.to_i128() {
+            Some(v) => WideInt::Small(v),
+            None => WideInt::Big(b),
+        }
+    }
+
+    fn to_big(&self) -> BigInt {
+        match self {
+            WideInt::Small(v) => BigInt::from(*v),
+            WideInt::Big(b) => b.clone(),
+        }
+    }
+
+    /// `m · n`.
+    fn product(m: &BigInt, n: i64) -> WideInt {
+        match m.to_i128().and_then(|m| m.checked_mul(i128::from(n))) {
+            Some(v) => WideInt::Small(v),
+            None => WideInt::from_big(m * n),
+        }
+    }
+
+    fn add_assign(&mut self, other: &WideInt) {
+        if let (WideInt::Small(a), WideInt::Small(b)) = (&*self, other) {
+            if let Some(v) = a.checked_add(*b) {
+                *self = WideInt::Small(v);
+                return;
+            }
+        }
+        *self = WideInt::from_big(self.to_big() + other.to_big());
+    }
+
+    fn negate(&mut self) {
+        *self = match self {
+            WideInt::Small(v) => match v.checked_neg() {
+                Some(n) => WideInt::Small(n),
+                None => WideInt::from_big(-BigInt::from(*v)),
+            },
+            WideInt::Big(b) => WideInt::from_big(-std::mem::take(b)),
+        };
+    }
+
+    fn is_zero(&self) -> bool {
+        match self {
+            WideInt::Small(v) => *v == 0,
+            WideInt::Big(b) => b.is_zero(),
+        }
+    }
 }
 
 impl AggregateFunc {
@@ -61,11 +122,16 @@ impl AggregateFunc {
                 }
             }
             AggregateFunc::SumNumeric => match value {
-                Datum::Numeric(d) => Accum::Numeric(vec![(
-                    d.scale(),
-                    d.mantissa().wrapping_mul(i128::from(diff)),
-                    diff,
-                )]),
+                Datum::Numeric(d) => {
+                    let term = match d.small_parts() {
+                        Some((m, _)) => match m.checked_mul(i128::from(diff)) {
+                            Some(v) => WideInt::Small(v),
+                            None => WideInt::product(&m.into(), diff),
+                        },
+                        None => WideInt::product(&d.parts().0, diff),
+                    };
+                    Accum::Numeric(vec![(d.scale(), term, diff)])
+                }
                 _ => Accum::Numeric(Vec::new()),
             },
             AggregateFunc::BoolAnd | AggregateFunc::BoolOr => Accum::Bool {
@@ -85,25 +151,23 @@ impl AggregateFunc {
             (AggregateFunc::SumInt32, Accum::Int { sum, .. }) => {
                 Datum::Int64(i64::try_from(*sum).map_err(|_| out_of_range())?)
             }
-            (AggregateFunc::SumInt64, Accum::Int { sum, .. }) => Datum::Numeric(
-                Decimal::try_from_i128_with_scale(*sum, 0)
-                    .map_err(|_| EvalError::NumericOverflow)?,
-            ),
+            (AggregateFunc::SumInt64, Accum::Int { sum, .. }) => {
+                Datum::Numeric(Numeric::from_i128(*sum, 0)?)
+            }
             (AggregateFunc::SumNumeric, Accum::Numeric(by_scale)) => {
                 let present = by_scale.iter().filter(|(_, _, n)| *n != 0);
                 let Some(scale) = present.clone().map(|(s, _, _)| *s).max() else {
                     return Ok(Datum::Null);
                 };
-                let mut total = Decimal::ZERO;
+                let mut total = Numeric::ZERO;
                 for (s, m, _) in present {
-                    let part = Decimal::try_from_i128_with_scale(*m, *s)
-                        .map_err(|_| EvalError::NumericOverflow)?;
-                    total = total.checked_add(part).ok_or(EvalError::NumericOverflow)?;
+                    let part = match m {
+                        WideInt::Small(v) => Numeric::from_i128(*v, *s)?,
+                        WideInt::Big(b) => Numeric::from_parts(b.clone(), *s)?,
+                    };
+                    total = total.checked_add(&part)?;
                 }
-                if total.scale() < scale {
-                    total.rescale(scale);
-                }
-                Datum::Numeric(total)
+                Datum::Numeric(total.with_min_scale(scale)?)
             }
             (_, Accum::Bool { count: 0, .. }) => Datum::Null,
             (AggregateFunc::BoolAnd, Accum::Bool { trues, count }) => Datum::Bool(trues == count),
@@ -134,13 +198,13 @@ impl Accum {
                 for (scale, m, n) in b {
                     match a.binary_search_by_key(scale, |(s, _, _)| *s) {
                         Ok(i) => {
-                            a[i].1 = a[i].1.wrapping_add(*m);
+                            a[i].1.add_assign(m);
                             a[i].2 += n;
                         }
-                        Err(i) => a.insert(i, (*scale, *m, *n)),
+                        Err(i) => a.insert(i, (*scale, m.clone(), *n)),
                     }
                 }
-                a.retain(|(_, m, n)| *m != 0 || *n != 0);
+                a.retain(|(_, m, n)| !m.is_zero() || *n != 0);
             }
             (a, b) => panic!("accumulations of different aggregates: {a:?} and {b:?}"),
         }
@@ -160,7 +224,7 @@ impl Accum {
             }
             Accum::Numeric(by_scale) => {
                 for (_, m, n) in by_scale {
-                    *m = m.wrapping_neg();
+                    m.negate();
                     *n = -*n;
                 }
             }
@@ -259,12 +323,15 @@ mod tests {
             );
         }
         assert!(AggregateFunc::SumInt32.finish(&acc).is_err());
-        let big = num("79228162514264337593543950335");
-        let mut acc = AggregateFunc::SumNumeric.accumulate(&big, 1);
-        acc.plus_equals(&AggregateFunc::SumNumeric.accumulate(&big, 1));
+        // Numeric sums are exact far beyond i128, and retract back to nothing.
+        let big = num("170141183460469231731687303715884105727.5");
+        let mut acc = AggregateFunc::SumNumeric.accumulate(&big, 1 << 40);
+        acc.plus_equals(&AggregateFunc::SumNumeric.accumulate(&big, 1 << 40));
         assert_eq!(
-            AggregateFunc::SumNumeric.finish(&acc),
-            Err(EvalError::NumericOverflow)
+            AggregateFunc::SumNumeric.finish(&acc).unwrap(),
+            num("374144419156711147060143317175368453030819219374080.0")
         );
+        acc.plus_equals(&AggregateFunc::SumNumeric.accumulate(&big, -(1 << 41)));
+        assert!(acc.is_zero(), "{acc:?}");
     }
 }

@@ -8,8 +8,8 @@
 use crate::datum::Datum;
 use crate::error::EvalError;
 use crate::expr::ScalarExpr;
+use crate::numeric::Numeric;
 use ordered_float::OrderedFloat;
-use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -84,32 +84,21 @@ impl AggregateFunc {
                 acc.map_or(Datum::Null, Datum::Int64)
             }
             AggregateFunc::SumInt64 | AggregateFunc::SumNumeric => {
-                let mut acc: Option<Decimal> = None;
-                // PostgreSQL's sum has the largest scale of its terms; rust_decimal drops the
-                // scale of zero results (0.00 + 0.00 is 0), so it is restored at the end.
-                let mut scale = 0;
+                // PostgreSQL's sum has the scale of its terms (their products by a count keep it).
+                let mut acc: Option<Numeric> = None;
                 for (d, n) in values {
                     let v = match d {
-                        Datum::Int64(v) => Decimal::from(*v),
-                        Datum::Numeric(v) => *v,
+                        Datum::Int64(v) => Numeric::from(*v),
+                        Datum::Numeric(v) => v.clone(),
                         other => unreachable!("sum over {other:?}"),
                     };
-                    scale = scale.max(v.scale());
-                    let term = v
-                        .checked_mul(Decimal::from(n))
-                        .ok_or(EvalError::NumericOverflow)?;
-                    acc = Some(
-                        acc.unwrap_or(Decimal::ZERO)
-                            .checked_add(term)
-                            .ok_or(EvalError::NumericOverflow)?,
-                    );
+                    let term = v.checked_mul(&Numeric::from(n))?;
+                    acc = Some(match acc {
+                        None => term,
+                        Some(a) => a.checked_add(&term)?,
+                    });
                 }
-                acc.map_or(Datum::Null, |mut a| {
-                    if a.scale() < scale {
-                        a.rescale(scale);
-                    }
-                    Datum::Numeric(a)
-                })
+                acc.map_or(Datum::Null, Datum::Numeric)
             }
             AggregateFunc::SumFloat32 => {
                 let mut acc: Option<f64> = None;

@@ -10,13 +10,14 @@ use crate::datetime::{self, DateUnit};
 use crate::datum::Datum;
 use crate::error::EvalError;
 use crate::expr::{BinaryFunc, UnaryFunc};
+use crate::numeric::Rounding;
 use ordered_float::OrderedFloat;
 use rust_decimal::prelude::*;
 
 pub(crate) fn unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
     Ok(match (func, d) {
         (UnaryFunc::QuoteIdent | UnaryFunc::EncodingToChar, d) => crate::pg_funcs::unary(func, d),
-        (UnaryFunc::Extract(u), d) => Datum::Numeric(extract(*u, &d)),
+        (UnaryFunc::Extract(u), d) => Datum::Numeric(extract(*u, &d).into()),
         (UnaryFunc::DatePart(u), d) => {
             Datum::Float64(OrderedFloat(extract(*u, &d).to_f64().unwrap_or(f64::NAN)))
         }
@@ -26,13 +27,13 @@ pub(crate) fn unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         (UnaryFunc::DateTrunc(u), Datum::Interval(iv)) => {
             Datum::Interval(datetime::trunc_interval(*u, &iv))
         }
-        (UnaryFunc::Round, Datum::Numeric(n)) => Datum::Numeric(round_numeric(n, 0)),
+        (UnaryFunc::Round, Datum::Numeric(n)) => Datum::Numeric(n.round(0, Rounding::HalfAway)?),
         (UnaryFunc::Round, Datum::Float64(f)) => {
             Datum::Float64(OrderedFloat(f.0.round_ties_even()))
         }
-        (UnaryFunc::Floor, Datum::Numeric(n)) => Datum::Numeric(n.floor()),
+        (UnaryFunc::Floor, Datum::Numeric(n)) => Datum::Numeric(n.round(0, Rounding::Floor)?),
         (UnaryFunc::Floor, Datum::Float64(f)) => Datum::Float64(OrderedFloat(f.0.floor())),
-        (UnaryFunc::Ceil, Datum::Numeric(n)) => Datum::Numeric(n.ceil()),
+        (UnaryFunc::Ceil, Datum::Numeric(n)) => Datum::Numeric(n.round(0, Rounding::Ceil)?),
         (UnaryFunc::Ceil, Datum::Float64(f)) => Datum::Float64(OrderedFloat(f.0.ceil())),
         (func, d) => unreachable!("planner typed {func:?} over {d:?}"),
     })
@@ -44,27 +45,6 @@ fn extract(u: DateUnit, d: &Datum) -> Decimal {
         Datum::Timestamp(t) => datetime::extract_timestamp(u, t),
         Datum::Interval(iv) => datetime::extract_interval(u, iv),
         other => unreachable!("EXTRACT over {other:?}"),
-    }
-}
-
-/// round(numeric, n): half away from zero; a negative `n` rounds left of the point. The
-/// result has scale `max(n, 0)`, as in PostgreSQL.
-fn round_numeric(n: Decimal, places: i32) -> Decimal {
-    if places >= 0 {
-        let places = (places as u32).min(28);
-        let mut r = n.round_dp_with_strategy(places, RoundingStrategy::MidpointAwayFromZero);
-        r.rescale(places);
-        r
-    } else {
-        let Some(factor) = 10i64.checked_pow(places.unsigned_abs()).map(Decimal::from) else {
-            return Decimal::ZERO;
-        };
-        let mut r = (n / factor)
-            .round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
-            .checked_mul(factor)
-            .unwrap_or(Decimal::ZERO);
-        r.rescale(0);
-        r
     }
 }
 
@@ -91,7 +71,9 @@ pub(crate) fn binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, Eval
         }
         (MulInterval, Datum::Interval(a), Datum::Float64(f)) => Datum::Interval(a.mul(f.0)?),
         (DivInterval, Datum::Interval(a), Datum::Float64(f)) => Datum::Interval(a.div(f.0)?),
-        (RoundScale, Datum::Numeric(n), Datum::Int32(p)) => Datum::Numeric(round_numeric(n, p)),
+        (RoundScale, Datum::Numeric(n), Datum::Int32(p)) => {
+            Datum::Numeric(n.round(p.into(), Rounding::HalfAway)?)
+        }
         (Position, Datum::String(s), Datum::String(sub)) => Datum::Int32(position(&s, &sub)),
         (Trim | LTrim | RTrim, Datum::String(s), Datum::String(chars)) => {
             let set: Vec<char> = chars.chars().collect();
@@ -163,15 +145,5 @@ mod tests {
         assert_eq!(position("hello", "l"), 3);
         assert_eq!(position("hello", ""), 1);
         assert_eq!(position("héllo", "l"), 3);
-    }
-
-    #[test]
-    fn rounding_like_postgres() {
-        let n = |s: &str| Decimal::from_str(s).unwrap();
-        assert_eq!(round_numeric(n("2.5"), 0).to_string(), "3");
-        assert_eq!(round_numeric(n("-2.5"), 0).to_string(), "-3");
-        assert_eq!(round_numeric(n("2.567"), 2).to_string(), "2.57");
-        assert_eq!(round_numeric(n("2.5"), 2).to_string(), "2.50");
-        assert_eq!(round_numeric(n("1234.5"), -2).to_string(), "1200");
     }
 }

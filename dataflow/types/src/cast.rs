@@ -5,9 +5,9 @@
 
 use crate::datum::{float32, Datum};
 use crate::error::EvalError;
+use crate::numeric::Numeric;
 use crate::scalar::ScalarType;
 use ordered_float::OrderedFloat;
-use rust_decimal::prelude::*;
 
 /// Casts a non-null datum to `ty`, following PostgreSQL's conversion rules.
 pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
@@ -64,13 +64,33 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
             Datum::Numeric(i.into()).cast_numeric(ty)?
         }
         (Datum::Numeric(n), ScalarType::Int32 | ScalarType::Int64) => {
-            let r = n.round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero);
-            let v = r.to_i64().ok_or_else(|| out_of_range(&ty.to_string()))?;
+            let v = n
+                .to_i64_rounded()
+                .ok_or_else(|| out_of_range(&ty.to_string()))?;
             cast(Datum::Int64(v), ty)?
         }
-        (Datum::Numeric(n), ScalarType::Float32) => float32(n.to_f64().unwrap_or(f64::NAN))?,
-        (Datum::Numeric(n), ScalarType::Float64) => {
-            Datum::Float64(OrderedFloat(n.to_f64().unwrap_or(f64::NAN)))
+        (Datum::Numeric(n), ScalarType::Float32 | ScalarType::Float64) => {
+            // Through the text, as PostgreSQL reads it: beyond the type's range, or so small
+            // it would read as zero, is an error.
+            let text = n.to_string();
+            let out_of_range = || EvalError::FloatInputOutOfRange {
+                value: text.clone(),
+                type_name: ty.to_string(),
+            };
+            let lost = |zero: bool, infinite: bool| infinite || (zero && !n.is_zero());
+            if *ty == ScalarType::Float32 {
+                let f: f32 = text.parse().map_err(|_| out_of_range())?;
+                if lost(f == 0.0, f.is_infinite()) {
+                    return Err(out_of_range());
+                }
+                Datum::Float32(OrderedFloat(f))
+            } else {
+                let f: f64 = text.parse().map_err(|_| out_of_range())?;
+                if lost(f == 0.0, f.is_infinite()) {
+                    return Err(out_of_range());
+                }
+                Datum::Float64(OrderedFloat(f))
+            }
         }
         (Datum::Numeric(n), ScalarType::Numeric { .. }) => Datum::Numeric(n).cast_numeric(ty)?,
         (Datum::Float64(f), ScalarType::Int32 | ScalarType::Int64) => {
@@ -106,12 +126,9 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
 
 /// A float as numeric the way PostgreSQL converts it: rounded to `digits` significant digits
 /// (15 for float8, 6 for float4), so `(0.1 + 0.2)::numeric` is 0.3.
-fn float_numeric(f: f64, digits: usize) -> Result<Decimal, EvalError> {
+fn float_numeric(f: f64, digits: usize) -> Result<Numeric, EvalError> {
     if !f.is_finite() {
-        return Err(EvalError::NumericOutOfRange("numeric".into()));
+        return Err(EvalError::Unsupported("numeric NaN and Infinity".into()));
     }
-    let text = format!("{f:.*e}", digits - 1);
-    Decimal::from_scientific(&text)
-        .map(|d| d.normalize())
-        .map_err(|_| EvalError::NumericOverflow)
+    Numeric::from_f64(f, digits)
 }

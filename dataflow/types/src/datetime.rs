@@ -404,9 +404,11 @@ pub fn extract_timestamp(unit: DateUnit, ts: &NaiveDateTime) -> Decimal {
         Julian => {
             let day_us = i64::from(t.num_seconds_from_midnight()) * 1_000_000
                 + i64::from(t.nanosecond() / 1000);
-            let frac =
-                crate::expr::numeric_div(Decimal::from(day_us), Decimal::from(USECS_PER_DAY))
-                    .unwrap_or_default();
+            let frac = crate::numeric::Numeric::from(day_us)
+                .checked_div(&USECS_PER_DAY.into())
+                .ok()
+                .and_then(|f| f.to_decimal())
+                .unwrap_or_default();
             Decimal::from(julian_day(&ts.date())) + frac
         }
         _ => Decimal::from(extract_day_fields(unit, &ts.date()).expect("planner checked the unit")),

@@ -10,10 +10,10 @@
 use crate::datetime;
 use crate::error::EvalError;
 use crate::interval::Interval;
+use crate::numeric::Numeric;
 use crate::scalar::ScalarType;
 use chrono::{NaiveDate, NaiveDateTime};
 use ordered_float::OrderedFloat;
-use rust_decimal::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt::{self, Write};
 
@@ -27,7 +27,7 @@ pub enum Datum {
     Int64(i64),
     Float32(OrderedFloat<f32>),
     Float64(OrderedFloat<f64>),
-    Numeric(Decimal),
+    Numeric(Numeric),
     String(String),
     Date(NaiveDate),
     Timestamp(NaiveDateTime),
@@ -50,8 +50,6 @@ impl Datum {
             Datum::Int64(i) => write!(out, "{i}").unwrap(),
             Datum::Float32(f) => write_float(f.0, f64::from(f.0), 6, out),
             Datum::Float64(f) => write_float(f.0, f.0, 15, out),
-            // rust_decimal keeps the sign of a zero (ceil(-0.5) is -0); PostgreSQL has no -0.
-            Datum::Numeric(d) if d.is_zero() => write!(out, "{}", d.abs()).unwrap(),
             Datum::Numeric(d) => write!(out, "{d}").unwrap(),
             Datum::String(s) => out.push_str(s),
             Datum::Date(d) => datetime::write_date(d, out, true),
@@ -129,9 +127,7 @@ impl Datum {
                 .map(|f| Datum::Float64(OrderedFloat(f)))
                 .ok_or_else(invalid),
             ScalarType::Numeric { .. } => {
-                let d = Decimal::from_str(trimmed)
-                    .or_else(|_| Decimal::from_scientific(trimmed))
-                    .map_err(|_| invalid())?;
+                let d = Numeric::parse(trimmed).map_err(|e| e.into_eval(text, "numeric"))?;
                 Datum::Numeric(d).cast_numeric(ty)
             }
             ScalarType::Text => Ok(Datum::String(text.to_string())),
@@ -146,26 +142,16 @@ impl Datum {
     /// Applies a numeric type's precision and scale: rounds to the scale (half away from
     /// zero, as PostgreSQL does) and checks the precision.
     pub fn cast_numeric(self, ty: &ScalarType) -> Result<Datum, EvalError> {
-        let Datum::Numeric(mut d) = self else {
-            return Ok(self);
-        };
-        if let ScalarType::Numeric {
-            precision: Some(p),
-            scale,
-        } = ty
-        {
-            let s = u32::from(scale.unwrap_or(0));
-            d = d.round_dp_with_strategy(s, RoundingStrategy::MidpointAwayFromZero);
-            d.rescale(s);
-            let int_digits = integer_digits(&d);
-            if int_digits > u32::from(*p).saturating_sub(s) {
-                return Err(EvalError::NumericFieldOverflow {
-                    precision: *p,
-                    scale: s as u8,
-                });
-            }
+        match (self, ty) {
+            (
+                Datum::Numeric(d),
+                ScalarType::Numeric {
+                    precision: Some(p),
+                    scale,
+                },
+            ) => Ok(Datum::Numeric(d.apply_typmod(*p, scale.unwrap_or(0))?)),
+            (other, _) => Ok(other),
         }
-        Ok(Datum::Numeric(d))
     }
 
     /// Applies a varchar(n) length limit, with PostgreSQL's rule that trailing spaces beyond
@@ -219,15 +205,6 @@ impl Datum {
 fn is_integer_syntax(s: &str) -> bool {
     let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
     !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
-}
-
-fn integer_digits(d: &Decimal) -> u32 {
-    let trunc = d.trunc().abs();
-    if trunc.is_zero() {
-        0
-    } else {
-        trunc.to_string().len() as u32
-    }
 }
 
 /// A double as a real: an error when a finite value is too large for float4 (overflow) or a
@@ -363,9 +340,10 @@ mod tests {
     /// Found by the random-query test: `ceil(-0.5)` printed `-0`.
     #[test]
     fn numeric_zero_prints_without_sign() {
-        let d = |s: &str| s.parse::<Decimal>().unwrap();
-        assert_eq!(text(Datum::Numeric(d("-0.5").ceil())), "0");
-        assert_eq!(text(Datum::Numeric(-d("0.00"))), "0.00");
+        let d = |s: &str| s.parse::<Numeric>().unwrap();
+        let ceil = d("-0.5").round(0, crate::numeric::Rounding::Ceil).unwrap();
+        assert_eq!(text(Datum::Numeric(ceil)), "0");
+        assert_eq!(text(Datum::Numeric(d("0.00").neg())), "0.00");
         assert_eq!(text(Datum::Numeric(d("-0.50"))), "-0.50");
     }
 

@@ -20,10 +20,16 @@ pub enum EvalError {
     NumericOverflow,
     #[error("value out of range: overflow")]
     FloatOverflow,
+    /// A value whose text a float type cannot hold (PostgreSQL's float input message).
+    #[error("\"{value}\" is out of range for type {type_name}")]
+    FloatInputOutOfRange { value: String, type_name: String },
+    /// A value kpg does not implement (0A000).
+    #[error("{0} not supported")]
+    Unsupported(String),
     #[error("value out of range: underflow")]
     FloatUnderflow,
     #[error("numeric field overflow")]
-    NumericFieldOverflow { precision: u8, scale: u8 },
+    NumericFieldOverflow { precision: u16, scale: i16 },
     #[error("invalid input syntax for type {type_name}: \"{value}\"")]
     InvalidTextRepresentation { type_name: String, value: String },
     #[error("value too long for type character varying({max_length})")]
@@ -52,6 +58,7 @@ impl EvalError {
             | EvalError::OutOfRangeValue { .. }
             | EvalError::NumericOverflow
             | EvalError::FloatOverflow
+            | EvalError::FloatInputOutOfRange { .. }
             | EvalError::FloatUnderflow
             | EvalError::NumericFieldOverflow { .. } => "22003",
             // PostgreSQL reports bad date/time text as invalid_datetime_format.
@@ -66,6 +73,7 @@ impl EvalError {
             EvalError::MultipleRowsFromSubquery => "21000",
             EvalError::NegativeSubstringLength => "22011",
             EvalError::InvalidRegex(_) => "2201B",
+            EvalError::Unsupported(_) => "0A000",
             EvalError::Internal(_) => "XX000",
         }
     }

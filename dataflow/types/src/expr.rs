@@ -14,12 +14,10 @@ use crate::error::EvalError;
 use crate::scalar::ScalarType;
 use crate::subquery::BoundSubquery;
 use ordered_float::OrderedFloat;
-use rust_decimal::prelude::*;
 use serde::{Deserialize, Serialize};
 
 mod arith;
 use arith::arith;
-pub(crate) use arith::numeric_div;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ScalarExpr {
@@ -332,7 +330,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         ),
         (UnaryFunc::Neg, Datum::Float32(f)) => Datum::Float32(-f),
         (UnaryFunc::Neg, Datum::Float64(f)) => Datum::Float64(-f),
-        (UnaryFunc::Neg, Datum::Numeric(n)) => Datum::Numeric(-n),
+        (UnaryFunc::Neg, Datum::Numeric(n)) => Datum::Numeric(n.neg()),
         (UnaryFunc::Neg, Datum::Interval(iv)) => Datum::Interval(iv.checked_neg()?),
         (UnaryFunc::Abs, Datum::Int16(i)) => Datum::Int16(
             i.checked_abs()
@@ -433,7 +431,7 @@ mod tests {
     }
 
     fn num(s: &str) -> Datum {
-        Datum::Numeric(Decimal::from_str(s).unwrap())
+        Datum::Numeric(s.parse().unwrap())
     }
 
     #[test]

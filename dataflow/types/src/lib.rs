@@ -2,6 +2,7 @@
 //!
 //! - `scalar`: SQL types and relation schemas.
 //! - `datum`: values and rows, with PostgreSQL's text formats.
+//! - `numeric`: exact decimal numbers of any size, with PostgreSQL's arithmetic.
 //! - `interval`, `datetime`: the interval and timestamp types and the date/time functions.
 //! - `accum`: aggregates computed from contributions carried in differences.
 //! - `expr`, `agg`: scalar expressions and aggregates, and their evaluation (`builtins`:
@@ -31,6 +32,7 @@ pub mod error;
 pub mod expr;
 mod failure;
 pub mod interval;
+pub mod numeric;
 mod pg_funcs;
 pub mod plan;
 pub mod scalar;
@@ -45,6 +47,7 @@ pub use display::expr_list;
 pub use error::EvalError;
 pub use expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc};
 pub use interval::{Interval, IntervalField};
+pub use numeric::Numeric;
 pub use pg_funcs::{format_type, quote_ident, TYPES as PG_TYPES};
 pub use plan::{DataflowDescription, DataflowSink, GlobalId, Plan};
 pub use scalar::{ColumnType, RelationDesc, ScalarType};

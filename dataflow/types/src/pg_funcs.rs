@@ -399,7 +399,12 @@ pub fn format_type(oid: i64, typmod: Option<i32>) -> String {
         (1042, None) if typmod.is_some() => "bpchar".to_string(),
         (1700, Some(m)) => {
             let m = m - 4;
-            format!("numeric({},{})", (m >> 16) & 0xffff, m & 0xffff)
+            // The scale is 11 bits, signed (PostgreSQL 15's negative scales).
+            format!(
+                "numeric({},{})",
+                (m >> 16) & 0xffff,
+                ((m & 0x7ff) ^ 1024) - 1024
+            )
         }
         _ => name.to_string(),
     };

@@ -19,10 +19,11 @@ pub enum ScalarType {
     /// `real` (float4).
     Float32,
     Float64,
-    /// `numeric(precision, scale)`; `None` means unconstrained.
+    /// `numeric(precision, scale)`; `None` means unconstrained. The scale may be negative
+    /// (rounding left of the point) or larger than the precision, as in PostgreSQL 15.
     Numeric {
-        precision: Option<u8>,
-        scale: Option<u8>,
+        precision: Option<u16>,
+        scale: Option<i16>,
     },
     Text,
     /// `varchar(n)`; `None` means no length limit.
@@ -73,7 +74,7 @@ impl ScalarType {
             ScalarType::Numeric {
                 precision: Some(p),
                 scale,
-            } => ((i32::from(*p) << 16) | i32::from(scale.unwrap_or(0))) + 4,
+            } => ((i32::from(*p) << 16) | (i32::from(scale.unwrap_or(0)) & 0x7ff)) + 4,
             ScalarType::VarChar {
                 max_length: Some(n),
             } => *n as i32 + 4,

@@ -112,7 +112,9 @@ fn encode_datum(
         Datum::Int64(i) => encoder.encode_field_with_type_and_format(i, &ty, fmt, opts),
         Datum::Float32(f) => encoder.encode_field_with_type_and_format(&f.0, &ty, fmt, opts),
         Datum::Float64(f) => encoder.encode_field_with_type_and_format(&f.0, &ty, fmt, opts),
-        Datum::Numeric(d) => encoder.encode_field_with_type_and_format(d, &ty, fmt, opts),
+        Datum::Numeric(d) => {
+            encoder.encode_field_with_type_and_format(&d.to_pg_binary(), &ty, fmt, opts)
+        }
         Datum::String(s) => encoder.encode_field_with_type_and_format(s, &ty, fmt, opts),
         Datum::Date(d) => encoder.encode_field_with_type_and_format(d, &ty, fmt, opts),
         Datum::Timestamp(t) => encoder.encode_field_with_type_and_format(t, &ty, fmt, opts),

@@ -12,8 +12,8 @@
 //! Verdicts: a query PostgreSQL rejects (SQLSTATE class 42 or 0A) is a generator bug and is
 //! skipped; a query kpg refuses with 0A000 is counted as refused (with the reason) and is
 //! not a failure; errors both raise must agree on SQLSTATE; a difference that is a known kpg
-//! gap is counted apart (`precision_limit`: kpg's numeric has 28 significant digits;
-//! `scale_conflation`: kpg consolidates rows that are equal but for the scale of a number);
+//! gap is counted apart (`scale_conflation`: kpg consolidates rows that are equal but for the
+//! scale of a number);
 //! any other difference (rows, column names, an error on one side only) fails the test,
 //! printing the seed, the data and the SQL. Rows are compared as sorted multisets unless the
 //! query orders them.
@@ -159,64 +159,6 @@ fn scale_conflation(k: &[Vec<Option<String>>], p: &[Vec<Option<String>>]) -> Opt
     Some("rows equal but for a number's scale are conflated".into())
 }
 
-/// The known gap behind a row difference, if that is all it is: kpg's numeric has 28
-/// significant digits (rust_decimal) where PostgreSQL's has up to 1000, so a quotient kpg
-/// rounds at its 28th digit shows more digits in PostgreSQL. That shows as: some kpg value has
-/// 28 significant digits, and the rows are equal once every number is cut to 25.
-fn precision_limit(k: &[Vec<Option<String>>], p: &[Vec<Option<String>>]) -> Option<String> {
-    fn significant(v: &str) -> usize {
-        v.chars()
-            .filter(char::is_ascii_digit)
-            .skip_while(|&c| c == '0')
-            .count()
-    }
-    fn cut(v: &str) -> String {
-        if !v
-            .chars()
-            .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
-        {
-            return v.to_string();
-        }
-        let mut seen = 0;
-        let out: String = v
-            .chars()
-            .map(|c| {
-                if !c.is_ascii_digit() {
-                    return c;
-                }
-                if seen > 0 || c != '0' {
-                    seen += 1;
-                }
-                if seen > 25 {
-                    '0'
-                } else {
-                    c
-                }
-            })
-            .collect();
-        if out.contains('.') {
-            out.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            out
-        }
-    }
-    let at_limit = k
-        .iter()
-        .flatten()
-        .flatten()
-        .any(|v| v.contains('.') && significant(v) >= 28);
-    let cut_rows = |rows: &[Vec<Option<String>>]| {
-        let mut r: Vec<Vec<Option<String>>> = rows
-            .iter()
-            .map(|r| r.iter().map(|v| v.as_deref().map(cut)).collect())
-            .collect();
-        r.sort();
-        r
-    };
-    (at_limit && cut_rows(k) == cut_rows(p))
-        .then(|| "numeric results beyond 28 significant digits are rounded".into())
-}
-
 /// Judges kpg's outcome against PostgreSQL's.
 fn judge(k: &Outcome, p: &Outcome, ordered: bool, compare_names: bool) -> Verdict {
     match (k, p) {
@@ -239,7 +181,7 @@ fn judge(k: &Outcome, p: &Outcome, ordered: bool, compare_names: bool) -> Verdic
                 prows.sort();
             }
             if krows != prows {
-                match scale_conflation(&krows, &prows).or_else(|| precision_limit(&krows, &prows)) {
+                match scale_conflation(&krows, &prows) {
                     Some(gap) if !ordered => Verdict::KnownGap(gap),
                     _ => Verdict::Fail("rows differ".into()),
                 }
@@ -518,19 +460,6 @@ fn report(stats: &Stats, elapsed: Duration) {
         "{} generated queries differ between kpg and PostgreSQL (see above)",
         stats.failures.len()
     );
-}
-
-#[test]
-fn precision_limit_is_told_apart_from_wrong_digits() {
-    let rows = |vs: &[&str]| -> Vec<Vec<Option<String>>> {
-        vs.iter().map(|v| vec![Some(v.to_string())]).collect()
-    };
-    let kpg = rows(&["3000000001.1666666666666666667", "2"]);
-    assert!(precision_limit(&kpg, &rows(&["2", "3000000001.16666666666666666667"])).is_some());
-    // A wrong digit within kpg's precision is a failure.
-    assert!(precision_limit(&kpg, &rows(&["2", "3000000001.26666666666666666667"])).is_none());
-    // Short values: not the precision limit.
-    assert!(precision_limit(&rows(&["1.5"]), &rows(&["1.50"])).is_none());
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! Arithmetic on numbers, dates and intervals with PostgreSQL's results and errors.
 //!
 //! Owns: `+ - * / %` over every numeric type (integer overflow 22003 with PostgreSQL's type
-//! names, division by zero 22012, numeric results at PostgreSQL's scales, float overflow and
-//! underflow), and numeric division's choice of scale (`numeric_div`).
+//! names, division by zero 22012, float overflow and underflow). Numeric arithmetic, with its
+//! result scales, is `numeric`'s.
 
 use super::*;
 
@@ -68,94 +68,14 @@ pub(super) fn arith(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalE
             }
             Datum::Float64(OrderedFloat(v))
         }
-        (Datum::Numeric(a), Datum::Numeric(b)) => {
-            let overflow = || EvalError::NumericOverflow;
-            // PostgreSQL's result scales: max of the inputs' for + and -, their sum for *.
-            let with_scale = |mut d: Decimal, scale: u32| {
-                if d.scale() < scale {
-                    d.rescale(scale.min(28));
-                }
-                d
-            };
-            Datum::Numeric(match func {
-                Add => with_scale(
-                    a.checked_add(b).ok_or_else(overflow)?,
-                    a.scale().max(b.scale()),
-                ),
-                Sub => with_scale(
-                    a.checked_sub(b).ok_or_else(overflow)?,
-                    a.scale().max(b.scale()),
-                ),
-                Mul => with_scale(
-                    a.checked_mul(b).ok_or_else(overflow)?,
-                    a.scale() + b.scale(),
-                ),
-                Div if b.is_zero() => return Err(EvalError::DivisionByZero),
-                Div => numeric_div(a, b).ok_or_else(overflow)?,
-                Mod if b.is_zero() => return Err(EvalError::DivisionByZero),
-                Mod => a.checked_rem(b).ok_or_else(overflow)?,
-                _ => unreachable!(),
-            })
-        }
+        (Datum::Numeric(a), Datum::Numeric(b)) => Datum::Numeric(match func {
+            Add => a.checked_add(&b)?,
+            Sub => a.checked_sub(&b)?,
+            Mul => a.checked_mul(&b)?,
+            Div => a.checked_div(&b)?,
+            Mod => a.checked_rem(&b)?,
+            _ => unreachable!(),
+        }),
         (l, r) => unreachable!("arithmetic over {l:?}, {r:?}"),
     })
-}
-
-/// Numeric division with PostgreSQL's choice of result scale (`select_div_scale`): at least
-/// 16 significant digits, and no fewer fractional digits than either input.
-pub(crate) fn numeric_div(a: Decimal, b: Decimal) -> Option<Decimal> {
-    // Weight and first digit of each operand in base 10000, as PostgreSQL stores numerics.
-    fn weight_first(d: Decimal) -> (i32, u32) {
-        let abs = d.abs();
-        if abs.is_zero() {
-            return (0, 0);
-        }
-        let digits_before_point = {
-            let t = abs.trunc();
-            if t.is_zero() {
-                0
-            } else {
-                t.to_string().len() as i32
-            }
-        };
-        if digits_before_point > 0 {
-            let w = (digits_before_point - 1) / 4;
-            let first = (abs / Decimal::from(10000u64.pow(w as u32))).trunc();
-            (w, first.to_u32().unwrap_or(0))
-        } else {
-            // Count leading zero groups after the point.
-            let mut w = -1;
-            let mut scaled = abs * Decimal::from(10000);
-            while scaled.trunc().is_zero() {
-                w -= 1;
-                scaled *= Decimal::from(10000);
-            }
-            (w, scaled.trunc().to_u32().unwrap_or(0))
-        }
-    }
-    let (w1, f1) = weight_first(a);
-    let (w2, f2) = weight_first(b);
-    let mut qweight = w1 - w2;
-    if f1 <= f2 {
-        qweight -= 1;
-    }
-    let mut rscale = 16 - qweight * 4;
-    rscale = rscale
-        .max(a.scale() as i32)
-        .max(b.scale() as i32)
-        .clamp(0, 1000);
-    let q = a.checked_div(b)?;
-    let int_digits = {
-        let t = q.abs().trunc();
-        if t.is_zero() {
-            0
-        } else {
-            t.to_string().len() as u32
-        }
-    };
-    let max_scale = 28u32.saturating_sub(int_digits);
-    let scale = (rscale as u32).min(max_scale);
-    let mut r = q.round_dp_with_strategy(scale, RoundingStrategy::MidpointAwayFromZero);
-    r.rescale(scale);
-    Some(r)
 }
