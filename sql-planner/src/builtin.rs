@@ -275,23 +275,23 @@ pub fn rounding(name: &str, func: UnaryFunc, x: Typed) -> Result<Typed, PlanErro
     unary(x, func, ty)
 }
 
-/// `round(numeric, integer)`.
-fn round_scale(args: Vec<Typed>) -> Result<Typed, PlanError> {
+/// `round(numeric, integer)` and `trunc(numeric, integer)`.
+fn round_scale(name: &str, func: BinaryFunc, args: Vec<Typed>) -> Result<Typed, PlanError> {
     let [x, n] = <[Typed; 2]>::try_from(args.clone()).expect("two arguments");
     let x = match x.ty {
         None
         | Some(
             ScalarType::Int16 | ScalarType::Int32 | ScalarType::Int64 | ScalarType::Numeric { .. },
-        ) => implicit(x, &ScalarType::NUMERIC, "round", &args)?,
-        _ => return Err(no_function("round", &args)),
+        ) => implicit(x, &ScalarType::NUMERIC, name, &args)?,
+        _ => return Err(no_function(name, &args)),
     };
     let n = match n.ty {
         None | Some(ScalarType::Int16 | ScalarType::Int32) => {
-            implicit(n, &ScalarType::Int32, "round", &args)?
+            implicit(n, &ScalarType::Int32, name, &args)?
         }
-        _ => return Err(no_function("round", &args)),
+        _ => return Err(no_function(name, &args)),
     };
-    binary(x, BinaryFunc::RoundScale, n, ScalarType::NUMERIC)
+    binary(x, func, n, ScalarType::NUMERIC)
 }
 
 /// Binds a call of one of this module's functions by name, or `None` if the name and
@@ -319,7 +319,9 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             args.get(1).cloned(),
         )?,
         ("round", 1) => rounding(name, UnaryFunc::Round, next())?,
-        ("round", 2) => round_scale(args)?,
+        ("round", 2) => round_scale(name, BinaryFunc::RoundScale, args)?,
+        ("trunc", 1) => rounding(name, UnaryFunc::Trunc, next())?,
+        ("trunc", 2) => round_scale(name, BinaryFunc::TruncScale, args)?,
         ("floor", 1) => rounding(name, UnaryFunc::Floor, next())?,
         ("ceil" | "ceiling", 1) => rounding(name, UnaryFunc::Ceil, next())?,
         ("mod", 2) => crate::ops::arithmetic(BinaryFunc::Mod, next(), next())?,

@@ -25,7 +25,6 @@ pub const AGGREGATES: &[&str] = &[
 
 /// Functions PostgreSQL has that kpg does not evaluate yet.
 const NOT_YET: &[&str] = &[
-    "trunc",
     "power",
     "sqrt",
     "exp",

@@ -256,10 +256,15 @@ async fn division_and_modulo_scales() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn round_floor_ceil_abs() {
-    // trunc() is not tested: kpg refuses it (0A000) for now.
+async fn round_trunc_floor_ceil_abs() {
     let (_kpg, _pg, s) = setup().await;
     for q in [
+        // trunc: toward zero, with round's scales; of a float, a float.
+        "SELECT trunc(2.7), trunc(-2.7), trunc(-0.5), trunc(7), trunc(2.7::float8)",
+        "SELECT trunc(2.567, 2), trunc(-2.567, 2), trunc(2.5, 4), trunc(1234.5, -2)",
+        "SELECT trunc(-1299, -2), trunc(123456789012345678901234567890.99, 1)",
+        "SELECT trunc(1e-40, 45), trunc(0.000000000000000000000000000000000000019, 38)",
+        "SELECT trunc(12.345::numeric(5,3), 1), trunc(-0.001, 2)",
         // round(x): half away from zero, scale 0.
         "SELECT round(2.5)",
         "SELECT round(-2.5)",

@@ -31,6 +31,8 @@ pub(crate) fn unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         (UnaryFunc::Round, Datum::Float64(f)) => {
             Datum::Float64(OrderedFloat(f.0.round_ties_even()))
         }
+        (UnaryFunc::Trunc, Datum::Numeric(n)) => Datum::Numeric(n.round(0, Rounding::Trunc)?),
+        (UnaryFunc::Trunc, Datum::Float64(f)) => Datum::Float64(OrderedFloat(f.0.trunc())),
         (UnaryFunc::Floor, Datum::Numeric(n)) => Datum::Numeric(n.round(0, Rounding::Floor)?),
         (UnaryFunc::Floor, Datum::Float64(f)) => Datum::Float64(OrderedFloat(f.0.floor())),
         (UnaryFunc::Ceil, Datum::Numeric(n)) => Datum::Numeric(n.round(0, Rounding::Ceil)?),
@@ -73,6 +75,9 @@ pub(crate) fn binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, Eval
         (DivInterval, Datum::Interval(a), Datum::Float64(f)) => Datum::Interval(a.div(f.0)?),
         (RoundScale, Datum::Numeric(n), Datum::Int32(p)) => {
             Datum::Numeric(n.round(p.into(), Rounding::HalfAway)?)
+        }
+        (TruncScale, Datum::Numeric(n), Datum::Int32(p)) => {
+            Datum::Numeric(n.round(p.into(), Rounding::Trunc)?)
         }
         (Position, Datum::String(s), Datum::String(sub)) => Datum::Int32(position(&s, &sub)),
         (Trim | LTrim | RTrim, Datum::String(s), Datum::String(chars)) => {

@@ -107,12 +107,16 @@ fn expr(e: &ScalarExpr) -> String {
         }
         ScalarExpr::Binary { func, left, right } => match infix(func) {
             Some(op) => format!("{} {op} {}", operand(left), operand(right)),
-            None => format!(
-                "{}({}, {})",
-                format!("{func:?}").to_lowercase(),
-                expr(left),
-                expr(right)
-            ),
+            None => {
+                // Named as SQL writes them; the two-argument forms of round and trunc have
+                // variant names of their own.
+                let name = match func {
+                    BinaryFunc::RoundScale => "round".to_string(),
+                    BinaryFunc::TruncScale => "trunc".to_string(),
+                    _ => format!("{func:?}").to_lowercase(),
+                };
+                format!("{name}({}, {})", expr(left), expr(right))
+            }
         },
         ScalarExpr::Variadic { func, exprs: args } => {
             let parts: Vec<String> = args.iter().map(expr).collect();

@@ -74,6 +74,8 @@ pub enum UnaryFunc {
     Round,
     Floor,
     Ceil,
+    /// trunc(numeric | double precision) toward zero.
+    Trunc,
     /// quote_ident(text): double-quoted when PostgreSQL would need quotes.
     QuoteIdent,
     /// pg_encoding_to_char(encoding id): the encoding's name, '' for an unknown id.
@@ -116,6 +118,8 @@ pub enum BinaryFunc {
     DivInterval,
     /// round(numeric, integer places)
     RoundScale,
+    /// trunc(numeric, integer places)
+    TruncScale,
     /// strpos(string, substring)
     Position,
     /// btrim(string, characters)

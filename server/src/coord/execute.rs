@@ -48,7 +48,21 @@ impl Coordinator {
             inner: &state.catalog,
             data,
         };
-        let planned = kpg_sql::plan(stmt, &catalog).map_err(ExecError::from)?;
+        // A planner bug must cost this statement, not the server: a panic here would poison
+        // the coordinator's lock for every session. The planner only reads the catalog, so
+        // nothing is left half-changed.
+        let planned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            kpg_sql::plan(stmt, &catalog)
+        }))
+        .map_err(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            ExecError::internal(format!("planning failed: {what}"))
+        })?
+        .map_err(ExecError::from)?;
         check_system_use(&planned)?;
         Ok(planned)
     }
