@@ -87,8 +87,71 @@ fn pow10(n: u32) -> BigInt {
 }
 
 /// `m * 10^n` in i128, when it fits.
+#[inline]
 fn shift_i128(m: i128, n: u32) -> Option<i128> {
-    10i128.checked_pow(n).and_then(|f| m.checked_mul(f))
+    match n {
+        0 => Some(m),
+        _ => POW10.get(n as usize).and_then(|&f| mul_i128(m, f as i128)),
+    }
+}
+
+/// `a * b` in i128, when it fits: one widening 64-bit multiplication when both magnitudes
+/// fit 64 bits (i128's overflow-checked multiplication is a slow library routine).
+#[inline]
+fn mul_i128(a: i128, b: i128) -> Option<i128> {
+    let (x, y) = (a.unsigned_abs(), b.unsigned_abs());
+    let product = match (u64::try_from(x), u64::try_from(y)) {
+        (Ok(x), Ok(y)) => u128::from(x) * u128::from(y),
+        _ => x.checked_mul(y)?,
+    };
+    let product = i128::try_from(product).ok()?;
+    Some(if (a < 0) != (b < 0) { -product } else { product })
+}
+
+/// 10^0 ..= 10^38: the powers of ten below 2^128.
+const POW10: [u128; 39] = {
+    let mut t = [1u128; 39];
+    let mut i = 1;
+    while i < 39 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// Quotient and remainder, on the hardware's 64-bit division when both operands fit it (the
+/// 128-bit one is a slow library routine).
+fn div_rem_u128(a: u128, b: u128) -> (u128, u128) {
+    match (u64::try_from(a), u64::try_from(b)) {
+        (Ok(a), Ok(b)) => ((a / b).into(), (a % b).into()),
+        _ => (a / b, a % b),
+    }
+}
+
+/// Decimal digits of `v` (0 has none).
+fn digits_u128(v: u128) -> u32 {
+    v.checked_ilog10().map_or(0, |d| d + 1)
+}
+
+/// PostgreSQL's weight (position of the first base-10000 digit) and that first digit of
+/// `magnitude / 10^scale`, for a magnitude below 2^128; (0, 0) for zero.
+fn weight_and_first_digit_u128(magnitude: u128, scale: u32) -> (i64, u32) {
+    let digits = i64::from(digits_u128(magnitude));
+    if digits == 0 {
+        return (0, 0);
+    }
+    // The leading digit is worth 10^e.
+    let e = digits - 1 - i64::from(scale);
+    let weight = e.div_euclid(4);
+    // The first base-10000 digit holds the digits worth 10^(4 weight) and up: 1 to 4 of
+    // them, so 0.5 is 5000 · 10000^-1.
+    let in_first = e - 4 * weight + 1;
+    let first = if in_first <= digits {
+        div_rem_u128(magnitude, POW10[(digits - in_first) as usize]).0
+    } else {
+        magnitude * POW10[(in_first - digits) as usize]
+    };
+    (weight, first as u32)
 }
 
 /// Decimal digits of `|m|` (0 has none).
@@ -107,7 +170,8 @@ fn div_pow10(m: &BigInt, n: u32, rounding: Rounding) -> BigInt {
     if n == 0 {
         return m.clone();
     }
-    if let (Some(v), Some(f)) = (m.to_i128(), 10i128.checked_pow(n)) {
+    if let (Some(v), Some(&f)) = (m.to_i128(), POW10.get(n as usize)) {
+        let f = f as i128;
         let (q, r) = (v / f, v % f);
         let adjust = match rounding {
             Rounding::HalfAway => {
@@ -144,10 +208,16 @@ impl Numeric {
     }
 
     /// `mantissa / 10^scale` from an `i128` mantissa, checked against numeric's limits.
+    #[inline]
     pub fn from_i128(mantissa: i128, scale: u32) -> Result<Numeric, EvalError> {
-        if scale <= SMALL_SCALE && mantissa.unsigned_abs() < SMALL_MANTISSA {
-            return Ok(Numeric(Repr::Small(Decimal::from_i128_with_scale(
-                mantissa, scale,
+        let magnitude = mantissa.unsigned_abs();
+        if scale <= SMALL_SCALE && magnitude < SMALL_MANTISSA {
+            return Ok(Numeric(Repr::Small(Decimal::from_parts(
+                magnitude as u32,
+                (magnitude >> 32) as u32,
+                (magnitude >> 64) as u32,
+                mantissa < 0,
+                scale,
             ))));
         }
         Numeric::from_parts(BigInt::from(mantissa), scale)
@@ -167,6 +237,7 @@ impl Numeric {
     }
 
     /// The mantissa and scale when the value is held inline (an `i128` mantissa).
+    #[inline]
     pub fn small_parts(&self) -> Option<(i128, u32)> {
         match &self.0 {
             Repr::Small(d) => Some((d.mantissa(), d.scale())),
@@ -257,6 +328,7 @@ impl Numeric {
     }
 
     /// Both mantissas at the larger scale in i128, when they fit.
+    #[inline]
     fn aligned_small(&self, other: &Numeric) -> Option<(i128, i128, u32)> {
         let ((a, sa), (b, sb)) = (self.small_parts()?, other.small_parts()?);
         let s = sa.max(sb);
@@ -264,25 +336,38 @@ impl Numeric {
     }
 
     /// `self + other`, with the larger of the two scales.
+    #[inline]
     pub fn checked_add(&self, other: &Numeric) -> Result<Numeric, EvalError> {
+        self.add_signed(other, false)
+    }
+
+    /// `self - other`, with the larger of the two scales.
+    #[inline]
+    pub fn checked_sub(&self, other: &Numeric) -> Result<Numeric, EvalError> {
+        self.add_signed(other, true)
+    }
+
+    #[inline]
+    fn add_signed(&self, other: &Numeric, subtract: bool) -> Result<Numeric, EvalError> {
         if let Some((a, b, s)) = self.aligned_small(other) {
-            if let Some(m) = a.checked_add(b) {
+            let sum = if subtract {
+                a.checked_sub(b)
+            } else {
+                a.checked_add(b)
+            };
+            if let Some(m) = sum {
                 return Numeric::from_i128(m, s);
             }
         }
         let (a, b, s) = self.aligned(other);
-        Numeric::from_parts(a + b, s)
-    }
-
-    /// `self - other`, with the larger of the two scales.
-    pub fn checked_sub(&self, other: &Numeric) -> Result<Numeric, EvalError> {
-        self.checked_add(&other.neg())
+        Numeric::from_parts(if subtract { a - b } else { a + b }, s)
     }
 
     /// `self * other`, with the sum of the two scales.
+    #[inline]
     pub fn checked_mul(&self, other: &Numeric) -> Result<Numeric, EvalError> {
         if let (Some((a, sa)), Some((b, sb))) = (self.small_parts(), other.small_parts()) {
-            if let Some(m) = a.checked_mul(b) {
+            if let Some(m) = mul_i128(a, b) {
                 return Numeric::from_i128(m, sa + sb);
             }
         }
@@ -293,6 +378,9 @@ impl Numeric {
     /// PostgreSQL's weight (position of the first base-10000 digit) and that first digit;
     /// (0, 0) for zero.
     fn weight_and_first_digit(&self) -> (i64, u32) {
+        if let Some((m, s)) = self.small_parts() {
+            return weight_and_first_digit_u128(m.unsigned_abs(), s);
+        }
         let (m, s) = self.parts();
         let digits = digit_count(&m) as i64;
         if digits == 0 {
@@ -329,6 +417,23 @@ impl Numeric {
             .max(i64::from(self.scale()))
             .max(i64::from(other.scale()))
             .clamp(0, MAX_DISPLAY_SCALE) as u32;
+        if let (Some((a, sa)), Some((b, sb))) = (self.small_parts(), other.small_parts()) {
+            // In 128 bits when the shifted dividend fits.
+            let shifted = POW10
+                .get((rscale + sb - sa) as usize)
+                .and_then(|&f| mul_i128(a.abs(), f as i128))
+            .map(i128::unsigned_abs);
+            if let Some(num) = shifted {
+                let den = b.unsigned_abs();
+                let (q, r) = div_rem_u128(num, den);
+                // r < den < 2^96: doubling it cannot overflow.
+                let q = q + u128::from(2 * r >= den);
+                if let Ok(q) = i128::try_from(q) {
+                    let negative = (a < 0) != (b < 0);
+                    return Numeric::from_i128(if negative { -q } else { q }, rscale);
+                }
+            }
+        }
         let ((a, sa), (b, sb)) = (self.parts(), other.parts());
         // a/10^sa ÷ b/10^sb = (a · 10^(rscale + sb - sa) / b) / 10^rscale; rscale ≥ sa.
         let num = a * pow10(rscale + sb - sa);
@@ -588,6 +693,7 @@ impl PartialEq for Numeric {
 impl Eq for Numeric {}
 
 impl Ord for Numeric {
+    #[inline]
     fn cmp(&self, other: &Numeric) -> Ordering {
         match (&self.0, &other.0) {
             (Repr::Small(a), Repr::Small(b)) => a.cmp(b),
