@@ -105,7 +105,11 @@ fn mul_i128(a: i128, b: i128) -> Option<i128> {
         _ => x.checked_mul(y)?,
     };
     let product = i128::try_from(product).ok()?;
-    Some(if (a < 0) != (b < 0) { -product } else { product })
+    Some(if (a < 0) != (b < 0) {
+        -product
+    } else {
+        product
+    })
 }
 
 /// 10^0 ..= 10^38: the powers of ten below 2^128.
@@ -418,11 +422,11 @@ impl Numeric {
             .max(i64::from(other.scale()))
             .clamp(0, MAX_DISPLAY_SCALE) as u32;
         if let (Some((a, sa)), Some((b, sb))) = (self.small_parts(), other.small_parts()) {
-            // In 128 bits when the shifted dividend fits.
+            // In 128 bits when the shifted dividend fits (rscale ≥ sa: the cap is far above 28).
             let shifted = POW10
                 .get((rscale + sb - sa) as usize)
                 .and_then(|&f| mul_i128(a.abs(), f as i128))
-            .map(i128::unsigned_abs);
+                .map(i128::unsigned_abs);
             if let Some(num) = shifted {
                 let den = b.unsigned_abs();
                 let (q, r) = div_rem_u128(num, den);
@@ -435,8 +439,14 @@ impl Numeric {
             }
         }
         let ((a, sa), (b, sb)) = (self.parts(), other.parts());
-        // a/10^sa ÷ b/10^sb = (a · 10^(rscale + sb - sa) / b) / 10^rscale; rscale ≥ sa.
-        let num = a * pow10(rscale + sb - sa);
+        // a/10^sa ÷ b/10^sb = (a · 10^(rscale + sb - sa) / b) / 10^rscale. The exponent is
+        // negative only when the scale was capped below the dividend's (1e-2000 / 3).
+        let shift = i64::from(rscale) + i64::from(sb) - i64::from(sa);
+        let (num, b) = if shift >= 0 {
+            (a * pow10(shift as u32), b)
+        } else {
+            (a, b * pow10((-shift) as u32))
+        };
         let (q, r) = num.div_rem(&b);
         let q = if r.abs() * 2 >= b.abs() {
             let sign = if num.is_negative() == b.is_negative() {

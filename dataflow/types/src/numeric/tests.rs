@@ -130,6 +130,17 @@ fn arithmetic_scales() {
     assert_eq!(div("1", "-8"), "-0.12500000000000000000");
     assert_eq!(div("0", "7"), "0.00000000000000000000");
     assert_eq!(div("5", "0.5"), "10.0000000000000000");
+    // A dividend with more than 1000 digits after the point: the quotient's scale is capped.
+    let tiny = format!("0.{}3", "0".repeat(1500));
+    assert_eq!(
+        n(&tiny).checked_div(&n("3")).unwrap().to_string(),
+        format!("0.{}", "0".repeat(1000))
+    );
+    let small = format!("1.{}5", "0".repeat(1200));
+    assert_eq!(
+        n(&small).checked_div(&n("0.5")).unwrap().to_string(),
+        format!("2.{}", "0".repeat(1000))
+    );
     assert_eq!(div("1", "0.0003"), "3333.3333333333333333");
     assert_eq!(rem("10.5", "3"), "1.5");
     assert_eq!(rem("-7.25", "2"), "-1.25");
