@@ -64,7 +64,10 @@ fn main() {
         .iter()
         .map(|&(p, d, t)| (Decimal::new(p, 2), Decimal::new(d, 2), Decimal::new(t, 2)))
         .collect();
-    println!("{:<44} {:>11} {:>11}   {:>5}", "operation (1M values)", "kpg", "rust_decimal", "ratio");
+    println!(
+        "{:<44} {:>11} {:>11}   {:>5}",
+        "operation (1M values)", "kpg", "rust_decimal", "ratio"
+    );
 
     // TPC-H Q1's charge: sum(price * (1 - discount) * (1 + tax)).
     let one_k = Numeric::from(1);
@@ -153,7 +156,11 @@ fn main() {
     let big: Vec<Numeric> = cents
         .iter()
         .take(N / 10)
-        .map(|&(p, _, _)| format!("{p}123456789012345678901234567890.5").parse().unwrap())
+        .map(|&(p, _, _)| {
+            format!("{p}123456789012345678901234567890.5")
+                .parse()
+                .unwrap()
+        })
         .collect();
     let k = time(N / 10, || {
         let mut sum = Numeric::ZERO;
@@ -162,5 +169,8 @@ fn main() {
         }
         black_box(sum);
     });
-    println!("{:<44} {k:>8.1} ns {:>11}", "40-digit x * x, summed (100k)", "-");
+    println!(
+        "{:<44} {k:>8.1} ns {:>11}",
+        "40-digit x * x, summed (100k)", "-"
+    );
 }
