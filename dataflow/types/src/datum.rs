@@ -229,13 +229,8 @@ fn parse_float(s: &str) -> Option<f64> {
     }
 }
 
-/// PostgreSQL's float4 and float8 output: the shortest text that reads back exactly (as the
-/// type: `value`), in exponent form when the decimal exponent is below -4 or at least
-/// `digits` (6 for float4, 15 for float8).
-fn write_float<F>(value: F, f: f64, digits: i32, out: &mut String)
-where
-    F: fmt::Display + fmt::LowerExp,
-{
+/// PostgreSQL's float4 and float8 output, with its words for the special values.
+fn write_float<F: crate::float_text::PgFloat>(value: F, f: f64, digits: i32, out: &mut String) {
     if f.is_nan() {
         out.push_str("NaN");
     } else if f.is_infinite() {
@@ -243,21 +238,7 @@ where
     } else if f == 0.0 {
         out.push_str(if f.is_sign_negative() { "-0" } else { "0" });
     } else {
-        let exp = f.abs().log10().floor() as i32;
-        if !(-4..digits).contains(&exp) {
-            let sci = format!("{value:e}");
-            let (mantissa, e) = sci.split_once('e').expect("exponent form");
-            let e: i32 = e.parse().expect("exponent");
-            write!(
-                out,
-                "{mantissa}e{}{:02}",
-                if e < 0 { '-' } else { '+' },
-                e.abs()
-            )
-            .unwrap();
-        } else {
-            write!(out, "{value}").unwrap();
-        }
+        crate::float_text::write(value, f < 0.0, digits, out);
     }
 }
 
@@ -358,9 +339,30 @@ mod tests {
             (0.0001, "0.0001"),
             (0.00001, "1e-05"),
             (-2.25, "-2.25"),
+            // Found by the numeric differential test, PostgreSQL 15's output:
+            // the float below 1e23 (1e23 itself reads back as the float above it),
+            (99999999999999991611392.0, "9.999999999999999e+22"),
+            (-99999999999999991611392.0, "-9.999999999999999e+22"),
+            (2.3729896590070832e16, "2.3729896590070832e+16"),
+            // the form chosen by the exponent of the printed digits, not of the value.
+            (999999999999999.9, "999999999999999.9"),
+            (-0.0000999999999999999, "-9.99999999999999e-05"),
+            (100.0, "100"),
+            (1234.5, "1234.5"),
         ];
         for (f, want) in cases {
             assert_eq!(text(Datum::Float64(OrderedFloat(f))), want, "{f}");
+        }
+        for (f, want) in [
+            (2506191.275f32, "2.5061912e+06"),
+            (343041.62, "343041.62"),
+            (63044550.92825, "6.3044552e+07"),
+            (1.5, "1.5"),
+            (0.0001, "0.0001"),
+            (999999.0, "999999"),
+            (1000000.0, "1e+06"),
+        ] {
+            assert_eq!(text(Datum::Float32(OrderedFloat(f))), want, "{f}");
         }
     }
 

@@ -3,6 +3,7 @@
 //! - `scalar`: SQL types and relation schemas.
 //! - `datum`: values and rows, with PostgreSQL's text formats.
 //! - `numeric`: exact decimal numbers of any size, with PostgreSQL's arithmetic.
+//! - `float_text`: real and double precision as PostgreSQL prints them.
 //! - `interval`, `datetime`: the interval and timestamp types and the date/time functions.
 //! - `accum`: aggregates computed from contributions carried in differences.
 //! - `expr`, `agg`: scalar expressions and aggregates, and their evaluation (`builtins`:
@@ -31,6 +32,7 @@ mod display;
 pub mod error;
 pub mod expr;
 mod failure;
+mod float_text;
 pub mod interval;
 pub mod numeric;
 mod pg_funcs;

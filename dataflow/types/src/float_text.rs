@@ -1,0 +1,126 @@
+//! PostgreSQL's text output of `real` and `double precision` (PostgreSQL 12 and later): the
+//! shortest digits that read back as the value, then a fixed or exponent layout.
+//!
+//! PostgreSQL runs the Ryū algorithm with one difference from the `ryu` crate: it never prints
+//! a decimal that lies exactly halfway between two floats, even where reading it back (rounding
+//! half to even) would give the value. So the float just below 1e23 prints as
+//! `9.999999999999999e+22`, not `1e+23`. The digits come from `ryu`, are checked to lie strictly
+//! inside the value's rounding interval, and in the rare case they lie on its edge the next
+//! longer correctly rounded decimal is taken.
+
+use std::fmt::Write;
+
+/// A float type as far as its text is concerned.
+pub(crate) trait PgFloat:
+    ryu::Float
+    + std::str::FromStr
+    + PartialEq
+    + Copy
+    + std::fmt::LowerExp
+    + std::ops::Neg<Output = Self>
+{
+    /// Significant digits that always identify a value (17 for double, 9 for real).
+    const MAX_DIGITS: usize;
+}
+
+impl PgFloat for f64 {
+    const MAX_DIGITS: usize = 17;
+}
+
+impl PgFloat for f32 {
+    const MAX_DIGITS: usize = 9;
+}
+
+/// Digits (no leading or trailing zeros) and the decimal exponent of the first one, from a
+/// finite, nonzero, unsigned decimal text such as `1e23`, `1.5e-7`, `123.0` or `0.001`.
+fn digits_and_exponent(text: &str) -> (String, i32) {
+    let (mantissa, exp) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().expect("exponent")),
+        None => (text, 0),
+    };
+    let point = mantissa.find('.').unwrap_or(mantissa.len()) as i32;
+    let all: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let significant = all.trim_start_matches('0');
+    let leading = (all.len() - significant.len()) as i32;
+    (
+        significant.trim_end_matches('0').to_string(),
+        exp + point - 1 - leading,
+    )
+}
+
+/// Whether `digits` × 10^(`exp` - len + 1) reads back as `value` and is not on the edge of its
+/// rounding interval: nudged by far less than any distance that matters, up and down, it
+/// still reads back as `value`.
+fn strictly_identifies<F: PgFloat>(digits: &str, exp: i32, value: F) -> bool {
+    const NUDGE: usize = 60;
+    let reads = |text: &str| text.parse::<F>().is_ok_and(|v| v == value);
+    let scale = exp - digits.len() as i32 + 1;
+    let up = format!(
+        "{digits}{}1e{}",
+        "0".repeat(NUDGE),
+        scale - NUDGE as i32 - 1
+    );
+    // digits − 1 (with borrows), then nines: the decimal just below.
+    let mut below: Vec<u8> = digits.bytes().collect();
+    for d in below.iter_mut().rev() {
+        if *d == b'0' {
+            *d = b'9';
+        } else {
+            *d -= 1;
+            break;
+        }
+    }
+    let down = format!(
+        "{}{}e{}",
+        String::from_utf8(below).expect("digits"),
+        "9".repeat(NUDGE + 1),
+        scale - NUDGE as i32 - 1
+    );
+    reads(&format!("{digits}e{scale}")) && reads(&up) && reads(&down)
+}
+
+/// Writes `value` (finite, nonzero) as PostgreSQL does: exponent form when the exponent of
+/// the first digit is below -4 or at least `fixed_digits` (6 for real, 15 for double).
+pub(crate) fn write<F: PgFloat>(value: F, negative: bool, fixed_digits: i32, out: &mut String) {
+    // Digits are found for the magnitude; the sign is written in front.
+    let value = if negative { -value } else { value };
+    let mut buffer = ryu::Buffer::new();
+    let text = buffer.format_finite(value);
+    let (mut digits, mut exp) = digits_and_exponent(text);
+    if !strictly_identifies(&digits, exp, value) {
+        // On the edge: the shortest correctly rounded decimal strictly inside.
+        for n in digits.len() + 1..=F::MAX_DIGITS {
+            let candidate = format!("{:.*e}", n - 1, value);
+            let (d, e) = digits_and_exponent(&candidate);
+            if strictly_identifies(&d, e, value) {
+                (digits, exp) = (d, e);
+                break;
+            }
+        }
+    }
+    if negative {
+        out.push('-');
+    }
+    if exp < -4 || exp >= fixed_digits {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs()).unwrap();
+    } else if exp < 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
+        out.push_str(&digits);
+    } else {
+        let int_len = exp as usize + 1;
+        if digits.len() <= int_len {
+            out.push_str(&digits);
+            out.extend(std::iter::repeat_n('0', int_len - digits.len()));
+        } else {
+            out.push_str(&digits[..int_len]);
+            out.push('.');
+            out.push_str(&digits[int_len..]);
+        }
+    }
+}
