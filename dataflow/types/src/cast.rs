@@ -69,28 +69,11 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
                 .ok_or_else(|| out_of_range(&ty.to_string()))?;
             cast(Datum::Int64(v), ty)?
         }
-        (Datum::Numeric(n), ScalarType::Float32 | ScalarType::Float64) => {
-            // Through the text, as PostgreSQL reads it: beyond the type's range, or so small
-            // it would read as zero, is an error.
-            let text = n.to_string();
-            let out_of_range = || EvalError::FloatInputOutOfRange {
-                value: text.clone(),
-                type_name: ty.to_string(),
-            };
-            let lost = |zero: bool, infinite: bool| infinite || (zero && !n.is_zero());
-            if *ty == ScalarType::Float32 {
-                let f: f32 = text.parse().map_err(|_| out_of_range())?;
-                if lost(f == 0.0, f.is_infinite()) {
-                    return Err(out_of_range());
-                }
-                Datum::Float32(OrderedFloat(f))
-            } else {
-                let f: f64 = text.parse().map_err(|_| out_of_range())?;
-                if lost(f == 0.0, f.is_infinite()) {
-                    return Err(out_of_range());
-                }
-                Datum::Float64(OrderedFloat(f))
-            }
+        (Datum::Numeric(n), ScalarType::Float32) => {
+            Datum::Float32(OrderedFloat(numeric_float(&n, ty)?))
+        }
+        (Datum::Numeric(n), ScalarType::Float64) => {
+            Datum::Float64(OrderedFloat(numeric_float(&n, ty)?))
         }
         (Datum::Numeric(n), ScalarType::Numeric { .. }) => Datum::Numeric(n).cast_numeric(ty)?,
         (Datum::Float64(f), ScalarType::Int32 | ScalarType::Int64) => {
@@ -122,6 +105,25 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (Datum::Interval(iv), ScalarType::Interval) => Datum::Interval(iv),
         (d, ty) => unreachable!("planner allowed cast of {d:?} to {ty}"),
     })
+}
+
+/// A numeric as a float the way PostgreSQL converts it, through the text: beyond the type's
+/// range, or so small it would read as zero, is an error.
+fn numeric_float<F>(n: &Numeric, ty: &ScalarType) -> Result<F, EvalError>
+where
+    F: std::str::FromStr + Into<f64> + Copy,
+{
+    let text = n.to_string();
+    let out_of_range = || EvalError::FloatInputOutOfRange {
+        value: text.clone(),
+        type_name: ty.to_string(),
+    };
+    let f: F = text.parse().map_err(|_| out_of_range())?;
+    let wide: f64 = f.into();
+    if wide.is_infinite() || (wide == 0.0 && !n.is_zero()) {
+        return Err(out_of_range());
+    }
+    Ok(f)
 }
 
 /// A float as numeric the way PostgreSQL converts it: rounded to `digits` significant digits

@@ -50,7 +50,7 @@ fn digits_and_exponent(text: &str) -> (String, i32) {
 
 /// Whether `digits` × 10^(`exp` - len + 1) reads back as `value` and is not on the edge of its
 /// rounding interval: nudged by far less than any distance that matters, up and down, it
-/// still reads back as `value`.
+/// still reads back as `value` (and so does the decimal itself, which lies between the two).
 fn strictly_identifies<F: PgFloat>(digits: &str, exp: i32, value: F) -> bool {
     const NUDGE: usize = 60;
     let reads = |text: &str| text.parse::<F>().is_ok_and(|v| v == value);
@@ -76,7 +76,7 @@ fn strictly_identifies<F: PgFloat>(digits: &str, exp: i32, value: F) -> bool {
         "9".repeat(NUDGE + 1),
         scale - NUDGE as i32 - 1
     );
-    reads(&format!("{digits}e{scale}")) && reads(&up) && reads(&down)
+    reads(&up) && reads(&down)
 }
 
 /// Writes `value` (finite, nonzero) as PostgreSQL does: exponent form when the exponent of

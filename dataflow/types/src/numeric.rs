@@ -138,14 +138,15 @@ fn digits_u128(v: u128) -> u32 {
 }
 
 /// PostgreSQL's weight (position of the first base-10000 digit) and that first digit of
-/// `magnitude / 10^scale`, for a magnitude below 2^128; (0, 0) for zero.
-fn weight_and_first_digit_u128(magnitude: u128, scale: u32) -> (i64, u32) {
+/// `magnitude / 10^scale`, for a magnitude below 2^128 (the scale may be negative); (0, 0) for
+/// zero.
+fn weight_and_first_digit_u128(magnitude: u128, scale: i64) -> (i64, u32) {
     let digits = i64::from(digits_u128(magnitude));
     if digits == 0 {
         return (0, 0);
     }
     // The leading digit is worth 10^e.
-    let e = digits - 1 - i64::from(scale);
+    let e = digits - 1 - scale;
     let weight = e.div_euclid(4);
     // The first base-10000 digit holds the digits worth 10^(4 weight) and up: 1 to 4 of
     // them, so 0.5 is 5000 · 10000^-1.
@@ -383,25 +384,17 @@ impl Numeric {
     /// (0, 0) for zero.
     fn weight_and_first_digit(&self) -> (i64, u32) {
         if let Some((m, s)) = self.small_parts() {
-            return weight_and_first_digit_u128(m.unsigned_abs(), s);
+            return weight_and_first_digit_u128(m.unsigned_abs(), s.into());
         }
+        // Only the leading four digits matter: the same value cut to them, its scale moved
+        // by the digits cut.
         let (m, s) = self.parts();
-        let digits = digit_count(&m) as i64;
-        if digits == 0 {
-            return (0, 0);
-        }
-        // The leading digit is worth 10^e.
-        let e = digits - 1 - i64::from(s);
-        let weight = e.div_euclid(4);
-        // The first base-10000 digit holds the digits worth 10^(4 weight) and up.
-        let in_first = e - 4 * weight + 1;
-        let first = if in_first <= digits {
-            div_pow10(&m.abs(), (digits - in_first) as u32, Rounding::Trunc)
-        } else {
-            // Fewer digits than the group holds: 0.5 is 5000 · 10000^-1.
-            m.abs() * pow10((in_first - digits) as u32)
-        };
-        (weight, first.to_u32().expect("below 10000"))
+        let cut = (digit_count(&m) as u32).saturating_sub(4);
+        let lead = div_pow10(&m.abs(), cut, Rounding::Trunc);
+        weight_and_first_digit_u128(
+            lead.to_u128().expect("four digits"),
+            i64::from(s) - i64::from(cut),
+        )
     }
 
     /// `self / other` at PostgreSQL's scale (`select_div_scale`): at least 16 significant
