@@ -100,6 +100,8 @@ impl PendingPeek {
             Source::Index(trace, Some(keys)) => {
                 let mut cursor = trace.cursor();
                 for key in keys.iter() {
+                    // Index keys are canonical (`render::keyed_rows`): `3.00` finds `3`.
+                    let key = &key.clone().into_canonical();
                     cursor.seek_key(key);
                     if !cursor.key_valid() || cursor.key() != key {
                         continue;

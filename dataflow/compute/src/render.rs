@@ -7,6 +7,7 @@
 //! dataflow's `as_of`, so a new dataflow replays compacted history instead of recomputing it.
 
 mod accumulate;
+mod classes;
 mod recursive;
 mod top_k;
 
@@ -145,7 +146,7 @@ impl<'a, 's> Renderer<'a, 's> {
             Plan::Distinct { input } => {
                 let input = self.render(input)?;
                 // Dataflow times are totally ordered here: no output arrangement needed.
-                let oks = input.oks.distinct_total();
+                let oks = classes::distinct_total(input.oks);
                 Rendered {
                     oks,
                     errs: input.errs,
@@ -172,9 +173,7 @@ impl<'a, 's> Renderer<'a, 's> {
             }
             Plan::Threshold { input } => {
                 let input = self.render(input)?;
-                let oks = input
-                    .oks
-                    .threshold_total(|_row: &Row, count: &i64| (*count).max(0));
+                let oks = classes::threshold_total(input.oks, |m| m.count().max(0));
                 Rendered {
                     oks,
                     errs: input.errs,
@@ -314,8 +313,9 @@ fn keyed<'s>(oks: Oks<'s>, key: Vec<ScalarExpr>) -> (Collection<'s, u64, (Row, R
 }
 
 /// Evaluates key expressions for each row: `(key, row)` pairs, and errors from evaluating them;
-/// rows whose key holds a NULL are dropped if `drop_null_keys` (an index keeps them). Generic
-/// over the time, for joins inside an iteration too (`render/recursive.rs`).
+/// rows whose key holds a NULL are dropped if `drop_null_keys` (an index keeps them). Keys are
+/// canonical (`Datum::canonical`), so SQL-equal keys meet. Generic over the time, for joins
+/// inside an iteration too (`render/recursive.rs`).
 #[allow(clippy::type_complexity)]
 pub fn keyed_rows<'s, T: timely::progress::Timestamp + kpg_engine::Lattice>(
     oks: Collection<'s, T, Row, i64>,
@@ -330,7 +330,7 @@ pub fn keyed_rows<'s, T: timely::progress::Timestamp + kpg_engine::Lattice>(
         for e in &key {
             match e.eval(row.datums()) {
                 Ok(Datum::Null) if drop_null_keys => return None,
-                Ok(d) => datums.push(d),
+                Ok(d) => datums.push(d.canonical().unwrap_or(d)),
                 Err(err) => return Some(Err(err)),
             }
         }
@@ -379,6 +379,8 @@ fn render_reduce<'s>(
 
 /// Groups `(key, aggregate arguments)` pairs by key and computes each group's aggregates from
 /// all of its values, whenever any changes (min, max, DISTINCT and floating-point sums).
+/// Groups are SQL-equal classes of keys (`classes.rs`): a value whose key is not canonical
+/// carries its key after the arguments, so the group can show one of its own keys.
 fn reduce_values<'s>(
     pairs: Collection<'s, u64, (Row, Row), i64>,
     aggregates: Vec<AggregateExpr>,
@@ -386,15 +388,28 @@ fn reduce_values<'s>(
     renderer: &mut Renderer<'_, 's>,
 ) -> Collection<'s, u64, Result<Row, EvalError>, i64> {
     let aggs = aggregates;
-    let arranged = pairs.arrange_by_key();
+    let arity = aggs.len();
+    let arranged = pairs
+        .map(|(key, args): (Row, Row)| match key.canonical() {
+            None => (key, args),
+            Some(canonical) => (canonical, args.concat(&key)),
+        })
+        .arrange_by_key();
     renderer.register("reduce input", key_text.clone(), &arranged.trace);
     let reduced = arranged.reduce_abelian(
         "Reduce",
-        move |_key: &Row, vals: &[(&Row, i64)], output: &mut Vec<(Result<Row, EvalError>, i64)>| {
-            if vals.is_empty() {
-                return;
-            }
-            let mut out = Vec::with_capacity(aggs.len());
+        move |key: &Row, vals: &[(&Row, i64)], output: &mut Vec<(Result<Row, EvalError>, i64)>| {
+            let present = || vals.iter().filter(|(_, n)| *n > 0).map(|(r, _)| *r);
+            let shown = if present().any(|r| r.len() == arity) {
+                key.clone()
+            } else {
+                match present().map(|r| &r.datums()[arity..]).min() {
+                    Some(own) => Row::new(own.to_vec()),
+                    None => return,
+                }
+            };
+            let mut out = shown.into_datums();
+            out.reserve(aggs.len());
             for (i, agg) in aggs.iter().enumerate() {
                 match agg
                     .func
@@ -411,8 +426,5 @@ fn reduce_values<'s>(
         },
     );
     renderer.register("reduce output", key_text, &reduced.trace);
-    reduced.as_collection(|key: &Row, val: &Result<Row, EvalError>| match val {
-        Ok(aggs) => Ok(key.concat(aggs)),
-        Err(e) => Err(e.clone()),
-    })
+    reduced.as_collection(|_key: &Row, val: &Result<Row, EvalError>| val.clone())
 }

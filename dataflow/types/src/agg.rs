@@ -59,8 +59,10 @@ impl AggregateFunc {
         let mut values: Vec<(&Datum, i64)> =
             values.filter(|(d, n)| *n > 0 && !d.is_null()).collect();
         if distinct {
+            // SQL-equal values count once; of `3` and `3.00` the smaller scale is kept (the
+            // first in `Datum`'s order), where PostgreSQL keeps the first it sorts.
             values.sort_by(|a, b| a.0.cmp(b.0));
-            values.dedup_by(|a, b| a.0 == b.0);
+            values.dedup_by(|a, b| a.0.sql_cmp(b.0).is_eq());
             values.iter_mut().for_each(|v| v.1 = 1);
         }
         let values = values.into_iter();

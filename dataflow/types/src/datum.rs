@@ -1,9 +1,16 @@
 //! Values (`Datum`) and rows (`Row`), with PostgreSQL's text input and output rules.
 //!
 //! A `Datum` is one SQL value; its variant is fixed by the column's `ScalarType` family (all
-//! string types are `String`, all numeric(p,s) are `Numeric`). The derived `Ord` is a total
-//! order used by arrangements (NULL sorts first, floats by IEEE total order); SQL comparison
-//! semantics (NULL yields NULL) are implemented by the expression evaluator, not here.
+//! string types are `String`, all numeric(p,s) are `Numeric`).
+//!
+//! Two equalities. SQL's (`sql_cmp`) holds between values whose text may differ: `3 = 3.00`,
+//! `'1 day' = '24 hours'`, `-0 = 0`. A row's identity must not: `SELECT 3.00 UNION ALL
+//! SELECT 3` keeps both texts. So `Datum`'s `Eq` and `Ord` — what arrangements consolidate
+//! by — tell such values apart: SQL's order first, the representation (a number's scale, an
+//! interval's fields, a zero's sign) breaking its ties. Where SQL equality must decide (join and
+//! index keys, GROUP BY, DISTINCT, set operations), the runtime keys rows by `canonical`, one
+//! chosen representation per SQL-equal class. NULL sorts first; SQL's NULL semantics (NULL
+//! yields NULL) are the expression evaluator's.
 //! `Row` is the owned record that dataflows move and arrange; it is a newtype so that its
 //! representation can become a compact byte encoding without touching its users.
 
@@ -15,10 +22,14 @@ use crate::scalar::ScalarType;
 use chrono::{NaiveDate, NaiveDateTime};
 use ordered_float::OrderedFloat;
 use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
 use std::fmt::{self, Write};
 
 /// One SQL value.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+// Hash is by SQL value (`Numeric` and `Interval` hash their value), which SQL-equal values
+// share, so values equal by the representation order below hash alike too.
+#[allow(clippy::derived_hash_with_manual_eq)]
+#[derive(Clone, Debug, Hash, Serialize, Deserialize)]
 pub enum Datum {
     Null,
     Bool(bool),
@@ -37,6 +48,79 @@ pub enum Datum {
 impl Datum {
     pub fn is_null(&self) -> bool {
         matches!(self, Datum::Null)
+    }
+
+    /// SQL's order of two values of one type: `3 = 3.00`, `'1 day' = '24 hours'`, `-0 = 0`
+    /// (NULL first; the evaluator handles NULL before comparing).
+    pub fn sql_cmp(&self, other: &Datum) -> Ordering {
+        self.compare(other, false)
+    }
+
+    /// The representation that stands for every value SQL-equal to this one, or `None` when
+    /// this one is it: a number without trailing zeros after the point, an interval as whole
+    /// months, days and microseconds of its span, a float's zero without sign.
+    pub fn canonical(&self) -> Option<Datum> {
+        match self {
+            Datum::Numeric(n) if !n.is_trimmed() => Some(Datum::Numeric(n.clone().trim_scale())),
+            Datum::Interval(iv) => iv.canonical().map(Datum::Interval),
+            Datum::Float32(f) if f.0 == 0.0 && f.0.is_sign_negative() => {
+                Some(Datum::Float32(OrderedFloat(0.0)))
+            }
+            Datum::Float64(f) if f.0 == 0.0 && f.0.is_sign_negative() => {
+                Some(Datum::Float64(OrderedFloat(0.0)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Compares by SQL's order, then (if `representation`) by what SQL equality ignores.
+    fn compare(&self, other: &Datum, representation: bool) -> Ordering {
+        use Datum::*;
+        let tie = |o: Ordering, rep: &dyn Fn() -> Ordering| {
+            if o == Ordering::Equal && representation {
+                rep()
+            } else {
+                o
+            }
+        };
+        match (self, other) {
+            (Null, Null) => Ordering::Equal,
+            (Bool(a), Bool(b)) => a.cmp(b),
+            (Int16(a), Int16(b)) => a.cmp(b),
+            (Int32(a), Int32(b)) => a.cmp(b),
+            (Int64(a), Int64(b)) => a.cmp(b),
+            (Float32(a), Float32(b)) => tie(a.cmp(b), &|| {
+                b.0.is_sign_negative().cmp(&a.0.is_sign_negative())
+            }),
+            (Float64(a), Float64(b)) => tie(a.cmp(b), &|| {
+                b.0.is_sign_negative().cmp(&a.0.is_sign_negative())
+            }),
+            (Numeric(a), Numeric(b)) => tie(a.cmp(b), &|| a.scale().cmp(&b.scale())),
+            (String(a), String(b)) => a.cmp(b),
+            (Date(a), Date(b)) => a.cmp(b),
+            (Timestamp(a), Timestamp(b)) => a.cmp(b),
+            (Interval(a), Interval(b)) => tie(a.cmp(b), &|| a.fields().cmp(&b.fields())),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+
+    /// The variant's position, ordering values of different types (only NULL against a
+    /// value happens in practice).
+    fn rank(&self) -> u8 {
+        match self {
+            Datum::Null => 0,
+            Datum::Bool(_) => 1,
+            Datum::Int16(_) => 2,
+            Datum::Int32(_) => 3,
+            Datum::Int64(_) => 4,
+            Datum::Float32(_) => 5,
+            Datum::Float64(_) => 6,
+            Datum::Numeric(_) => 7,
+            Datum::String(_) => 8,
+            Datum::Date(_) => 9,
+            Datum::Timestamp(_) => 10,
+            Datum::Interval(_) => 11,
+        }
     }
 
     /// Writes the value in PostgreSQL's text output format. NULL writes nothing; callers that
@@ -242,6 +326,27 @@ fn write_float<F: crate::float_text::PgFloat>(value: F, f: f64, digits: i32, out
     }
 }
 
+/// Identity: SQL's order, ties broken by representation (see the module doc).
+impl Ord for Datum {
+    fn cmp(&self, other: &Datum) -> Ordering {
+        self.compare(other, true)
+    }
+}
+
+impl PartialOrd for Datum {
+    fn partial_cmp(&self, other: &Datum) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Datum {
+    fn eq(&self, other: &Datum) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Datum {}
+
 /// A record: one datum per column.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Row(Vec<Datum>);
@@ -282,6 +387,25 @@ impl Row {
     /// The row made of the given columns of this one.
     pub fn project(&self, columns: &[usize]) -> Row {
         Row(columns.iter().map(|c| self.0[*c].clone()).collect())
+    }
+
+    /// The row of the datums' `canonical` representations, or `None` when it is this one.
+    pub fn canonical(&self) -> Option<Row> {
+        let mut changed: Option<Vec<Datum>> = None;
+        for (i, d) in self.0.iter().enumerate() {
+            if let Some(c) = d.canonical() {
+                changed.get_or_insert_with(|| self.0.clone())[i] = c;
+            }
+        }
+        changed.map(Row)
+    }
+
+    /// The row as its canonical representation (see `canonical`).
+    pub fn into_canonical(self) -> Row {
+        match self.canonical() {
+            Some(c) => c,
+            None => self,
+        }
     }
 
     /// This row followed by `other`'s columns.

@@ -368,12 +368,12 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
     }
     use BinaryFunc::*;
     Ok(match func {
-        Eq => Datum::Bool(l == r),
-        NotEq => Datum::Bool(l != r),
-        Lt => Datum::Bool(l < r),
-        Lte => Datum::Bool(l <= r),
-        Gt => Datum::Bool(l > r),
-        Gte => Datum::Bool(l >= r),
+        Eq => Datum::Bool(l.sql_cmp(&r).is_eq()),
+        NotEq => Datum::Bool(l.sql_cmp(&r).is_ne()),
+        Lt => Datum::Bool(l.sql_cmp(&r).is_lt()),
+        Lte => Datum::Bool(l.sql_cmp(&r).is_le()),
+        Gt => Datum::Bool(l.sql_cmp(&r).is_gt()),
+        Gte => Datum::Bool(l.sql_cmp(&r).is_ge()),
         Add | Sub | Mul | Div | Mod => arith(func, l, r)?,
         Concat => {
             let mut s = l.to_text().expect("not null");

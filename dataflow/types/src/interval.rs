@@ -59,6 +59,26 @@ impl Interval {
             + i128::from(self.micros)
     }
 
+    /// The months, days and microseconds, in that order.
+    pub fn fields(&self) -> (i32, i32, i64) {
+        (self.months, self.days, self.micros)
+    }
+
+    /// The interval that stands for every interval of this span (whole 30-day months, then
+    /// days, then microseconds, all of the span's sign), or `None` when it is this one or
+    /// when its months would not fit (spans near the type's limits are left as they are).
+    pub fn canonical(&self) -> Option<Interval> {
+        let span = self.span();
+        let month = i128::from(DAYS_PER_MONTH) * i128::from(USECS_PER_DAY);
+        let day = i128::from(USECS_PER_DAY);
+        let c = Interval {
+            months: i32::try_from(span / month).ok()?,
+            days: ((span % month) / day) as i32,
+            micros: (span % day) as i64,
+        };
+        (c.fields() != self.fields()).then_some(c)
+    }
+
     pub fn checked_add(&self, o: &Interval) -> Result<Interval, EvalError> {
         Ok(Interval {
             months: self.months.checked_add(o.months).ok_or_else(overflow)?,

@@ -519,6 +519,9 @@ impl Numeric {
 
     /// The value with trailing zeros after the point removed.
     pub fn trim_scale(self) -> Numeric {
+        if let Repr::Small(d) = &self.0 {
+            return Numeric::from(d.normalize());
+        }
         let (mut m, mut s) = self.parts();
         if m.is_zero() {
             return Numeric::ZERO;
@@ -529,6 +532,14 @@ impl Numeric {
             s -= 1;
         }
         Numeric::from_parts(m, s).expect("fewer digits than a valid value")
+    }
+
+    /// Whether the value has no trailing zero after the point (`trim_scale` would keep it).
+    pub fn is_trimmed(&self) -> bool {
+        match &self.0 {
+            Repr::Small(d) => d.scale() == 0 || d.mantissa() % 10 != 0,
+            Repr::Big(b) => b.1 == 0 || !(&b.0 % BigInt::from(10u8)).is_zero(),
+        }
     }
 
     /// Parses PostgreSQL's numeric input: `[+-]digits[.digits][e[+-]digits]` (surrounding

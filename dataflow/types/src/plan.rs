@@ -111,7 +111,8 @@ pub struct ColumnOrder {
 }
 
 /// Compares rows as PostgreSQL's ORDER BY does: item by item, NULLs placed by `nulls_last`
-/// (independently of DESC), other values by `Datum`'s order, reversed for DESC.
+/// (independently of DESC), other values by SQL's order (`Datum::sql_cmp`: `'1 mon'` and
+/// `'30 days'` tie, for the next item to decide), reversed for DESC.
 pub fn compare_rows(a: &Row, b: &Row, order: &[ColumnOrder]) -> Ordering {
     for o in order {
         let (x, y) = (a.get(o.column), b.get(o.column));
@@ -121,8 +122,8 @@ pub fn compare_rows(a: &Row, b: &Row, order: &[ColumnOrder]) -> Ordering {
             (true, false) => Ordering::Less,
             (false, true) if o.nulls_last => Ordering::Less,
             (false, true) => Ordering::Greater,
-            (false, false) if o.desc => y.cmp(x),
-            (false, false) => x.cmp(y),
+            (false, false) if o.desc => y.sql_cmp(x),
+            (false, false) => x.sql_cmp(y),
         };
         if ord != Ordering::Equal {
             return ord;

@@ -114,30 +114,36 @@ impl Coordinator {
             let index = index.ok_or_else(|| {
                 ExecError::internal(format!("the index of constraint \"{}\" is gone", key.name))
             })?;
-            let project = |row: &Row| -> Option<Row> {
+            // Keys are compared as SQL does (`3 = 3.00`): by their canonical form, keeping
+            // the key as written for the message.
+            let project = |row: &Row| -> Option<(Row, Row)> {
                 let k = row.project(&key.columns);
-                (!k.iter().any(Datum::is_null)).then_some(k)
+                (!k.iter().any(Datum::is_null)).then(|| (k.clone().into_canonical(), k))
             };
-            let mut delta: BTreeMap<Row, i64> = BTreeMap::new();
+            let mut delta: BTreeMap<Row, (Row, i64)> = BTreeMap::new();
             for (row, n) in net.iter().filter(|(_, n)| **n != 0) {
-                if let Some(k) = project(row) {
-                    *delta.entry(k).or_default() += n;
+                if let Some((canonical, k)) = project(row) {
+                    let entry = delta.entry(canonical).or_insert((k.clone(), 0));
+                    entry.1 += n;
+                    if *n > 0 {
+                        entry.0 = k;
+                    }
                 }
             }
             let added: Vec<Row> = delta
                 .iter()
-                .filter(|(_, n)| **n > 0)
+                .filter(|(_, (_, n))| *n > 0)
                 .map(|(k, _)| k.clone())
                 .collect();
             if added.is_empty() {
                 continue;
             }
             for (row, n) in self.peek_index(index, added).await? {
-                if let Some(k) = project(&row) {
-                    *delta.entry(k).or_default() += n;
+                if let Some((canonical, k)) = project(&row) {
+                    delta.entry(canonical).or_insert((k, 0)).1 += n;
                 }
             }
-            if let Some((k, _)) = delta.iter().find(|(_, n)| **n > 1) {
+            if let Some((_, (k, _))) = delta.iter().find(|(_, (_, n))| *n > 1) {
                 let names: Vec<&str> = key.columns.iter().map(|&c| columns[c].as_str()).collect();
                 let values: Vec<String> =
                     k.iter().map(|d| d.to_text().unwrap_or_default()).collect();

@@ -1,7 +1,6 @@
 //! Executing planned statements: DDL against the catalog and the workers, writes to tables,
 //! reads through peeks, subscriptions.
 
-use std::cmp::Ordering;
 use std::sync::Arc;
 
 use kpg_sql::sqlparser::ast::Statement;
@@ -530,39 +529,7 @@ fn finish(rows: Vec<(Row, i64)>, finishing: &RowSetFinishing) -> Result<Vec<Row>
         }
     }
     if !finishing.order_by.is_empty() {
-        out.sort_by(|a, b| {
-            for o in &finishing.order_by {
-                let (x, y) = (a.get(o.column), b.get(o.column));
-                let ord = match (x.is_null(), y.is_null()) {
-                    (true, true) => Ordering::Equal,
-                    (true, false) => {
-                        if o.nulls_last {
-                            Ordering::Greater
-                        } else {
-                            Ordering::Less
-                        }
-                    }
-                    (false, true) => {
-                        if o.nulls_last {
-                            Ordering::Less
-                        } else {
-                            Ordering::Greater
-                        }
-                    }
-                    (false, false) => {
-                        if o.desc {
-                            y.cmp(x)
-                        } else {
-                            x.cmp(y)
-                        }
-                    }
-                };
-                if ord != Ordering::Equal {
-                    return ord;
-                }
-            }
-            Ordering::Equal
-        });
+        out.sort_by(|a, b| kpg_types::plan::compare_rows(a, b, &finishing.order_by));
     }
     let rows = out
         .into_iter()

@@ -11,10 +11,8 @@
 //!
 //! Verdicts: a query PostgreSQL rejects (SQLSTATE class 42 or 0A) is a generator bug and is
 //! skipped; a query kpg refuses with 0A000 is counted as refused (with the reason) and is
-//! not a failure; errors both raise must agree on SQLSTATE; a difference that is a known kpg
-//! gap is counted apart (`scale_conflation`: kpg consolidates rows that are equal but for the
-//! scale of a number);
-//! any other difference (rows, column names, an error on one side only) fails the test,
+//! not a failure; errors both raise must agree on SQLSTATE; any difference (rows, column
+//! names, an error on one side only) fails the test,
 //! printing the seed, the data and the SQL. Rows are compared as sorted multisets unless the
 //! query orders them.
 //!
@@ -111,52 +109,7 @@ enum Verdict {
     },
     Refused(String),
     Skipped(String),
-    /// A difference that is a known kpg gap (not a failure; counted and reported).
-    KnownGap(String),
     Fail(String),
-}
-
-/// The known gap behind a row difference, if that is all it is: kpg's numeric values compare
-/// equal regardless of scale, so rows equal but for the scale of a number are consolidated
-/// into copies of one of them (`SELECT 3.00 UNION ALL SELECT 3` gives 3.00 twice on kpg).
-/// That shows as: equal after trailing fractional zeros are removed, and for every group of
-/// such rows kpg has one spelling where PostgreSQL has several, one of them kpg's.
-fn scale_conflation(k: &[Vec<Option<String>>], p: &[Vec<Option<String>>]) -> Option<String> {
-    use std::collections::{BTreeMap, BTreeSet};
-    type Spellings = BTreeMap<Vec<Option<String>>, (BTreeSet<Vec<Option<String>>>, usize)>;
-    fn norm(v: &str) -> String {
-        let digits = v.strip_prefix('-').unwrap_or(v);
-        let numeric =
-            digits.contains('.') && digits.chars().all(|c| c.is_ascii_digit() || c == '.');
-        if numeric {
-            v.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            v.to_string()
-        }
-    }
-    let group = |rows: &[Vec<Option<String>>]| {
-        let mut m = Spellings::new();
-        for r in rows {
-            let key = r.iter().map(|v| v.as_deref().map(norm)).collect();
-            let e = m.entry(key).or_default();
-            e.0.insert(r.clone());
-            e.1 += 1;
-        }
-        m
-    };
-    let (kg, pg) = (group(k), group(p));
-    if kg.len() != pg.len() {
-        return None;
-    }
-    for ((kk, (ks, kn)), (pk, (ps, pn))) in kg.iter().zip(pg.iter()) {
-        if kk != pk || kn != pn {
-            return None;
-        }
-        if ks != ps && !(ks.len() == 1 && ps.len() > 1 && ps.is_superset(ks)) {
-            return None;
-        }
-    }
-    Some("rows equal but for a number's scale are conflated".into())
 }
 
 /// Judges kpg's outcome against PostgreSQL's.
@@ -181,10 +134,7 @@ fn judge(k: &Outcome, p: &Outcome, ordered: bool, compare_names: bool) -> Verdic
                 prows.sort();
             }
             if krows != prows {
-                match scale_conflation(&krows, &prows) {
-                    Some(gap) if !ordered => Verdict::KnownGap(gap),
-                    _ => Verdict::Fail("rows differ".into()),
-                }
+                Verdict::Fail("rows differ".into())
             } else if compare_names && kr.columns != pr.columns {
                 Verdict::Fail(format!(
                     "column names differ: kpg {:?}, PostgreSQL {:?}",
@@ -209,8 +159,6 @@ struct Stats {
     views_matched: usize,
     views_refused: usize,
     refusals: BTreeMap<String, usize>,
-    /// Differences that are known kpg gaps (see `scale_conflation`), ad hoc or in views.
-    known_gaps: BTreeMap<String, usize>,
     /// Skip reason -> (count, first query skipped for it).
     skips: BTreeMap<String, (usize, String)>,
     failures: Vec<String>,
@@ -306,10 +254,6 @@ async fn random_queries_match_postgres() {
                     *stats.refusals.entry(m).or_default() += 1;
                     continue;
                 }
-                Verdict::KnownGap(m) => {
-                    *stats.known_gaps.entry(m).or_default() += 1;
-                    continue;
-                }
                 Verdict::Skipped(m) => {
                     stats.skipped += 1;
                     stats.skips.entry(m).or_insert((0, q.sql.clone())).0 += 1;
@@ -370,9 +314,6 @@ async fn random_queries_match_postgres() {
             let p = run(&s.pg, &read).await;
             match judge(&k, &p, false, true) {
                 Verdict::Match { .. } => stats.views_matched += 1,
-                Verdict::KnownGap(m) => {
-                    *stats.known_gaps.entry(format!("(view) {m}")).or_default() += 1
-                }
                 Verdict::Skipped(_) | Verdict::Refused(_) | Verdict::Fail(_) => {
                     stats.failures.push(format!(
                         "seed {seed} round {round} case {case}: view differs after writes\n  \
@@ -428,9 +369,6 @@ fn report(stats: &Stats, elapsed: Duration) {
     for (m, n) in by_count {
         println!("  refused {n}x: {m}");
     }
-    for (m, n) in &stats.known_gaps {
-        println!("  known kpg gap {n}x: {m}");
-    }
     let mut skips: Vec<(&String, &(usize, String))> = stats.skips.iter().collect();
     skips.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
     for (m, (n, example)) in skips {
@@ -441,14 +379,13 @@ fn report(stats: &Stats, elapsed: Duration) {
     }
     println!(
         "random queries: {} run, {} matched ({} as agreeing errors), {} refused by kpg, \
-         {} skipped (PostgreSQL rejects), {} known kpg gaps; views: {} compared after writes, {} matched, \
+         {} skipped (PostgreSQL rejects); views: {} compared after writes, {} matched, \
          {} refused; {} failures; {:.1}s",
         stats.run,
         stats.matched,
         stats.errors_agreed,
         stats.refused,
         stats.skipped,
-        stats.known_gaps.values().sum::<usize>(),
         stats.views,
         stats.views_matched,
         stats.views_refused,
@@ -460,17 +397,4 @@ fn report(stats: &Stats, elapsed: Duration) {
         "{} generated queries differ between kpg and PostgreSQL (see above)",
         stats.failures.len()
     );
-}
-
-#[test]
-fn scale_conflation_is_told_apart_from_wrong_scales() {
-    let rows = |vals: &[&str]| -> Vec<Vec<Option<String>>> {
-        vals.iter().map(|v| vec![Some(v.to_string())]).collect()
-    };
-    // kpg consolidated 3 and 3.00 into two copies of 3.00: the known gap.
-    assert!(scale_conflation(&rows(&["3.00", "3.00", "x"]), &rows(&["3", "3.00", "x"])).is_some());
-    // A wrong scale (sum(0.00) printed as 0) is a failure, and so are different values.
-    assert!(scale_conflation(&rows(&["0"]), &rows(&["0.00"])).is_none());
-    assert!(scale_conflation(&rows(&["3.00", "3.00"]), &rows(&["3", "3.01"])).is_none());
-    assert!(scale_conflation(&rows(&["3.00"]), &rows(&["3", "3.00"])).is_none());
 }

@@ -2,30 +2,33 @@
 //! `kpg_types::accum`): each input row becomes its contribution, carried in the difference of a
 //! `(key, ())` update, so the arrangement consolidates a group's rows into one accumulated
 //! difference per time. The reduce then reads that one value instead of the whole group: a
-//! change costs the same for a group of ten rows and of ten million.
+//! change costs the same for a group of ten rows and of ten million. Groups are SQL-equal
+//! classes of keys, their rows counted by `Members` (`classes.rs`), which also tells which of
+//! the group's own keys the output shows.
 
 use kpg_engine::{Abelian, Collection, Semigroup};
 use kpg_types::{Accum, AggregateExpr, EvalError, Row};
 use serde::{Deserialize, Serialize};
 
+use super::classes::Members;
 use super::Renderer;
 
 /// The difference type of an accumulable reduction's input: how many rows, and each
 /// aggregate's accumulated contribution.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Accums {
-    rows: i64,
+    rows: Members,
     /// Empty in the zero element (an aggregate's contribution is then zero).
     aggs: Vec<Accum>,
 }
 
 impl Semigroup for Accums {
     fn is_zero(&self) -> bool {
-        self.rows == 0 && self.aggs.iter().all(Accum::is_zero)
+        self.rows.is_zero() && self.aggs.iter().all(Accum::is_zero)
     }
 
     fn plus_equals(&mut self, rhs: &Self) {
-        self.rows += rhs.rows;
+        self.rows.plus_equals(&rhs.rows);
         if self.aggs.is_empty() {
             self.aggs = rhs.aggs.clone();
         } else {
@@ -38,13 +41,13 @@ impl Semigroup for Accums {
 
 impl Abelian for Accums {
     fn negate(&mut self) {
-        self.rows = -self.rows;
+        self.rows.negate();
         self.aggs.iter_mut().for_each(Accum::negate);
     }
 
     fn zero() -> Self {
         Accums {
-            rows: 0,
+            rows: Members::zero(),
             aggs: Vec::new(),
         }
     }
@@ -73,31 +76,32 @@ pub fn render_accumulable<'s>(
             .zip(args.iter())
             .map(|(f, v)| f.accumulate(v, diff))
             .collect();
-        Some(((key, ()), Accums { rows: diff, aggs }))
+        let (key, rows) = Members::of(key, diff);
+        Some(((key, ()), Accums { rows, aggs }))
     });
     let arranged = contributions.arrange_by_key();
     renderer.register("reduce input", key_text.clone(), &arranged.trace);
     let funcs: Vec<_> = aggregates.into_iter().map(|a| a.func).collect();
     let reduced = arranged.reduce_abelian(
         "ReduceAccumulable",
-        move |_key: &Row,
+        move |key: &Row,
               vals: &[(&(), Accums)],
               output: &mut Vec<(Result<Row, EvalError>, i64)>| {
             let Some((_, acc)) = vals.first() else { return };
-            if acc.rows <= 0 {
+            if acc.rows.count() <= 0 {
                 return;
             }
+            let Some(shown) = acc.rows.representative(key) else {
+                return;
+            };
             let values = funcs
                 .iter()
                 .zip(&acc.aggs)
                 .map(|(f, a)| f.finish(a))
                 .collect::<Result<Vec<_>, _>>();
-            output.push((values.map(Row::new), 1));
+            output.push((values.map(|v| shown.concat(&Row::new(v))), 1));
         },
     );
     renderer.register("reduce output", key_text, &reduced.trace);
-    reduced.as_collection(|key: &Row, val: &Result<Row, EvalError>| match val {
-        Ok(aggs) => Ok(key.concat(aggs)),
-        Err(e) => Err(e.clone()),
-    })
+    reduced.as_collection(|_key: &Row, val: &Result<Row, EvalError>| val.clone())
 }

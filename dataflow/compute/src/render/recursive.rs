@@ -50,7 +50,7 @@ pub(super) fn render_recursive<'s>(
         let (stepped, step_errs) = render_loop(step, id, rows.collection(), inner, &mut outside)?;
         let result = base.oks.clone().enter(inner).concat(stepped);
         let result = if distinct {
-            result.distinct()
+            super::classes::distinct(result)
         } else {
             result.consolidate()
         };
@@ -162,7 +162,7 @@ fn render_loop<'s, 'i>(
         }
         Plan::Distinct { input } => {
             let (oks, errs) = render_loop(input, id, rows, inner, outside)?;
-            (oks.distinct(), errs)
+            (super::classes::distinct(oks), errs)
         }
         Plan::Union { inputs } => {
             let mut oks: Option<LoopOks<'i>> = None;

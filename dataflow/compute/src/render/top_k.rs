@@ -33,7 +33,7 @@ pub fn render_top_k<'s>(
                 let mut hasher = DefaultHasher::new();
                 row.hash(&mut hasher);
                 let bucket = (hasher.finish() % BUCKETS as u64) as i64;
-                let mut k = row.project(&key).into_datums();
+                let mut k = row.project(&key).into_canonical().into_datums();
                 k.push(Datum::Int64(bucket));
                 (Row::new(k), row)
             });
@@ -48,7 +48,7 @@ pub fn render_top_k<'s>(
     };
     let key = group_key;
     stage(
-        input.map(move |row: Row| (row.project(&key), row)),
+        input.map(move |row: Row| (row.project(&key).into_canonical(), row)),
         order_by,
         limit,
         offset,
