@@ -371,6 +371,9 @@ fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> 
             ..item.clone()
         });
     }
+    if !host.cx.raw {
+        add_texts(&mut keys, &mut items);
+    }
     // Bound raw, the subquery reads the one outer row it is evaluated for. Under a guard it
     // is computed for the rows that evaluate it (a guard reading another subquery's value
     // cannot filter the host's rows before the joins, so it is not used).
@@ -412,6 +415,36 @@ fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> 
         domain,
         full_domain,
     })
+}
+
+/// For each outer value whose text may differ between SQL-equal values (a `numeric` without a
+/// fixed scale, an `interval`), its text as a further domain column that no name reaches. The
+/// domain is distinct by SQL equality (see `kpg_types::datum`), so without it the subquery would
+/// run once for `3` and `3.00` and show one text to both rows, where PostgreSQL runs it per row
+/// (`SELECT (SELECT o.x)` keeps each row's own text). Floats' `-0` is left out: its text costs
+/// more than the case is worth.
+fn add_texts(keys: &mut Vec<ScalarExpr>, items: &mut Vec<ScopeItem>) {
+    for i in 0..keys.len() {
+        let ty = &items[i].ty;
+        if matches!(
+            ty.scalar,
+            ScalarType::Interval | ScalarType::Numeric { scale: None, .. }
+        ) {
+            keys.push(
+                keys[i]
+                    .clone()
+                    .call_unary(UnaryFunc::Cast(ScalarType::Text)),
+            );
+            items.push(ScopeItem {
+                table: None,
+                // Not a name SQL can write (identifiers never hold NUL).
+                name: "\0text".into(),
+                ty: kpg_types::ColumnType::new(ScalarType::Text, ty.nullable),
+                level: items[i].level,
+                used: UseMark::default(),
+            });
+        }
+    }
 }
 
 /// A subquery left nested in its expression, as bound (`QueryContext::raw`).

@@ -56,6 +56,12 @@ async fn rows_keep_the_text_they_were_given() {
         "SELECT id, x FROM t WHERE x NOT IN (SELECT x FROM u WHERE x IS NOT NULL)",
         "SELECT id, x FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.x = t.x)",
         "SELECT id, (SELECT count(*) FROM u WHERE u.i = t.i) FROM t",
+        // A correlated subquery sees the outer row's own text, as if run per row.
+        "SELECT id, (SELECT t.x * 2), (SELECT t.i * 2) FROM t",
+        "SELECT id, (SELECT max(b.id) FROM t b WHERE b.x::text = t.x::text) FROM t",
+        "SELECT id, (SELECT t.x + u.x FROM u WHERE u.x = 9) FROM t",
+        "SELECT id, EXISTS (SELECT 1 FROM u WHERE u.x::text = t.x::text) FROM t",
+        "SELECT id FROM t WHERE (SELECT t.i::text) LIKE '%day%'",
         // ORDER BY ties SQL-equal values, for the next item to decide.
         "SELECT id, i FROM t ORDER BY i, id",
         "SELECT id, x FROM t ORDER BY x DESC, id",
