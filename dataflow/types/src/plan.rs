@@ -55,18 +55,21 @@ pub enum Plan {
     },
     /// Groups by the key expressions and computes the aggregates per group; the output is the
     /// key columns followed by one column per aggregate. Groups with no rows produce nothing.
+    /// Keys group by SQL equality (`3` with `3.00`); the key shown is one of the group's own.
     Reduce {
         input: Box<Plan>,
         group_key: Vec<ScalarExpr>,
         aggregates: Vec<AggregateExpr>,
     },
-    /// One copy of each row present with positive multiplicity.
+    /// One row of each class of SQL-equal rows present with positive multiplicity (one of the
+    /// class's own rows: `3.00` and `3` give one of the two).
     Distinct { input: Box<Plan> },
     /// The sum of the inputs' multiplicities.
     Union { inputs: Vec<Plan> },
     /// Negated multiplicities.
     Negate { input: Box<Plan> },
-    /// Keeps rows with positive multiplicity, dropping the others.
+    /// Per class of SQL-equal rows, as many rows as the class's multiplicity when positive,
+    /// taken from its members that have them; none otherwise.
     Threshold { input: Box<Plan> },
     /// Per group of equal `group_key` columns (one group when empty), the rows that
     /// `ORDER BY order_by OFFSET offset LIMIT limit` keeps, multiplicities counted as copies.
