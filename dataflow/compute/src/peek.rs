@@ -101,7 +101,8 @@ impl PendingPeek {
                 let mut cursor = trace.cursor();
                 for key in keys.iter() {
                     // Index keys are canonical (`render::keyed_rows`): `3.00` finds `3`.
-                    let key = &key.clone().into_canonical();
+                    let canonical = key.canonical();
+                    let key = canonical.as_ref().unwrap_or(key);
                     cursor.seek_key(key);
                     if !cursor.key_valid() || cursor.key() != key {
                         continue;

@@ -76,30 +76,33 @@ impl Datum {
     /// Compares by SQL's order, then (if `representation`) by what SQL equality ignores.
     fn compare(&self, other: &Datum, representation: bool) -> Ordering {
         use Datum::*;
-        let tie = |o: Ordering, rep: &dyn Fn() -> Ordering| {
-            if o == Ordering::Equal && representation {
-                rep()
+        // Called for every comparison an arrangement makes: generic, so it inlines.
+        #[inline]
+        fn tie(o: Ordering, representation: bool, rep: impl FnOnce() -> Ordering) -> Ordering {
+            if representation {
+                o.then_with(rep)
             } else {
                 o
             }
-        };
+        }
+        let r = representation;
         match (self, other) {
             (Null, Null) => Ordering::Equal,
             (Bool(a), Bool(b)) => a.cmp(b),
             (Int16(a), Int16(b)) => a.cmp(b),
             (Int32(a), Int32(b)) => a.cmp(b),
             (Int64(a), Int64(b)) => a.cmp(b),
-            (Float32(a), Float32(b)) => tie(a.cmp(b), &|| {
+            (Float32(a), Float32(b)) => tie(a.cmp(b), r, || {
                 b.0.is_sign_negative().cmp(&a.0.is_sign_negative())
             }),
-            (Float64(a), Float64(b)) => tie(a.cmp(b), &|| {
+            (Float64(a), Float64(b)) => tie(a.cmp(b), r, || {
                 b.0.is_sign_negative().cmp(&a.0.is_sign_negative())
             }),
-            (Numeric(a), Numeric(b)) => tie(a.cmp(b), &|| a.scale().cmp(&b.scale())),
+            (Numeric(a), Numeric(b)) => tie(a.cmp(b), r, || a.scale().cmp(&b.scale())),
             (String(a), String(b)) => a.cmp(b),
             (Date(a), Date(b)) => a.cmp(b),
             (Timestamp(a), Timestamp(b)) => a.cmp(b),
-            (Interval(a), Interval(b)) => tie(a.cmp(b), &|| a.fields().cmp(&b.fields())),
+            (Interval(a), Interval(b)) => tie(a.cmp(b), r, || a.fields().cmp(&b.fields())),
             _ => self.rank().cmp(&other.rank()),
         }
     }
