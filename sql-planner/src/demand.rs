@@ -215,6 +215,7 @@ impl Pruner<'_> {
             | Plan::Recursive { .. }
             | Plan::Let { .. }) => p.map_inputs(|i| self.prune(i, None)),
             leaf @ (Plan::Get { .. }
+            | Plan::GetWithPosition { .. }
             | Plan::IndexedGet { .. }
             | Plan::Constant { .. }
             | Plan::RecursiveGet { .. }

@@ -49,7 +49,7 @@ pub fn empty_select(
     if grouped || !s.from.iter().any(|t| reads_empty(cx, t)) {
         return Err(err);
     }
-    let (_, from_scope) = plan_from_where(cx, &s.from, None)?;
+    let (_, from_scope) = plan_from_where(cx, &s.from, None, false)?;
     let bind = ExprContext::new(&from_scope, "SELECT").with_catalog(cx.catalog);
     let nd = from_scope.outer_prefix();
     let mut items: Vec<ScopeItem> = from_scope.items[..nd].to_vec();

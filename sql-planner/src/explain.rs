@@ -22,7 +22,7 @@ use crate::error::PlanError;
 use crate::explain_text::{physical_text, plan_text};
 use crate::names::object_name;
 use crate::optimize::{optimize, physical_plan};
-use crate::query::{plan_query, QueryContext};
+use crate::query::{plan_query, plan_read, QueryContext};
 use crate::statement::{ParsedStatement, PlannedStatement};
 use kpg_types::{Plan, ScalarExpr};
 
@@ -122,7 +122,7 @@ pub fn plan_explain(
     // The plan to explain, and for an index the key its dataflow arranges the result by.
     let raw = stage == ExplainStage::Raw;
     let (plan, index_key): (Plan, Option<Vec<ScalarExpr>>) = match target {
-        ExplainTarget::Query(q) => (bind(catalog, q, raw)?, None),
+        ExplainTarget::Query(q) => (bind(catalog, q, raw, true)?, None),
         ExplainTarget::View(name) => (definition(catalog, name, ItemKind::View, raw)?, None),
         ExplainTarget::MaterializedView(name) => (
             definition(catalog, name, ItemKind::MaterializedView, raw)?,
@@ -157,14 +157,19 @@ pub fn plan_explain(
     })
 }
 
-/// The plan of a query: bound raw, or as the binder makes it.
-fn bind(catalog: &dyn Catalog, q: &Query, raw: bool) -> Result<Plan, PlanError> {
+/// The plan of a query: bound raw, or as the binder makes it; `ad_hoc` for a SELECT run as
+/// such (which may read a table with its rows' positions, see `plan_read`).
+fn bind(catalog: &dyn Catalog, q: &Query, raw: bool, ad_hoc: bool) -> Result<Plan, PlanError> {
     let cx = if raw {
         QueryContext::raw(catalog)
     } else {
         QueryContext::new(catalog)
     };
-    Ok(plan_query(&cx, q)?.plan)
+    let planned = match ad_hoc {
+        true => plan_read(&cx, q)?,
+        false => plan_query(&cx, q)?,
+    };
+    Ok(planned.plan)
 }
 
 /// The defining plan of a view or materialized view; raw, its SQL bound again.
@@ -178,7 +183,7 @@ fn defining_plan(catalog: &dyn Catalog, item: &CatalogItem, raw: bool) -> Result
         .try_with_sql(&sql)
         .and_then(|mut p| p.parse_query())
         .map_err(|e| PlanError::new("XX000", format!("stored definition does not parse: {e}")))?;
-    bind(catalog, &q, true)
+    bind(catalog, &q, true, false)
 }
 
 fn definition(

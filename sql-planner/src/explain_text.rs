@@ -162,6 +162,10 @@ impl Printer<'_> {
                 let name = self.name(*id);
                 self.line(depth, &format!("Get {name}"));
             }
+            Plan::GetWithPosition { id } => {
+                let name = self.name(*id);
+                self.line(depth, &format!("Get {name} with positions"));
+            }
             Plan::IndexedGet { id, index, key } => self.indexed_get(depth, *id, *index, key),
             Plan::Constant { rows } => {
                 let shown: Vec<String> = rows

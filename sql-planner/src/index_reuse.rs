@@ -201,6 +201,7 @@ pub fn plan_arity(plan: &Plan, catalog: &dyn Catalog) -> Option<usize> {
             .and_then(|n| catalog.resolve(&n))?
             .desc
             .arity(),
+        Plan::GetWithPosition { id } => plan_arity(&Plan::Get { id: *id }, catalog)? + 1,
         Plan::Constant { rows } => rows.first()?.0.len(),
         Plan::Map { input, exprs } => plan_arity(input, catalog)? + exprs.len(),
         Plan::Project { outputs, .. } => outputs.len(),

@@ -13,14 +13,15 @@
 //! right (see `outer_join`), and WHERE predicates are applied above it; so is a join list with
 //! `USING` or `NATURAL` joins, whose columns `using.rs` reshapes as PostgreSQL does.
 
+use crate::catalog::ItemKind;
 use crate::error::PlanError;
 use crate::expr::ExprContext;
 use crate::names::{fold, resolve_relation};
 use crate::query::{plan_subquery, QueryContext};
-use crate::scope::{Scope, ScopeItem};
+use crate::scope::{Scope, ScopeItem, UseMark};
 use crate::subquery::{filter_host, place, reads_subquery, Host};
-use crate::using::{using_columns, Merge};
-use kpg_types::{BinaryFunc, Plan, ScalarExpr};
+use crate::using::{using_columns, Merge, HIDDEN};
+use kpg_types::{BinaryFunc, ColumnType, Plan, ScalarExpr, ScalarType};
 use sqlparser::ast::{Expr, JoinConstraint, JoinOperator, TableAlias, TableFactor, TableWithJoins};
 
 /// The relations of a FROM clause and the predicates over their concatenated columns.
@@ -33,11 +34,21 @@ struct FromBuilder<'a> {
     predicates: Vec<ScalarExpr>,
 }
 
+/// The name of the hidden scope item that holds a table row's position (no identifier can
+/// spell it).
+pub const POSITION: &str = "\0position";
+
 /// Plans `FROM from WHERE selection`, returning the plan and its scope.
+///
+/// With `positions`, a FROM that is one table read whole reads it with its rows' positions
+/// (`Plan::GetWithPosition`): the scope ends with a hidden item named `POSITION`, which no
+/// name reaches and `*` does not expand. An ad hoc SELECT orders by it, so a plain scan returns
+/// rows in the order they were written, as PostgreSQL's heap scan does.
 pub fn plan_from_where(
     cx: &QueryContext<'_>,
     from: &[TableWithJoins],
     selection: Option<&Expr>,
+    positions: bool,
 ) -> Result<(Plan, Scope), PlanError> {
     let mut b = FromBuilder {
         cx,
@@ -53,6 +64,9 @@ pub fn plan_from_where(
     }
     for twj in from {
         b.add_twj(twj)?;
+    }
+    if positions {
+        b.read_positions();
     }
     let scope = b.scope.clone();
     let host = Host::new(cx, None);
@@ -84,6 +98,32 @@ pub fn plan_from_where(
 }
 
 impl FromBuilder<'_> {
+    /// Reads the one table of the FROM with its positions, if the FROM is one table read whole.
+    fn read_positions(&mut self) {
+        let [(Plan::Get { id }, arity)] = self.rels.as_slice() else {
+            return;
+        };
+        let (id, arity) = (*id, *arity);
+        let catalog = self.cx.catalog;
+        let is_table = catalog
+            .name_of(id)
+            .and_then(|n| catalog.resolve(&n))
+            .is_some_and(|item| item.id == id && item.kind == ItemKind::Table);
+        // A table without columns keeps its scope empty (a hidden item alone would read as
+        // an outer column, see `Scope::outer_prefix`).
+        if !is_table || arity == 0 || self.cx.outer.is_some() {
+            return;
+        }
+        self.rels[0] = (Plan::GetWithPosition { id }, arity + 1);
+        self.scope.items.push(ScopeItem {
+            table: None,
+            name: POSITION.to_string(),
+            ty: ColumnType::new(ScalarType::Int64, false),
+            level: HIDDEN,
+            used: UseMark::default(),
+        });
+    }
+
     fn add_twj(&mut self, twj: &TableWithJoins) -> Result<(), PlanError> {
         if twj.joins.iter().any(|j| {
             matches!(

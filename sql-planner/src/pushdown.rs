@@ -130,6 +130,7 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
             right_key,
         } => join(*left, *right, left_key, right_key, preds, cat),
         leaf @ (Plan::Get { .. }
+        | Plan::GetWithPosition { .. }
         | Plan::IndexedGet { .. }
         | Plan::Constant { .. }
         | Plan::RecursiveGet { .. }

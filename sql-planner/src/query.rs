@@ -100,14 +100,28 @@ pub struct PlannedQuery {
     pub unknown: Vec<bool>,
 }
 
-/// Plans a top-level query (an ad hoc SELECT).
+/// Plans an ad hoc SELECT: like `plan_query`, but a SELECT without ORDER BY that reads one
+/// table row by row returns the rows in the order they were written (see `plan_select`).
+pub fn plan_read(cx: &QueryContext<'_>, q: &Query) -> Result<PlannedQuery, PlanError> {
+    plan_query_in(cx, q, true)
+}
+
+/// Plans a top-level query: its plan and its finishing.
 pub fn plan_query(cx: &QueryContext<'_>, q: &Query) -> Result<PlannedQuery, PlanError> {
+    plan_query_in(cx, q, false)
+}
+
+fn plan_query_in(
+    cx: &QueryContext<'_>,
+    q: &Query,
+    in_order: bool,
+) -> Result<PlannedQuery, PlanError> {
     check_query(q)?;
     if let Some(with) = &q.with {
         let cx = with_ctes(cx, with)?;
         let mut body = q.clone();
         body.with = None;
-        return plan_query(&cx, &body);
+        return plan_query_in(&cx, &body, in_order);
     }
     // A correlated subquery's rows are a collection per outer row: ORDER BY has no effect
     // unless a LIMIT/OFFSET makes it a top-k per outer row.
@@ -117,7 +131,7 @@ pub fn plan_query(cx: &QueryContext<'_>, q: &Query) -> Result<PlannedQuery, Plan
     };
     let (plan, scope, order, arity, unknown) = match q.body.as_ref() {
         SetExpr::Select(s) => {
-            let p = plan_select(cx, s, order_by)?;
+            let p = plan_select(cx, s, order_by, in_order)?;
             (p.plan, p.scope, p.order, p.arity, p.unknown)
         }
         body => {
@@ -350,7 +364,7 @@ fn count_value(
 pub fn plan_set_expr(cx: &QueryContext<'_>, e: &SetExpr) -> Result<(Plan, Scope), PlanError> {
     match e {
         SetExpr::Select(s) => {
-            let p = plan_select(cx, s, &[])?;
+            let p = plan_select(cx, s, &[], false)?;
             Ok((p.plan, p.scope))
         }
         SetExpr::Query(q) => plan_subquery(cx, q),

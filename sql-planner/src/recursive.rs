@@ -192,6 +192,9 @@ fn check_step(plan: &Plan, id: u64, distinct: bool, name: &str) -> Result<(), Pl
         Plan::TopK { .. } => refuse("a query with LIMIT/OFFSET"),
         Plan::Recursive { .. } => refuse("another recursive query"),
         Plan::Let { .. } | Plan::LocalGet { .. } => refuse("a shared subplan"),
-        Plan::Get { .. } | Plan::IndexedGet { .. } | Plan::Constant { .. } => Ok(()),
+        Plan::Get { .. }
+        | Plan::GetWithPosition { .. }
+        | Plan::IndexedGet { .. }
+        | Plan::Constant { .. } => Ok(()),
     }
 }

@@ -10,7 +10,7 @@ use crate::aggregate::{contains_aggregate, reduce_plan, Grouping};
 use crate::error::PlanError;
 use crate::expr::ExprContext;
 use crate::func::function_name;
-use crate::join::{conjuncts, filter, plan_from_where};
+use crate::join::{conjuncts, filter, plan_from_where, POSITION};
 use crate::names::{fold, object_name};
 use crate::query::{ordinal, project_exprs, resolve_outputs, QueryContext};
 use crate::scope::{Scope, ScopeItem, UseMark};
@@ -43,12 +43,18 @@ enum Target<'e> {
     Column(usize),
 }
 
+///
+/// With `in_order` (an ad hoc SELECT without ORDER BY), a SELECT that reads one table whole
+/// and computes each output row from one of its rows (no grouping, no DISTINCT) is ordered by
+/// the rows' positions: a plain scan returns rows in the order they were written, as
+/// PostgreSQL's heap scan does (see `join::plan_from_where`).
 pub fn plan_select(
     cx: &QueryContext<'_>,
     s: &Select,
     order_by: &[OrderByExpr],
+    in_order: bool,
 ) -> Result<SelectPlan, PlanError> {
-    match plan_select_block(cx, s, order_by) {
+    match plan_select_block(cx, s, order_by, in_order) {
         Err(e) if crate::empty_from::may_skip(&e) => crate::empty_from::empty_select(cx, s, e),
         other => other,
     }
@@ -58,9 +64,25 @@ fn plan_select_block(
     cx: &QueryContext<'_>,
     s: &Select,
     order_by: &[OrderByExpr],
+    in_order: bool,
 ) -> Result<SelectPlan, PlanError> {
     check_select(s)?;
-    let (input, from_scope) = plan_from_where(cx, &s.from, s.selection.as_ref())?;
+    let per_row = s.group_by == GroupByExpr::Expressions(vec![], vec![])
+        && s.having.is_none()
+        && s.distinct.is_none()
+        && !s.projection.iter().any(|item| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                contains_aggregate(e)
+            }
+            _ => false,
+        });
+    let positions = in_order && order_by.is_empty() && per_row;
+    let (input, from_scope) = plan_from_where(cx, &s.from, s.selection.as_ref(), positions)?;
+    let position = from_scope
+        .items
+        .last()
+        .filter(|i| i.name == POSITION)
+        .map(|_| from_scope.len() - 1);
     // A correlated subquery's outer columns lead its FROM scope, and its output.
     let nd = from_scope.outer_prefix();
     let mut targets: Vec<(Target<'_>, String)> = (0..nd)
@@ -127,7 +149,15 @@ fn plan_select_block(
     let unknown: Vec<bool> = exprs.iter().map(|t| t.ty.is_none()).collect();
     let mut exprs = resolve_outputs(exprs)?;
     let visible = exprs.len();
-    let order = order_by_columns(&cx_order, order_by, &names, &mut exprs, distinct)?;
+    let mut order = order_by_columns(&cx_order, order_by, &names, &mut exprs, distinct)?;
+    if let Some(p) = position {
+        exprs.push(cx_select.column(p)?);
+        order.push(ColumnOrder {
+            column: exprs.len() - 1,
+            desc: false,
+            nulls_last: true,
+        });
+    }
 
     let (plan, arity) = match base {
         Some(plan) => host.finish(plan, base_arity),

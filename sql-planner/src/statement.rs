@@ -5,7 +5,7 @@
 //! may compute extra ORDER BY columns after them.
 
 use crate::explain::{ExplainStage, ExplainTarget};
-use crate::query::{plan_query, QueryContext};
+use crate::query::{plan_read, QueryContext};
 use crate::subscribe::plan_subscribe;
 pub use crate::subscribe::SubscribeOptions;
 use crate::{ddl, dml, Catalog, PlanError, UniqueKey};
@@ -197,7 +197,7 @@ pub(crate) fn plan_statement(
     };
     match stmt {
         Statement::Query(q) => {
-            let planned = plan_query(&QueryContext::new(catalog), q)?;
+            let planned = plan_read(&QueryContext::new(catalog), q)?;
             Ok(PlannedStatement::Select {
                 plan: planned.plan,
                 desc: planned.scope.desc(),

@@ -805,6 +805,17 @@ impl Pair {
         compare_rows(sql, &k, &p);
     }
 
+    /// Runs `sql` on both; the rows must be equal in the order each server returned them,
+    /// ORDER BY or not (for plain scans, which return rows in the order they were written).
+    pub async fn check_in_order(&self, sql: &str) {
+        let (k, p) = tokio::join!(simple(&self.kpg, sql), simple(&self.pg, sql));
+        let p = p.unwrap_or_else(|e| {
+            panic!("oracle PostgreSQL rejected `{sql}`: {}", describe_error(&e))
+        });
+        let k = k.unwrap_or_else(|e| panic!("kpg failed `{sql}`: {}", describe_error(&e)));
+        compare_rows_as_returned(sql, &k.rows, &p.rows);
+    }
+
     /// `check("SELECT * FROM name")`.
     pub async fn check_view(&self, name: &str) {
         self.check(&format!("SELECT * FROM {name}")).await
@@ -843,19 +854,23 @@ fn compare_rows(sql: &str, k: &QueryResult, p: &QueryResult) {
     } else {
         (sorted(k.rows.clone()), sorted(p.rows.clone()))
     };
-    if krows != prows {
-        panic!(
-            "result differs for `{sql}`\n--- kpg ({} rows):\n{}\n--- PostgreSQL ({} rows):\n{}\n",
-            krows.len(),
-            show(&krows),
-            prows.len(),
-            show(&prows)
-        );
-    }
+    compare_rows_as_returned(sql, &krows, &prows);
     if !p.columns.is_empty() && !k.columns.is_empty() {
         assert_eq!(
             k.columns, p.columns,
             "column names differ for `{sql}` (kpg left, PostgreSQL right)"
+        );
+    }
+}
+
+fn compare_rows_as_returned(sql: &str, krows: &Rows, prows: &Rows) {
+    if krows != prows {
+        panic!(
+            "result differs for `{sql}`\n--- kpg ({} rows):\n{}\n--- PostgreSQL ({} rows):\n{}\n",
+            krows.len(),
+            show(krows),
+            prows.len(),
+            show(prows)
         );
     }
 }

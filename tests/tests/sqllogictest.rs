@@ -335,7 +335,7 @@ async fn select1() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn select2() {
-    run_file("select2.test", 895).await;
+    run_file("select2.test", 1031).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

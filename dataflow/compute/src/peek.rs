@@ -16,6 +16,8 @@ use crate::typedefs::{ErrTrace, KeyedTrace, RowTrace};
 enum Source {
     Collection(RowTrace),
     Index(KeyedTrace, Option<Vec<Row>>),
+    /// A table's arrangement, and the rows (without positions) to find in it.
+    Stored(RowTrace, Vec<Row>),
 }
 
 pub struct PendingPeek {
@@ -51,6 +53,12 @@ impl PendingPeek {
                     keys.dedup();
                 }
                 (Source::Index(i.oks.clone(), keys), Some(i.errs.clone()))
+            }
+            PeekTarget::StoredRows { id, mut rows } => {
+                let c = traces.collections.get(&id)?;
+                rows.sort();
+                rows.dedup();
+                (Source::Stored(c.oks.clone(), rows), None)
             }
         };
         Some(PendingPeek {
@@ -97,6 +105,20 @@ impl PendingPeek {
                     rows.push((row, n));
                 }
             }
+            Source::Stored(trace, prefixes) => {
+                // A stored row sorts right after its columns without the position, next to the
+                // other copies of those columns: seek there and read while they match.
+                let mut cursor = trace.cursor();
+                for prefix in prefixes.iter() {
+                    cursor.seek_key(prefix);
+                    while cursor.key_valid() && cursor.key().datums().starts_with(prefix.datums()) {
+                        if let Some(n) = sum_at(&cursor, t) {
+                            rows.push((cursor.key().clone(), n));
+                        }
+                        cursor.step_key();
+                    }
+                }
+            }
             Source::Index(trace, Some(keys)) => {
                 let mut cursor = trace.cursor();
                 for key in keys.iter() {
@@ -108,16 +130,7 @@ impl PendingPeek {
                         continue;
                     }
                     while cursor.val_valid() {
-                        let mut sum: Option<i64> = None;
-                        cursor.map_times(|time, n| {
-                            if *time <= t {
-                                match &mut sum {
-                                    Some(s) => s.plus_equals(n),
-                                    None => sum = Some(*n),
-                                }
-                            }
-                        });
-                        if let Some(n) = sum.filter(|n| *n != 0) {
+                        if let Some(n) = sum_at(&cursor, t) {
                             rows.push((cursor.val().clone(), n));
                         }
                         cursor.step_val();
@@ -147,6 +160,23 @@ impl PendingPeek {
     }
 }
 
+/// The multiplicity at `t` of the cursor's current (key, val), if not zero.
+fn sum_at<K: kpg_engine::Data, V: kpg_engine::Data>(
+    cursor: &kpg_engine::TraceCursor<K, V, u64, i64>,
+    t: u64,
+) -> Option<i64> {
+    let mut sum: Option<i64> = None;
+    cursor.map_times(|time, n| {
+        if *time <= t {
+            match &mut sum {
+                Some(s) => s.plus_equals(n),
+                None => sum = Some(*n),
+            }
+        }
+    });
+    sum.filter(|n| *n != 0)
+}
+
 fn is_complete<K: kpg_engine::Data, V: kpg_engine::Data>(
     trace: &TraceAgent<K, V, u64, i64>,
     t: u64,
@@ -160,6 +190,7 @@ fn complete(source: &Source, errs: Option<&ErrTrace>, t: u64) -> bool {
     let oks = match source {
         Source::Collection(trace) => is_complete(trace, t),
         Source::Index(trace, _) => is_complete(trace, t),
+        Source::Stored(trace, _) => is_complete(trace, t),
     };
     oks && errs.is_none_or(|e| is_complete(e, t))
 }

@@ -34,7 +34,7 @@ pub struct Renderer<'a, 's> {
     scope: Scope<'s, u64>,
     as_of: u64,
     traces: &'a mut TraceCatalog,
-    imported: HashMap<GlobalId, (Oks<'s>, Errs<'s>)>,
+    imported: HashMap<(GlobalId, bool), (Oks<'s>, Errs<'s>)>,
     /// Indexes imported so far: a dataflow reading one index twice (a self-join) imports it once.
     imported_indexes: HashMap<GlobalId, (KeyedArrangement<'s>, Errs<'s>)>,
     /// The arrangements this dataflow builds for itself (for introspection).
@@ -68,7 +68,11 @@ impl<'a, 's> Renderer<'a, 's> {
     pub fn render(&mut self, plan: &Plan) -> Result<Rendered<'s>, MissingCollection> {
         Ok(match plan {
             Plan::Get { id } => {
-                let (oks, errs) = self.import(*id)?;
+                let (oks, errs) = self.import(*id, false)?;
+                Rendered { oks, errs }
+            }
+            Plan::GetWithPosition { id } => {
+                let (oks, errs) = self.import(*id, true)?;
                 Rendered { oks, errs }
             }
             Plan::IndexedGet { index, .. } => {
@@ -281,8 +285,12 @@ impl<'a, 's> Renderer<'a, 's> {
         Ok((arranged, errs))
     }
 
-    fn import(&mut self, id: GlobalId) -> Result<(Oks<'s>, Errs<'s>), MissingCollection> {
-        if let Some((oks, errs)) = self.imported.get(&id) {
+    fn import(
+        &mut self,
+        id: GlobalId,
+        with_positions: bool,
+    ) -> Result<(Oks<'s>, Errs<'s>), MissingCollection> {
+        if let Some((oks, errs)) = self.imported.get(&(id, with_positions)) {
             return Ok((oks.clone(), errs.clone()));
         }
         let traces = self
@@ -290,8 +298,9 @@ impl<'a, 's> Renderer<'a, 's> {
             .collections
             .get_mut(&id)
             .ok_or(MissingCollection(id))?;
-        let (oks, errs) = traces.import(self.scope, self.as_of);
-        self.imported.insert(id, (oks.clone(), errs.clone()));
+        let (oks, errs) = traces.import(self.scope, self.as_of, with_positions);
+        self.imported
+            .insert((id, with_positions), (oks.clone(), errs.clone()));
         Ok((oks, errs))
     }
 }

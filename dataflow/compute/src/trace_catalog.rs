@@ -3,6 +3,8 @@
 //!
 //! Each has a trace of its rows and, except tables, a trace of its errors. Dataflows import them
 //! as of their `as_of`; peeks read them directly; the coordinator advances their compaction.
+//! A table's rows end with their position (see `Plan::GetWithPosition`), which an import drops
+//! unless it asks for it.
 
 use std::collections::HashMap;
 
@@ -17,6 +19,8 @@ pub struct CollectionTraces {
     pub oks: RowTrace,
     /// Tables cannot hold errors; views can.
     pub errs: Option<ErrTrace>,
+    /// Whether each row ends with its position (a table's rows do).
+    pub positions: bool,
 }
 
 /// The arrangement of one index: rows keyed by the index key.
@@ -62,13 +66,22 @@ impl TraceCatalog {
 }
 
 impl CollectionTraces {
-    /// Imports both traces into `scope`, with history before `as_of` collapsed to `as_of`.
-    pub fn import<'s>(&mut self, scope: Scope<'s, u64>, as_of: u64) -> (Oks<'s>, Errs<'s>) {
+    /// Imports both traces into `scope`, with history before `as_of` collapsed to `as_of`; a
+    /// table's rows keep their positions only if `with_positions`.
+    pub fn import<'s>(
+        &mut self,
+        scope: Scope<'s, u64>,
+        as_of: u64,
+        with_positions: bool,
+    ) -> (Oks<'s>, Errs<'s>) {
         let frontier = Antichain::from_elem(as_of);
-        let oks = self
-            .oks
-            .import_frontier(scope, frontier.borrow())
-            .as_collection(|row: &Row, _: &()| row.clone());
+        let imported = self.oks.import_frontier(scope, frontier.borrow());
+        let oks = if self.positions && !with_positions {
+            imported
+                .as_collection(|row: &Row, _: &()| Row::new(row.datums()[..row.len() - 1].to_vec()))
+        } else {
+            imported.as_collection(|row: &Row, _: &()| row.clone())
+        };
         let errs = match &mut self.errs {
             Some(errs) => import_errs(errs, scope, as_of),
             None => empty_errs(scope),

@@ -175,6 +175,7 @@ impl WorkerState {
                     CollectionTraces {
                         oks: trace,
                         errs: None,
+                        positions: true,
                     },
                 );
                 self.dataflows.insert(id, index);
@@ -182,9 +183,14 @@ impl WorkerState {
             Command::CreateSource { id, since, desc } => {
                 let started = SourceRunner::start(worker, id, since.max(self.table_time), desc);
                 for (export, oks) in started.traces {
-                    self.traces
-                        .collections
-                        .insert(export, CollectionTraces { oks, errs: None });
+                    self.traces.collections.insert(
+                        export,
+                        CollectionTraces {
+                            oks,
+                            errs: None,
+                            positions: false,
+                        },
+                    );
                 }
                 self.sources.insert(id, started.runner);
                 self.dataflows.insert(id, started.dataflow);
@@ -292,7 +298,7 @@ impl WorkerState {
                     let oks = rendered.oks.map(|row| (row, ())).arrange_by_key();
                     let errs = rendered.errs.map(|e| (e, ())).arrange_by_key();
                     watch_hydration(oks.stream.clone(), desc.as_of, started, Rc::clone(&hydration_ms));
-                    Some(Export::Collection(id, CollectionTraces { oks: oks.trace, errs: Some(errs.trace) }))
+                    Some(Export::Collection(id, CollectionTraces { oks: oks.trace, errs: Some(errs.trace), positions: false }))
                 }
                 DataflowSink::Index { id, key } => {
                     let (pairs, key_errs) = keyed_rows(rendered.oks, key.clone(), false);

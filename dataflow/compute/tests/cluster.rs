@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::time::Duration;
 
-use common::{peek_description, row};
+use common::{peek_description, row, stored};
 use kpg_compute::{ClusterConfig, ComputeHandle, Started};
 use kpg_types::command::{Command, PeekTarget, Response};
 use kpg_types::{
@@ -110,12 +110,12 @@ fn workload(compute: &ComputeHandle) -> Vec<String> {
     compute.send(Command::Append {
         id: 1,
         time: 1,
-        updates: facts,
+        updates: stored(facts),
     });
     compute.send(Command::Append {
         id: 2,
         time: 1,
-        updates: dims,
+        updates: stored(dims),
     });
     compute.send(Command::AdvanceTables { time: 2 });
 
@@ -220,12 +220,12 @@ fn workload(compute: &ComputeHandle) -> Vec<String> {
     compute.send(Command::Append {
         id: 1,
         time: 2,
-        updates: changes,
+        updates: stored(changes),
     });
     compute.send(Command::Append {
         id: 2,
         time: 2,
-        updates: vec![(row(&[7, 3]), -1), (row(&[7, 0]), 1)],
+        updates: stored(vec![(row(&[7, 3]), -1), (row(&[7, 0]), 1)]),
     });
     compute.send(Command::AdvanceTables { time: 3 });
     seen.push(format!(

@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::{peek_description, row};
+use common::{peek_description, row, stored};
 
 use kpg_compute::ComputeHandle;
 use kpg_types::command::{Command, Response};
@@ -44,12 +44,12 @@ fn table_view_join_and_reduce_on_two_workers() {
     compute.send(Command::Append {
         id: 1,
         time: 1,
-        updates: orders.clone(),
+        updates: stored(orders.clone()),
     });
     compute.send(Command::Append {
         id: 2,
         time: 1,
-        updates: customers,
+        updates: stored(customers),
     });
     compute.send(Command::AdvanceTables { time: 2 });
 
@@ -119,7 +119,7 @@ fn table_view_join_and_reduce_on_two_workers() {
     compute.send(Command::Append {
         id: 1,
         time: 2,
-        updates: changes.clone(),
+        updates: stored(changes.clone()),
     });
     compute.send(Command::AdvanceTables { time: 3 });
     let mut now: Vec<(Row, i64)> = orders.iter().skip(50).cloned().collect();
@@ -173,7 +173,7 @@ fn subscription_reports_changes_in_time_order() {
     compute.send(Command::Append {
         id: 1,
         time: 10,
-        updates: vec![(row(&[1]), 1), (row(&[2]), 1)],
+        updates: stored(vec![(row(&[1]), 1), (row(&[2]), 1)]),
     });
     compute.send(Command::AdvanceTables { time: 11 });
     let desc = DataflowDescription {
@@ -186,7 +186,7 @@ fn subscription_reports_changes_in_time_order() {
     compute.send(Command::Append {
         id: 1,
         time: 11,
-        updates: vec![(row(&[1]), -1), (row(&[3]), 1)],
+        updates: stored(vec![(row(&[1]), -1), (row(&[3]), 1)]),
     });
     compute.send(Command::AdvanceTables { time: 12 });
     let mut seen = Vec::new();
@@ -243,12 +243,12 @@ fn indexes_answer_lookups_and_serve_joins() {
     compute.send(Command::Append {
         id: 1,
         time: 1,
-        updates: facts,
+        updates: stored(facts),
     });
     compute.send(Command::Append {
         id: 2,
         time: 1,
-        updates: dims,
+        updates: stored(dims),
     });
     compute.send(Command::AdvanceTables { time: 2 });
     // An index on dims keyed by its first column.
@@ -302,7 +302,7 @@ fn indexes_answer_lookups_and_serve_joins() {
     compute.send(Command::Append {
         id: 2,
         time: 2,
-        updates: vec![(row(&[3, 300]), -1)],
+        updates: stored(vec![(row(&[3, 300]), -1)]),
     });
     compute.send(Command::AdvanceTables { time: 3 });
     let predicates = vec![

@@ -97,6 +97,9 @@ pub enum PeekTarget {
         id: GlobalId,
         keys: Option<Vec<Row>>,
     },
+    /// The rows of table `id` as stored, each ending with its position, whose other columns
+    /// are one of `rows`: how UPDATE and DELETE learn the positions of rows an index found.
+    StoredRows { id: GlobalId, rows: Vec<Row> },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -20,6 +20,10 @@ pub type GlobalId = u64;
 pub enum Plan {
     /// The collection of a table or materialized view, imported from its arrangement.
     Get { id: GlobalId },
+    /// The rows of table `id`, each followed by its position: an int8 that grows with the
+    /// order in which the rows were written (a plain scan's order, as PostgreSQL's heap scan
+    /// gives it). An ad hoc read of one table orders by it; `Get` leaves it out.
+    GetWithPosition { id: GlobalId },
     /// The collection of `id`, read through the index `index`, an arrangement of it keyed by
     /// `key`. A join whose key equals `key` uses that arrangement as it is, building nothing.
     IndexedGet {
@@ -170,7 +174,9 @@ impl Plan {
     pub fn imports(&self) -> Vec<GlobalId> {
         let mut ids = Vec::new();
         self.visit(&mut |p| match p {
-            Plan::Get { id } | Plan::IndexedGet { id, .. } => ids.push(*id),
+            Plan::Get { id } | Plan::GetWithPosition { id } | Plan::IndexedGet { id, .. } => {
+                ids.push(*id)
+            }
             _ => {}
         });
         ids.sort_unstable();
@@ -210,6 +216,7 @@ impl Plan {
         let mut boxed = |b: Box<Plan>| Box::new(f(*b));
         match self {
             leaf @ (Plan::Get { .. }
+            | Plan::GetWithPosition { .. }
             | Plan::IndexedGet { .. }
             | Plan::Constant { .. }
             | Plan::RecursiveGet { .. }
@@ -310,6 +317,7 @@ impl Plan {
                 .chain(aggregates.iter().map(|a| &a.expr))
                 .collect(),
             Plan::Get { .. }
+            | Plan::GetWithPosition { .. }
             | Plan::Constant { .. }
             | Plan::Project { .. }
             | Plan::Distinct { .. }
@@ -336,6 +344,7 @@ impl Plan {
     pub fn children(&self) -> Vec<&Plan> {
         match self {
             Plan::Get { .. }
+            | Plan::GetWithPosition { .. }
             | Plan::IndexedGet { .. }
             | Plan::Constant { .. }
             | Plan::RecursiveGet { .. }
@@ -359,6 +368,7 @@ impl Plan {
         let pad = "  ".repeat(depth);
         match self {
             Plan::Get { id } => writeln!(f, "{pad}Get u{id}"),
+            Plan::GetWithPosition { id } => writeln!(f, "{pad}Get u{id} with positions"),
             Plan::IndexedGet { id, index, key } => {
                 writeln!(f, "{pad}Get u{id} through index u{index} on {key:?}")
             }

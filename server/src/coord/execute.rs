@@ -256,7 +256,7 @@ impl Coordinator {
                 predicates,
                 assignments,
             } => {
-                let old = self.peek(filter_plan(table, predicates)).await?;
+                let old = self.stored_rows(table, predicates).await?;
                 let mut updates = Vec::with_capacity(old.len() * 2);
                 let mut count = 0;
                 for (row, n) in old {
@@ -276,7 +276,7 @@ impl Coordinator {
                 Ok(ExecuteResult::Command(format!("UPDATE {count}")))
             }
             PlannedStatement::Delete { table, predicates } => {
-                let old = self.peek(filter_plan(table, predicates)).await?;
+                let old = self.stored_rows(table, predicates).await?;
                 let count: i64 = old.iter().map(|(_, n)| n).sum();
                 self.append(vec![(
                     table,
@@ -491,13 +491,6 @@ fn set_view_sql(catalog: &mut crate::catalog::Catalog, id: GlobalId, stmt: &Pars
 /// The one text column of an EXPLAIN's result.
 pub fn explain_desc(column: String) -> RelationDesc {
     RelationDesc::new(vec![(column, ColumnType::new(ScalarType::Text, false))])
-}
-
-fn filter_plan(table: GlobalId, predicates: Vec<ScalarExpr>) -> Plan {
-    Plan::Filter {
-        input: Box::new(Plan::Get { id: table }),
-        predicates,
-    }
 }
 
 pub(super) fn exists_result(

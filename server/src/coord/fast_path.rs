@@ -1,12 +1,15 @@
 //! The fast path for reads: a SELECT that reads one arrangement whole, or looks up literal
-//! values of an index's key, is answered straight from the arrangement (`PeekTrace`) with no
+//! values of an index's key, is answered straight from the arrangement (`PeekTarget`) with no
 //! dataflow built.
 //!
-//! Recognized shapes: `Get`, optionally under a `Filter` (predicates evaluated on each row read)
-//! and a `Project`. When an index on the collection is keyed by columns that the filter pins to
-//! literals (`col = literal` conjuncts), the read seeks that key in the index instead of scanning.
+//! Recognized shapes: `Get` or `GetWithPosition`, optionally under a `Filter` (predicates
+//! evaluated on each row read) and a `Project`. When an index on the collection is keyed by
+//! columns that the filter pins to literals (`col = literal` conjuncts), the read seeks that key
+//! in the index instead of scanning. A table's arrangement holds its rows with their positions:
+//! a `Get` of it drops them, and a lookup in an index (whose rows have none) reads NULL as the
+//! position, so such rows come in the index's order, as a PostgreSQL index scan's do.
 
-use kpg_sql::Catalog as _;
+use kpg_sql::{Catalog as _, ItemKind};
 use kpg_types::command::PeekTarget;
 use kpg_types::{BinaryFunc, Datum, Plan, Row, ScalarExpr};
 
@@ -17,6 +20,36 @@ pub struct FastPeek {
     pub target: PeekTarget,
     pub predicates: Vec<ScalarExpr>,
     pub projection: Option<Vec<usize>>,
+    /// Whether the rows read lack the position the plan reads last: it is NULL, and
+    /// `projection` applies after it is added (see `FastPeek::finish`).
+    pub null_position: bool,
+}
+
+impl FastPeek {
+    /// The projection the workers apply to the rows they read.
+    pub fn worker_projection(&self) -> Option<Vec<usize>> {
+        match self.null_position {
+            true => None,
+            false => self.projection.clone(),
+        }
+    }
+
+    /// The rows the plan produces, from the rows the workers sent.
+    pub fn finish(&self, rows: Vec<(Row, i64)>) -> Vec<(Row, i64)> {
+        if !self.null_position {
+            return rows;
+        }
+        let null = Row::new(vec![Datum::Null]);
+        rows.into_iter()
+            .map(|(row, n)| {
+                let row = row.concat(&null);
+                match &self.projection {
+                    Some(p) => (row.project(p), n),
+                    None => (row, n),
+                }
+            })
+            .collect()
+    }
 }
 
 /// The fast-path read for `plan`, if it has one of the recognized shapes.
@@ -29,23 +62,41 @@ pub fn fast_peek(plan: &Plan, catalog: &Catalog) -> Option<FastPeek> {
         Plan::Filter { input, predicates } => (input.as_ref(), predicates.clone()),
         other => (other, Vec::new()),
     };
-    let target = match get {
-        Plan::Get { id } => {
-            index_lookup(*id, &predicates, catalog).unwrap_or(PeekTarget::Collection(*id))
-        }
+    let (target, projection, null_position) = match get {
+        Plan::Get { id } => match index_lookup(*id, &predicates, catalog) {
+            Some(lookup) => (lookup, projection, false),
+            None => {
+                let target = PeekTarget::Collection(*id);
+                match catalog.get(*id) {
+                    // Leave out the position each stored row ends with.
+                    Some(e) if e.item.kind == ItemKind::Table => {
+                        let all = || (0..e.item.desc.arity()).collect();
+                        (target, Some(projection.unwrap_or_else(all)), false)
+                    }
+                    _ => (target, projection, false),
+                }
+            }
+        },
+        Plan::GetWithPosition { id } => match index_lookup(*id, &predicates, catalog) {
+            Some(lookup) => (lookup, projection, true),
+            None => (PeekTarget::Collection(*id), projection, false),
+        },
         // An indexed view, which has no collection but its indexes.
-        Plan::IndexedGet { id, index, .. } => {
+        Plan::IndexedGet { id, index, .. } => (
             index_lookup(*id, &predicates, catalog).unwrap_or(PeekTarget::Index {
                 id: *index,
                 keys: None,
-            })
-        }
+            }),
+            projection,
+            false,
+        ),
         _ => return None,
     };
     Some(FastPeek {
         target,
         predicates,
         projection,
+        null_position,
     })
 }
 

@@ -30,7 +30,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kpg_compute::ComputeHandle;
 use kpg_types::command::{Command, PeekTarget};
-use kpg_types::{DataflowDescription, DataflowSink, EvalError, GlobalId, Plan, Row};
+use kpg_types::{
+    DataflowDescription, DataflowSink, Datum, EvalError, GlobalId, Plan, Row, ScalarExpr,
+};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::catalog::Catalog;
@@ -61,6 +63,8 @@ struct State {
     catalog: Catalog,
     /// Every table input has been advanced to `upper`.
     upper: u64,
+    /// The position the next row written to any table gets (see `append`).
+    next_position: i64,
     /// Every arrangement may have compacted history before `since` (the last compaction sent).
     since: u64,
     /// The time each table, materialized view and index became readable from.
@@ -133,6 +137,7 @@ impl Coordinator {
             state: Mutex::new(State {
                 catalog: Catalog::default(),
                 upper,
+                next_position: 0,
                 since: 0,
                 object_since: HashMap::new(),
                 next_id: 1,
@@ -183,10 +188,21 @@ impl Coordinator {
 
     /// Appends updates to tables at one new timestamp and makes them readable; returns once
     /// every later read will see them.
+    ///
+    /// A table's stored rows end with their position (`Plan::GetWithPosition`). Rows added
+    /// (diff > 0) are new: each gets the next position, in the order given. Rows retracted
+    /// were read with their positions (UPDATE and DELETE read through `GetWithPosition`).
     fn append(&self, updates: Vec<(GlobalId, Vec<(Row, i64)>)>) {
         let mut state = self.lock();
         let time = now_ms().max(state.upper);
-        for (id, updates) in updates {
+        for (id, mut updates) in updates {
+            for (row, diff) in &mut updates {
+                if *diff > 0 {
+                    let position = Datum::Int64(state.next_position);
+                    state.next_position += 1;
+                    *row = row.concat(&Row::new(vec![position]));
+                }
+            }
             if !updates.is_empty() {
                 self.compute.send(Command::Append { id, time, updates });
             }
@@ -236,28 +252,76 @@ impl Coordinator {
     /// Reads the result of `plan` at the current read timestamp, through a transient dataflow
     /// that is dropped afterwards (or straight from an arrangement, on the fast path).
     async fn peek(self: &Arc<Self>, plan: Plan) -> Result<Vec<(Row, i64)>, ExecError> {
-        self.read(|coord, state, peek_id, timestamp| {
-            let plan = Self::optimize(state, plan);
-            Self::check_imports(state, &plan)?;
-            match fast_path::fast_peek(&plan, &state.catalog) {
-                Some(fast) => coord.compute.send(Command::PeekTrace {
-                    peek_id,
-                    target: fast.target,
-                    timestamp,
-                    predicates: fast.predicates,
-                    projection: fast.projection,
-                }),
-                None => {
-                    let sink = DataflowSink::Peek { peek_id, timestamp };
-                    let desc = DataflowDescription {
-                        name: format!("peek-{peek_id}"),
-                        plan,
-                        as_of: timestamp,
-                        sink,
-                    };
-                    coord.install(state, peek_id, desc);
+        let mut fast_read = None;
+        let rows = self
+            .read(|coord, state, peek_id, timestamp| {
+                let plan = Self::optimize(state, plan);
+                Self::check_imports(state, &plan)?;
+                let fast = fast_path::fast_peek(&plan, &state.catalog);
+                match &fast {
+                    Some(fast) => coord.compute.send(Command::PeekTrace {
+                        peek_id,
+                        target: fast.target.clone(),
+                        timestamp,
+                        predicates: fast.predicates.clone(),
+                        projection: fast.worker_projection(),
+                    }),
+                    None => {
+                        let sink = DataflowSink::Peek { peek_id, timestamp };
+                        let desc = DataflowDescription {
+                            name: format!("peek-{peek_id}"),
+                            plan,
+                            as_of: timestamp,
+                            sink,
+                        };
+                        coord.install(state, peek_id, desc);
+                    }
                 }
-            }
+                fast_read = fast;
+                Ok(())
+            })
+            .await?;
+        Ok(match fast_read {
+            Some(fast) => fast.finish(rows),
+            None => rows,
+        })
+    }
+
+    /// The rows of `table` that `predicates` keep, as stored (with their positions), for UPDATE
+    /// and DELETE to retract exactly. A read through an index finds the rows without their
+    /// positions (it reads NULL there, see `fast_path`); a second read finds those rows in the
+    /// table's arrangement. The write lock the caller holds keeps the table still in between.
+    async fn stored_rows(
+        self: &Arc<Self>,
+        table: GlobalId,
+        predicates: Vec<ScalarExpr>,
+    ) -> Result<Vec<(Row, i64)>, ExecError> {
+        let plan = Plan::Filter {
+            input: Box::new(Plan::GetWithPosition { id: table }),
+            predicates,
+        };
+        let rows = self.peek(plan).await?;
+        if rows
+            .iter()
+            .all(|(r, _)| r.datums().last().is_some_and(|p| !p.is_null()))
+        {
+            return Ok(rows);
+        }
+        let found: Vec<Row> = rows
+            .into_iter()
+            .map(|(r, _)| Row::new(r.datums()[..r.len() - 1].to_vec()))
+            .collect();
+        self.read(|coord, _, peek_id, timestamp| {
+            coord.compute.send(Command::PeekTrace {
+                peek_id,
+                target: PeekTarget::StoredRows {
+                    id: table,
+                    rows: found,
+                },
+                timestamp,
+                predicates: Vec::new(),
+                projection: None,
+            });
             Ok(())
         })
         .await

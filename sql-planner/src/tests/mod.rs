@@ -207,6 +207,11 @@ pub fn try_eval(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalErro
 fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
     Ok(match p {
         Plan::Get { id } => cat.data[id].iter().map(|r| (r.clone(), 1)).collect(),
+        Plan::GetWithPosition { id } => cat.data[id]
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.concat(&Row::new(vec![Datum::Int64(i as i64)])), 1))
+            .collect(),
         Plan::Constant { rows } => rows.clone(),
         Plan::Map { input, exprs } => {
             let mut out = Vec::new();
@@ -389,7 +394,9 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
 }
 
 /// Runs a SELECT over the mock data and returns its visible rows, with multiplicities
-/// expanded, in finishing order (or sorted, without ORDER BY).
+/// expanded, in finishing order (or sorted, without ORDER BY). A SELECT that reads one table
+/// row by row without ORDER BY is ordered by the rows' positions: their order in the mock
+/// data.
 pub fn query(sql: &str) -> Vec<Vec<Datum>> {
     let cat = catalog();
     let stmts = parse(sql).unwrap();

@@ -10,6 +10,17 @@ pub fn row(vals: &[i64]) -> Row {
     Row::new(vals.iter().map(|v| Datum::Int64(*v)).collect())
 }
 
+/// Updates to a table, each row followed by the position a table's stored rows end with (the
+/// coordinator numbers rows as they are written; here every row is at position 0, so that a
+/// retraction names the row it retracts by its values alone).
+pub fn stored(updates: Vec<(Row, i64)>) -> Vec<(Row, i64)> {
+    let position = Row::new(vec![Datum::Int64(0)]);
+    updates
+        .into_iter()
+        .map(|(r, n)| (r.concat(&position), n))
+        .collect()
+}
+
 /// A dataflow that answers peek `id` with `plan` at `timestamp`, then is dropped.
 pub fn peek_description(id: u64, plan: Plan, timestamp: u64) -> DataflowDescription {
     DataflowDescription {
