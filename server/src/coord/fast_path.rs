@@ -140,7 +140,7 @@ fn index_lookup(id: u64, predicates: &[ScalarExpr], catalog: &Catalog) -> Option
 mod tests {
     use super::*;
     use kpg_sql::{IndexItem, ItemKind};
-    use kpg_types::RelationDesc;
+    use kpg_types::{ColumnType, RelationDesc, ScalarType};
 
     #[test]
     fn shapes_and_index_lookups() {
@@ -189,5 +189,52 @@ mod tests {
             right_key: vec![],
         };
         assert!(fast_peek(&join, &catalog).is_none());
+    }
+
+    #[test]
+    fn positions_are_dropped_kept_or_read_as_null() {
+        let mut catalog = Catalog::default();
+        let desc = RelationDesc::new(vec![
+            ("k".into(), ColumnType::new(ScalarType::Int32, true)),
+            ("v".into(), ColumnType::new(ScalarType::Text, true)),
+        ]);
+        catalog.insert(1, "t".into(), ItemKind::Table, desc, vec![], None);
+        catalog.insert_index(IndexItem {
+            id: 2,
+            name: "t_k".into(),
+            on: 1,
+            key: vec![ScalarExpr::Column(0)],
+        });
+        // A plain read of the table leaves out the position its stored rows end with.
+        let peek = fast_peek(&Plan::Get { id: 1 }, &catalog).unwrap();
+        assert_eq!(peek.target, PeekTarget::Collection(1));
+        assert_eq!(peek.worker_projection(), Some(vec![0, 1]));
+        // A read with positions keeps it.
+        let positioned = Plan::GetWithPosition { id: 1 };
+        let peek = fast_peek(&positioned, &catalog).unwrap();
+        assert_eq!(peek.worker_projection(), None);
+        assert!(!peek.null_position);
+        // Through an index the rows have no position: NULL stands in for it, before the
+        // projection (which reads it as column 2).
+        let eq =
+            ScalarExpr::Column(0).call_binary(BinaryFunc::Eq, ScalarExpr::Literal(Datum::Int32(7)));
+        let lookup = Plan::Project {
+            input: Box::new(Plan::Filter {
+                input: Box::new(positioned),
+                predicates: vec![eq],
+            }),
+            outputs: vec![1, 2],
+        };
+        let peek = fast_peek(&lookup, &catalog).unwrap();
+        assert!(matches!(peek.target, PeekTarget::Index { id: 2, .. }));
+        assert_eq!(peek.worker_projection(), None);
+        let found = vec![(
+            Row::new(vec![Datum::Int32(7), Datum::String("x".into())]),
+            2,
+        )];
+        assert_eq!(
+            peek.finish(found),
+            vec![(Row::new(vec![Datum::String("x".into()), Datum::Null]), 2)]
+        );
     }
 }
