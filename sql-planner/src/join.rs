@@ -17,12 +17,14 @@ use crate::catalog::ItemKind;
 use crate::error::PlanError;
 use crate::expr::ExprContext;
 use crate::names::{fold, resolve_relation};
-use crate::query::{plan_subquery, QueryContext};
+use crate::query::{plan_subquery, Outer, QueryContext};
 use crate::scope::{Scope, ScopeItem, UseMark};
-use crate::subquery::{filter_host, place, reads_subquery, Host};
+use crate::subquery::{filter_host, null_safe, place, reads_subquery, Host};
 use crate::using::{using_columns, Merge, HIDDEN};
 use kpg_types::{BinaryFunc, ColumnType, Plan, ScalarExpr, ScalarType};
-use sqlparser::ast::{Expr, JoinConstraint, JoinOperator, TableAlias, TableFactor, TableWithJoins};
+use sqlparser::ast::{
+    Expr, JoinConstraint, JoinOperator, Query, TableAlias, TableFactor, TableWithJoins,
+};
 
 /// The relations of a FROM clause and the predicates over their concatenated columns.
 struct FromBuilder<'a> {
@@ -32,11 +34,52 @@ struct FromBuilder<'a> {
     /// Names of the FROM items so far, to refuse duplicates as PostgreSQL does.
     names: Vec<String>,
     predicates: Vec<ScalarExpr>,
+    /// Whether the first relation is a correlated subquery's domain of outer values.
+    domain: bool,
 }
 
 /// The name of the hidden scope item that holds a table row's position (no identifier can
 /// spell it).
 pub const POSITION: &str = "\0position";
+
+/// The name of the hidden scope items that hold a correlated derived table's copies of the
+/// domain columns.
+const DOMAIN_COPY: &str = "\0domain";
+
+/// Whether the derived table `q`, inside a correlated subquery, reads columns of the queries
+/// enclosing that subquery: planned once with the outer columns' uses tracked.
+fn reads_outer(cx: &QueryContext<'_>, q: &Query) -> Result<bool, PlanError> {
+    let Some(outer) = &cx.outer else {
+        return Ok(false);
+    };
+    let marks: Vec<UseMark> = outer
+        .scope
+        .items
+        .iter()
+        .map(|_| UseMark::tracked())
+        .collect();
+    let items = outer
+        .scope
+        .items
+        .iter()
+        .zip(&marks)
+        .map(|(i, m)| ScopeItem {
+            used: m.clone(),
+            ..i.clone()
+        })
+        .collect();
+    let probe = QueryContext {
+        catalog: cx.catalog,
+        ctes: cx.ctes.clone(),
+        raw: cx.raw,
+        outer: Some(Outer {
+            plan: outer.plan.clone(),
+            scope: Scope { items },
+        }),
+    };
+    plan_subquery(&probe, q)?;
+    Ok(marks.iter().any(UseMark::is_set))
+}
 
 /// Plans `FROM from WHERE selection`, returning the plan and its scope.
 ///
@@ -56,6 +99,7 @@ pub fn plan_from_where(
         scope: Scope::empty(),
         names: Vec::new(),
         predicates: Vec::new(),
+        domain: cx.outer.is_some(),
     };
     if let Some(outer) = &cx.outer {
         // A correlated subquery reads its domain of outer values first.
@@ -109,9 +153,7 @@ impl FromBuilder<'_> {
             .name_of(id)
             .and_then(|n| catalog.resolve(&n))
             .is_some_and(|item| item.id == id && item.kind == ItemKind::Table);
-        // A table without columns keeps its scope empty (a hidden item alone would read as
-        // an outer column, see `Scope::outer_prefix`).
-        if !is_table || arity == 0 || self.cx.outer.is_some() {
+        if !is_table || self.cx.outer.is_some() {
             return;
         }
         self.rels[0] = (Plan::GetWithPosition { id }, arity + 1);
@@ -185,8 +227,54 @@ impl FromBuilder<'_> {
         {
             return self.add_twj(table_with_joins);
         }
+        if let TableFactor::Derived {
+            lateral: false,
+            subquery,
+            alias: Some(alias),
+            sample: None,
+        } = factor
+        {
+            if self.domain && reads_outer(self.cx, subquery)? {
+                return self.add_correlated_derived(subquery, alias);
+            }
+        }
         let (plan, scope) = self.factor(factor)?;
         self.push_rel(plan, scope)
+    }
+
+    /// Adds a derived table that reads columns of the queries enclosing this (correlated)
+    /// one: it is planned per outer value like any correlated subquery (its output leads with
+    /// the domain's columns), and joined to this query's domain on them, NULL-safely. The
+    /// copies of the domain columns stay in the scope, hidden from names and `*`.
+    fn add_correlated_derived(
+        &mut self,
+        subquery: &Query,
+        alias: &TableAlias,
+    ) -> Result<(), PlanError> {
+        let nd = self.cx.outer.as_ref().map_or(0, |o| o.scope.len());
+        let (plan, scope) = plan_subquery(self.cx, subquery)?;
+        debug_assert_eq!(scope.outer_prefix(), nd);
+        let start = self.scope.len();
+        let mut items: Vec<ScopeItem> = scope.items[..nd]
+            .iter()
+            .map(|i| ScopeItem {
+                table: None,
+                name: DOMAIN_COPY.to_string(),
+                level: HIDDEN,
+                ..i.clone()
+            })
+            .collect();
+        let own = Scope {
+            items: scope.items[nd..].to_vec(),
+        };
+        items.extend(aliased(own, Some(alias), &fold(&alias.name))?.items);
+        self.push_rel(plan, Scope { items })?;
+        let domain = null_safe((0..nd).map(ScalarExpr::Column).collect());
+        let copies = null_safe((start..start + nd).map(ScalarExpr::Column).collect());
+        for (d, c) in domain.into_iter().zip(copies) {
+            self.predicates.push(d.call_binary(BinaryFunc::Eq, c));
+        }
+        Ok(())
     }
 
     /// Adds a planned FROM item (possibly an outer join of several) as one relation.
@@ -273,6 +361,14 @@ impl FromBuilder<'_> {
                 let Some(alias) = alias else {
                     return Err(PlanError::syntax("subquery in FROM must have an alias"));
                 };
+                // The FROM list of a correlated subquery joins such a table to its domain
+                // (`add_correlated_derived`); an outer or parenthesized join does not.
+                if reads_outer(self.cx, subquery)? {
+                    return Err(PlanError::unsupported(
+                        "a subquery in FROM that reads an enclosing query's columns inside an \
+                         outer or parenthesized join",
+                    ));
+                }
                 let (plan, scope) = plan_subquery(&self.cx.uncorrelated(), subquery)?;
                 let name = fold(&alias.name);
                 (plan, aliased(scope, Some(alias), &name)?)
@@ -287,6 +383,7 @@ impl FromBuilder<'_> {
                     scope: Scope::empty(),
                     names: Vec::new(),
                     predicates: Vec::new(),
+                    domain: false,
                 };
                 b.add_twj(table_with_joins)?;
                 let scope = b.scope.clone();

@@ -144,9 +144,13 @@ impl Scope {
             .any(|i| i.level == 0 && i.table.as_deref() == Some(table))
     }
 
-    /// How many leading columns belong to enclosing queries (a correlated subquery's domain).
+    /// How many leading columns belong to enclosing queries (a correlated subquery's domain);
+    /// hidden items (`using::HIDDEN` and above) are not among them.
     pub fn outer_prefix(&self) -> usize {
-        self.items.iter().take_while(|i| i.level > 0).count()
+        self.items
+            .iter()
+            .take_while(|i| i.level > 0 && i.level < crate::using::HIDDEN)
+            .count()
     }
 
     /// The name PostgreSQL uses for column `i` in grouping errors: `t.a`, or `a`.
