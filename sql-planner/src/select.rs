@@ -43,8 +43,7 @@ enum Target<'e> {
     Column(usize),
 }
 
-///
-/// With `in_order` (an ad hoc SELECT without ORDER BY), a SELECT that reads one table whole
+/// Plans a SELECT block. With `in_order` (an ad hoc SELECT without ORDER BY), a SELECT that reads one table whole
 /// and computes each output row from one of its rows (no grouping, no DISTINCT) is ordered by
 /// the rows' positions: a plain scan returns rows in the order they were written, as
 /// PostgreSQL's heap scan does (see `join::plan_from_where`).
