@@ -21,7 +21,7 @@ use crate::query::{plan_subquery, Outer, QueryContext};
 use crate::scope::{Scope, ScopeItem, UseMark};
 use crate::subquery::{filter_host, null_safe, place, reads_subquery, Host};
 use crate::using::{using_columns, Merge, HIDDEN};
-use kpg_types::{BinaryFunc, ColumnType, Plan, ScalarExpr, ScalarType};
+use kpg_types::{BinaryFunc, ColumnType, Plan, ScalarExpr, ScalarType, UnaryFunc};
 use sqlparser::ast::{
     Expr, JoinConstraint, JoinOperator, Query, TableAlias, TableFactor, TableWithJoins,
 };
@@ -407,7 +407,7 @@ impl FromBuilder<'_> {
                 other => return Err(PlanError::unsupported(format!("join {other:?}"))),
             };
             let (rplan, rscope) = self.factor(&join.relation)?;
-            let (nl, nr) = (scope.len(), rscope.len());
+            let nl = scope.len();
             let using = match constraint {
                 Some(JoinConstraint::Using(names)) => {
                     let names = names
@@ -443,7 +443,8 @@ impl FromBuilder<'_> {
                     ))
                 }
             };
-            plan = outer_join(kind, plan, nl, rplan, nr, on);
+            let types: Vec<ScalarType> = both.items.iter().map(|i| i.ty.scalar).collect();
+            plan = outer_join(kind, (plan, rplan), &types, nl, on);
             let mut items = both.items;
             for (i, item) in items.iter_mut().enumerate() {
                 let padded = match kind {
@@ -581,12 +582,21 @@ enum JoinKind {
     Full,
 }
 
-/// `l JOIN r ON on` (columns of `l` then `r`): the inner join (equalities across the sides as
-/// keys, the rest as a filter), plus for an outer join the rows of the preserved side(s) that
-/// matched nothing, padded with NULLs. A side's unmatched rows are the side minus its rows
-/// that matched (the matched rows, distinct, joined back to the side on all columns
-/// NULL-safely, which keeps each row's multiplicity).
-fn outer_join(kind: JoinKind, l: Plan, nl: usize, r: Plan, nr: usize, on: Vec<ScalarExpr>) -> Plan {
+/// `l JOIN r ON on` (columns of `l` then `r`, of the types `types`): the inner join
+/// (equalities across the sides as keys, the rest as a filter), plus for an outer join the rows
+/// of the preserved side(s) that matched nothing, padded with NULLs. A side's unmatched rows are
+/// the side minus its rows that matched (the matched rows, distinct, joined back to the side on
+/// all columns NULL-safely, which keeps each row's multiplicity). Keys compare by SQL equality,
+/// so a column whose equal values can print differently is keyed by its text too: an ON that
+/// reads the text (`l.x::text = r.x::text`) may match `3.0` and not `3.00`.
+fn outer_join(
+    kind: JoinKind,
+    (l, r): (Plan, Plan),
+    types: &[ScalarType],
+    nl: usize,
+    on: Vec<ScalarExpr>,
+) -> Plan {
+    let nr = types.len() - nl;
     let mut left_key = Vec::new();
     let mut right_key = Vec::new();
     let mut rest = Vec::new();
@@ -610,19 +620,39 @@ fn outer_join(kind: JoinKind, l: Plan, nl: usize, r: Plan, nr: usize, on: Vec<Sc
     );
     let unmatched = |side: Plan, cols: std::ops::Range<usize>| {
         let n = cols.len();
-        let matched = Plan::Distinct {
-            input: Box::new(Plan::Project {
-                input: Box::new(inner.clone()),
-                outputs: cols.collect(),
-            }),
+        // The side's columns, then the texts of those whose equal values may differ in text.
+        let key: Vec<ScalarExpr> = (0..n)
+            .map(ScalarExpr::Column)
+            .chain(
+                types[cols.clone()]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, ty)| ty.equal_values_differ_in_text())
+                    .map(|(c, _)| {
+                        ScalarExpr::Column(c).call_unary(UnaryFunc::Cast(ScalarType::Text))
+                    }),
+            )
+            .collect();
+        let mut matched = Plan::Project {
+            input: Box::new(inner.clone()),
+            outputs: cols.collect(),
         };
-        let all = crate::subquery::null_safe((0..n).map(ScalarExpr::Column).collect());
+        if key.len() > n {
+            matched = Plan::Map {
+                input: Box::new(matched),
+                exprs: key[n..].to_vec(),
+            };
+        }
+        let matched = Plan::Distinct {
+            input: Box::new(matched),
+        };
+        let columns = (0..key.len()).map(ScalarExpr::Column).collect();
         let matched_rows = Plan::Project {
             input: Box::new(Plan::Join {
                 left: Box::new(side.clone()),
                 right: Box::new(matched),
-                left_key: all.clone(),
-                right_key: all,
+                left_key: null_safe(key),
+                right_key: null_safe(columns),
             }),
             outputs: (0..n).collect(),
         };

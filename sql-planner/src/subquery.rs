@@ -417,19 +417,15 @@ fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> 
     })
 }
 
-/// For each outer value whose text may differ between SQL-equal values (a `numeric` without a
-/// fixed scale, an `interval`), its text as a further domain column that no name reaches. The
-/// domain is distinct by SQL equality (see `kpg_types::datum`), so without it the subquery would
-/// run once for `3` and `3.00` and show one text to both rows, where PostgreSQL runs it per row
-/// (`SELECT (SELECT o.x)` keeps each row's own text). Floats' `-0` is left out: its text costs
-/// more than the case is worth.
+/// For each outer value whose text may differ between SQL-equal values
+/// (`ScalarType::equal_values_differ_in_text`), its text as a further domain column that no name
+/// reaches. The domain is distinct by SQL equality (see `kpg_types::datum`), so without it the
+/// subquery would run once for `3` and `3.00` and show one text to both rows, where PostgreSQL
+/// runs it per row (`SELECT (SELECT o.x)` keeps each row's own text).
 fn add_texts(keys: &mut Vec<ScalarExpr>, items: &mut Vec<ScopeItem>) {
     for i in 0..keys.len() {
         let ty = &items[i].ty;
-        if matches!(
-            ty.scalar,
-            ScalarType::Interval | ScalarType::Numeric { scale: None, .. }
-        ) {
+        if ty.scalar.equal_values_differ_in_text() {
             keys.push(
                 keys[i]
                     .clone()

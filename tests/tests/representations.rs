@@ -52,12 +52,19 @@ async fn rows_keep_the_text_they_were_given() {
         "SELECT a.id, a.i, b.i FROM t a JOIN u b ON a.i = b.i",
         "SELECT a.id, a.f, b.f FROM t a JOIN u b ON a.f = b.f",
         "SELECT a.id, b.id FROM t a JOIN t b ON a.x = b.x AND a.i = b.i",
+        // An outer join's ON that reads the text: a row is matched only by its own text.
+        "SELECT a.id, a.x, b.x FROM t a LEFT JOIN u b ON a.x::text = b.x::text",
+        "SELECT a.id, b.x FROM t a FULL JOIN u b ON a.x::text = b.x::text",
+        "SELECT a.x, b.x FROM u a RIGHT JOIN (SELECT x FROM t) b ON a.x::text = b.x::text",
+        "SELECT a.x, b.x FROM (SELECT x FROM t) a LEFT JOIN u b ON a.x::text = b.x::text",
+        "SELECT a.i, b.i FROM (SELECT i FROM t) a LEFT JOIN u b ON a.i = b.i AND a.i::text = '1 day'",
+        "SELECT a.f, b.f FROM (SELECT f FROM t) a FULL JOIN u b ON a.f::text = b.f::text",
         "SELECT id, x FROM t WHERE x IN (SELECT x FROM u)",
         "SELECT id, x FROM t WHERE x NOT IN (SELECT x FROM u WHERE x IS NOT NULL)",
         "SELECT id, x FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.x = t.x)",
         "SELECT id, (SELECT count(*) FROM u WHERE u.i = t.i) FROM t",
         // A correlated subquery sees the outer row's own text, as if run per row.
-        "SELECT id, (SELECT t.x * 2), (SELECT t.i * 2) FROM t",
+        "SELECT id, (SELECT t.x * 2), (SELECT t.i * 2), (SELECT t.f::text) FROM t",
         "SELECT id, (SELECT max(b.id) FROM t b WHERE b.x::text = t.x::text) FROM t",
         "SELECT id, (SELECT t.x + u.x FROM u WHERE u.x = 9) FROM t",
         "SELECT id, EXISTS (SELECT 1 FROM u WHERE u.x::text = t.x::text) FROM t",
@@ -218,6 +225,11 @@ async fn views_keep_texts_through_writes() {
     )
     .await;
     s.create_view(
+        "vo",
+        "SELECT a.id, a.x AS ax, b.x AS bx FROM t a FULL JOIN u b ON a.x::text = b.x::text",
+    )
+    .await;
+    s.create_view(
         "vg",
         "SELECT round(x, 3) AS x, n FROM (SELECT x, count(*) AS n FROM t GROUP BY x) g",
     )
@@ -226,7 +238,7 @@ async fn views_keep_texts_through_writes() {
         .await;
     s.create_view("vk", "SELECT id, x FROM t ORDER BY x, id LIMIT 3")
         .await;
-    let views = ["vt", "vj", "vg", "vu", "vk"];
+    let views = ["vt", "vj", "vo", "vg", "vu", "vk"];
     for w in [
         "INSERT INTO t VALUES (9, 1.50, '1 day', '-0'), (10, 3, '30 days', 0)",
         "UPDATE t SET x = x * 1.0 WHERE id IN (1, 4)",

@@ -99,6 +99,20 @@ impl ScalarType {
         }
     }
 
+    /// Whether SQL-equal values of this type can print differently: `3` and `3.00` in a
+    /// numeric without a fixed scale, `'1 day'` and `'24 hours'`, a float's `0` and `-0`. Keys
+    /// hold one canonical member of each class (`Datum::canonical`), so a plan that must tell
+    /// such values apart keys them by their text as well.
+    pub fn equal_values_differ_in_text(&self) -> bool {
+        matches!(
+            self,
+            ScalarType::Numeric { scale: None, .. }
+                | ScalarType::Interval
+                | ScalarType::Float32
+                | ScalarType::Float64
+        )
+    }
+
     pub fn is_numeric_family(&self) -> bool {
         matches!(
             self,
