@@ -17,9 +17,9 @@ use crate::catalog::ItemKind;
 use crate::error::PlanError;
 use crate::expr::ExprContext;
 use crate::names::{fold, resolve_relation};
-use crate::query::{plan_subquery, Outer, QueryContext};
+use crate::query::{plan_subquery, QueryContext};
 use crate::scope::{Scope, ScopeItem, UseMark};
-use crate::subquery::{filter_host, null_safe, place, reads_subquery, Host};
+use crate::subquery::{filter_host, null_safe, place, reads_of, reads_subquery, Host};
 use crate::using::{using_columns, Merge, HIDDEN};
 use kpg_types::{BinaryFunc, ColumnType, Plan, ScalarExpr, ScalarType, UnaryFunc};
 use sqlparser::ast::{
@@ -52,33 +52,8 @@ fn reads_outer(cx: &QueryContext<'_>, q: &Query) -> Result<bool, PlanError> {
     let Some(outer) = &cx.outer else {
         return Ok(false);
     };
-    let marks: Vec<UseMark> = outer
-        .scope
-        .items
-        .iter()
-        .map(|_| UseMark::tracked())
-        .collect();
-    let items = outer
-        .scope
-        .items
-        .iter()
-        .zip(&marks)
-        .map(|(i, m)| ScopeItem {
-            used: m.clone(),
-            ..i.clone()
-        })
-        .collect();
-    let probe = QueryContext {
-        catalog: cx.catalog,
-        ctes: cx.ctes.clone(),
-        raw: cx.raw,
-        outer: Some(Outer {
-            plan: outer.plan.clone(),
-            scope: Scope { items },
-        }),
-    };
-    plan_subquery(&probe, q)?;
-    Ok(marks.iter().any(UseMark::is_set))
+    let read = reads_of(cx, outer.plan.clone(), outer.scope.items.clone(), q)?;
+    Ok(read.into_iter().any(|r| r))
 }
 
 /// Plans `FROM from WHERE selection`, returning the plan and its scope.

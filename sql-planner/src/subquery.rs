@@ -322,41 +322,60 @@ fn outer_references(
     if candidates.is_empty() {
         return Ok(candidates);
     }
-    let marks: Vec<UseMark> = candidates.iter().map(|_| UseMark::tracked()).collect();
     let items = candidates
         .iter()
-        .zip(&marks)
-        .map(|(&c, mark)| {
+        .map(|&c| {
             let item = &cx.scope.items[c];
             ScopeItem {
                 level: item.level + 1,
-                used: mark.clone(),
                 ..item.clone()
             }
         })
         .collect();
-    let probe = QueryContext {
-        catalog: host.cx.catalog,
-        ctes: host.cx.ctes.clone(),
-        raw: host.cx.raw,
-        outer: Some(Outer {
-            plan: Plan::Get {
-                id: NEXT_PLACEHOLDER.fetch_add(1, Ordering::Relaxed),
-            },
-            scope: Scope { items },
-        }),
+    let placeholder = Plan::Get {
+        id: NEXT_PLACEHOLDER.fetch_add(1, Ordering::Relaxed),
     };
-    plan_subquery(&probe, q)?;
+    let read = reads_of(host.cx, placeholder, items, q)?;
     let used: Vec<usize> = candidates
         .into_iter()
-        .zip(&marks)
-        .filter(|(_, m)| m.is_set())
+        .zip(read)
+        .filter(|(_, read)| *read)
         .map(|(c, _)| c)
         .collect();
     for &c in &used {
         cx.scope.items[c].used.set();
     }
     Ok(used)
+}
+
+/// Which of `items` the query `q` reads when planned with them as its outer scope (over
+/// `plan`): `q` is planned once, each item's uses tracked.
+pub fn reads_of(
+    cx: &QueryContext<'_>,
+    plan: Plan,
+    items: Vec<ScopeItem>,
+    q: &Query,
+) -> Result<Vec<bool>, PlanError> {
+    let marks: Vec<UseMark> = items.iter().map(|_| UseMark::tracked()).collect();
+    let items = items
+        .into_iter()
+        .zip(&marks)
+        .map(|(item, mark)| ScopeItem {
+            used: mark.clone(),
+            ..item
+        })
+        .collect();
+    let probe = QueryContext {
+        catalog: cx.catalog,
+        ctes: cx.ctes.clone(),
+        raw: cx.raw,
+        outer: Some(Outer {
+            plan,
+            scope: Scope { items },
+        }),
+    };
+    plan_subquery(&probe, q)?;
+    Ok(marks.iter().map(UseMark::is_set).collect())
 }
 
 fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> {

@@ -77,8 +77,7 @@ impl CollectionTraces {
         let frontier = Antichain::from_elem(as_of);
         let imported = self.oks.import_frontier(scope, frontier.borrow());
         let oks = if self.positions && !with_positions {
-            imported
-                .as_collection(|row: &Row, _: &()| Row::new(row.datums()[..row.len() - 1].to_vec()))
+            imported.as_collection(|row: &Row, _: &()| row.without_last())
         } else {
             imported.as_collection(|row: &Row, _: &()| row.clone())
         };

@@ -411,6 +411,16 @@ impl Row {
         }
     }
 
+    /// Appends one datum as a last column.
+    pub fn push(&mut self, datum: Datum) {
+        self.0.push(datum);
+    }
+
+    /// The row without its last column (a stored table row without its position).
+    pub fn without_last(&self) -> Row {
+        Row(self.0[..self.0.len().saturating_sub(1)].to_vec())
+    }
+
     /// This row followed by `other`'s columns.
     pub fn concat(&self, other: &Row) -> Row {
         let mut datums = Vec::with_capacity(self.len() + other.len());

@@ -39,10 +39,9 @@ impl FastPeek {
         if !self.null_position {
             return rows;
         }
-        let null = Row::new(vec![Datum::Null]);
         rows.into_iter()
-            .map(|(row, n)| {
-                let row = row.concat(&null);
+            .map(|(mut row, n)| {
+                row.push(Datum::Null);
                 match &self.projection {
                     Some(p) => (row.project(p), n),
                     None => (row, n),

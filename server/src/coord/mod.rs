@@ -198,9 +198,8 @@ impl Coordinator {
         for (id, mut updates) in updates {
             for (row, diff) in &mut updates {
                 if *diff > 0 {
-                    let position = Datum::Int64(state.next_position);
+                    row.push(Datum::Int64(state.next_position));
                     state.next_position += 1;
-                    *row = row.concat(&Row::new(vec![position]));
                 }
             }
             if !updates.is_empty() {
@@ -307,10 +306,7 @@ impl Coordinator {
         {
             return Ok(rows);
         }
-        let found: Vec<Row> = rows
-            .into_iter()
-            .map(|(r, _)| Row::new(r.datums()[..r.len() - 1].to_vec()))
-            .collect();
+        let found: Vec<Row> = rows.into_iter().map(|(r, _)| r.without_last()).collect();
         self.read(|coord, _, peek_id, timestamp| {
             coord.compute.send(Command::PeekTrace {
                 peek_id,
