@@ -20,11 +20,11 @@ use kpg_types::{
 };
 use sqlparser::ast::{DateTimeField, Expr, TrimWhereField, Value};
 
-fn implicit(t: Typed, ty: &ScalarType, name: &str, all: &[Typed]) -> Result<Typed, PlanError> {
+pub fn implicit(t: Typed, ty: &ScalarType, name: &str, all: &[Typed]) -> Result<Typed, PlanError> {
     coerce(t, ty, CastContext::Implicit)?.ok_or_else(|| no_function(name, all))
 }
 
-fn unary(a: Typed, func: UnaryFunc, ty: ScalarType) -> Result<Typed, PlanError> {
+pub fn unary(a: Typed, func: UnaryFunc, ty: ScalarType) -> Result<Typed, PlanError> {
     let nullable = a.nullable;
     Ok(Typed::new(
         fold::node(a.expr.call_unary(func))?,
@@ -33,7 +33,7 @@ fn unary(a: Typed, func: UnaryFunc, ty: ScalarType) -> Result<Typed, PlanError> 
     ))
 }
 
-fn binary(a: Typed, func: BinaryFunc, b: Typed, ty: ScalarType) -> Result<Typed, PlanError> {
+pub fn binary(a: Typed, func: BinaryFunc, b: Typed, ty: ScalarType) -> Result<Typed, PlanError> {
     let nullable = a.nullable || b.nullable;
     Ok(Typed::new(
         fold::node(a.expr.call_binary(func, b.expr))?,
@@ -265,14 +265,25 @@ pub fn trim(
 /// round / floor / ceil of one argument: numeric stays numeric, anything else numeric-like
 /// becomes double precision.
 pub fn rounding(name: &str, func: UnaryFunc, x: Typed) -> Result<Typed, PlanError> {
+    let (x, ty) = float_or_numeric(name, x)?;
+    unary(x, func, ty)
+}
+
+/// The argument of a function PostgreSQL defines for `numeric` and `double precision`
+/// (round, sqrt, ln, ...), converted as its function resolution does: numeric stays numeric,
+/// anything else numeric-like (and an unknown literal) becomes double precision, the
+/// preferred type; with the type it has.
+pub fn float_or_numeric(name: &str, x: Typed) -> Result<(Typed, ScalarType), PlanError> {
     let ty = match x.ty {
         Some(ScalarType::Numeric { .. }) => ScalarType::NUMERIC,
         None => ScalarType::Float64,
         Some(t) if t.is_numeric_family() => ScalarType::Float64,
         Some(_) => return Err(no_function(name, &[x])),
     };
-    let x = implicit(x.clone(), &ty, name, std::slice::from_ref(&x))?;
-    unary(x, func, ty)
+    Ok((
+        implicit(x.clone(), &ty, name, std::slice::from_ref(&x))?,
+        ty,
+    ))
 }
 
 /// `round(numeric, integer)` and `trunc(numeric, integer)`.

@@ -25,31 +25,16 @@ pub const AGGREGATES: &[&str] = &[
 
 /// Functions PostgreSQL has that kpg does not evaluate yet.
 const NOT_YET: &[&str] = &[
-    "power",
-    "sqrt",
-    "exp",
-    "ln",
-    "log",
-    "replace",
-    "concat",
-    "left",
-    "right",
-    "lpad",
-    "rpad",
     "now",
     "current_date",
     "current_timestamp",
     "to_char",
     "to_date",
-    "greatest",
-    "least",
     "stddev",
     "variance",
     "string_agg",
     "array_agg",
     "random",
-    "octet_length",
-    "sign",
     "row_number",
     "rank",
     "dense_rank",
@@ -192,7 +177,7 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
                 Some(ty) if ty.is_numeric_family() => a,
                 Some(_) => return Err(no_function(&name, &[a])),
             };
-            unary(a.clone(), UnaryFunc::Abs, a.ty.expect("typed").base())
+            crate::builtin::unary(a.clone(), UnaryFunc::Abs, a.ty.expect("typed").base())
         }
         ("upper" | "lower" | "length" | "char_length" | "character_length", 1) => {
             let a = args.into_iter().next().expect("one");
@@ -201,29 +186,23 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
             }
             let a = coerce(a, &ScalarType::Text, CastContext::Implicit)?.expect("string");
             match name.as_str() {
-                "upper" => unary(a, UnaryFunc::Upper, ScalarType::Text),
-                "lower" => unary(a, UnaryFunc::Lower, ScalarType::Text),
-                _ => unary(a, UnaryFunc::CharLength, ScalarType::Int32),
+                "upper" => crate::builtin::unary(a, UnaryFunc::Upper, ScalarType::Text),
+                "lower" => crate::builtin::unary(a, UnaryFunc::Lower, ScalarType::Text),
+                _ => crate::builtin::unary(a, UnaryFunc::CharLength, ScalarType::Int32),
             }
         }
         _ if NOT_YET.contains(&name.as_str()) => {
             Err(PlanError::unsupported(format!("function {name}")))
         }
-        _ => match crate::builtin::call(&name, args.clone())? {
+        _ => match crate::scalar_funcs::call(&name, args.clone())? {
             Some(t) => Ok(t),
-            None => match crate::pg_compat::function(cx, &name, args.clone())? {
+            None => match crate::builtin::call(&name, args.clone())? {
                 Some(t) => Ok(t),
-                None => Err(no_function(&name, &args)),
+                None => match crate::pg_compat::function(cx, &name, args.clone())? {
+                    Some(t) => Ok(t),
+                    None => Err(no_function(&name, &args)),
+                },
             },
         },
     }
-}
-
-fn unary(a: Typed, func: UnaryFunc, ty: ScalarType) -> Result<Typed, PlanError> {
-    let nullable = a.nullable;
-    Ok(Typed::new(
-        fold::node(a.expr.call_unary(func))?,
-        ty,
-        nullable,
-    ))
 }

@@ -1,5 +1,7 @@
-//! The built-in string, rounding and date/time functions (substring, position/strpos,
-//! trim/btrim/ltrim/rtrim, round/floor/ceil, EXTRACT, date_part, date_trunc), compared with a
+//! The built-in string, mathematical, rounding and date/time functions (substring,
+//! position/strpos, trim/btrim/ltrim/rtrim, concat, replace, lpad/rpad, left/right,
+//! octet_length, GREATEST/LEAST, sign, sqrt, exp, ln, log, power, cbrt, round/floor/ceil,
+//! EXTRACT, date_part, date_trunc), compared with a
 //! real PostgreSQL on table data (so that they are evaluated by dataflows, not folded) and on
 //! constants, including their errors.
 
@@ -41,6 +43,93 @@ async fn string_functions_match_postgres() {
         .await;
     s.check_error("SELECT substring(k FROM 1 FOR 2) FROM f")
         .await;
+}
+
+/// concat, replace, lpad/rpad, left/right, octet_length and GREATEST/LEAST, on table data and
+/// constants, ad hoc and in a view kept through writes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn more_string_functions_and_greatest_least_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    let queries = [
+        "SELECT k, concat(s, '|', v, k, n, x, d, iv, k > 1), concat(NULL), concat(s, NULL) FROM f",
+        "SELECT k, replace(s, 'l', 'LL'), replace(v, 'x', ''), replace(v, '', 'z') FROM f",
+        "SELECT k, lpad(v, 5), lpad(v, i + 4, 'ab'), rpad(v, 9, '.-'), rpad(s, 2), lpad(v, 3, '') FROM f",
+        "SELECT k, left(s, 3), left(v, -2), right(s, 4), right(v, i), left(v, 0) FROM f",
+        "SELECT k, octet_length(s), octet_length(v), octet_length(concat(s, 'é')) FROM f",
+        "SELECT k, greatest(n, x, i) AS g1, least(n, i) AS l1, greatest(s, v) AS g2, \
+         least(d, '2000-01-01') AS l2, greatest(iv, '1 mon') AS g3 FROM f",
+        "SELECT k, greatest(k, NULL), least(NULL, n), greatest(1.50, n, 1.5) FROM f",
+        "SELECT greatest(1, '2'), least('b', 'a'), greatest(1.5, 1.50), least(1.50, 1.5), greatest(NULL::int, NULL)",
+    ];
+    for q in queries {
+        s.check(q).await;
+    }
+    s.create_view("fv", queries[5]).await;
+    for w in [
+        "INSERT INTO f VALUES (5, 'zzz', 'yy', 99.5, -1e10, 42, '2030-06-30', NULL, '1 day')",
+        "UPDATE f SET n = n * 100, v = concat(v, '!') WHERE k < 3",
+        "DELETE FROM f WHERE k = 1",
+    ] {
+        s.exec(w).await;
+        s.check_view("fv").await;
+    }
+    for e in [
+        "SELECT lpad(v, 300000000) FROM f",
+        "SELECT lpad(v, 5::bigint) FROM f",
+        "SELECT left(k, 1) FROM f",
+        "SELECT greatest(k, s) FROM f",
+        "SELECT greatest(k, 'x') FROM f",
+        "SELECT concat()",
+    ] {
+        s.check_error(e).await;
+    }
+}
+
+/// sign, sqrt, exp, ln, log, log10, power and cbrt: double precision for integer and float
+/// arguments, numeric for sign and sqrt of numerics, with PostgreSQL's errors. The numeric
+/// forms of exp, ln, log and power are refused with 0A000.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn math_functions_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    for q in [
+        "SELECT k, sign(n), sign(x), sign(i), sqrt(abs(n)), sqrt(abs(x)), sqrt(abs(i)) FROM f",
+        "SELECT k, exp(x), exp(i), ln(abs(x) + 1), log(abs(i) + 1), log10(abs(x) + 0.5::float8) FROM f",
+        "SELECT k, power(x, 2), power(i, 3), pow(2, i), power(abs(x), 0.5::float8), power(x, i) FROM f",
+        "SELECT sqrt(2.0), sqrt(0.0000), sqrt(1e-10), sqrt(12345678901234567890::numeric), sqrt(100)",
+        "SELECT sign(-2.50), sign(0.00), sign('-0'::float8), sign(3), sqrt('4'), power(2, 10)",
+        "SELECT exp(1), ln(10), log(100), log10(1000), power(-2, 3), power(0.5::float8, -2)",
+        // cbrt of exact cubes only: glibc's cbrt (PostgreSQL's) is not correctly rounded.
+        "SELECT cbrt(8), cbrt(-1), cbrt(0), cbrt(1e6::float8)",
+    ] {
+        s.check(q).await;
+    }
+    for e in [
+        "SELECT sqrt(n) FROM f",
+        "SELECT sqrt(x) FROM f",
+        "SELECT ln(i) FROM f",
+        "SELECT log(x - x) FROM f",
+        "SELECT exp(x * 1000) FROM f",
+        "SELECT exp(-x * 1000) FROM f",
+        "SELECT power(x - x, -1) FROM f",
+        "SELECT power(x, 0.5::float8) FROM f",
+        "SELECT power(x * 1e300, 2) FROM f",
+        "SELECT sqrt(s) FROM f",
+        "SELECT sign(d) FROM f",
+    ] {
+        s.check_error(e).await;
+    }
+    for refused in [
+        "SELECT ln(abs(n) + 1) FROM f",
+        "SELECT exp(1.5)",
+        "SELECT power(n, 2) FROM f",
+        "SELECT log(2, 8)",
+    ] {
+        let (code, msg) = expect_error(&s.kpg, refused).await;
+        assert_eq!(code, "0A000", "{refused}: {msg}");
+        simple(&s.pg, refused)
+            .await
+            .expect("PostgreSQL evaluates it");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -17,6 +17,16 @@ use rust_decimal::prelude::*;
 pub(crate) fn unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
     Ok(match (func, d) {
         (UnaryFunc::QuoteIdent | UnaryFunc::EncodingToChar, d) => crate::pg_funcs::unary(func, d),
+        (
+            UnaryFunc::Sign
+            | UnaryFunc::Sqrt
+            | UnaryFunc::Cbrt
+            | UnaryFunc::Exp
+            | UnaryFunc::Ln
+            | UnaryFunc::Log10,
+            d,
+        ) => crate::math::unary(func, d)?,
+        (UnaryFunc::OctetLength, d) => crate::text_funcs::unary(func, d),
         (UnaryFunc::Extract(u), d) => Datum::Numeric(extract(*u, &d).into()),
         (UnaryFunc::DatePart(u), d) => {
             Datum::Float64(OrderedFloat(extract(*u, &d).to_f64().unwrap_or(f64::NAN)))
@@ -56,6 +66,10 @@ pub(crate) fn binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, Eval
         (RegexMatch | RegexIMatch | FormatType | ArrayToString, l, r) => {
             crate::pg_funcs::binary(func, l, r)?
         }
+        (Power, Datum::Float64(x), Datum::Float64(y)) => {
+            Datum::Float64(OrderedFloat(crate::math::power(x.0, y.0)?))
+        }
+        (Left | Right, l, r) => crate::text_funcs::binary(func, l, r),
         (AddTimestampInterval, Datum::Timestamp(t), Datum::Interval(iv)) => {
             Datum::Timestamp(datetime::add_interval(t, &iv)?)
         }

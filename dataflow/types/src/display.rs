@@ -92,6 +92,7 @@ fn expr(e: &ScalarExpr) -> String {
                 UnaryFunc::IsNotNull => format!("{a} IS NOT NULL"),
                 UnaryFunc::Neg => format!("-{a}"),
                 UnaryFunc::Cast(ty) => format!("{a}::{ty}"),
+                UnaryFunc::OctetLength => format!("octet_length({})", expr(arg)),
                 other => {
                     let name = format!("{other:?}");
                     let (name, detail) = match name.split_once('(') {

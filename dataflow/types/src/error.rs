@@ -44,6 +44,15 @@ pub enum EvalError {
     NegativeSubstringLength,
     #[error("invalid regular expression: {0}")]
     InvalidRegex(String),
+    /// sqrt of a negative number, or power() with arguments it has no real value for.
+    #[error("{0}")]
+    InvalidPowerArgument(String),
+    /// ln or log of zero or a negative number.
+    #[error("{0}")]
+    InvalidLogArgument(String),
+    /// A string function asked for a result longer than PostgreSQL allocates (1 GB).
+    #[error("requested length too large")]
+    LengthTooLarge,
     /// A broken invariant of kpg's own, reported rather than panicking a worker.
     #[error("internal error: {0}")]
     Internal(String),
@@ -73,6 +82,9 @@ impl EvalError {
             EvalError::MultipleRowsFromSubquery => "21000",
             EvalError::NegativeSubstringLength => "22011",
             EvalError::InvalidRegex(_) => "2201B",
+            EvalError::InvalidPowerArgument(_) => "2201F",
+            EvalError::InvalidLogArgument(_) => "2201E",
+            EvalError::LengthTooLarge => "54000",
             EvalError::Unsupported(_) => "0A000",
             EvalError::Internal(_) => "XX000",
         }

@@ -76,6 +76,17 @@ pub enum UnaryFunc {
     Ceil,
     /// trunc(numeric | double precision) toward zero.
     Trunc,
+    /// sign(numeric | double precision): -1, 0 or 1 of the argument's type.
+    Sign,
+    /// sqrt(numeric | double precision).
+    Sqrt,
+    /// cbrt, exp, ln and log10 of double precision.
+    Cbrt,
+    Exp,
+    Ln,
+    Log10,
+    /// octet_length(text): bytes in UTF-8.
+    OctetLength,
     /// quote_ident(text): double-quoted when PostgreSQL would need quotes.
     QuoteIdent,
     /// pg_encoding_to_char(encoding id): the encoding's name, '' for an unknown id.
@@ -134,11 +145,28 @@ pub enum BinaryFunc {
     FormatType,
     /// array_to_string(array in PostgreSQL's text form, separator).
     ArrayToString,
+    /// power(double precision, double precision).
+    Power,
+    /// left(text, n) and right(text, n): the first or last n characters (all but the last or
+    /// first -n when n is negative).
+    Left,
+    Right,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum VariadicFunc {
     Coalesce,
+    /// The largest and the smallest non-NULL argument (NULL if all are); the first of
+    /// SQL-equal ones.
+    Greatest,
+    Least,
+    /// concat(...): the arguments' texts, NULLs skipped.
+    Concat,
+    /// replace(string, from, to).
+    Replace,
+    /// lpad(string, length [, fill]) and rpad.
+    Lpad,
+    Rpad,
     /// substring(string, start [, count]); NULL if any argument is.
     Substring,
 }
@@ -273,6 +301,23 @@ impl ScalarExpr {
                         }
                     }
                     Ok(Datum::Null)
+                }
+                VariadicFunc::Greatest | VariadicFunc::Least | VariadicFunc::Concat => {
+                    let args: Vec<Datum> = exprs
+                        .iter()
+                        .map(|e| e.eval(row))
+                        .collect::<Result<_, _>>()?;
+                    Ok(crate::text_funcs::variadic_lenient(*func, args))
+                }
+                VariadicFunc::Replace | VariadicFunc::Lpad | VariadicFunc::Rpad => {
+                    let args: Vec<Datum> = exprs
+                        .iter()
+                        .map(|e| e.eval(row))
+                        .collect::<Result<_, _>>()?;
+                    if args.iter().any(Datum::is_null) {
+                        return Ok(Datum::Null);
+                    }
+                    crate::text_funcs::variadic_strict(*func, args)
                 }
                 VariadicFunc::Substring => {
                     let args: Vec<Datum> = exprs

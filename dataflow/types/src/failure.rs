@@ -31,7 +31,14 @@ impl ScalarExpr {
                         | BinaryFunc::Like
                         | BinaryFunc::ILike
                 ),
-                ScalarExpr::Variadic { func, .. } => matches!(func, VariadicFunc::Coalesce),
+                ScalarExpr::Variadic { func, .. } => matches!(
+                    func,
+                    VariadicFunc::Coalesce
+                        | VariadicFunc::Greatest
+                        | VariadicFunc::Least
+                        | VariadicFunc::Concat
+                        | VariadicFunc::Replace
+                ),
                 ScalarExpr::Subquery(_) => false,
             }
         });

@@ -34,12 +34,14 @@ pub mod expr;
 mod failure;
 mod float_text;
 pub mod interval;
+mod math;
 pub mod numeric;
 mod pg_funcs;
 pub mod plan;
 pub mod scalar;
 pub mod source;
 pub mod subquery;
+mod text_funcs;
 
 pub use accum::Accum;
 pub use agg::{AggregateExpr, AggregateFunc};

@@ -397,6 +397,29 @@ impl Numeric {
         )
     }
 
+    /// The square root at PostgreSQL's scale (`numeric_sqrt`): at least 16 significant
+    /// digits, no fewer digits after the point than the argument, at most 1000; rounded half
+    /// away from zero from the exact root. 2201F for a negative argument.
+    pub fn sqrt(&self) -> Result<Numeric, EvalError> {
+        if self.signum() < 0 {
+            return Err(EvalError::InvalidPowerArgument(
+                "cannot take square root of a negative number".into(),
+            ));
+        }
+        let (weight, _) = self.weight_and_first_digit();
+        // The root's weight in decimal digits, as PostgreSQL estimates it.
+        let root_weight = (weight + 1) * 2 - 1;
+        let (m, s) = self.parts();
+        let scale = (MIN_SIG_DIGITS - root_weight)
+            .max(i64::from(s))
+            .min(MAX_DISPLAY_SCALE) as u32;
+        // floor(sqrt(m * 10^(2 * scale + 2 - s))) is the root with one more digit.
+        let root = (m * pow10(2 * scale + 2 - s)).sqrt();
+        let (q, last) = root.div_rem(&BigInt::from(10u8));
+        let q = if last >= BigInt::from(5u8) { q + 1 } else { q };
+        Numeric::from_parts(q, scale)
+    }
+
     /// `self / other` at PostgreSQL's scale (`select_div_scale`): at least 16 significant
     /// digits, no fewer digits after the point than either operand, at most 1000; rounded
     /// half away from zero.

@@ -59,7 +59,9 @@ fn type_errors() {
         err("SELECT nosuch(1, 'a')").message,
         "function nosuch(integer, unknown) does not exist"
     );
-    assert_eq!(code("SELECT sqrt(2.0)"), "0A000");
+    assert_eq!(code("SELECT ln(2.0)"), "0A000");
+    assert_eq!(code("SELECT greatest(1, true)"), "42804");
+    assert_eq!(code("SELECT lpad(1, 2)"), "42883");
     assert_eq!(code("SELECT sum(b) FROM t"), "42883");
     assert_eq!(code("SELECT 1 UNION SELECT true"), "42804");
     assert_eq!(code("SELECT 1 UNION SELECT 1, 2"), "42601");
