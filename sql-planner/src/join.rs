@@ -21,7 +21,7 @@ use crate::query::{plan_subquery, QueryContext};
 use crate::scope::{Scope, ScopeItem, UseMark};
 use crate::subquery::{filter_host, null_safe, place, reads_of, reads_subquery, Host};
 use crate::using::{using_columns, Merge, HIDDEN};
-use kpg_types::{BinaryFunc, ColumnType, Plan, ScalarExpr, ScalarType, UnaryFunc};
+use kpg_types::{BinaryFunc, ColumnType, Plan, ScalarExpr, ScalarType, UnaryFunc, VariadicFunc};
 use sqlparser::ast::{
     Expr, JoinConstraint, JoinOperator, Query, TableAlias, TableFactor, TableWithJoins,
 };
@@ -45,6 +45,17 @@ pub const POSITION: &str = "\0position";
 /// The name of the hidden scope items that hold a correlated derived table's copies of the
 /// domain columns.
 const DOMAIN_COPY: &str = "\0domain";
+
+/// A domain column's copy in a FROM item planned per outer value: hidden from names and `*`.
+fn domain_copy(item: &ScopeItem) -> ScopeItem {
+    ScopeItem {
+        table: None,
+        name: DOMAIN_COPY.to_string(),
+        level: HIDDEN,
+        used: UseMark::default(),
+        ..item.clone()
+    }
+}
 
 /// Whether the derived table `q`, inside a correlated subquery, reads columns of the queries
 /// enclosing that subquery: planned once with the outer columns' uses tracked.
@@ -154,7 +165,17 @@ impl FromBuilder<'_> {
                     | JoinOperator::Inner(JoinConstraint::Using(_) | JoinConstraint::Natural)
             )
         }) {
-            let (plan, scope) = self.joined(twj)?;
+            let (plan, scope) = match self.joined(twj, false) {
+                Ok((plan, scope, _)) => (plan, scope),
+                // Refused or unresolved apart from the domain: it may read the enclosing
+                // query's columns, and planned per outer value it can (its error, if any,
+                // is the one that saw every name).
+                Err(_) if self.domain => {
+                    let (plan, scope, dcols) = self.joined(twj, true)?;
+                    return self.push_per_domain(plan, scope, &dcols);
+                }
+                Err(e) => return Err(e),
+            };
             return self.push_rel(plan, scope);
         }
         let start = self.scope.len();
@@ -226,30 +247,84 @@ impl FromBuilder<'_> {
         subquery: &Query,
         alias: &TableAlias,
     ) -> Result<(), PlanError> {
+        let (plan, scope, dcols) = self.derived_per_domain(subquery, alias)?;
+        self.push_per_domain(plan, scope, &dcols)
+    }
+
+    /// A derived table that reads the enclosing queries' columns, planned per outer value: its
+    /// output leads with the domain's columns, hidden in its scope.
+    fn derived_per_domain(
+        &self,
+        subquery: &Query,
+        alias: &TableAlias,
+    ) -> Result<(Plan, Scope, Vec<usize>), PlanError> {
         let nd = self.cx.outer.as_ref().map_or(0, |o| o.scope.len());
         let (plan, scope) = plan_subquery(self.cx, subquery)?;
         debug_assert_eq!(scope.outer_prefix(), nd);
-        let start = self.scope.len();
-        let mut items: Vec<ScopeItem> = scope.items[..nd]
-            .iter()
-            .map(|i| ScopeItem {
-                table: None,
-                name: DOMAIN_COPY.to_string(),
-                level: HIDDEN,
-                ..i.clone()
-            })
-            .collect();
+        let mut items: Vec<ScopeItem> = scope.items[..nd].iter().map(domain_copy).collect();
         let own = Scope {
             items: scope.items[nd..].to_vec(),
         };
         items.extend(aliased(own, Some(alias), &fold(&alias.name))?.items);
-        self.push_rel(plan, Scope { items })?;
-        let domain = null_safe((0..nd).map(ScalarExpr::Column).collect());
-        let copies = null_safe((start..start + nd).map(ScalarExpr::Column).collect());
+        Ok((plan, Scope { items }, (0..nd).collect()))
+    }
+
+    /// A FROM item planned per outer value (`dcols`: where its copies of the domain's columns
+    /// are), joined to this query's domain on them, NULL-safely.
+    fn push_per_domain(
+        &mut self,
+        plan: Plan,
+        scope: Scope,
+        dcols: &[usize],
+    ) -> Result<(), PlanError> {
+        let start = self.scope.len();
+        self.push_rel(plan, scope)?;
+        let domain = null_safe((0..dcols.len()).map(ScalarExpr::Column).collect());
+        let copies = null_safe(
+            dcols
+                .iter()
+                .map(|c| ScalarExpr::Column(start + c))
+                .collect(),
+        );
         for (d, c) in domain.into_iter().zip(copies) {
             self.predicates.push(d.call_binary(BinaryFunc::Eq, c));
         }
         Ok(())
+    }
+
+    /// One FROM item of a join list planned per outer value, leading with its copies of the
+    /// domain's columns: a derived table reading the enclosing queries' columns is planned with
+    /// them, a parenthesized join per outer value in turn, anything else crossed with the
+    /// domain (each outer value sees all of its rows).
+    fn factor_per_domain(
+        &self,
+        factor: &TableFactor,
+    ) -> Result<(Plan, Scope, Vec<usize>), PlanError> {
+        match factor {
+            TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias: Some(alias),
+                sample: None,
+            } if reads_outer(self.cx, subquery)? => self.derived_per_domain(subquery, alias),
+            TableFactor::NestedJoin {
+                table_with_joins,
+                alias: None,
+            } => self.joined(table_with_joins, true),
+            _ => {
+                let outer = self.cx.outer.as_ref().expect("planned per domain");
+                let nd = outer.scope.len();
+                let (plan, scope) = self.factor(factor)?;
+                let plan = Plan::Join {
+                    left: Box::new(outer.plan.clone()),
+                    right: Box::new(plan),
+                    left_key: Vec::new(),
+                    right_key: Vec::new(),
+                };
+                let items = outer.scope.items.iter().map(domain_copy).collect();
+                Ok((plan, Scope { items }.concat(scope), (0..nd).collect()))
+            }
+        }
     }
 
     /// Adds a planned FROM item (possibly an outer join of several) as one relation.
@@ -336,12 +411,13 @@ impl FromBuilder<'_> {
                 let Some(alias) = alias else {
                     return Err(PlanError::syntax("subquery in FROM must have an alias"));
                 };
-                // The FROM list of a correlated subquery joins such a table to its domain
-                // (`add_correlated_derived`); an outer or parenthesized join does not.
+                // Such a table is planned per outer value (`factor_per_domain`): planned here,
+                // apart from the domain, it cannot be. The join list is planned again per
+                // outer value on this error.
                 if reads_outer(self.cx, subquery)? {
                     return Err(PlanError::unsupported(
-                        "a subquery in FROM that reads an enclosing query's columns inside an \
-                         outer or parenthesized join",
+                        "a subquery in FROM that reads an enclosing query's columns, planned \
+                         apart from that query's values",
                     ));
                 }
                 let (plan, scope) = plan_subquery(&self.cx.uncorrelated(), subquery)?;
@@ -370,8 +446,26 @@ impl FromBuilder<'_> {
 
     /// A join list with outer joins, planned as one relation from left to right: each join's
     /// ON condition is evaluated with the join, not moved past it.
-    fn joined(&self, twj: &TableWithJoins) -> Result<(Plan, Scope), PlanError> {
-        let (mut plan, mut scope) = self.factor(&twj.relation)?;
+    ///
+    /// `per_domain` plans it per outer value of a correlated subquery, so that its FROM items
+    /// and ON conditions may read the enclosing queries' columns: each item leads with copies
+    /// of the domain's columns (`factor_per_domain`), each join also matches them NULL-safely,
+    /// and the joined row's copies are COALESCE of the sides' (a side padded with NULLs has
+    /// NULL copies; where both are NULL the outer value is NULL). Also returns where the
+    /// copies are (none without `per_domain`).
+    fn joined(
+        &self,
+        twj: &TableWithJoins,
+        per_domain: bool,
+    ) -> Result<(Plan, Scope, Vec<usize>), PlanError> {
+        let item = |f: &TableFactor| {
+            if per_domain {
+                self.factor_per_domain(f)
+            } else {
+                self.factor(f).map(|(p, s)| (p, s, Vec::new()))
+            }
+        };
+        let (mut plan, mut scope, mut dcols) = item(&twj.relation)?;
         for join in &twj.joins {
             let (kind, constraint) = match &join.join_operator {
                 JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, Some(c)),
@@ -381,7 +475,7 @@ impl FromBuilder<'_> {
                 JoinOperator::CrossJoin(JoinConstraint::None) => (JoinKind::Inner, None),
                 other => return Err(PlanError::unsupported(format!("join {other:?}"))),
             };
-            let (rplan, rscope) = self.factor(&join.relation)?;
+            let (rplan, rscope, rdcols) = item(&join.relation)?;
             let nl = scope.len();
             let using = match constraint {
                 Some(JoinConstraint::Using(names)) => {
@@ -399,13 +493,24 @@ impl FromBuilder<'_> {
             };
             let (lscope, rscope_kept) = (scope.clone(), rscope.clone());
             let both = scope.clone().concat(rscope);
-            let on = match constraint {
+            let mut on = match constraint {
                 None => Vec::new(),
+                Some(JoinConstraint::On(on)) if per_domain => {
+                    // The enclosing queries' columns are read from the left side's copies.
+                    let np = dcols.len();
+                    let mut items = self.scope.items[..np].to_vec();
+                    items.extend_from_slice(&both.items);
+                    let pred = ExprContext::new(&Scope { items }, "JOIN conditions")
+                        .with_catalog(self.cx.catalog)
+                        .bind_condition(on)?;
+                    let mut e = pred.expr;
+                    e.map_columns(&|c| if c < np { dcols[c] } else { c - np });
+                    conjuncts(vec![e])
+                }
                 Some(JoinConstraint::On(on)) => {
                     let pred = ExprContext::new(&both, "JOIN conditions")
                         .with_catalog(self.cx.catalog)
-                        .bind_condition(on)
-                        .map_err(|e| self.outer_reference_refused(on, &both).unwrap_or(e))?;
+                        .bind_condition(on)?;
                     conjuncts(vec![pred.expr])
                 }
                 Some(JoinConstraint::Using(_) | JoinConstraint::Natural) => using
@@ -418,9 +523,39 @@ impl FromBuilder<'_> {
                     ))
                 }
             };
+            let copies: Vec<(usize, usize)> = dcols
+                .iter()
+                .zip(&rdcols)
+                .map(|(&l, &r)| (l, nl + r))
+                .collect();
+            let (lcopies, rcopies): (Vec<_>, Vec<_>) = copies
+                .iter()
+                .map(|&(l, r)| (ScalarExpr::Column(l), ScalarExpr::Column(r)))
+                .unzip();
+            for (l, r) in null_safe(lcopies).into_iter().zip(null_safe(rcopies)) {
+                on.push(l.call_binary(BinaryFunc::Eq, r));
+            }
             let types: Vec<ScalarType> = both.items.iter().map(|i| i.ty.scalar).collect();
             plan = outer_join(kind, (plan, rplan), &types, nl, on);
             let mut items = both.items;
+            if per_domain {
+                // The joined row's copies of the domain columns, appended.
+                let n = items.len();
+                plan = Plan::Map {
+                    input: Box::new(plan),
+                    exprs: copies
+                        .iter()
+                        .map(|&(l, r)| ScalarExpr::Variadic {
+                            func: VariadicFunc::Coalesce,
+                            exprs: vec![ScalarExpr::Column(l), ScalarExpr::Column(r)],
+                        })
+                        .collect(),
+                };
+                let merged: Vec<ScopeItem> =
+                    copies.iter().map(|&(l, _)| items[l].clone()).collect();
+                items.extend(merged);
+                dcols = (n..n + copies.len()).collect();
+            }
             for (i, item) in items.iter_mut().enumerate() {
                 let padded = match kind {
                     JoinKind::Inner => false,
@@ -440,29 +575,14 @@ impl FromBuilder<'_> {
                 let right = Scope {
                     items: scope.items.split_off(nl),
                 };
+                let before = nl + right.len();
                 (plan, scope) = using.finish(plan, scope, right, merge)?;
+                // The merged USING columns come first.
+                let shift = scope.len() - before;
+                dcols.iter_mut().for_each(|c| *c += shift);
             }
         }
-        Ok((plan, scope))
-    }
-
-    /// When an outer join's ON condition binds only with a correlated subquery's outer columns
-    /// in scope: the refusal for it. Such a join list is planned apart from the subquery's
-    /// domain of outer values, so those columns cannot be read there yet.
-    fn outer_reference_refused(&self, on: &Expr, both: &Scope) -> Option<PlanError> {
-        let np = self.scope.outer_prefix();
-        if np == 0 {
-            return None;
-        }
-        let mut items = self.scope.items[..np].to_vec();
-        items.extend_from_slice(&both.items);
-        ExprContext::new(&Scope { items }, "JOIN conditions")
-            .with_catalog(self.cx.catalog)
-            .bind_condition(on)
-            .ok()?;
-        Some(PlanError::unsupported(
-            "an outer join condition that reads columns of an enclosing query",
-        ))
+        Ok((plan, scope, dcols))
     }
 
     /// Builds the left-deep join with predicates placed as early as they can be evaluated.
