@@ -141,9 +141,11 @@ pub fn plan_explain(
         }
     };
     let text = match stage {
-        ExplainStage::Physical => {
-            physical_text(&physical_plan(plan, catalog), index_key.as_deref(), catalog)
-        }
+        ExplainStage::Physical => physical_text(
+            &physical_plan(plan, catalog)?,
+            index_key.as_deref(),
+            catalog,
+        ),
         ExplainStage::Optimized => {
             plan_text(&optimize(plan, catalog), index_key.as_deref(), catalog)
         }

@@ -152,11 +152,9 @@ impl<'a> ExprContext<'a> {
             }
             Expr::Nested(inner) => self.bind(inner),
             Expr::UnaryOp { op, expr } => match op {
-                UnaryOperator::Minus => match expr.as_ref() {
-                    Expr::Value(v) if matches!(v.value, Value::Number(..)) => {
-                        literal(&v.value, true)
-                    }
-                    _ => ops::negate(self.bind(expr)?),
+                UnaryOperator::Minus => match signed_number(expr, true) {
+                    Some((v, negative)) => literal(v, negative),
+                    None => ops::negate(self.bind(expr)?),
                 },
                 UnaryOperator::Plus => {
                     let t = self.bind(expr)?;
@@ -531,6 +529,21 @@ pub fn literal(v: &Value, negative: bool) -> Result<Typed, PlanError> {
         }),
         Value::Placeholder(p) => Err(PlanError::unsupported(format!("parameter {p}"))),
         other => Err(PlanError::unsupported(format!("literal {other}"))),
+    }
+}
+
+/// A number under `-` signs and parentheses, and whether an odd count of signs negates it
+/// (starting from `negative`): PostgreSQL's parser negates such a constant's text in place, so
+/// `-(-2147483648)` is the bigint 2147483648, not a negation of an int4 that overflows.
+fn signed_number(e: &Expr, negative: bool) -> Option<(&Value, bool)> {
+    match e {
+        Expr::Value(v) if matches!(v.value, Value::Number(..)) => Some((&v.value, negative)),
+        Expr::Nested(inner) => signed_number(inner, negative),
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => signed_number(expr, !negative),
+        _ => None,
     }
 }
 

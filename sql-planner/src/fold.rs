@@ -1,22 +1,50 @@
 //! Constant folding: evaluating, at plan time, expressions that read no column, and plans that
 //! read no collection.
 //!
-//! PostgreSQL folds constants while planning, so `SELECT 1/0` fails when planned (22012) even
-//! if no row would reach the expression; kpg does the same by folding each expression node as
-//! the binder builds it (children first). A conditional with a constant condition keeps only
-//! the branch taken, so `CASE WHEN true THEN 1 ELSE x END` is `1`. Plans made only of
-//! `Constant`, `Map`, `Filter` and `Project` (VALUES, SELECT without FROM, INSERT ... VALUES)
-//! are evaluated into a single `Constant`.
+//! PostgreSQL folds constants while planning, so `SELECT 1/0 FROM t` fails when planned (22012)
+//! even if no row would reach the expression, but its simplifier never reaches what a constant
+//! makes unreachable: `coalesce(1, 1/0)` is 1, `CASE WHEN true THEN 1 ELSE 1/0 END` is 1,
+//! `false AND 1/0 = 1` is false. kpg folds each expression node as the binder builds it
+//! (children first); a node that fails to evaluate is left unfolded, and a conditional with a
+//! constant condition keeps only the branch taken (likewise COALESCE after a non-NULL constant,
+//! AND after FALSE, OR after TRUE). Once the plan is whole, `check` raises the error of every
+//! unfolded constant left where PostgreSQL's simplifier would have evaluated it. Plans made
+//! only of `Constant`, `Map`, `Filter` and `Project` (VALUES, SELECT without FROM, INSERT ...
+//! VALUES) are evaluated into a single `Constant`.
 
 use crate::error::PlanError;
-use kpg_types::{Datum, Plan, Row, ScalarExpr};
+use kpg_types::{BinaryFunc, Datum, Plan, Row, ScalarExpr, VariadicFunc};
 
-/// Folds one node whose children are already folded.
+/// Folds one node whose children are already folded. A constant that fails to evaluate is
+/// left as it is, for `check` or the rows to raise.
 pub fn node(e: ScalarExpr) -> Result<ScalarExpr, PlanError> {
     let all_literal = match &e {
         ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::Subquery(_) => return Ok(e),
         ScalarExpr::Unary { expr, .. } => is_literal(expr),
+        ScalarExpr::Binary {
+            func: func @ (BinaryFunc::And | BinaryFunc::Or),
+            left,
+            right,
+        } => {
+            let decisive = Datum::Bool(*func == BinaryFunc::Or);
+            if left.as_ref() == &ScalarExpr::Literal(decisive.clone()) {
+                return Ok(ScalarExpr::Literal(decisive));
+            }
+            is_literal(left) && is_literal(right)
+        }
         ScalarExpr::Binary { left, right, .. } => is_literal(left) && is_literal(right),
+        ScalarExpr::Variadic {
+            func: VariadicFunc::Coalesce,
+            exprs,
+        } => {
+            let first = exprs
+                .iter()
+                .find(|a| a != &&ScalarExpr::Literal(Datum::Null));
+            if let Some(ScalarExpr::Literal(d)) = first {
+                return Ok(ScalarExpr::Literal(d.clone()));
+            }
+            exprs.iter().all(is_literal)
+        }
         ScalarExpr::Variadic { exprs, .. } => exprs.iter().all(is_literal),
         ScalarExpr::If { cond, then, els } => {
             if let ScalarExpr::Literal(c) = cond.as_ref() {
@@ -29,11 +57,84 @@ pub fn node(e: ScalarExpr) -> Result<ScalarExpr, PlanError> {
             false
         }
     };
-    if all_literal {
-        Ok(ScalarExpr::Literal(e.eval(&[])?))
-    } else {
-        Ok(e)
+    Ok(match all_literal.then(|| e.eval(&[])) {
+        Some(Ok(d)) => ScalarExpr::Literal(d),
+        _ => e,
+    })
+}
+
+/// Raises the error of a constant left unfolded because it fails (`node`), unless it sits
+/// where a constant makes it unreachable: after the non-NULL constant of a COALESCE, after a
+/// FALSE operand of AND or a TRUE one of OR (a CASE branch a constant rules out is already
+/// gone). This is the order PostgreSQL's simplifier evaluates in.
+pub fn check(e: &ScalarExpr) -> Result<(), PlanError> {
+    match e {
+        ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::Subquery(_) => Ok(()),
+        ScalarExpr::Variadic {
+            func: VariadicFunc::Coalesce,
+            exprs,
+        } => {
+            for a in exprs {
+                check(a)?;
+                if matches!(a, ScalarExpr::Literal(d) if !d.is_null()) {
+                    break;
+                }
+            }
+            Ok(())
+        }
+        ScalarExpr::Binary {
+            func: func @ (BinaryFunc::And | BinaryFunc::Or),
+            left,
+            right,
+        } => {
+            check(left)?;
+            if left.as_ref() == &ScalarExpr::Literal(Datum::Bool(*func == BinaryFunc::Or)) {
+                return Ok(());
+            }
+            check(right)
+        }
+        ScalarExpr::If { cond, then, els } => {
+            check(cond)?;
+            check(then)?;
+            check(els)
+        }
+        ScalarExpr::Unary { expr, .. } => {
+            check(expr)?;
+            raise(e, [expr.as_ref()])
+        }
+        ScalarExpr::Binary { left, right, .. } => {
+            check(left)?;
+            check(right)?;
+            raise(e, [left.as_ref(), right.as_ref()])
+        }
+        ScalarExpr::Variadic { exprs, .. } => {
+            exprs.iter().try_for_each(check)?;
+            raise(e, exprs.iter())
+        }
     }
+}
+
+/// The error of `e` when its operands are all constants (it was left unfolded because it
+/// fails).
+fn raise<'a>(
+    e: &ScalarExpr,
+    operands: impl IntoIterator<Item = &'a ScalarExpr>,
+) -> Result<(), PlanError> {
+    if operands.into_iter().all(is_literal) {
+        e.eval(&[])?;
+    }
+    Ok(())
+}
+
+/// `check` of every expression of a plan.
+pub fn check_plan(p: &Plan) -> Result<(), PlanError> {
+    let mut result = Ok(());
+    p.visit(&mut |node| {
+        if result.is_ok() {
+            result = node.own_exprs().into_iter().try_for_each(check);
+        }
+    });
+    result
 }
 
 fn is_literal(e: &ScalarExpr) -> bool {
@@ -103,12 +204,30 @@ mod tests {
         let e = ScalarExpr::Literal(Datum::Int32(1))
             .call_binary(BinaryFunc::Add, ScalarExpr::Literal(Datum::Int32(2)));
         assert_eq!(node(e).unwrap(), ScalarExpr::Literal(Datum::Int32(3)));
-        let e = ScalarExpr::Literal(Datum::Int32(1))
-            .call_binary(BinaryFunc::Div, ScalarExpr::Literal(Datum::Int32(0)));
-        assert_eq!(node(e).unwrap_err().code, "22012");
-        let e = ScalarExpr::Column(0)
-            .call_binary(BinaryFunc::Add, ScalarExpr::Literal(Datum::Int32(2)));
+        let lit = |i| ScalarExpr::Literal(Datum::Int32(i));
+        let fails = lit(1).call_binary(BinaryFunc::Div, lit(0));
+        // Left unfolded for `check`, which raises it.
+        assert_eq!(node(fails.clone()).unwrap(), fails);
+        assert_eq!(check(&fails).unwrap_err().code, "22012");
+        let e = ScalarExpr::Column(0).call_binary(BinaryFunc::Add, lit(2));
         assert_eq!(node(e.clone()).unwrap(), e);
+        // Unreachable after a constant: not raised, as PostgreSQL's simplifier never gets there.
+        let coalesce = |exprs| ScalarExpr::Variadic {
+            func: kpg_types::VariadicFunc::Coalesce,
+            exprs,
+        };
+        let c = node(coalesce(vec![lit(1), fails.clone()])).unwrap();
+        assert_eq!(c, lit(1));
+        let c = node(coalesce(vec![ScalarExpr::Column(0), lit(1), fails.clone()])).unwrap();
+        assert!(check(&c).is_ok());
+        let c = coalesce(vec![ScalarExpr::Column(0), fails.clone(), lit(1)]);
+        assert_eq!(check(&c).unwrap_err().code, "22012");
+        let cmp = fails.clone().call_binary(BinaryFunc::Eq, lit(1));
+        let f = ScalarExpr::Literal(Datum::Bool(false));
+        let and = node(f.clone().call_binary(BinaryFunc::And, cmp.clone())).unwrap();
+        assert_eq!(and, f);
+        let and = cmp.call_binary(BinaryFunc::And, f);
+        assert_eq!(check(&and).unwrap_err().code, "22012");
     }
 
     #[test]

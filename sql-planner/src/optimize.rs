@@ -15,6 +15,7 @@ use kpg_types::Plan;
 
 use crate::catalog::Catalog;
 use crate::demand::{prune_columns, tidy};
+use crate::error::PlanError;
 use crate::index_reuse::use_indexes;
 use crate::join_order::order_joins;
 use crate::pushdown::push_predicates;
@@ -25,9 +26,11 @@ pub fn optimize(plan: Plan, catalog: &dyn Catalog) -> Plan {
     prune_columns(push_predicates(plan, catalog), false, catalog)
 }
 
-/// The plan the runtime renders for a decorrelated plan.
-pub fn physical_plan(plan: Plan, catalog: &dyn Catalog) -> Plan {
-    share_common(physical_plan_unshared(plan, catalog))
+/// The plan the runtime renders for a decorrelated plan; first, the error of a constant
+/// expression that fails where PostgreSQL's planner evaluates it (`fold::check`).
+pub fn physical_plan(plan: Plan, catalog: &dyn Catalog) -> Result<Plan, PlanError> {
+    crate::fold::check_plan(&plan)?;
+    Ok(share_common(physical_plan_unshared(plan, catalog)))
 }
 
 /// The physical plan before repeated subtrees are bound (`share.rs`).

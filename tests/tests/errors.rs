@@ -262,3 +262,34 @@ async fn unsupported_is_0a000() {
         assert_eq!(query(&c, "SELECT i FROM t").await, rows(&[]));
     }
 }
+
+/// Constants that fail are raised while planning, as PostgreSQL's planner folds them (even when
+/// no row would reach them), except where a constant makes them unreachable: after the
+/// non-NULL constant of a COALESCE, in a CASE branch a constant condition rules out, after
+/// FALSE AND or TRUE OR.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failing_constants_where_postgres_folds_them() {
+    let (_kpg, _pg, s) = setup().await;
+    for q in [
+        "SELECT coalesce(1, 1/0)",
+        "SELECT coalesce(NULL, 2, 1/0)",
+        "SELECT CASE WHEN true THEN 1 ELSE 1/0 END",
+        "SELECT CASE WHEN false THEN 1/0 ELSE 2 END",
+        "SELECT true OR 1/0 = 1, false AND 1/0 = 1",
+        "SELECT i, coalesce(2, i / 0) FROM t",
+        "SELECT i FROM t WHERE false AND 1/0 = 1",
+        "SELECT i, CASE WHEN 1 > 2 THEN 1/0 ELSE i END FROM t",
+        "SELECT -(-2147483648), - -2147483648, -(-9223372036854775808)",
+    ] {
+        s.check(q).await;
+    }
+    for e in [
+        "SELECT coalesce(i, 1/0) FROM t",
+        "SELECT CASE WHEN i > 5 THEN 1/0 END FROM t",
+        "SELECT i FROM t WHERE i > 5 AND 1/0 = 1",
+        "SELECT 1/0 = 1 AND false",
+        "SELECT i FROM t WHERE i IN (SELECT 1/0)",
+    ] {
+        s.check_error(e).await;
+    }
+}

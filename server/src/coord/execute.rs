@@ -204,7 +204,7 @@ impl Coordinator {
                     set_view_sql(&mut state.catalog, id, stmt);
                     return Ok(ExecuteResult::Command(tag.into()));
                 }
-                let optimized = Self::optimize(&state, plan.clone());
+                let optimized = Self::optimize(&state, plan.clone())?;
                 Self::check_imports(&state, &optimized)?;
                 // The view reads its inputs, the views it names and any index it imports;
                 // none of them may be dropped while the view exists.
@@ -304,7 +304,7 @@ impl Coordinator {
             Some(Kind::View) => {
                 let definition = kpg_sql::Catalog::definition(&state.catalog, on)
                     .ok_or_else(|| ExecError::internal("view without a definition"))?;
-                let plan = Self::optimize(state, definition);
+                let plan = Self::optimize(state, definition)?;
                 Self::check_imports(state, &plan)?;
                 state.catalog.add_dependencies(on, plan.index_imports());
                 plan

@@ -254,7 +254,7 @@ impl Coordinator {
         let mut fast_read = None;
         let rows = self
             .read(|coord, state, peek_id, timestamp| {
-                let plan = Self::optimize(state, plan);
+                let plan = Self::optimize(state, plan)?;
                 Self::check_imports(state, &plan)?;
                 let fast = fast_path::fast_peek(&plan, &state.catalog);
                 match &fast {
@@ -386,8 +386,8 @@ impl Coordinator {
 
     /// The plan the runtime renders: optimized, its joins ordered so that as many inputs as
     /// possible read the indexes the catalog has, and reading them.
-    fn optimize(state: &State, plan: Plan) -> Plan {
-        kpg_sql::physical_plan(plan, &state.catalog)
+    fn optimize(state: &State, plan: Plan) -> Result<Plan, ExecError> {
+        Ok(kpg_sql::physical_plan(plan, &state.catalog)?)
     }
 
     /// The earliest time at which `plan`'s inputs are all readable (not compacted away, and
@@ -414,7 +414,7 @@ impl Coordinator {
     ) -> Result<Subscription, ExecError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut state = self.lock();
-        let plan = Self::optimize(&state, plan);
+        let plan = Self::optimize(&state, plan)?;
         Self::check_imports(&state, &plan)?;
         let valid_from = Self::read_since(&state, &plan);
         let as_of = match options.as_of {

@@ -52,7 +52,7 @@ const QUERIES: &[&str] = &[
 fn physical_plans_compute_repeated_subtrees_once() {
     let cat = catalog();
     let sql = QUERIES.last().unwrap();
-    let physical = physical_plan(decorrelated(sql, &cat), &cat);
+    let physical = physical_plan(decorrelated(sql, &cat), &cat).unwrap();
     let mut lets = 0;
     physical.visit(&mut |p| lets += matches!(p, Plan::Let { .. }) as usize);
     assert!(lets > 0, "{physical}");
@@ -83,7 +83,7 @@ fn rewrites_keep_results() {
             Ok(expected.clone()),
             "{sql}\n{p}\noptimized:\n{optimized}"
         );
-        let physical = physical_plan(p, &cat);
+        let physical = physical_plan(p, &cat).unwrap();
         assert_eq!(
             try_eval(&physical, &cat),
             Ok(expected),
@@ -168,7 +168,8 @@ fn join_inputs_are_narrowed_in_the_physical_plan() {
     let p = physical_plan(
         decorrelated("SELECT t.b FROM t JOIN u ON t.a = u.a", &cat),
         &cat,
-    );
+    )
+    .unwrap();
     let Plan::Project { input, .. } = &p else {
         panic!("{p}")
     };
