@@ -476,6 +476,16 @@ impl FromBuilder<'_> {
                 other => return Err(PlanError::unsupported(format!("join {other:?}"))),
             };
             let (rplan, rscope, rdcols) = item(&join.relation)?;
+            if let Some(t) = rscope.items.iter().find_map(|r| {
+                r.table
+                    .as_ref()
+                    .filter(|t| scope.items.iter().any(|l| l.table.as_ref() == Some(t)))
+            }) {
+                return Err(PlanError::new(
+                    "42712",
+                    format!("table name \"{t}\" specified more than once"),
+                ));
+            }
             let nl = scope.len();
             let using = match constraint {
                 Some(JoinConstraint::Using(names)) => {
@@ -568,7 +578,8 @@ impl FromBuilder<'_> {
             scope = Scope { items };
             if let Some(using) = using {
                 let merge = match kind {
-                    JoinKind::Inner | JoinKind::Left => Merge::Left,
+                    JoinKind::Inner => Merge::Either,
+                    JoinKind::Left => Merge::Left,
                     JoinKind::Right => Merge::Right,
                     JoinKind::Full => Merge::Coalesce,
                 };

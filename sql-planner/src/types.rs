@@ -209,7 +209,16 @@ pub fn common_type(types: &[Option<ScalarType>], what: &str) -> Result<ScalarTyp
             },
         });
     }
-    Ok(acc.unwrap_or(ScalarType::Text))
+    // A length or precision survives only if every input has it (an unknown literal has
+    // none): `coalesce(c, 'zz')` over a char(4) is bpchar, so 'zz' is not padded.
+    Ok(match acc {
+        None => ScalarType::Text,
+        Some(t) if types.iter().all(|u| *u == Some(t)) => t,
+        Some(ScalarType::Numeric { .. }) => ScalarType::NUMERIC,
+        Some(ScalarType::VarChar { .. }) => ScalarType::VarChar { max_length: None },
+        Some(ScalarType::Char { .. }) => ScalarType::Char { length: None },
+        Some(t) => t,
+    })
 }
 
 /// Converts every expression to `ty` (implicitly), for constructs with a common type.

@@ -4,8 +4,10 @@
 //! must name exactly one visible column on each side. The join is the join ON `l.c = r.c` (both
 //! converted to their common type), and its columns are the merged columns first, in USING
 //! order, then the left side's columns, then the right side's. A merged column is the left
-//! side's value (INNER, LEFT), the right side's (RIGHT), or `COALESCE(l.c, r.c)` (FULL); it has
-//! no table name, so `c` names it while `l.c` and `r.c` still name the sides' own columns.
+//! side's value (LEFT), the right side's (RIGHT), `COALESCE(l.c, r.c)` (FULL), or for INNER
+//! the side whose value needs no conversion to the common type (the left if both or neither
+//! do); it has no table name, so `c` names it while `l.c` and `r.c` still name the sides' own
+//! columns.
 //!
 //! The sides' copies of the join columns stay in the scope for qualified references and `t.*`
 //! but are hidden from unqualified names and from `*`: they sit at level `HIDDEN`, a level no
@@ -23,6 +25,9 @@ pub const HIDDEN: usize = usize::MAX / 4;
 /// How a USING join fills the merged column.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Merge {
+    /// Either side's (an inner join): the one that needs no conversion to the common type, the
+    /// left if both or neither do, as PostgreSQL picks.
+    Either,
     Left,
     Right,
     Coalesce,
@@ -146,7 +151,11 @@ impl UsingColumns {
             let rv = self.converted(&right, r, nl, &ty)?;
             let (li, ri) = (&left.items[l], &right.items[r]);
             let (expr, nullable) = match merge {
-                Merge::Left => (lv, li.ty.nullable),
+                Merge::Either if !matches!(lv, ScalarExpr::Column(_)) => match rv {
+                    ScalarExpr::Column(_) => (rv, ri.ty.nullable),
+                    _ => (lv, li.ty.nullable),
+                },
+                Merge::Either | Merge::Left => (lv, li.ty.nullable),
                 Merge::Right => (rv, ri.ty.nullable),
                 Merge::Coalesce => (
                     ScalarExpr::Variadic {

@@ -241,6 +241,11 @@ async fn char_n_pads_and_compares_like_postgres() {
         "SELECT k, a FROM c ORDER BY a, k",
         "SELECT max(a), min(b) FROM c",
         "SELECT k, CASE WHEN k > 2 THEN a ELSE b END, coalesce(b, a), CASE WHEN k > 2 THEN a ELSE t END FROM c",
+        // With an unknown literal the common type is bpchar without a length: nothing padded.
+        "SELECT k, '|' || coalesce(a, 'zz') || '|', '|' || coalesce(b, 'zz'::char(3)) || '|' FROM c",
+        "SELECT '|' || x || '|' FROM (SELECT a FROM c UNION SELECT 'q') s(x)",
+        "SELECT '|' || x || '|' FROM (SELECT 'ab'::char(4) UNION ALL SELECT 'x') s(x)",
+        "SELECT '|' || CASE WHEN k = 1 THEN b ELSE 'w' END || '|' FROM c",
     ] {
         s.check(q).await;
     }

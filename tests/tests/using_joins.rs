@@ -63,8 +63,34 @@ async fn using_and_natural_columns_match_postgres() {
         "SELECT * FROM a JOIN b USING (x)",
         "SELECT * FROM a JOIN c USING (id, z)",
         "SELECT * FROM a JOIN b USING (id) JOIN a AS b2 USING (name, nope)",
+        "SELECT * FROM a JOIN a USING (id)",
+        "SELECT * FROM a LEFT JOIN b ON true JOIN a ON true",
     ] {
         s.check_error(q).await;
+    }
+}
+
+/// An inner join's merged column is the side whose value needs no conversion to the common
+/// type (PostgreSQL shows the numeric 1.0, not the integer 1 converted).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn merged_column_of_differing_types() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE j1 (k int, a text)").await;
+    s.exec("CREATE TABLE j2 (k numeric, b text)").await;
+    s.exec("INSERT INTO j1 VALUES (1, 'x'), (2, 'y')").await;
+    s.exec("INSERT INTO j2 VALUES (1.0, 'p'), (2.50, 'q'), (2.00, 'r')")
+        .await;
+    for q in [
+        "SELECT * FROM j1 JOIN j2 USING (k)",
+        "SELECT * FROM j2 JOIN j1 USING (k)",
+        "SELECT k, count(*) FROM j1 JOIN j2 USING (k) GROUP BY k",
+        "SELECT * FROM j1 LEFT JOIN j2 USING (k)",
+        "SELECT * FROM j1 RIGHT JOIN j2 USING (k)",
+        "SELECT * FROM j1 FULL JOIN j2 USING (k)",
+        "SELECT * FROM j1 NATURAL JOIN (SELECT k, b AS a FROM j2) n",
+    ] {
+        s.check(q).await;
     }
 }
 
