@@ -301,9 +301,28 @@ async fn real_values_arithmetic_and_errors() {
         "SELECT '3e38'::float8::real * 2::real",
         "SELECT '1e300'::float8::real",
         "SELECT x % y FROM r",
+        "SELECT '1e400'::float8",
+        "SELECT '-1e400'::float8",
+        "SELECT '1e-400'::float8",
+        "SELECT sum(x::float8 * 1e300::float8) FROM r WHERE id IN (2, 8)",
     ] {
         s.check_error(q).await;
     }
+    // PostgreSQL 15's texts for input out of range.
+    for (q, message) in [
+        (
+            "SELECT '1e-50'::real",
+            "\"1e-50\" is out of range for type real",
+        ),
+        (
+            "SELECT '1e400'::float8",
+            "\"1e400\" is out of range for type double precision",
+        ),
+    ] {
+        assert_eq!(s.check_error(q).await.1, message);
+    }
+    s.check("SELECT '1e-320'::float8, '0e500'::float8, '-0.0e-999'::float8, 'inf'::float8")
+        .await;
     s.exec("INSERT INTO r VALUES (12, 2.25, 0.25), (13, -4, 8)")
         .await;
     s.exec("DELETE FROM r WHERE id = 1").await;

@@ -114,11 +114,17 @@ impl AggregateFunc {
             }
             AggregateFunc::SumFloat64 => {
                 let mut acc: Option<f64> = None;
+                let mut infinite_term = false;
                 for (d, n) in values {
                     let Datum::Float64(v) = d else {
                         unreachable!("sum(float8) over {d:?}")
                     };
+                    infinite_term |= v.0.is_infinite();
                     acc = Some(acc.unwrap_or(0.0) + v.0 * n as f64);
+                }
+                // PostgreSQL's float8 addition: an infinite result of finite terms overflowed.
+                if acc.is_some_and(f64::is_infinite) && !infinite_term {
+                    return Err(EvalError::FloatOverflow);
                 }
                 acc.map_or(Datum::Null, |f| Datum::Float64(OrderedFloat(f)))
             }

@@ -203,16 +203,20 @@ impl Datum {
                     invalid()
                 }
             }),
-            ScalarType::Float32 => {
-                let f = parse_float(trimmed).ok_or_else(invalid)?;
-                float32(f).map_err(|_| EvalError::OutOfRangeValue {
+            ScalarType::Float32 | ScalarType::Float64 => {
+                let out_of_range = || EvalError::FloatInputOutOfRange {
                     value: text.to_string(),
                     type_name: ty.to_string(),
-                })
+                };
+                let f = parse_float(trimmed).ok_or_else(invalid)?;
+                if out_of_float_range(trimmed, f) {
+                    return Err(out_of_range());
+                }
+                match ty {
+                    ScalarType::Float32 => float32(f).map_err(|_| out_of_range()),
+                    _ => Ok(Datum::Float64(OrderedFloat(f))),
+                }
             }
-            ScalarType::Float64 => parse_float(trimmed)
-                .map(|f| Datum::Float64(OrderedFloat(f)))
-                .ok_or_else(invalid),
             ScalarType::Numeric { .. } => {
                 let d = Numeric::parse(trimmed).map_err(|e| e.into_eval(text, "numeric"))?;
                 Datum::Numeric(d).cast_numeric(ty)
@@ -305,6 +309,16 @@ pub fn float32(f: f64) -> Result<Datum, EvalError> {
         return Err(EvalError::FloatUnderflow);
     }
     Ok(Datum::Float32(OrderedFloat(r)))
+}
+
+/// Whether the number text `s`, read as `f`, was out of the double range, as strtod's ERANGE
+/// tells PostgreSQL: too large (infinite, though no infinity was written), or nonzero digits
+/// that read as zero.
+fn out_of_float_range(s: &str, f: f64) -> bool {
+    let written_infinity = s.to_ascii_lowercase().contains("inf");
+    let mantissa = s.split(['e', 'E']).next().unwrap_or("");
+    let nonzero = mantissa.chars().any(|c| matches!(c, '1'..='9'));
+    (f.is_infinite() && !written_infinity) || (f == 0.0 && nonzero)
 }
 
 fn parse_float(s: &str) -> Option<f64> {
