@@ -220,11 +220,12 @@ impl<'a> ExprContext<'a> {
                 if *any {
                     return Err(PlanError::unsupported("LIKE ANY"));
                 }
-                if escape_char.is_some() {
-                    return Err(PlanError::unsupported("LIKE ... ESCAPE"));
-                }
                 let ci = matches!(e, Expr::ILike { .. });
-                ops::like(ci, *negated, self.bind(expr)?, self.bind(pattern)?)
+                let mut pattern = self.bind(pattern)?;
+                if let Some(escape) = escape_char {
+                    pattern = ops::like_escape(pattern, self.bind(escape)?)?;
+                }
+                ops::like(ci, *negated, self.bind(expr)?, pattern)
             }
             Expr::Cast {
                 kind,

@@ -121,6 +121,10 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
     if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
         return crate::pg_compat::array_subquery(cx, q);
     }
+    if NOT_YET.contains(&name.as_str()) {
+        // Before the arguments: they may be ungrouped columns of an aggregate not built yet.
+        return Err(PlanError::unsupported(format!("function {name}")));
+    }
     let (args, distinct) = call_args(f)?;
     if AGGREGATES.contains(&name.as_str()) {
         return crate::aggregate::bind_aggregate(cx, &name, args, distinct);
@@ -190,9 +194,6 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
                 "lower" => crate::builtin::unary(a, UnaryFunc::Lower, ScalarType::Text),
                 _ => crate::builtin::unary(a, UnaryFunc::CharLength, ScalarType::Int32),
             }
-        }
-        _ if NOT_YET.contains(&name.as_str()) => {
-            Err(PlanError::unsupported(format!("function {name}")))
         }
         _ => match crate::scalar_funcs::call(&name, args.clone())? {
             Some(t) => Ok(t),

@@ -203,7 +203,9 @@ pub fn common_type(types: &[Option<ScalarType>], what: &str) -> Result<ScalarTyp
                 }
                 _ => {
                     return Err(PlanError::datatype_mismatch(format!(
-                        "{what} types {a} and {t} cannot be matched"
+                        "{what} types {} and {} cannot be matched",
+                        a.without_modifiers(),
+                        t.without_modifiers()
                     )))
                 }
             },
@@ -214,10 +216,7 @@ pub fn common_type(types: &[Option<ScalarType>], what: &str) -> Result<ScalarTyp
     Ok(match acc {
         None => ScalarType::Text,
         Some(t) if types.iter().all(|u| *u == Some(t)) => t,
-        Some(ScalarType::Numeric { .. }) => ScalarType::NUMERIC,
-        Some(ScalarType::VarChar { .. }) => ScalarType::VarChar { max_length: None },
-        Some(ScalarType::Char { .. }) => ScalarType::Char { length: None },
-        Some(t) => t,
+        Some(t) => t.without_modifiers(),
     })
 }
 

@@ -50,6 +50,8 @@ pub enum EvalError {
     /// ln or log of zero or a negative number.
     #[error("{0}")]
     InvalidLogArgument(String),
+    #[error("LIKE pattern must not end with escape character")]
+    LikePatternEndsWithEscape,
     /// A string function asked for a result longer than PostgreSQL allocates (1 GB).
     #[error("requested length too large")]
     LengthTooLarge,
@@ -85,6 +87,7 @@ impl EvalError {
             EvalError::InvalidPowerArgument(_) => "2201F",
             EvalError::InvalidLogArgument(_) => "2201E",
             EvalError::LengthTooLarge => "54000",
+            EvalError::LikePatternEndsWithEscape => "22025",
             EvalError::Unsupported(_) => "0A000",
             EvalError::Internal(_) => "XX000",
         }

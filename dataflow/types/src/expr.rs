@@ -434,7 +434,7 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
                 };
                 let s: Vec<char> = s.chars().collect();
                 let p: Vec<char> = p.chars().collect();
-                Datum::Bool(like(&s, &p))
+                Datum::Bool(like(&s, &p)?)
             }
             (l, r) => unreachable!("LIKE over {l:?}, {r:?}"),
         },
@@ -461,14 +461,30 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
 }
 
 /// SQL LIKE with `%`, `_` and the default escape character `\`.
-fn like(s: &[char], p: &[char]) -> bool {
-    match p.first() {
+/// Whether `s` matches the LIKE pattern `p` (`%`, `_`, `\\` escaping the next character). A
+/// pattern ending with its escape is an error once matching reaches it with text left, as in
+/// PostgreSQL (which stops without error when the text runs out first).
+fn like(s: &[char], p: &[char]) -> Result<bool, EvalError> {
+    Ok(match p.first() {
         None => s.is_empty(),
-        Some('%') => (0..=s.len()).any(|i| like(&s[i..], &p[1..])),
-        Some('_') => !s.is_empty() && like(&s[1..], &p[1..]),
-        Some('\\') if p.len() > 1 => s.first() == Some(&p[1]) && like(&s[1..], &p[2..]),
-        Some(c) => s.first() == Some(c) && like(&s[1..], &p[1..]),
-    }
+        Some('%') => {
+            for i in 0..=s.len() {
+                if like(&s[i..], &p[1..])? {
+                    return Ok(true);
+                }
+            }
+            false
+        }
+        Some('_') => !s.is_empty() && like(&s[1..], &p[1..])?,
+        Some('\\') if p.len() == 1 => {
+            if s.is_empty() {
+                return Ok(false);
+            }
+            return Err(EvalError::LikePatternEndsWithEscape);
+        }
+        Some('\\') => s.first() == Some(&p[1]) && like(&s[1..], &p[2..])?,
+        Some(c) => s.first() == Some(c) && like(&s[1..], &p[1..])?,
+    })
 }
 
 #[cfg(test)]

@@ -99,6 +99,17 @@ impl ScalarType {
         }
     }
 
+    /// The type with no length, precision or scale: what a common type keeps when its inputs'
+    /// modifiers differ, and how PostgreSQL names a type in type-matching errors.
+    pub fn without_modifiers(&self) -> ScalarType {
+        match self {
+            ScalarType::Numeric { .. } => ScalarType::NUMERIC,
+            ScalarType::VarChar { .. } => ScalarType::VarChar { max_length: None },
+            ScalarType::Char { .. } => ScalarType::Char { length: None },
+            other => *other,
+        }
+    }
+
     /// Whether SQL-equal values of this type can print differently: `3` and `3.00` in a
     /// numeric without a fixed scale, `'1 day'` and `'24 hours'`, a float's `0` and `-0`. Keys
     /// hold one canonical member of each class (`Datum::canonical`), so a plan that must tell
