@@ -10,7 +10,7 @@
 //! that has all its columns. A join without keys is a cross join.
 //!
 //! A join list containing LEFT/RIGHT/FULL OUTER joins is planned as one relation, left to
-//! right (see `outer_join`), and WHERE predicates are applied above it; so is a join list with
+//! right (`join/outer.rs`), and WHERE predicates are applied above it; so is a join list with
 //! `USING` or `NATURAL` joins, whose columns `using.rs` reshapes as PostgreSQL does.
 
 use crate::catalog::ItemKind;
@@ -25,6 +25,8 @@ use kpg_types::{BinaryFunc, ColumnType, Plan, ScalarExpr, ScalarType, UnaryFunc,
 use sqlparser::ast::{
     Expr, JoinConstraint, JoinOperator, Query, TableAlias, TableFactor, TableWithJoins,
 };
+
+mod outer;
 
 /// The relations of a FROM clause and the predicates over their concatenated columns.
 struct FromBuilder<'a> {
@@ -45,17 +47,6 @@ pub const POSITION: &str = "\0position";
 /// The name of the hidden scope items that hold a correlated derived table's copies of the
 /// domain columns.
 const DOMAIN_COPY: &str = "\0domain";
-
-/// A domain column's copy in a FROM item planned per outer value: hidden from names and `*`.
-fn domain_copy(item: &ScopeItem) -> ScopeItem {
-    ScopeItem {
-        table: None,
-        name: DOMAIN_COPY.to_string(),
-        level: HIDDEN,
-        used: UseMark::default(),
-        ..item.clone()
-    }
-}
 
 /// Whether the derived table `q`, inside a correlated subquery, reads columns of the queries
 /// enclosing that subquery: planned once with the outer columns' uses tracked.
@@ -251,82 +242,6 @@ impl FromBuilder<'_> {
         self.push_per_domain(plan, scope, &dcols)
     }
 
-    /// A derived table that reads the enclosing queries' columns, planned per outer value: its
-    /// output leads with the domain's columns, hidden in its scope.
-    fn derived_per_domain(
-        &self,
-        subquery: &Query,
-        alias: &TableAlias,
-    ) -> Result<(Plan, Scope, Vec<usize>), PlanError> {
-        let nd = self.cx.outer.as_ref().map_or(0, |o| o.scope.len());
-        let (plan, scope) = plan_subquery(self.cx, subquery)?;
-        debug_assert_eq!(scope.outer_prefix(), nd);
-        let mut items: Vec<ScopeItem> = scope.items[..nd].iter().map(domain_copy).collect();
-        let own = Scope {
-            items: scope.items[nd..].to_vec(),
-        };
-        items.extend(aliased(own, Some(alias), &fold(&alias.name))?.items);
-        Ok((plan, Scope { items }, (0..nd).collect()))
-    }
-
-    /// A FROM item planned per outer value (`dcols`: where its copies of the domain's columns
-    /// are), joined to this query's domain on them, NULL-safely.
-    fn push_per_domain(
-        &mut self,
-        plan: Plan,
-        scope: Scope,
-        dcols: &[usize],
-    ) -> Result<(), PlanError> {
-        let start = self.scope.len();
-        self.push_rel(plan, scope)?;
-        let domain = null_safe((0..dcols.len()).map(ScalarExpr::Column).collect());
-        let copies = null_safe(
-            dcols
-                .iter()
-                .map(|c| ScalarExpr::Column(start + c))
-                .collect(),
-        );
-        for (d, c) in domain.into_iter().zip(copies) {
-            self.predicates.push(d.call_binary(BinaryFunc::Eq, c));
-        }
-        Ok(())
-    }
-
-    /// One FROM item of a join list planned per outer value, leading with its copies of the
-    /// domain's columns: a derived table reading the enclosing queries' columns is planned with
-    /// them, a parenthesized join per outer value in turn, anything else crossed with the
-    /// domain (each outer value sees all of its rows).
-    fn factor_per_domain(
-        &self,
-        factor: &TableFactor,
-    ) -> Result<(Plan, Scope, Vec<usize>), PlanError> {
-        match factor {
-            TableFactor::Derived {
-                lateral: false,
-                subquery,
-                alias: Some(alias),
-                sample: None,
-            } if reads_outer(self.cx, subquery)? => self.derived_per_domain(subquery, alias),
-            TableFactor::NestedJoin {
-                table_with_joins,
-                alias: None,
-            } => self.joined(table_with_joins, true),
-            _ => {
-                let outer = self.cx.outer.as_ref().expect("planned per domain");
-                let nd = outer.scope.len();
-                let (plan, scope) = self.factor(factor)?;
-                let plan = Plan::Join {
-                    left: Box::new(outer.plan.clone()),
-                    right: Box::new(plan),
-                    left_key: Vec::new(),
-                    right_key: Vec::new(),
-                };
-                let items = outer.scope.items.iter().map(domain_copy).collect();
-                Ok((plan, Scope { items }.concat(scope), (0..nd).collect()))
-            }
-        }
-    }
-
     /// Adds a planned FROM item (possibly an outer join of several) as one relation.
     fn push_rel(&mut self, plan: Plan, scope: Scope) -> Result<(), PlanError> {
         let mut tables: Vec<String> = scope.items.iter().filter_map(|i| i.table.clone()).collect();
@@ -444,158 +359,6 @@ impl FromBuilder<'_> {
         })
     }
 
-    /// A join list with outer joins, planned as one relation from left to right: each join's
-    /// ON condition is evaluated with the join, not moved past it.
-    ///
-    /// `per_domain` plans it per outer value of a correlated subquery, so that its FROM items
-    /// and ON conditions may read the enclosing queries' columns: each item leads with copies
-    /// of the domain's columns (`factor_per_domain`), each join also matches them NULL-safely,
-    /// and the joined row's copies are COALESCE of the sides' (a side padded with NULLs has
-    /// NULL copies; where both are NULL the outer value is NULL). Also returns where the
-    /// copies are (none without `per_domain`).
-    fn joined(
-        &self,
-        twj: &TableWithJoins,
-        per_domain: bool,
-    ) -> Result<(Plan, Scope, Vec<usize>), PlanError> {
-        let item = |f: &TableFactor| {
-            if per_domain {
-                self.factor_per_domain(f)
-            } else {
-                self.factor(f).map(|(p, s)| (p, s, Vec::new()))
-            }
-        };
-        let (mut plan, mut scope, mut dcols) = item(&twj.relation)?;
-        for join in &twj.joins {
-            let (kind, constraint) = match &join.join_operator {
-                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, Some(c)),
-                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, Some(c)),
-                JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (JoinKind::Right, Some(c)),
-                JoinOperator::FullOuter(c) => (JoinKind::Full, Some(c)),
-                JoinOperator::CrossJoin(JoinConstraint::None) => (JoinKind::Inner, None),
-                other => return Err(PlanError::unsupported(format!("join {other:?}"))),
-            };
-            let (rplan, rscope, rdcols) = item(&join.relation)?;
-            if let Some(t) = rscope.items.iter().find_map(|r| {
-                r.table
-                    .as_ref()
-                    .filter(|t| scope.items.iter().any(|l| l.table.as_ref() == Some(t)))
-            }) {
-                return Err(PlanError::new(
-                    "42712",
-                    format!("table name \"{t}\" specified more than once"),
-                ));
-            }
-            let nl = scope.len();
-            let using = match constraint {
-                Some(JoinConstraint::Using(names)) => {
-                    let names = names
-                        .iter()
-                        .map(|n| match n.0.as_slice() {
-                            [sqlparser::ast::ObjectNamePart::Identifier(id)] => Ok(fold(id)),
-                            _ => Err(PlanError::syntax(format!("USING column {n}"))),
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Some(using_columns(&scope, &rscope, Some(names))?)
-                }
-                Some(JoinConstraint::Natural) => Some(using_columns(&scope, &rscope, None)?),
-                _ => None,
-            };
-            let (lscope, rscope_kept) = (scope.clone(), rscope.clone());
-            let both = scope.clone().concat(rscope);
-            let mut on = match constraint {
-                None => Vec::new(),
-                Some(JoinConstraint::On(on)) if per_domain => {
-                    // The enclosing queries' columns are read from the left side's copies.
-                    let np = dcols.len();
-                    let mut items = self.scope.items[..np].to_vec();
-                    items.extend_from_slice(&both.items);
-                    let pred = ExprContext::new(&Scope { items }, "JOIN conditions")
-                        .with_catalog(self.cx.catalog)
-                        .bind_condition(on)?;
-                    let mut e = pred.expr;
-                    e.map_columns(&|c| if c < np { dcols[c] } else { c - np });
-                    conjuncts(vec![e])
-                }
-                Some(JoinConstraint::On(on)) => {
-                    let pred = ExprContext::new(&both, "JOIN conditions")
-                        .with_catalog(self.cx.catalog)
-                        .bind_condition(on)?;
-                    conjuncts(vec![pred.expr])
-                }
-                Some(JoinConstraint::Using(_) | JoinConstraint::Natural) => using
-                    .as_ref()
-                    .expect("resolved above")
-                    .condition(&lscope, &rscope_kept)?,
-                Some(JoinConstraint::None) => {
-                    return Err(PlanError::syntax(
-                        "syntax error: JOIN requires an ON condition",
-                    ))
-                }
-            };
-            let copies: Vec<(usize, usize)> = dcols
-                .iter()
-                .zip(&rdcols)
-                .map(|(&l, &r)| (l, nl + r))
-                .collect();
-            let (lcopies, rcopies): (Vec<_>, Vec<_>) = copies
-                .iter()
-                .map(|&(l, r)| (ScalarExpr::Column(l), ScalarExpr::Column(r)))
-                .unzip();
-            for (l, r) in null_safe(lcopies).into_iter().zip(null_safe(rcopies)) {
-                on.push(l.call_binary(BinaryFunc::Eq, r));
-            }
-            let types: Vec<ScalarType> = both.items.iter().map(|i| i.ty.scalar).collect();
-            plan = outer_join(kind, (plan, rplan), &types, nl, on);
-            let mut items = both.items;
-            if per_domain {
-                // The joined row's copies of the domain columns, appended.
-                let n = items.len();
-                plan = Plan::Map {
-                    input: Box::new(plan),
-                    exprs: copies
-                        .iter()
-                        .map(|&(l, r)| ScalarExpr::Variadic {
-                            func: VariadicFunc::Coalesce,
-                            exprs: vec![ScalarExpr::Column(l), ScalarExpr::Column(r)],
-                        })
-                        .collect(),
-                };
-                let merged: Vec<ScopeItem> =
-                    copies.iter().map(|&(l, _)| items[l].clone()).collect();
-                items.extend(merged);
-                dcols = (n..n + copies.len()).collect();
-            }
-            for (i, item) in items.iter_mut().enumerate() {
-                let padded = match kind {
-                    JoinKind::Inner => false,
-                    JoinKind::Left => i >= nl,
-                    JoinKind::Right => i < nl,
-                    JoinKind::Full => true,
-                };
-                item.ty.nullable |= padded;
-            }
-            scope = Scope { items };
-            if let Some(using) = using {
-                let merge = match kind {
-                    JoinKind::Inner => Merge::Either,
-                    JoinKind::Left => Merge::Left,
-                    JoinKind::Right => Merge::Right,
-                    JoinKind::Full => Merge::Coalesce,
-                };
-                let right = Scope {
-                    items: scope.items.split_off(nl),
-                };
-                let before = nl + right.len();
-                (plan, scope) = using.finish(plan, scope, right, merge)?;
-                // The merged USING columns come first.
-                let shift = scope.len() - before;
-                dcols.iter_mut().for_each(|c| *c += shift);
-            }
-        }
-        Ok((plan, scope, dcols))
-    }
-
     /// Builds the left-deep join with predicates placed as early as they can be evaluated.
     fn build(self) -> Plan {
         let FromBuilder {
@@ -677,121 +440,6 @@ impl FromBuilder<'_> {
             "every predicate is placed by the last join"
         );
         acc
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum JoinKind {
-    Inner,
-    Left,
-    Right,
-    Full,
-}
-
-/// `l JOIN r ON on` (columns of `l` then `r`, of the types `types`): the inner join
-/// (equalities across the sides as keys, the rest as a filter), plus for an outer join the rows
-/// of the preserved side(s) that matched nothing, padded with NULLs. A side's unmatched rows are
-/// the side minus its rows that matched (the matched rows, distinct, joined back to the side on
-/// all columns NULL-safely, which keeps each row's multiplicity). Keys compare by SQL equality,
-/// so a column whose equal values can print differently is keyed by its text too: an ON that
-/// reads the text (`l.x::text = r.x::text`) may match `3.0` and not `3.00`.
-fn outer_join(
-    kind: JoinKind,
-    (l, r): (Plan, Plan),
-    types: &[ScalarType],
-    nl: usize,
-    on: Vec<ScalarExpr>,
-) -> Plan {
-    let nr = types.len() - nl;
-    let mut left_key = Vec::new();
-    let mut right_key = Vec::new();
-    let mut rest = Vec::new();
-    for p in on {
-        match equi_key(&p, nl, nl + nr) {
-            Some((a, b)) => {
-                left_key.push(a);
-                right_key.push(b);
-            }
-            None => rest.push(p),
-        }
-    }
-    let inner = filter(
-        Plan::Join {
-            left: Box::new(l.clone()),
-            right: Box::new(r.clone()),
-            left_key,
-            right_key,
-        },
-        rest,
-    );
-    let unmatched = |side: Plan, cols: std::ops::Range<usize>| {
-        let n = cols.len();
-        // The side's columns, then the texts of those whose equal values may differ in text.
-        let key: Vec<ScalarExpr> = (0..n)
-            .map(ScalarExpr::Column)
-            .chain(
-                types[cols.clone()]
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, ty)| ty.equal_values_differ_in_text())
-                    .map(|(c, _)| {
-                        ScalarExpr::Column(c).call_unary(UnaryFunc::Cast(ScalarType::Text))
-                    }),
-            )
-            .collect();
-        let mut matched = Plan::Project {
-            input: Box::new(inner.clone()),
-            outputs: cols.collect(),
-        };
-        if key.len() > n {
-            matched = Plan::Map {
-                input: Box::new(matched),
-                exprs: key[n..].to_vec(),
-            };
-        }
-        let matched = Plan::Distinct {
-            input: Box::new(matched),
-        };
-        let columns = (0..key.len()).map(ScalarExpr::Column).collect();
-        let matched_rows = Plan::Project {
-            input: Box::new(Plan::Join {
-                left: Box::new(side.clone()),
-                right: Box::new(matched),
-                left_key: null_safe(key),
-                right_key: null_safe(columns),
-            }),
-            outputs: (0..n).collect(),
-        };
-        Plan::Union {
-            inputs: vec![
-                side,
-                Plan::Negate {
-                    input: Box::new(matched_rows),
-                },
-            ],
-        }
-    };
-    let nulls = |n: usize| vec![ScalarExpr::Literal(kpg_types::Datum::Null); n];
-    let mut inputs = vec![inner.clone()];
-    if matches!(kind, JoinKind::Left | JoinKind::Full) {
-        inputs.push(Plan::Map {
-            input: Box::new(unmatched(l, 0..nl)),
-            exprs: nulls(nr),
-        });
-    }
-    if matches!(kind, JoinKind::Right | JoinKind::Full) {
-        inputs.push(Plan::Project {
-            input: Box::new(Plan::Map {
-                input: Box::new(unmatched(r, nl..nl + nr)),
-                exprs: nulls(nl),
-            }),
-            outputs: (nr..nr + nl).chain(0..nr).collect(),
-        });
-    }
-    if inputs.len() == 1 {
-        inner
-    } else {
-        Plan::Union { inputs }
     }
 }
 

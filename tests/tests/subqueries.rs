@@ -46,11 +46,17 @@ const QUERIES: &[&str] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn derived_tables_read_the_enclosing_query() {
     let (_kpg, _pg, s) = setup().await;
-    for q in QUERIES {
+    check_ad_hoc_and_through_writes(&s, QUERIES, "dv").await;
+}
+
+/// Each query ad hoc, then as a materialized view (`{prefix}{i}`) checked after each of four
+/// writes to both tables.
+async fn check_ad_hoc_and_through_writes(s: &Pair, queries: &[&str], prefix: &str) {
+    for q in queries {
         s.check(q).await;
     }
-    for (i, q) in QUERIES.iter().enumerate() {
-        s.create_view(&format!("dv{i}"), q).await;
+    for (i, q) in queries.iter().enumerate() {
+        s.create_view(&format!("{prefix}{i}"), q).await;
     }
     for write in [
         "INSERT INTO t VALUES (8, 2, 8), (9, NULL, NULL)",
@@ -59,8 +65,8 @@ async fn derived_tables_read_the_enclosing_query() {
         "UPDATE u SET x = 2 WHERE w = 'a'",
     ] {
         s.exec(write).await;
-        for i in 0..QUERIES.len() {
-            s.check_view(&format!("dv{i}")).await;
+        for i in 0..queries.len() {
+            s.check_view(&format!("{prefix}{i}")).await;
         }
     }
 }
@@ -92,23 +98,7 @@ const OUTER_JOIN_QUERIES: &[&str] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn outer_joins_read_the_enclosing_query() {
     let (_kpg, _pg, s) = setup().await;
-    for q in OUTER_JOIN_QUERIES {
-        s.check(q).await;
-    }
-    for (i, q) in OUTER_JOIN_QUERIES.iter().enumerate() {
-        s.create_view(&format!("oj{i}"), q).await;
-    }
-    for write in [
-        "INSERT INTO t VALUES (8, 2, 8), (9, NULL, NULL)",
-        "INSERT INTO u VALUES (3, 'd'), (NULL, 'm')",
-        "DELETE FROM t WHERE id IN (1, 4)",
-        "UPDATE u SET x = 2 WHERE w = 'a'",
-    ] {
-        s.exec(write).await;
-        for i in 0..OUTER_JOIN_QUERIES.len() {
-            s.check_view(&format!("oj{i}")).await;
-        }
-    }
+    check_ad_hoc_and_through_writes(&s, OUTER_JOIN_QUERIES, "oj").await;
     // At the top level a derived table cannot see its FROM siblings without LATERAL.
     s.check_error("SELECT * FROM t a, (SELECT * FROM u WHERE u.x = a.x) k")
         .await;
