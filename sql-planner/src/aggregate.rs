@@ -153,6 +153,7 @@ pub fn bind_aggregate(
                 }
                 Some(ScalarType::Float32) => (AggregateFunc::SumFloat32, ScalarType::Float32),
                 Some(ScalarType::Float64) => (AggregateFunc::SumFloat64, ScalarType::Float64),
+                Some(ScalarType::Interval) => (AggregateFunc::SumInterval, ScalarType::Interval),
                 None => return Err(not_unique()),
                 Some(_) => return Err(no_function(name, &[arg])),
             };
@@ -191,8 +192,6 @@ pub fn bind_aggregate(
     }
 }
 
-/// avg(x) = sum(x) / count(x), NULL over no rows; numeric for exact inputs (with PostgreSQL's
-/// division scale), double precision for floats.
 /// `arg` converted to `to` when it is a `from`.
 fn widened(arg: Typed, from: ScalarType, to: ScalarType) -> Result<Typed, PlanError> {
     if arg.ty == Some(from) {
@@ -202,6 +201,8 @@ fn widened(arg: Typed, from: ScalarType, to: ScalarType) -> Result<Typed, PlanEr
     }
 }
 
+/// avg(x) = sum(x) / count(x), NULL over no rows; numeric for exact inputs (with PostgreSQL's
+/// division scale), double precision for floats, interval for intervals.
 fn avg(grouping: &Grouping, arg: Typed, distinct: bool) -> Result<Typed, PlanError> {
     // avg(smallint) is avg(integer); avg(real) is computed, and returned, in double precision.
     let arg = widened(arg, ScalarType::Int16, ScalarType::Int32)?;
@@ -226,6 +227,11 @@ fn avg(grouping: &Grouping, arg: Typed, distinct: bool) -> Result<Typed, PlanErr
             AggregateFunc::SumFloat64,
             ScalarType::Float64,
             ScalarType::Float64,
+        ),
+        Some(ScalarType::Interval) => (
+            AggregateFunc::SumInterval,
+            ScalarType::Interval,
+            ScalarType::Interval,
         ),
         None => {
             return Err(PlanError::new(
@@ -260,10 +266,21 @@ fn avg(grouping: &Grouping, arg: Typed, distinct: bool) -> Result<Typed, PlanErr
             e.call_unary(UnaryFunc::Cast(out))
         }
     };
-    let quotient = as_out(sum.expr, sum_ty).call_binary(
-        BinaryFunc::Div,
-        as_out(count.expr.clone(), ScalarType::Int64),
-    );
+    // avg(interval) divides the sum by the count in double precision, as PostgreSQL.
+    let quotient = if out == ScalarType::Interval {
+        sum.expr.call_binary(
+            BinaryFunc::DivInterval,
+            count
+                .expr
+                .clone()
+                .call_unary(UnaryFunc::Cast(ScalarType::Float64)),
+        )
+    } else {
+        as_out(sum.expr, sum_ty).call_binary(
+            BinaryFunc::Div,
+            as_out(count.expr.clone(), ScalarType::Int64),
+        )
+    };
     let expr = ScalarExpr::If {
         cond: Box::new(
             count

@@ -328,44 +328,27 @@ impl<'a> ExprContext<'a> {
     /// An explicit cast (CAST or ::).
     pub fn cast(&self, t: Typed, ty: &ScalarType) -> Result<Typed, PlanError> {
         let from = t.type_name();
-        if let ScalarType::VarChar {
-            max_length: Some(n),
-        } = ty
-        {
-            // An explicit cast to varchar(n) truncates (an assignment errors instead), which
-            // kpg's evaluator cannot do yet: constants are truncated here, others refused.
-            let text = coerce(t, &ScalarType::Text, CastContext::Explicit)?.ok_or_else(|| {
-                PlanError::new("42846", format!("cannot cast type {from} to {ty}"))
-            })?;
-            return match text.expr {
-                ScalarExpr::Literal(Datum::String(s)) => Ok(Typed::literal(
-                    Datum::String(s.chars().take(*n as usize).collect()),
-                    *ty,
-                )),
-                ScalarExpr::Literal(Datum::Null) => Ok(Typed::literal(Datum::Null, *ty)),
-                _ => Err(PlanError::unsupported(format!(
-                    "explicit cast of a non-constant to {ty}"
-                ))),
-            };
-        }
-        if let ScalarType::Char { length: Some(n) } = ty {
-            // Likewise an explicit cast to char(n) truncates before padding.
-            let text = coerce(t, &ScalarType::Text, CastContext::Explicit)?.ok_or_else(|| {
-                PlanError::new("42846", format!("cannot cast type {from} to {ty}"))
-            })?;
-            return match text.expr {
-                ScalarExpr::Literal(Datum::String(s)) => Ok(Typed::literal(
-                    Datum::String(s.chars().take(*n as usize).collect()).cast_char(ty)?,
-                    *ty,
-                )),
-                ScalarExpr::Literal(Datum::Null) => Ok(Typed::literal(Datum::Null, *ty)),
-                _ => Err(PlanError::unsupported(format!(
-                    "explicit cast of a non-constant to {ty}"
-                ))),
-            };
-        }
-        coerce(t, ty, CastContext::Explicit)?
-            .ok_or_else(|| PlanError::new("42846", format!("cannot cast type {from} to {ty}")))
+        let cannot = || PlanError::new("42846", format!("cannot cast type {from} to {ty}"));
+        let limit = match ty {
+            ScalarType::VarChar {
+                max_length: Some(n),
+            } => Some(*n),
+            ScalarType::Char { length: Some(n) } => Some(*n),
+            _ => None,
+        };
+        let Some(n) = limit else {
+            return coerce(t, ty, CastContext::Explicit)?.ok_or_else(cannot);
+        };
+        // An explicit cast to varchar(n) or char(n) cuts the text to n characters where an
+        // assignment would fail: the text's first n characters, then the conversion (which
+        // pads a char(n)).
+        let text = coerce(t, &ScalarType::Text, CastContext::Explicit)?.ok_or_else(cannot)?;
+        let cut = text.expr.call_binary(
+            BinaryFunc::Left,
+            ScalarExpr::Literal(Datum::Int32(i32::try_from(n).unwrap_or(i32::MAX))),
+        );
+        let expr = ops::fold_deep(cut.call_unary(UnaryFunc::Cast(*ty)))?;
+        Ok(Typed::new(expr, *ty, text.nullable))
     }
 
     fn binary(&self, left: &Expr, op: &BinaryOperator, right: &Expr) -> Result<Typed, PlanError> {

@@ -20,8 +20,8 @@ use crate::statement::{ColumnOrder, RowSetFinishing};
 use crate::types::{coerce, coerce_all, common_type, resolve_unknown, CastContext, Typed};
 use kpg_types::{ColumnType, Datum, Plan, Row, ScalarExpr, ScalarType};
 use sqlparser::ast::{
-    Expr, LimitClause, OrderByExpr, OrderByKind, Query, SetExpr, SetOperator, SetQuantifier, Value,
-    Values, With,
+    Expr, LimitClause, OrderByExpr, OrderByKind, Query, SelectItem, SetExpr, SetOperator,
+    SetQuantifier, Value, Values, With,
 };
 
 /// What planning a query needs from its surroundings.
@@ -377,11 +377,51 @@ pub fn plan_set_expr(cx: &QueryContext<'_>, e: &SetExpr) -> Result<(Plan, Scope)
         } => {
             let (lp, ls) = plan_set_expr(cx, left)?;
             let (rp, rs) = plan_set_expr(cx, right)?;
-            set_operation(*op, *set_quantifier, (lp, ls), (rp, rs))
+            let unknowns = [unknown_literals(left)?, unknown_literals(right)?];
+            set_operation(*op, *set_quantifier, (lp, ls), (rp, rs), unknowns)
         }
         SetExpr::Table(_) => Err(PlanError::unsupported("TABLE statement in a query")),
         _ => Err(PlanError::unsupported(format!("query body {e}"))),
     }
+}
+
+/// The output columns of a set operation's operand that are literals of unknown type (`'2'`,
+/// NULL), bound. PostgreSQL leaves them unknown in a plain SELECT operand (without DISTINCT),
+/// so that the other operand decides their type: `SELECT 1 UNION SELECT '2'` is integer, and
+/// `SELECT 1 UNION SELECT 'a'` fails to read 'a' as one. Other operands had their unknowns
+/// resolved to text.
+fn unknown_literals(e: &SetExpr) -> Result<Vec<Option<Typed>>, PlanError> {
+    let select = match e {
+        SetExpr::Select(s) => s,
+        SetExpr::Query(q) if q.order_by.is_none() && q.with.is_none() => {
+            return unknown_literals(&q.body)
+        }
+        _ => return Ok(Vec::new()),
+    };
+    if select.distinct.is_some() {
+        return Ok(Vec::new());
+    }
+    let empty = Scope::empty();
+    let cx = ExprContext::new(&empty, "SELECT");
+    select
+        .projection
+        .iter()
+        .map(|item| {
+            let (SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) = item
+            else {
+                return Ok(None);
+            };
+            let mut e = e;
+            while let Expr::Nested(inner) = e {
+                e = inner;
+            }
+            if !matches!(e, Expr::Value(_)) {
+                return Ok(None);
+            }
+            let t = cx.bind(e)?;
+            Ok(t.ty.is_none().then_some(t))
+        })
+        .collect()
 }
 
 fn set_operation(
@@ -389,6 +429,7 @@ fn set_operation(
     quantifier: SetQuantifier,
     (lp, ls): (Plan, Scope),
     (rp, rs): (Plan, Scope),
+    [lu, ru]: [Vec<Option<Typed>>; 2],
 ) -> Result<(Plan, Scope), PlanError> {
     let name = match op {
         SetOperator::Union => "UNION",
@@ -417,13 +458,20 @@ fn set_operation(
             items.push(l.clone());
             continue;
         }
-        let ty = common_type(&[Some(l.ty.scalar), Some(r.ty.scalar)], name)?;
-        let cast = |item: &ScopeItem| -> Result<ScalarExpr, PlanError> {
-            let t = Typed::new(ScalarExpr::Column(i), item.ty.scalar, item.ty.nullable);
+        let unknown = |u: &[Option<Typed>]| u.get(i).cloned().flatten();
+        let (lu, ru) = (unknown(&lu), unknown(&ru));
+        let type_of = |item: &ScopeItem, u: &Option<Typed>| u.is_none().then_some(item.ty.scalar);
+        let ty = common_type(&[type_of(l, &lu), type_of(r, &ru)], name)?;
+        // An unknown literal becomes a constant of the common type (failing here if it does
+        // not read as one); other columns are converted.
+        let cast = |item: &ScopeItem, u: Option<Typed>| -> Result<ScalarExpr, PlanError> {
+            let t = u.unwrap_or_else(|| {
+                Typed::new(ScalarExpr::Column(i), item.ty.scalar, item.ty.nullable)
+            });
             Ok(coerce_all(vec![t], &ty, name)?.remove(0).expr)
         };
-        lcasts.push(cast(l)?);
-        rcasts.push(cast(r)?);
+        lcasts.push(cast(l, lu)?);
+        rcasts.push(cast(r, ru)?);
         items.push(ScopeItem {
             table: None,
             name: l.name.clone(),

@@ -398,3 +398,116 @@ async fn smallint_is_its_own_type() {
     assert_eq!(k[0].columns()[1].type_(), p[0].columns()[1].type_());
     assert_eq!(decode(k), decode(p));
 }
+
+/// sum and avg of intervals, per group and overall, ad hoc and as a maintained view through
+/// inserts and deletes; a total beyond the type's range is 22008.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interval_sums_and_averages() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE iv (g int, v interval)").await;
+    s.exec(
+        "INSERT INTO iv VALUES (1, '1 mon 3 days'), (1, '-7 hours 3 seconds'), (2, '1 year'), \
+         (2, NULL), (3, '1 mon'), (3, '1 day'), (3, '00:00:01'), (4, NULL)",
+    )
+    .await;
+    let queries = [
+        "SELECT g, sum(v), avg(v), count(v) FROM iv GROUP BY g",
+        "SELECT sum(v), avg(v), sum(DISTINCT v), avg(DISTINCT v) FROM iv",
+        "SELECT sum(v), avg(v) FROM iv WHERE g > 10",
+        "SELECT g, avg(v * g) FROM iv GROUP BY g HAVING sum(v) > interval '1 day'",
+    ];
+    for q in queries {
+        s.check(q).await;
+    }
+    s.create_view("iv_sums", queries[0]).await;
+    for w in [
+        "INSERT INTO iv VALUES (1, '2 days 00:00:00.000001'), (4, '-1 mon')",
+        "DELETE FROM iv WHERE v = interval '1 year'",
+        "INSERT INTO iv SELECT g + 10, v * 3 FROM iv",
+        "DELETE FROM iv WHERE g = 3",
+    ] {
+        s.exec(w).await;
+        s.check_view("iv_sums").await;
+    }
+    s.check_error(
+        "SELECT sum(v) FROM (VALUES (interval '2147483647 days'), (interval '1 day')) t(v)",
+    )
+    .await;
+    s.check_error("SELECT interval '2147483647 months' + interval '1 month'")
+        .await;
+    s.check_error("SELECT timestamp '2024-01-01' + interval '1000000 years'")
+        .await;
+}
+
+/// An explicit cast to varchar(n) or char(n) cuts the text to n characters (an assignment
+/// would fail instead), for columns as for constants.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explicit_casts_to_bounded_text() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE bt (k int, s varchar(12), c char(6), f float8, n numeric(6,2))")
+        .await;
+    s.exec(
+        "INSERT INTO bt VALUES (1, 'abcdef', 'ab', 1.5, 12.25), (2, 'héllo wörld', 'xyz   ', NULL, -1), \
+         (3, NULL, NULL, 2.5, NULL), (4, '', '', -0.125, 0)",
+    )
+    .await;
+    let queries = [
+        "SELECT k, s::varchar(3) AS s3, CAST(s AS varchar(1)) AS s1, s::char(4) || '|' AS c4, \
+         c::varchar(1) || '|' AS c1 FROM bt",
+        "SELECT k, f::varchar(2), f::char(2) || '|', n::varchar(3), k::char(3) || '|' FROM bt",
+        "SELECT k FROM bt WHERE s::varchar(2) = 'ab' OR c::char(1) = 'x'",
+        "SELECT 'abcdef'::varchar(2), 'ab'::char(4) || '|', NULL::varchar(3), 'héllo'::varchar(2)",
+    ];
+    for q in queries {
+        s.check(q).await;
+    }
+    s.create_view("bt_cut", queries[0]).await;
+    s.exec("INSERT INTO bt VALUES (5, 'longer text', 'q', 0, 0)")
+        .await;
+    s.check_view("bt_cut").await;
+    // An assignment does not cut: it fails.
+    s.check_error("INSERT INTO bt (k, s) VALUES (6, 'thirteen char')")
+        .await;
+}
+
+/// A literal of unknown type in a plain SELECT operand of UNION, INTERSECT or EXCEPT takes its
+/// type from the other operand (`SELECT 1 UNION SELECT '2'` is integer), and fails to read
+/// when it is not one (22P02), even over no rows. A derived table, DISTINCT or VALUES operand
+/// has resolved its unknowns to text, so matching it with a number is 42804.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_operations_type_unknown_literals() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE u (k int, d date)").await;
+    s.exec("INSERT INTO u VALUES (1, '2024-01-01'), (2, NULL)")
+        .await;
+    for q in [
+        "SELECT 1 UNION SELECT '2'",
+        "SELECT '1' UNION ALL SELECT 2",
+        "SELECT 1 UNION SELECT '2' UNION SELECT 2.5",
+        "SELECT NULL UNION SELECT 1",
+        "(SELECT '2' LIMIT 1) UNION SELECT 1",
+        "SELECT 1, NULL UNION SELECT NULL, 'x'",
+        "SELECT NULL UNION SELECT NULL",
+        "SELECT 'a' UNION SELECT 'b' EXCEPT SELECT NULL",
+        "SELECT d FROM u UNION SELECT '2024-02-03'",
+        "SELECT k FROM u INTERSECT SELECT ' 2 '",
+        "SELECT k, d FROM u EXCEPT SELECT 1, '2024-01-01'",
+        "SELECT 'ab'::char(4) UNION SELECT 'x'",
+    ] {
+        s.check(q).await;
+    }
+    for e in [
+        "SELECT 1 UNION SELECT 'a'",
+        "SELECT k FROM u UNION ALL SELECT 'a' FROM u WHERE false",
+        "SELECT DISTINCT 'a' UNION SELECT 1",
+        "VALUES ('2') UNION SELECT 1",
+        "SELECT NULL UNION SELECT NULL UNION SELECT 1",
+        "SELECT x FROM (SELECT '1' AS x) s UNION SELECT 1",
+        "SELECT 'x' || 'y' UNION SELECT 1",
+    ] {
+        s.check_error(e).await;
+    }
+}

@@ -1,4 +1,4 @@
-//! Accumulable aggregates: count, sums of exact numbers, bool_and and bool_or, whose value over
+//! Accumulable aggregates: count, sums of exact numbers and of intervals, bool_and and bool_or, whose value over
 //! a group follows from a sum of per-row contributions. The runtime carries these
 //! contributions in the *differences* of its updates, so adding or removing a row costs the same
 //! whatever the group's size (instead of re-reading the whole group at every change).
@@ -30,6 +30,8 @@ pub enum Accum {
     Numeric(Vec<(u32, WideInt, i64)>),
     /// bool_and / bool_or: TRUE values and non-NULL values.
     Bool { trues: i64, count: i64 },
+    /// An interval sum: the sums of the terms' months, days and microseconds, and their number.
+    Interval { fields: [i128; 3], count: i64 },
 }
 
 /// An exact integer: inline while it fits `i128`, a big integer beyond. The form is canonical,
@@ -102,6 +104,7 @@ impl AggregateFunc {
                 | AggregateFunc::SumNumeric
                 | AggregateFunc::BoolAnd
                 | AggregateFunc::BoolOr
+                | AggregateFunc::SumInterval
         )
     }
 
@@ -134,6 +137,17 @@ impl AggregateFunc {
                 }
                 _ => Accum::Numeric(Vec::new()),
             },
+            AggregateFunc::SumInterval => {
+                let (m, d, us) = match value {
+                    Datum::Interval(v) => v.fields(),
+                    _ => (0, 0, 0),
+                };
+                let n = i128::from(diff);
+                Accum::Interval {
+                    fields: [i128::from(m) * n, i128::from(d) * n, i128::from(us) * n],
+                    count: present,
+                }
+            }
             AggregateFunc::BoolAnd | AggregateFunc::BoolOr => Accum::Bool {
                 trues: i64::from(value == &Datum::Bool(true)) * diff,
                 count: present,
@@ -169,6 +183,13 @@ impl AggregateFunc {
                 }
                 Datum::Numeric(total.with_min_scale(scale)?)
             }
+            (_, Accum::Interval { count: 0, .. }) => Datum::Null,
+            (
+                AggregateFunc::SumInterval,
+                Accum::Interval {
+                    fields: [m, d, us], ..
+                },
+            ) => Datum::Interval(crate::Interval::from_wide(*m, *d, *us)?),
             (_, Accum::Bool { count: 0, .. }) => Datum::Null,
             (AggregateFunc::BoolAnd, Accum::Bool { trues, count }) => Datum::Bool(trues == count),
             (AggregateFunc::BoolOr, Accum::Bool { trues, .. }) => Datum::Bool(*trues > 0),
@@ -206,6 +227,18 @@ impl Accum {
                 }
                 a.retain(|(_, m, n)| !m.is_zero() || *n != 0);
             }
+            (
+                Accum::Interval { fields, count },
+                Accum::Interval {
+                    fields: f,
+                    count: c,
+                },
+            ) => {
+                for (a, b) in fields.iter_mut().zip(f) {
+                    *a = a.wrapping_add(*b);
+                }
+                *count += c;
+            }
             (a, b) => panic!("accumulations of different aggregates: {a:?} and {b:?}"),
         }
     }
@@ -220,6 +253,10 @@ impl Accum {
             }
             Accum::Bool { trues, count } => {
                 *trues = -*trues;
+                *count = -*count;
+            }
+            Accum::Interval { fields, count } => {
+                fields.iter_mut().for_each(|f| *f = f.wrapping_neg());
                 *count = -*count;
             }
             Accum::Numeric(by_scale) => {
@@ -237,6 +274,7 @@ impl Accum {
             Accum::Count(n) => *n == 0,
             Accum::Int { sum, count } => *sum == 0 && *count == 0,
             Accum::Bool { trues, count } => *trues == 0 && *count == 0,
+            Accum::Interval { fields, count } => *fields == [0; 3] && *count == 0,
             Accum::Numeric(by_scale) => by_scale.is_empty(),
         }
     }
@@ -282,6 +320,16 @@ mod tests {
                 vec![Datum::Bool(true), Datum::Null, Datum::Bool(false)],
             ),
             (AggregateFunc::BoolOr, vec![Datum::Bool(false), Datum::Null]),
+            (
+                AggregateFunc::SumInterval,
+                vec![
+                    Datum::Interval(crate::Interval::new(1, -3, 5_000_000)),
+                    Datum::Null,
+                    Datum::Interval(crate::Interval::new(i32::MAX / 2, 2, -7)),
+                    Datum::Interval(crate::Interval::new(-1, 0, i64::MIN / 2 + 8)),
+                ],
+            ),
+            (AggregateFunc::SumInterval, vec![Datum::Null]),
             (AggregateFunc::BoolAnd, vec![Datum::Null]),
         ];
         for (func, values) in cases {

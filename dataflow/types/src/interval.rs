@@ -87,6 +87,16 @@ impl Interval {
         })
     }
 
+    /// The interval of these months, days and microseconds, or "interval out of range" when
+    /// one of them does not fit.
+    pub fn from_wide(months: i128, days: i128, micros: i128) -> Result<Interval, EvalError> {
+        Ok(Interval {
+            months: i32::try_from(months).map_err(|_| overflow())?,
+            days: i32::try_from(days).map_err(|_| overflow())?,
+            micros: i64::try_from(micros).map_err(|_| overflow())?,
+        })
+    }
+
     pub fn checked_neg(&self) -> Result<Interval, EvalError> {
         Ok(Interval {
             months: self.months.checked_neg().ok_or_else(overflow)?,
