@@ -81,12 +81,14 @@ impl Grouping {
     }
 }
 
-/// Binds an aggregate call in a grouped context.
+/// Binds an aggregate call in a grouped context. With `FILTER (WHERE cond)`, the argument is
+/// NULL (which every aggregate here skips) on rows where `cond` is not TRUE.
 pub fn bind_aggregate(
     cx: &ExprContext<'_>,
     name: &str,
     args: Args<'_>,
     distinct: bool,
+    filter: Option<&Expr>,
 ) -> Result<Typed, PlanError> {
     if cx.in_aggregate {
         return Err(PlanError::grouping(
@@ -99,16 +101,37 @@ pub fn bind_aggregate(
             cx.clause
         )));
     };
+    // The arguments are evaluated over the grouped query's input, where the values of their
+    // subqueries are joined.
     let inner = ExprContext {
         in_aggregate: true,
+        host: cx.input_host,
         ..cx.ungrouped()
+    };
+    let only_if = filter
+        .map(|f| {
+            ExprContext {
+                clause: "FILTER",
+                host: cx.input_host,
+                ..cx.ungrouped()
+            }
+            .bind_condition(f)
+        })
+        .transpose()?;
+    let filtered = |e: ScalarExpr| match &only_if {
+        None => e,
+        Some(cond) => ScalarExpr::If {
+            cond: Box::new(cond.expr.clone()),
+            then: Box::new(e),
+            els: Box::new(ScalarExpr::Literal(Datum::Null)),
+        },
     };
     let arg = match args {
         Args::Star if name == "count" => {
             return Ok(grouping.add(AggSlot {
                 agg: AggregateExpr {
                     func: AggregateFunc::Count,
-                    expr: ScalarExpr::literal_true(),
+                    expr: filtered(ScalarExpr::literal_true()),
                     distinct: false,
                 },
                 ty: ScalarType::Int64,
@@ -128,7 +151,15 @@ pub fn bind_aggregate(
             if args.len() != 1 {
                 return Err(no_function(name, &args));
             }
-            args.into_iter().next().expect("one argument")
+            let arg = args.into_iter().next().expect("one argument");
+            match only_if {
+                None => arg,
+                Some(_) => Typed {
+                    expr: filtered(arg.expr),
+                    nullable: true,
+                    ..arg
+                },
+            }
         }
     };
     let slot = |func, arg: Typed, ty, nullable| AggSlot {

@@ -35,6 +35,9 @@ pub struct ExprContext<'a> {
     pub in_aggregate: bool,
     /// Where subqueries are allowed: the relation their values are joined to.
     pub host: Option<&'a Host<'a>>,
+    /// In a grouped query: the relation aggregate arguments are evaluated over (the FROM and
+    /// WHERE), where the values of subqueries in them are joined.
+    pub input_host: Option<&'a Host<'a>>,
     /// The catalog, for pg_catalog functions and `reg*` casts that look objects up.
     pub catalog: Option<&'a dyn crate::catalog::Catalog>,
     /// When the expression is evaluated only for rows where a condition holds (a CASE
@@ -51,6 +54,7 @@ impl<'a> ExprContext<'a> {
             grouping: None,
             in_aggregate: false,
             host: None,
+            input_host: None,
             catalog: None,
             guard: None,
         }
@@ -61,6 +65,15 @@ impl<'a> ExprContext<'a> {
         ExprContext {
             host: Some(host),
             catalog: Some(host.catalog()),
+            ..self
+        }
+    }
+
+    /// The same context, with `input_host` joining the values of subqueries in aggregate
+    /// arguments to the grouped query's input.
+    pub fn with_input_host(self, input_host: &'a Host<'a>) -> Self {
+        ExprContext {
+            input_host: Some(input_host),
             ..self
         }
     }
@@ -80,8 +93,8 @@ impl<'a> ExprContext<'a> {
         }
     }
 
-    /// The same scope without grouping: how GROUP BY keys and aggregate arguments are bound
-    /// (no subqueries there: their values would not be columns of the reduction's input).
+    /// The same scope without grouping or subqueries: how an expression is matched against
+    /// the GROUP BY keys (aggregate arguments add the input's host, see `bind_aggregate`).
     pub fn ungrouped(&self) -> Self {
         ExprContext {
             grouping: None,

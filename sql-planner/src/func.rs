@@ -73,9 +73,6 @@ pub fn call_args(f: &Function) -> Result<(Args<'_>, bool), PlanError> {
     if f.over.is_some() {
         return Err(PlanError::unsupported("window functions"));
     }
-    if f.filter.is_some() {
-        return Err(PlanError::unsupported("aggregate FILTER"));
-    }
     if !f.within_group.is_empty() {
         return Err(PlanError::unsupported("WITHIN GROUP"));
     }
@@ -127,7 +124,12 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
     }
     let (args, distinct) = call_args(f)?;
     if AGGREGATES.contains(&name.as_str()) {
-        return crate::aggregate::bind_aggregate(cx, &name, args, distinct);
+        return crate::aggregate::bind_aggregate(cx, &name, args, distinct, f.filter.as_deref());
+    }
+    if f.filter.is_some() {
+        return Err(PlanError::wrong_object_type(format!(
+            "FILTER specified, but {name} is not an aggregate function"
+        )));
     }
     let Args::Exprs(exprs) = args else {
         return Err(PlanError::undefined_function(format!(

@@ -111,6 +111,7 @@ fn plan_select_block(
 
     let grouping;
     let host;
+    let input_host = Host::new(cx, None);
     let (cx_select, cx_order, base, base_arity, having) = if grouped {
         let mut keys: Vec<Typed> = (0..nd)
             .map(|i| ExprContext::new(&from_scope, "GROUP BY").column(i))
@@ -122,13 +123,16 @@ fn plan_select_block(
         }
         grouping = Grouping::new(keys);
         host = Host::new(cx, Some(&grouping));
-        let sel = ExprContext::grouped(&from_scope, "SELECT", &grouping).with_host(&host);
+        let sel = ExprContext::grouped(&from_scope, "SELECT", &grouping)
+            .with_host(&host)
+            .with_input_host(&input_host);
         let having = s
             .having
             .as_ref()
             .map(|h| {
                 ExprContext::grouped(&from_scope, "HAVING", &grouping)
                     .with_host(&host)
+                    .with_input_host(&input_host)
                     .bind_condition(h)
             })
             .transpose()?;
@@ -164,6 +168,11 @@ fn plan_select_block(
             let grouping = cx_select.grouping.expect("grouped");
             let arity = grouping.keys.len() + grouping.aggs.borrow().len();
             let domain = cx.outer.as_ref().map(|o| (o.plan.clone(), nd));
+            // The values of subqueries in aggregate arguments join the input first.
+            let (input, _) = input_host.finish(input, from_scope.len());
+            for slot in grouping.aggs.borrow_mut().iter_mut() {
+                place(&mut slot.agg.expr, from_scope.len());
+            }
             let reduced = reduce_plan(input, grouping, domain);
             let (reduced, arity_with) = host.finish(reduced, arity);
             let mut preds = having.map(|h| conjuncts(vec![h.expr])).unwrap_or_default();

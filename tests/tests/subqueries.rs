@@ -1,7 +1,8 @@
 //! Subquery shapes the random differential test does not generate, against PostgreSQL: a
 //! derived table (a subquery in FROM) inside a correlated subquery that reads the enclosing
-//! query's columns, and outer joins there whose items or ON conditions read them, ad hoc and
-//! as materialized views maintained through writes. The derived
+//! query's columns, outer joins there whose items or ON conditions read them, and subqueries
+//! in aggregate arguments and FILTER clauses, ad hoc and as materialized views maintained
+//! through writes. The derived
 //! table is planned per outer value and joined to the subquery's domain (`join.rs`,
 //! `add_correlated_derived`), so NULL outer values and duplicates must come out as PostgreSQL's
 //! per-row evaluation gives them.
@@ -104,4 +105,33 @@ async fn outer_joins_read_the_enclosing_query() {
         .await;
     s.check_error("SELECT * FROM t a LEFT JOIN (SELECT * FROM u WHERE u.x = a.x) k ON true")
         .await;
+}
+
+/// Subqueries inside aggregate arguments and FILTER clauses, correlated or not: their values
+/// are joined to the grouped query's input before the reduction.
+const AGGREGATE_ARGUMENT_QUERIES: &[&str] = &[
+    "SELECT sum((SELECT count(*) FROM u WHERE u.x = t.x)) FROM t",
+    "SELECT x, max((SELECT min(w) FROM u WHERE u.x = t.x)), \
+     count(DISTINCT (SELECT 1 FROM u WHERE u.x > t.x LIMIT 1)) FROM t GROUP BY x",
+    "SELECT x, sum(v) FILTER (WHERE EXISTS (SELECT 1 FROM u WHERE u.x = t.x)), \
+     count(*) FILTER (WHERE id > 2) FROM t GROUP BY x",
+    "SELECT count(*) FROM t HAVING sum((SELECT count(*) FROM u)) > 3",
+    "SELECT sum(CASE WHEN id > 1 THEN (SELECT max(x) FROM u) END), \
+     avg(v) FILTER (WHERE x IN (SELECT x FROM u WHERE w < 'c')) FROM t",
+    "SELECT id, (SELECT sum((SELECT count(*) FROM u WHERE u.x = b.x)) FROM t b WHERE b.id <= a.id) \
+     FROM t a",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subqueries_in_aggregate_arguments() {
+    let (_kpg, _pg, s) = setup().await;
+    check_ad_hoc_and_through_writes(&s, AGGREGATE_ARGUMENT_QUERIES, "agg").await;
+    for e in [
+        "SELECT count(*) FILTER (WHERE count(*) > 1) FROM t",
+        "SELECT count(*) FILTER (WHERE 1) FROM t",
+        "SELECT abs(x) FILTER (WHERE x > 1) FROM t",
+        "SELECT sum((SELECT x FROM u)) FROM t",
+    ] {
+        s.check_error(e).await;
+    }
 }
