@@ -81,6 +81,29 @@ impl Grouping {
     }
 }
 
+/// Whether the aggregate's arguments read columns, all of them the enclosing query's (outer
+/// columns of a correlated subquery).
+fn reads_only_outer_columns(cx: &ExprContext<'_>, args: &Args<'_>) -> bool {
+    let Args::Exprs(exprs) = args else {
+        return false;
+    };
+    let plain = ExprContext {
+        in_aggregate: true,
+        ..cx.ungrouped()
+    };
+    let mut columns = Vec::new();
+    for e in exprs {
+        match plain.bind(e) {
+            Ok(t) => columns.extend(t.expr.support()),
+            Err(_) => return false,
+        }
+    }
+    !columns.is_empty()
+        && columns
+            .iter()
+            .all(|&c| cx.scope.items.get(c).is_some_and(|item| item.is_outer()))
+}
+
 /// Binds an aggregate call in a grouped context. With `FILTER (WHERE cond)`, the argument is
 /// NULL (which every aggregate here skips) on rows where `cond` is not TRUE.
 pub fn bind_aggregate(
@@ -94,6 +117,13 @@ pub fn bind_aggregate(
         return Err(PlanError::grouping(
             "aggregate function calls cannot be nested",
         ));
+    }
+    if reads_only_outer_columns(cx, &args) {
+        // PostgreSQL computes such an aggregate in the enclosing query (per group there) and
+        // hands the subquery its value; kpg would compute it here, which differs.
+        return Err(PlanError::unsupported(format!(
+            "{name}() over only the enclosing query's columns inside a subquery"
+        )));
     }
     let Some(grouping) = cx.grouping else {
         return Err(PlanError::grouping(format!(
@@ -385,7 +415,8 @@ pub fn reduce_plan(input: Plan, grouping: &Grouping, domain: Option<(Plan, usize
     }
 }
 
-/// Whether an expression calls an aggregate (outside of subqueries, which are refused).
+/// Whether an expression calls an aggregate (not looking into subqueries: their aggregates
+/// are their own).
 pub fn contains_aggregate(e: &Expr) -> bool {
     let any = |es: &[&Expr]| es.iter().any(|e| contains_aggregate(e));
     match e {
@@ -442,6 +473,7 @@ pub fn contains_aggregate(e: &Expr) -> bool {
         Expr::InList { expr, list, .. } => {
             contains_aggregate(expr) || list.iter().any(contains_aggregate)
         }
+        Expr::Tuple(items) => items.iter().any(contains_aggregate),
         Expr::Between {
             expr, low, high, ..
         } => any(&[expr, low, high]),

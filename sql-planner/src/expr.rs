@@ -16,7 +16,7 @@ use crate::ops;
 use crate::scope::Scope;
 use crate::subquery::{self, Host};
 use crate::types::{coerce, coerce_all, common_type, scalar_type, CastContext, Typed};
-use crate::{builtin, fold, func};
+use crate::{builtin, fold, func, rows};
 use kpg_types::numeric::{self, Numeric};
 use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc};
 use sqlparser::ast::{
@@ -269,7 +269,34 @@ impl<'a> ExprContext<'a> {
                 expr,
                 subquery,
                 negated,
+            } if rows::fields(expr).is_some() => rows::in_subquery(self, expr, subquery, *negated),
+            Expr::InSubquery {
+                expr,
+                subquery,
+                negated,
             } => subquery::in_subquery(self, expr, subquery, *negated),
+            // `row = ANY (SELECT ...)` is IN, `row <> ALL (SELECT ...)` NOT IN.
+            Expr::AnyOp {
+                left,
+                compare_op: BinaryOperator::Eq,
+                right,
+                ..
+            }
+            | Expr::AllOp {
+                left,
+                compare_op: BinaryOperator::NotEq,
+                right,
+            } if rows::fields(left).is_some() && matches!(&**right, Expr::Subquery(_)) => {
+                let Expr::Subquery(q) = &**right else {
+                    unreachable!("matched above")
+                };
+                rows::in_subquery(self, left, q, matches!(e, Expr::AllOp { .. }))
+            }
+            Expr::AnyOp { left, .. } | Expr::AllOp { left, .. } if rows::fields(left).is_some() => {
+                Err(PlanError::unsupported(format!(
+                    "row constructor in {e} (only = ANY and <> ALL)"
+                )))
+            }
             Expr::AnyOp {
                 left,
                 compare_op,
@@ -382,6 +409,9 @@ impl<'a> ExprContext<'a> {
             BinaryOperator::StringConcat => BinaryFunc::Concat,
             other => return crate::pg_compat::operator(self, left, other, right),
         };
+        if rows::fields(left).is_some() || rows::fields(right).is_some() {
+            return rows::compare(self, left, op, right);
+        }
         let (l, r) = (self.bind(left)?, self.bind(right)?);
         match func {
             BinaryFunc::And | BinaryFunc::Or => ops::and_or(func, l, r),
@@ -395,11 +425,18 @@ impl<'a> ExprContext<'a> {
         }
     }
 
+    /// `x [NOT] IN (a, b, ...)`: the OR of the equalities (of rows, when `x` is a row).
     fn in_list(&self, expr: &Expr, list: &[Expr], negated: bool) -> Result<Typed, PlanError> {
-        let x = self.bind(expr)?;
+        let x = match rows::fields(expr) {
+            Some(_) => None,
+            None => Some(self.bind(expr)?),
+        };
         let mut acc: Option<Typed> = None;
         for item in list {
-            let eq = ops::comparison(BinaryFunc::Eq, x.clone(), self.bind(item)?)?;
+            let eq = match &x {
+                Some(x) => ops::comparison(BinaryFunc::Eq, x.clone(), self.bind(item)?)?,
+                None => rows::compare(self, expr, &BinaryOperator::Eq, item)?,
+            };
             acc = Some(match acc {
                 None => eq,
                 Some(a) => ops::and_or(BinaryFunc::Or, a, eq)?,

@@ -118,6 +118,11 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
     if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
         return crate::pg_compat::array_subquery(cx, q);
     }
+    if name == "row" {
+        return Err(PlanError::unsupported(
+            "row constructors (other than compared with rows)",
+        ));
+    }
     if NOT_YET.contains(&name.as_str()) {
         // Before the arguments: they may be ungrouped columns of an aggregate not built yet.
         return Err(PlanError::unsupported(format!("function {name}")));

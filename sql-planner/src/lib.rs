@@ -45,6 +45,7 @@ mod pg_compat;
 mod pushdown;
 mod query;
 mod recursive;
+mod rows;
 mod scalar_funcs;
 mod scope;
 mod select;

@@ -57,6 +57,14 @@ pub struct ScopeItem {
     pub used: UseMark,
 }
 
+impl ScopeItem {
+    /// Whether the column is an enclosing query's (hidden items, at `using::HIDDEN` and above,
+    /// are the query's own).
+    pub fn is_outer(&self) -> bool {
+        self.level > 0 && self.level < crate::using::HIDDEN
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scope {
     pub items: Vec<ScopeItem>,
@@ -147,10 +155,7 @@ impl Scope {
     /// How many leading columns belong to enclosing queries (a correlated subquery's domain);
     /// hidden items (`using::HIDDEN` and above) are not among them.
     pub fn outer_prefix(&self) -> usize {
-        self.items
-            .iter()
-            .take_while(|i| i.level > 0 && i.level < crate::using::HIDDEN)
-            .count()
+        self.items.iter().take_while(|i| i.is_outer()).count()
     }
 
     /// The name PostgreSQL uses for column `i` in grouping errors: `t.a`, or `a`.

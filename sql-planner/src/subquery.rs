@@ -378,6 +378,11 @@ pub fn reads_of(
     Ok(marks.iter().map(UseMark::is_set).collect())
 }
 
+/// The number of columns the subquery returns (planned for the host, the plan dropped).
+pub fn output_width(cx: &ExprContext<'_>, q: &Query) -> Result<usize, PlanError> {
+    Ok(plan_for_host(cx, q)?.outputs.len())
+}
+
 fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> {
     let host = host(cx)?;
     let mut keys = Vec::new();

@@ -134,4 +134,55 @@ async fn subqueries_in_aggregate_arguments() {
     ] {
         s.check_error(e).await;
     }
+    // An aggregate over only the enclosing query's columns belongs to the enclosing query in
+    // PostgreSQL; kpg refuses it rather than compute it per subquery.
+    for refused in [
+        "SELECT (SELECT sum(t.x)) FROM t",
+        "SELECT (SELECT max(w) FROM u WHERE u.x = max(t.x)) FROM t",
+    ] {
+        let (code, msg) = expect_error(&s.kpg, refused).await;
+        assert_eq!(code, "0A000", "{refused}: {msg}");
+        simple(&s.pg, refused).await.expect("PostgreSQL answers it");
+    }
+    s.check("SELECT (SELECT sum(t.x + u.x) FROM u) FROM t")
+        .await;
+}
+
+/// Row constructors compared with rows: `=`/`<>` field by field, orderings by the first pair
+/// not equal, IN lists of rows, and a row IN / NOT IN / `= ANY` / `<> ALL` a subquery, with
+/// PostgreSQL's NULL results.
+const ROW_QUERIES: &[&str] = &[
+    "SELECT id, (x, w) IN (SELECT x, w FROM u) FROM t, (SELECT 'a' AS w UNION ALL SELECT NULL) k",
+    "SELECT id, (x, 'b') NOT IN (SELECT x, w FROM u) FROM t",
+    "SELECT id FROM t WHERE (x, id) IN (SELECT x, count(*) FROM u GROUP BY x)",
+    "SELECT id, (x, 'a') = ANY (SELECT u.x, u.w FROM u WHERE u.x <= t.id) AS a, \
+     (x, 'c') <> ALL (SELECT u.x, u.w FROM u WHERE u.w > 'a') AS b FROM t",
+    "SELECT id, (x, v) < (1, 2) AS a, (x, v) >= (1, 1.5) AS b, ROW(id, x) = ROW(x, id) AS c, \
+     (id, x) <> (x, 1) AS d FROM t",
+    "SELECT id FROM t WHERE (x, id) IN ((1, 1), (2, 3), (NULL, 4)) OR (id, v) > (6, 0)",
+    "SELECT x FROM t GROUP BY x HAVING (count(*), max(id)) > (1, 2) OR (min(id), 1) = (3, 1)",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn row_constructors_compare_as_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    check_ad_hoc_and_through_writes(&s, ROW_QUERIES, "row").await;
+    for q in [
+        "SELECT (1, 2) < (1, 3), (1, NULL) < (2, 0), (1, NULL) < (1, 3), (1, 2) <= (1, 2), \
+         (2, 1) > (1, 5), (1, 2) >= (1, 3), (1, 2) <> (1, NULL), (1, 2) <> (2, NULL)",
+        "SELECT (3, 4) IN ((1, 2), (3, NULL)), (3, 4) NOT IN ((1, 2), (3, NULL)), \
+         (1, 2) IN ((1, 2), (3, NULL))",
+    ] {
+        s.check(q).await;
+    }
+    for e in [
+        "SELECT (1, 2) = (1, 2, 3)",
+        "SELECT (1, 2) IN (SELECT 1)",
+        "SELECT (1, 2) IN (SELECT 1, 2, 3)",
+        "SELECT (1, 2) = 1",
+    ] {
+        s.check_error(e).await;
+    }
+    let (code, msg) = expect_error(&s.kpg, "SELECT ROW(1, 2)").await;
+    assert_eq!(code, "0A000", "{msg}");
 }
