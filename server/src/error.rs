@@ -47,7 +47,7 @@ impl From<PlanError> for ExecError {
         ExecError {
             code: e.code,
             message: e.message,
-            detail: None,
+            detail: e.detail,
             hint: None,
             position: e.position,
         }
@@ -56,7 +56,10 @@ impl From<PlanError> for ExecError {
 
 impl From<EvalError> for ExecError {
     fn from(e: EvalError) -> Self {
-        ExecError::new(e.sqlstate(), e.to_string())
+        ExecError {
+            detail: e.detail(),
+            ..ExecError::new(e.sqlstate(), e.to_string())
+        }
     }
 }
 

@@ -14,6 +14,8 @@ pub struct PlanError {
     pub message: String,
     /// 1-based character position in the statement text, where known.
     pub position: Option<usize>,
+    /// PostgreSQL's DETAIL line, where it sends one.
+    pub detail: Option<String>,
 }
 
 impl PlanError {
@@ -22,6 +24,7 @@ impl PlanError {
             code,
             message: message.into(),
             position: None,
+            detail: None,
         }
     }
 
@@ -100,6 +103,9 @@ fn char_offset(sql: &str, line: usize, column: usize) -> Option<usize> {
 
 impl From<EvalError> for PlanError {
     fn from(e: EvalError) -> Self {
-        PlanError::new(e.sqlstate(), e.to_string())
+        PlanError {
+            detail: e.detail(),
+            ..PlanError::new(e.sqlstate(), e.to_string())
+        }
     }
 }

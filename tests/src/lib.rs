@@ -672,6 +672,16 @@ pub async fn expect_error(client: &Client, sql: &str) -> (String, String) {
     }
 }
 
+/// Runs a statement that must fail; returns the DETAIL line of its error, if any.
+pub async fn error_detail(client: &Client, sql: &str) -> Option<String> {
+    match simple(client, sql).await {
+        Ok(r) => panic!("expected an error from `{sql}`, but it succeeded with {r:?}"),
+        Err(e) => e
+            .as_db_error()
+            .and_then(|db| db.detail().map(str::to_string)),
+    }
+}
+
 /// Row strings for easy literals in tests: `rows(&[&["1", "a"], &["2", "NULL"]])`,
 /// where the literal string `NULL` stands for SQL NULL.
 pub fn rows(lit: &[&[&str]]) -> Rows {

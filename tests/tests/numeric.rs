@@ -375,6 +375,15 @@ async fn typmod_casts_round_and_overflow() {
         "SELECT 1e30::numeric(40,20)",
         "SELECT 12345678901234567890123456789::numeric(38,10)",
         "SELECT 9999999999999999999999999999.99999999995::numeric(38,10)",
+        "SELECT 0.5::numeric(1,2)",
+    ] {
+        s.check_error(q).await;
+        // With PostgreSQL's DETAIL on the bound ("... less than 10^3.").
+        let detail = error_detail(&s.pg, q).await;
+        assert!(detail.is_some(), "{q}");
+        assert_eq!(error_detail(&s.kpg, q).await, detail, "{q}");
+    }
+    for q in [
         // 22023: no such typmod.
         "SELECT 1.5::numeric(1001,0)",
         "SELECT 1.5::numeric(0,0)",

@@ -61,6 +61,24 @@ pub enum EvalError {
 }
 
 impl EvalError {
+    /// The DETAIL line PostgreSQL sends with this error, if any.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            EvalError::NumericFieldOverflow { precision, scale } => {
+                let digits = i32::from(*precision) - i32::from(*scale);
+                let bound = match digits {
+                    0 => "1".to_string(),
+                    d => format!("10^{d}"),
+                };
+                Some(format!(
+                    "A field with precision {precision}, scale {scale} must round to an \
+                     absolute value less than {bound}."
+                ))
+            }
+            _ => None,
+        }
+    }
+
     /// The PostgreSQL SQLSTATE code for this error.
     pub fn sqlstate(&self) -> &'static str {
         match self {
