@@ -34,13 +34,21 @@ pub struct AggSlot {
 pub struct Grouping {
     pub keys: Vec<Typed>,
     pub aggs: RefCell<Vec<AggSlot>>,
+    /// Aggregates that subqueries read as outer columns: the scope column standing for each
+    /// (see `OUTER_AGGREGATE`), and its column of the reduction.
+    pub outer: RefCell<Vec<(usize, Typed)>>,
 }
+
+/// The name of the hidden scope column through which subqueries read an aggregate of the
+/// enclosing query: this prefix and the aggregate's SQL text.
+pub const OUTER_AGGREGATE: &str = "?aggregate ";
 
 impl Grouping {
     pub fn new(keys: Vec<Typed>) -> Self {
         Grouping {
             keys,
             aggs: RefCell::new(Vec::new()),
+            outer: RefCell::new(Vec::new()),
         }
     }
 
@@ -48,6 +56,12 @@ impl Grouping {
     pub fn key_column(&self, e: &ScalarExpr) -> Option<Typed> {
         if e.is_constant() {
             return None;
+        }
+        if let ScalarExpr::Column(c) = e {
+            let outer = self.outer.borrow();
+            if let Some((_, t)) = outer.iter().find(|(o, _)| o == c) {
+                return Some(t.clone());
+            }
         }
         let i = self.keys.iter().position(|k| &k.expr == e)?;
         let k = &self.keys[i];
@@ -81,27 +95,67 @@ impl Grouping {
     }
 }
 
-/// Whether the aggregate's arguments read columns, all of them the enclosing query's (outer
-/// columns of a correlated subquery).
-fn reads_only_outer_columns(cx: &ExprContext<'_>, args: &Args<'_>) -> bool {
+/// An aggregate call inside a subquery whose arguments read only the enclosing query's
+/// columns belongs to that query, as in PostgreSQL: it is computed per group there and the
+/// subquery reads its value like an outer column. The first time, this raises an error that
+/// `select::plan_select` of the enclosing query catches: it plans itself again with a hidden
+/// column for the aggregate (named `OUTER_AGGREGATE` and the call's text), which this then
+/// finds. `None` for an aggregate of this query.
+pub fn outer_aggregate(
+    cx: &ExprContext<'_>,
+    call: &sqlparser::ast::Function,
+    args: &Args<'_>,
+) -> Result<Option<Typed>, PlanError> {
+    let text = call.to_string();
+    let name = format!("{OUTER_AGGREGATE}{text}");
+    if let Some(i) = cx
+        .scope
+        .items
+        .iter()
+        .position(|item| item.level == 1 && item.name == name)
+    {
+        let item = &cx.scope.items[i];
+        item.used.set();
+        return Ok(Some(Typed::new(
+            ScalarExpr::Column(i),
+            item.ty.scalar,
+            item.ty.nullable,
+        )));
+    }
+    let Some(levels) = outer_levels(cx, args) else {
+        return Ok(None);
+    };
+    if levels != [1] {
+        return Err(PlanError::unsupported(format!(
+            "{text} inside a subquery over the columns of queries further out"
+        )));
+    }
+    Err(PlanError {
+        outer_aggregate: Some((text.clone(), 1)),
+        ..PlanError::unsupported(format!("{text} of an enclosing query"))
+    })
+}
+
+/// The distinct levels of the columns the aggregate's arguments read, when they read columns
+/// and all of them are enclosing queries' (outer columns of a correlated subquery).
+fn outer_levels(cx: &ExprContext<'_>, args: &Args<'_>) -> Option<Vec<usize>> {
     let Args::Exprs(exprs) = args else {
-        return false;
+        return None;
     };
     let plain = ExprContext {
         in_aggregate: true,
         ..cx.ungrouped()
     };
-    let mut columns = Vec::new();
+    let mut levels = Vec::new();
     for e in exprs {
-        match plain.bind(e) {
-            Ok(t) => columns.extend(t.expr.support()),
-            Err(_) => return false,
+        for c in plain.bind(e).ok()?.expr.support() {
+            let item = cx.scope.items.get(c).filter(|item| item.is_outer())?;
+            if !levels.contains(&item.level) {
+                levels.push(item.level);
+            }
         }
     }
-    !columns.is_empty()
-        && columns
-            .iter()
-            .all(|&c| cx.scope.items.get(c).is_some_and(|item| item.is_outer()))
+    (!levels.is_empty()).then_some(levels)
 }
 
 /// Binds an aggregate call in a grouped context. With `FILTER (WHERE cond)`, the argument is
@@ -117,13 +171,6 @@ pub fn bind_aggregate(
         return Err(PlanError::grouping(
             "aggregate function calls cannot be nested",
         ));
-    }
-    if reads_only_outer_columns(cx, &args) {
-        // PostgreSQL computes such an aggregate in the enclosing query (per group there) and
-        // hands the subquery its value; kpg would compute it here, which differs.
-        return Err(PlanError::unsupported(format!(
-            "{name}() over only the enclosing query's columns inside a subquery"
-        )));
     }
     let Some(grouping) = cx.grouping else {
         return Err(PlanError::grouping(format!(
@@ -418,11 +465,31 @@ pub fn reduce_plan(input: Plan, grouping: &Grouping, domain: Option<(Plan, usize
 /// Whether an expression calls an aggregate (not looking into subqueries: their aggregates
 /// are their own).
 pub fn contains_aggregate(e: &Expr) -> bool {
+    calls_aggregate(e, &|_| false)
+}
+
+/// Whether an expression calls an aggregate of its own query: not one that the enclosing
+/// query computes (a column of `scope` at `level`, the enclosing query's level seen from
+/// the expression, stands for it: see `outer_aggregate`).
+pub fn contains_own_aggregate(e: &Expr, scope: &crate::scope::Scope, level: usize) -> bool {
+    let outer = |f: &sqlparser::ast::Function| {
+        let name = format!("{OUTER_AGGREGATE}{f}");
+        scope
+            .items
+            .iter()
+            .any(|i| i.level == level && i.name == name)
+    };
+    calls_aggregate(e, &outer)
+}
+
+/// Whether an expression calls an aggregate for which `skip` is false.
+fn calls_aggregate(e: &Expr, skip: &dyn Fn(&sqlparser::ast::Function) -> bool) -> bool {
+    let contains_aggregate = |e: &Expr| calls_aggregate(e, skip);
     let any = |es: &[&Expr]| es.iter().any(|e| contains_aggregate(e));
     match e {
         Expr::Function(f) => {
             let name = crate::func::function_name(f).unwrap_or_default();
-            if AGGREGATES.contains(&name.as_str()) && f.over.is_none() {
+            if AGGREGATES.contains(&name.as_str()) && f.over.is_none() && !skip(f) {
                 return true;
             }
             match &f.args {

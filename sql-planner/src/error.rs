@@ -16,6 +16,10 @@ pub struct PlanError {
     pub position: Option<usize>,
     /// PostgreSQL's DETAIL line, where it sends one.
     pub detail: Option<String>,
+    /// An aggregate found inside a subquery that belongs to an enclosing query (its
+    /// arguments read only that query's columns): its SQL text, and how many more SELECT
+    /// levels the error must pass before it reaches that query (see `select::plan_select`).
+    pub outer_aggregate: Option<(String, usize)>,
 }
 
 impl PlanError {
@@ -25,6 +29,7 @@ impl PlanError {
             message: message.into(),
             position: None,
             detail: None,
+            outer_aggregate: None,
         }
     }
 

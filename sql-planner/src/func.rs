@@ -129,6 +129,9 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
     }
     let (args, distinct) = call_args(f)?;
     if AGGREGATES.contains(&name.as_str()) {
+        if let Some(t) = crate::aggregate::outer_aggregate(cx, f, &args)? {
+            return Ok(t);
+        }
         return crate::aggregate::bind_aggregate(cx, &name, args, distinct, f.filter.as_deref());
     }
     if f.filter.is_some() {

@@ -6,7 +6,7 @@
 //! PostgreSQL: a number is a select-list position, a bare name matching an output column is
 //! that column, anything else is an expression over the FROM scope (or the grouped scope).
 
-use crate::aggregate::{contains_aggregate, reduce_plan, Grouping};
+use crate::aggregate::{contains_aggregate, contains_own_aggregate, reduce_plan, Grouping};
 use crate::error::PlanError;
 use crate::expr::ExprContext;
 use crate::func::function_name;
@@ -17,11 +17,13 @@ use crate::scope::{Scope, ScopeItem, UseMark};
 use crate::statement::ColumnOrder;
 use crate::subquery::{place, Host};
 use crate::types::{internal_name, resolve_unknown, scalar_type, Typed};
-use kpg_types::{ColumnType, Plan};
+use kpg_types::{ColumnType, Plan, ScalarType};
 use sqlparser::ast::{
     Distinct, Expr, GroupByExpr, OrderByExpr, OrderBySort, Select, SelectFlavor, SelectItem,
     SelectItemQualifiedWildcardKind, SetExpr, TrimWhereField, Value, WildcardAdditionalOptions,
 };
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
 
 /// A planned SELECT.
 pub struct SelectPlan {
@@ -53,9 +55,29 @@ pub fn plan_select(
     order_by: &[OrderByExpr],
     in_order: bool,
 ) -> Result<SelectPlan, PlanError> {
-    match plan_select_block(cx, s, order_by, in_order) {
-        Err(e) if crate::empty_from::may_skip(&e) => crate::empty_from::empty_select(cx, s, e),
-        other => other,
+    // Aggregates of this query found inside its subqueries (`aggregate::outer_aggregate`):
+    // each makes the query plan itself again, with the aggregate as a hidden column.
+    let mut outer_aggs: Vec<String> = Vec::new();
+    loop {
+        let planned = match plan_select_block(cx, s, order_by, in_order, &outer_aggs) {
+            Err(e) if crate::empty_from::may_skip(&e) => crate::empty_from::empty_select(cx, s, e),
+            other => other,
+        };
+        match planned {
+            Err(mut e) if e.outer_aggregate.is_some() => {
+                let (call, levels) = e.outer_aggregate.take().expect("checked");
+                if levels > 0 {
+                    // Raised in this query's own expressions: it belongs further out.
+                    e.outer_aggregate = Some((call, levels - 1));
+                    return Err(e);
+                }
+                if outer_aggs.contains(&call) || outer_aggs.len() >= 64 {
+                    return Err(e);
+                }
+                outer_aggs.push(call);
+            }
+            other => return other,
+        }
     }
 }
 
@@ -64,9 +86,11 @@ fn plan_select_block(
     s: &Select,
     order_by: &[OrderByExpr],
     in_order: bool,
+    outer_aggs: &[String],
 ) -> Result<SelectPlan, PlanError> {
     check_select(s)?;
-    let per_row = s.group_by == GroupByExpr::Expressions(vec![], vec![])
+    let per_row = outer_aggs.is_empty()
+        && s.group_by == GroupByExpr::Expressions(vec![], vec![])
         && s.having.is_none()
         && s.distinct.is_none()
         && !s.projection.iter().any(|item| match item {
@@ -97,12 +121,15 @@ fn plan_select_block(
             ))
         }
     };
-    let grouped = !group_by.is_empty()
+    let grouped = !outer_aggs.is_empty()
+        || !group_by.is_empty()
         || s.having.is_some()
-        || targets
+        || targets.iter().any(
+            |(t, _)| matches!(t, Target::Expr(e) if contains_own_aggregate(e, &from_scope, 1)),
+        )
+        || order_by
             .iter()
-            .any(|(t, _)| matches!(t, Target::Expr(e) if contains_aggregate(e)))
-        || order_by.iter().any(|o| contains_aggregate(&o.expr));
+            .any(|o| contains_own_aggregate(&o.expr, &from_scope, 1));
     let distinct = match &s.distinct {
         None | Some(Distinct::All) => false,
         Some(Distinct::Distinct) => true,
@@ -112,6 +139,7 @@ fn plan_select_block(
     let grouping;
     let host;
     let input_host = Host::new(cx, None);
+    let grouped_scope;
     let (cx_select, cx_order, base, base_arity, having) = if grouped {
         let mut keys: Vec<Typed> = (0..nd)
             .map(|i| ExprContext::new(&from_scope, "GROUP BY").column(i))
@@ -122,15 +150,16 @@ fn plan_select_block(
             }
         }
         grouping = Grouping::new(keys);
+        grouped_scope = with_outer_aggregates(cx, &from_scope, &grouping, outer_aggs)?;
         host = Host::new(cx, Some(&grouping));
-        let sel = ExprContext::grouped(&from_scope, "SELECT", &grouping)
+        let sel = ExprContext::grouped(&grouped_scope, "SELECT", &grouping)
             .with_host(&host)
             .with_input_host(&input_host);
         let having = s
             .having
             .as_ref()
             .map(|h| {
-                ExprContext::grouped(&from_scope, "HAVING", &grouping)
+                ExprContext::grouped(&grouped_scope, "HAVING", &grouping)
                     .with_host(&host)
                     .with_input_host(&input_host)
                     .bind_condition(h)
@@ -385,6 +414,37 @@ fn first_output_name(q: &sqlparser::ast::Query) -> Option<String> {
 
 /// GROUP BY items: output positions, output names not naming an input column, or
 /// expressions over the FROM scope.
+/// The FROM scope and a hidden column for each aggregate subqueries take from this query
+/// (see `aggregate::outer_aggregate`), registered with the grouping.
+fn with_outer_aggregates(
+    cx: &QueryContext<'_>,
+    from_scope: &Scope,
+    grouping: &Grouping,
+    calls: &[String],
+) -> Result<Scope, PlanError> {
+    let mut scope = from_scope.clone();
+    for call in calls {
+        let e = Parser::new(&PostgreSqlDialect {})
+            .try_with_sql(call)
+            .and_then(|mut p| p.parse_expr())
+            .map_err(|e| {
+                PlanError::new("XX000", format!("aggregate {call} does not parse: {e}"))
+            })?;
+        let t = ExprContext::grouped(from_scope, "SELECT", grouping)
+            .with_catalog(cx.catalog)
+            .bind(&e)?;
+        grouping.outer.borrow_mut().push((scope.len(), t.clone()));
+        scope.items.push(ScopeItem {
+            table: None,
+            name: format!("{}{call}", crate::aggregate::OUTER_AGGREGATE),
+            ty: ColumnType::new(t.ty.unwrap_or(ScalarType::Text), t.nullable),
+            level: 0,
+            used: UseMark::default(),
+        });
+    }
+    Ok(scope)
+}
+
 fn group_keys(
     group_by: &[Expr],
     targets: &[(Target<'_>, String)],

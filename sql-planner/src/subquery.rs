@@ -31,7 +31,7 @@
 //! until `finish` says where they land. The host plan is copied into every domain: the plan
 //! language has no way to share a subplan, which a `Let` node in the runtime would fix.
 
-use crate::aggregate::contains_aggregate;
+use crate::aggregate::contains_own_aggregate;
 use crate::aggregate::Grouping;
 use crate::error::PlanError;
 use crate::expr::ExprContext;
@@ -299,7 +299,13 @@ fn named_in_text(q: &Query, scope: &Scope) -> Vec<usize> {
         })
         .collect();
     (0..scope.len())
-        .filter(|&i| words.contains(&scope.items[i].name))
+        .filter(|&i| {
+            let name = &scope.items[i].name;
+            words.contains(name)
+                || name
+                    .strip_prefix(crate::aggregate::OUTER_AGGREGATE)
+                    .is_some_and(|call| text.contains(call))
+        })
         .collect()
 }
 
@@ -313,12 +319,10 @@ fn outer_references(
     host: &Host<'_>,
     q: &Query,
 ) -> Result<Vec<usize>, PlanError> {
-    // In a grouped query only grouping keys can be outer references; a name matching an
-    // ungrouped column must mean something inside the subquery.
-    let candidates: Vec<usize> = named_in_text(q, cx.scope)
-        .into_iter()
-        .filter(|&c| host.host_column(c).is_some())
-        .collect();
+    // In a grouped query every column is a candidate, but only grouping keys (and the
+    // aggregates subqueries take from it) can be read: an ungrouped column only inside an
+    // aggregate of this query, which `aggregate::outer_aggregate` turns into a column.
+    let candidates: Vec<usize> = named_in_text(q, cx.scope);
     if candidates.is_empty() {
         return Ok(candidates);
     }
@@ -343,6 +347,12 @@ fn outer_references(
         .map(|(c, _)| c)
         .collect();
     for &c in &used {
+        if host.host_column(c).is_none() {
+            return Err(PlanError::grouping(format!(
+                "subquery uses ungrouped column \"{}\" from outer query",
+                cx.scope.qualified_name(c)
+            )));
+        }
         cx.scope.items[c].used.set();
     }
     Ok(used)

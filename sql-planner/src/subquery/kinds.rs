@@ -18,7 +18,7 @@ pub fn scalar(cx: &ExprContext<'_>, q: &Query) -> Result<Typed, PlanError> {
         return Ok(Typed::new(raw(SubqueryKind::Scalar, p), ty, true));
     }
     let nd = p.nd;
-    if one_row_per_domain_value(q) {
+    if one_row_per_domain_value(q, cx.scope) {
         // Aggregates without GROUP BY or HAVING: a row for every domain value already.
         let rel = if p.domain == p.full_domain {
             p.plan
@@ -63,8 +63,9 @@ pub fn scalar(cx: &ExprContext<'_>, q: &Query) -> Result<Typed, PlanError> {
 }
 
 /// Whether the subquery is a SELECT of aggregates without GROUP BY or HAVING, which yields
-/// exactly one row (per domain value: see `aggregate::reduce_plan`).
-fn one_row_per_domain_value(q: &Query) -> bool {
+/// exactly one row (per domain value: see `aggregate::reduce_plan`). Aggregates the host
+/// computes for it (columns of the host's `scope`) do not count.
+fn one_row_per_domain_value(q: &Query, scope: &Scope) -> bool {
     let SetExpr::Select(s) = q.body.as_ref() else {
         return false;
     };
@@ -75,7 +76,7 @@ fn one_row_per_domain_value(q: &Query) -> bool {
         && q.limit_clause.is_none()
         && s.projection.iter().any(|item| match item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                contains_aggregate(e)
+                contains_own_aggregate(e, scope, 0)
             }
             _ => false,
         })
