@@ -58,6 +58,25 @@ pub enum EvalError {
     /// A broken invariant of kpg's own, reported rather than panicking a worker.
     #[error("internal error: {0}")]
     Internal(String),
+    /// A date/time field out of range, such as February 30.
+    #[error("date/time field value out of range: \"{0}\"")]
+    DateTimeFieldOverflow(String),
+    /// A date or timestamp beyond what its type holds.
+    #[error("{type_name} out of range: \"{value}\"")]
+    DateTimeOutOfRange { type_name: String, value: String },
+    /// A time zone offset beyond ±15:59:59.
+    #[error("time zone displacement out of range: \"{0}\"")]
+    TimeZoneDisplacementOverflow(String),
+    /// A time zone name that is not known.
+    #[error("time zone \"{0}\" not recognized")]
+    UnknownTimeZone(String),
+    /// A date, timestamp or interval computed beyond what its type holds ("interval out of
+    /// range").
+    #[error("{0} out of range")]
+    DateTimeValueOutOfRange(String),
+    /// An interval field out of range, such as 61 minutes in `25:61:61`.
+    #[error("interval field value out of range: \"{0}\"")]
+    IntervalFieldOverflow(String),
 }
 
 impl EvalError {
@@ -115,6 +134,12 @@ impl EvalError {
             EvalError::LikePatternEndsWithEscape => "22025",
             EvalError::Unsupported(_) => "0A000",
             EvalError::Internal(_) => "XX000",
+            EvalError::DateTimeFieldOverflow(_)
+            | EvalError::DateTimeOutOfRange { .. }
+            | EvalError::DateTimeValueOutOfRange(_) => "22008",
+            EvalError::TimeZoneDisplacementOverflow(_) => "22009",
+            EvalError::UnknownTimeZone(_) => "22023",
+            EvalError::IntervalFieldOverflow(_) => "22015",
         }
     }
 }

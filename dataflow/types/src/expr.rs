@@ -440,14 +440,15 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
         },
         AddDateDays | SubDateDays => match (l, r) {
             (Datum::Date(d), Datum::Int32(n)) => {
+                let n = i64::from(n);
                 let n = if func == AddDateDays { n } else { -n };
-                let days = chrono::Days::new(n.unsigned_abs().into());
+                let days = chrono::Days::new(n.unsigned_abs());
                 let moved = if n >= 0 {
                     d.checked_add_days(days)
                 } else {
                     d.checked_sub_days(days)
                 };
-                Datum::Date(moved.ok_or_else(|| EvalError::NumericOutOfRange("date".into()))?)
+                Datum::Date(moved.ok_or_else(|| EvalError::DateTimeValueOutOfRange("date".into()))?)
             }
             (l, r) => unreachable!("date arithmetic over {l:?}, {r:?}"),
         },

@@ -4,10 +4,16 @@
 //! the three fields are stored separately and only combined where PostgreSQL combines them:
 //! comparison, equality and hashing treat a month as 30 days and a day as 24 hours (so
 //! `'1 mon' = '30 days'`, as in PostgreSQL, and both fall in one GROUP BY group), while
-//! output and arithmetic keep the fields. Text input follows PostgreSQL's `DecodeInterval` for
-//! the forms people write (`1 year 2 mons`, `-3 days +04:05:06.5`, `90` with a field
-//! qualifier, `@ 1 day ago`); output is PostgreSQL's default `postgres` style
-//! (`1 year 2 mons 3 days 04:05:06`).
+//! output and arithmetic keep the fields. Output is PostgreSQL's default `postgres` style
+//! (`1 year 2 mons 3 days 04:05:06`). Text input is PostgreSQL's own format (`input`), and,
+//! when that does not read the text, ISO 8601 (`iso8601`), as PostgreSQL tries them; both
+//! add up their fields in `fields`.
+
+mod fields;
+mod input;
+mod iso8601;
+
+pub(crate) use fields::{fraction_micros, split_clock};
 
 use crate::error::EvalError;
 use serde::{Deserialize, Serialize};
@@ -112,33 +118,12 @@ impl Interval {
     /// `interval * float8` (PostgreSQL's `interval_mul`): whole months and days stay, their
     /// fractions cascade down to days and seconds.
     pub fn mul(&self, factor: f64) -> Result<Interval, EvalError> {
-        let months_f = f64::from(self.months) * factor;
-        let days_f = f64::from(self.days) * factor;
-        let months = to_i32(months_f)?;
-        let mut days = to_i32(days_f)?;
-        let month_remainder_days = ts_round((months_f - f64::from(months)) * DAYS_PER_MONTH as f64);
-        let mut sec_remainder = ts_round(
-            (days_f - f64::from(days) + month_remainder_days - month_remainder_days.trunc())
-                * SECS_PER_DAY,
-        );
-        if sec_remainder.abs() >= SECS_PER_DAY {
-            let whole = (sec_remainder / SECS_PER_DAY).trunc();
-            days = days.checked_add(whole as i32).ok_or_else(overflow)?;
-            sec_remainder -= whole * SECS_PER_DAY;
-        }
-        days = days
-            .checked_add(month_remainder_days.trunc() as i32)
-            .ok_or_else(overflow)?;
-        let micros =
-            (self.micros as f64 * factor + sec_remainder * USECS_PER_SEC as f64).round_ties_even();
-        if !micros.is_finite() || micros < i64::MIN as f64 || micros >= i64::MAX as f64 {
-            return Err(overflow());
-        }
-        Ok(Interval {
-            months,
-            days,
-            micros: micros as i64,
-        })
+        Interval::cascade(
+            f64::from(self.months) * factor,
+            f64::from(self.days) * factor,
+            self.micros as f64 * factor,
+            true,
+        )
     }
 
     /// `interval / float8` (PostgreSQL's `interval_div`).
@@ -146,11 +131,29 @@ impl Interval {
         if factor == 0.0 {
             return Err(EvalError::DivisionByZero);
         }
-        let months_f = f64::from(self.months) / factor;
-        let days_f = f64::from(self.days) / factor;
+        Interval::cascade(
+            f64::from(self.months) / factor,
+            f64::from(self.days) / factor,
+            self.micros as f64 / factor,
+            false,
+        )
+    }
+
+    /// The interval of fractional months, days and microseconds: the fraction of a month
+    /// becomes days of 30 (rounded to the microsecond when `round_month_days`, as
+    /// multiplication does and division does not), the fraction of a day seconds.
+    fn cascade(
+        months_f: f64,
+        days_f: f64,
+        micros_f: f64,
+        round_month_days: bool,
+    ) -> Result<Interval, EvalError> {
         let months = to_i32(months_f)?;
         let mut days = to_i32(days_f)?;
-        let month_remainder_days = (months_f - f64::from(months)) * DAYS_PER_MONTH as f64;
+        let mut month_remainder_days = (months_f - f64::from(months)) * DAYS_PER_MONTH as f64;
+        if round_month_days {
+            month_remainder_days = ts_round(month_remainder_days);
+        }
         let mut sec_remainder = ts_round(
             (days_f - f64::from(days) + month_remainder_days - month_remainder_days.trunc())
                 * SECS_PER_DAY,
@@ -163,8 +166,7 @@ impl Interval {
         days = days
             .checked_add(month_remainder_days.trunc() as i32)
             .ok_or_else(overflow)?;
-        let micros =
-            (self.micros as f64 / factor + sec_remainder * USECS_PER_SEC as f64).round_ties_even();
+        let micros = (micros_f + sec_remainder * USECS_PER_SEC as f64).round_ties_even();
         if !micros.is_finite() || micros < i64::MIN as f64 || micros >= i64::MAX as f64 {
             return Err(overflow());
         }
@@ -238,75 +240,19 @@ impl Interval {
         }
     }
 
-    /// Parses PostgreSQL interval input; `qualifier` is the SQL field qualifier, if any
-    /// (`interval '90' day`).
+    /// Parses interval text; `qualifier` is the SQL field qualifier, if any (`interval '90'
+    /// day`). Text that is not in PostgreSQL's own format is tried as ISO 8601
+    /// (`P1Y2M3DT4H5M6S`), as PostgreSQL does.
     pub fn parse(text: &str, qualifier: Option<IntervalField>) -> Result<Interval, EvalError> {
-        let invalid = || EvalError::InvalidTextRepresentation {
-            type_name: "interval".into(),
-            value: text.to_string(),
+        let fields = match input::parse(text, qualifier) {
+            Err(fields::Bad::Syntax) => iso8601::parse(text),
+            read => read,
         };
-        let mut acc = Acc::default();
-        let tokens = tokenize(text).ok_or_else(invalid)?;
-        let mut i = 0;
-        let mut ago = false;
-        let mut seen_any = false;
-        while i < tokens.len() {
-            let tok = &tokens[i];
-            if tok == "@" {
-                i += 1;
-                continue;
-            }
-            if tok.eq_ignore_ascii_case("ago") {
-                if i + 1 != tokens.len() || !seen_any {
-                    return Err(invalid());
-                }
-                ago = true;
-                i += 1;
-                continue;
-            }
-            if tok.contains(':') {
-                acc.time(tok).ok_or_else(invalid)?;
-                seen_any = true;
-                i += 1;
-                continue;
-            }
-            let value: f64 = parse_number(tok).ok_or_else(invalid)?;
-            let unit = tokens.get(i + 1).and_then(|u| unit_of(u));
-            let unit = match unit {
-                Some(u) => {
-                    i += 2;
-                    u
-                }
-                None => {
-                    i += 1;
-                    // A bare number is in the qualifier's last field, or seconds.
-                    match qualifier {
-                        Some(IntervalField::Year) => Unit::Year,
-                        Some(IntervalField::Month) => Unit::Month,
-                        Some(IntervalField::Day) => Unit::Day,
-                        Some(IntervalField::Hour) => Unit::Hour,
-                        Some(IntervalField::Minute) => Unit::Minute,
-                        Some(IntervalField::Second) | None => Unit::Second,
-                    }
-                }
-            };
-            acc.add(value, unit).ok_or_else(invalid)?;
-            seen_any = true;
-        }
-        if !seen_any {
-            return Err(invalid());
-        }
-        let mut iv = acc.finish().ok_or_else(|| EvalError::OutOfRangeValue {
-            value: text.to_string(),
-            type_name: "interval".into(),
-        })?;
-        if ago {
-            iv = iv.checked_neg()?;
-        }
-        if let Some(q) = qualifier {
-            iv = iv.truncate_below(q);
-        }
-        Ok(iv)
+        let iv = fields.map_err(|bad| bad.into_eval(text))?.finish();
+        Ok(match qualifier {
+            Some(q) => iv.truncate_below(q),
+            None => iv,
+        })
     }
 
     /// Drops the fields below `f` (the effect of an interval qualifier on input).
@@ -344,7 +290,7 @@ pub fn write_seconds(usec: u64, out: &mut String) {
 }
 
 fn overflow() -> EvalError {
-    EvalError::NumericOutOfRange("interval".into())
+    EvalError::DateTimeValueOutOfRange("interval".into())
 }
 
 fn to_i32(f: f64) -> Result<i32, EvalError> {
@@ -385,195 +331,7 @@ impl Hash for Interval {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Unit {
-    Microsecond,
-    Millisecond,
-    Second,
-    Minute,
-    Hour,
-    Day,
-    Week,
-    Month,
-    Year,
-    Decade,
-    Century,
-    Millennium,
-}
-
-fn unit_of(word: &str) -> Option<Unit> {
-    Some(match word.to_ascii_lowercase().as_str() {
-        "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "useconds" => Unit::Microsecond,
-        "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "mseconds" => Unit::Millisecond,
-        "second" | "seconds" | "s" | "sec" | "secs" => Unit::Second,
-        "minute" | "minutes" | "m" | "min" | "mins" => Unit::Minute,
-        "hour" | "hours" | "h" | "hr" | "hrs" => Unit::Hour,
-        "day" | "days" | "d" => Unit::Day,
-        "week" | "weeks" | "w" => Unit::Week,
-        "month" | "months" | "mon" | "mons" => Unit::Month,
-        "year" | "years" | "y" | "yr" | "yrs" => Unit::Year,
-        "decade" | "decades" | "dec" | "decs" => Unit::Decade,
-        "century" | "centuries" | "c" | "cent" => Unit::Century,
-        "millennium" | "millennia" | "mil" | "mils" | "millenniums" => Unit::Millennium,
-        _ => return None,
-    })
-}
-
-fn parse_number(tok: &str) -> Option<f64> {
-    let ok = !tok.is_empty()
-        && tok
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | '+' | '-'))
-        && tok.chars().any(|c| c.is_ascii_digit());
-    if !ok {
-        return None;
-    }
-    tok.parse().ok()
-}
-
-/// Splits input into numbers (with sign and fraction), words, times (`hh:mm[:ss]`) and `@`.
-fn tokenize(s: &str) -> Option<Vec<String>> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = s.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() || c == ',' {
-            i += 1;
-        } else if c == '@' {
-            out.push("@".into());
-            i += 1;
-        } else if c.is_ascii_digit() || c == '+' || c == '-' || c == '.' {
-            let start = i;
-            i += 1;
-            while i < chars.len()
-                && (chars[i].is_ascii_digit() || chars[i] == '.' || chars[i] == ':')
-            {
-                i += 1;
-            }
-            out.push(chars[start..i].iter().collect());
-        } else if c.is_alphabetic() {
-            let start = i;
-            while i < chars.len() && chars[i].is_alphabetic() {
-                i += 1;
-            }
-            out.push(chars[start..i].iter().collect());
-        } else {
-            return None;
-        }
-    }
-    Some(out)
-}
-
-/// Field accumulator with PostgreSQL's cascading of fractions to smaller fields.
-#[derive(Default)]
-struct Acc {
-    months: i64,
-    days: i64,
-    micros: f64,
-    /// Whole microseconds kept exact for times and integral units.
-    exact_micros: i64,
-}
-
-impl Acc {
-    fn add(&mut self, v: f64, unit: Unit) -> Option<()> {
-        let whole = v.trunc();
-        let frac = v - whole;
-        let w = whole as i64;
-        match unit {
-            Unit::Microsecond => self.micros += v,
-            Unit::Millisecond => self.micros += v * 1000.0,
-            Unit::Second => {
-                self.exact_micros = self
-                    .exact_micros
-                    .checked_add(w.checked_mul(USECS_PER_SEC)?)?;
-                self.micros += frac * USECS_PER_SEC as f64;
-            }
-            Unit::Minute => self.micros += v * USECS_PER_MINUTE as f64,
-            Unit::Hour => self.micros += v * USECS_PER_HOUR as f64,
-            Unit::Day => {
-                self.days = self.days.checked_add(w)?;
-                self.micros += frac * USECS_PER_DAY as f64;
-            }
-            Unit::Week => {
-                let d = v * 7.0;
-                self.days = self.days.checked_add(d.trunc() as i64)?;
-                self.micros += d.fract() * USECS_PER_DAY as f64;
-            }
-            Unit::Month => {
-                self.months = self.months.checked_add(w)?;
-                self.frac_days(frac * DAYS_PER_MONTH as f64)?;
-            }
-            Unit::Year | Unit::Decade | Unit::Century | Unit::Millennium => {
-                let years = match unit {
-                    Unit::Year => 1,
-                    Unit::Decade => 10,
-                    Unit::Century => 100,
-                    _ => 1000,
-                };
-                self.months = self.months.checked_add(w.checked_mul(12 * years)?)?;
-                self.months = self
-                    .months
-                    .checked_add((frac * (12 * years) as f64).round_ties_even() as i64)?;
-            }
-        }
-        Some(())
-    }
-
-    fn frac_days(&mut self, d: f64) -> Option<()> {
-        self.days = self.days.checked_add(d.trunc() as i64)?;
-        self.micros += d.fract() * USECS_PER_DAY as f64;
-        Some(())
-    }
-
-    /// `[-]hh:mm[:ss[.frac]]`.
-    fn time(&mut self, tok: &str) -> Option<()> {
-        let (neg, body) = match tok.strip_prefix('-') {
-            Some(b) => (true, b),
-            None => (false, tok.strip_prefix('+').unwrap_or(tok)),
-        };
-        let parts: Vec<&str> = body.split(':').collect();
-        let int = |s: &str| -> Option<i64> {
-            (!s.is_empty() && s.chars().all(|c| c.is_ascii_digit()))
-                .then(|| s.parse().ok())
-                .flatten()
-        };
-        let (h, m, sec) = match parts.as_slice() {
-            [h, m] => (int(h)?, int(m)?, 0.0),
-            [h, m, s] => {
-                let sec: f64 = if s.chars().all(|c| c.is_ascii_digit() || c == '.') && !s.is_empty()
-                {
-                    s.parse().ok()?
-                } else {
-                    return None;
-                };
-                (int(h)?, int(m)?, sec)
-            }
-            _ => return None,
-        };
-        if m > 59 || sec >= 60.0 {
-            return None;
-        }
-        let us = h
-            .checked_mul(USECS_PER_HOUR)?
-            .checked_add(m * USECS_PER_MINUTE)?
-            .checked_add((sec * USECS_PER_SEC as f64).round() as i64)?;
-        self.exact_micros = self.exact_micros.checked_add(if neg { -us } else { us })?;
-        Some(())
-    }
-
-    fn finish(self) -> Option<Interval> {
-        let micros = self
-            .exact_micros
-            .checked_add(self.micros.round_ties_even() as i64)?;
-        Some(Interval {
-            months: i32::try_from(self.months).ok()?,
-            days: i32::try_from(self.days).ok()?,
-            micros,
-        })
-    }
-}
-
+#[cfg(test)]
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -614,6 +372,32 @@ mod tests {
             Interval::parse("abc", None).unwrap_err().sqlstate(),
             "22007"
         );
+    }
+
+    #[test]
+    fn field_overflow_is_22015() {
+        // Expected texts, SQLSTATEs and messages are PostgreSQL 15's.
+        let err = Interval::parse("25:61:61", None).unwrap_err();
+        assert_eq!(err.sqlstate(), "22015");
+        assert_eq!(
+            err.to_string(),
+            r#"interval field value out of range: "25:61:61""#
+        );
+        for text in [
+            "00:00:61",
+            "1 day 10:60:00",
+            "2147483648 days",
+            "99999999999 hours",
+        ] {
+            let err = Interval::parse(text, None).unwrap_err();
+            assert_eq!(err.sqlstate(), "22015", "{text}");
+        }
+        assert_eq!(
+            Interval::parse("-25:61:61", None).unwrap_err().sqlstate(),
+            "22007"
+        );
+        assert_eq!(out("00:00:60.5"), "00:01:00.5");
+        assert_eq!(out("10:30.5"), "00:10:30.5");
     }
 
     #[test]

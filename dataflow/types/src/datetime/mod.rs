@@ -1,0 +1,273 @@
+//! `timestamp` (without time zone) and `date`: their text input and output, arithmetic with
+//! intervals, and the units of EXTRACT / date_part / date_trunc (computed in `extract`).
+//!
+//! A timestamp is a `chrono::NaiveDateTime` with microsecond precision (input is rounded to
+//! microseconds, as PostgreSQL does). Adding an interval adds months first (clamping the day
+//! to the month's end), then days, then microseconds, as PostgreSQL does. Text input takes
+//! what PostgreSQL 15 takes with its default DateStyle (ISO, MDY): `2024-01-05`, `1/2/2024`,
+//! `Jan 5 2024`, `20240105`, `epoch`, times with AM/PM and time zones (checked, then
+//! ignored); it is read in two steps, `lex` (where tokens end) and `decode` (what they
+//! mean), with the zone checks in `zone`. Which units a type supports is decided by the
+//! planner (`DateUnit::check_extract`), so evaluation never meets an unsupported one.
+
+mod decode;
+mod extract;
+mod lex;
+mod zone;
+
+pub use extract::{
+    extract_date, extract_interval, extract_timestamp, trunc_interval, trunc_timestamp,
+};
+
+use crate::error::EvalError;
+use crate::interval::{write_seconds, Interval};
+use chrono::{Datelike, Duration, Months, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
+use std::fmt::Write;
+
+/// A unit of EXTRACT, date_part and date_trunc.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum DateUnit {
+    Microseconds,
+    Milliseconds,
+    Second,
+    Minute,
+    Hour,
+    Day,
+    Week,
+    Month,
+    Quarter,
+    Year,
+    Decade,
+    Century,
+    Millennium,
+    Dow,
+    Isodow,
+    Doy,
+    Isoyear,
+    Epoch,
+    Julian,
+}
+
+/// The three kinds of value EXTRACT reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DateKind {
+    Date,
+    Timestamp,
+    Interval,
+}
+
+impl DateKind {
+    pub fn type_name(self) -> &'static str {
+        match self {
+            DateKind::Date => "date",
+            DateKind::Timestamp => "timestamp without time zone",
+            DateKind::Interval => "interval",
+        }
+    }
+}
+
+impl DateUnit {
+    /// Looks a unit name up the way PostgreSQL does (case-insensitive, with its abbreviations).
+    /// `None` for a name PostgreSQL does not know; a known unit kpg does not handle (time
+    /// zones) is `Some(Err(name))`.
+    pub fn parse(name: &str) -> Option<Result<DateUnit, String>> {
+        use DateUnit::*;
+        let lower = name.to_ascii_lowercase();
+        Some(Ok(match lower.as_str() {
+            "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "useconds"
+            | "microsecon" => Microseconds,
+            "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "mseconds"
+            | "millisecon" => Milliseconds,
+            "second" | "seconds" | "s" | "sec" | "secs" => Second,
+            "minute" | "minutes" | "m" | "min" | "mins" => Minute,
+            "hour" | "hours" | "h" | "hr" | "hrs" => Hour,
+            "day" | "days" | "d" => Day,
+            "week" | "weeks" | "w" => Week,
+            "month" | "months" | "mon" | "mons" => Month,
+            "quarter" | "qtr" => Quarter,
+            "year" | "years" | "y" | "yr" | "yrs" => Year,
+            "decade" | "decades" | "dec" | "decs" => Decade,
+            "century" | "centuries" | "c" | "cent" => Century,
+            "millennium" | "millennia" | "mil" | "mils" | "millenniums" => Millennium,
+            "dow" => Dow,
+            "isodow" => Isodow,
+            "doy" => Doy,
+            "isoyear" => Isoyear,
+            "epoch" => Epoch,
+            "julian" | "j" => Julian,
+            "timezone" | "timezone_h" | "timezone_m" => return Some(Err(lower)),
+            _ => return None,
+        }))
+    }
+
+    fn name(self) -> &'static str {
+        use DateUnit::*;
+        match self {
+            Microseconds => "microseconds",
+            Milliseconds => "milliseconds",
+            Second => "second",
+            Minute => "minute",
+            Hour => "hour",
+            Day => "day",
+            Week => "week",
+            Month => "month",
+            Quarter => "quarter",
+            Year => "year",
+            Decade => "decade",
+            Century => "century",
+            Millennium => "millennium",
+            Dow => "dow",
+            Isodow => "isodow",
+            Doy => "doy",
+            Isoyear => "isoyear",
+            Epoch => "epoch",
+            Julian => "julian",
+        }
+    }
+
+    /// Whether EXTRACT of this unit from a value of `kind` exists in PostgreSQL; the error is
+    /// PostgreSQL's 0A000 message ("unit "hour" not supported for type date").
+    pub fn check_extract(self, kind: DateKind) -> Result<(), String> {
+        use DateUnit::*;
+        let ok = match kind {
+            DateKind::Date => !matches!(self, Microseconds | Milliseconds | Second | Minute | Hour),
+            DateKind::Timestamp => true,
+            DateKind::Interval => !matches!(self, Week | Dow | Isodow | Doy | Isoyear | Julian),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "unit \"{}\" not supported for type {}",
+                self.name(),
+                kind.type_name()
+            ))
+        }
+    }
+
+    /// Whether date_trunc of this unit exists for timestamps (`interval` false) or intervals.
+    pub fn check_trunc(self, interval: bool) -> Result<(), String> {
+        use DateUnit::*;
+        let ok = match self {
+            Microseconds | Milliseconds | Second | Minute | Hour | Day | Month | Quarter | Year
+            | Decade | Century | Millennium => true,
+            Week => !interval,
+            _ => false,
+        };
+        if ok {
+            Ok(())
+        } else {
+            let ty = if interval {
+                "interval"
+            } else {
+                "timestamp without time zone"
+            };
+            Err(format!(
+                "unit \"{}\" not supported for type {ty}",
+                self.name()
+            ))
+        }
+    }
+}
+
+/// PostgreSQL's text output of a timestamp: `YYYY-MM-DD HH:MM:SS[.ffffff]`, `BC` for years
+/// before 1.
+pub fn write_timestamp(ts: &NaiveDateTime, out: &mut String) {
+    write_date(&ts.date(), out, false);
+    let t = ts.time();
+    write!(out, " {:02}:{:02}:", t.hour(), t.minute()).unwrap();
+    let usec = u64::from(t.second()) * 1_000_000 + u64::from(t.nanosecond() / 1000);
+    write_seconds(usec, out);
+    if ts.year() <= 0 {
+        out.push_str(" BC");
+    }
+}
+
+/// PostgreSQL's text output of a date (`BC` appended by the caller's choice).
+pub fn write_date(d: &NaiveDate, out: &mut String, with_bc: bool) {
+    let y = d.year();
+    let shown = if y <= 0 { 1 - y } else { y };
+    write!(out, "{shown:04}-{:02}-{:02}", d.month(), d.day()).unwrap();
+    if with_bc && y <= 0 {
+        out.push_str(" BC");
+    }
+}
+
+/// Timestamp input: a date, maybe a time, maybe a time zone (checked and ignored, as for
+/// `timestamp without time zone`).
+pub fn parse_timestamp(text: &str) -> Result<NaiveDateTime, EvalError> {
+    let (date, micros) = decode::decode(text).map_err(|e| e.into_eval("timestamp", text))?;
+    date.and_time(NaiveTime::MIN)
+        .checked_add_signed(Duration::microseconds(micros))
+        .ok_or_else(|| decode::DtErr::OutOfRange.into_eval("timestamp", text))
+}
+
+/// Date input: a time and a time zone may follow the date and are checked and ignored
+/// (pgjdbc's setDate sends `2024-01-31 +00`, node-postgres sends a JavaScript Date as
+/// `1999-12-31T00:59:58.250+00:00`).
+pub fn parse_date_text(text: &str) -> Result<NaiveDate, EvalError> {
+    decode::decode(text)
+        .map(|(date, _)| date)
+        .map_err(|e| e.into_eval("date", text))
+}
+
+fn ts_overflow() -> EvalError {
+    EvalError::DateTimeValueOutOfRange("timestamp".into())
+}
+
+/// `timestamp + interval`: months (day clamped to the month's end), then days, then time.
+pub fn add_interval(ts: NaiveDateTime, iv: &Interval) -> Result<NaiveDateTime, EvalError> {
+    let mut ts = ts;
+    if iv.months != 0 {
+        let m = Months::new(iv.months.unsigned_abs());
+        ts = if iv.months > 0 {
+            ts.checked_add_months(m)
+        } else {
+            ts.checked_sub_months(m)
+        }
+        .ok_or_else(ts_overflow)?;
+    }
+    ts.checked_add_signed(Duration::days(iv.days.into()))
+        .and_then(|t| t.checked_add_signed(Duration::microseconds(iv.micros)))
+        .ok_or_else(ts_overflow)
+}
+
+/// `timestamp - timestamp`: the difference as microseconds, with whole days split off.
+pub fn sub_timestamps(a: NaiveDateTime, b: NaiveDateTime) -> Result<Interval, EvalError> {
+    let us = (a - b)
+        .num_microseconds()
+        .ok_or_else(|| EvalError::DateTimeValueOutOfRange("interval".into()))?;
+    Ok(Interval::new(0, 0, us).justify_hours())
+}
+
+#[cfg(test)]
+mod input_tests;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interval::USECS_PER_HOUR;
+
+    /// A timestamp from text that must read.
+    pub(super) fn ts(s: &str) -> NaiveDateTime {
+        parse_timestamp(s).unwrap()
+    }
+
+    /// A timestamp's text.
+    pub(super) fn show(t: &NaiveDateTime) -> String {
+        let mut o = String::new();
+        write_timestamp(t, &mut o);
+        o
+    }
+
+    #[test]
+    fn interval_arithmetic_clamps_month_ends() {
+        let one_month = Interval::new(1, 0, 0);
+        assert_eq!(
+            show(&add_interval(ts("2021-03-31"), &one_month).unwrap()),
+            "2021-04-30 00:00:00"
+        );
+        let d = sub_timestamps(ts("2020-01-03 10:00"), ts("2020-01-01")).unwrap();
+        assert_eq!((d.days, d.micros), (2, 10 * USECS_PER_HOUR));
+    }
+}
