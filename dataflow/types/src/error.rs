@@ -102,13 +102,6 @@ impl EvalError {
     pub fn sqlstate(&self) -> &'static str {
         match self {
             EvalError::DivisionByZero => "22012",
-            // Date/time results beyond their type are 22008, as PostgreSQL's "interval out of
-            // range".
-            EvalError::NumericOutOfRange(ty)
-                if matches!(&**ty, "date" | "timestamp" | "interval") =>
-            {
-                "22008"
-            }
             EvalError::NumericOutOfRange(_)
             | EvalError::OutOfRangeValue { .. }
             | EvalError::NumericOverflow
