@@ -39,9 +39,14 @@ pub struct Grouping {
     pub outer: RefCell<Vec<(usize, Typed)>>,
 }
 
-/// The name of the hidden scope column through which subqueries read an aggregate of the
-/// enclosing query: this prefix and the aggregate's SQL text.
+/// The names of the hidden scope columns through which subqueries read an aggregate of the
+/// enclosing query start with this, followed by the aggregate's SQL text.
 pub const OUTER_AGGREGATE: &str = "?aggregate ";
+
+/// The name of the hidden scope column standing for the aggregate call `call`.
+pub fn outer_aggregate_column(call: &str) -> String {
+    format!("{OUTER_AGGREGATE}{call}")
+}
 
 impl Grouping {
     pub fn new(keys: Vec<Typed>) -> Self {
@@ -107,7 +112,7 @@ pub fn outer_aggregate(
     args: &Args<'_>,
 ) -> Result<Option<Typed>, PlanError> {
     let text = call.to_string();
-    let name = format!("{OUTER_AGGREGATE}{text}");
+    let name = outer_aggregate_column(&text);
     if let Some(i) = cx
         .scope
         .items
@@ -473,7 +478,7 @@ pub fn contains_aggregate(e: &Expr) -> bool {
 /// the expression, stands for it: see `outer_aggregate`).
 pub fn contains_own_aggregate(e: &Expr, scope: &crate::scope::Scope, level: usize) -> bool {
     let outer = |f: &sqlparser::ast::Function| {
-        let name = format!("{OUTER_AGGREGATE}{f}");
+        let name = outer_aggregate_column(&f.to_string());
         scope
             .items
             .iter()

@@ -412,8 +412,6 @@ fn first_output_name(q: &sqlparser::ast::Query) -> Option<String> {
     }
 }
 
-/// GROUP BY items: output positions, output names not naming an input column, or
-/// expressions over the FROM scope.
 /// The FROM scope and a hidden column for each aggregate subqueries take from this query
 /// (see `aggregate::outer_aggregate`), registered with the grouping.
 fn with_outer_aggregates(
@@ -436,7 +434,7 @@ fn with_outer_aggregates(
         grouping.outer.borrow_mut().push((scope.len(), t.clone()));
         scope.items.push(ScopeItem {
             table: None,
-            name: format!("{}{call}", crate::aggregate::OUTER_AGGREGATE),
+            name: crate::aggregate::outer_aggregate_column(call),
             ty: ColumnType::new(t.ty.unwrap_or(ScalarType::Text), t.nullable),
             level: 0,
             used: UseMark::default(),
@@ -445,6 +443,8 @@ fn with_outer_aggregates(
     Ok(scope)
 }
 
+/// GROUP BY items: output positions, output names not naming an input column, or
+/// expressions over the FROM scope.
 fn group_keys(
     group_by: &[Expr],
     targets: &[(Target<'_>, String)],
