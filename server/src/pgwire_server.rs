@@ -365,10 +365,18 @@ impl Session {
         format: &Format,
     ) -> PgWireResult<Response> {
         let txn = &conn.txn;
+        let float_digits = || {
+            conn.vars
+                .lock()
+                .expect("session variables")
+                .extra_float_digits()
+        };
         if let Some(copy) = copy_out::plan(stmt) {
             let result = match copy {
                 Ok(copy) => match self.coord.execute(&copy.query).await {
-                    Ok(ExecuteResult::Rows { desc, rows }) => Ok((copy.lines(&desc, &rows), desc)),
+                    Ok(ExecuteResult::Rows { desc, rows }) => {
+                        Ok((copy.lines(&desc, &rows, float_digits()), desc))
+                    }
                     Ok(_) => Err(ExecError::internal("COPY's query returned no rows")),
                     Err(e) => Err(e),
                 },
@@ -416,7 +424,7 @@ impl Session {
         if let Some(result) = cursors::run(stmt, &conn.cursors, &self.coord, in_block).await {
             return match result {
                 Ok(result) => {
-                    let mut response = to_response(result, format)?;
+                    let mut response = to_response(result, format, float_digits())?;
                     // PostgreSQL tags a FETCH's rows `FETCH n` (drivers report it), not `SELECT n`.
                     if let (ParsedStatement::Fetch { .. }, Response::Query(rows)) =
                         (stmt, &mut response)
@@ -455,7 +463,7 @@ impl Session {
             },
         };
         match result {
-            Ok(result) => to_response(result, format),
+            Ok(result) => to_response(result, format, float_digits()),
             Err(e) => {
                 txn.lock().expect("txn").fail();
                 Ok(error_response(e))
@@ -489,6 +497,11 @@ impl Session {
             Err(e) => return Ok(Err(e)),
         };
         let progress = subscription.progress;
+        let float_digits = connection(client)
+            .vars
+            .lock()
+            .expect("session variables")
+            .extra_float_digits();
         let columns = desc.arity() + 2 + usize::from(progress);
         client
             .send(PgWireBackendMessage::CopyOutResponse(CopyOutResponse::new(
@@ -531,7 +544,7 @@ impl Session {
                         };
                         for datum in row.iter() {
                             line.push('\t');
-                            copy_text(datum, &mut line);
+                            copy_text(datum, float_digits, &mut line);
                         }
                         line.push('\n');
                         client

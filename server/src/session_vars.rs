@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use kpg_sql::sqlparser::ast::{Expr, Set, Statement, Value};
+use kpg_sql::sqlparser::ast::{ContextModifier, Expr, Set, Statement, Value};
 use kpg_sql::ParsedStatement;
 use kpg_types::{ColumnType, Datum, RelationDesc, Row, ScalarType};
 
@@ -32,7 +32,7 @@ const DEFAULTS: &[(&str, &str)] = &[
     ("IntervalStyle", "postgres"),
     ("lc_messages", "C"),
     ("lock_timeout", "0"),
-    ("search_path", "public"),
+    ("search_path", "\"$user\", public"),
     ("server_encoding", "UTF8"),
     ("server_version", "16.6"),
     ("server_version_num", "160006"),
@@ -85,6 +85,12 @@ impl SessionVars {
         vars
     }
 
+    /// `extra_float_digits`: above 0, floats print as their shortest round-trip text; at 0 or
+    /// below, with 15 (double) or 6 (real) significant digits plus this.
+    pub fn extra_float_digits(&self) -> i32 {
+        self.values["extra_float_digits"].parse().unwrap_or(1)
+    }
+
     /// `statement_timeout` as a duration (`None` when 0, the default: no timeout).
     pub fn statement_timeout(&self) -> Option<Duration> {
         let ms = parse_duration_ms(&self.values["statement_timeout"])?;
@@ -101,49 +107,7 @@ impl SessionVars {
                 format!("parameter \"{name}\" cannot be changed"),
             ));
         }
-        let refuse = |what: &str| {
-            Err(ExecError::unsupported(format!(
-                "{name} = '{value}' (kpg supports {what})"
-            )))
-        };
-        let upper = value.to_ascii_uppercase();
-        match name {
-            "client_encoding" if !matches!(upper.as_str(), "UTF8" | "UTF-8" | "UNICODE") => {
-                return refuse("UTF8 only")
-            }
-            "datestyle" if !upper.split(',').any(|p| p.trim() == "ISO") => {
-                return refuse("the ISO output style only")
-            }
-            "timezone" if !matches!(upper.as_str(), "UTC" | "GMT" | "ETC/UTC" | "Z") => {
-                return refuse("UTC only")
-            }
-            "statement_timeout" | "lock_timeout" | "idle_in_transaction_session_timeout"
-                if parse_duration_ms(value).is_none() =>
-            {
-                return Err(ExecError::new(
-                    "22023",
-                    format!("invalid value for parameter \"{name}\": \"{value}\""),
-                ))
-            }
-            "extra_float_digits"
-                if !value
-                    .trim()
-                    .parse::<i32>()
-                    .is_ok_and(|d| (-15..=3).contains(&d)) =>
-            {
-                return Err(ExecError::new(
-                    "22023",
-                    format!("invalid value for parameter \"{name}\": \"{value}\""),
-                ))
-            }
-            _ => {}
-        }
-        let value = match name {
-            "client_encoding" => "UTF8".to_string(),
-            "datestyle" => "ISO, MDY".to_string(),
-            "timezone" => "UTC".to_string(),
-            _ => value.to_string(),
-        };
+        let value = check(name, value)?;
         self.values.insert(name.to_string(), value);
         Ok(())
     }
@@ -156,11 +120,26 @@ impl SessionVars {
         };
         Some(match stmt {
             Statement::Set(Set::SingleAssignment {
+                scope: Some(ContextModifier::Local),
+                ..
+            }) => Err(ExecError::unsupported("SET LOCAL")),
+            Statement::Set(Set::SingleAssignment {
                 variable, values, ..
             }) => {
                 let name = variable.to_string().to_lowercase();
                 let value = match values.as_slice() {
                     [v] if is_default(v) => default_of(&name).unwrap_or_default(),
+                    // A search path keeps its quoted names quoted, as PostgreSQL shows it.
+                    vs if name == "search_path" => vs
+                        .iter()
+                        .map(|v| match v {
+                            Expr::Identifier(i) if i.quote_style.is_some() => {
+                                format!("\"{}\"", i.value)
+                            }
+                            v => value_text(v),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     vs => vs.iter().map(value_text).collect::<Vec<_>>().join(", "),
                 };
                 self.set(&name, &value)
@@ -170,7 +149,10 @@ impl SessionVars {
                 .set("timezone", &value_text(value))
                 .map(|()| ExecuteResult::Command("SET".into())),
             Statement::Set(Set::SetNames { charset_name, .. }) => self
-                .set("client_encoding", &charset_name.to_string())
+                .set(
+                    "client_encoding",
+                    charset_name.to_string().trim_matches(['\'', '"']),
+                )
                 .map(|()| ExecuteResult::Command("SET".into())),
             Statement::Set(_) => Err(ExecError::unsupported("this form of SET")),
             Statement::ShowVariable { variable }
@@ -247,6 +229,197 @@ impl SessionVars {
     }
 }
 
+/// `value` for the settable parameter `name` (lower case) as kpg keeps and shows it, or why it
+/// is refused: 22023 for a value PostgreSQL refuses too, 0A000 for one that would change what
+/// PostgreSQL does in a way kpg does not follow.
+fn check(name: &str, value: &str) -> Result<String, ExecError> {
+    let refuse = |what: &str| {
+        Err(ExecError::unsupported(format!(
+            "{name} = '{value}' (kpg supports {what})"
+        )))
+    };
+    // PostgreSQL names the parameter as written (lower case) for numbers, booleans and
+    // choices, and by its own spelling for strings it checks itself.
+    let invalid_as = |shown: &str| {
+        ExecError::new(
+            "22023",
+            format!("invalid value for parameter \"{shown}\": \"{value}\""),
+        )
+    };
+    let invalid = || Err(invalid_as(name));
+    let choice =
+        |choices: &str| Err(invalid_as(name).with_hint(format!("Available values: {choices}.")));
+    let boolean = || {
+        Err(ExecError::new(
+            "22023",
+            format!("parameter \"{name}\" requires a Boolean value"),
+        ))
+    };
+    let lower = value.trim().to_ascii_lowercase();
+    match name {
+        "client_encoding" => match lower.as_str() {
+            "utf8" | "utf-8" | "unicode" => Ok("UTF8".into()),
+            _ => refuse("UTF8 only"),
+        },
+        "datestyle" => datestyle(value),
+        "intervalstyle" => match lower.as_str() {
+            "postgres" => Ok(lower),
+            "postgres_verbose" | "sql_standard" | "iso_8601" => refuse("postgres only"),
+            _ => choice("postgres, postgres_verbose, sql_standard, iso_8601"),
+        },
+        // Shown with the zone database's spelling, as PostgreSQL shows it.
+        "timezone" => match UTC_ZONES
+            .iter()
+            .find(|z| z.eq_ignore_ascii_case(value.trim()))
+        {
+            Some(zone) => Ok(zone.to_string()),
+            None => refuse("UTC only"),
+        },
+        "statement_timeout" | "lock_timeout" => match parse_duration_ms(value) {
+            Some(ms) => Ok(show_ms(ms)),
+            None => invalid(),
+        },
+        // Ending idle sessions is not done; only 0, never, is accepted.
+        "idle_in_transaction_session_timeout" => match parse_duration_ms(value) {
+            Some(0) => Ok("0".into()),
+            Some(_) => refuse("0 only"),
+            None => invalid(),
+        },
+        "extra_float_digits" => {
+            let n = match lower.parse::<i64>() {
+                Ok(n) => n,
+                // PostgreSQL rounds a fractional value of an integer parameter.
+                Err(_) => match lower.parse::<f64>() {
+                    Ok(f) if f.is_finite() => f.round_ties_even() as i64,
+                    _ => return invalid(),
+                },
+            };
+            if !(-15..=3).contains(&n) {
+                return Err(ExecError::new(
+                    "22023",
+                    format!("{n} is outside the valid range for parameter \"{name}\" (-15 .. 3)"),
+                ));
+            }
+            Ok(n.to_string())
+        }
+        "default_transaction_isolation" | "transaction_isolation" => match lower.as_str() {
+            // Every transaction is strict serializable, which each of these levels allows.
+            "serializable"
+            | "repeatable read"
+            | "read committed"
+            | "read uncommitted"
+            | "strict serializable" => Ok(lower),
+            _ => choice("serializable, repeatable read, read committed, read uncommitted"),
+        },
+        "transaction_read_only" => match bool_value(&lower) {
+            Some(false) => Ok("off".into()),
+            Some(true) => refuse("read-write transactions only"),
+            None => boolean(),
+        },
+        "standard_conforming_strings" => match bool_value(&lower) {
+            Some(true) => Ok("on".into()),
+            Some(false) => refuse("on only"),
+            None => boolean(),
+        },
+        "client_min_messages" => match lower.as_str() {
+            "debug5" | "debug4" | "debug3" | "debug2" | "debug1" | "log" | "notice" | "warning"
+            | "error" => Ok(lower),
+            "debug" => Ok("debug2".into()),
+            "info" => Ok("info".into()),
+            _ => choice("debug5, debug4, debug3, debug2, debug1, log, notice, warning, error"),
+        },
+        "lc_messages" => match lower.as_str() {
+            "" | "c" | "posix" | "c.utf-8" | "c.utf8" | "en_us.utf-8" | "en_us.utf8" | "en_us" => {
+                Ok(value.to_string())
+            }
+            _ => refuse("English messages only (C, POSIX, en_US)"),
+        },
+        "search_path" => search_path(value),
+        _ => Ok(value.to_string()),
+    }
+}
+
+/// The names of UTC in the time zone database, as PostgreSQL spells them.
+const UTC_ZONES: &[&str] = &[
+    "UTC",
+    "GMT",
+    "UCT",
+    "Etc/UTC",
+    "Etc/GMT",
+    "Etc/UCT",
+    "Etc/Universal",
+    "Etc/Zulu",
+    "Universal",
+    "Zulu",
+];
+
+/// A duration in milliseconds as PostgreSQL shows it: in the largest unit that divides it.
+fn show_ms(ms: u64) -> String {
+    if ms == 0 {
+        return "0".into();
+    }
+    let units = [
+        (86_400_000, "d"),
+        (3_600_000, "h"),
+        (60_000, "min"),
+        (1_000, "s"),
+    ];
+    match units.iter().find(|(size, _)| ms % size == 0) {
+        Some((size, unit)) => format!("{}{unit}", ms / size),
+        None => format!("{ms}ms"),
+    }
+}
+
+/// A boolean parameter's value as PostgreSQL reads it.
+fn bool_value(v: &str) -> Option<bool> {
+    match v {
+        "on" | "true" | "yes" | "1" | "t" | "y" => Some(true),
+        "off" | "false" | "no" | "0" | "f" | "n" => Some(false),
+        _ => None,
+    }
+}
+
+/// DateStyle: kpg prints ISO and reads ambiguous dates month first (MDY), so only the words
+/// that keep both are accepted; it shows as PostgreSQL does, `ISO, MDY`.
+fn datestyle(value: &str) -> Result<String, ExecError> {
+    for word in value.split(',').map(|w| w.trim().to_ascii_lowercase()) {
+        match word.as_str() {
+            "iso" | "mdy" | "us" | "noneuropean" | "noneuro" | "default" => {}
+            "sql" | "postgres" | "german" | "dmy" | "ymd" | "euro" | "european" => {
+                return Err(ExecError::unsupported(format!(
+                    "DateStyle = '{value}' (kpg supports ISO output and MDY input only)"
+                )))
+            }
+            _ => {
+                return Err(ExecError::new(
+                    "22023",
+                    format!("invalid value for parameter \"DateStyle\": \"{value}\""),
+                )
+                .with_detail(format!("Unrecognized key word: \"{word}\".")))
+            }
+        }
+    }
+    Ok("ISO, MDY".into())
+}
+
+/// search_path: kpg has the one schema `public` (and `pg_catalog`, always searched first), so
+/// a path must name `public` and nothing but `"$user"` (no such schema here) and `pg_catalog`.
+fn search_path(value: &str) -> Result<String, ExecError> {
+    let schemas: Vec<String> = value
+        .split(',')
+        .map(|s| s.trim().trim_matches('"').to_ascii_lowercase())
+        .collect();
+    let known = schemas
+        .iter()
+        .all(|s| matches!(s.as_str(), "public" | "$user" | "pg_catalog"));
+    if !known || !schemas.iter().any(|s| s == "public") {
+        return Err(ExecError::unsupported(format!(
+            "search_path = '{value}' (kpg has the schema public only)"
+        )));
+    }
+    Ok(value.to_string())
+}
+
 /// The default of the parameter `name` (lower case).
 fn default_of(name: &str) -> Option<String> {
     DEFAULTS
@@ -290,6 +463,7 @@ fn parse_duration_ms(value: &str) -> Option<u64> {
         "s" => 1_000,
         "min" => 60_000,
         "h" => 3_600_000,
+        "d" => 86_400_000,
         _ => return None,
     };
     n.checked_mul(factor)

@@ -7,8 +7,62 @@
 //! `9.999999999999999e+22`, not `1e+23`. The digits come from `ryu`, are checked to lie strictly
 //! inside the value's rounding interval, and in the rare case they lie on its edge the next
 //! longer correctly rounded decimal is taken.
+//!
+//! With `extra_float_digits` at 0 or below, PostgreSQL prints `%.*g` instead: 15 (double) or 6
+//! (real) significant digits plus the setting, at least 1 (`Datum::write_text_float_digits`).
 
 use std::fmt::Write;
+
+use crate::datum::Datum;
+
+impl Datum {
+    /// The text output as PostgreSQL writes it under `extra_float_digits` (-15 ..= 3): only
+    /// `real` and `double precision` depend on it; `write_text` is the default (1).
+    pub fn write_text_float_digits(&self, extra_float_digits: i32, out: &mut String) {
+        match self {
+            Datum::Float32(f) if extra_float_digits <= 0 && f.0.is_finite() => {
+                write_g(f64::from(f.0), 6 + extra_float_digits, out)
+            }
+            Datum::Float64(f) if extra_float_digits <= 0 && f.0.is_finite() => {
+                write_g(f.0, 15 + extra_float_digits, out)
+            }
+            d => d.write_text(out),
+        }
+    }
+
+    /// `write_text_float_digits` as a string, `None` for NULL.
+    pub fn to_text_float_digits(&self, extra_float_digits: i32) -> Option<String> {
+        if self.is_null() {
+            return None;
+        }
+        let mut s = String::new();
+        self.write_text_float_digits(extra_float_digits, &mut s);
+        Some(s)
+    }
+}
+
+/// C's `%.*g` of a finite `value` with `precision` significant digits (at least 1): exponent
+/// form when the exponent is below -4 or at least the precision, trailing zeros removed.
+fn write_g(value: f64, precision: i32, out: &mut String) {
+    let precision = precision.max(1) as usize;
+    let exp_form = format!("{:.*e}", precision - 1, value);
+    let (mantissa, exp) = exp_form.split_once('e').expect("exponent");
+    let exp: i32 = exp.parse().expect("exponent");
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if exp < -4 || exp >= precision as i32 {
+        out.push_str(&trim(mantissa));
+        write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs()).unwrap();
+    } else {
+        let decimals = (precision as i32 - 1 - exp) as usize;
+        out.push_str(&trim(&format!("{value:.decimals$}")));
+    }
+}
 
 /// A float type as far as its text is concerned.
 pub(crate) trait PgFloat:
@@ -122,5 +176,36 @@ pub(crate) fn write<F: PgFloat>(value: F, negative: bool, fixed_digits: i32, out
             out.push('.');
             out.push_str(&digits[int_len..]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ordered_float::OrderedFloat;
+
+    fn text(d: Datum, efd: i32) -> String {
+        d.to_text_float_digits(efd).unwrap()
+    }
+
+    /// Expected values are PostgreSQL 15's output.
+    #[test]
+    fn percent_g_digits() {
+        let f8 = |f: f64| Datum::Float64(OrderedFloat(f));
+        let f4 = |f: f32| Datum::Float32(OrderedFloat(f));
+        assert_eq!(text(f8(0.1 + 0.2), 0), "0.3");
+        assert_eq!(text(f8(0.1 + 0.2), 1), "0.30000000000000004");
+        assert_eq!(text(f4(431.7726), 0), "431.773");
+        assert_eq!(text(f4(431.7726), -3), "432");
+        assert_eq!(text(f8(1e20), 0), "1e+20");
+        assert_eq!(text(f8(123456789012345680.0), 0), "1.23456789012346e+17");
+        assert_eq!(text(f8(0.0001234), 0), "0.0001234");
+        assert_eq!(text(f8(0.00001234), 0), "1.234e-05");
+        assert_eq!(text(f8(-0.0), 0), "-0");
+        assert_eq!(text(f8(f64::INFINITY), 0), "Infinity");
+        assert_eq!(text(f8(f64::NAN), -15), "NaN");
+        assert_eq!(text(f8(12345.678), -15), "1e+04");
+        assert_eq!(text(f8(100.0), 0), "100");
+        assert_eq!(text(f4(1.5e-7), -6), "2e-07");
     }
 }

@@ -1,5 +1,6 @@
 //! Results on the wire: row descriptions (PostgreSQL type OIDs and modifiers), data rows in
-//! text or binary format, command tags, and COPY text for subscriptions.
+//! text or binary format, command tags, and COPY text for subscriptions. Text output of
+//! floats follows the session's `extra_float_digits`; binary output does not depend on it.
 
 use std::sync::Arc;
 
@@ -44,7 +45,12 @@ fn type_size(ty: &Type) -> i16 {
     }
 }
 
-pub fn to_response(result: ExecuteResult, format: &Format) -> PgWireResult<Response> {
+/// `result` as a response; `extra_float_digits` is the session's, for floats in text format.
+pub fn to_response(
+    result: ExecuteResult,
+    format: &Format,
+    extra_float_digits: i32,
+) -> PgWireResult<Response> {
     Ok(match result {
         ExecuteResult::Command(tag) => Response::Execution(command_tag(&tag)),
         ExecuteResult::Rows { desc, rows } => {
@@ -54,7 +60,7 @@ pub fn to_response(result: ExecuteResult, format: &Format) -> PgWireResult<Respo
                 .into_iter()
                 .map(|row| {
                     for (datum, field) in row.iter().zip(schema.iter()) {
-                        encode_datum(&mut encoder, datum, field)?;
+                        encode_datum(&mut encoder, datum, field, extra_float_digits)?;
                     }
                     Ok(encoder.take_row())
                 })
@@ -89,6 +95,7 @@ fn encode_datum(
     encoder: &mut DataRowEncoder,
     datum: &Datum,
     field: &FieldInfo,
+    extra_float_digits: i32,
 ) -> PgWireResult<()> {
     let ty = field.datatype().clone();
     let text = |encoder: &mut DataRowEncoder, value: Option<String>| {
@@ -100,7 +107,7 @@ fn encode_datum(
         )
     };
     if field.format() == FieldFormat::Text || datum.is_null() {
-        return text(encoder, datum.to_text());
+        return text(encoder, datum.to_text_float_digits(extra_float_digits));
     }
     let fmt = FieldFormat::Binary;
     let opts = field.format_options();
@@ -129,9 +136,10 @@ fn encode_datum(
     }
 }
 
-/// Writes a datum in COPY text format: `\N` for NULL, with backslash escapes.
-pub fn copy_text(datum: &Datum, out: &mut String) {
-    match datum.to_text() {
+/// Writes a datum in COPY text format: `\N` for NULL, with backslash escapes (floats as
+/// `extra_float_digits` says).
+pub fn copy_text(datum: &Datum, extra_float_digits: i32, out: &mut String) {
+    match datum.to_text_float_digits(extra_float_digits) {
         None => out.push_str("\\N"),
         Some(text) => {
             for c in text.chars() {
@@ -154,10 +162,10 @@ mod tests {
     #[test]
     fn copy_text_escapes() {
         let mut s = String::new();
-        copy_text(&Datum::String("a\tb\\c\nd".into()), &mut s);
+        copy_text(&Datum::String("a\tb\\c\nd".into()), 1, &mut s);
         assert_eq!(s, "a\\tb\\\\c\\nd");
         let mut s = String::new();
-        copy_text(&Datum::Null, &mut s);
+        copy_text(&Datum::Null, 1, &mut s);
         assert_eq!(s, "\\N");
     }
 
