@@ -100,12 +100,13 @@ impl Grouping {
     }
 }
 
-/// An aggregate call inside a subquery whose arguments read only the enclosing query's
-/// columns belongs to that query, as in PostgreSQL: it is computed per group there and the
-/// subquery reads its value like an outer column. The first time, this raises an error that
-/// `select::plan_select` of the enclosing query catches: it plans itself again with a hidden
-/// column for the aggregate (named `OUTER_AGGREGATE` and the call's text), which this then
-/// finds. `None` for an aggregate of this query.
+/// An aggregate call inside a subquery whose arguments read only enclosing queries' columns
+/// belongs to an enclosing query, as in PostgreSQL: the nearest one whose columns it reads
+/// (`aggregate_level`). It is computed per group there and the subquery reads its value like
+/// an outer column. The first time, this raises an error that `select::plan_select` of that
+/// query catches: it plans itself again with a hidden column for the aggregate (named
+/// `OUTER_AGGREGATE` and the call's text), which this then finds. `None` for an aggregate of
+/// this query.
 pub fn outer_aggregate(
     cx: &ExprContext<'_>,
     call: &sqlparser::ast::Function,
@@ -113,11 +114,11 @@ pub fn outer_aggregate(
 ) -> Result<Option<Typed>, PlanError> {
     let text = call.to_string();
     let name = outer_aggregate_column(&text);
-    if let Some(i) = cx
-        .scope
-        .items
-        .iter()
-        .position(|item| item.level == 1 && item.name == name)
+    // Once the enclosing query computes it, its column is in scope (and the columns the
+    // arguments read may no longer be).
+    if let Some(i) = (0..cx.scope.len())
+        .filter(|&i| cx.scope.items[i].is_outer() && cx.scope.items[i].name == name)
+        .min_by_key(|&i| cx.scope.items[i].level)
     {
         let item = &cx.scope.items[i];
         item.used.set();
@@ -127,40 +128,60 @@ pub fn outer_aggregate(
             item.ty.nullable,
         )));
     }
-    let Some(levels) = outer_levels(cx, args) else {
+    let Some(level) = aggregate_level(cx, args, call.filter.as_deref()) else {
         return Ok(None);
     };
-    if levels != [1] {
-        return Err(PlanError::unsupported(format!(
-            "{text} inside a subquery over the columns of queries further out"
-        )));
-    }
     Err(PlanError {
-        outer_aggregate: Some((text.clone(), 1)),
+        outer_aggregate: Some((text.clone(), level)),
         ..PlanError::unsupported(format!("{text} of an enclosing query"))
     })
 }
 
-/// The distinct levels of the columns the aggregate's arguments read, when they read columns
-/// and all of them are enclosing queries' (outer columns of a correlated subquery).
-fn outer_levels(cx: &ExprContext<'_>, args: &Args<'_>) -> Option<Vec<usize>> {
-    let Args::Exprs(exprs) = args else {
+/// The query an aggregate call belongs to, by PostgreSQL's rule: the nearest level whose
+/// columns its arguments or FILTER read, looking into their subqueries too (a column a nested
+/// subquery reads from its own FROM items does not count). `None` when that is this query:
+/// it reads one of this query's columns, or no column at all. The arguments are bound once
+/// over a copy of the scope whose columns carry fresh use marks, against a throwaway host.
+fn aggregate_level(cx: &ExprContext<'_>, args: &Args<'_>, filter: Option<&Expr>) -> Option<usize> {
+    if !cx.scope.items.iter().any(|item| item.is_outer()) {
         return None;
+    }
+    let exprs: Vec<&Expr> = match args {
+        Args::Star => Vec::new(),
+        Args::Exprs(exprs) => exprs.clone(),
     };
-    let plain = ExprContext {
+    let exprs: Vec<&Expr> = exprs.into_iter().chain(filter).collect();
+    let scope = crate::scope::Scope {
+        items: cx
+            .scope
+            .items
+            .iter()
+            .map(|item| crate::scope::ScopeItem {
+                used: crate::scope::UseMark::tracked(),
+                ..item.clone()
+            })
+            .collect(),
+    };
+    let host = cx.input_host.or(cx.host).map(|h| h.probe());
+    let probe = ExprContext {
+        scope: &scope,
         in_aggregate: true,
+        host: host.as_ref(),
+        input_host: None,
+        guard: None,
         ..cx.ungrouped()
     };
-    let mut levels = Vec::new();
     for e in exprs {
-        for c in plain.bind(e).ok()?.expr.support() {
-            let item = cx.scope.items.get(c).filter(|item| item.is_outer())?;
-            if !levels.contains(&item.level) {
-                levels.push(item.level);
-            }
-        }
+        // An argument that does not bind raises its error when bound for real.
+        probe.bind(e).ok()?;
     }
-    (!levels.is_empty()).then_some(levels)
+    scope
+        .items
+        .iter()
+        .filter(|item| item.used.is_set())
+        .map(crate::scope::ScopeItem::query_level)
+        .min()
+        .filter(|&level| level > 0)
 }
 
 /// Binds an aggregate call in a grouped context. With `FILTER (WHERE cond)`, the argument is
@@ -482,7 +503,7 @@ pub fn contains_own_aggregate(e: &Expr, scope: &crate::scope::Scope, level: usiz
         scope
             .items
             .iter()
-            .any(|i| i.level == level && i.name == name)
+            .any(|i| i.level >= level && i.level < crate::using::HIDDEN && i.name == name)
     };
     calls_aggregate(e, &outer)
 }

@@ -24,22 +24,61 @@ pub const AGGREGATES: &[&str] = &[
 ];
 
 /// Functions PostgreSQL has that kpg does not evaluate yet.
+/// Checked before the arguments are bound, so that an aggregate or window function over an
+/// ungrouped column is refused by name rather than with a grouping error.
 const NOT_YET: &[&str] = &[
     "now",
     "current_date",
     "current_timestamp",
     "to_char",
     "to_date",
+    "random",
+    // Aggregates.
     "stddev",
+    "stddev_pop",
+    "stddev_samp",
     "variance",
+    "var_pop",
+    "var_samp",
     "string_agg",
     "array_agg",
-    "random",
+    "json_agg",
+    "jsonb_agg",
+    "json_object_agg",
+    "jsonb_object_agg",
+    "bit_and",
+    "bit_or",
+    "bit_xor",
+    "corr",
+    "covar_pop",
+    "covar_samp",
+    "regr_avgx",
+    "regr_avgy",
+    "regr_count",
+    "regr_intercept",
+    "regr_r2",
+    "regr_slope",
+    "regr_sxx",
+    "regr_sxy",
+    "regr_syy",
+    "mode",
+    "percentile_cont",
+    "percentile_disc",
+    "range_agg",
+    "range_intersect_agg",
+    "xmlagg",
+    // Window functions.
     "row_number",
     "rank",
     "dense_rank",
+    "percent_rank",
+    "cume_dist",
+    "ntile",
     "lag",
     "lead",
+    "first_value",
+    "last_value",
+    "nth_value",
 ];
 
 /// A function call's arguments: `*` (count(*)) or expressions.
@@ -144,12 +183,33 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
             "function {name}(*) does not exist"
         )));
     };
-    let args: Vec<Typed> = exprs.iter().map(|e| cx.bind(e)).collect::<Result<_, _>>()?;
+    let args: Vec<Typed> = match exprs.iter().map(|e| cx.bind(e)).collect() {
+        Ok(args) => args,
+        // PostgreSQL resolves the function before it checks grouping: an unknown function
+        // over an ungrouped column is 42883, not 42803.
+        Err(e) if e.code == "42803" && cx.grouping.is_some() => {
+            let plain = cx.ungrouped();
+            let Ok(args) = exprs.iter().map(|e| plain.bind(e)).collect() else {
+                return Err(e);
+            };
+            return match resolve_call(&plain, &name, args) {
+                Err(unknown) if unknown.code == "42883" => Err(unknown),
+                _ => Err(e),
+            };
+        }
+        Err(e) => return Err(e),
+    };
     if distinct {
         return Err(PlanError::wrong_object_type(format!(
             "DISTINCT specified, but {name} is not an aggregate function"
         )));
     }
+    resolve_call(cx, &name, args)
+}
+
+/// Resolves and binds a call of the non-aggregate function `name` to bound arguments.
+fn resolve_call(cx: &ExprContext<'_>, name: &str, args: Vec<Typed>) -> Result<Typed, PlanError> {
+    let name = name.to_string();
     match (name.as_str(), args.len()) {
         ("coalesce", n) if n > 0 => {
             let types: Vec<_> = args.iter().map(|a| a.ty).collect();

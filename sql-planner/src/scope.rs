@@ -63,6 +63,15 @@ impl ScopeItem {
     pub fn is_outer(&self) -> bool {
         self.level > 0 && self.level < crate::using::HIDDEN
     }
+
+    /// How many queries out the column's FROM item is (hidden items count as their query's).
+    pub fn query_level(&self) -> usize {
+        if self.level >= crate::using::HIDDEN {
+            self.level - crate::using::HIDDEN
+        } else {
+            self.level
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -101,10 +110,21 @@ impl Scope {
         RelationDesc::new(self.items.iter().map(|i| (i.name.clone(), i.ty)).collect())
     }
 
-    /// Resolves a column reference to its position.
+    /// Resolves a column reference to its position. A qualified name looks only in the
+    /// nearest query with a FROM item of that name, as PostgreSQL does: if that item lacks the
+    /// column, the reference is an error (42703), not a column of a same-named item further out.
     pub fn resolve(&self, table: Option<&str>, name: &str) -> Result<usize, PlanError> {
+        let table_level = table.and_then(|t| {
+            self.items
+                .iter()
+                .filter(|i| i.table.as_deref() == Some(t))
+                .map(ScopeItem::query_level)
+                .min()
+        });
         let matches = |item: &ScopeItem| {
-            item.name == name && (table.is_none() || item.table.as_deref() == table)
+            item.name == name
+                && (table.is_none()
+                    || (item.table.as_deref() == table && Some(item.query_level()) == table_level))
         };
         let level = self
             .items

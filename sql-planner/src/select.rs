@@ -150,7 +150,7 @@ fn plan_select_block(
             }
         }
         grouping = Grouping::new(keys);
-        grouped_scope = with_outer_aggregates(cx, &from_scope, &grouping, outer_aggs)?;
+        grouped_scope = with_outer_aggregates(cx, &from_scope, &grouping, &input_host, outer_aggs)?;
         host = Host::new(cx, Some(&grouping));
         let sel = ExprContext::grouped(&grouped_scope, "SELECT", &grouping)
             .with_host(&host)
@@ -418,6 +418,7 @@ fn with_outer_aggregates(
     cx: &QueryContext<'_>,
     from_scope: &Scope,
     grouping: &Grouping,
+    input_host: &Host<'_>,
     calls: &[String],
 ) -> Result<Scope, PlanError> {
     let mut scope = from_scope.clone();
@@ -430,6 +431,7 @@ fn with_outer_aggregates(
             })?;
         let t = ExprContext::grouped(from_scope, "SELECT", grouping)
             .with_catalog(cx.catalog)
+            .with_input_host(input_host)
             .bind(&e)?;
         grouping.outer.borrow_mut().push((scope.len(), t.clone()));
         scope.items.push(ScopeItem {

@@ -103,6 +103,12 @@ impl<'a> Host<'a> {
         }
     }
 
+    /// A new host over the same query, without grouping: subqueries bound against it leave
+    /// this host unchanged (for binding an expression only to learn what it reads).
+    pub fn probe(&self) -> Host<'a> {
+        Host::new(self.cx, None)
+    }
+
     /// The catalog the host query is planned against.
     pub fn catalog(&self) -> &'a dyn crate::catalog::Catalog {
         self.cx.catalog

@@ -149,6 +149,22 @@ const OUTER_AGGREGATE_QUERIES: &[&str] = &[
     "SELECT count(*), (SELECT min(t.id) + max(u.x) FROM u) FROM t",
     "SELECT (SELECT sum(t.v) + count(*) FROM u) FROM t",
     "SELECT (SELECT sum(t.x) FROM u LIMIT 1), (SELECT avg(t.v) FILTER (WHERE t.id > 2)) FROM t",
+    // Issue 21: the columns an aggregate reads through a nested subquery or its FILTER count
+    // too (these gave one row per row of t: the aggregate was the subquery's).
+    "SELECT (SELECT max((SELECT min(u.w) FROM u WHERE u.x = t.x))) FROM t",
+    "SELECT (SELECT max((SELECT min(u.w) FROM u WHERE u.x = t.x)) FILTER (WHERE t.id < 5)) FROM t",
+    "SELECT (SELECT count(*) FILTER (WHERE t.x > 1) FROM u LIMIT 1) FROM t",
+    "SELECT x, (SELECT max((SELECT count(*) FROM u WHERE u.x = t.id))) FROM t GROUP BY x",
+    "SELECT (SELECT count(*) FILTER (WHERE outer_c <> 0) FROM (VALUES (1)) t0(inner_c)) \
+     FROM (VALUES (2), (3)) t1(outer_c)",
+    // An argument reading no column at all, or the subquery's own columns too, makes the
+    // aggregate the subquery's: one row per row of t.
+    "SELECT id, (SELECT max((SELECT count(*) FROM u))) FROM t",
+    "SELECT id, (SELECT max(u.x + t.x) FILTER (WHERE t.id > 2) FROM u) FROM t",
+    "SELECT id, (SELECT count(*) FILTER (WHERE u.x > t.x) FROM u) FROM t",
+    // Two levels out: the outermost query computes it.
+    "SELECT (SELECT (SELECT sum(t.x))) FROM t",
+    "SELECT x, (SELECT (SELECT max(t.id) + count(*) FROM u WHERE u.x = t.x)) FROM t GROUP BY x",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -163,9 +179,65 @@ async fn aggregates_of_the_enclosing_query() {
     ] {
         s.check_error(e).await;
     }
-    // Two levels out is not built yet.
-    let (code, msg) = expect_error(&s.kpg, "SELECT (SELECT (SELECT sum(t.x))) FROM t").await;
-    assert_eq!(code, "0A000", "{msg}");
+}
+
+/// A qualified column resolves in the nearest query that has a FROM item of that name, even
+/// when that item lacks the column (42703), never through a same-named item further out
+/// (issue 21: the typo `q.j` became a reference to the outer `q`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qualified_names_resolve_in_the_nearest_query() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("CREATE TABLE fa (i int, j int)").await;
+    s.exec("CREATE TABLE fb (i int)").await;
+    s.exec("INSERT INTO fa VALUES (1, 2), (3, 4)").await;
+    s.exec("INSERT INTO fb VALUES (1), (5)").await;
+    for e in [
+        "SELECT (SELECT max(q.i) FROM fa q WHERE EXISTS (SELECT 1 FROM fb q WHERE q.j > q.j)) \
+         FROM fa x",
+        "SELECT (SELECT q.j FROM fb q LIMIT 1) FROM fa q",
+        "SELECT q.j FROM fa q JOIN fb r USING (i) WHERE EXISTS (SELECT r.j FROM fb r)",
+    ] {
+        let (code, _) = s.check_error(e).await;
+        assert_eq!(code, "42703", "{e}");
+    }
+    for q in [
+        "SELECT (SELECT max(p.i) FROM fb p WHERE EXISTS (SELECT 1 FROM fb r WHERE q.j > r.i)) \
+         FROM fa q",
+        "SELECT (SELECT q.j FROM fb r WHERE r.i = q.i) FROM fa q",
+        "SELECT q.i, (SELECT count(*) FROM fb q WHERE q.i < 3) FROM fa q",
+    ] {
+        s.check(q).await;
+    }
+}
+
+/// An aggregate or window function kpg does not compute is refused by name (0A000), not with a
+/// grouping error about its argument; an unknown function over an ungrouped column is 42883,
+/// as in PostgreSQL, which resolves functions before it checks grouping.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unsupported_aggregates_are_named() {
+    let (_kpg, _pg, s) = setup().await;
+    for (sql, name) in [
+        ("SELECT var_pop(x) FROM t", "var_pop"),
+        ("SELECT var_pop(x), count(*) FROM t", "var_pop"),
+        ("SELECT x, stddev_samp(id) FROM t GROUP BY x", "stddev_samp"),
+        ("SELECT bit_or(id), count(*) FROM t", "bit_or"),
+        ("SELECT corr(id, x) FROM t GROUP BY v", "corr"),
+        (
+            "SELECT x, first_value(id) OVER () FROM t GROUP BY x",
+            "first_value",
+        ),
+    ] {
+        let (code, msg) = expect_error(&s.kpg, sql).await;
+        assert_eq!(code, "0A000", "{sql}: {msg}");
+        assert!(msg.contains(name), "{sql}: {msg}");
+    }
+    for e in [
+        "SELECT no_such_function(x), count(*) FROM t",
+        "SELECT x, no_such_function(id) FROM t GROUP BY x",
+        "SELECT x, abs(id) FROM t GROUP BY x",
+    ] {
+        s.check_error(e).await;
+    }
 }
 
 /// Row constructors compared with rows: `=`/`<>` field by field, orderings by the first pair
