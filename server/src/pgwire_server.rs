@@ -39,6 +39,7 @@ use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
 mod encode;
 pub(crate) use encode::copy_text;
+mod float_digits;
 mod params;
 mod prepared;
 mod session;
@@ -371,6 +372,16 @@ impl Session {
                 .expect("session variables")
                 .extra_float_digits()
         };
+        if float_digits() <= 0 {
+            let plan = |s: &ParsedStatement| match copy_out::plan(s) {
+                Some(Ok(copy)) => self.coord.plan(&copy.query).ok(),
+                _ => self.coord.plan(s).ok(),
+            };
+            if let Err(e) = float_digits::check(stmt, plan) {
+                txn.lock().expect("txn").fail();
+                return Ok(error_response(e));
+            }
+        }
         if let Some(copy) = copy_out::plan(stmt) {
             let result = match copy {
                 Ok(copy) => match self.coord.execute(&copy.query).await {
@@ -409,6 +420,8 @@ impl Session {
             });
         }
         if let Some(outcome) = txn::control(txn, stmt, &self.coord).await {
+            // A block's SETs end with it when it rolls back, as in PostgreSQL.
+            conn.vars_at_transaction_end(&outcome);
             return Ok(match outcome {
                 Ok(TxnOutcome::Started) => Response::TransactionStart(Tag::new("BEGIN")),
                 Ok(TxnOutcome::Ended(tag)) => {
@@ -487,6 +500,16 @@ impl Session {
             Some(handle) => Some(handle.start_query().await),
             None => None,
         };
+        let float_digits = connection(client)
+            .vars
+            .lock()
+            .expect("session variables")
+            .extra_float_digits();
+        if float_digits <= 0 {
+            if let Err(e) = float_digits::check(stmt, |s| self.coord.plan(s).ok()) {
+                return Ok(Err(e));
+            }
+        }
         let (desc, mut subscription) = match self.coord.execute(stmt).await {
             Ok(ExecuteResult::Subscription { desc, subscription }) => (desc, subscription),
             Ok(_) => {
@@ -497,11 +520,6 @@ impl Session {
             Err(e) => return Ok(Err(e)),
         };
         let progress = subscription.progress;
-        let float_digits = connection(client)
-            .vars
-            .lock()
-            .expect("session variables")
-            .extra_float_digits();
         let columns = desc.arity() + 2 + usize::from(progress);
         client
             .send(PgWireBackendMessage::CopyOutResponse(CopyOutResponse::new(
@@ -608,14 +626,36 @@ fn describes_without_rows(stmt: &ParsedStatement) -> bool {
     )
 }
 
-/// The state kpg keeps per connection: its transaction block, a COPY FROM in progress and the
-/// names of its named prepared statements.
+/// The state kpg keeps per connection: its transaction block, a COPY FROM in progress, the
+/// names of its named prepared statements, its cursors and its session variables.
 struct Conn {
     txn: SharedTxn,
     copy: Arc<Mutex<Option<CopyIn>>>,
     statements: Arc<Mutex<BTreeSet<String>>>,
     cursors: Arc<Cursors>,
     vars: Arc<Mutex<SessionVars>>,
+    /// The variables as they were at BEGIN, restored if the block rolls back.
+    vars_at_begin: Arc<Mutex<Option<SessionVars>>>,
+}
+
+impl Conn {
+    /// Saves the session variables at BEGIN; restores them when the block rolls back (also a
+    /// COMMIT that fails or ends a failed block), forgets them at COMMIT.
+    fn vars_at_transaction_end(&self, outcome: &Result<TxnOutcome, ExecError>) {
+        let mut saved = self.vars_at_begin.lock().expect("session variables");
+        match outcome {
+            Ok(TxnOutcome::Started) if saved.is_none() => {
+                *saved = Some(self.vars.lock().expect("session variables").clone())
+            }
+            Ok(TxnOutcome::Started) => {}
+            Ok(TxnOutcome::Ended("COMMIT")) => *saved = None,
+            Ok(TxnOutcome::Ended(_)) | Err(_) => {
+                if let Some(vars) = saved.take() {
+                    *self.vars.lock().expect("session variables") = vars;
+                }
+            }
+        }
+    }
 }
 
 fn connection<C: ClientInfo>(client: &C) -> Conn {
@@ -627,6 +667,7 @@ fn connection<C: ClientInfo>(client: &C) -> Conn {
         cursors: ext.get_or_insert_with(Cursors::default),
         vars: ext
             .get_or_insert_with(|| Mutex::new(SessionVars::from_startup(client.metadata().iter()))),
+        vars_at_begin: ext.get_or_insert_with(|| Mutex::new(None::<SessionVars>)),
     }
 }
 

@@ -2,12 +2,17 @@
 //! with the parameters PostgreSQL clients send and read.
 //!
 //! Each connection has its own values, seeded from the startup message (e.g. `application_name`,
-//! `client_encoding`, `DateStyle`). Most are only remembered and shown back, because kpg's output
-//! does not depend on them (ISO dates, UTC, UTF-8, `extra_float_digits` as in PostgreSQL 12+'s
-//! shortest round-trip floats); `statement_timeout` is enforced by the session. Values kpg
-//! cannot honour (another client encoding, a non-ISO DateStyle, a time zone other than UTC) are
-//! refused with 0A000 rather than silently ignored; unknown parameters are 42704, as in
-//! PostgreSQL.
+//! `client_encoding`, `DateStyle`). A value kpg accepts either takes effect or changes nothing
+//! kpg does: `extra_float_digits` steers the text of floats (`pgwire_server/encode.rs`),
+//! `statement_timeout` is enforced by the session, and the rest are shown back. A value that
+//! would change what PostgreSQL does where kpg does not follow it (another client encoding, a
+//! DateStyle other than ISO with MDY, another IntervalStyle, a time zone other than UTC, a
+//! search_path without `public`, `standard_conforming_strings` off, read-only transactions,
+//! idle session timeouts, messages in another language, `SET LOCAL`) is refused with 0A000
+//! rather than silently ignored; a value PostgreSQL refuses gets its SQLSTATE and message, and
+//! unknown parameters are 42704, as in PostgreSQL. Values are kept as PostgreSQL shows them
+//! (`1s` for 1000 milliseconds, `ISO, MDY`). A transaction block's SETs are undone when it
+//! rolls back (`pgwire_server.rs`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -266,6 +266,31 @@ async fn settings_kpg_accepts_take_effect_or_are_refused() {
     s.check("SELECT 1 AS one").await;
 }
 
+/// A transaction block's SETs are undone when it rolls back (or COMMIT ends it failed), and
+/// kept when it commits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_follow_transaction_blocks() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    for ending in ["ROLLBACK", "COMMIT", "ABORT", "END"] {
+        s.exec("BEGIN").await;
+        s.exec("SET extra_float_digits = -3").await;
+        s.exec("SET statement_timeout = '5s'").await;
+        s.check("SHOW extra_float_digits").await;
+        s.check("SELECT 0.1::float8 + 0.2::float8 AS d").await;
+        s.exec(ending).await;
+        s.check("SHOW extra_float_digits").await;
+        s.check("SHOW statement_timeout").await;
+        s.check("SELECT 0.1::float8 + 0.2::float8 AS d").await;
+        s.exec("RESET ALL").await;
+    }
+    s.exec("BEGIN").await;
+    s.exec("SET extra_float_digits = 0").await;
+    s.check_error("SELECT 1 / 0").await;
+    s.exec("COMMIT").await;
+    s.check("SHOW extra_float_digits").await;
+}
+
 /// Each aggregate's result: the column's type OID (through the extended protocol, as a
 /// driver sees it) and its text.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -315,5 +340,55 @@ async fn aggregate_result_types_as_postgres() {
             );
             s.check(&sql).await;
         }
+    }
+}
+
+/// Floats converted to text inside a query: as PostgreSQL at the default digits and above; at
+/// 0 or below, where kpg would still write the default digits, such a query is refused; a
+/// materialized view keeps the text it computed at the default.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn float_to_text_inside_queries() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    setup_floats(&s).await;
+    let conversions = [
+        "SELECT k, d::text AS d, CAST(r AS varchar) AS r FROM f ORDER BY k",
+        "SELECT k, d || '' AS d, concat(r, '!') AS r FROM f ORDER BY k",
+        "SELECT (0.1::float8 + 0.2::float8)::text AS t",
+        "SELECT k, t FROM tv ORDER BY k",
+        "COPY (SELECT d::text FROM f) TO STDOUT",
+    ];
+    s.exec("CREATE VIEW tv AS SELECT k, d::text AS t FROM f")
+        .await;
+    s.create_view("mv", "SELECT k, d::text AS t FROM f").await;
+    for digits in [1, 3] {
+        s.exec(&format!("SET extra_float_digits = {digits}")).await;
+        for sql in &conversions[..4] {
+            s.check(sql).await;
+        }
+        s.check("SELECT k, t FROM mv ORDER BY k").await;
+    }
+    let at_default = query(&s.kpg, "SELECT k, t FROM mv ORDER BY k").await;
+    for digits in [0, -4] {
+        s.exec(&format!("SET extra_float_digits = {digits}")).await;
+        for sql in &conversions[..4] {
+            simple(&s.pg, sql).await.expect("PostgreSQL runs it");
+            let (code, msg) = expect_error(&s.kpg, sql).await;
+            assert_eq!(code, "0A000", "{sql}: {msg}");
+        }
+        let copy = conversions[4];
+        copy_out(&s.pg, copy).await;
+        let refused = s.kpg.copy_out(copy).await.err().expect("COPY refused");
+        assert_eq!(sqlstate(&refused).as_deref(), Some("0A000"), "{copy}");
+        // Refused without knowing types: text to text as well.
+        let (code, _) = expect_error(&s.kpg, "SELECT 'a' || 'b'").await;
+        assert_eq!(code, "0A000");
+        // Results without conversions follow the setting; the materialized view's text is
+        // the one it computed at the default.
+        s.check("SELECT k, d, r FROM f ORDER BY k").await;
+        assert_eq!(
+            query(&s.kpg, "SELECT k, t FROM mv ORDER BY k").await,
+            at_default
+        );
     }
 }
