@@ -332,6 +332,59 @@ async fn round_trunc_floor_ceil_abs() {
     }
 }
 
+/// round and trunc at the extreme scales (issue 21): places far left of the point reach the
+/// 131072 digits a numeric may have, places right of it stop at 16383.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn round_and_trunc_at_extreme_scales() {
+    let (_kpg, _pg, s) = setup().await;
+    for q in [
+        "SELECT round(4.4e131071, -131071) = 4e131071",
+        "SELECT round(4.5e131071, -131071) = 5e131071",
+        "SELECT round(-4.5e131071, -131071) = -5e131071",
+        "SELECT trunc(4.9e131071, -131071) = 4e131071",
+        "SELECT trunc(-4.9e131071, -131071) = -4e131071",
+        "SELECT round(4.4e131071, -131072), trunc(9e131071, -131072)",
+        "SELECT round(5e131071, -131073), round(1.5, -2147483647)",
+        "SELECT trunc(9e100, -2147483648), round(1e10, -2000)",
+        "SELECT round(5e2000, -2001) = 1e2001, round(4e2000, -2001)",
+        "SELECT round(123.456, -3000), trunc(-123.456, -3000)",
+        "SELECT length(round(1.5, 2001)::text), length(trunc(1.5, 2001)::text)",
+        "SELECT length(round(1.5, 16383)::text), length(round(1.5, 16384)::text)",
+        "SELECT length(trunc(-1.5, 2147483647)::text)",
+        "SELECT length(round(1.5, 2147483647)::text)",
+        "SELECT round(1.5e-10, 3000) = 1.5e-10, trunc(-1.5e-10, 2500) = -1.5e-10",
+    ] {
+        s.check(q).await;
+    }
+    for q in [
+        "SELECT round(5e131071, -131072)",
+        "SELECT round(9.5e131071, -131071)",
+        "SELECT round(-9.5e131071, -131071)",
+    ] {
+        s.check_error(q).await;
+    }
+    // The same in a maintained view, through inserts.
+    s.exec("CREATE TABLE extreme (x numeric, p int)").await;
+    s.create_view(
+        "extreme_v",
+        "SELECT x = 4.4e131071 AS big, p, round(x, p) = 4e131071 AS r4, \
+         trunc(x, p) = 4e131071 AS t4, length(round(x, p)::text) AS lr, \
+         length(trunc(x, p)::text) AS lt FROM extreme",
+    )
+    .await;
+    for row in [
+        "(4.4e131071, -131071)",
+        "(4.4e131071, -131072)",
+        "(4.4e131071, -2147483648)",
+        "(1.5, 2001)",
+        "(1.5, 2147483647)",
+        "(-123.456, -3000)",
+    ] {
+        s.exec(&format!("INSERT INTO extreme VALUES {row}")).await;
+        s.check_view("extreme_v").await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typmod_casts_round_and_overflow() {
     let (_kpg, _pg, s) = setup().await;

@@ -28,8 +28,6 @@ const MAX_INTEGER_DIGITS: u64 = 131_072;
 const MAX_SCALE: u32 = 16_383;
 /// The largest scale division chooses (NUMERIC_MAX_DISPLAY_SCALE).
 const MAX_DISPLAY_SCALE: i64 = 1000;
-/// round(x, n) and trunc(x, n) clamp `n` to ± this (NUMERIC_MAX_RESULT_SCALE).
-const MAX_RESULT_SCALE: i64 = 2000;
 /// Division gives at least this many significant digits (NUMERIC_MIN_SIG_DIGITS).
 const MIN_SIG_DIGITS: i64 = 16;
 /// Mantissas below 2^96 with a scale of at most 28 fit a `Decimal`.
@@ -492,12 +490,20 @@ impl Numeric {
 
     /// The value with `places` digits after the point (negative: rounded left of it), losing
     /// digits as `rounding` says; the result has scale `max(places, 0)`, as PostgreSQL's
-    /// round(x, n) and trunc(x, n).
+    /// round(x, n) and trunc(x, n). `places` is limited to the scales a numeric can have: at
+    /// most 16383 after the point, and one place beyond the 131072 digits before it, where
+    /// every value rounds to zero (rounding up to 10^131072 overflows, 22003, as PostgreSQL).
     pub fn round(&self, places: i64, rounding: Rounding) -> Result<Numeric, EvalError> {
-        let places = places.clamp(-MAX_RESULT_SCALE, MAX_RESULT_SCALE);
+        let lowest = -(MAX_INTEGER_DIGITS as i64) - 1;
+        let places = places.clamp(lowest, i64::from(MAX_SCALE));
         let s = i64::from(self.scale());
         if places >= s {
             return self.clone().with_min_scale(places as u32);
+        }
+        // Below half of 10^-places: zero, without building that power of ten.
+        let below = self.leading_digits().is_none_or(|d| d < -places);
+        if places < 0 && below && matches!(rounding, Rounding::HalfAway | Rounding::Trunc) {
+            return Ok(Numeric::ZERO);
         }
         let (m, _) = self.parts();
         let q = div_pow10(&m, (s - places) as u32, rounding);

@@ -169,6 +169,27 @@ fn rounding_and_typmods() {
     assert_eq!(round("-2.5", 0, Rounding::Floor), "-3");
     assert_eq!(round("-0.5", 0, Rounding::Ceil), "0");
     assert_eq!(round("2.1", 0, Rounding::Ceil), "3");
+    // Extreme places (expected values are PostgreSQL 15's): far left of the point, zero or
+    // overflow; right of it, at most 16383 digits.
+    assert_eq!(
+        round("4.4e131071", -131071, Rounding::HalfAway),
+        round("4e131071", 0, Rounding::Trunc)
+    );
+    assert_eq!(round("5e131071", -131073, Rounding::HalfAway), "0");
+    assert_eq!(round("-9e100", i64::MIN, Rounding::Trunc), "0");
+    assert_eq!(round("123.4", -3000, Rounding::HalfAway), "0");
+    assert_eq!(
+        n("5e131071").round(-131072, Rounding::HalfAway),
+        Err(EvalError::NumericOverflow)
+    );
+    assert_eq!(
+        n("1.5")
+            .round(i64::MAX, Rounding::HalfAway)
+            .unwrap()
+            .scale(),
+        16383
+    );
+    assert_eq!(n("1.5").round(2001, Rounding::Trunc).unwrap().scale(), 2001);
     assert_eq!(
         round(
             "0.12345678901234567890123456789012345",
