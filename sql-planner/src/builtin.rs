@@ -15,8 +15,8 @@ use crate::fold;
 use crate::func::no_function;
 use crate::types::{coerce, CastContext, Typed};
 use kpg_types::{
-    BinaryFunc, DateKind, DateUnit, Datum, Interval, IntervalField, ScalarExpr, ScalarType,
-    UnaryFunc, VariadicFunc,
+    BinaryFunc, DateKind, DateUnit, Datum, Interval, IntervalField, IntervalFields, IntervalTypmod,
+    ScalarExpr, ScalarType, UnaryFunc, VariadicFunc,
 };
 use sqlparser::ast::{DateTimeField, Expr, TrimWhereField, Value};
 
@@ -46,25 +46,28 @@ fn is_stringish(t: &Typed) -> bool {
     t.ty.is_none_or(|ty| ty.is_string())
 }
 
-/// An `INTERVAL '...' [qualifier]` literal.
+/// An `INTERVAL '...' [qualifier]` literal: the qualifier steers how the text is read and
+/// cuts the value (`kpg_types::IntervalTypmod`); `SECOND(p)` and `... TO SECOND(p)` round
+/// the seconds. What PostgreSQL's grammar refuses (`DAY(2)`, `YEAR TO DAY`, `SECOND(2, 1)`)
+/// is a syntax error; plural or other unit words, which PostgreSQL reads as a column alias
+/// after `INTERVAL '...'`, are refused as not supported. The literal's type is `interval`:
+/// expressions carry no interval modifier (`ScalarType::value_type`).
 pub fn interval_literal(iv: &sqlparser::ast::Interval) -> Result<Typed, PlanError> {
-    if iv.leading_precision.is_some() || iv.fractional_seconds_precision.is_some() {
-        return Err(PlanError::unsupported("interval precision"));
-    }
+    let syntax = |near: &str| PlanError::syntax(format!("syntax error at or near \"{near}\""));
     let field = |f: &DateTimeField| -> Result<IntervalField, PlanError> {
         Ok(match f {
-            DateTimeField::Year | DateTimeField::Years => IntervalField::Year,
-            DateTimeField::Month | DateTimeField::Months => IntervalField::Month,
-            DateTimeField::Day | DateTimeField::Days => IntervalField::Day,
-            DateTimeField::Hour | DateTimeField::Hours => IntervalField::Hour,
-            DateTimeField::Minute | DateTimeField::Minutes => IntervalField::Minute,
-            DateTimeField::Second | DateTimeField::Seconds => IntervalField::Second,
-            other => return Err(PlanError::unsupported(format!("interval field {other}"))),
+            DateTimeField::Year => IntervalField::Year,
+            DateTimeField::Month => IntervalField::Month,
+            DateTimeField::Day => IntervalField::Day,
+            DateTimeField::Hour => IntervalField::Hour,
+            DateTimeField::Minute => IntervalField::Minute,
+            DateTimeField::Second => IntervalField::Second,
+            other => {
+                return Err(PlanError::unsupported(format!(
+                    "INTERVAL '...' {other} (PostgreSQL reads {other} as a column alias there)"
+                )))
+            }
         })
-    };
-    let qualifier = match iv.last_field.as_ref().or(iv.leading_field.as_ref()) {
-        Some(f) => Some(field(f)?),
-        None => None,
     };
     let text = match iv.value.as_ref() {
         Expr::Value(v) => match &v.value {
@@ -74,7 +77,33 @@ pub fn interval_literal(iv: &sqlparser::ast::Interval) -> Result<Typed, PlanErro
         },
         other => return Err(PlanError::unsupported(format!("INTERVAL {other}"))),
     };
-    let value = Interval::parse(&text, qualifier)?;
+    let Some(leading) = iv.leading_field.as_ref() else {
+        let value = Interval::parse(&text, None)?;
+        return Ok(Typed::literal(Datum::Interval(value), ScalarType::Interval));
+    };
+    let first = field(leading)?;
+    let last = iv.last_field.as_ref().map(field).transpose()?;
+    // sqlparser reads `SECOND(p)` as a leading precision, SQL's `SECOND(p, q)` as both.
+    let precision = match (
+        first,
+        last,
+        iv.leading_precision,
+        iv.fractional_seconds_precision,
+    ) {
+        (_, _, None, p) => p,
+        (IntervalField::Second, None, Some(p), None) => Some(p),
+        (IntervalField::Second, None, Some(_), Some(_)) => return Err(syntax(",")),
+        (_, _, Some(_), _) => return Err(syntax("(")),
+    };
+    let fields = IntervalFields::range(first, last).ok_or_else(|| {
+        syntax(
+            &iv.last_field
+                .as_ref()
+                .map_or("TO".into(), |f| f.to_string().to_lowercase()),
+        )
+    })?;
+    let typmod = IntervalTypmod::new(Some(fields), precision).map_err(|_| syntax("("))?;
+    let value = typmod.parse(&text)?;
     Ok(Typed::literal(Datum::Interval(value), ScalarType::Interval))
 }
 

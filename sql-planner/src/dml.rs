@@ -198,7 +198,7 @@ fn target_table(
     let qualifier = alias
         .as_ref()
         .map_or_else(|| table.name.clone(), |a| fold(&a.name));
-    let scope = Scope::from_desc(Some(&qualifier), &table.desc);
+    let scope = Scope::from_desc(Some(&qualifier), &table.desc.value_types());
     Ok((table, scope))
 }
 

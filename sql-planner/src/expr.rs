@@ -377,7 +377,13 @@ impl<'a> ExprContext<'a> {
             _ => None,
         };
         let Some(n) = limit else {
-            return coerce(t, ty, CastContext::Explicit)?.ok_or_else(cannot);
+            // A cast to a qualified interval cuts the value; the result is a plain interval
+            // (`ScalarType::value_type`).
+            let cast = coerce(t, ty, CastContext::Explicit)?.ok_or_else(cannot)?;
+            return Ok(Typed {
+                ty: cast.ty.map(|ty| ty.value_type()),
+                ..cast
+            });
         };
         // An explicit cast to varchar(n) or char(n) cuts the text to n characters where an
         // assignment would fail: the text's first n characters, then the conversion (which

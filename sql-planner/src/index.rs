@@ -52,7 +52,7 @@ pub(crate) fn plan_create_index(
     let item = catalog
         .resolve(&on_name)
         .ok_or_else(|| PlanError::undefined_table(&on_name))?;
-    let scope = Scope::from_desc(Some(&on_name), &item.desc);
+    let scope = Scope::from_desc(Some(&on_name), &item.desc.value_types());
     let ctx = ExprContext::new(&scope, "CREATE INDEX");
     let mut key = Vec::with_capacity(ci.columns.len());
     let mut name_parts = vec![on_name.clone()];

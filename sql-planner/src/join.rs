@@ -305,7 +305,7 @@ impl FromBuilder<'_> {
                     }
                 }
                 let item = resolve_relation(self.cx.catalog, name)?;
-                let scope = Scope::from_desc(Some(&item.name), &item.desc);
+                let scope = Scope::from_desc(Some(&item.name), &item.desc.value_types());
                 (
                     crate::catalog::read_plan(self.cx.catalog, &item)?,
                     aliased(scope, alias.as_ref(), &item.name)?,

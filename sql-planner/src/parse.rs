@@ -5,13 +5,18 @@
 //! `SUBSCRIBE` or `COPY (SUBSCRIBE` is parsed by `subscribe.rs`, anything else by sqlparser.
 //! Statements for sources, sinks and connections, which kpg does not have yet, are refused
 //! with 0A000 before sqlparser would call them syntax errors.
+//!
+//! One literal sqlparser misreads is rewritten in the tokens first: `INTERVAL (p) '...'`,
+//! which sqlparser reads as the type `interval(p)` followed by an interval literal without
+//! the precision, becomes `CAST('...' AS INTERVAL (p))`, what PostgreSQL makes of it.
 
 use crate::error::PlanError;
 use crate::statement::ParsedStatement;
 use crate::subscribe::{at_subscribe, parse_subscribe};
 use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::Token;
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
 pub fn parse(sql: &str) -> Result<Vec<ParsedStatement>, PlanError> {
     parse_inner(sql).map_err(|e| match e {
@@ -47,7 +52,10 @@ fn not_built(parser: &Parser<'_>) -> Option<String> {
 
 fn parse_inner(sql: &str) -> Result<Vec<ParsedStatement>, Refusal> {
     let dialect = PostgreSqlDialect {};
-    let mut parser = Parser::new(&dialect).try_with_sql(sql)?;
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .map_err(ParserError::from)?;
+    let mut parser = Parser::new(&dialect).with_tokens_with_locations(interval_precision(tokens)?);
     let mut stmts = Vec::new();
     let mut expecting_delimiter = false;
     loop {
@@ -90,4 +98,62 @@ fn parse_inner(sql: &str) -> Result<Vec<ParsedStatement>, Refusal> {
         expecting_delimiter = true;
     }
     Ok(stmts)
+}
+
+/// Rewrites `INTERVAL (p) 'text'` as `CAST('text' AS INTERVAL (p))` (the new tokens take the
+/// spans of the ones they stand for). A qualifier after it is PostgreSQL's syntax error.
+fn interval_precision(tokens: Vec<TokenWithSpan>) -> Result<Vec<TokenWithSpan>, ParserError> {
+    let significant: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
+    let mut out = Vec::with_capacity(tokens.len() + 4);
+    let mut copied = 0;
+    let mut k = 0;
+    while k < significant.len() {
+        let at = |j: usize| significant.get(k + j).map(|&i| &tokens[i].token);
+        let keyword = |j: usize| match at(j) {
+            Some(Token::Word(w)) if w.quote_style.is_none() => w.keyword,
+            _ => Keyword::NoKeyword,
+        };
+        let literal = keyword(0) == Keyword::INTERVAL
+            && at(1) == Some(&Token::LParen)
+            && matches!(at(2), Some(Token::Number(..)))
+            && at(3) == Some(&Token::RParen)
+            && matches!(
+                at(4),
+                Some(Token::SingleQuotedString(_) | Token::EscapedStringLiteral(_))
+            );
+        if !literal {
+            k += 1;
+            continue;
+        }
+        use Keyword::{DAY, HOUR, MINUTE, MONTH, SECOND, YEAR};
+        if matches!(keyword(5), YEAR | MONTH | DAY | HOUR | MINUTE | SECOND) {
+            let Some(Token::Word(w)) = at(5) else {
+                unreachable!("a keyword is a word")
+            };
+            return Err(ParserError::ParserError(format!(
+                "syntax error at or near \"{}\"",
+                w.value
+            )));
+        }
+        let token = |j: usize| tokens[significant[k + j]].clone();
+        let made = |t: Token, j: usize| TokenWithSpan::new(t, tokens[significant[k + j]].span);
+        out.extend(tokens[copied..significant[k]].iter().cloned());
+        out.extend([
+            made(Token::make_keyword("CAST"), 0),
+            made(Token::LParen, 0),
+            token(4),
+            made(Token::make_keyword("AS"), 4),
+            token(0),
+            token(1),
+            token(2),
+            token(3),
+            made(Token::RParen, 4),
+        ]);
+        copied = significant[k + 4] + 1;
+        k += 5;
+    }
+    out.extend(tokens[copied..].iter().cloned());
+    Ok(out)
 }

@@ -13,7 +13,7 @@
 
 use crate::error::PlanError;
 use crate::fold;
-use kpg_types::{Datum, ScalarExpr, ScalarType, UnaryFunc};
+use kpg_types::{Datum, IntervalFields, IntervalTypmod, ScalarExpr, ScalarType, UnaryFunc};
 use sqlparser::ast::{CharacterLength, DataType, ExactNumberInfo, TimezoneInfo};
 
 /// A bound expression with its type (`None` = unknown) and whether it may be NULL.
@@ -139,6 +139,7 @@ fn to_is_unconstrained(to: &ScalarType) -> bool {
             precision: None,
             ..
         } | ScalarType::VarChar { max_length: None }
+            | ScalarType::Interval
             | ScalarType::Text
             | ScalarType::Char { length: None }
     )
@@ -313,10 +314,9 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
         D::Timestamp(Some(_), TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
             return unsupported("timestamp with a precision")
         }
-        D::Interval {
-            fields: None,
-            precision: None,
-        } => ScalarType::Interval,
+        D::Interval { fields, precision } => {
+            interval_type(fields.as_ref().map(interval_fields), *precision)?
+        }
         D::Custom(name, mods) if mods.is_empty() => {
             let name = name.to_string().to_lowercase();
             match name.strip_prefix("pg_catalog.").unwrap_or(&name) {
@@ -347,6 +347,40 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
         }
         other => return unsupported(&other.to_string()),
     })
+}
+
+/// sqlparser's interval qualifier as kpg's.
+fn interval_fields(f: &sqlparser::ast::IntervalFields) -> IntervalFields {
+    use sqlparser::ast::IntervalFields as P;
+    match f {
+        P::Year => IntervalFields::Year,
+        P::Month => IntervalFields::Month,
+        P::Day => IntervalFields::Day,
+        P::Hour => IntervalFields::Hour,
+        P::Minute => IntervalFields::Minute,
+        P::Second => IntervalFields::Second,
+        P::YearToMonth => IntervalFields::YearToMonth,
+        P::DayToHour => IntervalFields::DayToHour,
+        P::DayToMinute => IntervalFields::DayToMinute,
+        P::DayToSecond => IntervalFields::DayToSecond,
+        P::HourToMinute => IntervalFields::HourToMinute,
+        P::HourToSecond => IntervalFields::HourToSecond,
+        P::MinuteToSecond => IntervalFields::MinuteToSecond,
+    }
+}
+
+/// `interval [fields] [(precision)]`: plain `Interval` without either; a precision after
+/// fields not ending in SECOND is PostgreSQL's syntax error.
+pub fn interval_type(
+    fields: Option<IntervalFields>,
+    precision: Option<u64>,
+) -> Result<ScalarType, PlanError> {
+    if fields.is_none() && precision.is_none() {
+        return Ok(ScalarType::Interval);
+    }
+    let typmod = IntervalTypmod::new(fields, precision)
+        .map_err(|_| PlanError::syntax("syntax error at or near \"(\""))?;
+    Ok(ScalarType::IntervalOf(typmod))
 }
 
 fn numeric(p: u64, s: i64) -> Result<ScalarType, PlanError> {
@@ -383,6 +417,6 @@ pub fn internal_name(ty: &ScalarType) -> &'static str {
         ScalarType::Char { .. } => "bpchar",
         ScalarType::Date => "date",
         ScalarType::Timestamp => "timestamp",
-        ScalarType::Interval => "interval",
+        ScalarType::Interval | ScalarType::IntervalOf(_) => "interval",
     }
 }

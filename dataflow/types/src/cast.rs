@@ -18,6 +18,11 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (Datum::Bool(b), ScalarType::Char { .. }) => {
             Datum::String(if b { "true" } else { "false" }.into()).cast_char(ty)?
         }
+        // Text that is not a constant is read as a plain interval, then cut to the type (only
+        // a constant's reading is steered by the qualifier, as in PostgreSQL).
+        (Datum::String(s), ScalarType::IntervalOf(t)) => {
+            Datum::Interval(t.apply(crate::Interval::parse(&s, None)?)?)
+        }
         (Datum::String(s), _) => Datum::parse_text(&s, ty)?,
         (Datum::Bool(b), ScalarType::Text | ScalarType::VarChar { .. }) => {
             Datum::String(if b { "true" } else { "false" }.into()).cast_varchar(ty)?
@@ -103,6 +108,7 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (Datum::Timestamp(t), ScalarType::Timestamp) => Datum::Timestamp(t),
         (Datum::Timestamp(t), ScalarType::Date) => Datum::Date(t.date()),
         (Datum::Interval(iv), ScalarType::Interval) => Datum::Interval(iv),
+        (Datum::Interval(iv), ScalarType::IntervalOf(t)) => Datum::Interval(t.apply(iv)?),
         (d, ty) => unreachable!("planner allowed cast of {d:?} to {ty}"),
     })
 }

@@ -227,6 +227,9 @@ impl Datum {
             ScalarType::Date => datetime::parse_date_text(text).map(Datum::Date),
             ScalarType::Timestamp => datetime::parse_timestamp(text).map(Datum::Timestamp),
             ScalarType::Interval => Interval::parse(text, None).map(Datum::Interval),
+            // Input text of a qualified interval (a constant, a value for such a column):
+            // the qualifier steers its reading.
+            ScalarType::IntervalOf(t) => t.parse(text).map(Datum::Interval),
         }
     }
 

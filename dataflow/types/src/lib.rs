@@ -50,7 +50,9 @@ pub use datum::{Datum, Row};
 pub use display::expr_list;
 pub use error::EvalError;
 pub use expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc};
-pub use interval::{Interval, IntervalField};
+pub use interval::{
+    Interval, IntervalField, IntervalFields, IntervalTypmod, PrecisionWithoutSeconds,
+};
 pub use numeric::Numeric;
 pub use pg_funcs::{format_type, quote_ident, TYPES as PG_TYPES};
 pub use plan::{DataflowDescription, DataflowSink, GlobalId, Plan};

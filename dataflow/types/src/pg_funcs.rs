@@ -406,6 +406,10 @@ pub fn format_type(oid: i64, typmod: Option<i32>) -> String {
                 ((m & 0x7ff) ^ 1024) - 1024
             )
         }
+        (1186, Some(m)) => match crate::IntervalTypmod::from_typmod(m) {
+            Some(t) => t.to_string(),
+            None => name.to_string(),
+        },
         _ => name.to_string(),
     };
     if array {
@@ -432,6 +436,11 @@ mod tests {
         );
         assert_eq!(format_type(1015, Some(12)), "character varying(8)[]");
         assert_eq!(format_type(99999, None), "???");
+        assert_eq!(
+            format_type(1186, Some(470286338)),
+            "interval day to second(2)"
+        );
+        assert_eq!(format_type(1186, Some(-1)), "interval");
         assert_eq!(format_type(18, Some(-1)), "\"char\"");
     }
 

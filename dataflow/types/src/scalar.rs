@@ -5,6 +5,7 @@
 //! collection. Both are shared by the planner (which types expressions) and the server (which
 //! reports PostgreSQL type OIDs to clients), so the PostgreSQL-facing facts live here too.
 
+use crate::interval::IntervalTypmod;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -40,6 +41,11 @@ pub enum ScalarType {
     /// `timestamp without time zone`, microsecond precision.
     Timestamp,
     Interval,
+    /// `interval` with a qualifier or a seconds precision (`interval day to second(2)`): the
+    /// type of a column or a cast, which cuts the values it takes to the modifier.
+    /// Expressions have the plain `Interval` type (the planner drops the modifier where it
+    /// reads such a column), so only column types and casts carry it.
+    IntervalOf(IntervalTypmod),
 }
 
 impl ScalarType {
@@ -63,7 +69,7 @@ impl ScalarType {
             ScalarType::Char { .. } => 1042,
             ScalarType::Date => 1082,
             ScalarType::Timestamp => 1114,
-            ScalarType::Interval => 1186,
+            ScalarType::Interval | ScalarType::IntervalOf(_) => 1186,
             ScalarType::Numeric { .. } => 1700,
         }
     }
@@ -79,6 +85,7 @@ impl ScalarType {
                 max_length: Some(n),
             } => *n as i32 + 4,
             ScalarType::Char { length: Some(n) } => *n as i32 + 4,
+            ScalarType::IntervalOf(t) => t.typmod(),
             _ => -1,
         }
     }
@@ -95,6 +102,7 @@ impl ScalarType {
             ScalarType::Numeric { .. } => ScalarType::NUMERIC,
             ScalarType::VarChar { .. } => ScalarType::Text,
             ScalarType::Char { .. } => ScalarType::Char { length: None },
+            ScalarType::IntervalOf(_) => ScalarType::Interval,
             other => *other,
         }
     }
@@ -106,6 +114,17 @@ impl ScalarType {
             ScalarType::Numeric { .. } => ScalarType::NUMERIC,
             ScalarType::VarChar { .. } => ScalarType::VarChar { max_length: None },
             ScalarType::Char { .. } => ScalarType::Char { length: None },
+            ScalarType::IntervalOf(_) => ScalarType::Interval,
+            other => *other,
+        }
+    }
+
+    /// The type of an expression that reads a column of this type: an interval's modifier,
+    /// which only cuts the values the column takes, goes (PostgreSQL's operators and
+    /// functions drop it too), so expressions only ever see plain `Interval`.
+    pub fn value_type(&self) -> ScalarType {
+        match self {
+            ScalarType::IntervalOf(_) => ScalarType::Interval,
             other => *other,
         }
     }
@@ -119,6 +138,7 @@ impl ScalarType {
             self,
             ScalarType::Numeric { scale: None, .. }
                 | ScalarType::Interval
+                | ScalarType::IntervalOf(_)
                 | ScalarType::Float32
                 | ScalarType::Float64
         )
@@ -169,6 +189,7 @@ impl fmt::Display for ScalarType {
             ScalarType::Date => write!(f, "date"),
             ScalarType::Timestamp => write!(f, "timestamp without time zone"),
             ScalarType::Interval => write!(f, "interval"),
+            ScalarType::IntervalOf(t) => write!(f, "{t}"),
         }
     }
 }
@@ -207,5 +228,14 @@ impl RelationDesc {
 
     pub fn types(&self) -> impl Iterator<Item = &ColumnType> {
         self.columns.iter().map(|(_, t)| t)
+    }
+
+    /// The columns as expressions reading them see them (`ScalarType::value_type`).
+    pub fn value_types(&self) -> RelationDesc {
+        let columns = self.columns.iter().map(|(n, t)| {
+            let ty = ColumnType::new(t.scalar.value_type(), t.nullable);
+            (n.clone(), ty)
+        });
+        RelationDesc::new(columns.collect())
     }
 }

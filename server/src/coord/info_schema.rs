@@ -166,6 +166,10 @@ fn measures(
         ),
         ScalarType::Date => (None, None, None, None, Some(0)),
         ScalarType::Timestamp | ScalarType::Interval => (None, None, None, None, Some(6)),
+        ScalarType::IntervalOf(t) => {
+            let digits = t.precision.map_or(6, i32::from);
+            (None, None, None, None, Some(digits))
+        }
         _ => (None, None, None, None, None),
     }
 }

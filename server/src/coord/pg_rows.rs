@@ -213,7 +213,7 @@ fn type_layout(ty: &ScalarType) -> (i32, bool, &'static str) {
         ScalarType::Int32 | ScalarType::Float32 => (4, true, "p"),
         ScalarType::Int64 | ScalarType::Float64 | ScalarType::Timestamp => (8, true, "p"),
         ScalarType::Date => (4, true, "p"),
-        ScalarType::Interval => (16, false, "p"),
+        ScalarType::Interval | ScalarType::IntervalOf(_) => (16, false, "p"),
         _ => (-1, false, "x"),
     }
 }

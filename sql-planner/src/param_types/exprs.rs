@@ -47,7 +47,7 @@ impl Infer<'_> {
                 Value::Boolean(_) => Some(ScalarType::Bool),
                 _ => None,
             },
-            Expr::Cast { data_type, .. } => scalar_type(data_type).ok(),
+            Expr::Cast { data_type, .. } => scalar_type(data_type).ok().map(|t| t.value_type()),
             Expr::TypedString(ts) => scalar_type(&ts.data_type).ok(),
             Expr::Nested(e) => self.type_of(e),
             Expr::UnaryOp {
@@ -202,7 +202,8 @@ impl Infer<'_> {
             Expr::Cast {
                 expr, data_type, ..
             } => match (placeholder(expr), scalar_type(data_type)) {
-                (Some(i), Ok(ty)) => self.set(i, ty),
+                // `$1::interval hour`: the parameter is a plain interval, cut by the cast.
+                (Some(i), Ok(ty)) => self.set(i, ty.value_type()),
                 _ => self.expr(expr),
             },
             Expr::UnaryOp {

@@ -4,15 +4,17 @@
 //! `3 hrs`, `1.5 weeks`), case does not matter, `@` is noise and `ago` (anywhere) negates
 //! the whole value. Days and the time can go without units (`3 4:05:06` is 3 days 4 hours 5
 //! minutes 6 seconds), years and months can be joined by a dash (`1-2` is 1 year 2 months),
-//! and a number on its own at the end is seconds (or the unit of the SQL qualifier,
-//! `interval '90' day`). Besides what the documentation says, PostgreSQL also takes each unit at most once
+//! and a number on its own at the end is seconds (or the last field of the SQL qualifier,
+//! `interval '90' day`; see `typmod`). A number without a unit before one of hours (written
+//! so or by the qualifier) is days (`1 2 hours`, `'1 2' hour`). Under the qualifier `MINUTE
+//! TO SECOND` a clock of two fields is minutes and seconds. Besides what the documentation says, PostgreSQL also takes each unit at most once
 //! (`1 day 1 day` is a syntax error; a clock takes the hours down to the microseconds), takes
 //! empty clock fields as zero (`1::2`), and reports minutes past 59 or seconds past 60 in an
 //! unsigned clock as a field overflow (22015) but in a signed one as a syntax error; kpg does
 //! the same. A unit without a number before it is ignored, as PostgreSQL ignores it.
 
 use super::fields::{fraction_micros, split_clock, Bad, Fields, Quantity};
-use super::{IntervalField, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC};
+use super::{IntervalField, IntervalTypmod, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC};
 use crate::datetime::DateUnit;
 
 /// One token of interval text.
@@ -154,15 +156,41 @@ fn unit_of(word: &str) -> Option<DateUnit> {
         .filter(|u| !matches!(u, Quarter | Dow | Isodow | Doy | Isoyear | Epoch | Julian))
 }
 
-/// The unit of a number written without one.
-fn bare_unit(qualifier: Option<IntervalField>) -> DateUnit {
-    match qualifier {
-        Some(IntervalField::Year) => DateUnit::Year,
-        Some(IntervalField::Month) => DateUnit::Month,
-        Some(IntervalField::Day) => DateUnit::Day,
-        Some(IntervalField::Hour) => DateUnit::Hour,
-        Some(IntervalField::Minute) => DateUnit::Minute,
-        Some(IntervalField::Second) | None => DateUnit::Second,
+/// The unit of a number written without one at the end of the text.
+fn bare_unit(typmod: Option<&IntervalTypmod>) -> DateUnit {
+    match typmod.map_or(IntervalField::Second, IntervalTypmod::bare_field) {
+        IntervalField::Year => DateUnit::Year,
+        IntervalField::Month => DateUnit::Month,
+        IntervalField::Day => DateUnit::Day,
+        IntervalField::Hour => DateUnit::Hour,
+        IntervalField::Minute => DateUnit::Minute,
+        IntervalField::Second => DateUnit::Second,
+    }
+}
+
+/// The unit of a number with `next` after it: the unit written there, the qualifier's at the
+/// end, days before a clock or before another number without a unit; `None` if the text is
+/// not an interval.
+fn unit_before<'a>(
+    next: Option<&Token<'a>>,
+    after_next: Option<&Token<'a>>,
+    typmod: Option<&IntervalTypmod>,
+) -> Option<DateUnit> {
+    match next {
+        Some(Token::Word(w)) => unit_of(w),
+        // `3 4:05:06`: days, then the time.
+        Some(Token::Clock { .. }) => Some(DateUnit::Day),
+        None => Some(bare_unit(typmod)),
+        // `1 2 hours`, `'1 2' hour`: days before hours; before any other unit, nothing.
+        Some(Token::Number { .. }) => {
+            let next_unit = match after_next {
+                Some(Token::Word(w)) => unit_of(w),
+                None => Some(bare_unit(typmod)),
+                _ => None,
+            };
+            (next_unit == Some(DateUnit::Hour)).then_some(DateUnit::Day)
+        }
+        Some(Token::YearMonth { .. }) => None,
     }
 }
 
@@ -182,30 +210,24 @@ enum Item<'a> {
 /// visible because a clock replaces the microseconds that fractions of days, weeks or months
 /// to its right have left (`10:00 1.5 days` is `1 day 10:00:00`, `1.5 days 10:00` is
 /// `1 day 22:00:00`).
-pub(super) fn parse(text: &str, qualifier: Option<IntervalField>) -> Result<Fields, Bad> {
+pub(super) fn parse(text: &str, typmod: Option<&IntervalTypmod>) -> Result<Fields, Bad> {
     let tokens = tokenize(text)?;
     let mut items = Vec::new();
     let mut ago = false;
-    let mut rest = tokens.iter().peekable();
-    while let Some(token) = rest.next() {
+    let mut i = 0;
+    while let Some(token) = tokens.get(i) {
+        i += 1;
         match token {
             Token::Word(w) if w.eq_ignore_ascii_case("ago") => ago = true,
             // A unit without a number before it says nothing (`days 100` is 100 seconds).
             Token::Word(w) if unit_of(w).is_some() => {}
             Token::Word(_) => return Err(Bad::Syntax),
             &Token::Number { negative, text } => {
-                let unit = match rest.peek() {
-                    Some(Token::Word(w)) => {
-                        let unit = unit_of(w).ok_or(Bad::Syntax)?;
-                        rest.next();
-                        unit
-                    }
-                    // `3 4:05:06`: days, then the time.
-                    Some(Token::Clock { .. }) => DateUnit::Day,
-                    None => bare_unit(qualifier),
-                    // A number without a unit ends the text or comes before a clock.
-                    Some(_) => return Err(Bad::Syntax),
-                };
+                let next = tokens.get(i);
+                let unit = unit_before(next, tokens.get(i + 1), typmod).ok_or(Bad::Syntax)?;
+                if matches!(next, Some(Token::Word(_))) {
+                    i += 1;
+                }
                 items.push(Item::Quantity {
                     negative,
                     text,
@@ -258,7 +280,8 @@ pub(super) fn parse(text: &str, qualifier: Option<IntervalField>) -> Result<Fiel
                 signed,
                 text,
             }) => {
-                fields.set_micros(clock_micros(negative, signed, text)?);
+                let minutes_seconds = typmod.is_some_and(IntervalTypmod::clock_is_minutes_seconds);
+                fields.set_micros(clock_micros(negative, signed, text, minutes_seconds)?);
                 use DateUnit::*;
                 claim(&[Hour, Minute, Second, Milliseconds, Microseconds])?;
             }
@@ -272,9 +295,17 @@ pub(super) fn parse(text: &str, qualifier: Option<IntervalField>) -> Result<Fiel
 }
 
 /// The microseconds of `h:m[:s[.frac]]` or `m:s.frac` (an empty field is zero), negated when
-/// `negative`.
-fn clock_micros(negative: bool, signed: bool, text: &str) -> Result<i64, Bad> {
-    let (h, m, s, frac) = split_clock(text).ok_or(Bad::Syntax)?;
+/// `negative`; `h:m` is `m:s` when `minutes_seconds`.
+fn clock_micros(
+    negative: bool,
+    signed: bool,
+    text: &str,
+    minutes_seconds: bool,
+) -> Result<i64, Bad> {
+    let (h, m, s, frac) = match split_clock(text).ok_or(Bad::Syntax)? {
+        (h, m, "", "") if minutes_seconds && text.matches(':').count() == 1 => ("", h, m, ""),
+        parts => parts,
+    };
     let int = |p: &str| -> Result<i64, Bad> {
         match p {
             "" => Ok(0),
@@ -370,6 +401,9 @@ mod tests {
             ("1-2.5", (14, 0, 500_000)),
             ("- 0.5", (0, 0, -500_000)),
             ("days 100", (0, 0, 100_000_000)),
+            ("1 2 hours", (0, 1, 2 * H)),
+            ("1.5 2 hours", (0, 1, 14 * H)),
+            ("1 -2 h ago", (0, -1, 2 * H)),
             ("y12months", (12, 0, 0)),
             ("10:00 1.5 days", (0, 1, 10 * H)),
             ("1.5 days 10:00", (0, 1, 22 * H)),
@@ -392,6 +426,10 @@ mod tests {
             ("1 day 1 day", Bad::Syntax),
             ("1 2", Bad::Syntax),
             ("1 2 days", Bad::Syntax),
+            ("1 2 minutes", Bad::Syntax),
+            ("2 ago", Bad::Syntax),
+            ("1 2 ago", Bad::Syntax),
+            ("3 1 2 hours", Bad::Syntax),
             ("1.5-2", Bad::Syntax),
             ("1 hour 02:03", Bad::Syntax),
             ("1 mon 1-2", Bad::Syntax),
@@ -411,7 +449,8 @@ mod tests {
 
     #[test]
     fn qualifier_sets_the_bare_unit() {
-        let day = parse("90", Some(IntervalField::Day)).unwrap().finish();
+        let t = IntervalTypmod::new(Some(super::super::IntervalFields::Day), None).unwrap();
+        let day = parse("90", Some(&t)).unwrap().finish();
         assert_eq!(day.fields(), (0, 90, 0));
     }
 }

@@ -12,8 +12,10 @@
 mod fields;
 mod input;
 mod iso8601;
+mod typmod;
 
 pub(crate) use fields::{fraction_micros, split_clock};
+pub use typmod::{IntervalFields, IntervalTypmod, PrecisionWithoutSeconds};
 
 use crate::error::EvalError;
 use serde::{Deserialize, Serialize};
@@ -36,9 +38,8 @@ pub struct Interval {
     pub micros: i64,
 }
 
-/// The field a bare number in interval input stands for, and below which input is cut off
-/// (`interval '1 day 02:00' day` is `1 day`): SQL's interval qualifier.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A field of an interval qualifier (`typmod`), largest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum IntervalField {
     Year,
     Month,
@@ -240,38 +241,14 @@ impl Interval {
         }
     }
 
-    /// Parses interval text; `qualifier` is the SQL field qualifier, if any (`interval '90'
-    /// day`). Text that is not in PostgreSQL's own format is tried as ISO 8601
+    /// Parses interval text; `typmod` is the type's modifier when a constant string is read
+    /// as a qualified interval (`interval '90' day`), which steers the reading and cuts the
+    /// value (see `typmod`). Text that is not in PostgreSQL's own format is tried as ISO 8601
     /// (`P1Y2M3DT4H5M6S`), as PostgreSQL does.
-    pub fn parse(text: &str, qualifier: Option<IntervalField>) -> Result<Interval, EvalError> {
-        let fields = match input::parse(text, qualifier) {
-            Err(fields::Bad::Syntax) => iso8601::parse(text),
-            read => read,
-        };
-        let iv = fields.map_err(|bad| bad.into_eval(text))?.finish();
-        Ok(match qualifier {
-            Some(q) => iv.truncate_below(q),
-            None => iv,
-        })
-    }
-
-    /// Drops the fields below `f` (the effect of an interval qualifier on input).
-    fn truncate_below(self, f: IntervalField) -> Interval {
-        match f {
-            IntervalField::Year => Interval::new(self.months / 12 * 12, 0, 0),
-            IntervalField::Month => Interval::new(self.months, 0, 0),
-            IntervalField::Day => Interval::new(self.months, self.days, 0),
-            IntervalField::Hour => Interval::new(
-                self.months,
-                self.days,
-                self.micros / USECS_PER_HOUR * USECS_PER_HOUR,
-            ),
-            IntervalField::Minute => Interval::new(
-                self.months,
-                self.days,
-                self.micros / USECS_PER_MINUTE * USECS_PER_MINUTE,
-            ),
-            IntervalField::Second => self,
+    pub fn parse(text: &str, typmod: Option<&IntervalTypmod>) -> Result<Interval, EvalError> {
+        match typmod {
+            Some(t) => t.parse(text),
+            None => typmod::read(text, None),
         }
     }
 }
@@ -332,7 +309,6 @@ impl Hash for Interval {
 }
 
 #[cfg(test)]
-#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -362,10 +338,16 @@ mod tests {
 
     #[test]
     fn qualifier_and_order() {
-        let q = |s: &str, f| Interval::parse(s, Some(f)).unwrap();
-        assert_eq!(q("90", IntervalField::Day), Interval::new(0, 90, 0));
-        assert_eq!(q("3", IntervalField::Month), Interval::new(3, 0, 0));
-        assert_eq!(q("1 day 02:03", IntervalField::Day), Interval::new(0, 1, 0));
+        let q = |s: &str, f| {
+            let t = IntervalTypmod::new(Some(f), None).unwrap();
+            Interval::parse(s, Some(&t)).unwrap()
+        };
+        assert_eq!(q("90", IntervalFields::Day), Interval::new(0, 90, 0));
+        assert_eq!(q("3", IntervalFields::Month), Interval::new(3, 0, 0));
+        assert_eq!(
+            q("1 day 02:03", IntervalFields::Day),
+            Interval::new(0, 1, 0)
+        );
         assert_eq!(Interval::new(1, 0, 0), Interval::new(0, 30, 0));
         assert!(Interval::new(0, 40, 0) > Interval::new(1, 0, 0));
         assert_eq!(
