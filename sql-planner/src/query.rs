@@ -124,9 +124,11 @@ fn plan_query_in(
         return plan_query_in(&cx, &body, in_order);
     }
     // A correlated subquery's rows are a collection per outer row: ORDER BY has no effect
-    // unless a LIMIT/OFFSET makes it a top-k per outer row.
+    // unless a LIMIT/OFFSET makes it a top-k per outer row, or it picks DISTINCT ON's rows.
+    let distinct_on = matches!(q.body.as_ref(),
+        SetExpr::Select(s) if matches!(s.distinct, Some(sqlparser::ast::Distinct::On(_))));
     let order_by = match cx.outer {
-        Some(_) if q.limit_clause.is_none() => &[],
+        Some(_) if q.limit_clause.is_none() && !distinct_on => &[],
         _ => order_by_items(q)?,
     };
     let (plan, scope, order, arity, unknown) = match q.body.as_ref() {

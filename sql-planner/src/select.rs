@@ -130,10 +130,10 @@ fn plan_select_block(
         || order_by
             .iter()
             .any(|o| contains_own_aggregate(&o.expr, &from_scope, 1));
-    let distinct = match &s.distinct {
-        None | Some(Distinct::All) => false,
-        Some(Distinct::Distinct) => true,
-        Some(Distinct::On(_)) => return Err(PlanError::unsupported("SELECT DISTINCT ON")),
+    let (distinct, distinct_on) = match &s.distinct {
+        None | Some(Distinct::All) => (false, None),
+        Some(Distinct::Distinct) => (true, None),
+        Some(Distinct::On(exprs)) => (false, Some(exprs)),
     };
 
     let grouping;
@@ -181,7 +181,12 @@ fn plan_select_block(
     let unknown: Vec<bool> = exprs.iter().map(|t| t.ty.is_none()).collect();
     let mut exprs = resolve_outputs(exprs)?;
     let visible = exprs.len();
-    let mut order = order_by_columns(&cx_order, order_by, &names, &mut exprs, distinct)?;
+    let mut order = order_by_columns(&cx_order, order_by, &names, nd, &mut exprs, distinct)?;
+    // DISTINCT ON's own columns come last, so dropping them keeps ORDER BY's.
+    let before_on = exprs.len();
+    let distinct_on = distinct_on
+        .map(|on| distinct_on_columns(&cx_order, on, &names, nd, &mut exprs, &order))
+        .transpose()?;
     if let Some(p) = position {
         exprs.push(cx_select.column(p)?);
         order.push(ColumnOrder {
@@ -241,11 +246,28 @@ fn plan_select_block(
             input: Box::new(plan),
         };
     }
+    if let Some(on) = distinct_on {
+        // The first row of each group in ORDER BY order (a correlated subquery's: per outer
+        // value too).
+        plan = Plan::TopK {
+            input: Box::new(plan),
+            group_key: (0..nd).chain(on).collect(),
+            order_by: order.clone(),
+            limit: Some(1),
+            offset: 0,
+        };
+        if total > before_on {
+            plan = Plan::Project {
+                input: Box::new(plan),
+                outputs: (0..before_on).collect(),
+            };
+        }
+    }
     Ok(SelectPlan {
         plan: crate::fold::plan(plan)?,
         scope,
         order,
-        arity: total,
+        arity: total.min(before_on),
         unknown,
     })
 }
@@ -509,11 +531,54 @@ pub fn order_options(item: &OrderByExpr) -> Result<(bool, bool), PlanError> {
     Ok((desc, !nulls_first))
 }
 
+/// The columns of `SELECT DISTINCT ON (exprs)`, resolved as ORDER BY items are (appended to
+/// `exprs` when not in the select list). As in PostgreSQL, the leading ORDER BY items must be
+/// among them (42P10): the order then picks one row per group.
+fn distinct_on_columns(
+    cx: &ExprContext<'_>,
+    on: &[Expr],
+    names: &[String],
+    nd: usize,
+    exprs: &mut Vec<Typed>,
+    order: &[ColumnOrder],
+) -> Result<Vec<usize>, PlanError> {
+    let items: Vec<OrderByExpr> = on
+        .iter()
+        .map(|e| OrderByExpr {
+            expr: e.clone(),
+            options: sqlparser::ast::OrderByOptions {
+                sort: None,
+                nulls_first: None,
+            },
+            with_fill: None,
+        })
+        .collect();
+    let mut columns: Vec<usize> = Vec::new();
+    for o in order_by_columns(cx, &items, names, nd, exprs, false)? {
+        if !columns.contains(&o.column) {
+            columns.push(o.column);
+        }
+    }
+    if order
+        .iter()
+        .take(columns.len())
+        .any(|o| !columns.contains(&o.column))
+    {
+        return Err(PlanError::new(
+            "42P10",
+            "SELECT DISTINCT ON expressions must match initial ORDER BY expressions",
+        ));
+    }
+    Ok(columns)
+}
+
 /// Resolves ORDER BY items to output columns, appending hidden columns to `exprs` as needed.
+/// Names and positions do not see the `nd` leading columns (a correlated subquery's domain).
 fn order_by_columns(
     cx: &ExprContext<'_>,
     items: &[OrderByExpr],
     names: &[String],
+    nd: usize,
     exprs: &mut Vec<Typed>,
     distinct: bool,
 ) -> Result<Vec<ColumnOrder>, PlanError> {
@@ -525,7 +590,7 @@ fn order_by_columns(
         let by_name = match &item.expr {
             Expr::Identifier(id) => {
                 let name = fold(id);
-                let matches: Vec<usize> = (0..visible).filter(|&i| names[i] == name).collect();
+                let matches: Vec<usize> = (nd..visible).filter(|&i| names[i] == name).collect();
                 match matches.as_slice() {
                     [] => None,
                     [first, rest @ ..] => {
@@ -545,7 +610,7 @@ fn order_by_columns(
             match (&item.expr, by_name) {
                 (_, Some(i)) => i,
                 (Expr::Value(v), None) if matches!(v.value, Value::Number(..)) => {
-                    ordinal(&v.value, visible, "ORDER BY")?
+                    nd + ordinal(&v.value, visible - nd, "ORDER BY")?
                 }
                 (e, None) => {
                     let t = resolve_unknown(cx.bind(e)?)?;

@@ -110,7 +110,7 @@ fn grouping_errors() {
 fn refused_features() {
     for sql in [
         "SELECT row_number() OVER () FROM t",
-        "SELECT DISTINCT ON (a) a FROM t",
+        "SELECT a FROM t GROUP BY ROLLUP (a)",
         "CREATE UNIQUE INDEX i ON t (a)",
         "ALTER TABLE t ADD COLUMN z int",
         "SELECT $1",
