@@ -139,6 +139,100 @@ async fn extra_float_digits_as_postgres() {
     s.check("SHOW extra_float_digits").await;
 }
 
+/// Text-format rows through the extended protocol (tokio_postgres asks for binary), spoken
+/// directly: startup, a simple-protocol SET, then Parse/Bind (text results)/Execute/Sync.
+/// Returns each row's fields.
+fn extended_text_rows(port: u16, user: &str, set: &str, sql: &str) -> Vec<Vec<Option<String>>> {
+    use std::io::{Read, Write};
+    let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let message = |tag: u8, body: &[u8]| {
+        let mut m = vec![tag];
+        m.extend_from_slice(&(body.len() as i32 + 4).to_be_bytes());
+        m.extend_from_slice(body);
+        m
+    };
+    let cstr = |s: &str| [s.as_bytes(), &[0]].concat();
+    let mut startup = 196608i32.to_be_bytes().to_vec();
+    for part in ["user", user, "database", user, ""] {
+        startup.extend(cstr(part));
+    }
+    let mut first = ((startup.len() + 4) as i32).to_be_bytes().to_vec();
+    first.extend(startup);
+    conn.write_all(&first).unwrap();
+    // Reads messages up to ReadyForQuery, keeping the DataRows.
+    let read_until_ready = |conn: &mut std::net::TcpStream| {
+        let mut rows = Vec::new();
+        loop {
+            let mut head = [0u8; 5];
+            conn.read_exact(&mut head).expect("message");
+            let len = i32::from_be_bytes(head[1..].try_into().unwrap()) as usize - 4;
+            let mut body = vec![0u8; len];
+            conn.read_exact(&mut body).expect("message body");
+            match head[0] {
+                b'Z' => return rows,
+                b'E' => panic!("error: {}", String::from_utf8_lossy(&body)),
+                b'D' => {
+                    let n = i16::from_be_bytes([body[0], body[1]]);
+                    let mut at = 2;
+                    let mut row = Vec::new();
+                    for _ in 0..n {
+                        let len = i32::from_be_bytes(body[at..at + 4].try_into().unwrap());
+                        at += 4;
+                        if len < 0 {
+                            row.push(None);
+                        } else {
+                            let field = &body[at..at + len as usize];
+                            row.push(Some(String::from_utf8(field.to_vec()).unwrap()));
+                            at += len as usize;
+                        }
+                    }
+                    rows.push(row);
+                }
+                _ => {}
+            }
+        }
+    };
+    read_until_ready(&mut conn);
+    conn.write_all(&message(b'Q', &cstr(set))).unwrap();
+    read_until_ready(&mut conn);
+    let parse = [cstr(""), cstr(sql), 0i16.to_be_bytes().to_vec()].concat();
+    // Bind: no parameters, one result format code for all columns: 0, text.
+    let bind = [
+        cstr(""),
+        cstr(""),
+        0i16.to_be_bytes().to_vec(),
+        0i16.to_be_bytes().to_vec(),
+        1i16.to_be_bytes().to_vec(),
+        0i16.to_be_bytes().to_vec(),
+    ]
+    .concat();
+    let execute = [cstr(""), 0i32.to_be_bytes().to_vec()].concat();
+    let mut batch = message(b'P', &parse);
+    batch.extend(message(b'B', &bind));
+    batch.extend(message(b'E', &execute));
+    batch.extend(message(b'S', &[]));
+    conn.write_all(&batch).unwrap();
+    read_until_ready(&mut conn)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extra_float_digits_in_extended_text_rows() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    setup_floats(&s).await;
+    for digits in [-7, 0, 1, 3] {
+        let set = format!("SET extra_float_digits = {digits}");
+        let sql = "SELECT k, d, r FROM f ORDER BY k";
+        let (kp, pp) = (kpg.port(), pg.port());
+        let k = tokio::task::spawn_blocking(move || extended_text_rows(kp, "kpg", &set, sql));
+        let set = format!("SET extra_float_digits = {digits}");
+        let p = tokio::task::spawn_blocking(move || extended_text_rows(pp, "postgres", &set, sql));
+        let (k, p) = (k.await.unwrap(), p.await.unwrap());
+        assert_eq!(k.len(), FLOATS.len());
+        assert_eq!(k, p, "extra_float_digits = {digits}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn extra_float_digits_in_copy_through_psql() {
     let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
@@ -391,4 +485,28 @@ async fn float_to_text_inside_queries() {
             at_default
         );
     }
+}
+
+/// Float sums add their terms one at a time in their own type, as PostgreSQL's float4pl and
+/// float8pl: ten 0.1s make 1.0000001 as reals and 0.9999999999999999 as doubles, ad hoc and in
+/// a view maintained through writes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn float_sums_as_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE g (k int4, r real, d double precision)")
+        .await;
+    let sums = "SELECT k, sum(r) AS r, sum(d) AS d, avg(r) AS ar, avg(d) AS ad FROM g GROUP BY k";
+    s.create_view("sums", sums).await;
+    for step in 1..=10 {
+        s.exec(&format!(
+            "INSERT INTO g VALUES (1, 0.1, 0.1), (2, {step}.37, {step}.37)"
+        ))
+        .await;
+        s.check(sums).await;
+        s.check_view("sums").await;
+    }
+    s.exec("INSERT INTO g SELECT 3, 1e38, 1e308 FROM g").await;
+    s.check_error("SELECT sum(r) FROM g WHERE k = 3").await;
+    s.check_error("SELECT sum(d) FROM g WHERE k = 3").await;
 }

@@ -22,7 +22,7 @@ pub enum AggregateFunc {
     /// sum(int8) → numeric
     SumInt64,
     SumNumeric,
-    /// sum(real) → real (accumulated in double precision)
+    /// sum(real) → real (accumulated in real, as PostgreSQL)
     SumFloat32,
     SumFloat64,
     Min,
@@ -105,15 +105,25 @@ impl AggregateFunc {
                 }
                 acc.map_or(Datum::Null, Datum::Numeric)
             }
+            // PostgreSQL adds float terms one at a time in its own type (float4pl, float8pl),
+            // so the result depends on their order: here, `Datum` order, each value as many
+            // times as it occurs (ten 0.1s give 1.0000001 and 0.9999999999999999, as there).
             AggregateFunc::SumFloat32 => {
-                let mut acc: Option<f64> = None;
+                let mut acc: Option<f32> = None;
+                let mut infinite_term = false;
                 for (d, n) in values {
                     let Datum::Float32(v) = d else {
                         unreachable!("sum(float4) over {d:?}")
                     };
-                    acc = Some(acc.unwrap_or(0.0) + f64::from(v.0) * n as f64);
+                    infinite_term |= v.0.is_infinite();
+                    let sum = acc.get_or_insert(0.0);
+                    (0..n).for_each(|_| *sum += v.0);
                 }
-                acc.map_or(Ok(Datum::Null), crate::datum::float32)?
+                // PostgreSQL's float addition: an infinite result of finite terms overflowed.
+                if acc.is_some_and(f32::is_infinite) && !infinite_term {
+                    return Err(EvalError::FloatOverflow);
+                }
+                acc.map_or(Datum::Null, |f| Datum::Float32(OrderedFloat(f)))
             }
             AggregateFunc::SumFloat64 => {
                 let mut acc: Option<f64> = None;
@@ -123,9 +133,9 @@ impl AggregateFunc {
                         unreachable!("sum(float8) over {d:?}")
                     };
                     infinite_term |= v.0.is_infinite();
-                    acc = Some(acc.unwrap_or(0.0) + v.0 * n as f64);
+                    let sum = acc.get_or_insert(0.0);
+                    (0..n).for_each(|_| *sum += v.0);
                 }
-                // PostgreSQL's float8 addition: an infinite result of finite terms overflowed.
                 if acc.is_some_and(f64::is_infinite) && !infinite_term {
                     return Err(EvalError::FloatOverflow);
                 }
@@ -167,6 +177,23 @@ impl AggregateFunc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// PostgreSQL adds float terms one at a time in their own type.
+    #[test]
+    fn float_sums_add_each_term_in_their_type() {
+        let tenth32 = [(Datum::Float32(OrderedFloat(0.1)), 10)];
+        let sum = AggregateFunc::SumFloat32.eval(tenth32.iter().map(|(d, n)| (d, *n)), false);
+        assert_eq!(sum.unwrap(), Datum::Float32(OrderedFloat(1.000_000_1)));
+        let tenth64 = [(Datum::Float64(OrderedFloat(0.1)), 10)];
+        let sum = AggregateFunc::SumFloat64.eval(tenth64.iter().map(|(d, n)| (d, *n)), false);
+        assert_eq!(
+            sum.unwrap(),
+            Datum::Float64(OrderedFloat(0.999_999_999_999_999_9))
+        );
+        let big = [(Datum::Float32(OrderedFloat(1e38)), 10)];
+        let sum = AggregateFunc::SumFloat32.eval(big.iter().map(|(d, n)| (d, *n)), false);
+        assert_eq!(sum, Err(EvalError::FloatOverflow));
+    }
 
     #[test]
     fn sums_respect_multiplicity_and_nulls() {
