@@ -105,42 +105,16 @@ impl AggregateFunc {
                 }
                 acc.map_or(Datum::Null, Datum::Numeric)
             }
-            // PostgreSQL adds float terms one at a time in its own type (float4pl, float8pl),
-            // so the result depends on their order: here, `Datum` order, each value as many
-            // times as it occurs (ten 0.1s give 1.0000001 and 0.9999999999999999, as there).
-            AggregateFunc::SumFloat32 => {
-                let mut acc: Option<f32> = None;
-                let mut infinite_term = false;
-                for (d, n) in values {
-                    let Datum::Float32(v) = d else {
-                        unreachable!("sum(float4) over {d:?}")
-                    };
-                    infinite_term |= v.0.is_infinite();
-                    let sum = acc.get_or_insert(0.0);
-                    (0..n).for_each(|_| *sum += v.0);
-                }
-                // PostgreSQL's float addition: an infinite result of finite terms overflowed.
-                if acc.is_some_and(f32::is_infinite) && !infinite_term {
-                    return Err(EvalError::FloatOverflow);
-                }
-                acc.map_or(Datum::Null, |f| Datum::Float32(OrderedFloat(f)))
-            }
-            AggregateFunc::SumFloat64 => {
-                let mut acc: Option<f64> = None;
-                let mut infinite_term = false;
-                for (d, n) in values {
-                    let Datum::Float64(v) = d else {
-                        unreachable!("sum(float8) over {d:?}")
-                    };
-                    infinite_term |= v.0.is_infinite();
-                    let sum = acc.get_or_insert(0.0);
-                    (0..n).for_each(|_| *sum += v.0);
-                }
-                if acc.is_some_and(f64::is_infinite) && !infinite_term {
-                    return Err(EvalError::FloatOverflow);
-                }
-                acc.map_or(Datum::Null, |f| Datum::Float64(OrderedFloat(f)))
-            }
+            AggregateFunc::SumFloat32 => float_sum(values, |d| match d {
+                Datum::Float32(v) => v.0,
+                other => unreachable!("sum(float4) over {other:?}"),
+            })?
+            .map_or(Datum::Null, |f| Datum::Float32(OrderedFloat(f))),
+            AggregateFunc::SumFloat64 => float_sum(values, |d| match d {
+                Datum::Float64(v) => v.0,
+                other => unreachable!("sum(float8) over {other:?}"),
+            })?
+            .map_or(Datum::Null, |f| Datum::Float64(OrderedFloat(f))),
             AggregateFunc::SumInterval => {
                 // Summed wide and checked once, as the accumulated form is: the result does
                 // not depend on the order of the terms.
@@ -172,6 +146,28 @@ impl AggregateFunc {
                 .map_or(Datum::Null, Datum::Bool),
         })
     }
+}
+
+/// A float sum as PostgreSQL's float4pl and float8pl make it: the terms added one at a time in
+/// their own type, so the result depends on their order (here `Datum` order, each value as
+/// many times as it occurs: ten 0.1s give 1.0000001 as reals and 0.9999999999999999 as
+/// doubles, as there); an infinite result of finite terms overflowed. `None` for no terms.
+fn float_sum<'a, F: num_traits::Float + std::ops::AddAssign>(
+    values: impl Iterator<Item = (&'a Datum, i64)>,
+    float: impl Fn(&Datum) -> F,
+) -> Result<Option<F>, EvalError> {
+    let mut acc: Option<F> = None;
+    let mut infinite_term = false;
+    for (d, n) in values {
+        let v = float(d);
+        infinite_term |= v.is_infinite();
+        let sum = acc.get_or_insert(F::zero());
+        (0..n).for_each(|_| *sum += v);
+    }
+    if acc.is_some_and(F::is_infinite) && !infinite_term {
+        return Err(EvalError::FloatOverflow);
+    }
+    Ok(acc)
 }
 
 #[cfg(test)]
