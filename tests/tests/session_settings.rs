@@ -290,6 +290,11 @@ async fn settings_kpg_accepts_take_effect_or_are_refused() {
     ] {
         s.check(&format!("SHOW {name}")).await;
     }
+    s.check(
+        "SELECT name, setting FROM pg_settings WHERE name IN ('search_path', 'DateStyle', \
+         'TimeZone', 'client_encoding', 'standard_conforming_strings') ORDER BY name",
+    )
+    .await;
     // Values that change nothing kpg does (or that kpg follows).
     for (set, name) in [
         ("SET DateStyle = ISO", "DateStyle"),

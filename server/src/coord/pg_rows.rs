@@ -483,7 +483,7 @@ const SETTINGS: &[(&str, &str)] = &[
     ("client_encoding", "UTF8"),
     ("DateStyle", "ISO, MDY"),
     ("integer_datetimes", "on"),
-    ("search_path", "public"),
+    ("search_path", "\"$user\", public"),
     ("server_encoding", "UTF8"),
     ("server_version", "16.6"),
     ("standard_conforming_strings", "on"),
