@@ -128,6 +128,12 @@ impl NoopStartupHandler for Session {
             .or_else(|| metadata.get(METADATA_USER))
             .cloned()
             .unwrap_or_default();
+        // Settings in the startup `options` that PostgreSQL would refuse the connection for.
+        if let Err(e) = SessionVars::from_startup(metadata.iter()) {
+            let mut info = error_info(e);
+            info.severity = "FATAL".to_string();
+            return Err(PgWireError::UserError(Box::new(info)));
+        }
         if database != DATABASE {
             let mut info = error_info(ExecError::new(
                 "3D000",
@@ -665,8 +671,11 @@ fn connection<C: ClientInfo>(client: &C) -> Conn {
         copy: ext.get_or_insert_with(|| Mutex::new(None::<CopyIn>)),
         statements: ext.get_or_insert_with(|| Mutex::new(BTreeSet::<String>::new())),
         cursors: ext.get_or_insert_with(Cursors::default),
-        vars: ext
-            .get_or_insert_with(|| Mutex::new(SessionVars::from_startup(client.metadata().iter()))),
+        vars: ext.get_or_insert_with(|| {
+            // Refused at startup (`post_startup`) if it fails.
+            let vars = SessionVars::from_startup(client.metadata().iter());
+            Mutex::new(vars.unwrap_or_default())
+        }),
         vars_at_begin: ext.get_or_insert_with(|| Mutex::new(None::<SessionVars>)),
     }
 }

@@ -81,13 +81,28 @@ fn unknown(name: &str) -> ExecError {
 }
 
 impl SessionVars {
-    /// The defaults, with the startup message's parameters applied where kpg knows them.
-    pub fn from_startup<'a>(params: impl Iterator<Item = (&'a String, &'a String)>) -> Self {
+    /// The defaults, with the startup message's parameters applied where kpg knows them and
+    /// can follow them (drivers send their own, e.g. the client's time zone, so the others are
+    /// left at their defaults), then the settings its `options` carries, as libpq's
+    /// `PGOPTIONS` sends them (`-c name=value`, `--name=value`). An error in `options` is
+    /// returned: PostgreSQL refuses the connection for it.
+    pub fn from_startup<'a>(
+        params: impl Iterator<Item = (&'a String, &'a String)>,
+    ) -> Result<Self, ExecError> {
         let mut vars = SessionVars::default();
+        let mut options = None;
         for (k, v) in params {
-            let _ = vars.set(&k.to_lowercase(), v);
+            match k.to_lowercase().as_str() {
+                "options" => options = Some(v),
+                k => {
+                    let _ = vars.set(k, v);
+                }
+            }
         }
-        vars
+        for (name, value) in options.map_or(Ok(Vec::new()), |o| command_line_settings(o))? {
+            vars.set(&name, &value)?;
+        }
+        Ok(vars)
     }
 
     /// `extra_float_digits`: above 0, floats print as their shortest round-trip text; at 0 or
@@ -375,6 +390,59 @@ fn show_ms(ms: u64) -> String {
     }
 }
 
+/// The settings in a startup `options` string, as PostgreSQL reads its command line: words
+/// split at unescaped blanks (`\\ ` is a blank inside a word), `-c name=value`,
+/// `-cname=value` or `--name=value` (dashes in the name read as underscores); names lower case.
+fn command_line_settings(options: &str) -> Result<Vec<(String, String)>, ExecError> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut chars = options.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => word.extend(chars.next()),
+            c if c.is_ascii_whitespace() => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    let mut settings = Vec::new();
+    let mut words = words.into_iter();
+    while let Some(w) = words.next() {
+        let setting = if w == "-c" {
+            words.next().unwrap_or_default()
+        } else if let Some(s) = w.strip_prefix("--") {
+            match s.split_once('=') {
+                Some((name, value)) => format!("{}={value}", name.replace('-', "_")),
+                None => s.replace('-', "_"),
+            }
+        } else if let Some(s) = w.strip_prefix("-c") {
+            s.to_string()
+        } else {
+            return Err(ExecError::new(
+                "42601",
+                format!("invalid command-line argument for server process: {w}"),
+            )
+            .with_hint("Try \"postgres --help\" for more information."));
+        };
+        match setting.split_once('=') {
+            Some((name, value)) => settings.push((name.to_lowercase(), value.to_string())),
+            None => {
+                return Err(ExecError::new(
+                    "42601",
+                    format!("-c {setting} requires a value"),
+                ))
+            }
+        }
+    }
+    Ok(settings)
+}
+
 /// A boolean parameter's value as PostgreSQL reads it.
 fn bool_value(v: &str) -> Option<bool> {
     match v {
@@ -519,7 +587,23 @@ mod tests {
         run(&mut v, "RESET ALL").unwrap();
         assert_eq!(shown(&mut v, "application_name"), "");
         let startup = [("application_name".to_string(), "psql".to_string())];
-        let mut v = SessionVars::from_startup(startup.iter().map(|(a, b)| (a, b)));
+        let mut v = SessionVars::from_startup(startup.iter().map(|(a, b)| (a, b))).unwrap();
         assert_eq!(shown(&mut v, "application_name"), "psql");
+        let options = |o: &str| {
+            let startup = [("options".to_string(), o.to_string())];
+            SessionVars::from_startup(startup.iter().map(|(a, b)| (a, b)))
+        };
+        let mut v = options("-c extra_float_digits=0 --statement-timeout=2s").unwrap();
+        assert_eq!(shown(&mut v, "extra_float_digits"), "0");
+        assert_eq!(shown(&mut v, "statement_timeout"), "2s");
+        let mut v = options("-capplication_name=a\\ b").unwrap();
+        assert_eq!(shown(&mut v, "application_name"), "a b");
+        assert_eq!(options("-x").unwrap_err().code, "42601");
+        assert_eq!(
+            options("-c extra_float_digits=9").unwrap_err().code,
+            "22023"
+        );
+        assert_eq!(options("-c nonsense=1").unwrap_err().code, "42704");
+        assert_eq!(options("-c DateStyle=German").unwrap_err().code, "0A000");
     }
 }

@@ -515,3 +515,44 @@ async fn float_sums_as_postgres() {
     s.check_error("SELECT sum(r) FROM g WHERE k = 3").await;
     s.check_error("SELECT sum(d) FROM g WHERE k = 3").await;
 }
+
+/// Settings in the startup packet's `options` (libpq's PGOPTIONS) take effect; a bad one
+/// refuses the connection with PostgreSQL's SQLSTATE.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn startup_options_as_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let with = |options: &str| {
+        (
+            format!("{} options='{options}'", kpg.conn_str_as("kpg")),
+            format!("{} options='{options}'", pg.conn_str()),
+        )
+    };
+    let (k, p) = with("-c extra_float_digits=0 --statement-timeout=2s");
+    let s = Pair {
+        kpg: connect_to(&k).await.expect("kpg connects"),
+        pg: connect_to(&p).await.expect("PostgreSQL connects"),
+    };
+    s.check("SHOW extra_float_digits").await;
+    s.check("SHOW statement_timeout").await;
+    s.check("SELECT 0.1::float8 + 0.2::float8 AS d, 431.7726::real AS r")
+        .await;
+    for options in [
+        "-c extra_float_digits=9",
+        "-c nonsense=1",
+        "-x",
+        "-c DateStyle=German",
+    ] {
+        let (k, p) = with(options);
+        let code = |r: Result<Client, _>| match r {
+            Ok(_) => "connected".to_string(),
+            Err(e) => sqlstate(&e).unwrap_or_else(|| format!("{e}")),
+        };
+        let (kcode, pcode) = (code(connect_to(&k).await), code(connect_to(&p).await));
+        if options.contains("German") {
+            // PostgreSQL follows it; kpg does not, so it refuses the connection.
+            assert_eq!((kcode.as_str(), pcode.as_str()), ("0A000", "connected"));
+        } else {
+            assert_eq!(kcode, pcode, "{options}");
+        }
+    }
+}
