@@ -60,15 +60,20 @@ const READ_ONLY: &[&str] = &[
 #[derive(Clone, Debug)]
 pub struct SessionVars {
     values: BTreeMap<String, String>,
+    /// What RESET and `SET ... TO DEFAULT` go back to: the values after the startup message,
+    /// as in PostgreSQL.
+    reset: BTreeMap<String, String>,
 }
 
 impl Default for SessionVars {
     fn default() -> Self {
+        let values: BTreeMap<String, String> = DEFAULTS
+            .iter()
+            .map(|(k, v)| (k.to_lowercase(), v.to_string()))
+            .collect();
         SessionVars {
-            values: DEFAULTS
-                .iter()
-                .map(|(k, v)| (k.to_lowercase(), v.to_string()))
-                .collect(),
+            reset: values.clone(),
+            values,
         }
     }
 }
@@ -102,6 +107,7 @@ impl SessionVars {
         for (name, value) in options.map_or(Ok(Vec::new()), |o| command_line_settings(o))? {
             vars.set(&name, &value)?;
         }
+        vars.reset = vars.values.clone();
         Ok(vars)
     }
 
@@ -148,7 +154,7 @@ impl SessionVars {
             }) => {
                 let name = variable.to_string().to_lowercase();
                 let value = match values.as_slice() {
-                    [v] if is_default(v) => default_of(&name).unwrap_or_default(),
+                    [v] if is_default(v) => self.reset.get(&name).cloned().unwrap_or_default(),
                     // A search path keeps its quoted names quoted, as PostgreSQL shows it.
                     vs if name == "search_path" => vs
                         .iter()
@@ -199,10 +205,10 @@ impl SessionVars {
                     [reset, name] if reset.eq_ignore_ascii_case("reset") => {
                         let name = name.to_lowercase();
                         if name == "all" {
-                            *self = SessionVars::default();
+                            self.values = self.reset.clone();
                             Ok(ExecuteResult::Command("RESET".into()))
                         } else {
-                            match default_of(&name) {
+                            match self.reset.get(&name).cloned() {
                                 Some(v) => self
                                     .set(&name, &v)
                                     .map(|()| ExecuteResult::Command("RESET".into())),
@@ -493,14 +499,6 @@ fn search_path(value: &str) -> Result<String, ExecError> {
     Ok(value.to_string())
 }
 
-/// The default of the parameter `name` (lower case).
-fn default_of(name: &str) -> Option<String> {
-    DEFAULTS
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.to_string())
-}
-
 /// The name PostgreSQL shows for the parameter `name` (lower case).
 fn display_name(name: &str) -> String {
     DEFAULTS
@@ -588,6 +586,10 @@ mod tests {
         assert_eq!(shown(&mut v, "application_name"), "");
         let startup = [("application_name".to_string(), "psql".to_string())];
         let mut v = SessionVars::from_startup(startup.iter().map(|(a, b)| (a, b))).unwrap();
+        assert_eq!(shown(&mut v, "application_name"), "psql");
+        // RESET goes back to the startup value.
+        run(&mut v, "SET application_name = 'x'").unwrap();
+        run(&mut v, "RESET application_name").unwrap();
         assert_eq!(shown(&mut v, "application_name"), "psql");
         let options = |o: &str| {
             let startup = [("options".to_string(), o.to_string())];

@@ -536,6 +536,16 @@ async fn startup_options_as_postgres() {
     s.check("SHOW statement_timeout").await;
     s.check("SELECT 0.1::float8 + 0.2::float8 AS d, 431.7726::real AS r")
         .await;
+    // RESET and DEFAULT go back to the startup values.
+    s.exec("SET extra_float_digits = 2").await;
+    s.exec("RESET extra_float_digits").await;
+    s.check("SHOW extra_float_digits").await;
+    s.exec("SET extra_float_digits = 2").await;
+    s.exec("SET extra_float_digits TO DEFAULT").await;
+    s.check("SHOW extra_float_digits").await;
+    s.exec("SET statement_timeout = 0").await;
+    s.exec("RESET ALL").await;
+    s.check("SHOW statement_timeout").await;
     for options in [
         "-c extra_float_digits=9",
         "-c nonsense=1",
