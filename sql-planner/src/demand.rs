@@ -210,7 +210,9 @@ impl Pruner<'_> {
             },
             // Every column decides which rows are distinct, or feeds the recursion.
             // A shared value serves every reader: it keeps all its columns.
+            // Window functions read their partition's every row.
             p @ (Plan::Distinct { .. }
+            | Plan::Window { .. }
             | Plan::Threshold { .. }
             | Plan::Recursive { .. }
             | Plan::Let { .. }) => p.map_inputs(|i| self.prune(i, None)),

@@ -287,6 +287,34 @@ impl Printer<'_> {
                 );
                 self.plan(input, depth + 1);
             }
+            Plan::Window {
+                input,
+                partition_by,
+                order_by,
+                funcs,
+            } => {
+                let mark = arranges(self, 2);
+                let group: Vec<String> = partition_by.iter().map(|c| format!("#{c}")).collect();
+                let order: Vec<String> = order_by
+                    .iter()
+                    .map(|o| {
+                        let dir = if o.desc { " DESC" } else { "" };
+                        let nulls = if o.nulls_last { "LAST" } else { "FIRST" };
+                        format!("#{}{dir} NULLS {nulls}", o.column)
+                    })
+                    .collect();
+                let funcs: Vec<String> = funcs.iter().map(|f| format!("{:?}", f.func)).collect();
+                self.line(
+                    depth,
+                    &format!(
+                        "Window partition_by=({}) order_by=[{}] funcs=[{}]{mark}",
+                        group.join(", "),
+                        order.join(", "),
+                        funcs.join(", ")
+                    ),
+                );
+                self.plan(input, depth + 1);
+            }
             Plan::Recursive {
                 id,
                 base,

@@ -44,6 +44,9 @@ pub struct ExprContext<'a> {
     /// branch): that condition, over the same columns. A subquery here is computed only for
     /// the outer values of such rows, so it raises no error PostgreSQL would not.
     pub guard: Option<&'a ScalarExpr>,
+    /// Where window functions are allowed (a SELECT block's list and ORDER BY): the block's
+    /// calls, collected as they are bound.
+    pub windows: Option<&'a crate::window::Windows>,
 }
 
 impl<'a> ExprContext<'a> {
@@ -57,6 +60,7 @@ impl<'a> ExprContext<'a> {
             input_host: None,
             catalog: None,
             guard: None,
+            windows: None,
         }
     }
 
@@ -99,6 +103,7 @@ impl<'a> ExprContext<'a> {
         ExprContext {
             grouping: None,
             host: None,
+            windows: None,
             ..*self
         }
     }

@@ -24,8 +24,8 @@ pub const AGGREGATES: &[&str] = &[
 ];
 
 /// Functions PostgreSQL has that kpg does not evaluate yet.
-/// Checked before the arguments are bound, so that an aggregate or window function over an
-/// ungrouped column is refused by name rather than with a grouping error.
+/// Checked before the arguments are bound, so that an aggregate over an ungrouped column is
+/// refused by name rather than with a grouping error.
 const NOT_YET: &[&str] = &[
     "now",
     "current_date",
@@ -33,6 +33,9 @@ const NOT_YET: &[&str] = &[
     "to_char",
     "to_date",
     "random",
+    // They return arrays, which kpg does not have.
+    "regexp_match",
+    "regexp_matches",
     // Aggregates.
     "stddev",
     "stddev_pop",
@@ -67,18 +70,6 @@ const NOT_YET: &[&str] = &[
     "range_agg",
     "range_intersect_agg",
     "xmlagg",
-    // Window functions.
-    "row_number",
-    "rank",
-    "dense_rank",
-    "percent_rank",
-    "cume_dist",
-    "ntile",
-    "lag",
-    "lead",
-    "first_value",
-    "last_value",
-    "nth_value",
 ];
 
 /// A function call's arguments: `*` (count(*)) or expressions.
@@ -161,6 +152,14 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
         return Err(PlanError::unsupported(
             "row constructors (other than compared with rows)",
         ));
+    }
+    if f.over.is_some() {
+        return crate::window::bind_window(cx, f, &name);
+    }
+    if crate::window::WINDOW_FUNCTIONS.contains(&name.as_str()) {
+        return Err(PlanError::wrong_object_type(format!(
+            "window function {name} requires an OVER clause"
+        )));
     }
     if NOT_YET.contains(&name.as_str()) {
         // Before the arguments: they may be ungrouped columns of an aggregate not built yet.

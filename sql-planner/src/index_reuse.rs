@@ -216,6 +216,7 @@ pub fn plan_arity(plan: &Plan, catalog: &dyn Catalog) -> Option<usize> {
         | Plan::Negate { input }
         | Plan::Threshold { input }
         | Plan::TopK { input, .. } => plan_arity(input, catalog)?,
+        Plan::Window { input, funcs, .. } => plan_arity(input, catalog)? + funcs.len(),
         Plan::Union { inputs } => inputs.iter().find_map(|i| plan_arity(i, catalog))?,
         Plan::Recursive { base, .. } => plan_arity(base, catalog)?,
         Plan::Let { body, .. } => plan_arity(body, catalog)?,

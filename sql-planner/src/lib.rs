@@ -57,6 +57,7 @@ mod subquery;
 mod subscribe;
 mod types;
 mod using;
+mod window;
 
 #[cfg(test)]
 mod tests;

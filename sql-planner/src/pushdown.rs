@@ -123,6 +123,24 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
             };
             filter(top_k, above)
         }
+        Plan::Window {
+            input,
+            partition_by,
+            order_by,
+            funcs,
+        } => {
+            // A predicate on partition columns keeps or drops whole partitions.
+            let (below, above) = split(preds, |p| {
+                p.support().iter().all(|c| partition_by.contains(c))
+            });
+            let window = Plan::Window {
+                input: Box::new(push(*input, below, cat)),
+                partition_by,
+                order_by,
+                funcs,
+            };
+            filter(window, above)
+        }
         Plan::Join {
             left,
             right,

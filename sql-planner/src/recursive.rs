@@ -190,6 +190,7 @@ fn check_step(plan: &Plan, id: u64, distinct: bool, name: &str) -> Result<(), Pl
             refuse("an outer join, EXCEPT, INTERSECT or a subquery")
         }
         Plan::TopK { .. } => refuse("a query with LIMIT/OFFSET"),
+        Plan::Window { .. } => refuse("window functions"),
         Plan::Recursive { .. } => refuse("another recursive query"),
         Plan::Let { .. } | Plan::LocalGet { .. } => refuse("a shared subplan"),
         Plan::Get { .. }

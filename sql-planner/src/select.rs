@@ -17,6 +17,7 @@ use crate::scope::{Scope, ScopeItem, UseMark};
 use crate::statement::ColumnOrder;
 use crate::subquery::{place, Host};
 use crate::types::{internal_name, resolve_unknown, scalar_type, Typed};
+use crate::window::Windows;
 use kpg_types::{ColumnType, Plan, ScalarType};
 use sqlparser::ast::{
     Distinct, Expr, GroupByExpr, OrderByExpr, OrderBySort, Select, SelectFlavor, SelectItem,
@@ -95,7 +96,7 @@ fn plan_select_block(
         && s.distinct.is_none()
         && !s.projection.iter().any(|item| match item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                contains_aggregate(e)
+                contains_aggregate(e) || crate::window::mentions_window(e)
             }
             _ => false,
         });
@@ -139,6 +140,7 @@ fn plan_select_block(
     let grouping;
     let host;
     let input_host = Host::new(cx, None);
+    let windows = Windows::default();
     let grouped_scope;
     let (cx_select, cx_order, base, base_arity, having) = if grouped {
         let mut keys: Vec<Typed> = (0..nd)
@@ -170,6 +172,14 @@ fn plan_select_block(
         host = Host::new(cx, None);
         let sel = ExprContext::new(&from_scope, "SELECT").with_host(&host);
         (sel, sel, Some(input.clone()), from_scope.len(), None)
+    };
+    let cx_select = ExprContext {
+        windows: Some(&windows),
+        ..cx_select
+    };
+    let cx_order = ExprContext {
+        windows: Some(&windows),
+        ..cx_order
     };
     let mut exprs = Vec::with_capacity(targets.len());
     for (t, _) in &targets {
@@ -221,6 +231,16 @@ fn plan_select_block(
     for t in &mut exprs {
         place(&mut t.expr, base_arity);
     }
+    // Window functions see the rows after grouping and HAVING.
+    let (plan, arity) = if windows.is_empty() {
+        (plan, arity)
+    } else {
+        let (plan, with) = windows.finish(plan, arity, base_arity);
+        for t in &mut exprs {
+            windows.place(&mut t.expr, arity);
+        }
+        (plan, with)
+    };
     let scope = Scope {
         items: names
             .into_iter()

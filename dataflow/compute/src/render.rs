@@ -10,6 +10,7 @@ mod accumulate;
 mod classes;
 mod recursive;
 mod top_k;
+mod window;
 
 use std::collections::HashMap;
 
@@ -201,6 +202,15 @@ impl<'a, 's> Renderer<'a, 's> {
                     ),
                     errs: input.errs,
                 }
+            }
+            Plan::Window {
+                input,
+                partition_by,
+                order_by,
+                funcs,
+            } => {
+                let input = self.render(input)?;
+                window::render_window(input, partition_by.clone(), order_by.clone(), funcs.clone())
             }
             Plan::Recursive {
                 id,

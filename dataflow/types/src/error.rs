@@ -77,6 +77,16 @@ pub enum EvalError {
     /// An interval field out of range, such as 61 minutes in `25:61:61`.
     #[error("interval field value out of range: \"{0}\"")]
     IntervalFieldOverflow(String),
+    /// 22023, with PostgreSQL's message.
+    #[error("{0}")]
+    InvalidParameterValue(String),
+    /// 54000, with PostgreSQL's message.
+    #[error("{0}")]
+    ProgramLimitExceeded(String),
+    #[error("argument of ntile must be greater than zero")]
+    NtileArgument,
+    #[error("argument of nth_value must be greater than zero")]
+    NthValueArgument,
 }
 
 impl EvalError {
@@ -133,6 +143,10 @@ impl EvalError {
             EvalError::TimeZoneDisplacementOverflow(_) => "22009",
             EvalError::UnknownTimeZone(_) => "22023",
             EvalError::IntervalFieldOverflow(_) => "22015",
+            EvalError::InvalidParameterValue(_) => "22023",
+            EvalError::ProgramLimitExceeded(_) => "54000",
+            EvalError::NtileArgument => "22014",
+            EvalError::NthValueArgument => "22016",
         }
     }
 }

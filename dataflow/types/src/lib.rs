@@ -42,6 +42,7 @@ pub mod scalar;
 pub mod source;
 pub mod subquery;
 mod text_funcs;
+pub mod window;
 
 pub use accum::Accum;
 pub use agg::{AggregateExpr, AggregateFunc};

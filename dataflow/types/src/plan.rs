@@ -85,6 +85,14 @@ pub enum Plan {
         limit: Option<usize>,
         offset: usize,
     },
+    /// Window functions: per partition of equal `partition_by` columns, the rows in
+    /// `order_by` order, each followed by one column per function (`window::evaluate`).
+    Window {
+        input: Box<Plan>,
+        partition_by: Vec<usize>,
+        order_by: Vec<ColumnOrder>,
+        funcs: Vec<crate::window::WindowExpr>,
+    },
     /// WITH RECURSIVE: the least fixed point of `rows = base + step(rows)` (UNION ALL), or of
     /// `rows = distinct(base + step(rows))` (UNION, when `distinct`), where `RecursiveGet { id }`
     /// inside `step` reads `rows`. The planner only builds steps that are linear in `rows`
@@ -278,6 +286,17 @@ impl Plan {
                 limit,
                 offset,
             },
+            Plan::Window {
+                input,
+                partition_by,
+                order_by,
+                funcs,
+            } => Plan::Window {
+                input: boxed(input),
+                partition_by,
+                order_by,
+                funcs,
+            },
             Plan::Recursive {
                 id,
                 base,
@@ -315,6 +334,13 @@ impl Plan {
             } => group_key
                 .iter()
                 .chain(aggregates.iter().map(|a| &a.expr))
+                .collect(),
+            Plan::Window { funcs, .. } => funcs
+                .iter()
+                .filter_map(|f| match &f.func {
+                    crate::window::WindowFunc::Aggregate(a) => Some(&a.expr),
+                    _ => None,
+                })
                 .collect(),
             Plan::Get { .. }
             | Plan::GetWithPosition { .. }
@@ -356,7 +382,8 @@ impl Plan {
             | Plan::Distinct { input }
             | Plan::Negate { input }
             | Plan::Threshold { input }
-            | Plan::TopK { input, .. } => vec![input],
+            | Plan::TopK { input, .. }
+            | Plan::Window { input, .. } => vec![input],
             Plan::Join { left, right, .. } => vec![left, right],
             Plan::Recursive { base, step, .. } => vec![base, step],
             Plan::Let { value, body, .. } => vec![value, body],
@@ -429,6 +456,18 @@ impl Plan {
                 writeln!(
                     f,
                     "{pad}TopK group={group_key:?} order={order_by:?} limit={limit:?} offset={offset}"
+                )?;
+                input.fmt_indent(f, depth + 1)
+            }
+            Plan::Window {
+                input,
+                partition_by,
+                order_by,
+                funcs,
+            } => {
+                writeln!(
+                    f,
+                    "{pad}Window partition={partition_by:?} order={order_by:?} funcs={funcs:?}"
                 )?;
                 input.fmt_indent(f, depth + 1)
             }

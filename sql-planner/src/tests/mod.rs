@@ -363,6 +363,27 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
             .into_iter()
             .filter(|(_, d)| *d > 0)
             .collect(),
+        Plan::Window {
+            input,
+            partition_by,
+            order_by,
+            funcs,
+        } => {
+            let mut groups: BTreeMap<Row, BTreeMap<Row, i64>> = BTreeMap::new();
+            for (r, d) in try_eval(input, cat)? {
+                *groups
+                    .entry(r.project(partition_by))
+                    .or_default()
+                    .entry(r)
+                    .or_insert(0) += d;
+            }
+            let mut out = Vec::new();
+            for rows in groups.into_values() {
+                let rows = kpg_types::window::evaluate(rows, order_by, funcs)?;
+                out.extend(rows.into_iter().map(|r| (r, 1)));
+            }
+            out
+        }
         Plan::TopK {
             input,
             group_key,
