@@ -17,7 +17,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use kpg_sql::sqlparser::ast::{ContextModifier, Expr, Set, Statement, Value};
+use kpg_sql::sqlparser::ast::{
+    ContextModifier, Expr, Set, Statement, TransactionAccessMode, TransactionIsolationLevel,
+    TransactionMode, Value,
+};
 use kpg_sql::ParsedStatement;
 use kpg_types::{ColumnType, Datum, RelationDesc, Row, ScalarType};
 
@@ -180,6 +183,13 @@ impl SessionVars {
                     charset_name.to_string().trim_matches(['\'', '"']),
                 )
                 .map(|()| ExecuteResult::Command("SET".into())),
+            Statement::Set(Set::SetTransaction {
+                modes,
+                snapshot,
+                session,
+            }) => self
+                .set_transaction(modes, snapshot.is_some(), *session)
+                .map(|()| ExecuteResult::Command("SET".into())),
             Statement::Set(_) => Err(ExecError::unsupported("this form of SET")),
             Statement::ShowVariable { variable }
                 if variable.first().is_some_and(|i| {
@@ -220,6 +230,41 @@ impl SessionVars {
                 }
             }
         })
+    }
+
+    /// `SET TRANSACTION` and `SET SESSION CHARACTERISTICS AS TRANSACTION`: any isolation level
+    /// of PostgreSQL's is taken (every kpg transaction is strict serializable, which each of
+    /// them allows; the session's is shown as `default_transaction_isolation`), read-only
+    /// transactions and snapshots are not supported.
+    fn set_transaction(
+        &mut self,
+        modes: &[TransactionMode],
+        snapshot: bool,
+        session: bool,
+    ) -> Result<(), ExecError> {
+        if snapshot {
+            return Err(ExecError::unsupported("SET TRANSACTION SNAPSHOT"));
+        }
+        for mode in modes {
+            match mode {
+                TransactionMode::AccessMode(TransactionAccessMode::ReadWrite) => {}
+                TransactionMode::AccessMode(TransactionAccessMode::ReadOnly) => {
+                    return Err(ExecError::unsupported("read-only transactions"))
+                }
+                TransactionMode::IsolationLevel(TransactionIsolationLevel::Snapshot) => {
+                    return Err(ExecError::new(
+                        "42601",
+                        "syntax error at or near \"SNAPSHOT\"",
+                    ))
+                }
+                TransactionMode::IsolationLevel(level) if session => {
+                    let level = level.to_string().to_lowercase();
+                    self.set("default_transaction_isolation", &level)?;
+                }
+                TransactionMode::IsolationLevel(_) => {}
+            }
+        }
+        Ok(())
     }
 
     fn show(&self, name: &str) -> Result<ExecuteResult, ExecError> {

@@ -323,6 +323,22 @@ async fn settings_kpg_accepts_take_effect_or_are_refused() {
         ("SET statement_timeout = 1000", "statement_timeout"),
         ("SET transaction_read_only = off", "transaction_read_only"),
         ("SET application_name = 'an app'", "application_name"),
+        (
+            "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED",
+            "default_transaction_isolation",
+        ),
+        (
+            "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ WRITE",
+            "default_transaction_isolation",
+        ),
+        (
+            "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+            "extra_float_digits",
+        ),
+        (
+            "SET default_transaction_isolation = 'read committed'",
+            "default_transaction_isolation",
+        ),
     ] {
         accepted(&s, set, name).await;
     }
@@ -347,6 +363,8 @@ async fn settings_kpg_accepts_take_effect_or_are_refused() {
         "SET idle_in_transaction_session_timeout = '10s'",
         "SET transaction_read_only = on",
         "SET LOCAL extra_float_digits = 0",
+        "SET TRANSACTION READ ONLY",
+        "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
     ] {
         refused(&s, set).await;
     }
@@ -357,6 +375,7 @@ async fn settings_kpg_accepts_take_effect_or_are_refused() {
         "SET client_min_messages = 'loud'",
         "SET statement_timeout = 'soon'",
         "SET transaction_read_only = 'maybe'",
+        "SET default_transaction_isolation = 'sometimes'",
         "SET nonsense = 1",
         "SET server_version = '1'",
     ] {
