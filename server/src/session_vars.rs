@@ -174,9 +174,17 @@ impl SessionVars {
                 self.set(&name, &value)
                     .map(|()| ExecuteResult::Command("SET".into()))
             }
-            Statement::Set(Set::SetTimeZone { value, .. }) => self
-                .set("timezone", &value_text(value))
-                .map(|()| ExecuteResult::Command("SET".into())),
+            Statement::Set(Set::SetTimeZone { value, .. }) => {
+                // SET TIME ZONE LOCAL | DEFAULT is RESET TimeZone.
+                let local = matches!(value, Expr::Identifier(i) if i.quote_style.is_none()
+                    && ["local", "default"].contains(&i.value.to_lowercase().as_str()));
+                let zone = match local {
+                    true => self.reset["timezone"].clone(),
+                    false => value_text(value),
+                };
+                self.set("timezone", &zone)
+                    .map(|()| ExecuteResult::Command("SET".into()))
+            }
             Statement::Set(Set::SetNames { charset_name, .. }) => self
                 .set(
                     "client_encoding",
