@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use kpg_sql::{CatalogItem, IndexItem, ItemKind, UniqueKey};
+use kpg_sql::{CatalogItem, ColumnDefault, IndexItem, ItemKind, UniqueKey};
 use kpg_types::{GlobalId, Plan, RelationDesc};
 
 #[derive(Clone, Debug)]
@@ -27,6 +27,8 @@ pub struct Entry {
     pub owner: Option<GlobalId>,
     /// A table's PRIMARY KEY and UNIQUE constraints; each names the index that enforces it.
     pub keys: Vec<UniqueKey>,
+    /// A table's column DEFAULTs, one per column (empty if it has none).
+    pub defaults: Vec<Option<ColumnDefault>>,
 }
 
 /// What kind of thing an id names, for messages and command tags.
@@ -83,6 +85,7 @@ impl Catalog {
                 sql: None,
                 owner: None,
                 keys: Vec::new(),
+                defaults: Vec::new(),
             },
         );
     }
@@ -105,6 +108,13 @@ impl Catalog {
     pub fn set_keys(&mut self, id: GlobalId, keys: Vec<UniqueKey>) {
         if let Some(entry) = self.entries.get_mut(&id) {
             entry.keys = keys;
+        }
+    }
+
+    /// Records a table's column defaults.
+    pub fn set_defaults(&mut self, id: GlobalId, defaults: Vec<Option<ColumnDefault>>) {
+        if let Some(entry) = self.entries.get_mut(&id) {
+            entry.defaults = defaults;
         }
     }
 
@@ -274,6 +284,12 @@ impl kpg_sql::Catalog for Catalog {
 
     fn name_of(&self, id: GlobalId) -> Option<String> {
         self.name(id).map(str::to_string)
+    }
+
+    fn column_defaults(&self, id: GlobalId) -> Vec<Option<ColumnDefault>> {
+        self.entries
+            .get(&id)
+            .map_or_else(Vec::new, |e| e.defaults.clone())
     }
 }
 

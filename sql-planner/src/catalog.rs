@@ -9,6 +9,7 @@ use std::cell::RefCell;
 
 use kpg_types::{GlobalId, Plan, RelationDesc, ScalarExpr};
 
+use crate::defaults::ColumnDefault;
 use crate::error::PlanError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +84,11 @@ pub trait Catalog {
     /// Facts by OID that pg_catalog functions and `reg*` casts look up (see `pg_compat.rs`):
     /// `(oid, sub, text)` rows, `sub` being 0 unless the lookup has a second key.
     fn pg_lookup(&self, _what: PgLookup) -> Vec<(i64, i64, String)> {
+        Vec::new()
+    }
+
+    /// The DEFAULT of each column of the table `id` (empty if it has none).
+    fn column_defaults(&self, _id: GlobalId) -> Vec<Option<ColumnDefault>> {
         Vec::new()
     }
 
@@ -185,5 +191,9 @@ impl Catalog for RecordingCatalog<'_> {
 
     fn always_empty(&self, id: GlobalId) -> bool {
         self.inner.always_empty(id)
+    }
+
+    fn column_defaults(&self, id: GlobalId) -> Vec<Option<ColumnDefault>> {
+        self.inner.column_defaults(id)
     }
 }

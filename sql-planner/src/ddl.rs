@@ -2,11 +2,12 @@
 //!
 //! The planner checks names and types against the catalog and produces the descriptions the
 //! server stores; it does not check dependencies (the server refuses to drop what others use).
-//! Column constraints other than NULL / NOT NULL / PRIMARY KEY / UNIQUE, defaults and other
-//! table constraints are refused (0A000) rather than ignored.
+//! Column constraints other than NULL / NOT NULL / PRIMARY KEY / UNIQUE / DEFAULT (see
+//! `defaults.rs`) and other table constraints are refused (0A000) rather than ignored.
 
 use crate::catalog::{Catalog, ItemKind, RecordingCatalog};
 use crate::constraints::{resolve_keys, KeySpec, Options};
+use crate::defaults::plan_default;
 use crate::error::PlanError;
 use crate::names::{fold, object_name};
 use crate::query::{plan_subquery, QueryContext};
@@ -50,6 +51,7 @@ pub fn plan_create_table(
         ));
     }
     let mut columns: Vec<(String, ColumnType)> = Vec::with_capacity(ct.columns.len());
+    let mut defaults = Vec::with_capacity(ct.columns.len());
     for c in &ct.columns {
         let col = fold(&c.name);
         if columns.iter().any(|(n, _)| *n == col) {
@@ -60,11 +62,19 @@ pub fn plan_create_table(
         }
         let ty = scalar_type(&c.data_type)?;
         let mut nullable = true;
+        let mut default = None;
         for opt in &c.options {
             match &opt.option {
                 ColumnOption::Null => nullable = true,
                 ColumnOption::NotNull => nullable = false,
-                ColumnOption::Default(_) => return unsupported("column defaults"),
+                ColumnOption::Default(e) => {
+                    if default.is_some() {
+                        return Err(PlanError::syntax(format!(
+                            "multiple default values specified for column \"{col}\" of table \"{name}\""
+                        )));
+                    }
+                    default = Some(plan_default(e, &col, &ColumnType::new(ty, true))?);
+                }
                 ColumnOption::PrimaryKey(pk) => specs.push(KeySpec::for_column(
                     &col,
                     opt.name.as_ref().or(pk.name.as_ref()),
@@ -83,6 +93,7 @@ pub fn plan_create_table(
             }
         }
         columns.push((col, ColumnType::new(ty, nullable)));
+        defaults.push(default.flatten());
     }
     // Table constraints after the columns' own, as PostgreSQL names them in that order.
     for constraint in &ct.constraints {
@@ -107,6 +118,7 @@ pub fn plan_create_table(
         name,
         desc: RelationDesc::new(columns),
         keys,
+        defaults,
         if_not_exists: ct.if_not_exists,
     })
 }

@@ -8,6 +8,8 @@
 //! into a `Constant` plan; a NULL there for a NOT NULL column is 23502 at plan time. The server
 //! checks NOT NULL again on the rows it writes. Only tables may be written (42809 otherwise).
 
+mod truncate;
+
 use crate::catalog::{Catalog, CatalogItem};
 use crate::error::PlanError;
 use crate::expr::ExprContext;
@@ -19,6 +21,8 @@ use crate::scope::Scope;
 use crate::statement::PlannedStatement;
 use crate::types::{coerce, CastContext, Typed};
 use kpg_types::{ColumnType, Datum, Plan, Row, ScalarExpr};
+pub use truncate::plan_truncate;
+
 use sqlparser::ast::{
     AssignmentTarget, Delete, Expr, FromTable, Insert, ObjectName, SetExpr, TableFactor,
     TableObject, TableWithJoins, Update,
@@ -93,6 +97,7 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
         targets.push(i);
     }
     let explicit = !ins.columns.is_empty();
+    let defaults = column_defaults(catalog, &table);
     let arity_check = |n: usize, targets: &mut Vec<usize>| -> Result<(), PlanError> {
         if !explicit {
             if n > cols.len() {
@@ -114,7 +119,15 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
     };
     let plan = match &ins.source {
         None => Plan::Constant {
-            rows: vec![(Row::new(vec![Datum::Null; cols.len()]), 1)],
+            rows: vec![(
+                Row::new(
+                    defaults
+                        .iter()
+                        .map(|d| d.eval(&[]))
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
+                1,
+            )],
         },
         Some(q) => match q.body.as_ref() {
             SetExpr::Values(values)
@@ -131,10 +144,21 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
                             "VALUES lists must all be the same length",
                         ));
                     }
-                    let mut datums = vec![Datum::Null; cols.len()];
+                    let mut datums = defaults
+                        .iter()
+                        .enumerate()
+                        .map(|(c, d)| match targets.contains(&c) {
+                            true => Ok(Datum::Null),
+                            false => d.eval(&[]),
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
                     for (e, &c) in row.content.iter().zip(&targets) {
-                        let t = assign(cx.bind(e)?, &cols[c].0, &cols[c].1)?;
-                        datums[c] = t.expr.eval(&[])?;
+                        datums[c] = if is_default(e) {
+                            defaults[c].eval(&[])?
+                        } else {
+                            let t = assign(cx.bind(e)?, &cols[c].0, &cols[c].1)?;
+                            t.expr.eval(&[])?
+                        };
                     }
                     rows.push((Row::new(datums), 1));
                 }
@@ -144,7 +168,7 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
                 let (plan, scope, unknown) =
                     plan_subquery_with_unknowns(&QueryContext::new(catalog), q)?;
                 arity_check(scope.len(), &mut targets)?;
-                let mut exprs: Vec<ScalarExpr> = vec![ScalarExpr::Literal(Datum::Null); cols.len()];
+                let mut exprs: Vec<ScalarExpr> = defaults.clone();
                 for (j, &c) in targets.iter().enumerate() {
                     let item = &scope.items[j];
                     let t = Typed::new(ScalarExpr::Column(j), item.ty.scalar, item.ty.nullable);
@@ -166,6 +190,22 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
         table: table.id,
         plan,
     })
+}
+
+/// Each column's DEFAULT expression of `table` (a NULL literal for a column without one).
+fn column_defaults(catalog: &dyn Catalog, table: &CatalogItem) -> Vec<ScalarExpr> {
+    let mut defaults = catalog.column_defaults(table.id);
+    defaults.resize(table.desc.arity(), None);
+    defaults
+        .into_iter()
+        .map(|d| d.map_or(ScalarExpr::Literal(Datum::Null), |d| d.expr))
+        .collect()
+}
+
+/// Whether `e` is the keyword DEFAULT (as in VALUES or SET), which sqlparser reads as an
+/// identifier; a column named "default" must be quoted.
+fn is_default(e: &Expr) -> bool {
+    matches!(e, Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"))
 }
 
 /// The single table an UPDATE or DELETE writes, and its scope (named by its alias, if any).
@@ -240,8 +280,11 @@ pub fn plan_update(up: &Update, catalog: &dyn Catalog) -> Result<PlannedStatemen
             )));
         }
         assigned.push(i);
-        let t = assign(cx.bind(&a.value)?, &cols[i].0, &cols[i].1)?;
-        assignments[i] = t.expr;
+        assignments[i] = if is_default(&a.value) {
+            column_defaults(catalog, &table).swap_remove(i)
+        } else {
+            assign(cx.bind(&a.value)?, &cols[i].0, &cols[i].1)?.expr
+        };
     }
     let predicates = where_predicates(up.selection.as_ref(), &scope)?;
     Ok(PlannedStatement::Update {

@@ -22,6 +22,7 @@ mod catalog;
 mod constraints;
 mod cursor;
 mod ddl;
+mod defaults;
 mod demand;
 mod dml;
 mod empty_from;
@@ -66,6 +67,7 @@ pub use catalog::{
     read_plan, Catalog, CatalogItem, IndexItem, ItemKind, PgLookup, RecordingCatalog,
 };
 pub use constraints::UniqueKey;
+pub use defaults::ColumnDefault;
 pub use error::PlanError;
 pub use explain::{ExplainStage, ExplainTarget};
 pub use index_reuse::{index_with_key, use_indexes};

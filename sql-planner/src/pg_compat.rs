@@ -494,16 +494,25 @@ pub fn function(
             Some(Typed::new(ops::fold_deep(e)?, ScalarType::Text, nullable))
         }
         // kpg has no constraints, rules, triggers or statistics objects: every OID is a missing
-        // one, for which PostgreSQL answers NULL. Its catalogs hold no expression trees (those
-        // columns are NULL, and clients cannot make a pg_node_tree), so pg_get_expr is NULL.
+        // one, for which PostgreSQL answers NULL.
         (
             "pg_get_constraintdef"
             | "pg_get_ruledef"
             | "pg_get_triggerdef"
             | "pg_get_statisticsobjdef_columns",
             1 | 2,
-        )
-        | ("pg_get_expr", 2 | 3) => Some(Typed::literal(Datum::Null, ScalarType::Text)),
+        ) => Some(Typed::literal(Datum::Null, ScalarType::Text)),
+        // kpg's catalogs hold no expression trees: the one expression column with values,
+        // pg_attrdef.adbin, holds the default's text as psql's `\d` shows it, which
+        // pg_get_expr returns (the other such columns are NULL, and so is their text).
+        ("pg_get_expr", 2 | 3) => {
+            let e = next();
+            Some(
+                coerce(e, &ScalarType::Text, CastContext::Explicit)?.ok_or_else(|| {
+                    PlanError::undefined_function("function pg_get_expr does not exist")
+                })?,
+            )
+        }
         // kpg keeps no comments on objects: every object has none.
         ("obj_description" | "col_description" | "shobj_description", 1 | 2) => {
             Some(Typed::literal(Datum::Null, ScalarType::Text))

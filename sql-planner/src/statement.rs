@@ -8,7 +8,7 @@ use crate::explain::{ExplainStage, ExplainTarget};
 use crate::query::{plan_read, QueryContext};
 use crate::subscribe::plan_subscribe;
 pub use crate::subscribe::SubscribeOptions;
-use crate::{ddl, dml, Catalog, PlanError, UniqueKey};
+use crate::{ddl, dml, Catalog, ColumnDefault, PlanError, UniqueKey};
 use kpg_types::{GlobalId, Plan, RelationDesc, ScalarExpr};
 use sqlparser::ast::{Query, Statement};
 
@@ -98,6 +98,8 @@ pub enum PlannedStatement {
         desc: RelationDesc,
         /// PRIMARY KEY and UNIQUE constraints, each enforced through an index of its name.
         keys: Vec<UniqueKey>,
+        /// Each column's DEFAULT, if it has one.
+        defaults: Vec<Option<ColumnDefault>>,
         if_not_exists: bool,
     },
     /// CREATE SOURCE: start `generator`, exporting `exports` (the source object first).
@@ -150,6 +152,8 @@ pub enum PlannedStatement {
     },
     /// EXPLAIN: one text column named `column`, one row holding `text`.
     Explain { column: String, text: String },
+    /// TRUNCATE: every row of `tables` is removed, in one write.
+    Truncate { tables: Vec<GlobalId> },
 }
 
 pub(crate) fn plan_statement(
@@ -227,6 +231,7 @@ pub(crate) fn plan_statement(
         Statement::Insert(ins) => dml::plan_insert(ins, catalog),
         Statement::Update(up) => dml::plan_update(up, catalog),
         Statement::Delete(del) => dml::plan_delete(del, catalog),
+        Statement::Truncate(t) => dml::plan_truncate(t, catalog),
         other => Err(PlanError::unsupported(statement_name(other))),
     }
 }

@@ -143,6 +143,7 @@ impl Coordinator {
                 name,
                 desc,
                 keys,
+                defaults,
                 if_not_exists,
             } => {
                 let mut state = self.lock();
@@ -160,6 +161,7 @@ impl Coordinator {
                     .catalog
                     .insert(id, name, ItemKind::Table, desc, Vec::new(), None);
                 state.catalog.set_keys(id, keys.clone());
+                state.catalog.set_defaults(id, defaults);
                 self.compute.send(Command::CreateTable {
                     id,
                     since: state.upper,
@@ -284,6 +286,7 @@ impl Coordinator {
                 )]);
                 Ok(ExecuteResult::Command(format!("DELETE {count}")))
             }
+            PlannedStatement::Truncate { tables } => self.truncate(tables).await,
         }
     }
 
@@ -471,6 +474,7 @@ fn check_system_use(planned: &PlannedStatement) -> Result<(), ExecError> {
         PlannedStatement::CreateView { depends_on, .. } => (depends_on.clone(), "views over"),
         PlannedStatement::CreateIndex { on, .. } => (vec![*on], "indexes on"),
         PlannedStatement::Drop { ids, .. } => (ids.clone(), "DROP of"),
+        PlannedStatement::Truncate { tables } => (tables.clone(), "TRUNCATE of"),
         _ => return Ok(()),
     };
     if ids.iter().any(|id| is_system(*id)) {

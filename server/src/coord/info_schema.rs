@@ -87,7 +87,7 @@ pub fn rows(name: &str, s: &Snapshot) -> Vec<Vec<Datum>> {
                             t(&r.name),
                             t(col),
                             i(n as i32 + 1),
-                            N,
+                            r.defaults.get(n).cloned().flatten().map_or(N, t),
                             // NOT NULL is a constraint: only tables have one.
                             yes_no(ty.nullable || r.kind != 'r'),
                             t(data_type(sc)),

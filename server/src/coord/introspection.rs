@@ -305,6 +305,10 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         pg_catalog::by_id(id).is_some_and(|r| r.empty)
     }
 
+    fn column_defaults(&self, id: GlobalId) -> Vec<Option<kpg_sql::ColumnDefault>> {
+        self.inner.column_defaults(id)
+    }
+
     fn definition(&self, id: GlobalId) -> Option<Plan> {
         let rows = match id {
             id if id == KPG_ARRANGEMENTS.1 => &self.data.arrangements,

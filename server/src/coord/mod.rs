@@ -23,6 +23,7 @@ mod pg_catalog;
 mod pg_rows;
 mod show;
 mod sources;
+mod truncate;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};

@@ -314,7 +314,8 @@ pub const RELATIONS: &[SystemRelation] = &[
             ("inhdetachpending", 'b'),
         ],
     ),
-    empty(
+    rel(
+        PG,
         "pg_attrdef",
         2604,
         &[

@@ -22,6 +22,36 @@ const DATABASE_OID: i64 = 16383;
 /// The collation kpg compares strings by ("C", bytewise), PostgreSQL's `default` entry.
 const COLLATION_DEFAULT: i64 = 100;
 
+/// An expression's text as PostgreSQL's pretty printer writes it: without the parentheses
+/// around the whole (`1 + 2`, where information_schema shows `(1 + 2)`).
+fn pretty(sql: &str) -> &str {
+    let Some(inner) = sql.strip_prefix('(').and_then(|s| s.strip_suffix(')')) else {
+        return sql;
+    };
+    // Only if the first parenthesis closes at the end (not `(a) + (b)`), outside strings.
+    let (mut depth, mut quoted) = (0i32, false);
+    for c in inner.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            '(' if !quoted => depth += 1,
+            ')' if !quoted => {
+                depth -= 1;
+                if depth < 0 {
+                    return sql;
+                }
+            }
+            _ => {}
+        }
+    }
+    inner
+}
+
+/// OID of the pg_attrdef row of column `n` (from 0) of the relation `oid`: above the user
+/// objects' (PostgreSQL's 1600 columns per table at most).
+fn attrdef_oid(oid: i64, n: usize) -> i64 {
+    1_000_000_000 + (oid - user_oid(0)) * 1600 + n as i64
+}
+
 /// OID of a user object.
 pub fn user_oid(id: u64) -> i64 {
     16384 + id as i64
@@ -41,6 +71,8 @@ pub struct Relation {
     pub primary: Option<bool>,
     /// For a view or materialized view: its defining query.
     pub sql: Option<String>,
+    /// For a table: each column's DEFAULT as PostgreSQL prints it (empty if none has one).
+    pub defaults: Vec<Option<String>>,
 }
 
 pub struct Snapshot {
@@ -88,6 +120,12 @@ impl Snapshot {
                 sql: entry
                     .filter(|_| matches!(kind, 'v' | 'm'))
                     .and_then(|e| e.sql.clone()),
+                defaults: entry.map_or_else(Vec::new, |e| {
+                    e.defaults
+                        .iter()
+                        .map(|d| d.as_ref().map(|d| d.sql.clone()))
+                        .collect()
+                }),
             });
         }
         for index in catalog.all_indexes() {
@@ -122,6 +160,7 @@ impl Snapshot {
                 index: Some((user_oid(index.on), keys)),
                 primary: catalog.constraint_of(index.id).map(|(_, key)| key.primary),
                 sql: None,
+                defaults: Vec::new(),
             });
         }
         for (i, r) in RELATIONS.iter().enumerate() {
@@ -140,6 +179,7 @@ impl Snapshot {
                 index: None,
                 primary: None,
                 sql: None,
+                defaults: Vec::new(),
             });
         }
         for (oid, name, desc) in super::introspection::relations() {
@@ -153,6 +193,7 @@ impl Snapshot {
                 index: None,
                 primary: None,
                 sql: None,
+                defaults: Vec::new(),
             });
         }
         Snapshot { relations }
@@ -304,7 +345,7 @@ pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
                             t(storage),
                             t(""),
                             b(!ty.nullable && r.kind == 'r'),
-                            b(false),
+                            b(r.defaults.get(n).is_some_and(Option::is_some)),
                             b(false),
                             t(""),
                             t(""),
@@ -369,6 +410,22 @@ pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
                     o(0),
                 ];
                 [scalar.to_vec(), arr.to_vec()]
+            })
+            .collect(),
+        // A default's adbin holds its text, which pg_get_expr returns (see pg_compat.rs).
+        (_, "pg_attrdef") => s
+            .relations
+            .iter()
+            .flat_map(|r| {
+                r.defaults.iter().enumerate().filter_map(move |(n, d)| {
+                    let sql = d.as_ref()?;
+                    Some(vec![
+                        o(attrdef_oid(r.oid, n)),
+                        o(r.oid),
+                        i(n as i32 + 1),
+                        t(pretty(sql)),
+                    ])
+                })
             })
             .collect(),
         (_, "pg_index") => s

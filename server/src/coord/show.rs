@@ -213,13 +213,19 @@ fn show_create(
                 .collect();
             match kind {
                 ItemKind::Table => {
+                    let defaults = catalog.get(item.id).map_or(&[][..], |e| &e.defaults[..]);
                     let mut defs: Vec<String> = item
                         .desc
                         .columns
                         .iter()
-                        .map(|(c, ty)| {
+                        .enumerate()
+                        .map(|(i, (c, ty))| {
                             let not_null = if ty.nullable { "" } else { " NOT NULL" };
-                            format!("{} {}{not_null}", quote_ident(c), ty.scalar)
+                            let default = match defaults.get(i) {
+                                Some(Some(d)) => format!(" DEFAULT {}", d.sql),
+                                _ => String::new(),
+                            };
+                            format!("{} {}{default}{not_null}", quote_ident(c), ty.scalar)
                         })
                         .collect();
                     for key in catalog.get(item.id).map_or(&[][..], |e| &e.keys[..]) {
