@@ -1,6 +1,14 @@
 //! Binding of GREATEST/LEAST, the mathematical functions (sign, sqrt, cbrt, exp, ln, log,
-//! log10, power) and the string functions concat, replace, lpad, rpad, left, right and
-//! octet_length, typed as PostgreSQL's function resolution types them.
+//! log10, power), the string functions concat, replace, lpad, rpad, left, right,
+//! octet_length, repeat, split_part, initcap, md5, reverse, starts_with, translate, ascii, chr
+//! and regexp_replace, and the date functions of `scalar_funcs/dates.rs`, typed as
+//! PostgreSQL's function resolution types them.
+//!
+//! regexp_replace takes only text flags as its fourth argument (PostgreSQL 15's forms with a
+//! start position and a match number are refused with 0A000); a constant pattern that kpg
+//! cannot match as PostgreSQL does is refused when the query is planned
+//! (`kpg_types::expr::check_regex_pattern`), while errors PostgreSQL itself raises for a
+//! pattern wait for a row, as there.
 //!
 //! The mathematical functions exist in PostgreSQL for `double precision` and `numeric`; an
 //! integer argument resolves to double precision, the preferred type (`sqrt(2)` is a double),
@@ -13,7 +21,9 @@ use crate::error::PlanError;
 use crate::fold;
 use crate::func::no_function;
 use crate::types::{coerce_all, common_type, Typed};
-use kpg_types::{BinaryFunc, ScalarExpr, ScalarType, UnaryFunc, VariadicFunc};
+use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc, VariadicFunc};
+
+mod dates;
 
 /// Binds a call of one of this module's functions, or `None` if the name and argument count
 /// are not one of them.
@@ -128,8 +138,84 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             };
             unary(x, UnaryFunc::OctetLength, ScalarType::Int32)?
         }
-        _ => return Ok(None),
+        ("repeat", 2) => {
+            let mut typed = texts(name, &args, &[0])?;
+            typed.push(implicit(args[1].clone(), &ScalarType::Int32, name, &args)?);
+            strict(VariadicFunc::Repeat, typed, ScalarType::Text)?
+        }
+        ("split_part", 3) => {
+            let mut typed = texts(name, &args, &[0, 1])?;
+            typed.push(implicit(args[2].clone(), &ScalarType::Int32, name, &args)?);
+            strict(VariadicFunc::SplitPart, typed, ScalarType::Text)?
+        }
+        ("initcap" | "md5" | "reverse" | "ascii", 1) => {
+            let (func, ty) = match name {
+                "initcap" => (VariadicFunc::Initcap, ScalarType::Text),
+                "md5" => (VariadicFunc::Md5, ScalarType::Text),
+                "reverse" => (VariadicFunc::Reverse, ScalarType::Text),
+                _ => (VariadicFunc::Ascii, ScalarType::Int32),
+            };
+            strict(func, texts(name, &args, &[0])?, ty)?
+        }
+        ("starts_with", 2) => strict(
+            VariadicFunc::StartsWith,
+            texts(name, &args, &[0, 1])?,
+            ScalarType::Bool,
+        )?,
+        ("translate", 3) => strict(
+            VariadicFunc::Translate,
+            texts(name, &args, &[0, 1, 2])?,
+            ScalarType::Text,
+        )?,
+        ("chr", 1) => {
+            let n = implicit(one(), &ScalarType::Int32, name, &args)?;
+            strict(VariadicFunc::Chr, vec![n], ScalarType::Text)?
+        }
+        ("regexp_replace", 3..=6) => {
+            // The fourth argument is the flags when it is a string (an unknown literal is),
+            // else the start position of PostgreSQL 15's longer forms.
+            let flags = n == 4 && args[3].ty.is_none_or(|t| t.is_string());
+            if n > 3 && !flags {
+                if args[3].ty.is_some_and(|t| !t.is_numeric_family()) {
+                    return Err(no_function(name, &args));
+                }
+                return Err(PlanError::unsupported(
+                    "regexp_replace with a start position or a match number",
+                ));
+            }
+            let typed = texts(name, &args, &(0..n).collect::<Vec<_>>())?;
+            check_constant_pattern(&typed)?;
+            strict(VariadicFunc::RegexpReplace, typed, ScalarType::Text)?
+        }
+        _ => return dates::call(name, args),
     }))
+}
+
+/// A constant pattern (and flags) that kpg cannot match as PostgreSQL does is refused now;
+/// other errors wait for a row, as in PostgreSQL.
+fn check_constant_pattern(args: &[Typed]) -> Result<(), PlanError> {
+    let constant = |i: usize| match args.get(i).map(|a| &a.expr) {
+        Some(ScalarExpr::Literal(Datum::String(s))) => Some(s.as_str()),
+        _ => None,
+    };
+    let Some(pattern) = constant(1) else {
+        return Ok(());
+    };
+    if args.len() == 4 && constant(3).is_none() {
+        return Ok(());
+    }
+    match kpg_types::expr::check_regex_pattern(pattern, constant(3)) {
+        Err(e) if e.sqlstate() == "0A000" => Err(PlanError::unsupported(
+            e.to_string().trim_end_matches(" not supported"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A strict function of `args` (NULL when one is).
+fn strict(func: VariadicFunc, args: Vec<Typed>, ty: ScalarType) -> Result<Typed, PlanError> {
+    let nullable = args.iter().any(|a| a.nullable);
+    variadic(func, args, ty, nullable)
 }
 
 /// The arguments at `positions` as text, each converted implicitly (42883 if one cannot be).

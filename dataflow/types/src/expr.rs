@@ -17,6 +17,8 @@ use ordered_float::OrderedFloat;
 use serde::{Deserialize, Serialize};
 
 mod arith;
+pub(crate) mod date_funcs;
+pub use crate::text_funcs::check_pattern as check_regex_pattern;
 use arith::arith;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -169,6 +171,28 @@ pub enum VariadicFunc {
     Rpad,
     /// substring(string, start [, count]); NULL if any argument is.
     Substring,
+    /// The string functions of `text_funcs.rs` beyond the above, strict (NULL if any argument
+    /// is): repeat(text, int), split_part(text, text, int), initcap, md5, reverse,
+    /// starts_with(text, text), translate(text, text, text), ascii(text) and chr(int).
+    Repeat,
+    SplitPart,
+    Initcap,
+    Md5,
+    Reverse,
+    StartsWith,
+    Translate,
+    Ascii,
+    Chr,
+    /// regexp_replace(source, pattern, replacement [, flags]) (`text_funcs/regex.rs`).
+    RegexpReplace,
+    /// The date functions of `expr/date_funcs.rs`, strict: make_date(int, int, int),
+    /// justify_days, justify_hours and justify_interval of an interval, and
+    /// age(timestamp, timestamp).
+    MakeDate,
+    JustifyDays,
+    JustifyHours,
+    JustifyInterval,
+    Age,
 }
 
 impl ScalarExpr {
@@ -309,7 +333,24 @@ impl ScalarExpr {
                         .collect::<Result<_, _>>()?;
                     Ok(crate::text_funcs::variadic_lenient(*func, args))
                 }
-                VariadicFunc::Replace | VariadicFunc::Lpad | VariadicFunc::Rpad => {
+                VariadicFunc::Replace
+                | VariadicFunc::Lpad
+                | VariadicFunc::Rpad
+                | VariadicFunc::Repeat
+                | VariadicFunc::SplitPart
+                | VariadicFunc::Initcap
+                | VariadicFunc::Md5
+                | VariadicFunc::Reverse
+                | VariadicFunc::StartsWith
+                | VariadicFunc::Translate
+                | VariadicFunc::Ascii
+                | VariadicFunc::Chr
+                | VariadicFunc::RegexpReplace
+                | VariadicFunc::MakeDate
+                | VariadicFunc::JustifyDays
+                | VariadicFunc::JustifyHours
+                | VariadicFunc::JustifyInterval
+                | VariadicFunc::Age => {
                     let args: Vec<Datum> = exprs
                         .iter()
                         .map(|e| e.eval(row))

@@ -1,10 +1,19 @@
 //! Evaluation of string functions beyond `substring`, `position` and `trim` (those are in
-//! `builtins.rs`), and of GREATEST and LEAST: concat, replace, lpad, rpad, left, right and
-//! octet_length, with PostgreSQL 15's results. Lengths and positions count characters, not
-//! bytes, except octet_length's.
+//! `builtins.rs`), and of GREATEST and LEAST: concat, replace, lpad, rpad, left, right,
+//! octet_length, repeat, split_part, initcap, md5, reverse, starts_with, translate, ascii, chr
+//! and regexp_replace (`text_funcs/regex.rs`), with PostgreSQL 15's results. Lengths and
+//! positions count characters, not bytes, except octet_length's and repeat's limit.
+//!
+//! kpg answers as PostgreSQL does in the C locale (as its tests' server runs): initcap
+//! capitalizes ASCII letters only, a letter after any other character, ASCII digits included,
+//! staying lower case.
 //!
 //! concat, GREATEST and LEAST skip NULL arguments instead of returning NULL; the others are
 //! strict, and `expr.rs` returns NULL for them before calling here.
+
+mod regex;
+
+pub use self::regex::check_pattern;
 
 use crate::datum::Datum;
 use crate::expr::{BinaryFunc, UnaryFunc, VariadicFunc};
@@ -32,12 +41,51 @@ pub(crate) fn variadic_lenient(func: VariadicFunc, args: Vec<Datum>) -> Datum {
     }
 }
 
-/// replace, lpad and rpad over non-NULL arguments.
+/// The strict variadic functions over non-NULL arguments.
 pub(crate) fn variadic_strict(
     func: VariadicFunc,
     args: Vec<Datum>,
 ) -> Result<Datum, crate::error::EvalError> {
+    use crate::error::EvalError;
+    let text = |s: String| Datum::String(s);
     Ok(match (func, args.as_slice()) {
+        (
+            VariadicFunc::MakeDate
+            | VariadicFunc::JustifyDays
+            | VariadicFunc::JustifyHours
+            | VariadicFunc::JustifyInterval
+            | VariadicFunc::Age,
+            args,
+        ) => crate::expr::date_funcs::eval(func, args)?,
+        (VariadicFunc::RegexpReplace, args) => regex::regexp_replace(args)?,
+        (VariadicFunc::Repeat, [Datum::String(s), Datum::Int32(n)]) => {
+            let n = (*n).max(0);
+            // PostgreSQL's bound: the bytes, with a 4-byte header, under 1 GB.
+            match i32::try_from(s.len()).ok().and_then(|l| l.checked_mul(n)) {
+                Some(len) if len <= 0x3fff_ffff - 4 => text(s.repeat(n as usize)),
+                _ => return Err(EvalError::LengthTooLarge),
+            }
+        }
+        (VariadicFunc::SplitPart, [Datum::String(s), Datum::String(sep), Datum::Int32(n)]) => {
+            text(split_part(s, sep, *n)?.to_string())
+        }
+        (VariadicFunc::Initcap, [Datum::String(s)]) => text(initcap(s)),
+        (VariadicFunc::Md5, [Datum::String(s)]) => {
+            use md5::Digest;
+            let digest = md5::Md5::digest(s.as_bytes());
+            text(digest.iter().map(|b| format!("{b:02x}")).collect())
+        }
+        (VariadicFunc::Reverse, [Datum::String(s)]) => text(s.chars().rev().collect()),
+        (VariadicFunc::StartsWith, [Datum::String(s), Datum::String(prefix)]) => {
+            Datum::Bool(s.starts_with(prefix.as_str()))
+        }
+        (VariadicFunc::Translate, [Datum::String(s), Datum::String(from), Datum::String(to)]) => {
+            text(translate(s, from, to))
+        }
+        (VariadicFunc::Ascii, [Datum::String(s)]) => {
+            Datum::Int32(s.chars().next().map_or(0, |c| c as i32))
+        }
+        (VariadicFunc::Chr, [Datum::Int32(n)]) => text(chr(*n)?.to_string()),
         (VariadicFunc::Replace, [Datum::String(s), Datum::String(from), Datum::String(to)]) => {
             if from.is_empty() {
                 Datum::String(s.clone())
@@ -62,6 +110,82 @@ pub(crate) fn variadic_strict(
         }
         (func, args) => unreachable!("planner typed {func:?} over {args:?}"),
     })
+}
+
+/// split_part(s, sep, n): the n-th field of `s` between separators, counted from the end
+/// when n is negative; empty when there is no such field.
+fn split_part<'s>(s: &'s str, sep: &str, n: i32) -> Result<&'s str, crate::error::EvalError> {
+    if n == 0 {
+        return Err(crate::error::EvalError::InvalidParameterValue(
+            "field position must not be zero".into(),
+        ));
+    }
+    if s.is_empty() {
+        return Ok("");
+    }
+    if sep.is_empty() {
+        return Ok(if n == 1 || n == -1 { s } else { "" });
+    }
+    // PostgreSQL finds separators left to right without overlaps, as `split` does.
+    let fields: Vec<&str> = s.split(sep).collect();
+    let i = if n > 0 {
+        i64::from(n) - 1
+    } else {
+        fields.len() as i64 + i64::from(n)
+    };
+    Ok(usize::try_from(i)
+        .ok()
+        .and_then(|i| fields.get(i))
+        .copied()
+        .unwrap_or(""))
+}
+
+/// initcap in the C locale: an ASCII letter after an ASCII letter or digit in lower case,
+/// any other in upper case.
+fn initcap(s: &str) -> String {
+    let mut after_alnum = false;
+    s.chars()
+        .map(|c| {
+            let c = if after_alnum {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            };
+            after_alnum = c.is_ascii_alphanumeric();
+            c
+        })
+        .collect()
+}
+
+/// translate(s, from, to): each character of `s` that occurs in `from` replaced by the
+/// character of `to` at the position of its first occurrence there, or removed when `to` is
+/// shorter.
+fn translate(s: &str, from: &str, to: &str) -> String {
+    let from: Vec<char> = from.chars().collect();
+    let to: Vec<char> = to.chars().collect();
+    s.chars()
+        .filter_map(|c| match from.iter().position(|&f| f == c) {
+            None => Some(c),
+            Some(i) => to.get(i).copied(),
+        })
+        .collect()
+}
+
+/// chr(n): the character with code point n (in UTF-8).
+fn chr(n: i32) -> Result<char, crate::error::EvalError> {
+    use crate::error::EvalError::{InvalidParameterValue, ProgramLimitExceeded};
+    match n {
+        ..=-1 => Err(InvalidParameterValue(
+            "character number must be positive".into(),
+        )),
+        0 => Err(ProgramLimitExceeded("null character not permitted".into())),
+        0x11_0000.. => Err(ProgramLimitExceeded(format!(
+            "requested character too large for encoding: {n}"
+        ))),
+        _ => char::from_u32(n as u32).ok_or_else(|| {
+            ProgramLimitExceeded(format!("requested character not valid for encoding: {n}"))
+        }),
+    }
 }
 
 /// `s` cut or filled with repetitions of `fill` to `n` characters, filled on the left or the

@@ -1,0 +1,177 @@
+//! The everyday string functions of issue 21 (repeat, split_part, initcap, md5, reverse,
+//! strpos, starts_with, translate, ascii, chr, btrim/ltrim/rtrim with characters and
+//! regexp_replace) compared with a real PostgreSQL: over table data (evaluated by dataflows,
+//! not folded) with NULLs, over constants, in a materialized view kept through writes, and
+//! their errors by SQLSTATE. regexp_replace patterns that kpg cannot match as PostgreSQL does
+//! (alternation, back references, ...) and regexp_match (an array) must be refused with 0A000,
+//! never answered differently.
+
+use kpg_tests::*;
+
+async fn setup() -> (KpgServer, Postgres, Pair) {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE t (k int, s text, sep text, n int, c char(6), v varchar(12))")
+        .await;
+    s.exec(
+        "INSERT INTO t VALUES \
+         (1, 'abc,def,,ghi', ',', 2, 'ab', 'x-y-z'), \
+         (2, 'héllo wörld', 'l', -1, 'é ', 'HELLO world'), \
+         (3, '', ',', 1, '', ''), \
+         (4, 'one two  three', ' ', -3, 'a b', '3rd-party'), \
+         (5, 'aaa', 'aa', 2, 'zz', 'mIxEd_CaSe9x'), \
+         (6, NULL, NULL, NULL, NULL, NULL), \
+         (7, 'x', '', 1, 'q', 'don''t stop'), \
+         (8, 'x', '', -2, 'q', '  pad  ')",
+    )
+    .await;
+    (kpg, pg, s)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn string_functions_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    let queries = [
+        "SELECT k, repeat(s, 2), repeat(v, n), repeat(c, 3), repeat('ab', 0), repeat(s, -1) FROM t",
+        "SELECT k, split_part(s, sep, n), split_part(s, ',', 1), split_part(s, ',', -1), \
+         split_part(s, ',', 4), split_part(s, ',', -4), split_part(s, ',', 9), \
+         split_part(v, '-', -2), split_part(s, sep, -1) FROM t",
+        "SELECT k, initcap(s), initcap(v), initcap(c), initcap('hi THERE 3rd o''neil a_b-c') FROM t",
+        "SELECT k, md5(s), md5(v), md5(c), md5('') FROM t",
+        "SELECT k, reverse(s), reverse(v), reverse(c) FROM t",
+        "SELECT k, strpos(s, 'l'), strpos(s, sep), strpos(v, ''), strpos(c, 'b') FROM t",
+        "SELECT k, starts_with(s, 'ab'), starts_with(s, ''), starts_with(v, sep), starts_with(c, 'a') FROM t",
+        "SELECT k, translate(s, 'abl', 'XY'), translate(v, '-', '+'), translate(s, '', 'z'), \
+         translate(v, 'xyz', 'éüß') FROM t",
+        "SELECT k, ascii(s), ascii(v), ascii(c), chr(n + 100), chr(k * 1000), chr(65) FROM t",
+        "SELECT k, btrim(v, ' -xz'), ltrim(v, 'x-'), rtrim(v, 'z-'), btrim(s, 'a'), ltrim(s, '') FROM t",
+        "SELECT k FROM t WHERE starts_with(v, 'x') OR split_part(s, ',', 2) = 'def'",
+    ];
+    for q in queries {
+        s.check(q).await;
+    }
+    for q in [
+        "SELECT repeat('xy', 3), split_part('a.b.c', '.', -2), initcap('ÉCOLE élan ñu'), \
+         md5('The quick brown fox'), reverse('añb'), starts_with('abc', 'abcd'), \
+         translate('12345', '143', 'ax'), ascii('é'), chr(233), chr(128512), \
+         btrim('xxhixx', 'x'), split_part('', '', 1), split_part('abc', '', -1)",
+        "SELECT repeat(NULL, 2), split_part('a', NULL, 1), initcap(NULL), md5(NULL), \
+         starts_with(NULL, 'a'), translate('a', NULL, 'b'), ascii(NULL), chr(NULL)",
+    ] {
+        s.check(q).await;
+    }
+    s.create_view(
+        "tv",
+        "SELECT k, split_part(s, sep, n) AS a, split_part(s, ',', -2) AS b, repeat(v, n) AS c, \
+         initcap(v) AS d, md5(s) AS e, reverse(s) AS f, ascii(v) AS g, chr(k + 64) AS h FROM t",
+    )
+    .await;
+    s.create_view(
+        "tv2",
+        "SELECT k, translate(s, 'abl', 'XY') AS a, starts_with(s, 'a') AS b, \
+         btrim(v, ' -xz') AS c FROM t WHERE strpos(s, ',') > 0 OR starts_with(v, 'x')",
+    )
+    .await;
+    for w in [
+        "INSERT INTO t VALUES (9, 'p,q,r', ',', -2, 'pq', 'a-b')",
+        "UPDATE t SET s = s || ',tail', n = n * 2 WHERE k < 5",
+        "DELETE FROM t WHERE k = 2",
+    ] {
+        s.exec(w).await;
+        s.check_view("tv").await;
+        s.check_view("tv2").await;
+    }
+    for e in [
+        "SELECT split_part(s, ',', 0) FROM t",
+        "SELECT split_part('a,b', ',', 0)",
+        "SELECT chr(0)",
+        "SELECT chr(-1)",
+        "SELECT chr(1114112)",
+        "SELECT chr(55296)",
+        "SELECT chr(k - 10) FROM t",
+        "SELECT repeat('abc', 500000000)",
+        "SELECT repeat(s, 2000000000) FROM t",
+        "SELECT repeat(1, 2)",
+        "SELECT split_part(s, ',', 2::bigint) FROM t",
+        "SELECT md5(1)",
+        "SELECT chr('a'::text)",
+        "SELECT ascii(k) FROM t",
+        "SELECT starts_with(s) FROM t",
+    ] {
+        s.check_error(e).await;
+    }
+    s.check("SELECT 1").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regexp_replace_matches_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    let queries = [
+        "SELECT k, regexp_replace(s, 'l', 'L'), regexp_replace(s, 'l', 'L', 'g'), \
+         regexp_replace(v, '[a-z]+', '<\\&>', 'g'), regexp_replace(v, '^(\\w)(\\w*)', '\\2\\1') FROM t",
+        "SELECT k, regexp_replace(v, 'x', '_', 'gi'), regexp_replace(v, 'h', '#', 'i'), \
+         regexp_replace(v, '\\d', 'N', 'g'), regexp_replace(v, '\\s+', ' ', 'g'), \
+         regexp_replace(v, '[[:upper:]]', '', 'g') FROM t WHERE k <> 2",
+        "SELECT k, regexp_replace(s, 'a*', '-', 'g'), regexp_replace(s, '', '|', 'g'), \
+         regexp_replace(s, '$', '!'), regexp_replace(s, '.', '.', 'g') FROM t",
+        "SELECT k, regexp_replace(s, sep, '/', 'g'), regexp_replace(v, '(.)-(.)', '\\2=\\1\\\\\\9', 'g') FROM t",
+        "SELECT k, regexp_replace(v, '[^a-z]', '', 'g'), regexp_replace(v, 'l{2,}', 'x'), \
+         regexp_replace(v, '(?:l)o', '0') FROM t",
+        "SELECT k, regexp_replace(v, '[-.]', '', 'g'), regexp_replace(v, '[]x]', '', 'g'), \
+         regexp_replace(v, 'l{2}', 'L'), regexp_replace(v, 't?o', '0', 'g') FROM t",
+    ];
+    for q in queries {
+        s.check(q).await;
+    }
+    s.check(
+        "SELECT regexp_replace('Hello World', 'o', '0', 'g'), regexp_replace('abc', 'B', 'x', 'i'), \
+         regexp_replace('abc', 'B', 'x', 'ic'), regexp_replace('a.b', '\\.', '\\\\'), \
+         regexp_replace('line1\nline2', '.$', '#'), regexp_replace(NULL, 'a', 'b'), \
+         regexp_replace('a', 'a', NULL), regexp_replace('tab\there', '\\t', ' ')",
+    )
+    .await;
+    s.create_view(
+        "rv",
+        "SELECT k, regexp_replace(s, 'l', 'L') AS a, regexp_replace(v, '[a-z]+', '<\\&>', 'g') AS b, \
+         regexp_replace(v, '^(\\w)(\\w*)', '\\2\\1', 'i') AS c FROM t",
+    )
+    .await;
+    for w in [
+        "INSERT INTO t VALUES (10, 'lull', 'u', 1, 'l', 'hello')",
+        "UPDATE t SET v = upper(v) WHERE k IN (1, 10)",
+        "DELETE FROM t WHERE k = 4",
+    ] {
+        s.exec(w).await;
+        s.check_view("rv").await;
+    }
+    // Errors PostgreSQL raises: a bad pattern or flag.
+    for e in [
+        "SELECT regexp_replace(s, '(', 'x') FROM t",
+        "SELECT regexp_replace('a', 'a', 'b', 'z')",
+        "SELECT regexp_replace(s, 'a', 'b', 'gz') FROM t",
+        "SELECT regexp_replace('a', '[a', 'b')",
+        "SELECT regexp_replace('a', 'a**', 'b')",
+        "SELECT regexp_replace(k, 'a', 'b') FROM t",
+    ] {
+        s.check_error(e).await;
+    }
+    // What kpg cannot match as PostgreSQL does is refused, never answered differently.
+    for q in [
+        "SELECT regexp_replace('ab', 'a|ab', 'X')",
+        "SELECT regexp_replace(s, '(a)\\1', 'X') FROM t",
+        "SELECT regexp_replace(s, 'a+?', 'X') FROM t",
+        "SELECT regexp_replace(s, '(ab)*', 'X') FROM t",
+        "SELECT regexp_replace(s, '(?=a)', 'X') FROM t",
+        "SELECT regexp_replace(s, '\\ma', 'X') FROM t",
+        "SELECT regexp_replace(s, 'a', 'X', 'x') FROM t",
+        "SELECT regexp_replace(s, 'a', 'X', 1) FROM t",
+        "SELECT regexp_replace(s, 'a', 'X', 1, 2, 'i') FROM t",
+        "SELECT regexp_replace('é', 'É', 'e', 'i')",
+        "SELECT regexp_match(s, 'a') FROM t",
+    ] {
+        let (code, msg) = expect_error(&s.kpg, q).await;
+        assert_eq!(code, "0A000", "{q}: {msg}");
+        simple(&s.pg, q).await.expect("PostgreSQL answers it");
+    }
+    s.check("SELECT 1").await;
+}
