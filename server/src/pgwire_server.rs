@@ -379,11 +379,7 @@ impl Session {
                 .extra_float_digits()
         };
         if float_digits() <= 0 {
-            let plan = |s: &ParsedStatement| match copy_out::plan(s) {
-                Some(Ok(copy)) => self.coord.plan(&copy.query).ok(),
-                _ => self.coord.plan(s).ok(),
-            };
-            if let Err(e) = float_digits::check(stmt, plan) {
+            if let Err(e) = float_digits::check(stmt, &self.coord) {
                 txn.lock().expect("txn").fail();
                 return Ok(error_response(e));
             }
@@ -427,7 +423,7 @@ impl Session {
         }
         if let Some(outcome) = txn::control(txn, stmt, &self.coord).await {
             // A block's SETs end with it when it rolls back, as in PostgreSQL.
-            conn.vars_at_transaction_end(&outcome);
+            conn.vars_follow_transaction(&outcome);
             return Ok(match outcome {
                 Ok(TxnOutcome::Started) => Response::TransactionStart(Tag::new("BEGIN")),
                 Ok(TxnOutcome::Ended(tag)) => {
@@ -512,7 +508,7 @@ impl Session {
             .expect("session variables")
             .extra_float_digits();
         if float_digits <= 0 {
-            if let Err(e) = float_digits::check(stmt, |s| self.coord.plan(s).ok()) {
+            if let Err(e) = float_digits::check(stmt, &self.coord) {
                 return Ok(Err(e));
             }
         }
@@ -647,7 +643,7 @@ struct Conn {
 impl Conn {
     /// Saves the session variables at BEGIN; restores them when the block rolls back (also a
     /// COMMIT that fails or ends a failed block), forgets them at COMMIT.
-    fn vars_at_transaction_end(&self, outcome: &Result<TxnOutcome, ExecError>) {
+    fn vars_follow_transaction(&self, outcome: &Result<TxnOutcome, ExecError>) {
         let mut saved = self.vars_at_begin.lock().expect("session variables");
         match outcome {
             Ok(TxnOutcome::Started) if saved.is_none() => {

@@ -17,6 +17,8 @@ use kpg_sql::sqlparser::dialect::PostgreSqlDialect;
 use kpg_sql::sqlparser::tokenizer::{Token, Tokenizer};
 use kpg_sql::{ParsedStatement, PlannedStatement, SubscribeTarget};
 
+use crate::coord::Coordinator;
+use crate::copy_out;
 use crate::error::ExecError;
 
 /// Type names that make a cast a conversion to text.
@@ -98,20 +100,20 @@ fn plan_converts_to_text(plan: &PlannedStatement) -> bool {
 }
 
 /// Refuses `stmt` if, with `extra_float_digits` at 0 or below, it may convert a value to
-/// text inside an expression; `plan` plans it (an error there is left for running it to
-/// report).
-pub fn check(
-    stmt: &ParsedStatement,
-    plan: impl FnOnce(&ParsedStatement) -> Option<PlannedStatement>,
-) -> Result<(), ExecError> {
+/// text inside an expression. The statement (a COPY's query) is planned to see its plan's
+/// conversions; an error there is left for running it to report.
+pub fn check(stmt: &ParsedStatement, coord: &Coordinator) -> Result<(), ExecError> {
     let Some(sql) = computing_sql(stmt) else {
         return Ok(());
     };
-    let query = match stmt {
-        ParsedStatement::Declare { target, .. } => target,
-        s => s,
+    let planned = match stmt {
+        ParsedStatement::Declare { target, .. } => coord.plan(target),
+        s => match copy_out::plan(s) {
+            Some(Ok(copy)) => coord.plan(&copy.query),
+            _ => coord.plan(s),
+        },
     };
-    if sql_converts_to_text(&sql) || plan(query).is_some_and(|p| plan_converts_to_text(&p)) {
+    if sql_converts_to_text(&sql) || planned.is_ok_and(|p| plan_converts_to_text(&p)) {
         return Err(ExecError::unsupported(
             "converting values to text inside a query while extra_float_digits is 0 or below \
              (kpg writes the text of a float in an expression with the default digits)",
