@@ -17,7 +17,7 @@ use kpg_sql::sqlparser::ast::Statement;
 use kpg_sql::ParsedStatement;
 use kpg_types::{GlobalId, Row};
 
-use crate::coord::{Coordinator, ExecuteResult};
+use crate::coord::{is_select_into, Coordinator, ExecuteResult};
 use crate::error::ExecError;
 
 /// The transaction state of one connection.
@@ -121,7 +121,7 @@ pub async fn run_in_block(
                 | Statement::ShowColumns { .. }
                 | Statement::ShowVariable { .. }
         )
-    );
+    ) && !is_select_into(stmt);
     let is_insert = matches!(stmt, ParsedStatement::Sql(Statement::Insert(_)));
     if is_read {
         if !txn.lock().expect("txn").writes.is_empty() {

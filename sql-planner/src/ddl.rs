@@ -1,9 +1,14 @@
-//! DDL: CREATE TABLE, CREATE [MATERIALIZED] VIEW and DROP.
+//! DDL: CREATE TABLE (`ddl/table_as.rs`: CREATE TABLE AS, SELECT INTO), CREATE [MATERIALIZED]
+//! VIEW and DROP.
 //!
 //! The planner checks names and types against the catalog and produces the descriptions the
 //! server stores; it does not check dependencies (the server refuses to drop what others use).
 //! Column constraints other than NULL / NOT NULL / PRIMARY KEY / UNIQUE / DEFAULT (see
 //! `defaults.rs`) and other table constraints are refused (0A000) rather than ignored.
+
+mod table_as;
+
+pub use table_as::plan_select_into;
 
 use crate::catalog::{Catalog, ItemKind, RecordingCatalog};
 use crate::constraints::{resolve_keys, KeySpec, Options};
@@ -29,8 +34,8 @@ pub fn plan_create_table(
     if ct.temporary || ct.unlogged || ct.external || ct.global.is_some() {
         return unsupported("TEMPORARY, UNLOGGED or GLOBAL tables");
     }
-    if ct.query.is_some() {
-        return unsupported("CREATE TABLE ... AS");
+    if let Some(query) = &ct.query {
+        return table_as::plan_create_table_as(ct, query, catalog);
     }
     let mut specs = Vec::new();
     if ct.like.is_some() || ct.clone.is_some() || ct.inherits.is_some() || ct.partition_of.is_some()

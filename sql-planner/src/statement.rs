@@ -152,6 +152,16 @@ pub enum PlannedStatement {
     },
     /// EXPLAIN: one text column named `column`, one row holding `text`.
     Explain { column: String, text: String },
+    /// CREATE TABLE AS / SELECT INTO: a table `desc` filled (`with_data`) with the rows of
+    /// `plan` shaped by `finishing`, in their order.
+    CreateTableAs {
+        name: String,
+        desc: RelationDesc,
+        plan: Plan,
+        finishing: RowSetFinishing,
+        with_data: bool,
+        if_not_exists: bool,
+    },
     /// TRUNCATE: every row of `tables` is removed, in one write.
     Truncate { tables: Vec<GlobalId> },
 }
@@ -201,6 +211,9 @@ pub(crate) fn plan_statement(
     };
     match stmt {
         Statement::Query(q) => {
+            if let Some(into) = ddl::plan_select_into(q, catalog) {
+                return into;
+            }
             let planned = plan_read(&QueryContext::new(catalog), q)?;
             Ok(PlannedStatement::Select {
                 plan: planned.plan,

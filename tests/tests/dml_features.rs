@@ -138,3 +138,56 @@ async fn column_defaults() {
     s.exec("INSERT INTO d2 (id) VALUES (1)").await;
     s.check("SELECT * FROM d2").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_table_as_and_select_into() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("CREATE TABLE src (a int, b text, n numeric(6,2))")
+        .await;
+    s.exec("INSERT INTO src VALUES (3, 'c', 1.5), (1, 'a', NULL), (2, 'b', 2.25), (2, 'b', 2.25)")
+        .await;
+    // The tag is SELECT n; the rows are written in the query's order.
+    same_result(&s, "CREATE TABLE c1 AS SELECT * FROM src ORDER BY a DESC").await;
+    s.check_in_order("SELECT * FROM c1").await;
+    same_result(
+        &s,
+        "CREATE TABLE c2 AS SELECT b, sum(n) AS total, count(*) FROM src GROUP BY b",
+    )
+    .await;
+    s.check("SELECT * FROM c2").await;
+    same_result(&s, "SELECT a, b, a * 2 AS d INTO c3 FROM src WHERE a > 1").await;
+    same_result(&s, "SELECT 1 AS x, 'lit' AS y, NULL AS z INTO TABLE c4").await;
+    s.check("SELECT * FROM c3").await;
+    s.check("SELECT * FROM c4").await;
+    // Column types as PostgreSQL gives them (an untyped literal is text).
+    s.check(
+        "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns \
+         WHERE table_name IN ('c1', 'c2', 'c3', 'c4') ORDER BY table_name, ordinal_position",
+    )
+    .await;
+    // A table, not a view: later writes to the source leave it alone; it takes writes itself,
+    // and views over it follow them.
+    s.create_view("c3v", "SELECT b, count(*) AS cnt FROM c3 GROUP BY b")
+        .await;
+    s.exec("INSERT INTO src VALUES (9, 'z', 9)").await;
+    s.check("SELECT * FROM c3").await;
+    s.exec("INSERT INTO c3 VALUES (7, 'q', 14)").await;
+    s.exec("UPDATE c3 SET b = 'x' WHERE a = 2").await;
+    s.check_view("c3v").await;
+    // WITH NO DATA: the columns only.
+    s.exec("CREATE TABLE c5 AS SELECT a, b FROM src WITH NO DATA")
+        .await;
+    s.check("SELECT * FROM c5").await;
+    s.exec("INSERT INTO c5 SELECT a, b FROM src WHERE a = 1")
+        .await;
+    s.check("SELECT * FROM c5").await;
+    s.exec("CREATE TABLE IF NOT EXISTS c5 AS SELECT 1").await;
+    s.check("SELECT * FROM c5").await;
+    // Refused as in PostgreSQL.
+    s.check_error("CREATE TABLE c1 AS SELECT 1").await;
+    s.check_error("SELECT 1 INTO c1").await;
+    s.check_error("CREATE TABLE c6 AS SELECT 1 AS x, 2 AS x")
+        .await;
+    s.check_error("CREATE TABLE c6 AS SELECT * FROM nope").await;
+    s.check_error("SELECT * FROM c6").await;
+}

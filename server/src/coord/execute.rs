@@ -93,7 +93,7 @@ impl Coordinator {
             ParsedStatement::Subscribe { .. }
                 | ParsedStatement::Explain { .. }
                 | ParsedStatement::Sql(Statement::Query(_))
-        );
+        ) && !is_select_into(stmt);
         if let Some(result) = self.show(stmt) {
             return result;
         }
@@ -153,26 +153,19 @@ impl Coordinator {
                 if let Some(taken) = keys.iter().find(|k| state.catalog.name_taken(&k.name)) {
                     return exists_result(&taken.name, false, "CREATE TABLE");
                 }
-                let id = Self::allocate_id(&mut state);
-                state
-                    .dataflows
-                    .insert(id, super::introspection::DataflowMeta::table(&name, id));
-                state
-                    .catalog
-                    .insert(id, name, ItemKind::Table, desc, Vec::new(), None);
-                state.catalog.set_keys(id, keys.clone());
-                state.catalog.set_defaults(id, defaults);
-                self.compute.send(Command::CreateTable {
-                    id,
-                    since: state.upper,
-                });
-                // Each constraint is enforced through an index on its columns, which readers
-                // use like any other.
-                for key in keys {
-                    let columns = key.columns.iter().map(|&c| ScalarExpr::Column(c)).collect();
-                    self.create_index(&mut state, key.name, id, columns)?;
-                }
+                self.create_table(&mut state, name, desc, keys, defaults)?;
                 Ok(ExecuteResult::Command("CREATE TABLE".into()))
+            }
+            PlannedStatement::CreateTableAs {
+                name,
+                desc,
+                plan,
+                finishing,
+                with_data,
+                if_not_exists,
+            } => {
+                self.create_table_as(name, desc, plan, finishing, with_data, if_not_exists)
+                    .await
             }
             PlannedStatement::CreateView {
                 name,
@@ -288,6 +281,38 @@ impl Coordinator {
             }
             PlannedStatement::Truncate { tables } => self.truncate(tables).await,
         }
+    }
+
+    /// Enters the table `name` in the catalog and creates its collection, with an index
+    /// enforcing each of its `keys`.
+    pub(super) fn create_table(
+        &self,
+        state: &mut State,
+        name: String,
+        desc: RelationDesc,
+        keys: Vec<kpg_sql::UniqueKey>,
+        defaults: Vec<Option<kpg_sql::ColumnDefault>>,
+    ) -> Result<GlobalId, ExecError> {
+        let id = Self::allocate_id(state);
+        state
+            .dataflows
+            .insert(id, super::introspection::DataflowMeta::table(&name, id));
+        state
+            .catalog
+            .insert(id, name, ItemKind::Table, desc, Vec::new(), None);
+        state.catalog.set_keys(id, keys.clone());
+        state.catalog.set_defaults(id, defaults);
+        self.compute.send(Command::CreateTable {
+            id,
+            since: state.upper,
+        });
+        // Each constraint is enforced through an index on its columns, which readers use like
+        // any other.
+        for key in keys {
+            let columns = key.columns.iter().map(|&c| ScalarExpr::Column(c)).collect();
+            self.create_index(state, key.name, id, columns)?;
+        }
+        Ok(id)
     }
 
     /// Builds the index `name` of `on` keyed by `key` and enters it in the catalog.
@@ -467,6 +492,16 @@ impl Coordinator {
     }
 }
 
+/// Whether `stmt` is a `SELECT ... INTO t`, which creates and fills a table (a write, not a
+/// read).
+pub fn is_select_into(stmt: &ParsedStatement) -> bool {
+    matches!(
+        stmt,
+        ParsedStatement::Sql(Statement::Query(q))
+            if matches!(q.body.as_ref(), kpg_sql::sqlparser::ast::SetExpr::Select(s) if s.into.is_some())
+    )
+}
+
 /// Refuses statements that would keep a snapshot of an introspection relation (a view's
 /// definition is fixed when it is created) or change one.
 fn check_system_use(planned: &PlannedStatement) -> Result<(), ExecError> {
@@ -513,7 +548,10 @@ pub(super) fn exists_result(
 }
 
 /// Expands multiplicities, then orders, offsets, limits and projects the rows.
-fn finish(rows: Vec<(Row, i64)>, finishing: &RowSetFinishing) -> Result<Vec<Row>, ExecError> {
+pub(super) fn finish(
+    rows: Vec<(Row, i64)>,
+    finishing: &RowSetFinishing,
+) -> Result<Vec<Row>, ExecError> {
     let mut out = Vec::new();
     for (row, n) in rows {
         if n < 0 {

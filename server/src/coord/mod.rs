@@ -23,6 +23,7 @@ mod pg_catalog;
 mod pg_rows;
 mod show;
 mod sources;
+mod table_as;
 mod truncate;
 
 use std::collections::{BTreeMap, HashMap};
@@ -38,7 +39,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::catalog::Catalog;
 use crate::error::ExecError;
-pub use execute::{explain_desc, ExecuteResult};
+pub use execute::{explain_desc, is_select_into, ExecuteResult};
 
 /// How much history (in milliseconds) arrangements keep behind the read frontier.
 const COMPACTION_WINDOW_MS: u64 = 1_000;

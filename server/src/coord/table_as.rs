@@ -1,0 +1,48 @@
+//! CREATE TABLE AS and SELECT INTO: the query is read once, under the write lock, and its rows
+//! are appended to the new table in the order the query returns them (so a plain scan of the
+//! table returns them in that order, as in PostgreSQL). The tag is `SELECT n`, or
+//! `CREATE TABLE AS` with `WITH NO DATA`.
+
+use std::sync::Arc;
+
+use kpg_sql::RowSetFinishing;
+use kpg_types::{Plan, RelationDesc};
+
+use super::execute::{exists_result, finish, ExecuteResult};
+use super::Coordinator;
+use crate::error::ExecError;
+
+impl Coordinator {
+    pub(super) async fn create_table_as(
+        self: &Arc<Self>,
+        name: String,
+        desc: RelationDesc,
+        plan: Plan,
+        finishing: RowSetFinishing,
+        with_data: bool,
+        if_not_exists: bool,
+    ) -> Result<ExecuteResult, ExecError> {
+        const NO_DATA: &str = "CREATE TABLE AS";
+        if self.lock().catalog.name_taken(&name) {
+            return exists_result(&name, if_not_exists, NO_DATA);
+        }
+        let rows = if with_data {
+            finish(self.peek(plan).await?, &finishing)?
+        } else {
+            Vec::new()
+        };
+        let id = {
+            let mut state = self.lock();
+            if state.catalog.name_taken(&name) {
+                return exists_result(&name, if_not_exists, NO_DATA);
+            }
+            self.create_table(&mut state, name, desc, Vec::new(), Vec::new())?
+        };
+        if !with_data {
+            return Ok(ExecuteResult::Command(NO_DATA.into()));
+        }
+        let count = rows.len();
+        self.append(vec![(id, rows.into_iter().map(|r| (r, 1)).collect())]);
+        Ok(ExecuteResult::Command(format!("SELECT {count}")))
+    }
+}
