@@ -588,3 +588,31 @@ async fn startup_options_as_postgres() {
         }
     }
 }
+
+/// A subscription's rows follow the session's `extra_float_digits` like a SELECT's (compared
+/// with PostgreSQL's SELECT at the same setting); a subscription converting floats to text is
+/// refused at 0 or below.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extra_float_digits_in_subscriptions() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    setup_floats(&s).await;
+    s.exec("SET extra_float_digits = -2").await;
+    let mut sub = Subscription::start(&s.kpg, "COPY (SUBSCRIBE (SELECT k, d, r FROM f)) TO STDOUT")
+        .await
+        .expect("subscribe");
+    let mut got = Vec::new();
+    for _ in FLOATS {
+        got.push(sub.next_row().await.cols);
+    }
+    got.sort_by_key(|cols| cols[0].as_deref().map(|k| k.parse::<i32>().unwrap()));
+    assert_eq!(got, query(&s.pg, "SELECT k, d, r FROM f ORDER BY k").await);
+    // On another connection: this one streams until it is dropped.
+    let other = kpg.connect().await;
+    execute(&other, "SET extra_float_digits = 0").await;
+    let refused = Subscription::start(&other, "COPY (SUBSCRIBE (SELECT d::text FROM f)) TO STDOUT")
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(sqlstate(&refused).as_deref(), Some("0A000"));
+}
