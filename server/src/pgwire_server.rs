@@ -35,6 +35,7 @@ use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::copy::{CopyData, CopyDone, CopyFail, CopyOutResponse};
 use pgwire::messages::extendedquery::{Bind, BindComplete, Execute, Parse, ParseComplete};
 use pgwire::messages::response::CommandComplete;
+use pgwire::messages::startup::ParameterStatus;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
 mod encode;
@@ -129,11 +130,14 @@ impl NoopStartupHandler for Session {
             .cloned()
             .unwrap_or_default();
         // Settings in the startup `options` that PostgreSQL would refuse the connection for.
-        if let Err(e) = SessionVars::from_startup(metadata.iter()) {
-            let mut info = error_info(e);
-            info.severity = "FATAL".to_string();
-            return Err(PgWireError::UserError(Box::new(info)));
-        }
+        let vars = match SessionVars::from_startup(metadata.iter()) {
+            Ok(vars) => vars,
+            Err(e) => {
+                let mut info = error_info(e);
+                info.severity = "FATAL".to_string();
+                return Err(PgWireError::UserError(Box::new(info)));
+            }
+        };
         if database != DATABASE {
             let mut info = error_info(ExecError::new(
                 "3D000",
@@ -141,6 +145,15 @@ impl NoopStartupHandler for Session {
             ));
             info.severity = "FATAL".to_string();
             return Err(PgWireError::UserError(Box::new(info)));
+        }
+        // pgwire has reported its own defaults (DateStyle `ISO, YMD`, ...); the session's
+        // values are reported after them, and a client keeps the last it receives.
+        for (name, value) in vars.reported() {
+            client
+                .feed(PgWireBackendMessage::ParameterStatus(ParameterStatus::new(
+                    name, value,
+                )))
+                .await?;
         }
         Ok(())
     }

@@ -51,6 +51,20 @@ const DEFAULTS: &[(&str, &str)] = &[
     ("transaction_read_only", "off"),
 ];
 
+/// Parameters whose values the server reports at startup (PostgreSQL's GUC_REPORT ones kpg has).
+const REPORTED: &[&str] = &[
+    "application_name",
+    "client_encoding",
+    "datestyle",
+    "integer_datetimes",
+    "intervalstyle",
+    "search_path",
+    "server_encoding",
+    "server_version",
+    "standard_conforming_strings",
+    "timezone",
+];
+
 /// Parameters that only the server sets.
 const READ_ONLY: &[&str] = &[
     "integer_datetimes",
@@ -112,6 +126,15 @@ impl SessionVars {
         }
         vars.reset = vars.values.clone();
         Ok(vars)
+    }
+
+    /// The parameters PostgreSQL reports to the client (ParameterStatus) after startup, with
+    /// this session's values, as PostgreSQL names them.
+    pub fn reported(&self) -> Vec<(String, String)> {
+        REPORTED
+            .iter()
+            .map(|name| (display_name(name), self.values[*name].clone()))
+            .collect()
     }
 
     /// `extra_float_digits`: above 0, floats print as their shortest round-trip text; at 0 or

@@ -139,38 +139,64 @@ async fn extra_float_digits_as_postgres() {
     s.check("SHOW extra_float_digits").await;
 }
 
-/// Text-format rows through the extended protocol (tokio_postgres asks for binary), spoken
-/// directly: startup, a simple-protocol SET, then Parse/Bind (text results)/Execute/Sync.
-/// Returns each row's fields.
-fn extended_text_rows(port: u16, user: &str, set: &str, sql: &str) -> Vec<Vec<Option<String>>> {
-    use std::io::{Read, Write};
-    let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    let message = |tag: u8, body: &[u8]| {
-        let mut m = vec![tag];
-        m.extend_from_slice(&(body.len() as i32 + 4).to_be_bytes());
-        m.extend_from_slice(body);
-        m
-    };
-    let cstr = |s: &str| [s.as_bytes(), &[0]].concat();
-    let mut startup = 196608i32.to_be_bytes().to_vec();
-    for part in ["user", user, "database", user, ""] {
-        startup.extend(cstr(part));
+/// A raw protocol connection, for what tokio_postgres does not show: text-format rows of the
+/// extended protocol and the parameters the server reports at startup.
+struct Raw {
+    conn: std::net::TcpStream,
+    /// ParameterStatus values received, the last one of each name.
+    reported: std::collections::BTreeMap<String, String>,
+}
+
+impl Raw {
+    /// Connects as `user` to the database of the same name, up to ReadyForQuery.
+    fn connect(port: u16, user: &str) -> Raw {
+        use std::io::Write;
+        let conn = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        let mut startup = 196608i32.to_be_bytes().to_vec();
+        for part in ["user", user, "database", user, ""] {
+            startup.extend(cstr(part));
+        }
+        let mut first = ((startup.len() + 4) as i32).to_be_bytes().to_vec();
+        first.extend(startup);
+        let mut raw = Raw {
+            conn,
+            reported: Default::default(),
+        };
+        raw.conn.write_all(&first).unwrap();
+        raw.read_until_ready();
+        raw
     }
-    let mut first = ((startup.len() + 4) as i32).to_be_bytes().to_vec();
-    first.extend(startup);
-    conn.write_all(&first).unwrap();
-    // Reads messages up to ReadyForQuery, keeping the DataRows.
-    let read_until_ready = |conn: &mut std::net::TcpStream| {
+
+    fn send(&mut self, messages: &[(u8, Vec<u8>)]) {
+        use std::io::Write;
+        let mut out = Vec::new();
+        for (tag, body) in messages {
+            out.push(*tag);
+            out.extend_from_slice(&(body.len() as i32 + 4).to_be_bytes());
+            out.extend_from_slice(body);
+        }
+        self.conn.write_all(&out).unwrap();
+    }
+
+    /// Reads messages up to ReadyForQuery; returns the DataRows' fields.
+    fn read_until_ready(&mut self) -> Vec<Vec<Option<String>>> {
+        use std::io::Read;
         let mut rows = Vec::new();
         loop {
             let mut head = [0u8; 5];
-            conn.read_exact(&mut head).expect("message");
+            self.conn.read_exact(&mut head).expect("message");
             let len = i32::from_be_bytes(head[1..].try_into().unwrap()) as usize - 4;
             let mut body = vec![0u8; len];
-            conn.read_exact(&mut body).expect("message body");
+            self.conn.read_exact(&mut body).expect("message body");
             match head[0] {
                 b'Z' => return rows,
                 b'E' => panic!("error: {}", String::from_utf8_lossy(&body)),
+                b'S' => {
+                    let text = String::from_utf8(body).unwrap();
+                    let mut parts = text.split('\0');
+                    let (name, value) = (parts.next().unwrap(), parts.next().unwrap());
+                    self.reported.insert(name.to_string(), value.to_string());
+                }
                 b'D' => {
                     let n = i16::from_be_bytes([body[0], body[1]]);
                     let mut at = 2;
@@ -191,10 +217,19 @@ fn extended_text_rows(port: u16, user: &str, set: &str, sql: &str) -> Vec<Vec<Op
                 _ => {}
             }
         }
-    };
-    read_until_ready(&mut conn);
-    conn.write_all(&message(b'Q', &cstr(set))).unwrap();
-    read_until_ready(&mut conn);
+    }
+}
+
+fn cstr(s: &str) -> Vec<u8> {
+    [s.as_bytes(), &[0]].concat()
+}
+
+/// Text-format rows through the extended protocol (tokio_postgres asks for binary): a
+/// simple-protocol SET, then Parse/Bind (text results)/Execute/Sync. Returns each row's fields.
+fn extended_text_rows(port: u16, user: &str, set: &str, sql: &str) -> Vec<Vec<Option<String>>> {
+    let mut raw = Raw::connect(port, user);
+    raw.send(&[(b'Q', cstr(set))]);
+    raw.read_until_ready();
     let parse = [cstr(""), cstr(sql), 0i16.to_be_bytes().to_vec()].concat();
     // Bind: no parameters, one result format code for all columns: 0, text.
     let bind = [
@@ -207,12 +242,37 @@ fn extended_text_rows(port: u16, user: &str, set: &str, sql: &str) -> Vec<Vec<Op
     ]
     .concat();
     let execute = [cstr(""), 0i32.to_be_bytes().to_vec()].concat();
-    let mut batch = message(b'P', &parse);
-    batch.extend(message(b'B', &bind));
-    batch.extend(message(b'E', &execute));
-    batch.extend(message(b'S', &[]));
-    conn.write_all(&batch).unwrap();
-    read_until_ready(&mut conn)
+    raw.send(&[
+        (b'P', parse),
+        (b'B', bind),
+        (b'E', execute),
+        (b'S', Vec::new()),
+    ]);
+    raw.read_until_ready()
+}
+
+/// The parameters reported at startup (ParameterStatus) that drivers read have PostgreSQL's
+/// values: DateStyle (pgjdbc and others read the date order from it), IntervalStyle,
+/// TimeZone, client_encoding, standard_conforming_strings, integer_datetimes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reported_parameters_as_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let (kp, pp) = (kpg.port(), pg.port());
+    let k = tokio::task::spawn_blocking(move || Raw::connect(kp, "kpg").reported);
+    let p = tokio::task::spawn_blocking(move || Raw::connect(pp, "postgres").reported);
+    let (k, p) = (k.await.unwrap(), p.await.unwrap());
+    for name in [
+        "DateStyle",
+        "IntervalStyle",
+        "TimeZone",
+        "client_encoding",
+        "standard_conforming_strings",
+        "integer_datetimes",
+        "server_encoding",
+        "application_name",
+    ] {
+        assert_eq!(k.get(name), p.get(name), "{name}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
