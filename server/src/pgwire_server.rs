@@ -210,6 +210,7 @@ impl SimpleQueryHandler for Session {
             return Ok(vec![error_response(ExecError::from(e))]);
         }
         let conn = connection(client);
+        let reported = conn.vars.lock().expect("session variables").reported();
         let mut responses = Vec::with_capacity(stmts.len());
         for stmt in stmts {
             let response = match deallocate(client, &conn, &stmt) {
@@ -223,6 +224,7 @@ impl SimpleQueryHandler for Session {
                 break;
             }
         }
+        report_changes(client, &conn, reported).await?;
         Ok(responses)
     }
 }
@@ -360,6 +362,7 @@ impl ExtendedQueryHandler for Session {
             )));
         }
         let conn = connection(client);
+        let reported = conn.vars.lock().expect("session variables").reported();
         let response = match deallocate(client, &conn, &stmt.stmt) {
             Some(response) => response,
             None => {
@@ -367,6 +370,7 @@ impl ExtendedQueryHandler for Session {
                     .await?
             }
         };
+        report_changes(client, &conn, reported).await?;
         match response {
             // As an error, not an error response, so that the connection skips the rest of
             // the pipeline up to Sync, as PostgreSQL does.
@@ -761,6 +765,31 @@ impl CopyHandler for Session {
             format!("COPY from stdin failed: {}", fail.message),
         ))
     }
+}
+
+/// Sends ParameterStatus for each reported parameter whose value differs from `before`, as
+/// PostgreSQL does after a SET of one (e.g. `application_name`).
+async fn report_changes<C>(
+    client: &mut C,
+    conn: &Conn,
+    before: Vec<(String, String)>,
+) -> PgWireResult<()>
+where
+    C: Sink<PgWireBackendMessage> + Unpin + Send,
+    C::Error: Debug,
+    PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+{
+    let now = conn.vars.lock().expect("session variables").reported();
+    for ((name, value), (_, old)) in now.into_iter().zip(before) {
+        if value != old {
+            client
+                .feed(PgWireBackendMessage::ParameterStatus(ParameterStatus::new(
+                    name, value,
+                )))
+                .await?;
+        }
+    }
+    Ok(())
 }
 
 fn error_info(e: ExecError) -> ErrorInfo {

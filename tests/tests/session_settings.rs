@@ -253,13 +253,23 @@ fn extended_text_rows(port: u16, user: &str, set: &str, sql: &str) -> Vec<Vec<Op
 
 /// The parameters reported at startup (ParameterStatus) that drivers read have PostgreSQL's
 /// values: DateStyle (pgjdbc and others read the date order from it), IntervalStyle,
-/// TimeZone, client_encoding, standard_conforming_strings, integer_datetimes.
+/// TimeZone, client_encoding, standard_conforming_strings, integer_datetimes; a SET of one
+/// reports its new value.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reported_parameters_as_postgres() {
     let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
     let (kp, pp) = (kpg.port(), pg.port());
-    let k = tokio::task::spawn_blocking(move || Raw::connect(kp, "kpg").reported);
-    let p = tokio::task::spawn_blocking(move || Raw::connect(pp, "postgres").reported);
+    // Then a SET of reported parameters reports their new values.
+    let after_set = |mut raw: Raw| {
+        raw.send(&[(
+            b'Q',
+            cstr("SET application_name = 'an app'; SET TIME ZONE 'GMT'"),
+        )]);
+        raw.read_until_ready();
+        raw.reported
+    };
+    let k = tokio::task::spawn_blocking(move || after_set(Raw::connect(kp, "kpg")));
+    let p = tokio::task::spawn_blocking(move || after_set(Raw::connect(pp, "postgres")));
     let (k, p) = (k.await.unwrap(), p.await.unwrap());
     for name in [
         "DateStyle",
