@@ -15,6 +15,7 @@ use crate::expr::ExprContext;
 use crate::func::{no_function, Args, AGGREGATES};
 use crate::ops;
 use crate::types::{coerce, CastContext, Typed};
+use kpg_types::agg::Dispersion;
 use kpg_types::{
     AggregateExpr, AggregateFunc, BinaryFunc, Datum, Plan, Row, ScalarExpr, ScalarType, UnaryFunc,
 };
@@ -322,6 +323,34 @@ pub fn bind_aggregate(
             Ok(grouping.add(slot(func, arg, ScalarType::Bool, true)))
         }
         "avg" => avg(grouping, arg, distinct),
+        "stddev" | "stddev_samp" | "stddev_pop" | "variance" | "var_samp" | "var_pop" => {
+            let kind = match name {
+                "stddev" | "stddev_samp" => Dispersion::StddevSamp,
+                "stddev_pop" => Dispersion::StddevPop,
+                "variance" | "var_samp" => Dispersion::VarSamp,
+                _ => Dispersion::VarPop,
+            };
+            // Exact numbers give numeric, floats double precision (real computed in it). Every
+            // form takes a number, so an unknown literal is double precision, the preferred one.
+            let arg = match arg.ty {
+                None => coerce(arg, &ScalarType::Float64, CastContext::Implicit)?.expect("unknown"),
+                _ => widened(arg, ScalarType::Float32, ScalarType::Float64)?,
+            };
+            let (func, ty) = match arg.ty {
+                Some(ScalarType::Int16 | ScalarType::Int32 | ScalarType::Int64) => {
+                    (AggregateFunc::VarianceNumeric(kind), ScalarType::NUMERIC)
+                }
+                Some(ScalarType::Numeric { .. }) => {
+                    (AggregateFunc::VarianceNumeric(kind), ScalarType::NUMERIC)
+                }
+                Some(ScalarType::Float64) => {
+                    (AggregateFunc::VarianceFloat(kind), ScalarType::Float64)
+                }
+                None => return Err(not_unique()),
+                Some(_) => return Err(no_function(name, &[arg])),
+            };
+            Ok(grouping.add(slot(func, arg, ty, true)))
+        }
         other => unreachable!("{other} is listed in AGGREGATES"),
     }
 }

@@ -20,7 +20,20 @@ use sqlparser::ast::{
 
 /// Aggregate functions kpg computes.
 pub const AGGREGATES: &[&str] = &[
-    "count", "sum", "min", "max", "avg", "bool_and", "bool_or", "every",
+    "count",
+    "sum",
+    "min",
+    "max",
+    "avg",
+    "bool_and",
+    "bool_or",
+    "every",
+    "stddev",
+    "stddev_samp",
+    "stddev_pop",
+    "variance",
+    "var_samp",
+    "var_pop",
 ];
 
 /// Functions PostgreSQL has that kpg does not evaluate yet.
@@ -37,12 +50,6 @@ const NOT_YET: &[&str] = &[
     "regexp_match",
     "regexp_matches",
     // Aggregates.
-    "stddev",
-    "stddev_pop",
-    "stddev_samp",
-    "variance",
-    "var_pop",
-    "var_samp",
     "string_agg",
     "array_agg",
     "json_agg",

@@ -1,5 +1,6 @@
-//! Accumulable aggregates: count, sums of exact numbers and of intervals, bool_and and bool_or, whose value over
-//! a group follows from a sum of per-row contributions. The runtime carries these
+//! Accumulable aggregates: count, sums of exact numbers and of intervals, bool_and and bool_or,
+//! and the variances and standard deviations of exact numbers (from the count, the sum and the
+//! sum of squares), whose value over a group follows from a sum of per-row contributions. The runtime carries these
 //! contributions in the *differences* of its updates, so adding or removing a row costs the same
 //! whatever the group's size (instead of re-reading the whole group at every change).
 //!
@@ -32,6 +33,66 @@ pub enum Accum {
     Bool { trues: i64, count: i64 },
     /// An interval sum: the sums of the terms' months, days and microseconds, and their number.
     Interval { fields: [i128; 3], count: i64 },
+    /// The sum of the terms and the sum of their squares, each per scale as `Numeric` (the
+    /// term counts of `sum` are the number of terms).
+    Moments {
+        sum: Vec<(u32, WideInt, i64)>,
+        squares: Vec<(u32, WideInt, i64)>,
+    },
+}
+
+/// A numeric sum kept per scale: the sum of the terms' mantissas and their number.
+type ScaledSum = Vec<(u32, WideInt, i64)>;
+
+/// The contribution of `diff` copies of the numeric `d` to a [`ScaledSum`].
+fn scaled_term(d: &Numeric, diff: i64) -> ScaledSum {
+    let term = match d.small_parts() {
+        Some((m, _)) => match m.checked_mul(i128::from(diff)) {
+            Some(v) => WideInt::Small(v),
+            None => WideInt::product(&m.into(), diff),
+        },
+        None => WideInt::product(&d.parts().0, diff),
+    };
+    vec![(d.scale(), term, diff)]
+}
+
+fn scaled_add(a: &mut ScaledSum, b: &ScaledSum) {
+    for (scale, m, n) in b {
+        match a.binary_search_by_key(scale, |(s, _, _)| *s) {
+            Ok(i) => {
+                a[i].1.add_assign(m);
+                a[i].2 += n;
+            }
+            Err(i) => a.insert(i, (*scale, m.clone(), *n)),
+        }
+    }
+    a.retain(|(_, m, n)| !m.is_zero() || *n != 0);
+}
+
+fn scaled_negate(a: &mut ScaledSum) {
+    for (_, m, n) in a {
+        m.negate();
+        *n = -*n;
+    }
+}
+
+/// The sum at the largest scale of its terms, and the number of terms; `None` without terms.
+fn scaled_total(by_scale: &ScaledSum) -> Result<Option<(Numeric, i64)>, EvalError> {
+    let present = by_scale.iter().filter(|(_, _, n)| *n != 0);
+    let Some(scale) = present.clone().map(|(s, _, _)| *s).max() else {
+        return Ok(None);
+    };
+    let mut total = Numeric::ZERO;
+    let mut count = 0;
+    for (s, m, n) in present {
+        let part = match m {
+            WideInt::Small(v) => Numeric::from_i128(*v, *s)?,
+            WideInt::Big(b) => Numeric::from_parts(b.clone(), *s)?,
+        };
+        total = total.checked_add(&part)?;
+        count += n;
+    }
+    Ok(Some((total.with_min_scale(scale)?, count)))
 }
 
 /// An exact integer: inline while it fits `i128`, a big integer beyond. The form is canonical,
@@ -105,6 +166,7 @@ impl AggregateFunc {
                 | AggregateFunc::BoolAnd
                 | AggregateFunc::BoolOr
                 | AggregateFunc::SumInterval
+                | AggregateFunc::VarianceNumeric(_)
         )
     }
 
@@ -125,17 +187,25 @@ impl AggregateFunc {
                 }
             }
             AggregateFunc::SumNumeric => match value {
-                Datum::Numeric(d) => {
-                    let term = match d.small_parts() {
-                        Some((m, _)) => match m.checked_mul(i128::from(diff)) {
-                            Some(v) => WideInt::Small(v),
-                            None => WideInt::product(&m.into(), diff),
-                        },
-                        None => WideInt::product(&d.parts().0, diff),
-                    };
-                    Accum::Numeric(vec![(d.scale(), term, diff)])
-                }
+                Datum::Numeric(d) => Accum::Numeric(scaled_term(d, diff)),
                 _ => Accum::Numeric(Vec::new()),
+            },
+            AggregateFunc::VarianceNumeric(_) => match value {
+                Datum::Null => Accum::Moments {
+                    sum: Vec::new(),
+                    squares: Vec::new(),
+                },
+                d => {
+                    let x = crate::agg::exact_number(d);
+                    // The square's mantissa and scale, exact: a scale beyond numeric's is an
+                    // error when the result is read.
+                    let (m, scale) = x.parts();
+                    let square = vec![(2 * scale, WideInt::product(&(&m * &m), diff), diff)];
+                    Accum::Moments {
+                        sum: scaled_term(&x, diff),
+                        squares: square,
+                    }
+                }
             },
             AggregateFunc::SumInterval => {
                 let (m, d, us) = match value {
@@ -169,19 +239,18 @@ impl AggregateFunc {
                 Datum::Numeric(Numeric::from_i128(*sum, 0)?)
             }
             (AggregateFunc::SumNumeric, Accum::Numeric(by_scale)) => {
-                let present = by_scale.iter().filter(|(_, _, n)| *n != 0);
-                let Some(scale) = present.clone().map(|(s, _, _)| *s).max() else {
-                    return Ok(Datum::Null);
-                };
-                let mut total = Numeric::ZERO;
-                for (s, m, _) in present {
-                    let part = match m {
-                        WideInt::Small(v) => Numeric::from_i128(*v, *s)?,
-                        WideInt::Big(b) => Numeric::from_parts(b.clone(), *s)?,
-                    };
-                    total = total.checked_add(&part)?;
+                match scaled_total(by_scale)? {
+                    None => Datum::Null,
+                    Some((total, _)) => Datum::Numeric(total),
                 }
-                Datum::Numeric(total.with_min_scale(scale)?)
+            }
+            (AggregateFunc::VarianceNumeric(kind), Accum::Moments { sum, squares }) => {
+                match (scaled_total(sum)?, scaled_total(squares)?) {
+                    (Some((sum, n)), Some((squares, _))) => {
+                        crate::agg::finish_variance(*kind, n, &sum, &squares)?
+                    }
+                    _ => Datum::Null,
+                }
             }
             (_, Accum::Interval { count: 0, .. }) => Datum::Null,
             (
@@ -215,17 +284,10 @@ impl Accum {
                 *trues += t;
                 *count += c;
             }
-            (Accum::Numeric(a), Accum::Numeric(b)) => {
-                for (scale, m, n) in b {
-                    match a.binary_search_by_key(scale, |(s, _, _)| *s) {
-                        Ok(i) => {
-                            a[i].1.add_assign(m);
-                            a[i].2 += n;
-                        }
-                        Err(i) => a.insert(i, (*scale, m.clone(), *n)),
-                    }
-                }
-                a.retain(|(_, m, n)| !m.is_zero() || *n != 0);
+            (Accum::Numeric(a), Accum::Numeric(b)) => scaled_add(a, b),
+            (Accum::Moments { sum, squares }, Accum::Moments { sum: s, squares: q }) => {
+                scaled_add(sum, s);
+                scaled_add(squares, q);
             }
             (
                 Accum::Interval { fields, count },
@@ -259,11 +321,10 @@ impl Accum {
                 fields.iter_mut().for_each(|f| *f = f.wrapping_neg());
                 *count = -*count;
             }
-            Accum::Numeric(by_scale) => {
-                for (_, m, n) in by_scale {
-                    m.negate();
-                    *n = -*n;
-                }
+            Accum::Numeric(by_scale) => scaled_negate(by_scale),
+            Accum::Moments { sum, squares } => {
+                scaled_negate(sum);
+                scaled_negate(squares);
             }
         }
     }
@@ -276,6 +337,7 @@ impl Accum {
             Accum::Bool { trues, count } => *trues == 0 && *count == 0,
             Accum::Interval { fields, count } => *fields == [0; 3] && *count == 0,
             Accum::Numeric(by_scale) => by_scale.is_empty(),
+            Accum::Moments { sum, squares } => sum.is_empty() && squares.is_empty(),
         }
     }
 }
@@ -331,6 +393,18 @@ mod tests {
             ),
             (AggregateFunc::SumInterval, vec![Datum::Null]),
             (AggregateFunc::BoolAnd, vec![Datum::Null]),
+            (
+                AggregateFunc::VarianceNumeric(crate::agg::Dispersion::VarSamp),
+                vec![num("1.5"), Datum::Null, num("-2.25"), num("3")],
+            ),
+            (
+                AggregateFunc::VarianceNumeric(crate::agg::Dispersion::StddevPop),
+                vec![Datum::Int64(i64::MAX), Datum::Int64(-7), Datum::Null],
+            ),
+            (
+                AggregateFunc::VarianceNumeric(crate::agg::Dispersion::VarPop),
+                vec![Datum::Null],
+            ),
         ];
         for (func, values) in cases {
             let expected = func.eval(values.iter().map(|v| (v, 2)), false).unwrap();

