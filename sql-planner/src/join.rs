@@ -38,6 +38,10 @@ struct FromBuilder<'a> {
     predicates: Vec<ScalarExpr>,
     /// Whether the first relation is a correlated subquery's domain of outer values.
     domain: bool,
+    /// ON conditions that read subqueries: each with the scope positions it may see (the
+    /// items of its join list, `start..end`, after the outer prefix); bound once the FROM is
+    /// complete, against the host of its rows (`bind_deferred_on`).
+    deferred_on: Vec<(Expr, usize, usize)>,
 }
 
 /// The name of the hidden scope item that holds a table row's position (no identifier can
@@ -77,6 +81,7 @@ pub fn plan_from_where(
         names: Vec::new(),
         predicates: Vec::new(),
         domain: cx.outer.is_some(),
+        deferred_on: Vec::new(),
     };
     if let Some(outer) = &cx.outer {
         // A correlated subquery reads its domain of outer values first.
@@ -91,7 +96,7 @@ pub fn plan_from_where(
     }
     let scope = b.scope.clone();
     let host = Host::new(cx, None);
-    let mut after = Vec::new();
+    let mut after = b.bind_deferred_on(&host)?;
     if let Some(w) = selection {
         let pred = ExprContext::new(&scope, "WHERE")
             .with_host(&host)
@@ -106,19 +111,54 @@ pub fn plan_from_where(
             }
         }
     }
-    let arity = scope.len();
-    let (plan, with_subqueries) = host.finish(b.build(), arity);
-    let after = after
-        .into_iter()
-        .map(|mut p| {
-            place(&mut p, arity);
-            p
-        })
-        .collect();
-    Ok((filter_host(plan, with_subqueries, arity, after), scope))
+    Ok((b.build_with_host(&host, after), scope))
 }
 
 impl FromBuilder<'_> {
+    /// Binds the deferred ON conditions (inner joins: each is a filter on the joined rows, as
+    /// WHERE is) against `host`, over the whole FROM scope with the items an ON may not see
+    /// hidden from names. Conjuncts that read subquery values are returned, to filter after
+    /// the host joins them; the others join the predicates.
+    fn bind_deferred_on(&mut self, host: &Host<'_>) -> Result<Vec<ScalarExpr>, PlanError> {
+        let mut after = Vec::new();
+        let np = self.scope.outer_prefix();
+        for (on, start, end) in std::mem::take(&mut self.deferred_on) {
+            let mut masked = self.scope.clone();
+            for (i, item) in masked.items.iter_mut().enumerate() {
+                if i >= np && !(start..end).contains(&i) {
+                    item.table = None;
+                    item.name = "\0not in this join".to_string();
+                }
+            }
+            let pred = ExprContext::new(&masked, "JOIN conditions")
+                .with_host(host)
+                .bind_condition(&on)?;
+            for p in conjuncts(vec![pred.expr]) {
+                if reads_subquery(&p) {
+                    after.push(p);
+                } else {
+                    self.predicates.push(p);
+                }
+            }
+        }
+        Ok(after)
+    }
+
+    /// The joined plan with `host`'s subquery values joined in and `after` (conjuncts over
+    /// them) applied; its columns are the scope's.
+    fn build_with_host(self, host: &Host<'_>, after: Vec<ScalarExpr>) -> Plan {
+        let arity = self.scope.len();
+        let (plan, with_subqueries) = host.finish(self.build(), arity);
+        let after = after
+            .into_iter()
+            .map(|mut p| {
+                place(&mut p, arity);
+                p
+            })
+            .collect();
+        filter_host(plan, with_subqueries, arity, after)
+    }
+
     /// Reads the one table of the FROM with its positions, if the FROM is one table read whole.
     fn read_positions(&mut self) {
         let [(Plan::Get { id }, arity)] = self.rels.as_slice() else {
@@ -186,9 +226,18 @@ impl FromBuilder<'_> {
                     let mut items = self.scope.items[..np].to_vec();
                     items.extend_from_slice(&self.scope.items[start..]);
                     let local = Scope { items };
-                    let pred = ExprContext::new(&local, "JOIN conditions")
+                    let pred = match ExprContext::new(&local, "JOIN conditions")
                         .with_catalog(self.cx.catalog)
-                        .bind_condition(on)?;
+                        .bind_condition(on)
+                    {
+                        Ok(pred) => pred,
+                        // It reads subqueries: bound once the FROM is complete.
+                        Err(e) if e.code == "0A000" && e.message.starts_with("subqueries in ") => {
+                            self.deferred_on.push((on.clone(), start, self.scope.len()));
+                            continue;
+                        }
+                        Err(e) => return Err(e),
+                    };
                     let mut e = pred.expr;
                     e.map_columns(&|c| if c < np { c } else { c - np + start });
                     self.predicates.push(e);
@@ -350,10 +399,13 @@ impl FromBuilder<'_> {
                     names: Vec::new(),
                     predicates: Vec::new(),
                     domain: false,
+                    deferred_on: Vec::new(),
                 };
                 b.add_twj(table_with_joins)?;
                 let scope = b.scope.clone();
-                (b.build(), scope)
+                let host = Host::new(self.cx, None);
+                let after = b.bind_deferred_on(&host)?;
+                (b.build_with_host(&host, after), scope)
             }
             other => return Err(PlanError::unsupported(format!("FROM item {other}"))),
         })

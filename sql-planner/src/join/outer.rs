@@ -152,6 +152,8 @@ impl FromBuilder<'_> {
             };
             let (lscope, rscope_kept) = (scope.clone(), rscope.clone());
             let both = scope.clone().concat(rscope);
+            let mut on_host: Option<Host<'_>> = None;
+            let mut on_subqueries: Vec<ScalarExpr> = Vec::new();
             let mut on = match constraint {
                 None => Vec::new(),
                 Some(JoinConstraint::On(on)) if per_domain => {
@@ -167,10 +169,26 @@ impl FromBuilder<'_> {
                     conjuncts(vec![e])
                 }
                 Some(JoinConstraint::On(on)) => {
-                    let pred = ExprContext::new(&both, "JOIN conditions")
+                    match ExprContext::new(&both, "JOIN conditions")
                         .with_catalog(self.cx.catalog)
-                        .bind_condition(on)?;
-                    conjuncts(vec![pred.expr])
+                        .bind_condition(on)
+                    {
+                        Ok(pred) => conjuncts(vec![pred.expr]),
+                        // It reads subqueries: their values are joined to the candidate
+                        // pairs, which the conjuncts reading them then filter.
+                        Err(e) if e.code == "0A000" && e.message.starts_with("subqueries in ") => {
+                            let host = on_host.insert(Host::new(self.cx, None));
+                            let pred = ExprContext::new(&both, "JOIN conditions")
+                                .with_host(host)
+                                .bind_condition(on)?;
+                            let (reading, plain): (Vec<_>, Vec<_>) = conjuncts(vec![pred.expr])
+                                .into_iter()
+                                .partition(reads_subquery);
+                            on_subqueries = reading;
+                            plain
+                        }
+                        Err(e) => return Err(e),
+                    }
                 }
                 Some(JoinConstraint::Using(_) | JoinConstraint::Natural) => using
                     .as_ref()
@@ -195,7 +213,8 @@ impl FromBuilder<'_> {
                 on.push(l.call_binary(BinaryFunc::Eq, r));
             }
             let types: Vec<ScalarType> = both.items.iter().map(|i| i.ty.scalar).collect();
-            plan = outer_join(kind, (plan, rplan), &types, nl, on);
+            let subqueries = on_host.as_ref().map(|h| (h, on_subqueries));
+            plan = outer_join(kind, (plan, rplan), &types, nl, on, subqueries);
             let mut items = both.items;
             if per_domain {
                 // The joined row's copies of the domain columns, appended.
@@ -267,6 +286,7 @@ pub(super) fn outer_join(
     types: &[ScalarType],
     nl: usize,
     on: Vec<ScalarExpr>,
+    subqueries: Option<(&Host<'_>, Vec<ScalarExpr>)>,
 ) -> Plan {
     let nr = types.len() - nl;
     let mut left_key = Vec::new();
@@ -281,7 +301,7 @@ pub(super) fn outer_join(
             None => rest.push(p),
         }
     }
-    let inner = filter(
+    let mut inner = filter(
         Plan::Join {
             left: Box::new(l.clone()),
             right: Box::new(r.clone()),
@@ -290,6 +310,19 @@ pub(super) fn outer_join(
         },
         rest,
     );
+    if let Some((host, after)) = subqueries {
+        // ON conjuncts reading subqueries: their values join the candidate pairs first.
+        let arity = types.len();
+        let (plan, with_subqueries) = host.finish(inner, arity);
+        let after = after
+            .into_iter()
+            .map(|mut p| {
+                place(&mut p, arity);
+                p
+            })
+            .collect();
+        inner = filter_host(plan, with_subqueries, arity, after);
+    }
     let unmatched = |side: Plan, cols: std::ops::Range<usize>| {
         let n = cols.len();
         // The side's columns, then the texts of those whose equal values may differ in text.

@@ -5,6 +5,7 @@
 //! is empty; the shared machinery (hosts, domains, totalizing) is the parent module's.
 
 use super::*;
+use sqlparser::dialect::PostgreSqlDialect;
 
 /// `(SELECT v ...)`: the single value per domain value, NULL when there is none, an error
 /// (21000) when there are several.
@@ -161,6 +162,27 @@ pub fn quantified(
     }
 }
 
+/// `x op ANY|ALL (subquery)` where `x` itself reads subqueries: the comparison moves into a
+/// scalar subquery over a one-row derived table holding `x`, which yields exactly its value
+/// (NULL included): `(SELECT v op ANY (subquery) FROM (SELECT x AS v) AS l)`.
+fn left_reads_subqueries(
+    cx: &ExprContext<'_>,
+    x: &Expr,
+    sym: &str,
+    q: &Query,
+    all: bool,
+) -> Result<Typed, PlanError> {
+    let quantifier = if all { "ALL" } else { "ANY" };
+    let text = format!(
+        "(SELECT \"?left\" {sym} {quantifier} ({q}) FROM (SELECT {x} AS \"?left\") AS \"?in\")"
+    );
+    let e = sqlparser::parser::Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(&text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| PlanError::new("XX000", format!("{text} does not parse: {e}")))?;
+    cx.bind(&e)
+}
+
 /// `x op ANY|ALL (subquery)`. Equality ANY (IN) matches through an equi-join; other
 /// comparisons pair each `x` with every row of its domain value's subquery result.
 fn quantified_op(
@@ -171,6 +193,12 @@ fn quantified_op(
     q: &Query,
     all: bool,
 ) -> Result<Typed, PlanError> {
+    let no_subqueries = ExprContext { host: None, ..*cx };
+    if let Err(e) = no_subqueries.bind(x) {
+        if e.code == "0A000" && e.message.starts_with("subqueries in ") {
+            return left_reads_subqueries(cx, x, sym, q, all);
+        }
+    }
     let x = cx.bind(x)?;
     let p = plan_for_host(cx, q)?;
     let [out] = p.outputs.items.as_slice() else {
