@@ -68,7 +68,7 @@ impl Cursor {
                 rows: rows.into(),
                 subscription: None,
             }),
-            ExecuteResult::Command(_) => Err(ExecError::new(
+            ExecuteResult::Command(_) | ExecuteResult::Written { .. } => Err(ExecError::new(
                 "42601",
                 "DECLARE CURSOR needs a SELECT or SUBSCRIBE",
             )),

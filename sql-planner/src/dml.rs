@@ -8,6 +8,8 @@
 //! into a `Constant` plan; a NULL there for a NOT NULL column is 23502 at plan time. The server
 //! checks NOT NULL again on the rows it writes. Only tables may be written (42809 otherwise).
 
+mod joined;
+mod returning;
 mod truncate;
 
 use crate::catalog::{Catalog, CatalogItem};
@@ -21,11 +23,12 @@ use crate::scope::Scope;
 use crate::statement::PlannedStatement;
 use crate::types::{coerce, CastContext, Typed};
 use kpg_types::{ColumnType, Datum, Plan, Row, ScalarExpr};
+pub use returning::Returning;
 pub use truncate::plan_truncate;
 
 use sqlparser::ast::{
-    AssignmentTarget, Delete, Expr, FromTable, Insert, ObjectName, SetExpr, TableFactor,
-    TableObject, TableWithJoins, Update,
+    Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, ObjectName, SetExpr, TableAlias,
+    TableFactor, TableObject, TableWithJoins, Update, UpdateTableFromKind,
 };
 
 /// Converts `t` for storage in column `name` of type `ty`.
@@ -54,9 +57,6 @@ fn column_name(name: &ObjectName, table: &str) -> Result<String, PlanError> {
 }
 
 pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
-    if ins.returning.is_some() {
-        return Err(PlanError::unsupported("INSERT ... RETURNING"));
-    }
     if ins.on.is_some() {
         return Err(PlanError::unsupported("INSERT ... ON CONFLICT"));
     }
@@ -69,6 +69,7 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
         || ins.replace_into
         || ins.priority.is_some()
         || ins.insert_alias.is_some()
+        || !ins.optimizer_hints.is_empty()
         || ins.settings.is_some()
         || ins.format_clause.is_some()
         || ins.multi_table_insert_type.is_some()
@@ -186,9 +187,15 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
             }
         },
     };
+    let qualifier = ins
+        .table_alias
+        .as_ref()
+        .map_or_else(|| table.name.clone(), |a| fold(&a.alias));
+    let scope = Scope::from_desc(Some(&qualifier), &table.desc.value_types());
     Ok(PlannedStatement::Insert {
         table: table.id,
         plan,
+        returning: returning::plan_returning(ins.returning.as_ref(), &scope)?,
     })
 }
 
@@ -213,7 +220,7 @@ fn target_table(
     twj: &TableWithJoins,
     catalog: &dyn Catalog,
     what: &str,
-) -> Result<(CatalogItem, Scope), PlanError> {
+) -> Result<(CatalogItem, Scope, Option<TableAlias>), PlanError> {
     if !twj.joins.is_empty() {
         return Err(PlanError::unsupported(format!("{what} with joins")));
     }
@@ -235,11 +242,41 @@ fn target_table(
             "{what} target alias cannot have column names"
         )));
     }
-    let qualifier = alias
-        .as_ref()
-        .map_or_else(|| table.name.clone(), |a| fold(&a.name));
-    let scope = Scope::from_desc(Some(&qualifier), &table.desc.value_types());
-    Ok((table, scope))
+    let scope = Scope::from_desc(
+        Some(&target_alias(&table, alias.as_ref())),
+        &table.desc.value_types(),
+    );
+    Ok((table, scope, alias.clone()))
+}
+
+/// The name the target of a write goes by: its alias, or its own name.
+fn target_alias(table: &CatalogItem, alias: Option<&TableAlias>) -> String {
+    alias.map_or_else(|| table.name.clone(), |a| fold(&a.name))
+}
+
+/// The column an UPDATE assignment sets (42703 if there is none, 42601 if set twice).
+fn assignment_target(
+    a: &Assignment,
+    table: &CatalogItem,
+    assigned: &mut Vec<usize>,
+) -> Result<usize, PlanError> {
+    let AssignmentTarget::ColumnName(name) = &a.target else {
+        return Err(PlanError::unsupported("UPDATE of a column tuple"));
+    };
+    let col = column_name(name, &table.name)?;
+    let i = table
+        .desc
+        .columns
+        .iter()
+        .position(|(n, _)| *n == col)
+        .ok_or_else(|| no_such_column(&col, &table.name))?;
+    if assigned.contains(&i) {
+        return Err(PlanError::syntax(format!(
+            "multiple assignments to same column \"{col}\""
+        )));
+    }
+    assigned.push(i);
+    Ok(i)
 }
 
 fn where_predicates(selection: Option<&Expr>, scope: &Scope) -> Result<Vec<ScalarExpr>, PlanError> {
@@ -251,35 +288,28 @@ fn where_predicates(selection: Option<&Expr>, scope: &Scope) -> Result<Vec<Scala
 }
 
 pub fn plan_update(up: &Update, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
-    if up.from.is_some() {
-        return Err(PlanError::unsupported("UPDATE ... FROM"));
-    }
-    if up.returning.is_some() {
-        return Err(PlanError::unsupported("UPDATE ... RETURNING"));
-    }
     if up.or.is_some() || !up.order_by.is_empty() || up.limit.is_some() || up.output.is_some() {
         return Err(PlanError::unsupported(format!("UPDATE form {up}")));
     }
-    let (table, scope) = target_table(&up.table, catalog, "UPDATE")?;
+    let (table, scope, alias) = target_table(&up.table, catalog, "UPDATE")?;
+    if let Some(from) = &up.from {
+        let (UpdateTableFromKind::AfterSet(from) | UpdateTableFromKind::BeforeSet(from)) = from;
+        return joined::plan_update_from(
+            table,
+            alias.as_ref(),
+            &up.assignments,
+            from,
+            up.selection.as_ref(),
+            up.returning.as_ref(),
+            catalog,
+        );
+    }
     let cols = &table.desc.columns;
     let mut assignments: Vec<ScalarExpr> = (0..cols.len()).map(ScalarExpr::Column).collect();
     let mut assigned = Vec::new();
     let cx = ExprContext::new(&scope, "UPDATE");
     for a in &up.assignments {
-        let AssignmentTarget::ColumnName(name) = &a.target else {
-            return Err(PlanError::unsupported("UPDATE of a column tuple"));
-        };
-        let col = column_name(name, &table.name)?;
-        let i = cols
-            .iter()
-            .position(|(n, _)| *n == col)
-            .ok_or_else(|| no_such_column(&col, &table.name))?;
-        if assigned.contains(&i) {
-            return Err(PlanError::syntax(format!(
-                "multiple assignments to same column \"{col}\""
-            )));
-        }
-        assigned.push(i);
+        let i = assignment_target(a, &table, &mut assigned)?;
         assignments[i] = if is_default(&a.value) {
             column_defaults(catalog, &table).swap_remove(i)
         } else {
@@ -291,16 +321,11 @@ pub fn plan_update(up: &Update, catalog: &dyn Catalog) -> Result<PlannedStatemen
         table: table.id,
         predicates,
         assignments,
+        returning: returning::plan_returning(up.returning.as_ref(), &scope)?,
     })
 }
 
 pub fn plan_delete(del: &Delete, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
-    if del.using.is_some() {
-        return Err(PlanError::unsupported("DELETE ... USING"));
-    }
-    if del.returning.is_some() {
-        return Err(PlanError::unsupported("DELETE ... RETURNING"));
-    }
     if !del.tables.is_empty()
         || !del.order_by.is_empty()
         || del.limit.is_some()
@@ -314,10 +339,21 @@ pub fn plan_delete(del: &Delete, catalog: &dyn Catalog) -> Result<PlannedStateme
     let [twj] = from.as_slice() else {
         return Err(PlanError::unsupported("DELETE from several tables"));
     };
-    let (table, scope) = target_table(twj, catalog, "DELETE")?;
+    let (table, scope, alias) = target_table(twj, catalog, "DELETE")?;
+    if let Some(using) = &del.using {
+        return joined::plan_delete_using(
+            table,
+            alias.as_ref(),
+            using,
+            del.selection.as_ref(),
+            del.returning.as_ref(),
+            catalog,
+        );
+    }
     let predicates = where_predicates(del.selection.as_ref(), &scope)?;
     Ok(PlannedStatement::Delete {
         table: table.id,
         predicates,
+        returning: returning::plan_returning(del.returning.as_ref(), &scope)?,
     })
 }

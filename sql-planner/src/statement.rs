@@ -4,6 +4,7 @@
 //! A `Select`'s `desc` describes the visible columns (those in `finishing.project`); its plan
 //! may compute extra ORDER BY columns after them.
 
+use crate::dml::Returning;
 use crate::explain::{ExplainStage, ExplainTarget};
 use crate::query::{plan_read, QueryContext};
 use crate::subscribe::plan_subscribe;
@@ -126,18 +127,38 @@ pub enum PlannedStatement {
     /// DROP TABLE / DROP MATERIALIZED VIEW of the named objects (already resolved).
     Drop { ids: Vec<GlobalId>, cascade: bool },
     /// INSERT: `plan` yields rows matching the table's columns, already cast to their types.
-    Insert { table: GlobalId, plan: Plan },
+    /// `returning` is evaluated over each inserted row.
+    Insert {
+        table: GlobalId,
+        plan: Plan,
+        returning: Option<Returning>,
+    },
     /// UPDATE: rows of `table` for which every predicate holds are replaced by `assignments`
-    /// (one expression per table column, over the old row).
+    /// (one expression per table column, over the old row); `returning` is evaluated over the
+    /// new rows.
     Update {
         table: GlobalId,
         predicates: Vec<ScalarExpr>,
         assignments: Vec<ScalarExpr>,
+        returning: Option<Returning>,
     },
-    /// DELETE: rows of `table` for which every predicate holds are removed.
+    /// DELETE: rows of `table` for which every predicate holds are removed; `returning` is
+    /// evaluated over the removed rows.
     Delete {
         table: GlobalId,
         predicates: Vec<ScalarExpr>,
+        returning: Option<Returning>,
+    },
+    /// UPDATE ... FROM / DELETE ... USING (see `dml/joined.rs`): `plan` yields the target rows
+    /// to change as stored (`columns` columns and the position), for an `update` their new
+    /// `columns` columns, then the other FROM items' columns; each stored row is changed once.
+    /// `returning` is evaluated over the (new) row, its position and the other columns.
+    JoinedWrite {
+        table: GlobalId,
+        plan: Plan,
+        columns: usize,
+        update: bool,
+        returning: Option<Returning>,
     },
     Select {
         plan: Plan,

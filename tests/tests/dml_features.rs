@@ -191,3 +191,166 @@ async fn create_table_as_and_select_into() {
     s.check_error("CREATE TABLE c6 AS SELECT * FROM nope").await;
     s.check_error("SELECT * FROM c6").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn returning() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("CREATE TABLE r (id int PRIMARY KEY, name text, n numeric(6,2) DEFAULT 0)")
+        .await;
+    s.create_view("rv", "SELECT count(*) AS c, sum(n) AS s FROM r")
+        .await;
+    same_result(
+        &s,
+        "INSERT INTO r VALUES (1, 'a', 1.5), (2, 'b', 2) RETURNING *",
+    )
+    .await;
+    same_result(
+        &s,
+        "INSERT INTO r (id, name) VALUES (3, 'c') RETURNING id, n, name || '!' AS shout, n * 2",
+    )
+    .await;
+    same_result(
+        &s,
+        "INSERT INTO r AS x SELECT id + 10, name, n FROM r RETURNING x.id, x.*",
+    )
+    .await;
+    same_result(
+        &s,
+        "INSERT INTO r VALUES (20, NULL) RETURNING 'lit', 1 + 1, NULL",
+    )
+    .await;
+    s.check_view("rv").await;
+    same_result(
+        &s,
+        "UPDATE r SET n = n + 1 WHERE id > 10 RETURNING id, n, r.name",
+    )
+    .await;
+    same_result(
+        &s,
+        "UPDATE r AS q SET name = 'z' WHERE q.id = 1 RETURNING q.*",
+    )
+    .await;
+    same_result(&s, "UPDATE r SET n = 0 WHERE false RETURNING *").await;
+    same_result(
+        &s,
+        "DELETE FROM r WHERE id IN (2, 12) RETURNING *, id * 10 AS tens",
+    )
+    .await;
+    same_result(&s, "DELETE FROM r WHERE id = 999 RETURNING id").await;
+    s.check("SELECT * FROM r").await;
+    s.check_view("rv").await;
+    // A failing RETURNING or a failing write writes nothing.
+    s.check_error("INSERT INTO r VALUES (30, 'x') RETURNING 1 / 0")
+        .await;
+    s.check_error("INSERT INTO r VALUES (1, 'dup') RETURNING *")
+        .await;
+    s.check_error("UPDATE r SET id = 3 WHERE id = 1 RETURNING *")
+        .await;
+    s.check_error("DELETE FROM r RETURNING nope").await;
+    s.check("SELECT * FROM r").await;
+    s.check_view("rv").await;
+    // Through the extended protocol, as drivers send it.
+    let sql = "INSERT INTO r VALUES ($1, $2) RETURNING id, name";
+    let k = s.kpg.query(sql, &[&40i32, &"p"]).await.expect("kpg");
+    let p = s.pg.query(sql, &[&40i32, &"p"]).await.expect("PostgreSQL");
+    let get = |rows: &[tokio_postgres::Row]| -> Vec<(i32, String)> {
+        rows.iter().map(|r| (r.get(0), r.get(1))).collect()
+    };
+    assert_eq!(get(&k), get(&p));
+    let sql = "UPDATE r SET name = $1 WHERE id = 40 RETURNING name";
+    let k = s.kpg.query_one(sql, &[&"q"]).await.expect("kpg");
+    let p = s.pg.query_one(sql, &[&"q"]).await.expect("PostgreSQL");
+    assert_eq!(k.get::<_, String>(0), p.get::<_, String>(0));
+    s.check("SELECT * FROM r").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn update_from_and_delete_using() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("CREATE TABLE acct (id int PRIMARY KEY, owner text, balance int)")
+        .await;
+    s.exec("CREATE TABLE moves (acct int, amount int, note text)")
+        .await;
+    s.exec("CREATE TABLE owners (name text, region text)").await;
+    s.exec("INSERT INTO acct VALUES (1, 'ann', 100), (2, 'bob', 50), (3, 'cy', 0), (4, 'ann', 7)")
+        .await;
+    s.exec("INSERT INTO moves VALUES (1, 10, 'a'), (2, -20, 'b'), (9, 5, 'none')")
+        .await;
+    s.exec("INSERT INTO owners VALUES ('ann', 'eu'), ('bob', 'us'), ('bob', 'us'), ('cy', 'eu')")
+        .await;
+    s.create_view(
+        "by_region",
+        "SELECT o.region, sum(a.balance) AS total, count(*) AS n \
+         FROM acct a JOIN (SELECT DISTINCT name, region FROM owners) o ON a.owner = o.name \
+         GROUP BY o.region",
+    )
+    .await;
+    // Each target row matches at most one row of the other table.
+    same_result(
+        &s,
+        "UPDATE acct SET balance = balance + m.amount FROM moves m WHERE acct.id = m.acct",
+    )
+    .await;
+    s.check("SELECT * FROM acct").await;
+    s.check_view("by_region").await;
+    same_result(
+        &s,
+        "UPDATE acct a SET owner = upper(a.owner), balance = m.amount * 2 FROM moves AS m \
+         WHERE a.id = m.acct AND m.note = 'b' RETURNING a.id, a.owner, a.balance, m.note",
+    )
+    .await;
+    // Several FROM items, a join inside FROM, a subquery in WHERE, DEFAULT.
+    s.exec("CREATE TABLE flags (id int, f int DEFAULT 42)")
+        .await;
+    s.exec("INSERT INTO flags VALUES (1, 0), (2, 0), (3, 0)")
+        .await;
+    same_result(
+        &s,
+        "UPDATE flags SET f = DEFAULT FROM acct JOIN moves ON acct.id = moves.acct \
+         WHERE flags.id = acct.id AND moves.amount > 0",
+    )
+    .await;
+    same_result(
+        &s,
+        "UPDATE flags SET f = x.balance FROM acct x, (SELECT 3 AS k) k \
+         WHERE flags.id = x.id AND x.id = k.k \
+         AND x.balance < (SELECT max(amount) FROM moves)",
+    )
+    .await;
+    s.check("SELECT * FROM flags").await;
+    // DELETE ... USING: a target row joined with several rows is deleted once.
+    same_result(
+        &s,
+        "DELETE FROM acct USING owners WHERE acct.owner = owners.name AND owners.region = 'us'",
+    )
+    .await;
+    s.check("SELECT * FROM acct").await;
+    s.check_view("by_region").await;
+    same_result(
+        &s,
+        "DELETE FROM acct a USING owners o, moves WHERE a.owner = o.name AND o.region = 'eu' \
+         AND moves.acct = a.id RETURNING a.*, o.region",
+    )
+    .await;
+    same_result(&s, "DELETE FROM acct USING moves WHERE false").await;
+    s.check("SELECT * FROM acct").await;
+    s.check_view("by_region").await;
+    // A key conflict made by UPDATE ... FROM fails as a whole.
+    s.exec("INSERT INTO acct VALUES (10, 'dee', 1), (11, 'eve', 2)")
+        .await;
+    s.exec("INSERT INTO moves VALUES (10, 11, 'to 11')").await;
+    s.check_error(
+        "UPDATE acct SET id = m.amount FROM moves m WHERE acct.id = m.acct AND m.acct = 10",
+    )
+    .await;
+    s.check("SELECT * FROM acct").await;
+    // Refused as in PostgreSQL.
+    s.check_error("UPDATE acct SET balance = 0 FROM acct WHERE true")
+        .await;
+    s.check_error("UPDATE acct SET balance = nope.x FROM moves WHERE true")
+        .await;
+    s.check_error("DELETE FROM acct USING nope WHERE true")
+        .await;
+    s.check_error("UPDATE acct SET balance = 'x' FROM moves WHERE acct.id = moves.acct")
+        .await;
+}

@@ -12,6 +12,7 @@ use kpg_types::{
 };
 
 use super::introspection::{is_system, mentions_system, system_rows, SystemCatalog, SystemData};
+use super::returning::{by_position, written};
 use super::{Coordinator, State, Subscription};
 use crate::catalog::Kind;
 use crate::error::ExecError;
@@ -21,6 +22,13 @@ pub enum ExecuteResult {
     /// A command tag (e.g. `CREATE TABLE`, `INSERT 0 3`).
     Command(String),
     Rows {
+        desc: RelationDesc,
+        rows: Vec<Row>,
+    },
+    /// The rows a write's RETURNING made; the command tag is `tag` followed by their number
+    /// (`INSERT 0`, `UPDATE`, `DELETE`).
+    Written {
+        tag: String,
         desc: RelationDesc,
         rows: Vec<Row>,
     },
@@ -235,25 +243,34 @@ impl Coordinator {
                 sql,
             } => self.create_source(name, if_not_exists, generator, exports, sql),
             PlannedStatement::Drop { ids, cascade } => self.drop_objects(&ids, cascade),
-            PlannedStatement::Insert { table, plan } => {
+            PlannedStatement::Insert {
+                table,
+                plan,
+                returning,
+            } => {
                 let rows = match plan {
                     Plan::Constant { rows } => rows,
                     plan => self.peek(plan).await?,
                 };
-                let count: i64 = rows.iter().map(|(_, n)| n).sum();
                 let writes = vec![(table, rows)];
                 self.check_writes(&writes).await?;
+                let result = written(
+                    "INSERT 0",
+                    returning.as_ref(),
+                    writes[0].1.iter().map(|(r, n)| (r.datums(), *n)),
+                )?;
                 self.append(writes);
-                Ok(ExecuteResult::Command(format!("INSERT 0 {count}")))
+                Ok(result)
             }
             PlannedStatement::Update {
                 table,
                 predicates,
                 assignments,
+                returning,
             } => {
-                let old = self.stored_rows(table, predicates).await?;
+                let mut old = self.stored_rows(table, predicates).await?;
+                by_position(&mut old);
                 let mut updates = Vec::with_capacity(old.len() * 2);
-                let mut count = 0;
                 for (row, n) in old {
                     let new = Row::new(
                         assignments
@@ -261,23 +278,50 @@ impl Coordinator {
                             .map(|e| e.eval(row.datums()))
                             .collect::<Result<Vec<_>, _>>()?,
                     );
-                    count += n;
                     updates.push((row, -n));
                     updates.push((new, n));
                 }
                 let writes = vec![(table, updates)];
                 self.check_writes(&writes).await?;
+                let result = written(
+                    "UPDATE",
+                    returning.as_ref(),
+                    writes[0]
+                        .1
+                        .iter()
+                        .filter(|(_, n)| *n > 0)
+                        .map(|(r, n)| (r.datums(), *n)),
+                )?;
                 self.append(writes);
-                Ok(ExecuteResult::Command(format!("UPDATE {count}")))
+                Ok(result)
             }
-            PlannedStatement::Delete { table, predicates } => {
-                let old = self.stored_rows(table, predicates).await?;
-                let count: i64 = old.iter().map(|(_, n)| n).sum();
+            PlannedStatement::Delete {
+                table,
+                predicates,
+                returning,
+            } => {
+                let mut old = self.stored_rows(table, predicates).await?;
+                by_position(&mut old);
+                let result = written(
+                    "DELETE",
+                    returning.as_ref(),
+                    old.iter().map(|(r, n)| (r.datums(), *n)),
+                )?;
                 self.append(vec![(
                     table,
                     old.into_iter().map(|(r, n)| (r, -n)).collect(),
                 )]);
-                Ok(ExecuteResult::Command(format!("DELETE {count}")))
+                Ok(result)
+            }
+            PlannedStatement::JoinedWrite {
+                table,
+                plan,
+                columns,
+                update,
+                returning,
+            } => {
+                self.joined_write(table, plan, columns, update, returning)
+                    .await
             }
             PlannedStatement::Truncate { tables } => self.truncate(tables).await,
         }
@@ -365,7 +409,13 @@ impl Coordinator {
             PlannedStatement::Insert {
                 table,
                 plan: Plan::Constant { rows },
+                returning: None,
             } => Ok((table, rows)),
+            PlannedStatement::Insert {
+                returning: Some(_), ..
+            } => Err(ExecError::unsupported(
+                "INSERT ... RETURNING inside a transaction block",
+            )),
             PlannedStatement::Insert { .. } => Err(ExecError::unsupported(
                 "INSERT ... SELECT inside a transaction block",
             )),

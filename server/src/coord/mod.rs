@@ -21,6 +21,7 @@ mod info_schema;
 mod introspection;
 mod pg_catalog;
 mod pg_rows;
+mod returning;
 mod show;
 mod sources;
 mod table_as;

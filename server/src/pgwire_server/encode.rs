@@ -53,6 +53,21 @@ pub fn to_response(
 ) -> PgWireResult<Response> {
     Ok(match result {
         ExecuteResult::Command(tag) => Response::Execution(command_tag(&tag)),
+        ExecuteResult::Written { tag, desc, rows } => {
+            let response = to_response(
+                ExecuteResult::Rows { desc, rows },
+                format,
+                extra_float_digits,
+            )?;
+            match response {
+                Response::Query(mut q) => {
+                    // pgwire appends the number of rows sent (`INSERT 0` + ` 3`).
+                    q.set_command_tag(&tag);
+                    Response::Query(q)
+                }
+                other => other,
+            }
+        }
         ExecuteResult::Rows { desc, rows } => {
             let schema = Arc::new(fields(&desc, Some(format)));
             let mut encoder = DataRowEncoder::new(Arc::clone(&schema));

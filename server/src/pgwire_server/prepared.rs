@@ -138,23 +138,30 @@ fn takes_parameters(stmt: &ParsedStatement) -> bool {
     )
 }
 
-/// Writes and DDL, which Describe answers without planning them.
+/// Writes (without RETURNING) and DDL, which Describe answers without planning them.
 fn returns_no_rows(stmt: &ParsedStatement) -> bool {
-    matches!(
-        stmt,
-        ParsedStatement::CreateDefaultIndex { .. }
-            | ParsedStatement::CreateSource(_)
-            | ParsedStatement::DropSource { .. }
-            | ParsedStatement::Sql(
-                Statement::Insert(_)
-                    | Statement::Update(_)
-                    | Statement::Delete(_)
-                    | Statement::CreateTable(_)
-                    | Statement::CreateView(_)
-                    | Statement::CreateIndex(_)
-                    | Statement::Drop { .. }
-            )
-    )
+    let returning = match stmt {
+        ParsedStatement::Sql(Statement::Insert(i)) => i.returning.is_some(),
+        ParsedStatement::Sql(Statement::Update(u)) => u.returning.is_some(),
+        ParsedStatement::Sql(Statement::Delete(d)) => d.returning.is_some(),
+        _ => false,
+    };
+    !returning
+        && matches!(
+            stmt,
+            ParsedStatement::CreateDefaultIndex { .. }
+                | ParsedStatement::CreateSource(_)
+                | ParsedStatement::DropSource { .. }
+                | ParsedStatement::Sql(
+                    Statement::Insert(_)
+                        | Statement::Update(_)
+                        | Statement::Delete(_)
+                        | Statement::CreateTable(_)
+                        | Statement::CreateView(_)
+                        | Statement::CreateIndex(_)
+                        | Statement::Drop { .. }
+                )
+        )
 }
 
 /// The planner's view of the catalog, through the coordinator.
@@ -287,6 +294,18 @@ impl QueryParser for StatementParser {
                 kpg_sql::PlannedStatement::Explain { column, .. } => {
                     Some(crate::coord::explain_desc(column))
                 }
+                kpg_sql::PlannedStatement::Insert {
+                    returning: Some(r), ..
+                }
+                | kpg_sql::PlannedStatement::Update {
+                    returning: Some(r), ..
+                }
+                | kpg_sql::PlannedStatement::Delete {
+                    returning: Some(r), ..
+                }
+                | kpg_sql::PlannedStatement::JoinedWrite {
+                    returning: Some(r), ..
+                } => Some(r.desc),
                 _ => None,
             }
         } else {

@@ -285,7 +285,7 @@ fn insert_errors() {
 #[test]
 fn insert_select() {
     let p = plan_one("INSERT INTO u (a, x) SELECT a, a FROM t WHERE a > 1").unwrap();
-    let PlannedStatement::Insert { table, plan } = p else {
+    let PlannedStatement::Insert { table, plan, .. } = p else {
         panic!()
     };
     assert_eq!(table, 2);
@@ -317,6 +317,7 @@ fn update_and_delete() {
         table,
         predicates,
         assignments,
+        ..
     } = p
     else {
         panic!()
@@ -342,7 +343,10 @@ fn update_and_delete() {
     assert_eq!(code("UPDATE v SET a = 1"), "42809");
     assert_eq!(code("UPDATE t SET a = count(*)"), "42803");
     let p = plan_one("DELETE FROM u AS q WHERE q.s LIKE 'x%'").unwrap();
-    let PlannedStatement::Delete { table, predicates } = p else {
+    let PlannedStatement::Delete {
+        table, predicates, ..
+    } = p
+    else {
         panic!()
     };
     assert_eq!((table, predicates.len()), (2, 1));
@@ -350,7 +354,8 @@ fn update_and_delete() {
         plan_one("DELETE FROM t").unwrap(),
         PlannedStatement::Delete {
             table: 1,
-            predicates: vec![]
+            predicates: vec![],
+            returning: None,
         }
     );
     assert_eq!(code("DELETE FROM v"), "42809");
