@@ -9,6 +9,7 @@
 //! checks NOT NULL again on the rows it writes. Only tables may be written (42809 otherwise).
 
 mod joined;
+mod on_conflict;
 mod returning;
 mod truncate;
 
@@ -23,6 +24,7 @@ use crate::scope::Scope;
 use crate::statement::PlannedStatement;
 use crate::types::{coerce, CastContext, Typed};
 use kpg_types::{ColumnType, Datum, Plan, Row, ScalarExpr};
+pub use on_conflict::{Arbiter, ConflictAction, OnConflict};
 pub use returning::Returning;
 pub use truncate::plan_truncate;
 
@@ -57,9 +59,6 @@ fn column_name(name: &ObjectName, table: &str) -> Result<String, PlanError> {
 }
 
 pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
-    if ins.on.is_some() {
-        return Err(PlanError::unsupported("INSERT ... ON CONFLICT"));
-    }
     if ins.or.is_some()
         || ins.ignore
         || ins.overwrite
@@ -196,6 +195,7 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
         table: table.id,
         plan,
         returning: returning::plan_returning(ins.returning.as_ref(), &scope)?,
+        on_conflict: on_conflict::plan_on_conflict(ins.on.as_ref(), &table, &qualifier, catalog)?,
     })
 }
 

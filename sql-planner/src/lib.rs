@@ -68,7 +68,7 @@ pub use catalog::{
 };
 pub use constraints::UniqueKey;
 pub use defaults::ColumnDefault;
-pub use dml::Returning;
+pub use dml::{Arbiter, ConflictAction, OnConflict, Returning};
 pub use error::PlanError;
 pub use explain::{ExplainStage, ExplainTarget};
 pub use index_reuse::{index_with_key, use_indexes};

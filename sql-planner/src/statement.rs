@@ -4,7 +4,7 @@
 //! A `Select`'s `desc` describes the visible columns (those in `finishing.project`); its plan
 //! may compute extra ORDER BY columns after them.
 
-use crate::dml::Returning;
+use crate::dml::{OnConflict, Returning};
 use crate::explain::{ExplainStage, ExplainTarget};
 use crate::query::{plan_read, QueryContext};
 use crate::subscribe::plan_subscribe;
@@ -127,11 +127,12 @@ pub enum PlannedStatement {
     /// DROP TABLE / DROP MATERIALIZED VIEW of the named objects (already resolved).
     Drop { ids: Vec<GlobalId>, cascade: bool },
     /// INSERT: `plan` yields rows matching the table's columns, already cast to their types.
-    /// `returning` is evaluated over each inserted row.
+    /// `returning` is evaluated over each inserted row (and each row ON CONFLICT updated).
     Insert {
         table: GlobalId,
         plan: Plan,
         returning: Option<Returning>,
+        on_conflict: Option<OnConflict>,
     },
     /// UPDATE: rows of `table` for which every predicate holds are replaced by `assignments`
     /// (one expression per table column, over the old row); `returning` is evaluated over the

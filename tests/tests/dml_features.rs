@@ -354,3 +354,125 @@ async fn update_from_and_delete_using() {
     s.check_error("UPDATE acct SET balance = 'x' FROM moves WHERE acct.id = moves.acct")
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn insert_on_conflict() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("CREATE TABLE kv (k int PRIMARY KEY, v text, n int DEFAULT 0, u int UNIQUE)")
+        .await;
+    s.exec("CREATE TABLE pair (a int, b text, c int, PRIMARY KEY (a, b))")
+        .await;
+    s.create_view(
+        "kvv",
+        "SELECT v, sum(n) AS total, count(*) AS cnt FROM kv GROUP BY v",
+    )
+    .await;
+    s.exec("INSERT INTO kv VALUES (1, 'a', 1, 10), (2, 'b', 2, 20)")
+        .await;
+    // DO NOTHING, with and without a target; a NULL key never conflicts.
+    same_result(
+        &s,
+        "INSERT INTO kv VALUES (1, 'x', 0, 11), (3, 'c', 3, 30) ON CONFLICT DO NOTHING",
+    )
+    .await;
+    same_result(
+        &s,
+        "INSERT INTO kv VALUES (1, 'x', 0, 11), (3, 'c', 3, 30) ON CONFLICT (k) DO NOTHING RETURNING *",
+    )
+    .await;
+    same_result(
+        &s,
+        "INSERT INTO kv VALUES (4, 'd', 0, 10) ON CONFLICT DO NOTHING",
+    )
+    .await;
+    same_result(
+        &s,
+        "INSERT INTO kv VALUES (6, 'f', 0, NULL), (7, 'g', 0, NULL) ON CONFLICT (u) DO NOTHING",
+    )
+    .await;
+    // Two proposed rows with one key: DO NOTHING keeps the first.
+    same_result(
+        &s,
+        "INSERT INTO kv VALUES (8, 'h', 1, 80), (8, 'i', 2, 81) ON CONFLICT DO NOTHING RETURNING v",
+    )
+    .await;
+    s.check("SELECT * FROM kv").await;
+    s.check_view("kvv").await;
+    // DO UPDATE with EXCLUDED, the existing row, an alias, WHERE, DEFAULT, RETURNING.
+    same_result(
+        &s,
+        "INSERT INTO kv VALUES (1, 'y', 5, 12), (5, 'e', 5, 50) ON CONFLICT (k) \
+         DO UPDATE SET v = excluded.v, n = kv.n + excluded.n RETURNING *",
+    )
+    .await;
+    same_result(
+        &s,
+        "INSERT INTO kv AS t VALUES (2, 'q', 0, 0), (3, 'r', 0, 0) ON CONFLICT (k) \
+         DO UPDATE SET v = excluded.v WHERE t.n > 2",
+    )
+    .await;
+    same_result(
+        &s,
+        "INSERT INTO kv VALUES (4, 'zz', 9, 99) ON CONFLICT ON CONSTRAINT kv_pkey \
+         DO UPDATE SET n = DEFAULT, u = excluded.u + 1000",
+    )
+    .await;
+    same_result(
+        &s,
+        "INSERT INTO kv SELECT k, v || '+', n, u FROM kv WHERE k < 3 \
+         ON CONFLICT (k) DO UPDATE SET v = excluded.v",
+    )
+    .await;
+    s.check("SELECT * FROM kv").await;
+    s.check_view("kvv").await;
+    // Composite keys: the target columns in any order.
+    s.exec("INSERT INTO pair VALUES (1, 'x', 1), (1, 'y', 2)")
+        .await;
+    same_result(
+        &s,
+        "INSERT INTO pair VALUES (1, 'x', 10), (2, 'x', 20) ON CONFLICT (b, a) \
+         DO UPDATE SET c = pair.c + excluded.c RETURNING a, b, c",
+    )
+    .await;
+    s.check("SELECT * FROM pair").await;
+    // Errors as in PostgreSQL, leaving the tables as they were.
+    s.check_error(
+        "INSERT INTO kv VALUES (1, 'z', 5, 12), (1, 'w', 5, 13) ON CONFLICT (k) \
+         DO UPDATE SET v = excluded.v",
+    )
+    .await;
+    s.check_error("INSERT INTO kv VALUES (40, 'd', 0, 10) ON CONFLICT (k) DO NOTHING")
+        .await;
+    s.check_error("INSERT INTO kv VALUES (2, 'q', 0, 0) ON CONFLICT (v) DO NOTHING")
+        .await;
+    s.check_error("INSERT INTO kv VALUES (2, 'q', 0, 0) ON CONFLICT ON CONSTRAINT nope DO NOTHING")
+        .await;
+    s.check_error(
+        "INSERT INTO kv VALUES (2, 'q', 0, 0) ON CONFLICT ON CONSTRAINT kv_u_key \
+         DO UPDATE SET v = 'via u'",
+    )
+    .await;
+    s.check_error("INSERT INTO kv VALUES (2, 'q', 0, 0) ON CONFLICT DO UPDATE SET v = 'x'")
+        .await;
+    s.check_error("INSERT INTO kv VALUES (2, 'q', 0, 0) ON CONFLICT (nope) DO NOTHING")
+        .await;
+    s.check_error("INSERT INTO kv VALUES (2, 'q', 0, 0) ON CONFLICT (k) DO UPDATE SET u = 10")
+        .await;
+    s.check("SELECT * FROM kv").await;
+    s.check_view("kvv").await;
+    // The message and hint of 21000.
+    let e = simple(
+        &s.kpg,
+        "INSERT INTO kv VALUES (1, 'z', 5, 12), (1, 'w', 5, 13) ON CONFLICT (k) DO UPDATE SET v = 'w'",
+    )
+    .await
+    .unwrap_err();
+    let db = e.as_db_error().unwrap();
+    assert_eq!(
+        db.message(),
+        "ON CONFLICT DO UPDATE command cannot affect row a second time"
+    );
+    assert!(db
+        .hint()
+        .is_some_and(|h| h.starts_with("Ensure that no rows")));
+}

@@ -247,11 +247,17 @@ impl Coordinator {
                 table,
                 plan,
                 returning,
+                on_conflict,
             } => {
                 let rows = match plan {
                     Plan::Constant { rows } => rows,
                     plan => self.peek(plan).await?,
                 };
+                if let Some(on_conflict) = on_conflict {
+                    return self
+                        .insert_on_conflict(table, rows, on_conflict, returning)
+                        .await;
+                }
                 let writes = vec![(table, rows)];
                 self.check_writes(&writes).await?;
                 let result = written(
@@ -410,11 +416,18 @@ impl Coordinator {
                 table,
                 plan: Plan::Constant { rows },
                 returning: None,
+                on_conflict: None,
             } => Ok((table, rows)),
             PlannedStatement::Insert {
                 returning: Some(_), ..
             } => Err(ExecError::unsupported(
                 "INSERT ... RETURNING inside a transaction block",
+            )),
+            PlannedStatement::Insert {
+                on_conflict: Some(_),
+                ..
+            } => Err(ExecError::unsupported(
+                "INSERT ... ON CONFLICT inside a transaction block",
             )),
             PlannedStatement::Insert { .. } => Err(ExecError::unsupported(
                 "INSERT ... SELECT inside a transaction block",

@@ -19,6 +19,7 @@ mod execute;
 mod fast_path;
 mod info_schema;
 mod introspection;
+mod on_conflict;
 mod pg_catalog;
 mod pg_rows;
 mod returning;
