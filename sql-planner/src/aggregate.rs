@@ -38,6 +38,8 @@ pub struct Grouping {
     /// Aggregates that subqueries read as outer columns: the scope column standing for each
     /// (see `OUTER_AGGREGATE`), and its column of the reduction.
     pub outer: RefCell<Vec<(usize, Typed)>>,
+    /// With GROUPING SETS, ROLLUP or CUBE: the sets (the last key is the set's number).
+    pub sets: Option<crate::grouping_sets::Sets>,
 }
 
 /// The names of the hidden scope columns through which subqueries read an aggregate of the
@@ -55,6 +57,7 @@ impl Grouping {
             keys,
             aggs: RefCell::new(Vec::new()),
             outer: RefCell::new(Vec::new()),
+            sets: None,
         }
     }
 

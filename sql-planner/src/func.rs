@@ -173,6 +173,9 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
         return Err(PlanError::unsupported(format!("function {name}")));
     }
     let (args, distinct) = call_args(f)?;
+    if let ("grouping", Args::Exprs(exprs)) = (name.as_str(), &args) {
+        return crate::grouping_sets::bind_grouping(cx, exprs);
+    }
     if AGGREGATES.contains(&name.as_str()) {
         if let Some(t) = crate::aggregate::outer_aggregate(cx, f, &args)? {
             return Ok(t);

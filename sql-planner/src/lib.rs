@@ -32,6 +32,7 @@ mod explain_text;
 mod expr;
 mod fold;
 mod func;
+mod grouping_sets;
 mod index;
 mod index_reuse;
 mod join;

@@ -118,10 +118,16 @@ fn plan_select_block(
         GroupByExpr::Expressions(exprs, mods) if mods.is_empty() => exprs,
         _ => {
             return Err(PlanError::unsupported(
-                "GROUP BY ALL, ROLLUP, CUBE and GROUPING SETS",
+                "GROUP BY ALL and WITH ROLLUP/CUBE/TOTALS",
             ))
         }
     };
+    let expanded = crate::grouping_sets::expand(group_by)?;
+    if expanded.is_some() && nd > 0 {
+        return Err(PlanError::unsupported(
+            "GROUPING SETS, ROLLUP or CUBE in a correlated subquery",
+        ));
+    }
     let grouped = !outer_aggs.is_empty()
         || !group_by.is_empty()
         || s.having.is_some()
@@ -146,12 +152,54 @@ fn plan_select_block(
         let mut keys: Vec<Typed> = (0..nd)
             .map(|i| ExprContext::new(&from_scope, "GROUP BY").column(i))
             .collect::<Result<_, _>>()?;
-        for k in group_keys(group_by, &targets[nd..], &from_scope)? {
-            if !keys.iter().any(|x| x.expr == k.expr) {
-                keys.push(k);
+        let mut sets = None;
+        match &expanded {
+            None => {
+                for k in group_keys(group_by, &targets[nd..], &from_scope)? {
+                    if !keys.iter().any(|x| x.expr == k.expr) {
+                        keys.push(k);
+                    }
+                }
+            }
+            Some(expanded) => {
+                // Each written expression becomes a key (equal ones once), NULL in the sets
+                // that lack it; the set's number is the last key.
+                let first = keys.len();
+                let mut of_expr = Vec::with_capacity(expanded.exprs.len());
+                for e in &expanded.exprs {
+                    let k = group_keys(std::slice::from_ref(*e), &targets[nd..], &from_scope)?
+                        .remove(0);
+                    of_expr.push(match keys[first..].iter().position(|x| x.expr == k.expr) {
+                        Some(i) => i,
+                        None => {
+                            keys.push(k);
+                            keys.len() - 1 - first
+                        }
+                    });
+                }
+                let n = keys.len() - first;
+                let members: Vec<Vec<bool>> = expanded
+                    .sets
+                    .iter()
+                    .map(|set| {
+                        (0..n)
+                            .map(|j| set.iter().any(|&e| of_expr[e] == j))
+                            .collect()
+                    })
+                    .collect();
+                for (j, k) in keys[first..].iter_mut().enumerate() {
+                    if members.iter().any(|m| !m[j]) {
+                        k.nullable = true;
+                    }
+                }
+                keys.push(crate::grouping_sets::set_key());
+                sets = Some(crate::grouping_sets::Sets { members, first });
             }
         }
-        grouping = Grouping::new(keys);
+        grouping = Grouping {
+            sets,
+            ..Grouping::new(keys)
+        };
         grouped_scope = with_outer_aggregates(cx, &from_scope, &grouping, &input_host, outer_aggs)?;
         host = Host::new(cx, Some(&grouping));
         let sel = ExprContext::grouped(&grouped_scope, "SELECT", &grouping)
@@ -213,11 +261,31 @@ fn plan_select_block(
             let arity = grouping.keys.len() + grouping.aggs.borrow().len();
             let domain = cx.outer.as_ref().map(|o| (o.plan.clone(), nd));
             // The values of subqueries in aggregate arguments join the input first.
-            let (input, _) = input_host.finish(input, from_scope.len());
+            let (input, input_arity) = input_host.finish(input, from_scope.len());
             for slot in grouping.aggs.borrow_mut().iter_mut() {
                 place(&mut slot.agg.expr, from_scope.len());
             }
-            let reduced = reduce_plan(input, grouping, domain);
+            let reduced = match &grouping.sets {
+                None => reduce_plan(input, grouping, domain),
+                Some(sets) => {
+                    let (input, keys) =
+                        crate::grouping_sets::repeat_input(input, input_arity, grouping, sets);
+                    let aggs = grouping.aggs.borrow();
+                    let defaults: Vec<_> =
+                        aggs.iter().map(|a| a.agg.func.default_value()).collect();
+                    let reduce = Plan::Reduce {
+                        input: Box::new(input),
+                        group_key: keys,
+                        aggregates: aggs.iter().map(|a| a.agg.clone()).collect(),
+                    };
+                    crate::grouping_sets::empty_set_rows(
+                        reduce,
+                        sets,
+                        grouping.keys.len(),
+                        &defaults,
+                    )
+                }
+            };
             let (reduced, arity_with) = host.finish(reduced, arity);
             let mut preds = having.map(|h| conjuncts(vec![h.expr])).unwrap_or_default();
             preds.iter_mut().for_each(|p| place(p, arity));
