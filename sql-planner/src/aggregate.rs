@@ -15,11 +15,12 @@ use crate::expr::ExprContext;
 use crate::func::{no_function, Args, AGGREGATES};
 use crate::ops;
 use crate::types::{coerce, CastContext, Typed};
-use kpg_types::agg::Dispersion;
+use kpg_types::agg::{Dispersion, KeyOrder};
 use kpg_types::{
     AggregateExpr, AggregateFunc, BinaryFunc, Datum, Plan, Row, ScalarExpr, ScalarType, UnaryFunc,
+    VariadicFunc,
 };
-use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, OrderByExpr};
 use std::cell::RefCell;
 
 /// One aggregate column of the reduction.
@@ -197,6 +198,18 @@ pub fn bind_aggregate(
     distinct: bool,
     filter: Option<&Expr>,
 ) -> Result<Typed, PlanError> {
+    bind_ordered_aggregate(cx, name, args, distinct, filter, &[])
+}
+
+/// `bind_aggregate` with the ORDER BY given inside the call (only string_agg has one).
+pub fn bind_ordered_aggregate(
+    cx: &ExprContext<'_>,
+    name: &str,
+    args: Args<'_>,
+    distinct: bool,
+    filter: Option<&Expr>,
+    order_by: &[OrderByExpr],
+) -> Result<Typed, PlanError> {
     if cx.in_aggregate {
         return Err(PlanError::grouping(
             "aggregate function calls cannot be nested",
@@ -233,6 +246,27 @@ pub fn bind_aggregate(
             els: Box::new(ScalarExpr::Literal(Datum::Null)),
         },
     };
+    if name == "string_agg" {
+        let Args::Exprs(exprs) = args else {
+            return Err(PlanError::undefined_function(
+                "function string_agg(*) does not exist",
+            ));
+        };
+        let args: Vec<Typed> = exprs
+            .iter()
+            .map(|e| inner.bind(e))
+            .collect::<Result<_, _>>()?;
+        let input = string_agg_input(&inner, args, distinct, order_by)?;
+        return Ok(grouping.add(AggSlot {
+            agg: AggregateExpr {
+                func: input.0,
+                expr: filtered(input.1),
+                distinct: false,
+            },
+            ty: ScalarType::Text,
+            nullable: true,
+        }));
+    }
     let arg = match args {
         Args::Star if name == "count" => {
             return Ok(grouping.add(AggSlot {
@@ -354,8 +388,55 @@ pub fn bind_aggregate(
             };
             Ok(grouping.add(slot(func, arg, ty, true)))
         }
-        other => unreachable!("{other} is listed in AGGREGATES"),
+        other => unreachable!("{other} is listed in AGGREGATES and bound above"),
     }
+}
+
+/// string_agg's aggregate and argument: the value and the delimiter as text (the only form
+/// besides bytea, which kpg lacks) and the ORDER BY keys, packed into one datum per row
+/// (`kpg_types::agg::KeyOrder`). DISTINCT is refused.
+fn string_agg_input(
+    inner: &ExprContext<'_>,
+    args: Vec<Typed>,
+    distinct: bool,
+    order_by: &[OrderByExpr],
+) -> Result<(AggregateFunc, ScalarExpr), PlanError> {
+    let as_text = |a: &Typed| match a.ty {
+        None => Ok(coerce(a.clone(), &ScalarType::Text, CastContext::Implicit)?.expect("unknown")),
+        Some(t) if t.is_string() => {
+            Ok(coerce(a.clone(), &ScalarType::Text, CastContext::Implicit)?.expect("a string"))
+        }
+        Some(_) => Err(no_function("string_agg", &args)),
+    };
+    if args.len() != 2 {
+        return Err(no_function("string_agg", &args));
+    }
+    let mut exprs = vec![as_text(&args[0])?.expr, as_text(&args[1])?.expr];
+    if distinct {
+        return Err(PlanError::unsupported("DISTINCT in string_agg"));
+    }
+    let mut directions = Vec::with_capacity(order_by.len());
+    for item in order_by {
+        let (desc, nulls_last) = crate::select::order_options(item)?;
+        let key = inner.bind(&item.expr)?;
+        let key = match key.ty {
+            None => coerce(key, &ScalarType::Text, CastContext::Implicit)?.expect("unknown"),
+            Some(_) => key,
+        };
+        exprs.push(key.expr);
+        directions.push((desc, !nulls_last));
+    }
+    let order = KeyOrder::new(&directions).ok_or_else(|| {
+        PlanError::unsupported(format!(
+            "more than {} ORDER BY keys in string_agg",
+            KeyOrder::MAX_KEYS
+        ))
+    })?;
+    let input = ops::fold_deep(ScalarExpr::Variadic {
+        func: VariadicFunc::StringAggInput,
+        exprs,
+    })?;
+    Ok((AggregateFunc::StringAgg(order), input))
 }
 
 /// `arg` converted to `to` when it is a `from`.

@@ -14,8 +14,8 @@ use crate::ops;
 use crate::types::{coerce, coerce_all, common_type, CastContext, Typed};
 use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc, VariadicFunc};
 use sqlparser::ast::{
-    DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments,
-    ObjectNamePart,
+    DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentClause,
+    FunctionArguments, ObjectNamePart, OrderByExpr,
 };
 
 /// Aggregate functions kpg computes.
@@ -34,7 +34,12 @@ pub const AGGREGATES: &[&str] = &[
     "variance",
     "var_samp",
     "var_pop",
+    "string_agg",
 ];
+
+/// Aggregates whose result depends on the order of their input, which may be given by an
+/// ORDER BY inside the call (refused in other calls).
+const ORDERED_AGGREGATES: &[&str] = &["string_agg"];
 
 /// Functions PostgreSQL has that kpg does not evaluate yet.
 /// Checked before the arguments are bound, so that an aggregate over an ungrouped column is
@@ -50,7 +55,6 @@ const NOT_YET: &[&str] = &[
     "regexp_match",
     "regexp_matches",
     // Aggregates.
-    "string_agg",
     "array_agg",
     "json_agg",
     "jsonb_agg",
@@ -107,6 +111,26 @@ pub fn function_name(f: &Function) -> Result<String, PlanError> {
 
 /// The arguments of a call, and whether DISTINCT was given.
 pub fn call_args(f: &Function) -> Result<(Args<'_>, bool), PlanError> {
+    call_args_of(f, false)
+}
+
+/// The ORDER BY inside an aggregate call (`string_agg(x, ',' ORDER BY y)`), empty without.
+pub fn aggregate_order_by(f: &Function) -> &[OrderByExpr] {
+    match &f.args {
+        FunctionArguments::List(l) => l
+            .clauses
+            .iter()
+            .find_map(|c| match c {
+                FunctionArgumentClause::OrderBy(items) => Some(items.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[]),
+        _ => &[],
+    }
+}
+
+/// `call_args`, accepting an ORDER BY inside the call when `ordered_aggregate`.
+fn call_args_of(f: &Function, ordered_aggregate: bool) -> Result<(Args<'_>, bool), PlanError> {
     if f.over.is_some() {
         return Err(PlanError::unsupported("window functions"));
     }
@@ -121,7 +145,10 @@ pub fn call_args(f: &Function) -> Result<(Args<'_>, bool), PlanError> {
         FunctionArguments::Subquery(_) => return Err(PlanError::unsupported("subqueries")),
         FunctionArguments::List(l) => l,
     };
-    if !list.clauses.is_empty() {
+    let ordered = |c: &FunctionArgumentClause| {
+        ordered_aggregate && matches!(c, FunctionArgumentClause::OrderBy(_))
+    };
+    if !list.clauses.iter().all(ordered) {
         return Err(PlanError::unsupported(format!("function call {f}")));
     }
     let distinct = list.duplicate_treatment == Some(DuplicateTreatment::Distinct);
@@ -172,7 +199,7 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
         // Before the arguments: they may be ungrouped columns of an aggregate not built yet.
         return Err(PlanError::unsupported(format!("function {name}")));
     }
-    let (args, distinct) = call_args(f)?;
+    let (args, distinct) = call_args_of(f, ORDERED_AGGREGATES.contains(&name.as_str()))?;
     if let ("grouping", Args::Exprs(exprs)) = (name.as_str(), &args) {
         return crate::grouping_sets::bind_grouping(cx, exprs);
     }
@@ -180,7 +207,14 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
         if let Some(t) = crate::aggregate::outer_aggregate(cx, f, &args)? {
             return Ok(t);
         }
-        return crate::aggregate::bind_aggregate(cx, &name, args, distinct, f.filter.as_deref());
+        return crate::aggregate::bind_ordered_aggregate(
+            cx,
+            &name,
+            args,
+            distinct,
+            f.filter.as_deref(),
+            aggregate_order_by(f),
+        );
     }
     if f.filter.is_some() {
         return Err(PlanError::wrong_object_type(format!(

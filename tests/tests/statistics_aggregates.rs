@@ -73,7 +73,8 @@ async fn exact_variances_match_postgres() {
         "SELECT g, var_pop(n) AS vn, stddev(c) AS sc, variance(a) AS va, count(*) AS k FROM m GROUP BY g",
     )
     .await;
-    s.create_view("ev3", "SELECT variance(n) AS v, stddev_pop(b) AS s FROM m").await;
+    s.create_view("ev3", "SELECT variance(n) AS v, stddev_pop(b) AS s FROM m")
+        .await;
     for w in [
         "INSERT INTO m VALUES (3, 8, 8, 8, 8.5, 8.5, 8, 8), (7, 1, 2, 3, 4.5, 5, 6, 7)",
         "UPDATE m SET n = n * 2 + 0.01, b = b - 1 WHERE g IN (1, 6)",
@@ -127,5 +128,87 @@ async fn float_variances_match_postgres() {
     }
     s.check_error("SELECT variance(v) FROM (VALUES (1e308::float8), (-1e308)) t(v)")
         .await;
+    s.check("SELECT 1").await;
+}
+
+/// string_agg with ORDER BY inside the call (PostgreSQL's order is arbitrary without it, so
+/// every group here either has an ORDER BY with distinct keys or a single row).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn string_agg_matches_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec(
+        "CREATE TABLE w (g int, s text, d text, k int, n numeric, t timestamp, c char(4), \
+         v varchar(8), x double precision)",
+    )
+    .await;
+    s.exec(
+        "INSERT INTO w VALUES \
+         (1, 'b', ',', 2, 1.50, '2020-01-02', 'ab', 'p', 0.5), \
+         (1, 'a', '-', 1, 2, '2020-01-01', 'cd', 'q', -1), \
+         (1, 'c', NULL, 3, 0.25, '2019-12-31 23:59:59.5', 'e ', 'r', 'NaN'), \
+         (1, NULL, ';', 4, 9, '2021-01-01', NULL, NULL, 3), \
+         (2, 'x', ', ', NULL, NULL, NULL, 'zz', 'y', NULL), \
+         (2, '', '|', 5, -1, '2000-02-29', '', '', 'Infinity'), \
+         (2, 'yy', '|', 6, -2, '2000-03-01', 'y', 'w', 2.5), \
+         (3, 'only', '!', 1, 1, '2001-01-01', 'o', 'o', 1), \
+         (4, NULL, ',', 1, 1, NULL, NULL, NULL, NULL)",
+    )
+    .await;
+    let queries = [
+        "SELECT g, string_agg(s, ',' ORDER BY k), string_agg(s, d ORDER BY k DESC), \
+         string_agg(s, '' ORDER BY n NULLS FIRST) FROM w GROUP BY g",
+        "SELECT g, string_agg(c, '/' ORDER BY t), string_agg(v, d ORDER BY x DESC NULLS LAST), \
+         string_agg(s || '=' || k, ' ' ORDER BY s DESC) FROM w GROUP BY g",
+        "SELECT g, string_agg(s, ',' ORDER BY g, k DESC) FILTER (WHERE k > 1), count(*) \
+         FROM w GROUP BY g",
+        "SELECT string_agg(s, ', ' ORDER BY k NULLS FIRST, s) FROM w",
+        "SELECT string_agg(s, ',' ORDER BY k) FROM w WHERE false",
+        "SELECT g, string_agg(s, ',') FROM w WHERE g IN (3, 4) GROUP BY g",
+        "SELECT g, string_agg('lit', NULL ORDER BY k), string_agg(s, NULL ORDER BY k) FROM w GROUP BY g",
+        "SELECT g FROM w GROUP BY g HAVING string_agg(s, '' ORDER BY k) LIKE 'a%'",
+    ];
+    for q in queries {
+        s.check(q).await;
+    }
+    s.create_view(
+        "sv",
+        "SELECT g, string_agg(s, ',' ORDER BY k) AS a, string_agg(v, d ORDER BY t DESC) AS b, \
+         count(*) AS c FROM w GROUP BY g",
+    )
+    .await;
+    s.create_view("sv2", "SELECT string_agg(s, '+' ORDER BY s) AS a FROM w")
+        .await;
+    for wr in [
+        "INSERT INTO w VALUES (1, 'aa', ':', 0, 0, '1999-01-01', 'z', 'zz', 9), \
+         (5, 'new', ',', 1, 1, '2000-01-01', 'n', 'n', 1)",
+        "UPDATE w SET s = upper(s), k = k + 10 WHERE g = 2",
+        "DELETE FROM w WHERE g = 1 AND k = 2",
+        "UPDATE w SET d = NULL WHERE g = 1",
+        "DELETE FROM w WHERE g <> 3",
+    ] {
+        s.exec(wr).await;
+        s.check_view("sv").await;
+        s.check_view("sv2").await;
+    }
+    for e in [
+        "SELECT string_agg(k, ',') FROM w",
+        "SELECT string_agg(s) FROM w",
+        "SELECT string_agg(s, ',', ',') FROM w",
+        "SELECT string_agg(*) FROM w",
+        "SELECT string_agg(s, 1) FROM w",
+        "SELECT g, string_agg(s, ',' ORDER BY k) FROM w",
+        "SELECT string_agg(s, ',' ORDER BY nosuch) FROM w",
+    ] {
+        s.check_error(e).await;
+    }
+    for q in [
+        "SELECT string_agg(DISTINCT s, ',') FROM w",
+        "SELECT sum(k ORDER BY k) FROM w",
+    ] {
+        let (code, msg) = expect_error(&s.kpg, q).await;
+        assert_eq!(code, "0A000", "{q}: {msg}");
+        simple(&s.pg, q).await.expect("PostgreSQL answers it");
+    }
     s.check("SELECT 1").await;
 }

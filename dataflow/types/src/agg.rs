@@ -13,8 +13,11 @@ use crate::numeric::Numeric;
 use ordered_float::OrderedFloat;
 use serde::{Deserialize, Serialize};
 
+mod string_agg;
 mod variance;
 
+pub(crate) use string_agg::pack as pack_string_agg;
+pub use string_agg::KeyOrder;
 pub use variance::Dispersion;
 pub(crate) use variance::{exact as exact_number, finish_exact as finish_variance};
 
@@ -41,6 +44,9 @@ pub enum AggregateFunc {
     VarianceNumeric(Dispersion),
     /// The same of double precision → double precision.
     VarianceFloat(Dispersion),
+    /// string_agg(text, text ORDER BY ...) over rows packed by `VariadicFunc::StringAggInput`
+    /// (`agg/string_agg.rs`).
+    StringAgg(KeyOrder),
 }
 
 /// An aggregate applied to an expression over the reduction's input.
@@ -146,6 +152,7 @@ impl AggregateFunc {
             }
             AggregateFunc::VarianceNumeric(kind) => variance::eval_exact(*kind, values)?,
             AggregateFunc::VarianceFloat(kind) => variance::eval_float(*kind, values)?,
+            AggregateFunc::StringAgg(order) => string_agg::eval(*order, values)?,
             AggregateFunc::Min => values.map(|(d, _)| d).min().cloned().unwrap_or(Datum::Null),
             AggregateFunc::Max => values.map(|(d, _)| d).max().cloned().unwrap_or(Datum::Null),
             AggregateFunc::BoolAnd => values

@@ -193,6 +193,9 @@ pub enum VariadicFunc {
     JustifyHours,
     JustifyInterval,
     Age,
+    /// The argument of string_agg: `[value, delimiter, keys...]` packed into one text, NULL
+    /// when the value is (`agg/string_agg.rs`).
+    StringAggInput,
 }
 
 impl ScalarExpr {
@@ -359,6 +362,13 @@ impl ScalarExpr {
                         return Ok(Datum::Null);
                     }
                     crate::text_funcs::variadic_strict(*func, args)
+                }
+                VariadicFunc::StringAggInput => {
+                    let args: Vec<Datum> = exprs
+                        .iter()
+                        .map(|e| e.eval(row))
+                        .collect::<Result<_, _>>()?;
+                    Ok(crate::agg::pack_string_agg(&args))
                 }
                 VariadicFunc::Substring => {
                     let args: Vec<Datum> = exprs
