@@ -8,7 +8,9 @@
 
 mod table_as;
 
-pub use table_as::plan_select_into;
+pub(crate) use table_as::{
+    at_create_table_as_names, parse_create_table_as_names, plan_select_into,
+};
 
 use crate::catalog::{Catalog, ItemKind, RecordingCatalog};
 use crate::constraints::{resolve_keys, KeySpec, Options};

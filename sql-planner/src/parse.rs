@@ -89,6 +89,8 @@ fn parse_inner(sql: &str) -> Result<Vec<ParsedStatement>, Refusal> {
             })?
         } else if crate::explain::at_explain(&parser) {
             crate::explain::parse_explain(&mut parser)?
+        } else if crate::ddl::at_create_table_as_names(&parser) {
+            crate::ddl::parse_create_table_as_names(&mut parser)?
         } else if crate::index::at_default_index(&parser) {
             crate::index::parse_default_index(&mut parser)?
         } else {

@@ -183,6 +183,20 @@ async fn create_table_as_and_select_into() {
     s.check("SELECT * FROM c5").await;
     s.exec("CREATE TABLE IF NOT EXISTS c5 AS SELECT 1").await;
     s.check("SELECT * FROM c5").await;
+    // Column names: the first columns renamed, the rest keep theirs.
+    same_result(
+        &s,
+        "CREATE TABLE c7 (x, \"Y\") AS SELECT a, b, n FROM src WHERE a < 3",
+    )
+    .await;
+    s.check("SELECT * FROM c7").await;
+    s.check("SELECT x, \"Y\", n FROM c7").await;
+    s.exec("CREATE TABLE IF NOT EXISTS c8 (p) AS SELECT a FROM src WITH NO DATA")
+        .await;
+    s.check("SELECT p FROM c8").await;
+    s.check_error("CREATE TABLE c9 (x, y, z) AS SELECT 1, 2")
+        .await;
+    s.check_error("CREATE TABLE c9 (x, x) AS SELECT 1, 2").await;
     // Refused as in PostgreSQL.
     s.check_error("CREATE TABLE c1 AS SELECT 1").await;
     s.check_error("SELECT 1 INTO c1").await;
