@@ -1,14 +1,13 @@
 //! Binding of GREATEST/LEAST, the mathematical functions (sign, sqrt, cbrt, exp, ln, log,
 //! log10, power), the string functions concat, replace, lpad, rpad, left, right,
-//! octet_length, repeat, split_part, initcap, md5, reverse, starts_with, translate, ascii, chr
-//! and regexp_replace, and the date functions of `scalar_funcs/dates.rs`, typed as
-//! PostgreSQL's function resolution types them.
+//! octet_length, repeat, split_part, initcap, md5, reverse, starts_with, translate, ascii, chr,
+//! regexp_replace, regexp_like and regexp_count, and the date functions of
+//! `scalar_funcs/dates.rs`, typed as PostgreSQL's function resolution types them.
 //!
-//! regexp_replace takes only text flags as its fourth argument (PostgreSQL 15's forms with a
-//! start position and a match number are refused with 0A000); a constant pattern that kpg
-//! cannot match as PostgreSQL does is refused when the query is planned
-//! (`kpg_types::expr::check_regex_pattern`), while errors PostgreSQL itself raises for a
-//! pattern wait for a row, as there.
+//! The regular expression functions take PostgreSQL 15's forms (a start position, a match
+//! number, flags). A constant pattern that kpg cannot match as PostgreSQL does is refused
+//! when the query is planned (`kpg_types::expr::check_regex_pattern`), while errors PostgreSQL
+//! itself raises for a pattern wait for a row, as there.
 //!
 //! The mathematical functions exist in PostgreSQL for `double precision` and `numeric`; an
 //! integer argument resolves to double precision, the preferred type (`sqrt(2)` is a double),
@@ -171,21 +170,34 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             let n = implicit(one(), &ScalarType::Int32, name, &args)?;
             strict(VariadicFunc::Chr, vec![n], ScalarType::Text)?
         }
-        ("regexp_replace", 3..=6) => {
-            // The fourth argument is the flags when it is a string (an unknown literal is),
-            // else the start position of PostgreSQL 15's longer forms.
-            let flags = n == 4 && args[3].ty.is_none_or(|t| t.is_string());
-            if n > 3 && !flags {
-                if args[3].ty.is_some_and(|t| !t.is_numeric_family()) {
-                    return Err(no_function(name, &args));
+        ("regexp_replace", 3..=6) | ("regexp_like", 2 | 3) | ("regexp_count", 2..=4) => {
+            // Which arguments are integers (a start position, a match number) and which text;
+            // an unknown literal fourth argument of regexp_replace is its flags, as there.
+            let flags_fourth = n == 4 && args[3].ty.is_none_or(|t| t.is_string());
+            let (func, ints, flags): (_, &[usize], _) = match name {
+                "regexp_replace" if n == 3 || flags_fourth => {
+                    (VariadicFunc::RegexpReplace, &[], (n == 4).then_some(3))
                 }
-                return Err(PlanError::unsupported(
-                    "regexp_replace with a start position or a match number",
-                ));
-            }
-            let typed = texts(name, &args, &(0..n).collect::<Vec<_>>())?;
-            check_constant_pattern(&typed)?;
-            strict(VariadicFunc::RegexpReplace, typed, ScalarType::Text)?
+                "regexp_replace" => (VariadicFunc::RegexpReplace, &[3, 4], (n == 6).then_some(5)),
+                "regexp_like" => (VariadicFunc::RegexpLike, &[], (n == 3).then_some(2)),
+                _ => (VariadicFunc::RegexpCount, &[2], (n == 4).then_some(3)),
+            };
+            let typed = (0..n)
+                .map(|i| {
+                    if ints.contains(&i) {
+                        implicit(args[i].clone(), &ScalarType::Int32, name, &args)
+                    } else {
+                        texts(name, &args, &[i]).map(|mut t| t.remove(0))
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            check_constant_pattern(&typed, flags)?;
+            let ty = match func {
+                VariadicFunc::RegexpLike => ScalarType::Bool,
+                VariadicFunc::RegexpCount => ScalarType::Int32,
+                _ => ScalarType::Text,
+            };
+            strict(func, typed, ty)?
         }
         _ => return dates::call(name, args),
     }))
@@ -193,7 +205,7 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
 
 /// A constant pattern (and flags) that kpg cannot match as PostgreSQL does is refused now;
 /// other errors wait for a row, as in PostgreSQL.
-fn check_constant_pattern(args: &[Typed]) -> Result<(), PlanError> {
+fn check_constant_pattern(args: &[Typed], flags: Option<usize>) -> Result<(), PlanError> {
     let constant = |i: usize| match args.get(i).map(|a| &a.expr) {
         Some(ScalarExpr::Literal(Datum::String(s))) => Some(s.as_str()),
         _ => None,
@@ -201,10 +213,14 @@ fn check_constant_pattern(args: &[Typed]) -> Result<(), PlanError> {
     let Some(pattern) = constant(1) else {
         return Ok(());
     };
-    if args.len() == 4 && constant(3).is_none() {
-        return Ok(());
-    }
-    match kpg_types::expr::check_regex_pattern(pattern, constant(3)) {
+    let flags = match flags {
+        None => None,
+        Some(i) => match constant(i) {
+            Some(f) => Some(f),
+            None => return Ok(()),
+        },
+    };
+    match kpg_types::expr::check_regex_pattern(pattern, flags) {
         Err(e) if e.sqlstate() == "0A000" => Err(PlanError::unsupported(
             e.to_string().trim_end_matches(" not supported"),
         )),

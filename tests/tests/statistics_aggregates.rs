@@ -167,6 +167,9 @@ async fn string_agg_matches_postgres() {
         "SELECT g, string_agg(s, ',') FROM w WHERE g IN (3, 4) GROUP BY g",
         "SELECT g, string_agg('lit', NULL ORDER BY k), string_agg(s, NULL ORDER BY k) FROM w GROUP BY g",
         "SELECT g FROM w GROUP BY g HAVING string_agg(s, '' ORDER BY k) LIKE 'a%'",
+        "SELECT g, k, string_agg(s, ',') OVER (PARTITION BY g ORDER BY k), \
+         string_agg(s, d) OVER (ORDER BY k, g ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w \
+         ORDER BY g, k",
     ];
     for q in queries {
         s.check(q).await;

@@ -123,6 +123,22 @@ async fn regexp_replace_matches_postgres() {
     for q in queries {
         s.check(q).await;
     }
+    // PostgreSQL 15's forms with a start position and a match number, regexp_like and
+    // regexp_count, and alternations of literals none of which begins another.
+    for q in [
+        "SELECT k, regexp_replace(s, 'l', 'L', 3), regexp_replace(s, 'l|o', '_', 1, 2), \
+         regexp_replace(s, '.', '#', 2, 0), regexp_replace(s, 'l', 'L', 1, 0, 'g'), \
+         regexp_replace(v, 'x', '?', k, 1, 'i'), regexp_replace(s, '$', '!', 12) FROM t",
+        "SELECT k, regexp_like(s, 'l'), regexp_like(v, '^[a-z]+$'), regexp_like(v, 'hello', 'i'), \
+         regexp_like(s, sep) FROM t",
+        "SELECT k, regexp_count(s, 'l'), regexp_count(s, ''), regexp_count(s, 'a*', 2), \
+         regexp_count(v, 'X', 1, 'i'), regexp_count(s, sep, k) FROM t",
+        "SELECT k, regexp_replace(v, 'Mr\\.|Mrs\\.|-', '+', 'g'), \
+         regexp_replace(s, '(o|e)(ne|lo)', '<\\2\\1>', 'g'), regexp_count(v, 'd|t|HE', 1, 'i') FROM t",
+        "SELECT k FROM t WHERE regexp_like(s, 'two|wö') OR regexp_count(v, '-') > 1",
+    ] {
+        s.check(q).await;
+    }
     s.check(
         "SELECT regexp_replace('Hello World', 'o', '0', 'g'), regexp_replace('abc', 'B', 'x', 'i'), \
          regexp_replace('abc', 'B', 'x', 'ic'), regexp_replace('a.b', '\\.', '\\\\'), \
@@ -152,6 +168,13 @@ async fn regexp_replace_matches_postgres() {
         "SELECT regexp_replace('a', '[a', 'b')",
         "SELECT regexp_replace('a', 'a**', 'b')",
         "SELECT regexp_replace(k, 'a', 'b') FROM t",
+        "SELECT regexp_replace(s, 'a', 'b', 0) FROM t",
+        "SELECT regexp_replace(s, 'a', 'b', 1, -1) FROM t",
+        "SELECT regexp_replace(s, 'a', 'b', '1') FROM t",
+        "SELECT regexp_like(s, 'a', 'g') FROM t",
+        "SELECT regexp_count(s, 'a', 1, 'g') FROM t",
+        "SELECT regexp_count(s, 'a', 0) FROM t",
+        "SELECT regexp_like(k, 'a') FROM t",
     ] {
         s.check_error(e).await;
     }
@@ -164,8 +187,10 @@ async fn regexp_replace_matches_postgres() {
         "SELECT regexp_replace(s, '(?=a)', 'X') FROM t",
         "SELECT regexp_replace(s, '\\ma', 'X') FROM t",
         "SELECT regexp_replace(s, 'a', 'X', 'x') FROM t",
-        "SELECT regexp_replace(s, 'a', 'X', 1) FROM t",
-        "SELECT regexp_replace(s, 'a', 'X', 1, 2, 'i') FROM t",
+        "SELECT regexp_replace('xyz', 'x|xy|xyz', '_')",
+        "SELECT regexp_replace(s, '(ab|a)c', 'X') FROM t",
+        "SELECT regexp_like(s, 'a|[bc]') FROM t",
+        "SELECT regexp_count(s, 'a+|b') FROM t",
         "SELECT regexp_replace('é', 'É', 'e', 'i')",
         "SELECT regexp_match(s, 'a') FROM t",
     ] {

@@ -183,8 +183,12 @@ pub enum VariadicFunc {
     Translate,
     Ascii,
     Chr,
-    /// regexp_replace(source, pattern, replacement [, flags]) (`text_funcs/regex.rs`).
+    /// regexp_replace(source, pattern, replacement [, flags]) or (source, pattern,
+    /// replacement, start [, n [, flags]]), regexp_like(string, pattern [, flags]) and
+    /// regexp_count(string, pattern [, start [, flags]]) (`text_funcs/regex.rs`).
     RegexpReplace,
+    RegexpLike,
+    RegexpCount,
     /// The date functions of `expr/date_funcs.rs`, strict: make_date(int, int, int),
     /// justify_days, justify_hours and justify_interval of an interval, and
     /// age(timestamp, timestamp).
@@ -349,6 +353,8 @@ impl ScalarExpr {
                 | VariadicFunc::Ascii
                 | VariadicFunc::Chr
                 | VariadicFunc::RegexpReplace
+                | VariadicFunc::RegexpLike
+                | VariadicFunc::RegexpCount
                 | VariadicFunc::MakeDate
                 | VariadicFunc::JustifyDays
                 | VariadicFunc::JustifyHours

@@ -1,7 +1,7 @@
 //! Evaluation of string functions beyond `substring`, `position` and `trim` (those are in
 //! `builtins.rs`), and of GREATEST and LEAST: concat, replace, lpad, rpad, left, right,
 //! octet_length, repeat, split_part, initcap, md5, reverse, starts_with, translate, ascii, chr
-//! and regexp_replace (`text_funcs/regex.rs`), with PostgreSQL 15's results. Lengths and
+//! and regexp_replace, regexp_like and regexp_count (`text_funcs/regex.rs`), with PostgreSQL 15's results. Lengths and
 //! positions count characters, not bytes, except octet_length's and repeat's limit.
 //!
 //! kpg answers as PostgreSQL does in the C locale (as its tests' server runs): initcap
@@ -58,6 +58,8 @@ pub(crate) fn variadic_strict(
             args,
         ) => crate::expr::date_funcs::eval(func, args)?,
         (VariadicFunc::RegexpReplace, args) => regex::regexp_replace(args)?,
+        (VariadicFunc::RegexpLike, args) => regex::regexp_like(args)?,
+        (VariadicFunc::RegexpCount, args) => regex::regexp_count(args)?,
         (VariadicFunc::Repeat, [Datum::String(s), Datum::Int32(n)]) => {
             let n = (*n).max(0);
             // PostgreSQL's bound: the bytes, with a 4-byte header, under 1 GB.

@@ -3,7 +3,8 @@
 //!
 //! PostgreSQL's regular expressions (Spencer's AREs) and the `regex` crate agree on much but
 //! not all: an alternation or a quantified group matches the longest way in PostgreSQL and the
-//! first way in the crate, `\b` is a backspace there and a word boundary here, `\w`, `\d` and
+//! first way in the crate (so only alternations of literals none of which begins another,
+//! where at most one alternative can match at a place, are kept), `\b` is a backspace there and a word boundary here, `\w`, `\d` and
 //! `\s` follow the locale there and Unicode here, and there are back references, lookaround
 //! and non-greedy quantifiers whose rules differ. So a pattern is translated, not passed on:
 //! literals, `.`, `^`, `$`, bracket expressions (with POSIX classes), `\d \w \s` and their
@@ -78,21 +79,136 @@ pub fn check_pattern(pattern: &str, flags: Option<&str>) -> Result<(), EvalError
     compiled(pattern, f.case_insensitive, |_| ())
 }
 
-/// regexp_replace over non-NULL arguments.
+/// regexp_replace over non-NULL arguments: (source, pattern, replacement) followed by flags,
+/// or by a start position, a match number (0 for all) and flags (PostgreSQL 15's forms).
 pub(crate) fn regexp_replace(args: &[Datum]) -> Result<Datum, EvalError> {
-    let (s, pattern, replacement, flags) = match args {
-        [Datum::String(s), Datum::String(p), Datum::String(r)] => (s, p, r, ""),
-        [Datum::String(s), Datum::String(p), Datum::String(r), Datum::String(f)] => {
-            (s, p, r, f.as_str())
-        }
-        other => unreachable!("regexp_replace over {other:?}"),
+    let text = |i: usize| match args.get(i) {
+        Some(Datum::String(s)) => Some(s.as_str()),
+        _ => None,
     };
+    let int = |i: usize| match args.get(i) {
+        Some(Datum::Int32(v)) => Some(*v),
+        _ => None,
+    };
+    let (Some(s), Some(pattern), Some(replacement)) = (text(0), text(1), text(2)) else {
+        unreachable!("regexp_replace over {args:?}")
+    };
+    let (start, n, flags) = match int(3) {
+        None => (1, None, text(3).unwrap_or("")),
+        Some(start) => (start, int(4), text(5).unwrap_or("")),
+    };
+    let start = start_position(start)?;
+    if let Some(n) = n.filter(|n| *n < 0) {
+        return Err(EvalError::InvalidParameterValue(format!(
+            "invalid value for parameter \"n\": {n}"
+        )));
+    }
     let f = parse_flags(flags)?;
-    if f.case_insensitive && !(pattern.is_ascii() && s.is_ascii()) {
+    // Without a match number, all matches with 'g', else the first.
+    let n = n.unwrap_or(if f.global { 0 } else { 1 }) as usize;
+    with_regex(pattern, &f, s, |re| {
+        let mut out = String::with_capacity(s.len());
+        let mut copied = 0;
+        for (i, caps) in matches(re, s, start).enumerate() {
+            if n > 0 && i + 1 != n {
+                continue;
+            }
+            let m = caps.get(0).expect("group 0 always matches");
+            out.push_str(&s[copied..m.start()]);
+            expand(&caps, replacement, &mut out);
+            copied = m.end();
+            if n > 0 {
+                break;
+            }
+        }
+        out.push_str(&s[copied..]);
+        Datum::String(out)
+    })
+}
+
+/// regexp_like(string, pattern [, flags]) over non-NULL arguments.
+pub(crate) fn regexp_like(args: &[Datum]) -> Result<Datum, EvalError> {
+    let (s, pattern, flags) = match args {
+        [Datum::String(s), Datum::String(p)] => (s, p, ""),
+        [Datum::String(s), Datum::String(p), Datum::String(f)] => (s, p, f.as_str()),
+        other => unreachable!("regexp_like over {other:?}"),
+    };
+    let f = flags_without_global(flags, "regexp_like")?;
+    with_regex(pattern, &f, s, |re| Datum::Bool(re.is_match(s)))
+}
+
+/// regexp_count(string, pattern [, start [, flags]]) over non-NULL arguments.
+pub(crate) fn regexp_count(args: &[Datum]) -> Result<Datum, EvalError> {
+    let (s, pattern, start, flags) = match args {
+        [Datum::String(s), Datum::String(p)] => (s, p, 1, ""),
+        [Datum::String(s), Datum::String(p), Datum::Int32(n)] => (s, p, *n, ""),
+        [Datum::String(s), Datum::String(p), Datum::Int32(n), Datum::String(f)] => {
+            (s, p, *n, f.as_str())
+        }
+        other => unreachable!("regexp_count over {other:?}"),
+    };
+    let start = start_position(start)?;
+    let f = flags_without_global(flags, "regexp_count")?;
+    with_regex(pattern, &f, s, |re| {
+        Datum::Int32(matches(re, s, start).count() as i32)
+    })
+}
+
+/// The flags of a function that finds every match anyway and refuses 'g'.
+fn flags_without_global(flags: &str, function: &str) -> Result<Flags, EvalError> {
+    let f = parse_flags(flags)?;
+    if f.global {
+        return Err(EvalError::InvalidParameterValue(format!(
+            "{function}() does not support the \"global\" option"
+        )));
+    }
+    Ok(f)
+}
+
+/// The 0-based character position of the 1-based `start`; 22023 for a position below 1.
+fn start_position(start: i32) -> Result<usize, EvalError> {
+    if start <= 0 {
+        return Err(EvalError::InvalidParameterValue(format!(
+            "invalid value for parameter \"start\": {start}"
+        )));
+    }
+    Ok(start as usize - 1)
+}
+
+/// Calls `f` with the compiled pattern, after refusing `i` over non-ASCII text.
+fn with_regex<T>(
+    pattern: &str,
+    flags: &Flags,
+    s: &str,
+    f: impl FnOnce(&Regex) -> T,
+) -> Result<T, EvalError> {
+    if flags.case_insensitive && !(pattern.is_ascii() && s.is_ascii()) {
         return Err(unsupported("case-insensitive non-ASCII characters"));
     }
-    compiled(pattern, f.case_insensitive, |re| {
-        Datum::String(replace(re, s, replacement, f.global))
+    compiled(pattern, flags.case_insensitive, f)
+}
+
+/// PostgreSQL's successive matches from the character `start` (0-based): each search resumes
+/// where the last match ended, one character later after an empty match.
+fn matches<'r, 's>(
+    re: &'r Regex,
+    s: &'s str,
+    start: usize,
+) -> impl Iterator<Item = Captures<'s>> + use<'r, 's> {
+    let mut at = match s.char_indices().nth(start) {
+        Some((b, _)) => Some(b),
+        None => (s.chars().count() == start).then_some(s.len()),
+    };
+    std::iter::from_fn(move || {
+        let from = at?;
+        let caps = re.captures_at(s, from)?;
+        let m = caps.get(0).expect("group 0 always matches");
+        at = if m.is_empty() {
+            s[m.end()..].chars().next().map(|c| m.end() + c.len_utf8())
+        } else {
+            Some(m.end())
+        };
+        Some(caps)
     })
 }
 
@@ -108,7 +224,7 @@ fn compiled<T>(
         if let Some(re) = cache.get(&key) {
             return Ok(f(re));
         }
-        let re = RegexBuilder::new(&translate(pattern)?)
+        let re = RegexBuilder::new(&translate(pattern, case_insensitive)?)
             .case_insensitive(case_insensitive)
             .dot_matches_new_line(true)
             .build()
@@ -122,34 +238,6 @@ fn compiled<T>(
         cache.insert(key, re);
         Ok(out)
     })
-}
-
-/// PostgreSQL's replacement loop.
-fn replace(re: &Regex, s: &str, replacement: &str, global: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut copied = 0;
-    let mut start = 0;
-    while start <= s.len() {
-        let Some(caps) = re.captures_at(s, start) else {
-            break;
-        };
-        let m = caps.get(0).expect("group 0 always matches");
-        out.push_str(&s[copied..m.start()]);
-        expand(&caps, replacement, &mut out);
-        copied = m.end();
-        start = m.end();
-        if m.is_empty() {
-            match s[start..].chars().next() {
-                Some(c) => start += c.len_utf8(),
-                None => break,
-            }
-        }
-        if !global {
-            break;
-        }
-    }
-    out.push_str(&s[copied..]);
-    out
 }
 
 /// The replacement text for one match.
@@ -195,22 +283,27 @@ enum Last {
 
 /// The `regex` crate pattern that matches as the PostgreSQL pattern does, or 0A000 for what
 /// they would match differently.
-fn translate(pattern: &str) -> Result<String, EvalError> {
+fn translate(pattern: &str, case_insensitive: bool) -> Result<String, EvalError> {
     let invalid = |what: &str| EvalError::InvalidRegex(what.into());
     let mut out = String::with_capacity(pattern.len() + 8);
     let mut last = Last::Nothing;
+    // The alternatives of the pattern and of each open group.
+    let mut frames = vec![Alternatives::default()];
     let mut chars = pattern.chars().peekable();
     while let Some(c) = chars.next() {
+        let frame = frames.last_mut().expect("the pattern's frame");
         match c {
             '\\' => {
                 let e = chars
                     .next()
                     .ok_or_else(|| invalid("invalid escape \\ sequence"))?;
                 out.push_str(&escape(e, false)?);
+                frame.push(!e.is_ascii_alphanumeric(), e);
                 last = Last::Atom;
             }
             '[' => {
                 bracket(&mut chars, &mut out)?;
+                frame.not_literal();
                 last = Last::Atom;
             }
             '(' => {
@@ -223,13 +316,23 @@ fn translate(pattern: &str) -> Result<String, EvalError> {
                 } else {
                     out.push('(');
                 }
+                frame.not_literal();
+                frames.push(Alternatives::default());
                 last = Last::Nothing;
             }
             ')' => {
+                if frames.len() == 1 {
+                    return Err(invalid("parentheses () not balanced"));
+                }
+                frames.pop().expect("a group").check(case_insensitive)?;
                 out.push(')');
                 last = Last::Group;
             }
-            '|' => return Err(unsupported("alternation (|)")),
+            '|' => {
+                frame.next_alternative();
+                out.push('|');
+                last = Last::Nothing;
+            }
             '*' | '+' | '?' | '{' => {
                 match last {
                     Last::Atom => {}
@@ -246,23 +349,99 @@ fn translate(pattern: &str) -> Result<String, EvalError> {
                 if chars.peek() == Some(&'?') {
                     return Err(unsupported("non-greedy quantifiers"));
                 }
+                frame.not_literal();
                 last = Last::Quantifier;
             }
-            '.' => {
-                out.push('.');
-                last = Last::Atom;
-            }
-            '^' | '$' => {
+            '.' | '^' | '$' => {
                 out.push(c);
-                last = Last::Nothing;
+                frame.not_literal();
+                last = if c == '.' { Last::Atom } else { Last::Nothing };
             }
             c => {
                 out.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])));
+                frame.push(true, c);
                 last = Last::Atom;
             }
         }
     }
+    if frames.len() > 1 {
+        return Err(invalid("parentheses () not balanced"));
+    }
+    frames
+        .pop()
+        .expect("the pattern's frame")
+        .check(case_insensitive)?;
     Ok(out)
+}
+
+/// The alternatives (`a|b`) of a pattern or a group as far as read: each one's text while it
+/// is only literal characters, `None` once it is more.
+struct Alternatives {
+    done: Vec<Option<String>>,
+    current: Option<String>,
+}
+
+impl Default for Alternatives {
+    fn default() -> Self {
+        Alternatives {
+            done: Vec::new(),
+            current: Some(String::new()),
+        }
+    }
+}
+
+impl Alternatives {
+    /// A character, literal or not.
+    fn push(&mut self, literal: bool, c: char) {
+        match (&mut self.current, literal) {
+            (Some(text), true) => text.push(c),
+            _ => self.current = None,
+        }
+    }
+
+    fn not_literal(&mut self) {
+        self.current = None;
+    }
+
+    fn next_alternative(&mut self) {
+        let current = std::mem::replace(&mut self.current, Some(String::new()));
+        self.done.push(current);
+    }
+
+    /// An alternation matches the longest way in PostgreSQL and the first way in the `regex`
+    /// crate. They agree when at most one alternative can match at any place: every
+    /// alternative a non-empty literal, none the beginning of another.
+    fn check(mut self, case_insensitive: bool) -> Result<(), EvalError> {
+        if self.done.is_empty() {
+            return Ok(());
+        }
+        self.next_alternative();
+        let fold = |s: &str| {
+            if case_insensitive {
+                s.to_ascii_lowercase()
+            } else {
+                s.to_string()
+            }
+        };
+        let texts: Option<Vec<String>> = self
+            .done
+            .iter()
+            .map(|a| a.as_deref().filter(|t| !t.is_empty()).map(fold))
+            .collect();
+        let refused =
+            || unsupported("alternatives (|) other than literals none of which begins another");
+        let texts = texts.ok_or_else(refused)?;
+        for (i, a) in texts.iter().enumerate() {
+            if texts
+                .iter()
+                .enumerate()
+                .any(|(j, b)| i != j && b.starts_with(a.as_str()))
+            {
+                return Err(refused());
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `{m}`, `{m,}` or `{m,n}` after the `{`, with PostgreSQL's bound of 255.
@@ -407,7 +586,14 @@ mod tests {
         assert_eq!(rr("a-b]c", "[]-]", "_", "g").unwrap(), "a_b_c");
         assert_eq!(rr("x\ny", ".", "_", "g").unwrap(), "___");
         assert_eq!(rr("abc", "[[:alpha:]]{2}", "X", "").unwrap(), "Xc");
-        for p in ["a|b", "(a)\\1", "a*?", "(ab)*", "(?=a)", "\\bx", "\\y"] {
+        assert_eq!(rr("Mrs. Mr. X", "Mr\\.|Mrs\\.", "T", "g").unwrap(), "T T X");
+        assert_eq!(
+            rr("foo bar", "(fo|ba)(o|r)", "<\\1\\2>", "g").unwrap(),
+            "<foo> <bar>"
+        );
+        for p in [
+            "a|ab", "x|", "(ab|a.)", "a*|b", "(a)\\1", "a*?", "(ab)*", "(?=a)", "\\bx", "\\y",
+        ] {
             assert_eq!(rr("ab", p, "", "").unwrap_err().sqlstate(), "0A000", "{p}");
         }
         assert_eq!(rr("ab", "a", "", "z").unwrap_err().sqlstate(), "22023");
