@@ -213,6 +213,7 @@ impl Pruner<'_> {
             // Window functions read their partition's every row.
             p @ (Plan::Distinct { .. }
             | Plan::Window { .. }
+            | Plan::FlatMap { .. }
             | Plan::Threshold { .. }
             | Plan::Recursive { .. }
             | Plan::Let { .. }) => p.map_inputs(|i| self.prune(i, None)),

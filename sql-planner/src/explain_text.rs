@@ -287,6 +287,19 @@ impl Printer<'_> {
                 );
                 self.plan(input, depth + 1);
             }
+            Plan::FlatMap {
+                input,
+                func,
+                exprs,
+                ordinality,
+            } => {
+                let ord = if *ordinality { " WITH ORDINALITY" } else { "" };
+                self.line(
+                    depth,
+                    &format!("FlatMap {func:?}({}){ord}", kpg_types::expr_list(exprs)),
+                );
+                self.plan(input, depth + 1);
+            }
             Plan::Window {
                 input,
                 partition_by,

@@ -26,6 +26,8 @@ use sqlparser::ast::{
     Expr, JoinConstraint, JoinOperator, Query, TableAlias, TableFactor, TableWithJoins,
 };
 
+mod functions;
+mod lateral;
 mod outer;
 
 /// The relations of a FROM clause and the predicates over their concatenated columns.
@@ -274,6 +276,29 @@ impl FromBuilder<'_> {
                 return self.add_correlated_derived(subquery, alias);
             }
         }
+        match factor {
+            TableFactor::Derived {
+                lateral: true,
+                subquery,
+                alias: Some(alias),
+                sample: None,
+            } => return self.add_lateral(subquery, alias),
+            TableFactor::Table {
+                name,
+                alias,
+                args: Some(args),
+                with_ordinality,
+                ..
+            } => return self.add_function(name, &args.args, alias.as_ref(), *with_ordinality),
+            TableFactor::Function {
+                name,
+                args,
+                alias,
+                with_ordinality,
+                ..
+            } => return self.add_function(name, args, alias.as_ref(), *with_ordinality),
+            _ => {}
+        }
         let (plan, scope) = self.factor(factor)?;
         self.push_rel(plan, scope)
     }
@@ -293,6 +318,14 @@ impl FromBuilder<'_> {
 
     /// Adds a planned FROM item (possibly an outer join of several) as one relation.
     fn push_rel(&mut self, plan: Plan, scope: Scope) -> Result<(), PlanError> {
+        self.add_names(&scope)?;
+        self.rels.push((plan, scope.len()));
+        self.scope = std::mem::take(&mut self.scope).concat(scope);
+        Ok(())
+    }
+
+    /// Records the FROM item names of `scope`, refusing one named twice (42712).
+    fn add_names(&mut self, scope: &Scope) -> Result<(), PlanError> {
         let mut tables: Vec<String> = scope.items.iter().filter_map(|i| i.table.clone()).collect();
         tables.dedup();
         for t in tables {
@@ -304,8 +337,6 @@ impl FromBuilder<'_> {
             }
             self.names.push(t);
         }
-        self.rels.push((plan, scope.len()));
-        self.scope = std::mem::take(&mut self.scope).concat(scope);
         Ok(())
     }
 

@@ -123,6 +123,25 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
             };
             filter(top_k, above)
         }
+        Plan::FlatMap {
+            input,
+            func,
+            exprs,
+            ordinality,
+        } => {
+            // A predicate on the input's columns keeps or drops whole input rows.
+            let arity = plan_arity(&input, cat);
+            let (below, above) = split(preds, |p| {
+                arity.is_some_and(|a| p.support().iter().all(|c| *c < a))
+            });
+            let flat_map = Plan::FlatMap {
+                input: Box::new(push(*input, below, cat)),
+                func,
+                exprs,
+                ordinality,
+            };
+            filter(flat_map, above)
+        }
         Plan::Window {
             input,
             partition_by,

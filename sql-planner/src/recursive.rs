@@ -170,9 +170,11 @@ fn check_step(plan: &Plan, id: u64, distinct: bool, name: &str) -> Result<(), Pl
     };
     match plan {
         Plan::RecursiveGet { .. } => Ok(()),
-        Plan::Map { input, .. } | Plan::Filter { input, .. } | Plan::Project { input, .. } => {
-            check_step(input, id, distinct, name)
-        }
+        // Per-row operators are linear in the recursion.
+        Plan::Map { input, .. }
+        | Plan::Filter { input, .. }
+        | Plan::Project { input, .. }
+        | Plan::FlatMap { input, .. } => check_step(input, id, distinct, name),
         Plan::Join { left, right, .. } => {
             check_step(left, id, distinct, name)?;
             check_step(right, id, distinct, name)

@@ -462,7 +462,7 @@ fn plan_for_host(cx: &ExprContext<'_>, q: &Query) -> Result<Planned, PlanError> 
 /// reaches. The domain is distinct by SQL equality (see `kpg_types::datum`), so without it the
 /// subquery would run once for `3` and `3.00` and show one text to both rows, where PostgreSQL
 /// runs it per row (`SELECT (SELECT o.x)` keeps each row's own text).
-fn add_texts(keys: &mut Vec<ScalarExpr>, items: &mut Vec<ScopeItem>) {
+pub(crate) fn add_texts(keys: &mut Vec<ScalarExpr>, items: &mut Vec<ScopeItem>) {
     for i in 0..keys.len() {
         let ty = &items[i].ty;
         if ty.scalar.equal_values_differ_in_text() {

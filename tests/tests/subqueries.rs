@@ -217,9 +217,9 @@ async fn qualified_names_resolve_in_the_nearest_query() {
 async fn unsupported_aggregates_are_named() {
     let (_kpg, _pg, s) = setup().await;
     for (sql, name) in [
-        ("SELECT var_pop(x) FROM t", "var_pop"),
-        ("SELECT var_pop(x), count(*) FROM t", "var_pop"),
-        ("SELECT x, stddev_samp(id) FROM t GROUP BY x", "stddev_samp"),
+        ("SELECT covar_pop(x, id) FROM t", "covar_pop"),
+        ("SELECT covar_samp(x, id), count(*) FROM t", "covar_samp"),
+        ("SELECT x, regr_r2(id, x) FROM t GROUP BY x", "regr_r2"),
         ("SELECT bit_or(id), count(*) FROM t", "bit_or"),
         ("SELECT corr(id, x) FROM t GROUP BY v", "corr"),
         (

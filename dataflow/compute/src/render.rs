@@ -9,6 +9,7 @@
 mod accumulate;
 mod classes;
 mod recursive;
+mod flat_map;
 mod top_k;
 mod window;
 
@@ -202,6 +203,15 @@ impl<'a, 's> Renderer<'a, 's> {
                     ),
                     errs: input.errs,
                 }
+            }
+            Plan::FlatMap {
+                input,
+                func,
+                exprs,
+                ordinality,
+            } => {
+                let input = self.render(input)?;
+                flat_map::render_flat_map(input, *func, exprs.clone(), *ordinality)
             }
             Plan::Window {
                 input,

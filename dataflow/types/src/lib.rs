@@ -41,6 +41,7 @@ pub mod plan;
 pub mod scalar;
 pub mod source;
 pub mod subquery;
+pub mod table_func;
 mod text_funcs;
 pub mod window;
 

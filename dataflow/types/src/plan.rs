@@ -85,6 +85,15 @@ pub enum Plan {
         limit: Option<usize>,
         offset: usize,
     },
+    /// A set-returning function in FROM: for each input row, one copy of it per value of
+    /// `func` over `exprs` (evaluated on the row), followed by the value and, `ordinality`,
+    /// its 1-based position.
+    FlatMap {
+        input: Box<Plan>,
+        func: crate::table_func::TableFunc,
+        exprs: Vec<ScalarExpr>,
+        ordinality: bool,
+    },
     /// Window functions: per partition of equal `partition_by` columns, the rows in
     /// `order_by` order, each followed by one column per function (`window::evaluate`).
     Window {
@@ -286,6 +295,17 @@ impl Plan {
                 limit,
                 offset,
             },
+            Plan::FlatMap {
+                input,
+                func,
+                exprs,
+                ordinality,
+            } => Plan::FlatMap {
+                input: boxed(input),
+                func,
+                exprs,
+                ordinality,
+            },
             Plan::Window {
                 input,
                 partition_by,
@@ -320,7 +340,7 @@ impl Plan {
     pub fn own_exprs(&self) -> Vec<&ScalarExpr> {
         match self {
             Plan::IndexedGet { key, .. } => key.iter().collect(),
-            Plan::Map { exprs, .. } => exprs.iter().collect(),
+            Plan::Map { exprs, .. } | Plan::FlatMap { exprs, .. } => exprs.iter().collect(),
             Plan::Filter { predicates, .. } => predicates.iter().collect(),
             Plan::Join {
                 left_key,
@@ -383,6 +403,7 @@ impl Plan {
             | Plan::Negate { input }
             | Plan::Threshold { input }
             | Plan::TopK { input, .. }
+            | Plan::FlatMap { input, .. }
             | Plan::Window { input, .. } => vec![input],
             Plan::Join { left, right, .. } => vec![left, right],
             Plan::Recursive { base, step, .. } => vec![base, step],
@@ -457,6 +478,15 @@ impl Plan {
                     f,
                     "{pad}TopK group={group_key:?} order={order_by:?} limit={limit:?} offset={offset}"
                 )?;
+                input.fmt_indent(f, depth + 1)
+            }
+            Plan::FlatMap {
+                input,
+                func,
+                exprs,
+                ordinality,
+            } => {
+                writeln!(f, "{pad}FlatMap {func:?} {exprs:?} ordinality={ordinality}")?;
                 input.fmt_indent(f, depth + 1)
             }
             Plan::Window {

@@ -363,6 +363,29 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
             .into_iter()
             .filter(|(_, d)| *d > 0)
             .collect(),
+        Plan::FlatMap {
+            input,
+            func,
+            exprs,
+            ordinality,
+        } => {
+            let mut out = Vec::new();
+            for (r, d) in try_eval(input, cat)? {
+                let args = exprs
+                    .iter()
+                    .map(|e| e.eval(r.datums()))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for (i, v) in func.eval(&args)?.into_iter().enumerate() {
+                    let mut datums = r.datums().to_vec();
+                    datums.push(v);
+                    if *ordinality {
+                        datums.push(Datum::Int64(i as i64 + 1));
+                    }
+                    out.push((Row::new(datums), d));
+                }
+            }
+            out
+        }
         Plan::Window {
             input,
             partition_by,

@@ -1,0 +1,177 @@
+//! Set-returning functions in FROM: `generate_series(...) [WITH ORDINALITY] [AS t(cols)]`,
+//! with or without `LATERAL`.
+//!
+//! As in PostgreSQL, a function in FROM may read the columns of the FROM items before it
+//! (it is implicitly LATERAL). One that reads none is a relation of its own (`FlatMap` over a
+//! single empty row) joined like a table. One that does is applied to the rows of everything
+//! before it: those items are joined first (with the predicates that apply to them) and each
+//! of their rows is extended once per value, a per-row and therefore incrementally maintained
+//! operator. Its column is named after the function, or after the alias when only a table
+//! alias is given, as PostgreSQL names it.
+
+use super::*;
+use crate::types::Typed;
+use kpg_types::table_func::TableFunc;
+use sqlparser::ast::{FunctionArg, FunctionArgExpr, ObjectName};
+
+impl FromBuilder<'_> {
+    /// Adds a function call in FROM.
+    pub(super) fn add_function(
+        &mut self,
+        name: &ObjectName,
+        args: &[FunctionArg],
+        alias: Option<&TableAlias>,
+        ordinality: bool,
+    ) -> Result<(), PlanError> {
+        let fname = match name.0.as_slice() {
+            [sqlparser::ast::ObjectNamePart::Identifier(id)] => fold(id),
+            [sqlparser::ast::ObjectNamePart::Identifier(s), sqlparser::ast::ObjectNamePart::Identifier(id)]
+                if fold(s) == "pg_catalog" =>
+            {
+                fold(id)
+            }
+            _ => return Err(PlanError::unsupported(format!("FROM item {name}(...)"))),
+        };
+        if fname == "unnest" {
+            return Err(PlanError::unsupported("unnest (kpg has no arrays yet)"));
+        }
+        let cx = ExprContext::new(&self.scope, "functions in FROM").with_catalog(self.cx.catalog);
+        let args: Vec<Typed> = args
+            .iter()
+            .map(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => cx.bind(e),
+                other => Err(PlanError::unsupported(format!("function argument {other}"))),
+            })
+            .collect::<Result<_, _>>()?;
+        if fname != "generate_series" {
+            return Err(crate::func::no_function(&fname, &args));
+        }
+        let (exprs, ty) = generate_series_args(args)?;
+        let reads_columns = exprs.iter().any(|e| !e.support().is_empty());
+        let column = match alias {
+            Some(a) if a.columns.is_empty() => fold(&a.name),
+            _ => fname.clone(),
+        };
+        let mut items = vec![ScopeItem {
+            table: None,
+            name: column,
+            ty: ColumnType::new(ty, false),
+            level: 0,
+            used: UseMark::default(),
+        }];
+        if ordinality {
+            items.push(ScopeItem {
+                table: None,
+                name: "ordinality".to_string(),
+                ty: ColumnType::new(ScalarType::Int64, false),
+                level: 0,
+                used: UseMark::default(),
+            });
+        }
+        let scope = aliased(Scope { items }, alias, &fname)?;
+        let flat_map = |input: Plan| Plan::FlatMap {
+            input: Box::new(input),
+            func: TableFunc::GenerateSeries,
+            exprs: exprs.clone(),
+            ordinality,
+        };
+        if !reads_columns {
+            let one = Plan::Constant {
+                rows: vec![(kpg_types::Row::empty(), 1)],
+            };
+            return self.push_rel(flat_map(one), scope);
+        }
+        // Applied to the rows of the items before it, joined first.
+        let before = FromBuilder {
+            cx: self.cx,
+            rels: std::mem::take(&mut self.rels),
+            scope: self.scope.clone(),
+            names: Vec::new(),
+            predicates: std::mem::take(&mut self.predicates),
+            domain: self.domain,
+            deferred_on: Vec::new(),
+        };
+        let arity = self.scope.len() + scope.len();
+        self.rels = vec![(flat_map(before.build()), arity)];
+        self.add_names(&scope)?;
+        self.scope = std::mem::take(&mut self.scope).concat(scope);
+        Ok(())
+    }
+}
+
+/// The arguments of `generate_series` converted to the types of the variant PostgreSQL picks,
+/// and the type of its values.
+fn generate_series_args(args: Vec<Typed>) -> Result<(Vec<ScalarExpr>, ScalarType), PlanError> {
+    let name = "generate_series";
+    if !(2..=3).contains(&args.len()) {
+        return Err(crate::func::no_function(name, &args));
+    }
+    let types: Vec<Option<ScalarType>> = args.iter().map(|a| a.ty).collect();
+    let is = |t: Option<ScalarType>, f: &dyn Fn(ScalarType) -> bool| t.is_some_and(f);
+    if types[..2]
+        .iter()
+        .any(|t| is(*t, &|t| t == ScalarType::Timestamp))
+    {
+        if args.len() != 3 {
+            return Err(crate::func::no_function(name, &args));
+        }
+        let targets = [
+            ScalarType::Timestamp,
+            ScalarType::Timestamp,
+            ScalarType::Interval,
+        ];
+        return convert(args, &targets, ScalarType::Timestamp);
+    }
+    if types[..2]
+        .iter()
+        .any(|t| is(*t, &|t| t == ScalarType::Date))
+    {
+        return Err(PlanError::unsupported(
+            "generate_series of dates (PostgreSQL returns timestamp with time zone, which kpg \
+             does not have yet; cast the bounds to timestamp)",
+        ));
+    }
+    if types.iter().all(Option::is_none) {
+        return Err(PlanError::new(
+            "42725",
+            format!(
+                "function {name}({}) is not unique",
+                vec!["unknown"; args.len()].join(", ")
+            ),
+        ));
+    }
+    let target = if types
+        .iter()
+        .any(|t| is(*t, &|t| matches!(t, ScalarType::Numeric { .. })))
+    {
+        ScalarType::NUMERIC
+    } else if types.iter().any(|t| is(*t, &|t| t == ScalarType::Int64)) {
+        ScalarType::Int64
+    } else if types
+        .iter()
+        .all(|t| t.is_none_or(|t| matches!(t, ScalarType::Int16 | ScalarType::Int32)))
+    {
+        ScalarType::Int32
+    } else {
+        return Err(crate::func::no_function(name, &args));
+    };
+    let targets = vec![target; args.len()];
+    convert(args, &targets, target)
+}
+
+/// Each argument implicitly converted to its target (42883 when one cannot be).
+fn convert(
+    args: Vec<Typed>,
+    targets: &[ScalarType],
+    out: ScalarType,
+) -> Result<(Vec<ScalarExpr>, ScalarType), PlanError> {
+    let shown = args.clone();
+    let mut exprs = Vec::with_capacity(args.len());
+    for (a, t) in args.into_iter().zip(targets) {
+        match crate::types::coerce(a, t, crate::types::CastContext::Implicit)? {
+            Some(a) => exprs.push(a.expr),
+            None => return Err(crate::func::no_function("generate_series", &shown)),
+        }
+    }
+    Ok((exprs, out))
+}
