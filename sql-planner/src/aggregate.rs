@@ -261,7 +261,7 @@ pub fn bind_ordered_aggregate(
             agg: AggregateExpr {
                 func: input.0,
                 expr: filtered(input.1),
-                distinct: false,
+                distinct,
             },
             ty: ScalarType::Text,
             nullable: true,
@@ -394,7 +394,8 @@ pub fn bind_ordered_aggregate(
 
 /// string_agg's aggregate and argument: the value and the delimiter as text (the only form
 /// besides bytea, which kpg lacks) and the ORDER BY keys, packed into one datum per row
-/// (`kpg_types::agg::KeyOrder`). DISTINCT is refused.
+/// (`kpg_types::agg::KeyOrder`). With DISTINCT, rows equal in value and delimiter count once
+/// (their packed texts are equal, the keys being among the arguments).
 fn string_agg_input(
     inner: &ExprContext<'_>,
     args: Vec<Typed>,
@@ -412,19 +413,28 @@ fn string_agg_input(
         return Err(no_function("string_agg", &args));
     }
     let mut exprs = vec![as_text(&args[0])?.expr, as_text(&args[1])?.expr];
-    if distinct {
-        return Err(PlanError::unsupported("DISTINCT in string_agg"));
-    }
-    let mut directions = Vec::with_capacity(order_by.len());
+    let mut directions = Vec::with_capacity(order_by.len().max(2));
     for item in order_by {
         let (desc, nulls_last) = crate::select::order_options(item)?;
         let key = inner.bind(&item.expr)?;
+        if distinct && !args.iter().any(|a| a.expr == key.expr) {
+            return Err(PlanError::new(
+                "42P10",
+                "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
+            ));
+        }
         let key = match key.ty {
             None => coerce(key, &ScalarType::Text, CastContext::Implicit)?.expect("unknown"),
             Some(_) => key,
         };
         exprs.push(key.expr);
         directions.push((desc, !nulls_last));
+    }
+    // PostgreSQL removes duplicates by sorting on the arguments, so without an ORDER BY a
+    // DISTINCT string_agg meets its values in ascending order.
+    if distinct && order_by.is_empty() {
+        exprs.extend([exprs[0].clone(), exprs[1].clone()]);
+        directions.extend([(false, false), (false, false)]);
     }
     let order = KeyOrder::new(&directions).ok_or_else(|| {
         PlanError::unsupported(format!(

@@ -200,3 +200,35 @@ async fn regexp_replace_matches_postgres() {
     }
     s.check("SELECT 1").await;
 }
+
+/// The result types of the functions and aggregates of issue 21, as the extended protocol
+/// describes them, are PostgreSQL's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn result_types_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("CREATE TABLE nums (a smallint, b int, c bigint, n numeric(8,2), r real, x float8, ts timestamp, d date)")
+        .await;
+    for q in [
+        "SELECT repeat(s, 2), split_part(s, ',', 1), initcap(c), md5(v), reverse(c), \
+         strpos(s, 'a'), starts_with(s, 'a'), translate(v, 'a', 'b'), ascii(s), chr(65) FROM t",
+        "SELECT regexp_replace(s, 'a', 'b'), regexp_replace(s, 'a', 'b', 2, 1), \
+         regexp_like(s, 'a'), regexp_count(s, 'a'), btrim(c, 'a') FROM t",
+        "SELECT make_date(b, 1, 1), justify_days(ts - ts), justify_hours(ts - ts), \
+         justify_interval(ts - ts), age(ts, d), age(ts, '2000-01-01') FROM nums",
+        "SELECT stddev(a), stddev_samp(nums.b), stddev_pop(nums.c), variance(nums.n), var_samp(r), var_pop(x), \
+         variance('1'), string_agg(v, ','), string_agg(t.c, s ORDER BY k) FROM t, nums",
+    ] {
+        let (k, p) = tokio::join!(s.kpg.prepare(q), s.pg.prepare(q));
+        let names = |st: tokio_postgres::Statement| -> Vec<String> {
+            st.columns()
+                .iter()
+                .map(|c| c.type_().name().to_string())
+                .collect()
+        };
+        assert_eq!(
+            names(k.expect("kpg prepares")),
+            names(p.expect("PostgreSQL prepares")),
+            "{q}"
+        );
+    }
+}
