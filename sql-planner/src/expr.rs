@@ -156,7 +156,26 @@ impl<'a> ExprContext<'a> {
                 let names: Vec<String> = parts.iter().map(fold_ident).collect();
                 let (table, col) = match names.as_slice() {
                     [t, c] => (t.as_str(), c.as_str()),
-                    [s, t, c] if s == "public" => (t.as_str(), c.as_str()),
+                    // Schema-qualified (`pg_catalog.pg_namespace.oid`, as SQLAlchemy writes),
+                    // optionally database-qualified too.
+                    [s, t, c] | [_, s, t, c]
+                        if matches!(s.as_str(), "public" | "pg_catalog" | "information_schema") =>
+                    {
+                        if let [d, ..] = names.as_slice() {
+                            if names.len() == 4 && d != "kpg" {
+                                return Err(PlanError::unsupported(format!(
+                                    "cross-database references: {e}"
+                                )));
+                            }
+                        }
+                        (t.as_str(), c.as_str())
+                    }
+                    [_, t, _] | [_, _, t, _] => {
+                        return Err(PlanError::new(
+                            "42P01",
+                            format!("missing FROM-clause entry for table \"{t}\""),
+                        ))
+                    }
                     _ => return Err(PlanError::unsupported(format!("column reference {e}"))),
                 };
                 let i = self.scope.resolve(Some(table), col)?;

@@ -205,8 +205,19 @@ async fn qualified_names_resolve_in_the_nearest_query() {
          FROM fa q",
         "SELECT (SELECT q.j FROM fb r WHERE r.i = q.i) FROM fa q",
         "SELECT q.i, (SELECT count(*) FROM fb q WHERE q.i < 3) FROM fa q",
+        // Schema-qualified column references, as SQLAlchemy's reflection writes them.
+        "SELECT public.fa.i, fa.j FROM public.fa WHERE public.fa.j > 2",
+        "SELECT pg_catalog.pg_namespace.nspname FROM pg_catalog.pg_namespace \
+         WHERE pg_catalog.pg_namespace.nspname = 'public'",
     ] {
         s.check(q).await;
+    }
+    for e in [
+        "SELECT public.fa.i FROM fa x",
+        "SELECT nosuch.fa.i FROM fa",
+        "SELECT public.fa.nope FROM fa",
+    ] {
+        s.check_error(e).await;
     }
 }
 
