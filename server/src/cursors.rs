@@ -1,20 +1,35 @@
-//! Cursors of one session: `DECLARE c CURSOR FOR SUBSCRIBE ... | <query>`, `FETCH [n | ALL] c
-//! [WITH (TIMEOUT = ...)]`, `CLOSE c | ALL` — the way Materialize's clients read a subscription
-//! through an ordinary driver, without COPY.
+//! Cursors of one session: `DECLARE c [BINARY] [INSENSITIVE] [[NO] SCROLL] CURSOR [WITH[OUT]
+//! HOLD] FOR SUBSCRIBE ... | <query>`, `FETCH | MOVE [direction] c [WITH (TIMEOUT = ...)]`,
+//! `CLOSE c | ALL` — PostgreSQL's cursors over queries, and the way Materialize's clients read
+//! a subscription through an ordinary driver, without COPY.
 //!
-//! As in PostgreSQL, cursors live inside a transaction block and end with it. A subscription
-//! cursor holds the running subscription; FETCH waits until at least one row is there (or the
-//! timeout passes, or the client cancels), then returns up to `n` rows that are ready without
-//! waiting further. Its rows are `mz_timestamp`, [`mz_progressed`,] `mz_diff` and the relation's
-//! columns; progress rows (with PROGRESS) carry NULLs after `mz_progressed`. A query cursor
-//! holds the query's result at the time it was declared.
+//! As in PostgreSQL, a cursor lives inside its transaction block and ends with it, unless it
+//! is WITH HOLD: then it may be declared outside a block, survives the COMMIT of the block that
+//! declared it (not its ROLLBACK) and ends with CLOSE or the session.
+//!
+//! A query cursor holds the query's result at the time it was declared, and moves over it as
+//! PostgreSQL's portal does ([`scroll`]). SCROLL lets it move backward; NO SCROLL refuses that
+//! with PostgreSQL's error; neither lets it move backward when PostgreSQL's plan would (a plan
+//! that can scan backward, decided there by plan details): kpg allows it over a plain read of
+//! one table (filters, projections, ORDER BY and LIMIT over it), and refuses it, with the same
+//! error and a detail saying why, over anything else (joins, grouping, DISTINCT, set
+//! operations, VALUES, functions in FROM), where PostgreSQL's answer depends on its plan.
+//!
+//! A subscription cursor holds the running subscription and only moves forward (NEXT, FORWARD
+//! n, n, ALL); FETCH waits until at least one row is there (or the timeout passes, or the
+//! client cancels), then returns up to `n` rows that are ready without waiting further. Its
+//! rows are `mz_timestamp`, [`mz_progressed`,] `mz_diff` and the relation's columns; progress
+//! rows (with PROGRESS) carry NULLs after `mz_progressed`.
+
+mod scroll;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use kpg_sql::ParsedStatement;
-use kpg_types::{ColumnType, Datum, RelationDesc, Row, ScalarType};
+use kpg_sql::{CursorOptions, FetchDirection, ParsedStatement, PlannedStatement};
+use kpg_types::{ColumnType, Datum, Plan, RelationDesc, Row, ScalarType};
+use pgwire::api::portal::Format;
 
 use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent, Subscription};
 use crate::error::ExecError;
@@ -24,9 +39,19 @@ pub type Cursors = tokio::sync::Mutex<HashMap<String, Cursor>>;
 
 pub struct Cursor {
     desc: RelationDesc,
-    rows: VecDeque<Row>,
-    /// The subscription still feeding `rows`, if the cursor reads one and it has not ended.
-    subscription: Option<Subscription>,
+    options: CursorOptions,
+    /// Declared in the open transaction block: ends with its ROLLBACK even if held.
+    in_open_block: bool,
+    source: Source,
+}
+
+enum Source {
+    Query(scroll::Portal),
+    Subscribe {
+        rows: VecDeque<Row>,
+        /// The subscription still feeding `rows`, unless it has ended.
+        subscription: Option<Subscription>,
+    },
 }
 
 /// The columns of a subscription's rows.
@@ -51,40 +76,164 @@ fn subscribe_desc(desc: &RelationDesc, progress: bool) -> RelationDesc {
     RelationDesc::new(columns)
 }
 
+/// PostgreSQL's checks of the options themselves (`transformDeclareCursorStmt`).
+fn check_options(options: &CursorOptions) -> Result<(), ExecError> {
+    if options.scroll && options.no_scroll {
+        return Err(ExecError::new(
+            "42P11",
+            "cannot specify both SCROLL and NO SCROLL",
+        ));
+    }
+    if options.asensitive && options.insensitive {
+        return Err(ExecError::new(
+            "42P11",
+            "cannot specify both ASENSITIVE and INSENSITIVE",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether PostgreSQL surely scans `target` backward without SCROLL: a read of one table
+/// (`SELECT ... FROM table`, no grouping), filtered, projected, ordered and limited.
+fn plain_table_read(coord: &Coordinator, target: &ParsedStatement) -> bool {
+    use kpg_sql::sqlparser::ast::{SetExpr, Statement, TableFactor};
+    let ParsedStatement::Sql(Statement::Query(query)) = target else {
+        return false;
+    };
+    let SetExpr::Select(select) = query.body.as_ref() else {
+        return false;
+    };
+    let [from] = select.from.as_slice() else {
+        return false;
+    };
+    let TableFactor::Table {
+        name, args: None, ..
+    } = &from.relation
+    else {
+        return false;
+    };
+    let Some(ident) = name.0.last().and_then(|part| part.as_ident()) else {
+        return false;
+    };
+    let folded = match ident.quote_style {
+        Some(_) => ident.value.clone(),
+        None => ident.value.to_lowercase(),
+    };
+    let Some(table) = coord
+        .resolve(&folded)
+        .filter(|item| item.kind == kpg_sql::ItemKind::Table)
+    else {
+        return false;
+    };
+    let Ok(PlannedStatement::Select { plan, .. }) = coord.plan(target) else {
+        return false;
+    };
+    fn reads(plan: &Plan, table: kpg_types::GlobalId) -> bool {
+        match plan {
+            Plan::Get { id } | Plan::GetWithPosition { id } | Plan::IndexedGet { id, .. } => {
+                *id == table
+            }
+            Plan::Map { input, .. } | Plan::Filter { input, .. } | Plan::Project { input, .. } => {
+                reads(input, table)
+            }
+            Plan::TopK {
+                input, group_key, ..
+            } => group_key.is_empty() && reads(input, table),
+            _ => false,
+        }
+    }
+    from.joins.is_empty() && reads(&plan, table.id)
+}
+
 impl Cursor {
     /// Runs the declared statement: starts its subscription, or reads its query's result.
     pub async fn declare(
         coord: &Arc<Coordinator>,
+        options: CursorOptions,
         target: &ParsedStatement,
+        in_block: bool,
     ) -> Result<Cursor, ExecError> {
-        match coord.execute(target).await? {
-            ExecuteResult::Subscription { desc, subscription } => Ok(Cursor {
-                desc: subscribe_desc(&desc, subscription.progress),
-                rows: VecDeque::new(),
-                subscription: Some(subscription),
-            }),
-            ExecuteResult::Rows { desc, rows } => Ok(Cursor {
-                desc,
-                rows: rows.into(),
-                subscription: None,
-            }),
-            ExecuteResult::Command(_) | ExecuteResult::Written { .. } => Err(ExecError::new(
-                "42601",
-                "DECLARE CURSOR needs a SELECT or SUBSCRIBE",
-            )),
+        let (desc, source) = match coord.execute(target).await? {
+            ExecuteResult::Subscription { desc, subscription } => {
+                if options.scroll {
+                    return Err(ExecError::unsupported("SCROLL cursors over SUBSCRIBE")
+                        .with_detail("A subscription's changes are read once, forward."));
+                }
+                (
+                    subscribe_desc(&desc, subscription.progress),
+                    Source::Subscribe {
+                        rows: VecDeque::new(),
+                        subscription: Some(subscription),
+                    },
+                )
+            }
+            ExecuteResult::Rows { desc, rows } => {
+                let no_scroll = if options.scroll || options.no_scroll {
+                    options.no_scroll
+                } else {
+                    !plain_table_read(coord, target)
+                };
+                (desc, Source::Query(scroll::Portal::new(rows, no_scroll)))
+            }
+            ExecuteResult::Command(_) | ExecuteResult::Written { .. } => {
+                return Err(ExecError::new(
+                    "42601",
+                    "DECLARE CURSOR needs a SELECT or SUBSCRIBE",
+                ))
+            }
+        };
+        Ok(Cursor {
+            desc,
+            options,
+            in_open_block: in_block,
+            source,
+        })
+    }
+
+    /// FETCH (`is_move` false) or MOVE: the rows fetched, or how many rows MOVE passed. A
+    /// subscription waits for its first row until `timeout` (forever with `None`; a
+    /// CancelRequest drops the waiting statement).
+    pub async fn fetch(
+        &mut self,
+        direction: FetchDirection,
+        is_move: bool,
+        timeout: Option<Duration>,
+    ) -> Result<(Vec<Row>, u64), ExecError> {
+        let implicit = !self.options.scroll && !self.options.no_scroll;
+        match &mut self.source {
+            Source::Query(portal) => match portal.fetch(direction, is_move) {
+                Ok(f) => Ok((f.rows, f.count)),
+                Err(e) if implicit => Err(e.with_detail(
+                    "kpg lets a cursor declared without SCROLL move backward only over a plain \
+                     read of one table; PostgreSQL decides it from its plan.",
+                )),
+                Err(e) => Err(e),
+            },
+            Source::Subscribe { .. } => {
+                let limit = match direction {
+                    FetchDirection::Forward(None) => usize::MAX,
+                    FetchDirection::Forward(Some(n)) if n >= 0 => n as usize,
+                    _ => {
+                        return Err(scroll::only_forward().with_detail(
+                            "A SUBSCRIBE cursor moves forward only: NEXT, FORWARD n, n or ALL.",
+                        ))
+                    }
+                };
+                let rows = self.next_updates(limit, timeout).await?;
+                let n = rows.len() as u64;
+                Ok((if is_move { Vec::new() } else { rows }, n))
+            }
         }
     }
 
-    /// Up to `count` rows (all with `None`); for a subscription, waits for the first row until
-    /// `timeout` (forever with `None`; a CancelRequest drops the waiting statement).
-    pub async fn fetch(
+    /// Up to `limit` rows of a subscription, waiting for the first until `timeout`.
+    async fn next_updates(
         &mut self,
-        count: Option<u64>,
+        limit: usize,
         timeout: Option<Duration>,
-    ) -> Result<(RelationDesc, Vec<Row>), ExecError> {
-        let limit = count.map_or(usize::MAX, |n| n as usize);
-        if self.rows.is_empty() && limit > 0 {
-            if let Some(sub) = self.subscription.as_mut() {
+    ) -> Result<Vec<Row>, ExecError> {
+        if self.ready() == 0 && limit > 0 {
+            if let Some(sub) = self.subscription() {
                 match wait(sub.rx.recv(), timeout).await {
                     Waited::Event(event) => self.take(event)?,
                     Waited::TimedOut => {}
@@ -92,8 +241,8 @@ impl Cursor {
             }
         }
         // Whatever else is ready, without waiting.
-        while self.rows.len() < limit {
-            let Some(sub) = self.subscription.as_mut() else {
+        while self.ready() < limit {
+            let Some(sub) = self.subscription() else {
                 break;
             };
             match sub.rx.try_recv() {
@@ -102,13 +251,34 @@ impl Cursor {
                 Err(tokio::sync::mpsc::error::TryRecvError::Disconnected) => self.take(None)?,
             }
         }
-        let n = limit.min(self.rows.len());
-        Ok((self.desc.clone(), self.rows.drain(..n).collect()))
+        let Source::Subscribe { rows, .. } = &mut self.source else {
+            return Ok(Vec::new());
+        };
+        let n = limit.min(rows.len());
+        Ok(rows.drain(..n).collect())
+    }
+
+    fn ready(&self) -> usize {
+        match &self.source {
+            Source::Subscribe { rows, .. } => rows.len(),
+            Source::Query(_) => 0,
+        }
+    }
+
+    fn subscription(&mut self) -> Option<&mut Subscription> {
+        match &mut self.source {
+            Source::Subscribe { subscription, .. } => subscription.as_mut(),
+            Source::Query(_) => None,
+        }
     }
 
     /// Adds a subscription event's rows; `None` means the subscription ended.
     fn take(&mut self, event: Option<SubscribeEvent>) -> Result<(), ExecError> {
-        let progress = self.subscription.as_ref().is_some_and(|s| s.progress);
+        let arity = self.desc.arity();
+        let Source::Subscribe { rows, subscription } = &mut self.source else {
+            return Ok(());
+        };
+        let progress = subscription.as_ref().is_some_and(|s| s.progress);
         match event {
             Some(SubscribeEvent::Updates(updates)) => {
                 for (time, diff, row) in updates {
@@ -118,16 +288,16 @@ impl Cursor {
                     }
                     datums.push(Datum::Int64(diff));
                     datums.extend(row.iter().cloned());
-                    self.rows.push_back(Row::new(datums));
+                    rows.push_back(Row::new(datums));
                 }
             }
             Some(SubscribeEvent::Progress(time)) => {
                 let mut datums = vec![Datum::Int64(time as i64), Datum::Bool(true)];
-                datums.resize(self.desc.arity(), Datum::Null);
-                self.rows.push_back(Row::new(datums));
+                datums.resize(arity, Datum::Null);
+                rows.push_back(Row::new(datums));
             }
             Some(SubscribeEvent::Error(e)) => return Err(ExecError::from(e)),
-            None => self.subscription = None,
+            None => *subscription = None,
         }
         Ok(())
     }
@@ -151,6 +321,32 @@ async fn wait(
     }
 }
 
+/// Ends the session's transaction block: held cursors outlive a COMMIT (and those declared
+/// before the block a ROLLBACK), the others end.
+pub async fn end_transaction(cursors: &Cursors, committed: bool) {
+    let mut cursors = cursors.lock().await;
+    cursors.retain(|_, c| c.options.hold && (committed || !c.in_open_block));
+    for cursor in cursors.values_mut() {
+        cursor.in_open_block = false;
+    }
+}
+
+/// The result format of `stmt`: binary for a FETCH from a BINARY cursor asked for text (the
+/// simple protocol), else `format`.
+pub async fn result_format(stmt: &ParsedStatement, cursors: &Cursors, format: &Format) -> Format {
+    if let (ParsedStatement::Fetch { name, .. }, Format::UnifiedText) = (stmt, format) {
+        if cursors
+            .lock()
+            .await
+            .get(name)
+            .is_some_and(|c| c.options.binary)
+        {
+            return Format::UnifiedBinary;
+        }
+    }
+    format.clone()
+}
+
 /// Runs a cursor statement for a session; `None` if `stmt` is not one. `in_block` says whether
 /// a transaction block is open.
 pub async fn run(
@@ -160,8 +356,15 @@ pub async fn run(
     in_block: bool,
 ) -> Option<Result<ExecuteResult, ExecError>> {
     Some(match stmt {
-        ParsedStatement::Declare { name, target } => {
-            if !in_block {
+        ParsedStatement::Declare {
+            name,
+            options,
+            target,
+        } => {
+            if let Err(e) = check_options(options) {
+                return Some(Err(e));
+            }
+            if !in_block && !options.hold {
                 return Some(Err(ExecError::new(
                     "25P01",
                     "DECLARE CURSOR can only be used in transaction blocks",
@@ -173,7 +376,7 @@ pub async fn run(
                     format!("cursor \"{name}\" already exists"),
                 )));
             }
-            match Cursor::declare(coord, target).await {
+            match Cursor::declare(coord, *options, target, in_block).await {
                 Ok(cursor) => {
                     cursors.lock().await.insert(name.clone(), cursor);
                     Ok(ExecuteResult::Command("DECLARE CURSOR".into()))
@@ -183,7 +386,8 @@ pub async fn run(
         }
         ParsedStatement::Fetch {
             name,
-            count,
+            direction,
+            is_move,
             timeout,
         } => {
             let mut cursors = cursors.lock().await;
@@ -193,10 +397,14 @@ pub async fn run(
                     format!("cursor \"{name}\" does not exist"),
                 )));
             };
-            cursor
-                .fetch(*count, *timeout)
-                .await
-                .map(|(desc, rows)| ExecuteResult::Rows { desc, rows })
+            match cursor.fetch(*direction, *is_move, *timeout).await {
+                Ok((_, count)) if *is_move => Ok(ExecuteResult::Command(format!("MOVE {count}"))),
+                Ok((rows, _)) => Ok(ExecuteResult::Rows {
+                    desc: cursor.desc.clone(),
+                    rows,
+                }),
+                Err(e) => Err(e),
+            }
         }
         ParsedStatement::Close { name } => {
             let mut cursors = cursors.lock().await;

@@ -444,8 +444,8 @@ impl Session {
             return Ok(match outcome {
                 Ok(TxnOutcome::Started) => Response::TransactionStart(Tag::new("BEGIN")),
                 Ok(TxnOutcome::Ended(tag)) => {
-                    // Cursors end with their transaction.
-                    conn.cursors.lock().await.clear();
+                    // Cursors end with their transaction, unless held.
+                    cursors::end_transaction(&conn.cursors, tag == "COMMIT").await;
                     Response::TransactionEnd(Tag::new(tag))
                 }
                 Err(e) => error_response(e),
@@ -453,10 +453,11 @@ impl Session {
         }
         let in_block = txn.lock().expect("txn").is_active();
         // A waiting FETCH ends on CancelRequest because pgwire drops the running query.
+        let cursor_format = cursors::result_format(stmt, &conn.cursors, format).await;
         if let Some(result) = cursors::run(stmt, &conn.cursors, &self.coord, in_block).await {
             return match result {
                 Ok(result) => {
-                    let mut response = to_response(result, format, float_digits())?;
+                    let mut response = to_response(result, &cursor_format, float_digits())?;
                     // PostgreSQL tags a FETCH's rows `FETCH n` (drivers report it), not `SELECT n`.
                     if let (ParsedStatement::Fetch { .. }, Response::Query(rows)) =
                         (stmt, &mut response)

@@ -68,6 +68,7 @@ pub use catalog::{
     read_plan, Catalog, CatalogItem, IndexItem, ItemKind, PgLookup, RecordingCatalog,
 };
 pub use constraints::UniqueKey;
+pub use cursor::{CursorOptions, FetchDirection};
 pub use defaults::ColumnDefault;
 pub use dml::{Arbiter, ConflictAction, OnConflict, Returning};
 pub use error::PlanError;

@@ -35,15 +35,18 @@ pub enum ParsedStatement {
         stage: ExplainStage,
         target: ExplainTarget,
     },
-    /// `DECLARE name CURSOR FOR <SUBSCRIBE | query>` (run by the session)
+    /// `DECLARE name [options] CURSOR [WITH[OUT] HOLD] FOR <SUBSCRIBE | query>` (run by the
+    /// session)
     Declare {
         name: String,
+        options: crate::cursor::CursorOptions,
         target: Box<ParsedStatement>,
     },
-    /// `FETCH [n | ALL] name [WITH (TIMEOUT = ...)]`; `count` is `None` for ALL.
+    /// `FETCH | MOVE [direction] name [WITH (TIMEOUT = ...)]` (`is_move` for MOVE).
     Fetch {
         name: String,
-        count: Option<u64>,
+        direction: crate::cursor::FetchDirection,
+        is_move: bool,
         timeout: Option<std::time::Duration>,
     },
     /// `CLOSE name`, or `CLOSE ALL` (`None`).
@@ -225,8 +228,8 @@ pub(crate) fn plan_statement(
         | ParsedStatement::Fetch { .. }
         | ParsedStatement::Close { .. } => {
             return Err(PlanError::unsupported(
-                "cursor statements outside a session (DECLARE, FETCH and CLOSE are run by the \
-                 session through the simple query protocol)",
+                "cursor statements outside a session (DECLARE, FETCH, MOVE and CLOSE are run by \
+                 the session through the simple query protocol)",
             ))
         }
         ParsedStatement::Sql(s) => s,
