@@ -303,7 +303,7 @@ fn plan_select_block(
     let (plan, arity) = if windows.is_empty() {
         (plan, arity)
     } else {
-        let (plan, with) = windows.finish(plan, arity, base_arity);
+        let (plan, with) = windows.finish(plan, arity, base_arity, nd);
         for t in &mut exprs {
             windows.place(&mut t.expr, arity);
         }

@@ -58,8 +58,16 @@ impl Windows {
     }
 
     /// Appends the window columns to `plan` (of `arity` columns, whose expressions were bound
-    /// with subquery columns placed after `base_arity`); returns the plan and its arity.
-    pub fn finish(&self, mut plan: Plan, arity: usize, base_arity: usize) -> (Plan, usize) {
+    /// with subquery columns placed after `base_arity`); returns the plan and its arity. In a
+    /// correlated subquery the first `nd` columns are the outer values: every window is
+    /// partitioned by them too, since the subquery runs once per outer row.
+    pub fn finish(
+        &self,
+        mut plan: Plan,
+        arity: usize,
+        base_arity: usize,
+        nd: usize,
+    ) -> (Plan, usize) {
         let nodes = self.nodes.borrow();
         for (i, node) in nodes.iter().enumerate() {
             let at = arity + i;
@@ -91,7 +99,7 @@ impl Windows {
                     input: Box::new(plan),
                     exprs,
                 }),
-                partition_by: (at..at + np).collect(),
+                partition_by: (0..nd).chain(at..at + np).collect(),
                 order_by: node
                     .order
                     .iter()

@@ -55,6 +55,9 @@ const QUERIES: &[&str] = &[
     "SELECT id, g FROM (SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY v DESC NULLS LAST, id) AS rn \
      FROM t) k WHERE rn = 1 ORDER BY id",
     "SELECT DISTINCT g, count(*) OVER (PARTITION BY g) AS c36 FROM t ORDER BY g",
+    // In a correlated subquery a window sees the rows for its outer row only.
+    "SELECT a.id, (SELECT max(r) FROM (SELECT row_number() OVER (ORDER BY b.id) AS r FROM t b \
+     WHERE b.g = a.g) k) AS m, (SELECT sum(v) OVER () FROM t b WHERE b.id = a.id) AS s FROM t a ORDER BY a.id",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
