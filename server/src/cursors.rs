@@ -361,7 +361,12 @@ pub async fn run(
             options,
             target,
         } => {
+            // PostgreSQL analyses the options and the query before it looks at the block and
+            // the cursor's name.
             if let Err(e) = check_options(options) {
+                return Some(Err(e));
+            }
+            if let Err(e) = coord.plan(target) {
                 return Some(Err(e));
             }
             if !in_block && !options.hold {

@@ -205,6 +205,26 @@ async fn no_scroll_and_default_cursors_match_postgres() {
         .await;
     s.check_error("DECLARE c SCROLL CURSOR FOR SELECT a FROM t ORDER BY a")
         .await;
+    // The query is checked before the block and the name, as in PostgreSQL.
+    s.check_error("DECLARE c CURSOR FOR SELECT * FROM nope")
+        .await;
+    s.exec("BEGIN").await;
+    s.exec("DECLARE d CURSOR FOR SELECT a FROM t ORDER BY a")
+        .await;
+    s.check_error("DECLARE d CURSOR FOR SELECT * FROM nope")
+        .await;
+    s.exec("ROLLBACK").await;
+    s.exec("BEGIN").await;
+    s.exec("DECLARE d CURSOR FOR SELECT a FROM t ORDER BY a")
+        .await;
+    s.check_error("DECLARE d CURSOR FOR SELECT a FROM t").await;
+    s.exec("ROLLBACK").await;
+    // Without FROM, PostgreSQL's plan cannot scan backward, nor does kpg's cursor.
+    s.exec("BEGIN").await;
+    s.exec("DECLARE d CURSOR FOR SELECT 1 AS x").await;
+    same(&s, "FETCH NEXT d").await;
+    s.check_error("FETCH PRIOR d").await;
+    s.exec("ROLLBACK").await;
     s.check_error("FETCH PRIOR nope").await;
     s.check_error("MOVE nope").await;
     s.check_error("FETCH ABSOLUTE 3000000000 c").await;
