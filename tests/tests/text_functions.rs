@@ -232,3 +232,67 @@ async fn result_types_match_postgres() {
         );
     }
 }
+
+/// Random patterns from the parts kpg translates (and some it refuses), each applied to the
+/// same strings by regexp_replace, regexp_count and regexp_like on both servers: whatever kpg
+/// does not refuse with 0A000 must give PostgreSQL's answer, and a pattern PostgreSQL rejects
+/// must be rejected with its SQLSTATE.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_patterns_match_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE subj (k int, s text)").await;
+    s.exec(
+        "INSERT INTO subj VALUES (1, 'aab'), (2, 'abab'), (3, 'ba1 c'), (4, ''), (5, 'aaa'), \
+         (6, 'bcbc'), (7, 'a1b2 c3'), (8, 'xaxbxc'), (9, 'abcabc'), (10, 'b'), (11, '  a'), \
+         (12, E'ab\\nAB'), (13, 'ABba'), (14, 'cab_ba'), (15, 'baaab')",
+    )
+    .await;
+    const ATOMS: [&str; 18] = [
+        "a", "b", "c", "a", "b", "[ab]", "[^a]", ".", "\\d", "\\w", "\\s", "x", " ", "(?:ab)",
+        "(a)", "(b|c)", "(ab|ba)", "(a|bc|d)",
+    ];
+    const QUANTIFIERS: [&str; 9] = ["", "", "", "*", "+", "?", "{1,2}", "{2}", "*?"];
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let (mut compared, mut refused) = (0, 0);
+    for _ in 0..400 {
+        let mut p = String::new();
+        if next(6) == 0 {
+            p.push('^');
+        }
+        for _ in 0..1 + next(4) {
+            p.push_str(ATOMS[next(ATOMS.len())]);
+            p.push_str(QUANTIFIERS[next(QUANTIFIERS.len())]);
+        }
+        if next(8) == 0 {
+            p.push_str("|ca");
+        }
+        if next(6) == 0 {
+            p.push('$');
+        }
+        let q = format!(
+            "SELECT k, regexp_replace(s, '{p}', '<\\&\\1>', 'g'), regexp_replace(s, '{p}', '#'), \
+             regexp_count(s, '{p}'), regexp_like(s, '{p}', 'i') FROM subj"
+        );
+        match simple(&s.kpg, &q).await {
+            Err(e) if sqlstate(&e).as_deref() == Some("0A000") => refused += 1,
+            Err(_) => {
+                s.check_error(&q).await;
+            }
+            Ok(_) => {
+                s.check(&q).await;
+                compared += 1;
+            }
+        }
+    }
+    assert!(
+        compared > 100 && refused > 10,
+        "{compared} compared, {refused} refused"
+    );
+}
