@@ -89,3 +89,58 @@ async fn date_functions_match_postgres() {
     }
     s.check("SELECT 1").await;
 }
+
+/// Seeded random timestamps and intervals: age both ways and the justify functions of every
+/// sign combination, compared with PostgreSQL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_ages_and_justifications_match_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE z (id int, a timestamp, b timestamp, iv interval)")
+        .await;
+    let mut seed: u64 = 0xdead_beef_cafe_f00d;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut rows = Vec::new();
+    for id in 0..200 {
+        let mut ts = || {
+            let month = 1 + next(12);
+            let days = match month {
+                2 => 28,
+                4 | 6 | 9 | 11 => 30,
+                _ => 31,
+            };
+            format!(
+                "'{:04}-{month:02}-{:02} {:02}:{:02}:{:02}.{:06}'",
+                1 + next(2400),
+                1 + next(days),
+                next(24),
+                next(60),
+                next(60),
+                next(1_000_000)
+            )
+        };
+        let (a, b) = (ts(), ts());
+        let signed = |v: u64, n: u64| v as i64 - (n / 2) as i64;
+        let iv = format!(
+            "'{} mons {} days {} microseconds'",
+            signed(next(400), 400),
+            signed(next(2000), 2000),
+            signed(next(1 << 40), 1 << 40)
+        );
+        rows.push(format!("({id}, {a}, {b}, {iv})"));
+    }
+    s.exec(&format!("INSERT INTO z VALUES {}", rows.join(", ")))
+        .await;
+    s.check("SELECT id, age(a, b), age(b, a), age(a, date_trunc('month', a)) FROM z")
+        .await;
+    s.check(
+        "SELECT id, justify_days(iv), justify_hours(iv), justify_interval(iv), \
+         justify_interval(-iv), justify_interval(justify_hours(iv)) FROM z",
+    )
+    .await;
+}
