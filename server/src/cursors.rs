@@ -348,13 +348,27 @@ pub async fn result_format(stmt: &ParsedStatement, cursors: &Cursors, format: &F
 }
 
 /// Runs a cursor statement for a session; `None` if `stmt` is not one. `in_block` says whether
-/// a transaction block is open.
+/// a transaction block is open, `failed` whether it has failed (then every cursor statement is
+/// refused, as in PostgreSQL).
 pub async fn run(
     stmt: &ParsedStatement,
     cursors: &Cursors,
     coord: &Arc<Coordinator>,
     in_block: bool,
+    failed: bool,
 ) -> Option<Result<ExecuteResult, ExecError>> {
+    let is_cursor_statement = matches!(
+        stmt,
+        ParsedStatement::Declare { .. }
+            | ParsedStatement::Fetch { .. }
+            | ParsedStatement::Close { .. }
+    );
+    if is_cursor_statement && failed {
+        return Some(Err(ExecError::new(
+            "25P02",
+            "current transaction is aborted, commands ignored until end of transaction block",
+        )));
+    }
     Some(match stmt {
         ParsedStatement::Declare {
             name,
@@ -424,7 +438,14 @@ pub async fn run(
                     }
                 }
             }
-            Ok(ExecuteResult::Command("CLOSE CURSOR".into()))
+            Ok(ExecuteResult::Command(
+                if name.is_some() {
+                    "CLOSE CURSOR"
+                } else {
+                    "CLOSE CURSOR ALL"
+                }
+                .into(),
+            ))
         }
         _ => return None,
     })

@@ -453,8 +453,10 @@ impl Session {
         }
         let in_block = txn.lock().expect("txn").is_active();
         // A waiting FETCH ends on CancelRequest because pgwire drops the running query.
+        let failed = txn.lock().expect("txn").is_failed();
         let cursor_format = cursors::result_format(stmt, &conn.cursors, format).await;
-        if let Some(result) = cursors::run(stmt, &conn.cursors, &self.coord, in_block).await {
+        if let Some(result) = cursors::run(stmt, &conn.cursors, &self.coord, in_block, failed).await
+        {
             return match result {
                 Ok(result) => {
                     let mut response = to_response(result, &cursor_format, float_digits())?;

@@ -42,6 +42,11 @@ impl Txn {
         self.active
     }
 
+    /// Whether the open block has failed (its statements are refused until it ends).
+    pub fn is_failed(&self) -> bool {
+        self.failed
+    }
+
     /// Buffers checked rows for `table` until COMMIT (a COPY inside a write block).
     pub fn buffer(&mut self, table: GlobalId, rows: Vec<(Row, i64)>) -> Result<(), ExecError> {
         if self.has_read {

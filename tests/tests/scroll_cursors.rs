@@ -190,13 +190,15 @@ async fn no_scroll_and_default_cursors_match_postgres() {
     )
     .await;
     assert_eq!(query(&c, "FETCH NEXT g").await, rows(&[&["0", "3"]]));
-    let (code, message) = expect_error(&c, "FETCH PRIOR g").await;
+    let e = simple(&c, "FETCH PRIOR g").await.expect_err("backward");
+    let db = e.as_db_error().expect("an ErrorResponse");
     assert_eq!(
-        (code.as_str(), message.as_str()),
+        (db.code().code(), db.message()),
         ("55000", "cursor can only scan forward")
     );
-    let detail = error_detail(&c, "FETCH PRIOR g").await;
-    assert!(detail.is_some_and(|d| d.contains("plain read of one table")));
+    assert!(db
+        .detail()
+        .is_some_and(|d| d.contains("plain read of one table")));
     execute(&c, "ROLLBACK").await;
     // Options that conflict, and DECLARE without HOLD outside a block.
     s.check_error("DECLARE c SCROLL NO SCROLL CURSOR WITH HOLD FOR SELECT a FROM t ORDER BY a")
@@ -218,6 +220,21 @@ async fn no_scroll_and_default_cursors_match_postgres() {
     s.exec("DECLARE d CURSOR FOR SELECT a FROM t ORDER BY a")
         .await;
     s.check_error("DECLARE d CURSOR FOR SELECT a FROM t").await;
+    s.exec("ROLLBACK").await;
+    // After an error the block refuses cursor statements until it ends.
+    s.exec("BEGIN").await;
+    s.exec("DECLARE d NO SCROLL CURSOR FOR SELECT a FROM t ORDER BY a")
+        .await;
+    s.check_error("FETCH PRIOR d").await;
+    for sql in [
+        "FETCH NEXT d",
+        "MOVE d",
+        "CLOSE d",
+        "DECLARE e CURSOR FOR SELECT 1",
+    ] {
+        let (code, _) = s.check_error(sql).await;
+        assert_eq!(code, "25P02", "{sql}");
+    }
     s.exec("ROLLBACK").await;
     // Without FROM, PostgreSQL's plan cannot scan backward, nor does kpg's cursor.
     s.exec("BEGIN").await;
