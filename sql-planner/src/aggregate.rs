@@ -15,13 +15,14 @@ use crate::expr::ExprContext;
 use crate::func::{no_function, Args, AGGREGATES};
 use crate::ops;
 use crate::types::{coerce, CastContext, Typed};
-use kpg_types::agg::{Dispersion, KeyOrder};
+use kpg_types::agg::Dispersion;
 use kpg_types::{
     AggregateExpr, AggregateFunc, BinaryFunc, Datum, Plan, Row, ScalarExpr, ScalarType, UnaryFunc,
-    VariadicFunc,
 };
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, OrderByExpr};
 use std::cell::RefCell;
+
+mod string_agg;
 
 /// One aggregate column of the reduction.
 #[derive(Clone, Debug, PartialEq)]
@@ -256,7 +257,7 @@ pub fn bind_ordered_aggregate(
             .iter()
             .map(|e| inner.bind(e))
             .collect::<Result<_, _>>()?;
-        let input = string_agg_input(&inner, args, distinct, order_by)?;
+        let input = string_agg::input(&inner, args, distinct, order_by)?;
         return Ok(grouping.add(AggSlot {
             agg: AggregateExpr {
                 func: input.0,
@@ -390,63 +391,6 @@ pub fn bind_ordered_aggregate(
         }
         other => unreachable!("{other} is listed in AGGREGATES and bound above"),
     }
-}
-
-/// string_agg's aggregate and argument: the value and the delimiter as text (the only form
-/// besides bytea, which kpg lacks) and the ORDER BY keys, packed into one datum per row
-/// (`kpg_types::agg::KeyOrder`). With DISTINCT, rows equal in value and delimiter count once
-/// (their packed texts are equal, the keys being among the arguments).
-fn string_agg_input(
-    inner: &ExprContext<'_>,
-    args: Vec<Typed>,
-    distinct: bool,
-    order_by: &[OrderByExpr],
-) -> Result<(AggregateFunc, ScalarExpr), PlanError> {
-    let as_text = |a: &Typed| match a.ty {
-        None => Ok(coerce(a.clone(), &ScalarType::Text, CastContext::Implicit)?.expect("unknown")),
-        Some(t) if t.is_string() => {
-            Ok(coerce(a.clone(), &ScalarType::Text, CastContext::Implicit)?.expect("a string"))
-        }
-        Some(_) => Err(no_function("string_agg", &args)),
-    };
-    if args.len() != 2 {
-        return Err(no_function("string_agg", &args));
-    }
-    let mut exprs = vec![as_text(&args[0])?.expr, as_text(&args[1])?.expr];
-    let mut directions = Vec::with_capacity(order_by.len().max(2));
-    for item in order_by {
-        let (desc, nulls_last) = crate::select::order_options(item)?;
-        let key = inner.bind(&item.expr)?;
-        if distinct && !args.iter().any(|a| a.expr == key.expr) {
-            return Err(PlanError::new(
-                "42P10",
-                "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
-            ));
-        }
-        let key = match key.ty {
-            None => coerce(key, &ScalarType::Text, CastContext::Implicit)?.expect("unknown"),
-            Some(_) => key,
-        };
-        exprs.push(key.expr);
-        directions.push((desc, !nulls_last));
-    }
-    // PostgreSQL removes duplicates by sorting on the arguments, so without an ORDER BY a
-    // DISTINCT string_agg meets its values in ascending order.
-    if distinct && order_by.is_empty() {
-        exprs.extend([exprs[0].clone(), exprs[1].clone()]);
-        directions.extend([(false, false), (false, false)]);
-    }
-    let order = KeyOrder::new(&directions).ok_or_else(|| {
-        PlanError::unsupported(format!(
-            "more than {} ORDER BY keys in string_agg",
-            KeyOrder::MAX_KEYS
-        ))
-    })?;
-    let input = ops::fold_deep(ScalarExpr::Variadic {
-        func: VariadicFunc::StringAggInput,
-        exprs,
-    })?;
-    Ok((AggregateFunc::StringAgg(order), input))
 }
 
 /// `arg` converted to `to` when it is a `from`.

@@ -17,7 +17,7 @@ use ordered_float::OrderedFloat;
 use serde::{Deserialize, Serialize};
 
 mod arith;
-pub(crate) mod date_funcs;
+mod date_funcs;
 pub use crate::text_funcs::check_pattern as check_regex_pattern;
 use arith::arith;
 
@@ -323,76 +323,47 @@ impl ScalarExpr {
                 }
                 _ => eval_binary(*func, left.eval(row)?, right.eval(row)?),
             },
-            ScalarExpr::Variadic { func, exprs } => match func {
-                VariadicFunc::Coalesce => {
-                    for e in exprs {
-                        let d = e.eval(row)?;
-                        if !d.is_null() {
-                            return Ok(d);
-                        }
+            ScalarExpr::Variadic {
+                func: VariadicFunc::Coalesce,
+                exprs,
+            } => {
+                for e in exprs {
+                    let d = e.eval(row)?;
+                    if !d.is_null() {
+                        return Ok(d);
                     }
-                    Ok(Datum::Null)
                 }
-                VariadicFunc::Greatest | VariadicFunc::Least | VariadicFunc::Concat => {
-                    let args: Vec<Datum> = exprs
-                        .iter()
-                        .map(|e| e.eval(row))
-                        .collect::<Result<_, _>>()?;
-                    Ok(crate::text_funcs::variadic_lenient(*func, args))
-                }
-                VariadicFunc::Replace
-                | VariadicFunc::Lpad
-                | VariadicFunc::Rpad
-                | VariadicFunc::Repeat
-                | VariadicFunc::SplitPart
-                | VariadicFunc::Initcap
-                | VariadicFunc::Md5
-                | VariadicFunc::Reverse
-                | VariadicFunc::StartsWith
-                | VariadicFunc::Translate
-                | VariadicFunc::Ascii
-                | VariadicFunc::Chr
-                | VariadicFunc::RegexpReplace
-                | VariadicFunc::RegexpLike
-                | VariadicFunc::RegexpCount
-                | VariadicFunc::MakeDate
-                | VariadicFunc::JustifyDays
-                | VariadicFunc::JustifyHours
-                | VariadicFunc::JustifyInterval
-                | VariadicFunc::Age => {
-                    let args: Vec<Datum> = exprs
-                        .iter()
-                        .map(|e| e.eval(row))
-                        .collect::<Result<_, _>>()?;
-                    if args.iter().any(Datum::is_null) {
-                        return Ok(Datum::Null);
+                Ok(Datum::Null)
+            }
+            ScalarExpr::Variadic { func, exprs } => {
+                let args: Vec<Datum> = exprs
+                    .iter()
+                    .map(|e| e.eval(row))
+                    .collect::<Result<_, _>>()?;
+                match func {
+                    VariadicFunc::Greatest | VariadicFunc::Least | VariadicFunc::Concat => {
+                        Ok(crate::text_funcs::variadic_lenient(*func, args))
                     }
-                    crate::text_funcs::variadic_strict(*func, args)
-                }
-                VariadicFunc::StringAggInput => {
-                    let args: Vec<Datum> = exprs
-                        .iter()
-                        .map(|e| e.eval(row))
-                        .collect::<Result<_, _>>()?;
-                    Ok(crate::agg::pack_string_agg(&args))
-                }
-                VariadicFunc::Substring => {
-                    let args: Vec<Datum> = exprs
-                        .iter()
-                        .map(|e| e.eval(row))
-                        .collect::<Result<_, _>>()?;
-                    match args.as_slice() {
+                    VariadicFunc::StringAggInput => Ok(crate::agg::pack_string_agg(&args)),
+                    // The others are strict.
+                    _ if args.iter().any(Datum::is_null) => Ok(Datum::Null),
+                    VariadicFunc::Substring => match args.as_slice() {
                         [Datum::String(s), Datum::Int32(start)] => {
                             builtins::substring(s, *start, None)
                         }
                         [Datum::String(s), Datum::Int32(start), Datum::Int32(n)] => {
                             builtins::substring(s, *start, Some(*n))
                         }
-                        a if a.iter().any(Datum::is_null) => Ok(Datum::Null),
                         a => unreachable!("substring over {a:?}"),
-                    }
+                    },
+                    VariadicFunc::MakeDate
+                    | VariadicFunc::JustifyDays
+                    | VariadicFunc::JustifyHours
+                    | VariadicFunc::JustifyInterval
+                    | VariadicFunc::Age => date_funcs::eval(*func, &args),
+                    _ => crate::text_funcs::variadic_strict(*func, args),
                 }
-            },
+            }
             ScalarExpr::If { cond, then, els } => {
                 if cond.eval(row)? == Datum::Bool(true) {
                     then.eval(row)

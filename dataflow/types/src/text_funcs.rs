@@ -1,8 +1,9 @@
 //! Evaluation of string functions beyond `substring`, `position` and `trim` (those are in
 //! `builtins.rs`), and of GREATEST and LEAST: concat, replace, lpad, rpad, left, right,
-//! octet_length, repeat, split_part, initcap, md5, reverse, starts_with, translate, ascii, chr
-//! and regexp_replace, regexp_like and regexp_count (`text_funcs/regex.rs`), with PostgreSQL 15's results. Lengths and
-//! positions count characters, not bytes, except octet_length's and repeat's limit.
+//! octet_length, repeat, split_part, initcap, md5, reverse, starts_with, translate, ascii, chr,
+//! and regexp_replace, regexp_like and regexp_count (`text_funcs/regex.rs`), with PostgreSQL
+//! 15's results. Lengths and positions count characters, not bytes, except octet_length's and
+//! repeat's limit.
 //!
 //! kpg answers as PostgreSQL does in the C locale (as its tests' server runs): initcap
 //! capitalizes ASCII letters only, a letter after any other character, ASCII digits included,
@@ -49,14 +50,6 @@ pub(crate) fn variadic_strict(
     use crate::error::EvalError;
     let text = |s: String| Datum::String(s);
     Ok(match (func, args.as_slice()) {
-        (
-            VariadicFunc::MakeDate
-            | VariadicFunc::JustifyDays
-            | VariadicFunc::JustifyHours
-            | VariadicFunc::JustifyInterval
-            | VariadicFunc::Age,
-            args,
-        ) => crate::expr::date_funcs::eval(func, args)?,
         (VariadicFunc::RegexpReplace, args) => regex::regexp_replace(args)?,
         (VariadicFunc::RegexpLike, args) => regex::regexp_like(args)?,
         (VariadicFunc::RegexpCount, args) => regex::regexp_count(args)?,
