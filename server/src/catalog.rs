@@ -7,6 +7,11 @@
 //! returns one. An index belongs to the object it arranges and is dropped with it; a view that
 //! reads an index depends on it, so the index cannot be dropped from under the view. A subsource
 //! (one table of a multi-output source) belongs to its source the same way.
+//!
+//! A temporary table (and its indexes) belongs to one session (`temp.rs`): only that session
+//! resolves or lists it, before the shared objects of the same name.
+
+pub mod temp;
 
 use std::collections::BTreeMap;
 
@@ -56,6 +61,11 @@ impl Kind {
 #[derive(Default)]
 pub struct Catalog {
     by_name: BTreeMap<String, GlobalId>,
+    /// The key each object and index has in `by_name` (its name, or for a temporary one its
+    /// name in its session's schema).
+    keys: BTreeMap<GlobalId, String>,
+    /// The session each temporary object and index belongs to.
+    temp: BTreeMap<GlobalId, u64>,
     entries: BTreeMap<GlobalId, Entry>,
     indexes: BTreeMap<GlobalId, IndexItem>,
 }
@@ -70,7 +80,6 @@ impl Catalog {
         depends_on: Vec<GlobalId>,
         definition: Option<Plan>,
     ) {
-        self.by_name.insert(name.clone(), id);
         self.entries.insert(
             id,
             Entry {
@@ -88,6 +97,43 @@ impl Catalog {
                 defaults: Vec::new(),
             },
         );
+        self.enter(id, None);
+    }
+
+    /// Enters the temporary table `id` of `session` (a shared object of its name stays).
+    pub fn insert_temporary(
+        &mut self,
+        session: u64,
+        id: GlobalId,
+        name: String,
+        desc: RelationDesc,
+    ) {
+        let shared = self.by_name.get(&name).copied();
+        self.insert(id, name.clone(), ItemKind::Table, desc, Vec::new(), None);
+        self.enter(id, Some(session));
+        if let Some(shared) = shared {
+            self.by_name.insert(name, shared);
+        }
+    }
+
+    /// Enters `id` (already in `entries` or `indexes`) under its key: its name, or for a
+    /// temporary object of `session` its name in the session's schema.
+    fn enter(&mut self, id: GlobalId, session: Option<u64>) {
+        let Some(name) = self.name(id).map(str::to_string) else {
+            return;
+        };
+        if let Some(old) = self.keys.remove(&id) {
+            self.by_name.remove(&old);
+        }
+        let key = match session {
+            Some(s) => {
+                self.temp.insert(id, s);
+                temp::key(s, &name)
+            }
+            None => name,
+        };
+        self.by_name.insert(key.clone(), id);
+        self.keys.insert(id, key);
     }
 
     /// Records the SQL of a view's defining query.
@@ -131,14 +177,56 @@ impl Catalog {
         self.entries.get(&id)?.owner
     }
 
+    /// Enters an index; the index of a temporary table is temporary too.
     pub fn insert_index(&mut self, index: IndexItem) {
-        self.by_name.insert(index.name.clone(), index.id);
+        let (id, on) = (index.id, index.on);
         self.indexes.insert(index.id, index);
+        let session = self.temp_of(on);
+        self.enter(id, session);
+    }
+
+    /// The session the object or index `id` is a temporary one of.
+    pub fn temp_of(&self, id: GlobalId) -> Option<u64> {
+        self.temp.get(&id).copied()
+    }
+
+    /// The temporary objects (not their indexes) of `session`.
+    pub fn temp_objects(&self, session: u64) -> Vec<GlobalId> {
+        self.temp
+            .iter()
+            .filter(|(id, s)| **s == session && self.entries.contains_key(id))
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// Whether the current session can see `id` (another session's temporary objects are
+    /// hidden).
+    fn visible(&self, id: GlobalId) -> bool {
+        self.temp_of(id).is_none_or(|s| Some(s) == temp::current())
+    }
+
+    /// The id `name` resolves to for the current session: its temporary object of that name,
+    /// or else the shared one; `public.name` is the shared one (see `name_of`).
+    fn lookup(&self, name: &str) -> Option<GlobalId> {
+        if let Some(shared) = name.strip_prefix("public.") {
+            return self.by_name.get(shared).copied();
+        }
+        if let Some(session) = temp::current() {
+            if let Some(id) = self.by_name.get(&temp::key(session, name)) {
+                return Some(*id);
+            }
+        }
+        self.by_name.get(name).copied()
     }
 
     /// Whether any object or index is called `name`.
     pub fn name_taken(&self, name: &str) -> bool {
         self.by_name.contains_key(name)
+    }
+
+    /// Whether `session` has a temporary object or index called `name`.
+    pub fn temp_name_taken(&self, session: u64, name: &str) -> bool {
+        self.by_name.contains_key(&temp::key(session, name))
     }
 
     pub fn get(&self, id: GlobalId) -> Option<&Entry> {
@@ -170,12 +258,12 @@ impl Catalog {
     }
 
     pub fn remove(&mut self, id: GlobalId) {
-        if let Some(entry) = self.entries.remove(&id) {
-            self.by_name.remove(&entry.item.name);
+        self.entries.remove(&id);
+        self.indexes.remove(&id);
+        if let Some(key) = self.keys.remove(&id) {
+            self.by_name.remove(&key);
         }
-        if let Some(index) = self.indexes.remove(&id) {
-            self.by_name.remove(&index.name);
-        }
+        self.temp.remove(&id);
     }
 
     /// Views that read `id` (an object or an index) directly.
@@ -222,17 +310,22 @@ impl Catalog {
         order
     }
 
-    /// Every table and materialized view, by name.
+    /// Every table and materialized view the current session sees, by name (its temporary
+    /// ones after the shared ones).
     pub fn items(&self) -> impl Iterator<Item = &CatalogItem> + '_ {
         self.by_name
             .values()
+            .filter(|id| self.visible(**id))
             .filter_map(|id| self.entries.get(id))
             .map(|e| &e.item)
     }
 
-    /// Every index, by name.
+    /// Every index the current session sees, by name.
     pub fn all_indexes(&self) -> impl Iterator<Item = &IndexItem> + '_ {
-        self.by_name.values().filter_map(|id| self.indexes.get(id))
+        self.by_name
+            .values()
+            .filter(|id| self.visible(**id))
+            .filter_map(|id| self.indexes.get(id))
     }
 
     /// The ids of every collection the workers hold (tables, materialized views, indexes),
@@ -257,13 +350,23 @@ impl Catalog {
 
 impl kpg_sql::Catalog for Catalog {
     fn resolve(&self, name: &str) -> Option<CatalogItem> {
+        let id = self.lookup(name)?;
+        self.entries.get(&id).map(|e| e.item.clone())
+    }
+
+    fn resolve_index(&self, name: &str) -> Option<IndexItem> {
+        let id = self.lookup(name)?;
+        self.indexes.get(&id).cloned()
+    }
+
+    fn resolve_shared(&self, name: &str) -> Option<CatalogItem> {
         let id = self.by_name.get(name)?;
         self.entries.get(id).map(|e| e.item.clone())
     }
 
-    fn resolve_index(&self, name: &str) -> Option<IndexItem> {
-        let id = self.by_name.get(name)?;
-        self.indexes.get(id).cloned()
+    fn resolve_temporary(&self, name: &str) -> Option<CatalogItem> {
+        let id = self.by_name.get(&temp::key(temp::current()?, name))?;
+        self.entries.get(id).map(|e| e.item.clone())
     }
 
     fn indexes_on(&self, id: GlobalId) -> Vec<IndexItem> {
@@ -282,8 +385,16 @@ impl kpg_sql::Catalog for Catalog {
         self.entries.get(&id)?.sql.clone()
     }
 
+    /// A name that resolves to `id` again: a shared object hidden by one of the session's
+    /// temporary objects is `public.name`.
     fn name_of(&self, id: GlobalId) -> Option<String> {
-        self.name(id).map(str::to_string)
+        let name = self.name(id)?;
+        let hidden = self.temp_of(id).is_none()
+            && temp::current().is_some_and(|s| self.temp_name_taken(s, name));
+        Some(match hidden {
+            true => format!("public.{name}"),
+            false => name.to_string(),
+        })
     }
 
     fn column_defaults(&self, id: GlobalId) -> Vec<Option<ColumnDefault>> {

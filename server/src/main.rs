@@ -125,8 +125,14 @@ async fn serve(args: Args, compute: kpg_compute::ComputeHandle) -> anyhow::Resul
     loop {
         let (socket, peer) = listener.accept().await?;
         let handlers = Arc::clone(&handlers);
+        let coord = Arc::clone(&coord);
         tokio::spawn(async move {
-            if let Err(e) = pgwire::tokio::process_socket(socket, None, handlers).await {
+            // Each connection is a session, which its temporary tables do not outlive.
+            let (session, result) =
+                catalog::temp::in_session(pgwire::tokio::process_socket(socket, None, handlers))
+                    .await;
+            coord.drop_temporary(session);
+            if let Err(e) = result {
                 tracing::debug!(%peer, "connection ended: {e}");
             }
         });

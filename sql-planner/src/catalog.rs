@@ -55,6 +55,17 @@ pub trait Catalog {
     /// The object named `name` (already case-folded as PostgreSQL does), if any.
     fn resolve(&self, name: &str) -> Option<CatalogItem>;
 
+    /// The object named `name` in schema `public`, where `resolve` would find the session's
+    /// temporary object of that name first (`public.t`).
+    fn resolve_shared(&self, name: &str) -> Option<CatalogItem> {
+        self.resolve(name)
+    }
+
+    /// The session's temporary object named `name` (`pg_temp.t`), if any.
+    fn resolve_temporary(&self, _name: &str) -> Option<CatalogItem> {
+        None
+    }
+
     /// The index named `name`, if any.
     fn resolve_index(&self, _name: &str) -> Option<IndexItem> {
         None
@@ -161,6 +172,18 @@ impl<'a> RecordingCatalog<'a> {
 impl Catalog for RecordingCatalog<'_> {
     fn resolve(&self, name: &str) -> Option<CatalogItem> {
         let item = self.inner.resolve(name)?;
+        self.resolved.borrow_mut().push(item.id);
+        Some(item)
+    }
+
+    fn resolve_shared(&self, name: &str) -> Option<CatalogItem> {
+        let item = self.inner.resolve_shared(name)?;
+        self.resolved.borrow_mut().push(item.id);
+        Some(item)
+    }
+
+    fn resolve_temporary(&self, name: &str) -> Option<CatalogItem> {
+        let item = self.inner.resolve_temporary(name)?;
         self.resolved.borrow_mut().push(item.id);
         Some(item)
     }

@@ -33,8 +33,8 @@ pub fn plan_create_table(
     if ct.or_replace {
         return unsupported("CREATE OR REPLACE TABLE");
     }
-    if ct.temporary || ct.unlogged || ct.external || ct.global.is_some() {
-        return unsupported("TEMPORARY, UNLOGGED or GLOBAL tables");
+    if ct.unlogged || ct.external || ct.global.is_some() {
+        return unsupported("UNLOGGED or GLOBAL tables");
     }
     if let Some(query) = &ct.query {
         return table_as::plan_create_table_as(ct, query, catalog);
@@ -51,7 +51,10 @@ pub fn plan_create_table(
         return unsupported("table options");
     }
     let name = object_name(&ct.name)?;
-    if catalog.resolve(&name).is_some() && !ct.if_not_exists {
+    // A temporary table may have the name of a shared one, which it hides (the server checks
+    // the session's own names).
+    let exists = !ct.temporary && catalog.resolve(&name).is_some();
+    if exists && !ct.if_not_exists {
         return Err(PlanError::new(
             "42P07",
             format!("relation \"{name}\" already exists"),
@@ -111,9 +114,9 @@ pub fn plan_create_table(
     }
     let names: Vec<String> = columns.iter().map(|(n, _)| n.clone()).collect();
     // (Unless the table exists, IF NOT EXISTS having been given: nothing is created then.)
-    let keys = match catalog.resolve(&name) {
-        Some(_) => Vec::new(),
-        None => resolve_keys(&name, &names, specs, catalog)?,
+    let keys = match exists {
+        true => Vec::new(),
+        false => resolve_keys(&name, &names, specs, catalog)?,
     };
     // A primary key's columns are NOT NULL.
     for key in keys.iter().filter(|k| k.primary) {
@@ -127,6 +130,7 @@ pub fn plan_create_table(
         keys,
         defaults,
         if_not_exists: ct.if_not_exists,
+        temporary: ct.temporary,
     })
 }
 

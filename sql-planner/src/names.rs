@@ -61,6 +61,17 @@ pub fn resolve_relation(
 ) -> Result<CatalogItem, PlanError> {
     if let [ObjectNamePart::Identifier(s), ObjectNamePart::Identifier(n)] = name.0.as_slice() {
         let (schema, n) = (fold(s), fold(n));
+        // `public.t` passes over a temporary `t`; `pg_temp.t` is only the temporary one.
+        if schema == "public" {
+            return catalog
+                .resolve_shared(&n)
+                .ok_or_else(|| PlanError::undefined_table(&n));
+        }
+        if schema == "pg_temp" {
+            return catalog
+                .resolve_temporary(&n)
+                .ok_or_else(|| PlanError::undefined_table(&format!("pg_temp.{n}")));
+        }
         if SYSTEM_SCHEMAS.contains(&schema.as_str()) {
             let qualified = format!("{schema}.{n}");
             return catalog

@@ -105,6 +105,8 @@ pub enum PlannedStatement {
         /// Each column's DEFAULT, if it has one.
         defaults: Vec<Option<ColumnDefault>>,
         if_not_exists: bool,
+        /// A temporary table, of the session that creates it.
+        temporary: bool,
     },
     /// CREATE SOURCE: start `generator`, exporting `exports` (the source object first).
     CreateSource {
@@ -186,6 +188,7 @@ pub enum PlannedStatement {
         finishing: RowSetFinishing,
         with_data: bool,
         if_not_exists: bool,
+        temporary: bool,
     },
     /// TRUNCATE: every row of `tables` is removed, in one write.
     Truncate { tables: Vec<GlobalId> },

@@ -490,3 +490,88 @@ async fn insert_on_conflict() {
         .hint()
         .is_some_and(|h| h.starts_with("Ensure that no rows")));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn temporary_tables() {
+    let (kpg, pg, a) = setup().await;
+    let b = Pair::new(&kpg, &pg).await;
+    a.exec("CREATE TABLE t (a int)").await;
+    a.exec("INSERT INTO t VALUES (1)").await;
+    // A temporary table hides the shared one of its name, for its session only.
+    a.exec("CREATE TEMPORARY TABLE t (a int, b text DEFAULT 'temp')")
+        .await;
+    a.exec("INSERT INTO t (a) VALUES (2), (3)").await;
+    a.check("SELECT * FROM t").await;
+    a.check("SELECT * FROM public.t").await;
+    b.check("SELECT * FROM t").await;
+    b.check_error("INSERT INTO t VALUES (1, 'x')").await;
+    // Every write works on it: keys, ON CONFLICT, UPDATE ... FROM, RETURNING, TRUNCATE.
+    b.exec("CREATE TEMP TABLE tk (k int PRIMARY KEY, v text)")
+        .await;
+    b.exec("INSERT INTO tk VALUES (1, 'a'), (2, 'b')").await;
+    b.check_error("INSERT INTO tk VALUES (1, 'dup')").await;
+    same_result(
+        &b,
+        "INSERT INTO tk VALUES (1, 'c') ON CONFLICT (k) DO UPDATE SET v = excluded.v RETURNING *",
+    )
+    .await;
+    same_result(
+        &b,
+        "UPDATE tk SET v = t.a::text FROM t WHERE tk.k = t.a RETURNING tk.*",
+    )
+    .await;
+    b.check("SELECT * FROM tk").await;
+    a.check_error("SELECT * FROM tk").await;
+    same_result(&a, "DELETE FROM t WHERE a = 3 RETURNING *").await;
+    a.exec("TRUNCATE t").await;
+    a.check("SELECT * FROM t").await;
+    a.check("SELECT * FROM public.t").await;
+    // CREATE TEMP TABLE AS, SELECT INTO TEMP.
+    same_result(
+        &a,
+        "CREATE TEMP TABLE ct AS SELECT a * 10 AS x FROM public.t",
+    )
+    .await;
+    same_result(&a, "SELECT x + 1 AS y INTO TEMP TABLE si FROM ct").await;
+    a.check("SELECT * FROM si").await;
+    b.check_error("SELECT * FROM si").await;
+    // The catalog: the session's own temporary tables, in its temporary schema.
+    let tables = "SELECT table_name, table_type, table_schema LIKE 'pg_temp%' AS temp \
+                  FROM information_schema.tables WHERE table_name IN ('t', 'tk', 'ct', 'si') \
+                  ORDER BY 1, 2";
+    a.check(tables).await;
+    b.check(tables).await;
+    // Views cannot read them (PostgreSQL makes a plain view over them temporary).
+    a.check_error("CREATE MATERIALIZED VIEW mv AS SELECT * FROM t")
+        .await;
+    // DROP drops the temporary table first, then the shared one is seen again.
+    a.exec("DROP TABLE t").await;
+    a.check("SELECT * FROM t").await;
+    a.exec("CREATE TEMP TABLE IF NOT EXISTS t (z int)").await;
+    a.exec("CREATE TEMP TABLE IF NOT EXISTS t (z int)").await;
+    a.check_error("CREATE TEMP TABLE t (z int)").await;
+    // A session's temporary tables end with it: their collections (and the constraint's
+    // index) are dropped.
+    let tk = "SELECT count(*) FROM kpg_dataflows WHERE name IN ('table-tk', 'index-tk_pkey')";
+    assert_eq!(query(&a.kpg, tk).await, rows(&[&["2"]]));
+    drop(b);
+    let mut left = query(&a.kpg, tk).await;
+    for _ in 0..100 {
+        if left == rows(&[&["0"]]) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        left = query(&a.kpg, tk).await;
+    }
+    assert_eq!(
+        left,
+        rows(&[&["0"]]),
+        "the ended session's temporary table is dropped"
+    );
+    let c = Pair::new(&kpg, &pg).await;
+    c.check_error("SELECT * FROM tk").await;
+    c.exec("CREATE TEMP TABLE tk (k int PRIMARY KEY)").await;
+    c.exec("INSERT INTO tk VALUES (1)").await;
+    c.check("SELECT * FROM tk").await;
+    a.check("SELECT * FROM t").await;
+}

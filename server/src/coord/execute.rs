@@ -13,6 +13,7 @@ use kpg_types::{
 
 use super::introspection::{is_system, mentions_system, system_rows, SystemCatalog, SystemData};
 use super::returning::{by_position, written};
+use super::temporary;
 use super::{Coordinator, State, Subscription};
 use crate::catalog::Kind;
 use crate::error::ExecError;
@@ -153,15 +154,20 @@ impl Coordinator {
                 keys,
                 defaults,
                 if_not_exists,
+                temporary,
             } => {
+                let session = temporary::owner(temporary)?;
                 let mut state = self.lock();
-                if state.catalog.name_taken(&name) {
+                if temporary::taken(&state, &name, session) {
                     return exists_result(&name, if_not_exists, "CREATE TABLE");
                 }
-                if let Some(taken) = keys.iter().find(|k| state.catalog.name_taken(&k.name)) {
+                if let Some(taken) = keys
+                    .iter()
+                    .find(|k| temporary::taken(&state, &k.name, session))
+                {
                     return exists_result(&taken.name, false, "CREATE TABLE");
                 }
-                self.create_table(&mut state, name, desc, keys, defaults)?;
+                self.create_table(&mut state, name, desc, keys, defaults, session)?;
                 Ok(ExecuteResult::Command("CREATE TABLE".into()))
             }
             PlannedStatement::CreateTableAs {
@@ -171,9 +177,19 @@ impl Coordinator {
                 finishing,
                 with_data,
                 if_not_exists,
+                temporary,
             } => {
-                self.create_table_as(name, desc, plan, finishing, with_data, if_not_exists)
-                    .await
+                let session = temporary::owner(temporary)?;
+                self.create_table_as(
+                    name,
+                    desc,
+                    plan,
+                    finishing,
+                    with_data,
+                    if_not_exists,
+                    session,
+                )
+                .await
             }
             PlannedStatement::CreateView {
                 name,
@@ -198,6 +214,7 @@ impl Coordinator {
                         format!("relation u{gone} was dropped while the view was planned"),
                     ));
                 }
+                temporary::check_view_inputs(&state, &named, materialized)?;
                 let id = Self::allocate_id(&mut state);
                 if !materialized {
                     // Readers plan the definition in place; nothing runs until it is indexed.
@@ -334,7 +351,7 @@ impl Coordinator {
     }
 
     /// Enters the table `name` in the catalog and creates its collection, with an index
-    /// enforcing each of its `keys`.
+    /// enforcing each of its `keys`; a temporary table of `session`, if given.
     pub(super) fn create_table(
         &self,
         state: &mut State,
@@ -342,14 +359,18 @@ impl Coordinator {
         desc: RelationDesc,
         keys: Vec<kpg_sql::UniqueKey>,
         defaults: Vec<Option<kpg_sql::ColumnDefault>>,
+        session: Option<u64>,
     ) -> Result<GlobalId, ExecError> {
         let id = Self::allocate_id(state);
         state
             .dataflows
             .insert(id, super::introspection::DataflowMeta::table(&name, id));
-        state
-            .catalog
-            .insert(id, name, ItemKind::Table, desc, Vec::new(), None);
+        match session {
+            Some(session) => state.catalog.insert_temporary(session, id, name, desc),
+            None => state
+                .catalog
+                .insert(id, name, ItemKind::Table, desc, Vec::new(), None),
+        }
         state.catalog.set_keys(id, keys.clone());
         state.catalog.set_defaults(id, defaults);
         self.compute.send(Command::CreateTable {

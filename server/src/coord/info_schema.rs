@@ -4,7 +4,7 @@
 
 use kpg_types::{format_type, Datum, ScalarType};
 
-use super::pg_rows::{Relation, Snapshot, NS_INFORMATION_SCHEMA, NS_PG_CATALOG, NS_PUBLIC, ROLE};
+use super::pg_rows::{Relation, Snapshot, NS_PG_TEMP, NS_PUBLIC, ROLE};
 
 fn t(s: impl Into<String>) -> Datum {
     Datum::String(s.into())
@@ -16,12 +16,13 @@ fn i(v: i32) -> Datum {
 
 const N: Datum = Datum::Null;
 
-fn schema(r: &Relation) -> &'static str {
-    match r.namespace {
-        NS_PG_CATALOG => "pg_catalog",
-        NS_PUBLIC => "public",
-        _ => "information_schema",
-    }
+fn schema(r: &Relation) -> String {
+    super::pg_rows::nspname(r.namespace)
+}
+
+/// Whether `r` is a table users write (shared or temporary).
+fn users_table(r: &Relation) -> bool {
+    r.kind == 'r' && matches!(r.namespace, NS_PUBLIC | NS_PG_TEMP)
 }
 
 fn listed(r: &Relation) -> bool {
@@ -35,14 +36,10 @@ fn yes_no(v: bool) -> Datum {
 pub fn rows(name: &str, s: &Snapshot) -> Vec<Vec<Datum>> {
     let db = kpg_sql::DATABASE;
     match name {
-        "schemata" => [NS_PG_CATALOG, NS_PUBLIC, NS_INFORMATION_SCHEMA]
+        "schemata" => super::pg_rows::namespaces(s)
             .iter()
             .map(|n| {
-                let name = match *n {
-                    NS_PG_CATALOG => "pg_catalog",
-                    NS_PUBLIC => "public",
-                    _ => "information_schema",
-                };
+                let name = super::pg_rows::nspname(*n);
                 vec![t(db), t(name), t(ROLE.1), N, N, N, N]
             })
             .collect(),
@@ -51,8 +48,12 @@ pub fn rows(name: &str, s: &Snapshot) -> Vec<Vec<Datum>> {
             .iter()
             .filter(|r| listed(r))
             .map(|r| {
-                let table = r.kind == 'r' && r.namespace == NS_PUBLIC;
-                let kind = if r.kind == 'r' { "BASE TABLE" } else { "VIEW" };
+                let table = users_table(r);
+                let kind = match (r.kind, r.namespace) {
+                    ('r', NS_PG_TEMP) => "LOCAL TEMPORARY",
+                    ('r', _) => "BASE TABLE",
+                    _ => "VIEW",
+                };
                 vec![
                     t(db),
                     t(schema(r)),
@@ -102,7 +103,7 @@ pub fn rows(name: &str, s: &Snapshot) -> Vec<Vec<Datum>> {
                             t(super::pg_rows::type_name(sc.oid().into())),
                             t("NO"),
                             t("NEVER"),
-                            yes_no(r.kind == 'r' && r.namespace == NS_PUBLIC),
+                            yes_no(users_table(r)),
                         ]
                     })
             })
@@ -165,7 +166,12 @@ fn measures(
             None,
         ),
         ScalarType::Date => (None, None, None, None, Some(0)),
-        ScalarType::Timestamp | ScalarType::Interval => (None, None, None, None, Some(6)),
+        ScalarType::Timestamp | ScalarType::Time | ScalarType::Interval => {
+            (None, None, None, None, Some(6))
+        }
+        ScalarType::TimestampOf(p) | ScalarType::TimeOf(p) => {
+            (None, None, None, None, Some(i32::from(*p)))
+        }
         ScalarType::IntervalOf(t) => {
             let digits = t.precision.map_or(6, i32::from);
             (None, None, None, None, Some(digits))

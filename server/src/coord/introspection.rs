@@ -278,6 +278,14 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         self.inner.resolve_index(name)
     }
 
+    fn resolve_shared(&self, name: &str) -> Option<CatalogItem> {
+        self.inner.resolve_shared(name)
+    }
+
+    fn resolve_temporary(&self, name: &str) -> Option<CatalogItem> {
+        self.inner.resolve_temporary(name)
+    }
+
     fn indexes_on(&self, id: GlobalId) -> Vec<IndexItem> {
         self.inner.indexes_on(id)
     }

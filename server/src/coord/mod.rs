@@ -26,6 +26,7 @@ mod returning;
 mod show;
 mod sources;
 mod table_as;
+mod temporary;
 mod truncate;
 
 use std::collections::{BTreeMap, HashMap};

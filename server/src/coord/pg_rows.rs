@@ -9,10 +9,12 @@ use kpg_sql::{ItemKind, PgLookup};
 use kpg_types::{quote_ident, Datum, RelationDesc, ScalarExpr, ScalarType, PG_TYPES};
 
 use super::pg_catalog::{self, SystemRelation, RELATIONS};
-use crate::catalog::Catalog;
+use crate::catalog::{temp, Catalog};
 
 pub const NS_PG_CATALOG: i64 = 11;
 pub const NS_PUBLIC: i64 = 2200;
+/// The session's schema of temporary objects (`pg_temp_<session>`), listed once it has one.
+pub const NS_PG_TEMP: i64 = 16000;
 pub const NS_INFORMATION_SCHEMA: i64 = 13000;
 /// The one role, which owns every object.
 pub const ROLE: (i64, &str) = (10, "kpg");
@@ -79,6 +81,15 @@ pub struct Snapshot {
     pub relations: Vec<Relation>,
 }
 
+/// The schemas the current session sees: its temporary one too if it holds anything.
+pub fn namespaces(s: &Snapshot) -> Vec<i64> {
+    let mut out = vec![NS_PG_CATALOG, NS_PUBLIC, NS_INFORMATION_SCHEMA];
+    if s.relations.iter().any(|r| r.namespace == NS_PG_TEMP) {
+        out.push(NS_PG_TEMP);
+    }
+    out
+}
+
 fn key_sql(key: &ScalarExpr, desc: &RelationDesc) -> String {
     match key {
         ScalarExpr::Column(c) => desc
@@ -110,7 +121,7 @@ impl Snapshot {
             relations.push(Relation {
                 oid: user_oid(item.id),
                 name: item.name.clone(),
-                namespace: NS_PUBLIC,
+                namespace: namespace_of(catalog, item.id),
                 kind,
                 desc: item.desc.clone(),
                 has_index: !kpg_sql::Catalog::indexes_on(catalog, item.id).is_empty(),
@@ -153,7 +164,7 @@ impl Snapshot {
             relations.push(Relation {
                 oid: user_oid(index.id),
                 name: index.name.clone(),
-                namespace: NS_PUBLIC,
+                namespace: namespace_of(catalog, index.id),
                 kind: 'i',
                 desc: RelationDesc::new(columns),
                 has_index: false,
@@ -203,11 +214,11 @@ impl Snapshot {
     /// and information_schema is not on the search path.
     fn visible(&self, r: &Relation) -> bool {
         match r.namespace {
-            NS_PG_CATALOG => true,
+            NS_PG_CATALOG | NS_PG_TEMP => true,
             NS_PUBLIC => !self
                 .relations
                 .iter()
-                .any(|o| o.namespace == NS_PG_CATALOG && o.name == r.name),
+                .any(|o| matches!(o.namespace, NS_PG_CATALOG | NS_PG_TEMP) && o.name == r.name),
             _ => false,
         }
     }
@@ -238,11 +249,20 @@ fn b(v: bool) -> Datum {
 }
 const N: Datum = Datum::Null;
 
-fn nspname(oid: i64) -> &'static str {
+pub fn nspname(oid: i64) -> String {
     match oid {
-        NS_PG_CATALOG => "pg_catalog",
-        NS_PUBLIC => "public",
-        _ => "information_schema",
+        NS_PG_CATALOG => "pg_catalog".into(),
+        NS_PUBLIC => "public".into(),
+        NS_PG_TEMP => temp::schema(temp::current().unwrap_or(0)),
+        _ => "information_schema".into(),
+    }
+}
+
+/// The schema of the object or index `id`: its session's temporary one, or public.
+fn namespace_of(catalog: &Catalog, id: u64) -> i64 {
+    match catalog.temp_of(id) {
+        Some(_) => NS_PG_TEMP,
+        None => NS_PUBLIC,
     }
 }
 
@@ -252,7 +272,13 @@ fn type_layout(ty: &ScalarType) -> (i32, bool, &'static str) {
         ScalarType::Bool => (1, true, "p"),
         ScalarType::Int16 => (2, true, "p"),
         ScalarType::Int32 | ScalarType::Float32 => (4, true, "p"),
-        ScalarType::Int64 | ScalarType::Float64 | ScalarType::Timestamp => (8, true, "p"),
+        ScalarType::Int64
+        | ScalarType::Float64
+        | ScalarType::Timestamp
+        | ScalarType::TimestampOf(_)
+        | ScalarType::Time
+        | ScalarType::TimeOf(_) => (8, true, "p"),
+        ScalarType::Uuid => (16, false, "p"),
         ScalarType::Date => (4, true, "p"),
         ScalarType::Interval | ScalarType::IntervalOf(_) => (16, false, "p"),
         _ => (-1, false, "x"),
@@ -269,7 +295,7 @@ fn collation(ty: &ScalarType) -> i64 {
 
 pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
     match (r.schema, r.name) {
-        (_, "pg_namespace") => [NS_PG_CATALOG, NS_PUBLIC, NS_INFORMATION_SCHEMA]
+        (_, "pg_namespace") => namespaces(s)
             .iter()
             .map(|n| vec![o(*n), t(nspname(*n)), o(ROLE.0), N])
             .collect(),
@@ -551,6 +577,7 @@ const SETTINGS: &[(&str, &str)] = &[
 pub fn type_name(oid: i64) -> &'static str {
     match oid {
         16 => "bool",
+        17 => "bytea",
         18 => "char",
         19 => "name",
         20 => "int8",
@@ -564,11 +591,13 @@ pub fn type_name(oid: i64) -> &'static str {
         1042 => "bpchar",
         1043 => "varchar",
         1082 => "date",
+        1083 => "time",
         1114 => "timestamp",
         1184 => "timestamptz",
         1186 => "interval",
         1700 => "numeric",
         2205 => "regclass",
+        2950 => "uuid",
         2206 => "regtype",
         4089 => "regnamespace",
         _ => "???",
@@ -629,9 +658,6 @@ pub fn lookup(what: PgLookup, s: &Snapshot) -> Vec<(i64, i64, String)> {
             .flatten()
             .collect(),
         PgLookup::RoleName => vec![(ROLE.0, 0, ROLE.1.to_string())],
-        PgLookup::NamespaceName => [NS_PG_CATALOG, NS_PUBLIC, NS_INFORMATION_SCHEMA]
-            .iter()
-            .map(|n| (*n, 0, nspname(*n).to_string()))
-            .collect(),
+        PgLookup::NamespaceName => namespaces(s).iter().map(|n| (*n, 0, nspname(*n))).collect(),
     }
 }

@@ -9,7 +9,7 @@ use kpg_sql::RowSetFinishing;
 use kpg_types::{Plan, RelationDesc};
 
 use super::execute::{exists_result, finish, ExecuteResult};
-use super::Coordinator;
+use super::{temporary, Coordinator};
 use crate::error::ExecError;
 
 impl Coordinator {
@@ -21,9 +21,10 @@ impl Coordinator {
         finishing: RowSetFinishing,
         with_data: bool,
         if_not_exists: bool,
+        session: Option<u64>,
     ) -> Result<ExecuteResult, ExecError> {
         const NO_DATA: &str = "CREATE TABLE AS";
-        if self.lock().catalog.name_taken(&name) {
+        if temporary::taken(&self.lock(), &name, session) {
             return exists_result(&name, if_not_exists, NO_DATA);
         }
         let rows = if with_data {
@@ -33,10 +34,10 @@ impl Coordinator {
         };
         let id = {
             let mut state = self.lock();
-            if state.catalog.name_taken(&name) {
+            if temporary::taken(&state, &name, session) {
                 return exists_result(&name, if_not_exists, NO_DATA);
             }
-            self.create_table(&mut state, name, desc, Vec::new(), Vec::new())?
+            self.create_table(&mut state, name, desc, Vec::new(), Vec::new(), session)?
         };
         if !with_data {
             return Ok(ExecuteResult::Command(NO_DATA.into()));

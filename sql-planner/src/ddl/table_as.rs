@@ -126,6 +126,7 @@ pub fn plan_create_table_as(
     plan_table_as(
         &ct.name,
         ct.if_not_exists,
+        ct.temporary,
         &names,
         query,
         with_data,
@@ -142,10 +143,8 @@ pub fn plan_select_into(
         return None;
     };
     let into = select.into.as_ref()?;
-    if into.temporary || into.unlogged {
-        return Some(Err(PlanError::unsupported(
-            "SELECT INTO TEMPORARY or UNLOGGED tables",
-        )));
+    if into.unlogged {
+        return Some(Err(PlanError::unsupported("SELECT INTO UNLOGGED tables")));
     }
     let name = match into.targets.as_slice() {
         [Expr::Identifier(i)] => ObjectName::from(vec![i.clone()]),
@@ -165,19 +164,28 @@ pub fn plan_select_into(
     if let SetExpr::Select(s) = query.body.as_mut() {
         s.into = None;
     }
-    Some(plan_table_as(&name, false, &[], &query, true, catalog))
+    Some(plan_table_as(
+        &name,
+        false,
+        into.temporary,
+        &[],
+        &query,
+        true,
+        catalog,
+    ))
 }
 
 fn plan_table_as(
     name: &ObjectName,
     if_not_exists: bool,
+    temporary: bool,
     names: &[&Ident],
     query: &Query,
     with_data: bool,
     catalog: &dyn Catalog,
 ) -> Result<PlannedStatement, PlanError> {
     let name = object_name(name)?;
-    if catalog.resolve(&name).is_some() && !if_not_exists {
+    if !temporary && catalog.resolve(&name).is_some() && !if_not_exists {
         return Err(PlanError::new(
             "42P07",
             format!("relation \"{name}\" already exists"),
@@ -208,5 +216,6 @@ fn plan_table_as(
         finishing: planned.finishing,
         with_data,
         if_not_exists,
+        temporary,
     })
 }
