@@ -64,7 +64,7 @@ impl Portal {
     fn run_fetch(
         &mut self,
         direction: FetchDirection,
-        mut dest: Option<&mut Vec<Row>>,
+        dest: Option<&mut Vec<Row>>,
     ) -> Result<u64, ExecError> {
         let (mut forward, mut count) = match direction {
             FetchDirection::Forward(n) => (true, n.unwrap_or(FETCH_ALL)),
@@ -140,7 +140,7 @@ impl Portal {
             self.rewind()?;
             return Ok(result);
         }
-        self.select(forward, count, dest.as_deref_mut())
+        self.select(forward, count, dest)
     }
 
     /// Up to `count` rows (all for `FETCH_ALL`) in one direction (`PortalRunSelect`).
