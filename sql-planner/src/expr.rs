@@ -116,6 +116,13 @@ impl<'a> ExprContext<'a> {
                     if let Some(key) = g.key_column(&t.expr) {
                         return Ok(key);
                     }
+                    // A key that folds to a constant (GROUP BY coalesce(DATE '...', d)) is
+                    // matched by the same expression, which folds to the same constant.
+                    if t.expr.is_constant()
+                        && g.keys.iter().any(|k| k.expr == t.expr && k.ty == t.ty)
+                    {
+                        return Ok(t);
+                    }
                 }
             }
         }

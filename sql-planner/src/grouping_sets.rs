@@ -171,37 +171,65 @@ pub fn repeat_input(
 }
 
 /// `reduced` (keys, then aggregates) with one row of defaults for each empty set over no
-/// input: the keys NULL, the set's number, each aggregate's value over no rows.
-pub fn empty_set_rows(reduced: Plan, sets: &Sets, nkeys: usize, defaults: &[Datum]) -> Plan {
+/// input: the keys NULL, the set's number, each aggregate's value over no rows. In a correlated
+/// subquery (`domain`: the outer values and their number, the first keys) that is one row per
+/// outer value without rows, as for a global aggregate there.
+pub fn empty_set_rows(
+    reduced: Plan,
+    sets: &Sets,
+    nkeys: usize,
+    defaults: &[Datum],
+    domain: Option<(Plan, usize)>,
+) -> Plan {
     let mut inputs = vec![reduced.clone()];
     let set_column = nkeys - 1;
+    let nd = domain.as_ref().map_or(0, |(_, nd)| *nd);
     for (s, members) in sets.members.iter().enumerate() {
         if members.iter().any(|m| *m) {
             continue;
         }
-        let row: Vec<Datum> = (0..set_column)
-            .map(|_| Datum::Null)
-            .chain([Datum::Int32(s as i32)])
-            .chain(defaults.iter().cloned())
-            .collect();
-        let width = row.len();
         let this_set = Plan::Filter {
             input: Box::new(reduced.clone()),
             predicates: vec![ScalarExpr::Column(set_column)
                 .call_binary(BinaryFunc::Eq, ScalarExpr::Literal(Datum::Int32(s as i32)))],
         };
-        let arity = nkeys + defaults.len();
-        inputs.push(Plan::Constant {
-            rows: vec![(Row::new(row.clone()), 1)],
-        });
-        inputs.push(Plan::Negate {
-            input: Box::new(Plan::Project {
-                input: Box::new(Plan::Map {
-                    input: Box::new(this_set),
-                    exprs: row.into_iter().map(ScalarExpr::Literal).collect(),
-                }),
-                outputs: (arity..arity + width).collect(),
-            }),
+        // The row after the outer values: NULL keys, the set, the defaults.
+        let rest: Vec<Datum> = (nd..set_column)
+            .map(|_| Datum::Null)
+            .chain([Datum::Int32(s as i32)])
+            .chain(defaults.iter().cloned())
+            .collect();
+        let without_rows = match &domain {
+            // The outer values whose subquery has no row for this set.
+            Some((values, nd)) => Plan::Union {
+                inputs: vec![
+                    values.clone(),
+                    Plan::Negate {
+                        input: Box::new(Plan::Project {
+                            input: Box::new(this_set),
+                            outputs: (0..*nd).collect(),
+                        }),
+                    },
+                ],
+            },
+            // One empty row, unless the set has its row.
+            None => Plan::Union {
+                inputs: vec![
+                    Plan::Constant {
+                        rows: vec![(Row::empty(), 1)],
+                    },
+                    Plan::Negate {
+                        input: Box::new(Plan::Project {
+                            input: Box::new(this_set),
+                            outputs: Vec::new(),
+                        }),
+                    },
+                ],
+            },
+        };
+        inputs.push(Plan::Map {
+            input: Box::new(without_rows),
+            exprs: rest.into_iter().map(ScalarExpr::Literal).collect(),
         });
     }
     Plan::Union { inputs }

@@ -123,11 +123,6 @@ fn plan_select_block(
         }
     };
     let expanded = crate::grouping_sets::expand(group_by)?;
-    if expanded.is_some() && nd > 0 {
-        return Err(PlanError::unsupported(
-            "GROUPING SETS, ROLLUP or CUBE in a correlated subquery",
-        ));
-    }
     let grouped = !outer_aggs.is_empty()
         || !group_by.is_empty()
         || s.having.is_some()
@@ -283,6 +278,7 @@ fn plan_select_block(
                         sets,
                         grouping.keys.len(),
                         &defaults,
+                        domain,
                     )
                 }
             };

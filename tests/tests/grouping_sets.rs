@@ -41,6 +41,11 @@ const QUERIES: &[&str] = &[
     // The empty set yields one row over no input.
     "SELECT region, count(*) AS n, sum(amount) AS s FROM empty_sales GROUP BY ROLLUP (region)",
     "SELECT count(*) AS n FROM empty_sales GROUP BY GROUPING SETS ((), ())",
+    // In a correlated subquery: per outer row, the empty set's row too.
+    "SELECT e.region, (SELECT sum(n) FROM (SELECT count(*) AS n FROM sales s \
+     WHERE s.region = e.region GROUP BY ROLLUP (s.product)) k) AS m FROM empty_sales e",
+    "SELECT DISTINCT s.region, (SELECT count(*) FROM (SELECT t.year FROM sales t \
+     WHERE t.product = s.product GROUP BY CUBE (t.year, t.region)) k) AS m FROM sales s",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

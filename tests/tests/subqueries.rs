@@ -250,6 +250,16 @@ async fn unsupported_aggregates_are_named() {
     ] {
         s.check_error(e).await;
     }
+    // A grouping key that folds to a constant is matched by the same expression.
+    for q in [
+        "SELECT coalesce(DATE '2024-01-18', NULL::date + x) FROM t GROUP BY coalesce(DATE '2024-01-18', NULL::date + x)",
+        "SELECT nullif(coalesce(5, x), 3), count(*) FROM t GROUP BY coalesce(5, x)",
+    ] {
+        s.check(q).await;
+    }
+    for e in ["SELECT coalesce(5, x) FROM t GROUP BY id"] {
+        s.check_error(e).await;
+    }
 }
 
 /// Row constructors compared with rows: `=`/`<>` field by field, orderings by the first pair

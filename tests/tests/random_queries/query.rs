@@ -278,7 +278,12 @@ impl<'r> Gen<'r> {
             let mut tail = String::new();
             if !keys.is_empty() {
                 let k: Vec<&str> = keys.iter().map(|(s, _)| s.as_str()).collect();
-                tail = format!(" GROUP BY {}", k.join(", "));
+                // Grouping sets (not in correlated subqueries, where kpg refuses them).
+                tail = match outer.is_empty() && self.rng.chance(20) {
+                    true if self.rng.chance(50) => format!(" GROUP BY ROLLUP ({})", k.join(", ")),
+                    true => format!(" GROUP BY CUBE ({})", k.join(", ")),
+                    false => format!(" GROUP BY {}", k.join(", ")),
+                };
             }
             if self.rng.chance(35) {
                 tail += &format!(" HAVING {}", self.expr(grouped, Ty::Bool, 2));
@@ -287,7 +292,14 @@ impl<'r> Gen<'r> {
         } else {
             let distinct = self.rng.chance(15);
             canon |= distinct;
-            let items: Vec<String> = types.iter().map(|t| self.expr(row, *t, 2)).collect();
+            let mut items: Vec<String> = types.iter().map(|t| self.expr(row, *t, 2)).collect();
+            // Sometimes a bigint item is a window function whose value the rows' values
+            // decide (no row numbers among ties).
+            if let Some(i) = types.iter().position(|t| *t == Ty::Int8) {
+                if self.rng.chance(15) {
+                    items[i] = self.window_item(row);
+                }
+            }
             (
                 if distinct {
                     "SELECT DISTINCT"
@@ -318,6 +330,29 @@ impl<'r> Gen<'r> {
         self.raw_division_ok = false;
         let sql = format!("{head} {} FROM {from}{filter}{tail}", list.join(", "));
         (sql, types)
+    }
+
+    /// A bigint window function over the innermost scope's columns whose value does not
+    /// depend on how ties are ordered.
+    fn window_item(&mut self, row: Ctx) -> String {
+        let inner = columns(row.scopes.last().expect("a scope"));
+        let (a, _) = self.rng.pick(&inner).clone();
+        let (b, _) = self.rng.pick(&inner).clone();
+        let ints: Vec<String> = inner
+            .iter()
+            .filter(|(_, t)| *t == Ty::Int4)
+            .map(|(c, _)| c.clone())
+            .collect();
+        match self.rng.below(5) {
+            0 => format!("count(*) OVER (PARTITION BY {a})"),
+            1 => format!("rank() OVER (PARTITION BY {a} ORDER BY {b} DESC)"),
+            2 => format!("dense_rank() OVER (ORDER BY {a} NULLS FIRST, {b})"),
+            3 if !ints.is_empty() => {
+                let c = self.rng.pick(&ints).clone();
+                format!("sum({c}) OVER (PARTITION BY {a} ORDER BY {b} RANGE UNBOUNDED PRECEDING)")
+            }
+            _ => format!("count({b}) OVER (ORDER BY {a})"),
+        }
     }
 
     /// 0..=2 grouping keys, mostly columns of the innermost scope.
