@@ -180,16 +180,9 @@ impl Coordinator {
                 temporary,
             } => {
                 let session = temporary::owner(temporary)?;
-                self.create_table_as(
-                    name,
-                    desc,
-                    plan,
-                    finishing,
-                    with_data,
-                    if_not_exists,
-                    session,
-                )
-                .await
+                let fill = with_data.then_some((plan, finishing));
+                self.create_table_as(name, desc, fill, if_not_exists, session)
+                    .await
             }
             PlannedStatement::CreateView {
                 name,

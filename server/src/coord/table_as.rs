@@ -13,13 +13,13 @@ use super::{temporary, Coordinator};
 use crate::error::ExecError;
 
 impl Coordinator {
+    /// Creates the table `name` of `desc` (a temporary one of `session`, if given), filled
+    /// with the rows of `fill`'s query unless it is `None` (WITH NO DATA).
     pub(super) async fn create_table_as(
         self: &Arc<Self>,
         name: String,
         desc: RelationDesc,
-        plan: Plan,
-        finishing: RowSetFinishing,
-        with_data: bool,
+        fill: Option<(Plan, RowSetFinishing)>,
         if_not_exists: bool,
         session: Option<u64>,
     ) -> Result<ExecuteResult, ExecError> {
@@ -27,10 +27,10 @@ impl Coordinator {
         if temporary::taken(&self.lock(), &name, session) {
             return exists_result(&name, if_not_exists, NO_DATA);
         }
-        let rows = if with_data {
-            finish(self.peek(plan).await?, &finishing)?
-        } else {
-            Vec::new()
+        let with_data = fill.is_some();
+        let rows = match fill {
+            Some((plan, finishing)) => finish(self.peek(plan).await?, &finishing)?,
+            None => Vec::new(),
         };
         let id = {
             let mut state = self.lock();
