@@ -67,6 +67,14 @@ async fn exact_variances_match_postgres() {
     for q in queries {
         s.check(q).await;
     }
+    // EXPLAIN names the aggregates as SQL does.
+    let plan = simple(&s.kpg, &format!("EXPLAIN {}", queries[0]))
+        .await
+        .expect("EXPLAIN");
+    let text = show(&plan.rows);
+    for name in ["stddev_samp(", "stddev_pop(", "var_samp(", "var_pop("] {
+        assert!(text.contains(name), "{name} in {text}");
+    }
     s.create_view("ev", queries[0]).await;
     s.create_view(
         "ev2",

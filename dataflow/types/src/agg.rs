@@ -58,6 +58,27 @@ pub struct AggregateExpr {
 }
 
 impl AggregateFunc {
+    /// The SQL name of the aggregate (EXPLAIN shows it).
+    pub fn name(&self) -> &'static str {
+        match self {
+            AggregateFunc::Count => "count",
+            AggregateFunc::SumInt32
+            | AggregateFunc::SumInt64
+            | AggregateFunc::SumNumeric
+            | AggregateFunc::SumFloat32
+            | AggregateFunc::SumFloat64
+            | AggregateFunc::SumInterval => "sum",
+            AggregateFunc::Min => "min",
+            AggregateFunc::Max => "max",
+            AggregateFunc::BoolAnd => "bool_and",
+            AggregateFunc::BoolOr => "bool_or",
+            AggregateFunc::VarianceNumeric(kind) | AggregateFunc::VarianceFloat(kind) => {
+                kind.name()
+            }
+            AggregateFunc::StringAgg(_) => "string_agg",
+        }
+    }
+
     /// The value over an empty group (count is 0, everything else NULL).
     pub fn default_value(&self) -> Datum {
         match self {

@@ -28,12 +28,7 @@ pub fn expr_list(es: &[ScalarExpr]) -> String {
 }
 
 fn aggregate(a: &AggregateExpr) -> String {
-    let name = format!("{:?}", a.func).to_lowercase();
-    // SumInt32, SumNumeric ... are all `sum`.
-    let name = ["sum", "min", "max", "count", "bool_and", "bool_or"]
-        .into_iter()
-        .find(|n| name.replace('_', "").starts_with(&n.replace('_', "")))
-        .map_or(name.clone(), str::to_string);
+    let name = a.func.name();
     let distinct = if a.distinct { "distinct " } else { "" };
     if name == "count" && a.expr == ScalarExpr::literal_true() {
         return "count(*)".to_string();

@@ -33,6 +33,15 @@ pub enum Dispersion {
 }
 
 impl Dispersion {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Dispersion::VarSamp => "var_samp",
+            Dispersion::VarPop => "var_pop",
+            Dispersion::StddevSamp => "stddev_samp",
+            Dispersion::StddevPop => "stddev_pop",
+        }
+    }
+
     fn sample(self) -> bool {
         matches!(self, Dispersion::VarSamp | Dispersion::StddevSamp)
     }
