@@ -42,6 +42,9 @@ pub fn plan_default(
             "42703" | "42P01" => {
                 PlanError::unsupported("cannot use column reference in DEFAULT expression")
             }
+            "0A000" if err.message.starts_with("subqueries") => {
+                PlanError::unsupported("cannot use subquery in DEFAULT expression")
+            }
             _ => err,
         })?;
     let from = bound.type_name();

@@ -156,7 +156,8 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
                         datums[c] = if is_default(e) {
                             defaults[c].eval(&[])?
                         } else {
-                            let t = assign(cx.bind(e)?, &cols[c].0, &cols[c].1)?;
+                            let bound = cx.bind(e).map_err(misplaced_default)?;
+                            let t = assign(bound, &cols[c].0, &cols[c].1)?;
                             t.expr.eval(&[])?
                         };
                     }
@@ -166,7 +167,8 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
             }
             _ => {
                 let (plan, scope, unknown) =
-                    plan_subquery_with_unknowns(&QueryContext::new(catalog), q)?;
+                    plan_subquery_with_unknowns(&QueryContext::new(catalog), q)
+                        .map_err(misplaced_default)?;
                 arity_check(scope.len(), &mut targets)?;
                 let mut exprs: Vec<ScalarExpr> = defaults.clone();
                 for (j, &c) in targets.iter().enumerate() {
@@ -213,6 +215,15 @@ fn column_defaults(catalog: &dyn Catalog, table: &CatalogItem) -> Vec<ScalarExpr
 /// identifier; a column named "default" must be quoted.
 fn is_default(e: &Expr) -> bool {
     matches!(e, Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"))
+}
+
+/// The keyword DEFAULT anywhere but a whole VALUES item or SET value is read as a column named
+/// "default", which no table has unquoted: PostgreSQL's 42601 for it.
+fn misplaced_default(e: PlanError) -> PlanError {
+    if e.code == "42703" && e.message.starts_with("column \"default\" does not exist") {
+        return PlanError::syntax("DEFAULT is not allowed in this context");
+    }
+    e
 }
 
 /// The single table an UPDATE or DELETE writes, and its scope (named by its alias, if any).
@@ -313,7 +324,8 @@ pub fn plan_update(up: &Update, catalog: &dyn Catalog) -> Result<PlannedStatemen
         assignments[i] = if is_default(&a.value) {
             column_defaults(catalog, &table).swap_remove(i)
         } else {
-            assign(cx.bind(&a.value)?, &cols[i].0, &cols[i].1)?.expr
+            let bound = cx.bind(&a.value).map_err(misplaced_default)?;
+            assign(bound, &cols[i].0, &cols[i].1)?.expr
         };
     }
     let predicates = where_predicates(up.selection.as_ref(), &scope)?;

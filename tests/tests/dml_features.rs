@@ -127,6 +127,13 @@ async fn column_defaults() {
         .await;
     s.check_error("CREATE TABLE bad (a int DEFAULT true)").await;
     s.check_error("CREATE TABLE bad (a int DEFAULT 'x')").await;
+    s.check_error("CREATE TABLE bad (a int DEFAULT (SELECT 1))")
+        .await;
+    s.check_error("INSERT INTO d (id, a) VALUES (11, DEFAULT + 1)")
+        .await;
+    s.check_error("INSERT INTO d (id, a) SELECT 11, DEFAULT")
+        .await;
+    s.check_error("UPDATE d SET a = DEFAULT + 1").await;
     s.check_error("INSERT INTO d (id, a) VALUES (9, DEFAULT), (10)")
         .await;
     // SHOW CREATE TABLE keeps the defaults: replayed, the table behaves the same.

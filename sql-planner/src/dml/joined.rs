@@ -105,7 +105,8 @@ pub fn plan_update_from(
         new[i] = if super::is_default(&a.value) {
             defaults[i].clone()
         } else {
-            assign(cx.bind(&a.value)?, &cols[i].0, &cols[i].1)?.expr
+            let bound = cx.bind(&a.value).map_err(super::misplaced_default)?;
+            assign(bound, &cols[i].0, &cols[i].1)?.expr
         };
     }
     // Old columns and position, new columns, the other items' columns.

@@ -106,7 +106,8 @@ pub fn plan_on_conflict(
                 assignments[i] = if is_default(&a.value) {
                     defaults[i].clone()
                 } else {
-                    assign(cx.bind(&a.value)?, &cols[i].0, &cols[i].1)?.expr
+                    let bound = cx.bind(&a.value).map_err(super::misplaced_default)?;
+                    assign(bound, &cols[i].0, &cols[i].1)?.expr
                 };
             }
             let predicate = match &update.selection {
