@@ -100,16 +100,22 @@ impl Catalog {
         self.enter(id, None);
     }
 
-    /// Enters the temporary table `id` of `session` (a shared object of its name stays).
+    /// Enters `item` as a temporary object of `session` (a shared object of its name stays).
     pub fn insert_temporary(
         &mut self,
         session: u64,
-        id: GlobalId,
-        name: String,
-        desc: RelationDesc,
+        item: CatalogItem,
+        depends_on: Vec<GlobalId>,
+        definition: Option<Plan>,
     ) {
+        let CatalogItem {
+            id,
+            name,
+            kind,
+            desc,
+        } = item;
         let shared = self.by_name.get(&name).copied();
-        self.insert(id, name.clone(), ItemKind::Table, desc, Vec::new(), None);
+        self.insert(id, name.clone(), kind, desc, depends_on, definition);
         self.enter(id, Some(session));
         if let Some(shared) = shared {
             self.by_name.insert(name, shared);

@@ -22,7 +22,7 @@ use crate::statement::PlannedStatement;
 use crate::types::scalar_type;
 use kpg_types::{ColumnType, RelationDesc};
 use sqlparser::ast::{
-    ColumnOption, CreateTable, CreateTableOptions, CreateView, ObjectName, ObjectType,
+    ColumnOption, CreateTable, CreateTableOptions, CreateView, ObjectName, ObjectType, OnCommit,
 };
 
 pub fn plan_create_table(
@@ -36,6 +36,16 @@ pub fn plan_create_table(
     if ct.unlogged || ct.external || ct.global.is_some() {
         return unsupported("UNLOGGED or GLOBAL tables");
     }
+    match (&ct.on_commit, ct.temporary) {
+        (None, _) | (Some(OnCommit::PreserveRows), true) => {}
+        (Some(_), false) => {
+            return Err(PlanError::new(
+                "42P16",
+                "ON COMMIT can only be used on temporary tables",
+            ))
+        }
+        (Some(_), true) => return unsupported("ON COMMIT DELETE ROWS or DROP"),
+    }
     if let Some(query) = &ct.query {
         return table_as::plan_create_table_as(ct, query, catalog);
     }
@@ -44,10 +54,7 @@ pub fn plan_create_table(
     {
         return unsupported("CREATE TABLE ... LIKE/INHERITS/PARTITION OF");
     }
-    if ct.partition_by.is_some()
-        || ct.on_commit.is_some()
-        || ct.table_options != CreateTableOptions::None
-    {
+    if ct.partition_by.is_some() || ct.table_options != CreateTableOptions::None {
         return unsupported("table options");
     }
     let name = object_name(&ct.name)?;

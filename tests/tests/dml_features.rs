@@ -498,6 +498,12 @@ async fn insert_on_conflict() {
         .is_some_and(|h| h.starts_with("Ensure that no rows")));
 }
 
+/// `sql` fails alike in a new session on both (another session's temporary objects are
+/// invisible).
+async fn c_sees_nothing(kpg: &KpgServer, pg: &Postgres, sql: &str) {
+    Pair::new(kpg, pg).await.check_error(sql).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn temporary_tables() {
     let (kpg, pg, a) = setup().await;
@@ -548,8 +554,26 @@ async fn temporary_tables() {
                   ORDER BY 1, 2";
     a.check(tables).await;
     b.check(tables).await;
-    // Views cannot read them (PostgreSQL makes a plain view over them temporary).
+    // A plain view over them is a temporary view; a materialized one is refused.
     a.check_error("CREATE MATERIALIZED VIEW mv AS SELECT * FROM t")
+        .await;
+    a.exec("CREATE VIEW tv AS SELECT a, b || '!' AS c FROM t")
+        .await;
+    a.exec("CREATE VIEW tv2 AS SELECT count(*) AS n FROM tv")
+        .await;
+    a.exec("INSERT INTO t VALUES (7, 'seven')").await;
+    a.check("SELECT * FROM tv").await;
+    a.check("SELECT * FROM tv2").await;
+    a.check_error("CREATE MATERIALIZED VIEW mv AS SELECT * FROM tv")
+        .await;
+    c_sees_nothing(&kpg, &pg, "SELECT * FROM tv").await;
+    a.check_error("DROP TABLE t").await;
+    a.exec("DROP VIEW tv CASCADE").await;
+    a.check_error("SELECT * FROM tv2").await;
+    // ON COMMIT PRESERVE ROWS is what a temporary table does; other tables take no ON COMMIT.
+    a.exec("CREATE TEMP TABLE oc (a int) ON COMMIT PRESERVE ROWS")
+        .await;
+    a.check_error("CREATE TABLE oc2 (a int) ON COMMIT PRESERVE ROWS")
         .await;
     // DROP drops the temporary table first, then the shared one is seen again.
     a.exec("DROP TABLE t").await;

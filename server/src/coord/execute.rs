@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use kpg_sql::sqlparser::ast::Statement;
-use kpg_sql::{IndexItem, ItemKind, ParsedStatement, PlannedStatement, RowSetFinishing};
+use kpg_sql::{
+    CatalogItem, IndexItem, ItemKind, ParsedStatement, PlannedStatement, RowSetFinishing,
+};
 use kpg_types::command::Command;
 use kpg_types::{
     ColumnType, DataflowDescription, DataflowSink, Datum, GlobalId, Plan, RelationDesc, Row,
@@ -198,22 +200,40 @@ impl Coordinator {
                     "CREATE VIEW"
                 };
                 let mut state = self.lock();
-                if state.catalog.name_taken(&name) {
-                    return exists_result(&name, if_not_exists, tag);
-                }
                 if let Some(gone) = named.iter().find(|id| !state.catalog.contains(**id)) {
                     return Err(ExecError::new(
                         "42P01",
                         format!("relation u{gone} was dropped while the view was planned"),
                     ));
                 }
-                temporary::check_view_inputs(&state, &named, materialized)?;
+                let session = temporary::view_owner(&state, &named, materialized)?;
+                if temporary::taken(&state, &name, session) {
+                    return exists_result(&name, if_not_exists, tag);
+                }
                 let id = Self::allocate_id(&mut state);
                 if !materialized {
                     // Readers plan the definition in place; nothing runs until it is indexed.
-                    state
-                        .catalog
-                        .insert(id, name, ItemKind::View, desc, named, Some(plan));
+                    let item = CatalogItem {
+                        id,
+                        name,
+                        kind: ItemKind::View,
+                        desc,
+                    };
+                    match session {
+                        Some(session) => {
+                            state
+                                .catalog
+                                .insert_temporary(session, item, named, Some(plan))
+                        }
+                        None => state.catalog.insert(
+                            id,
+                            item.name,
+                            item.kind,
+                            item.desc,
+                            named,
+                            Some(plan),
+                        ),
+                    }
                     set_view_sql(&mut state.catalog, id, stmt);
                     return Ok(ExecuteResult::Command(tag.into()));
                 }
@@ -358,11 +378,19 @@ impl Coordinator {
         state
             .dataflows
             .insert(id, super::introspection::DataflowMeta::table(&name, id));
+        let item = CatalogItem {
+            id,
+            name,
+            kind: ItemKind::Table,
+            desc,
+        };
         match session {
-            Some(session) => state.catalog.insert_temporary(session, id, name, desc),
+            Some(session) => state
+                .catalog
+                .insert_temporary(session, item, Vec::new(), None),
             None => state
                 .catalog
-                .insert(id, name, ItemKind::Table, desc, Vec::new(), None),
+                .insert(id, item.name, item.kind, item.desc, Vec::new(), None),
         }
         state.catalog.set_keys(id, keys.clone());
         state.catalog.set_defaults(id, defaults);

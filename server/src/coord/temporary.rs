@@ -2,8 +2,8 @@
 //! TEMP`): tables of one session, entered in the catalog under the session's schema
 //! (`catalog/temp.rs`), so that only it resolves them, before shared objects of the same name.
 //! They are dropped, with their indexes, when the session ends (`main.rs` calls
-//! `drop_temporary`). Views cannot read them: PostgreSQL refuses materialized views over them
-//! (0A000) and makes plain views over them temporary, which kpg does not do yet (0A000 too).
+//! `drop_temporary`). A plain view over one is a temporary view of the session, as in
+//! PostgreSQL, which refuses materialized views over them (0A000), as kpg does.
 
 use kpg_types::command::Command;
 use kpg_types::GlobalId;
@@ -30,20 +30,23 @@ pub(super) fn taken(state: &State, name: &str, session: Option<u64>) -> bool {
     }
 }
 
-/// Refuses a view (materialized or not) over a temporary table.
-pub(super) fn check_view_inputs(
+/// The session a view over `inputs` belongs to: a plain view over a temporary object is a
+/// temporary view of its session, as in PostgreSQL; a materialized one is refused (0A000).
+pub(super) fn view_owner(
     state: &State,
     inputs: &[GlobalId],
     materialized: bool,
-) -> Result<(), ExecError> {
-    if inputs.iter().any(|id| state.catalog.temp_of(*id).is_some()) {
-        return Err(ExecError::unsupported(if materialized {
-            "materialized views must not use temporary tables or views"
-        } else {
-            "views over temporary tables (PostgreSQL makes them temporary views)"
-        }));
+) -> Result<Option<u64>, ExecError> {
+    let Some(session) = inputs.iter().find_map(|id| state.catalog.temp_of(*id)) else {
+        return Ok(None);
+    };
+    if materialized {
+        return Err(ExecError::new(
+            "0A000",
+            "materialized views must not use temporary tables or views",
+        ));
     }
-    Ok(())
+    Ok(Some(session))
 }
 
 impl Coordinator {
