@@ -191,6 +191,17 @@ public class JdbcScenario {
             } catch (SQLException e) {
                 out("getTables error", e.getSQLState(), e.getMessage());
             }
+            // getColumns numbers the columns with row_number() OVER (...) in its catalog query.
+            try (ResultSet r = md.getColumns(null, "public", "orders", null)) {
+                List<String> cols = new ArrayList<>();
+                while (r.next()) {
+                    cols.add(r.getInt("ORDINAL_POSITION") + ":" + r.getString("COLUMN_NAME") + ":"
+                        + r.getString("TYPE_NAME") + ":" + r.getInt("DATA_TYPE") + ":" + r.getString("IS_NULLABLE"));
+                }
+                out("getColumns", cols);
+            } catch (SQLException e) {
+                out("getColumns error", e.getSQLState(), e.getMessage());
+            }
         }
     }
 }
