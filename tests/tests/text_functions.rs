@@ -146,6 +146,17 @@ async fn regexp_replace_matches_postgres() {
          regexp_replace('a', 'a', NULL), regexp_replace('tab\there', '\\t', ' ')",
     )
     .await;
+    // The flags that change how the pattern reads: newline-sensitive (n, m, p, w), expanded
+    // (x, undone by t) and literal (q).
+    s.check(
+        "SELECT regexp_replace(E'a\\nb1', '[^a]', '_', 'gn'), regexp_replace(E'a\\nb1', '.', '_', 'gp'), \
+         regexp_replace(E'a\\nb1', '^b', '_', 'gw'), regexp_replace(E'a\\nb1', '.$', '_', 'gm'), \
+         regexp_replace(E'a\\nb1', '\\D', '_', 'gn'), regexp_replace('a b#c', 'a\\ b # c', '_', 'x'), \
+         regexp_replace('ab', 'a b', '_', 'xt'), regexp_replace('a.b*c', '.b*', '_', 'gq'), \
+         regexp_count(E'x\\ny\\n', '^', 1, 'n'), regexp_like(E'a\\nb', 'a.b', 'n'), \
+         regexp_replace('ab', 'a{1, 2}b', '_', 'x')",
+    )
+    .await;
     s.create_view(
         "rv",
         "SELECT k, regexp_replace(s, 'l', 'L') AS a, regexp_replace(v, '[a-z]+', '<\\&>', 'g') AS b, \
@@ -186,7 +197,7 @@ async fn regexp_replace_matches_postgres() {
         "SELECT regexp_replace(s, '(ab)*', 'X') FROM t",
         "SELECT regexp_replace(s, '(?=a)', 'X') FROM t",
         "SELECT regexp_replace(s, '\\ma', 'X') FROM t",
-        "SELECT regexp_replace(s, 'a', 'X', 'x') FROM t",
+        "SELECT regexp_replace(s, 'a', 'X', 'b') FROM t",
         "SELECT regexp_replace('xyz', 'x|xy|xyz', '_')",
         "SELECT regexp_replace(s, '(ab|a)c', 'X') FROM t",
         "SELECT regexp_like(s, 'a|[bc]') FROM t",
@@ -245,7 +256,8 @@ async fn random_patterns_match_postgres() {
     s.exec(
         "INSERT INTO subj VALUES (1, 'aab'), (2, 'abab'), (3, 'ba1 c'), (4, ''), (5, 'aaa'), \
          (6, 'bcbc'), (7, 'a1b2 c3'), (8, 'xaxbxc'), (9, 'abcabc'), (10, 'b'), (11, '  a'), \
-         (12, E'ab\\nAB'), (13, 'ABba'), (14, 'cab_ba'), (15, 'baaab')",
+         (12, E'ab\\nAB'), (13, 'ABba'), (14, 'cab_ba'), (15, 'baaab'), \
+         (16, E'a\\nb\\n'), (17, E'\\n# xa b'), (18, 'a # x')",
     )
     .await;
     const ATOMS: [&str; 18] = [
@@ -276,9 +288,14 @@ async fn random_patterns_match_postgres() {
         if next(6) == 0 {
             p.push('$');
         }
+        if next(10) == 0 {
+            p.insert_str(next(p.len() + 1).min(p.len()), " # x");
+        }
+        const FLAGS: [&str; 10] = ["", "", "i", "n", "p", "w", "x", "q", "ni", "xw"];
+        let f = FLAGS[next(FLAGS.len())];
         let q = format!(
-            "SELECT k, regexp_replace(s, '{p}', '<\\&\\1>', 'g'), regexp_replace(s, '{p}', '#'), \
-             regexp_count(s, '{p}'), regexp_like(s, '{p}', 'i') FROM subj"
+            "SELECT k, regexp_replace(s, '{p}', '<\\&\\1>', 'g{f}'), regexp_replace(s, '{p}', '#'), \
+             regexp_count(s, '{p}', 1, '{f}'), regexp_like(s, '{p}', 'i') FROM subj"
         );
         match simple(&s.kpg, &q).await {
             Err(e) if sqlstate(&e).as_deref() == Some("0A000") => refused += 1,

@@ -1,19 +1,24 @@
-//! regexp_replace(source, pattern, replacement [, flags]) with PostgreSQL 15's results, on the
-//! `regex` crate.
+//! regexp_replace, regexp_like and regexp_count with PostgreSQL 15's results, on the `regex`
+//! crate.
 //!
 //! PostgreSQL's regular expressions (Spencer's AREs) and the `regex` crate agree on much but
 //! not all: an alternation or a quantified group matches the longest way in PostgreSQL and the
-//! first way in the crate (so only alternations of literals none of which begins another,
-//! where at most one alternative can match at a place, are kept), `\b` is a backspace there and a word boundary here, `\w`, `\d` and
+//! first way in the crate, `\b` is a backspace there and a word boundary here, `\w`, `\d` and
 //! `\s` follow the locale there and Unicode here, and there are back references, lookaround
 //! and non-greedy quantifiers whose rules differ. So a pattern is translated, not passed on:
 //! literals, `.`, `^`, `$`, bracket expressions (with POSIX classes), `\d \w \s` and their
 //! negations (as the C locale's ASCII sets, which kpg's tests' server uses), escaped
-//! punctuation, non-capturing and capturing groups, and greedy `* + ? {m,n}` on a single atom
-//! are kept; everything else is refused with 0A000 rather than answered differently. The
-//! flags `g`, `i`, `c` and `s` are understood; other valid PostgreSQL flags are refused with
-//! 0A000, unknown letters are 22023. With `i`, PostgreSQL's C locale folds only ASCII letters
-//! where the crate folds Unicode, so a non-ASCII pattern or source is refused with `i`.
+//! punctuation, non-capturing and capturing groups, greedy `* + ? {m,n}` on a single atom, and
+//! alternations of literals none of which begins another (at most one alternative can match
+//! at a place, so first and longest agree) are kept; everything else is refused with 0A000
+//! rather than answered differently.
+//!
+//! The flags `g`, `i`, `c`, `n`/`m`, `p`, `w`, `s`, `x`, `t` and `q` are understood (`n`: `.`
+//! and `[^...]` do not match a newline and `^`/`$` match at line ends; `p` and `w` each half
+//! of it; `x` ignores white space and `#` comments; `q` reads the pattern literally); `b` and
+//! `e` (basic and extended syntax) are refused with 0A000, unknown letters are 22023. With
+//! `i`, PostgreSQL's C locale folds only ASCII letters where the crate folds Unicode, so a
+//! non-ASCII pattern or source is refused with `i`.
 //!
 //! The replacement reads `\1` to `\9` (a group's text, empty if it took no part or does not
 //! exist), `\&` (the whole match) and `\\`; any other backslash is kept. Matching resumes
@@ -31,33 +36,54 @@ use crate::error::EvalError;
 const CACHE: usize = 64;
 
 thread_local! {
-    static PATTERNS: RefCell<HashMap<(String, bool), Regex>> = RefCell::new(HashMap::new());
+    static PATTERNS: RefCell<HashMap<(String, Syntax), Regex>> = RefCell::new(HashMap::new());
 }
 
 fn unsupported(what: &str) -> EvalError {
     EvalError::Unsupported(format!("{what} in regular expressions"))
 }
 
-/// The flags of a call: whether to replace every match, and whether case is ignored.
+/// How a pattern is read and matched: the flags other than `g`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct Syntax {
+    case_insensitive: bool,
+    /// `n` or `p`: `.` and `[^...]` do not match a newline.
+    newline_dots: bool,
+    /// `n` or `w`: `^` and `$` match at the start and end of every line.
+    newline_anchors: bool,
+    /// `x`: white space and `#` comments outside brackets are ignored.
+    expanded: bool,
+    /// `q`: the whole pattern is a literal string.
+    literal: bool,
+}
+
+/// The flags of a call: whether to replace every match, and how to match.
 struct Flags {
     global: bool,
-    case_insensitive: bool,
+    syntax: Syntax,
 }
 
 fn parse_flags(flags: &str) -> Result<Flags, EvalError> {
     let mut f = Flags {
         global: false,
-        case_insensitive: false,
+        syntax: Syntax::default(),
     };
+    let x = &mut f.syntax;
     for c in flags.chars() {
         match c {
             'g' => f.global = true,
-            'i' => f.case_insensitive = true,
-            'c' => f.case_insensitive = false,
-            's' => {}
-            'b' | 'e' | 'm' | 'n' | 'p' | 'q' | 't' | 'w' | 'x' => {
+            'i' => x.case_insensitive = true,
+            'c' => x.case_insensitive = false,
+            'n' | 'm' => (x.newline_dots, x.newline_anchors) = (true, true),
+            's' => (x.newline_dots, x.newline_anchors) = (false, false),
+            'p' => (x.newline_dots, x.newline_anchors) = (true, false),
+            'w' => (x.newline_dots, x.newline_anchors) = (false, true),
+            'x' => x.expanded = true,
+            't' => x.expanded = false,
+            'q' => x.literal = true,
+            'b' | 'e' => {
                 return Err(EvalError::Unsupported(format!(
-                    "regular expression option \"{c}\""
+                    "regular expression option \"{c}\" (basic and extended syntax)"
                 )))
             }
             _ => {
@@ -73,10 +99,10 @@ fn parse_flags(flags: &str) -> Result<Flags, EvalError> {
 /// Checks a constant pattern and flags at plan time: the error evaluation would raise, if any.
 pub fn check_pattern(pattern: &str, flags: Option<&str>) -> Result<(), EvalError> {
     let f = parse_flags(flags.unwrap_or(""))?;
-    if f.case_insensitive && !pattern.is_ascii() {
+    if f.syntax.case_insensitive && !pattern.is_ascii() {
         return Err(unsupported("case-insensitive non-ASCII characters"));
     }
-    compiled(pattern, f.case_insensitive, |_| ())
+    compiled(pattern, f.syntax, |_| ())
 }
 
 /// regexp_replace over non-NULL arguments: (source, pattern, replacement) followed by flags,
@@ -182,10 +208,10 @@ fn with_regex<T>(
     s: &str,
     f: impl FnOnce(&Regex) -> T,
 ) -> Result<T, EvalError> {
-    if flags.case_insensitive && !(pattern.is_ascii() && s.is_ascii()) {
+    if flags.syntax.case_insensitive && !(pattern.is_ascii() && s.is_ascii()) {
         return Err(unsupported("case-insensitive non-ASCII characters"));
     }
-    compiled(pattern, flags.case_insensitive, f)
+    compiled(pattern, flags.syntax, f)
 }
 
 /// PostgreSQL's successive matches from the character `start` (0-based): each search resumes
@@ -213,20 +239,22 @@ fn matches<'r, 's>(
 }
 
 /// Calls `f` with the translated, compiled pattern (cached per thread).
-fn compiled<T>(
-    pattern: &str,
-    case_insensitive: bool,
-    f: impl FnOnce(&Regex) -> T,
-) -> Result<T, EvalError> {
+fn compiled<T>(pattern: &str, syntax: Syntax, f: impl FnOnce(&Regex) -> T) -> Result<T, EvalError> {
     PATTERNS.with(|cache| {
         let mut cache = cache.borrow_mut();
-        let key = (pattern.to_string(), case_insensitive);
+        let key = (pattern.to_string(), syntax);
         if let Some(re) = cache.get(&key) {
             return Ok(f(re));
         }
-        let re = RegexBuilder::new(&translate(pattern, case_insensitive)?)
-            .case_insensitive(case_insensitive)
-            .dot_matches_new_line(true)
+        let translated = if syntax.literal {
+            regex::escape(pattern)
+        } else {
+            translate(pattern, &syntax)?
+        };
+        let re = RegexBuilder::new(&translated)
+            .case_insensitive(syntax.case_insensitive)
+            .dot_matches_new_line(!syntax.newline_dots)
+            .multi_line(syntax.newline_anchors)
             .build()
             .map_err(|e| {
                 EvalError::InvalidRegex(e.to_string().lines().last().unwrap_or("").into())
@@ -283,7 +311,7 @@ enum Last {
 
 /// The `regex` crate pattern that matches as the PostgreSQL pattern does, or 0A000 for what
 /// they would match differently.
-fn translate(pattern: &str, case_insensitive: bool) -> Result<String, EvalError> {
+fn translate(pattern: &str, syntax: &Syntax) -> Result<String, EvalError> {
     let invalid = |what: &str| EvalError::InvalidRegex(what.into());
     let mut out = String::with_capacity(pattern.len() + 8);
     let mut last = Last::Nothing;
@@ -292,6 +320,13 @@ fn translate(pattern: &str, case_insensitive: bool) -> Result<String, EvalError>
     let mut chars = pattern.chars().peekable();
     while let Some(c) = chars.next() {
         let frame = frames.last_mut().expect("the pattern's frame");
+        if syntax.expanded && c.is_whitespace() {
+            continue;
+        }
+        if syntax.expanded && c == '#' {
+            chars.by_ref().find(|&c| c == '\n');
+            continue;
+        }
         match c {
             '\\' => {
                 let e = chars
@@ -302,7 +337,7 @@ fn translate(pattern: &str, case_insensitive: bool) -> Result<String, EvalError>
                 last = Last::Atom;
             }
             '[' => {
-                bracket(&mut chars, &mut out)?;
+                bracket(&mut chars, &mut out, syntax.newline_dots)?;
                 frame.not_literal();
                 last = Last::Atom;
             }
@@ -324,7 +359,10 @@ fn translate(pattern: &str, case_insensitive: bool) -> Result<String, EvalError>
                 if frames.len() == 1 {
                     return Err(invalid("parentheses () not balanced"));
                 }
-                frames.pop().expect("a group").check(case_insensitive)?;
+                frames
+                    .pop()
+                    .expect("a group")
+                    .check(syntax.case_insensitive)?;
                 out.push(')');
                 last = Last::Group;
             }
@@ -342,7 +380,7 @@ fn translate(pattern: &str, case_insensitive: bool) -> Result<String, EvalError>
                     }
                 }
                 if c == '{' {
-                    out.push_str(&bounds(&mut chars)?);
+                    out.push_str(&bounds(&mut chars, syntax.expanded)?);
                 } else {
                     out.push(c);
                 }
@@ -370,7 +408,7 @@ fn translate(pattern: &str, case_insensitive: bool) -> Result<String, EvalError>
     frames
         .pop()
         .expect("the pattern's frame")
-        .check(case_insensitive)?;
+        .check(syntax.case_insensitive)?;
     Ok(out)
 }
 
@@ -445,9 +483,15 @@ impl Alternatives {
 }
 
 /// `{m}`, `{m,}` or `{m,n}` after the `{`, with PostgreSQL's bound of 255.
-fn bounds(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Result<String, EvalError> {
+fn bounds(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    expanded: bool,
+) -> Result<String, EvalError> {
     let mut body = String::new();
     for c in chars.by_ref() {
+        if expanded && c.is_whitespace() {
+            continue;
+        }
         if c == '}' {
             let parts: Vec<&str> = body.split(',').collect();
             let number = |p: &str| p.parse::<u32>().ok().filter(|n| *n <= 255);
@@ -504,12 +548,17 @@ fn escape(e: char, in_bracket: bool) -> Result<String, EvalError> {
 fn bracket(
     chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
     out: &mut String,
+    newline_sensitive: bool,
 ) -> Result<(), EvalError> {
     let invalid = || EvalError::InvalidRegex("brackets [] not balanced".into());
     out.push('[');
     if chars.peek() == Some(&'^') {
         chars.next();
         out.push('^');
+        // A newline-sensitive negated bracket never matches a newline.
+        if newline_sensitive {
+            out.push_str("\\n");
+        }
     }
     let mut first = true;
     loop {
