@@ -153,7 +153,11 @@ fn decode(mut s: &str) -> Result<Vec<Datum>, EvalError> {
         let (body, rest) = s.split_once(';').ok_or_else(bad)?;
         s = rest;
         let num = |t: &str| t.parse::<i64>().map_err(|_| bad());
-        let parts = || -> Result<Vec<i64>, EvalError> { body.split(',').map(num).collect() };
+        // The three numbers of a timestamp or an interval.
+        let parts = || -> Result<[i64; 3], EvalError> {
+            let p: Vec<i64> = body.split(',').map(num).collect::<Result<_, _>>()?;
+            <[i64; 3]>::try_from(p).map_err(|_| bad())
+        };
         out.push(match tag {
             'N' => Datum::Null,
             'b' => Datum::Bool(body == "1"),
