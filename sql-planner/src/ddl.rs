@@ -16,7 +16,7 @@ use crate::catalog::{Catalog, ItemKind, RecordingCatalog};
 use crate::constraints::{resolve_keys, KeySpec, Options};
 use crate::defaults::plan_default;
 use crate::error::PlanError;
-use crate::names::{fold, object_name};
+use crate::names::{fold, object_name, resolve_for_change};
 use crate::query::{plan_subquery, QueryContext};
 use crate::statement::PlannedStatement;
 use crate::types::scalar_type;
@@ -228,8 +228,8 @@ pub(crate) fn plan_drop_items(
     let noun = kind.noun();
     let mut ids = Vec::with_capacity(names.len());
     for n in names {
-        let name = object_name(n)?;
-        let Some(item) = catalog.resolve(&name) else {
+        let (name, item) = resolve_for_change(catalog, n)?;
+        let Some(item) = item else {
             if if_exists {
                 continue;
             }

@@ -53,6 +53,29 @@ pub fn object_name(name: &ObjectName) -> Result<String, PlanError> {
 /// The system schemas, whose relations the catalog resolves as `schema.name`.
 pub const SYSTEM_SCHEMAS: [&str; 2] = ["pg_catalog", "information_schema"];
 
+/// The object `name` names for a statement that changes it (DROP): `public.t` is the shared
+/// one, `pg_temp.t` the session's temporary one, a bare name the session's temporary one
+/// first. Returns the unqualified name with it.
+pub fn resolve_for_change(
+    catalog: &dyn Catalog,
+    name: &ObjectName,
+) -> Result<(String, Option<CatalogItem>), PlanError> {
+    if let [ObjectNamePart::Identifier(s), ObjectNamePart::Identifier(n)] = name.0.as_slice() {
+        let (schema, n) = (fold(s), fold(n));
+        if schema == "pg_temp" {
+            let item = catalog.resolve_temporary(&n);
+            return Ok((n, item));
+        }
+        if schema == "public" {
+            let item = catalog.resolve_shared(&n);
+            return Ok((n, item));
+        }
+    }
+    let n = object_name(name)?;
+    let item = catalog.resolve(&n);
+    Ok((n, item))
+}
+
 /// Resolves a relation that a query reads: `pg_catalog` first for a bare name, as PostgreSQL's
 /// search path does.
 pub fn resolve_relation(

@@ -581,6 +581,22 @@ async fn temporary_tables() {
     a.exec("CREATE TEMP TABLE IF NOT EXISTS t (z int)").await;
     a.exec("CREATE TEMP TABLE IF NOT EXISTS t (z int)").await;
     a.check_error("CREATE TEMP TABLE t (z int)").await;
+    a.check("SELECT * FROM pg_temp.t").await;
+    let create = query(&a.kpg, "SHOW CREATE TABLE t").await;
+    assert!(
+        create[0][1]
+            .as_deref()
+            .unwrap()
+            .starts_with("CREATE TEMPORARY TABLE t "),
+        "{create:?}"
+    );
+    // Qualified names reach past the temporary table, or only it.
+    a.exec("INSERT INTO public.t VALUES (8)").await;
+    a.check("SELECT * FROM public.t").await;
+    a.exec("DROP TABLE public.t").await;
+    a.check("SELECT * FROM t").await;
+    a.check_error("SELECT * FROM public.t").await;
+    a.check_error("DROP TABLE pg_temp.nope").await;
     // A session's temporary tables end with it: their collections (and the constraint's
     // index) are dropped.
     let tk = "SELECT count(*) FROM kpg_dataflows WHERE name IN ('table-tk', 'index-tk_pkey')";

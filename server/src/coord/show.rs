@@ -238,8 +238,12 @@ fn show_create(
                             cols.join(", ")
                         ));
                     }
+                    let temporary = match catalog.temp_of(item.id) {
+                        Some(_) => "TEMPORARY ",
+                        None => "",
+                    };
                     format!(
-                        "CREATE TABLE {} ({})",
+                        "CREATE {temporary}TABLE {} ({})",
                         quote_ident(&item.name),
                         defs.join(", ")
                     )
