@@ -6,13 +6,13 @@
 //! kpg does: `extra_float_digits` steers the text of floats (`pgwire_server/encode.rs`),
 //! `statement_timeout` is enforced by the session, and the rest are shown back. A value that
 //! would change what PostgreSQL does where kpg does not follow it (another client encoding, a
-//! DateStyle other than ISO with MDY, another IntervalStyle, a time zone other than UTC, a
-//! search_path without `public`, `standard_conforming_strings` off, read-only transactions,
-//! idle session timeouts, messages in another language, `SET LOCAL`) is refused with 0A000
-//! rather than silently ignored; a value PostgreSQL refuses gets its SQLSTATE and message, and
-//! unknown parameters are 42704, as in PostgreSQL. Values are kept as PostgreSQL shows them
-//! (`1s` for 1000 milliseconds, `ISO, MDY`). A transaction block's SETs are undone when it
-//! rolls back (`pgwire_server.rs`).
+//! DateStyle other than ISO with MDY, another IntervalStyle, `bytea_output` escape, a time zone
+//! other than UTC, a search_path without `public`, `standard_conforming_strings` off, read-only
+//! transactions, idle session timeouts, messages in another language, `SET LOCAL`) is refused
+//! with 0A000 rather than silently ignored; a value PostgreSQL refuses gets its SQLSTATE and
+//! message, and unknown parameters are 42704, as in PostgreSQL. Values are kept as PostgreSQL
+//! shows them (`1s` for 1000 milliseconds, `ISO, MDY`). A transaction block's SETs are undone
+//! when it rolls back (`pgwire_server.rs`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -30,6 +30,7 @@ use crate::error::ExecError;
 /// Parameters and their defaults, named as PostgreSQL's SHOW prints them (lookups ignore case).
 const DEFAULTS: &[(&str, &str)] = &[
     ("application_name", ""),
+    ("bytea_output", "hex"),
     ("client_encoding", "UTF8"),
     ("client_min_messages", "notice"),
     ("DateStyle", "ISO, MDY"),
@@ -364,6 +365,11 @@ fn check(name: &str, value: &str) -> Result<String, ExecError> {
             _ => refuse("UTF8 only"),
         },
         "datestyle" => datestyle(value),
+        "bytea_output" => match lower.as_str() {
+            "hex" => Ok(lower),
+            "escape" => refuse("hex only"),
+            _ => choice("escape, hex"),
+        },
         "intervalstyle" => match lower.as_str() {
             "postgres" => Ok(lower),
             "postgres_verbose" | "sql_standard" | "iso_8601" => refuse("postgres only"),

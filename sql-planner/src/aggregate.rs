@@ -318,6 +318,8 @@ pub fn bind_ordered_aggregate(
         "count" => Ok(grouping.add(slot(AggregateFunc::Count, arg, ScalarType::Int64, false))),
         "sum" => {
             let arg = widened(arg, ScalarType::Int16, ScalarType::Int32)?;
+            // A time is summed as the interval it converts to implicitly, as in PostgreSQL.
+            let arg = widened(arg, ScalarType::Time, ScalarType::Interval)?;
             let (func, ty) = match arg.ty {
                 Some(ScalarType::Int32) => (AggregateFunc::SumInt32, ScalarType::Int64),
                 Some(ScalarType::Int64) => (AggregateFunc::SumInt64, ScalarType::NUMERIC),
@@ -335,7 +337,10 @@ pub fn bind_ordered_aggregate(
         "min" | "max" => {
             let arg = match arg.ty {
                 None => coerce(arg, &ScalarType::Text, CastContext::Implicit)?.expect("unknown"),
-                Some(ScalarType::Bool) => return Err(no_function(name, &[arg])),
+                // PostgreSQL 15 has no min or max of these.
+                Some(ScalarType::Bool | ScalarType::Uuid | ScalarType::Bytea) => {
+                    return Err(no_function(name, &[arg]))
+                }
                 Some(_) => arg,
             };
             let func = if name == "min" {
@@ -408,6 +413,7 @@ fn avg(grouping: &Grouping, arg: Typed, distinct: bool) -> Result<Typed, PlanErr
     // avg(smallint) is avg(integer); avg(real) is computed, and returned, in double precision.
     let arg = widened(arg, ScalarType::Int16, ScalarType::Int32)?;
     let arg = widened(arg, ScalarType::Float32, ScalarType::Float64)?;
+    let arg = widened(arg, ScalarType::Time, ScalarType::Interval)?;
     let (sum_func, sum_ty, out) = match arg.ty {
         Some(ScalarType::Int32) => (
             AggregateFunc::SumInt32,

@@ -120,6 +120,7 @@ fn date_kind(ty: Option<ScalarType>) -> Option<DateKind> {
         Some(ScalarType::Date) => Some(DateKind::Date),
         Some(ScalarType::Timestamp) => Some(DateKind::Timestamp),
         Some(ScalarType::Interval) => Some(DateKind::Interval),
+        Some(ScalarType::Time) => Some(DateKind::Time),
         _ => None,
     }
 }
@@ -202,6 +203,11 @@ fn date_part(args: Vec<Typed>) -> Result<Typed, PlanError> {
 fn date_trunc(args: Vec<Typed>) -> Result<Typed, PlanError> {
     let [u, x] = <[Typed; 2]>::try_from(args.clone()).expect("two arguments");
     let name = unit_argument("date_trunc", &u, &args)?;
+    // A time is truncated as the interval it converts to implicitly, as in PostgreSQL.
+    let x = match x.ty {
+        Some(ScalarType::Time) => implicit(x, &ScalarType::Interval, "date_trunc", &args)?,
+        _ => x,
+    };
     let (kind, ty) = match x.ty {
         Some(ScalarType::Timestamp) => (DateKind::Timestamp, ScalarType::Timestamp),
         Some(ScalarType::Interval) => (DateKind::Interval, ScalarType::Interval),

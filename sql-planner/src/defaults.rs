@@ -140,6 +140,8 @@ fn cast_name(ty: &ScalarType) -> String {
         ScalarType::Char { .. } => "bpchar".into(),
         ScalarType::Numeric { .. } => "numeric".into(),
         ScalarType::IntervalOf(_) => "interval".into(),
+        ScalarType::TimestampOf(_) => "timestamp without time zone".into(),
+        ScalarType::TimeOf(_) => "time without time zone".into(),
         other => other.to_string(),
     }
 }

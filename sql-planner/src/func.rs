@@ -298,6 +298,10 @@ fn resolve_call(cx: &ExprContext<'_>, name: &str, args: Vec<Typed>) -> Result<Ty
         }
         ("upper" | "lower" | "length" | "char_length" | "character_length", 1) => {
             let a = args.into_iter().next().expect("one");
+            if name == "length" && a.ty == Some(ScalarType::Bytea) {
+                // length(bytea): its bytes.
+                return crate::builtin::unary(a, UnaryFunc::CharLength, ScalarType::Int32);
+            }
             if !a.ty.is_none_or(|t| t.is_string()) {
                 return Err(no_function(&name, &[a]));
             }

@@ -5,8 +5,9 @@
 //! takes the other operand's type; numeric operands are promoted int4 → int8 → numeric →
 //! float8; `date ± integer` and `date - date` are date arithmetic, and dates, timestamps and
 //! intervals combine as PostgreSQL's datetime operators (a date next to a timestamp or an
-//! interval becomes a timestamp; a date compared with a timestamp too); `||` makes text of any
-//! non-string operand. An operator PostgreSQL does not have is 42883 `operator does not exist:
+//! interval becomes a timestamp; a date compared with a timestamp too), a time takes an
+//! interval and a date (`date + time` is a timestamp); `||` joins two byteas, and makes text of
+//! any non-string operand. An operator PostgreSQL does not have is 42883 `operator does not exist:
 //! integer = boolean`, named with PostgreSQL's operator symbol.
 
 use crate::error::PlanError;
@@ -106,6 +107,13 @@ pub fn unify_comparable(sym: &str, l: Typed, r: Typed) -> Result<(Typed, Typed),
     if matches!((a, b), (Date, Timestamp) | (Timestamp, Date)) {
         return Ok((implicit(l, &Timestamp)?, implicit(r, &Timestamp)?));
     }
+    // time against interval: the time becomes the interval since midnight.
+    if matches!(
+        (a, b),
+        (ScalarType::Time, Interval) | (Interval, ScalarType::Time)
+    ) {
+        return Ok((implicit(l, &Interval)?, implicit(r, &Interval)?));
+    }
     Err(no_operator(sym, &written))
 }
 
@@ -138,13 +146,19 @@ pub fn arithmetic(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanErr
     if l.ty.is_none() && r.ty.is_none() {
         return Err(not_unique(sym, &l, &r));
     }
-    if matches!(l.ty, Some(ScalarType::Date)) && r.ty.is_none() && func == BinaryFunc::Add {
+    // date + unknown could be date + integer or date + time, which PostgreSQL does not
+    // choose between; time + time could be time + interval or date + time.
+    let time = |t: &Typed| matches!(t.ty, Some(ScalarType::Time));
+    if func == BinaryFunc::Add
+        && ((matches!(l.ty, Some(ScalarType::Date)) && r.ty.is_none()) || (time(&l) && time(&r)))
+    {
         return Err(not_unique(sym, &l, &r));
     }
-    // timestamp + 'text' reads the text as an interval (the only timestamp + x operator).
+    // timestamp + 'text' and time + 'text' read the text as an interval (PostgreSQL's
+    // choice among their + operators).
     let (l, r) = match (l.ty, r.ty, func) {
-        (Some(Timestamp), None, BinaryFunc::Add) => (l, implicit(r, &Interval)?),
-        (None, Some(Timestamp), BinaryFunc::Add) => (implicit(l, &Interval)?, r),
+        (Some(Timestamp | ScalarType::Time), None, BinaryFunc::Add) => (l, implicit(r, &Interval)?),
+        (None, Some(Timestamp | ScalarType::Time), BinaryFunc::Add) => (implicit(l, &Interval)?, r),
         _ => (l, r),
     };
     let (l, r) = resolve_unknown_operand(l, r)?;
@@ -202,6 +216,12 @@ fn datetime_arithmetic(
         (Date | Timestamp, Date | Timestamp, Sub) => {
             build(BinaryFunc::SubTimestamps, ts(l)?, ts(r)?, Interval)?
         }
+        (ScalarType::Time, Interval, Add) => build(BinaryFunc::AddTimeInterval, l, r, a)?,
+        (Interval, ScalarType::Time, Add) => build(BinaryFunc::AddTimeInterval, r, l, b)?,
+        (ScalarType::Time, Interval, Sub) => build(BinaryFunc::SubTimeInterval, l, r, a)?,
+        (ScalarType::Time, ScalarType::Time, Sub) => build(BinaryFunc::SubTimes, l, r, Interval)?,
+        (Date, ScalarType::Time, Add) => build(BinaryFunc::AddDateTime, l, r, Timestamp)?,
+        (ScalarType::Time, Date, Add) => build(BinaryFunc::AddDateTime, r, l, Timestamp)?,
         (Interval, Interval, Add) => build(BinaryFunc::AddIntervals, l, r, Interval)?,
         (Interval, Interval, Sub) => build(BinaryFunc::SubIntervals, l, r, Interval)?,
         (Interval, n, Mul) if n.is_numeric_family() => {
@@ -213,12 +233,30 @@ fn datetime_arithmetic(
         (Interval, n, Div) if n.is_numeric_family() => {
             build(BinaryFunc::DivInterval, l, f8(r)?, Interval)?
         }
+        // Otherwise a time takes part as the interval it converts to implicitly
+        // (`timestamp + time`, `time * 2`), as PostgreSQL resolves it.
+        (ScalarType::Time, _, _) => {
+            return datetime_arithmetic(func, implicit(l, &Interval)?, r, Interval, b)
+        }
+        (_, ScalarType::Time, _) => {
+            return datetime_arithmetic(func, l, implicit(r, &Interval)?, a, Interval)
+        }
         _ => return Ok(None),
     }))
 }
 
 /// `l || r`: text concatenation; a non-string operand is converted to its text form.
 pub fn concat(l: Typed, r: Typed) -> Result<Typed, PlanError> {
+    let bytea = |t: &Typed| t.ty == Some(ScalarType::Bytea);
+    if bytea(&l) || bytea(&r) {
+        // bytea || bytea (an unknown operand is a bytea); PostgreSQL's anynonarray || text
+        // turns a bytea next to text into its text.
+        let other = if bytea(&l) { &r } else { &l };
+        if other.ty.is_none() || bytea(other) {
+            let (l, r) = resolve_unknown_operand(l, r)?;
+            return build(BinaryFunc::Concat, l, r, ScalarType::Bytea);
+        }
+    }
     let is_text = |t: &Typed| t.ty.is_none_or(|ty| ty.is_string());
     if !is_text(&l) && !is_text(&r) {
         return Err(no_operator("||", &names(&l, &r)));

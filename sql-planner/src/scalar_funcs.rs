@@ -132,7 +132,7 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
         ("octet_length", 1) => {
             // char(n) has its own octet_length, which counts the padding.
             let x = match one().ty {
-                Some(ScalarType::Char { .. }) => one(),
+                Some(ScalarType::Char { .. } | ScalarType::Bytea) => one(),
                 _ => texts(name, &args, &[0])?.remove(0),
             };
             unary(x, UnaryFunc::OctetLength, ScalarType::Int32)?

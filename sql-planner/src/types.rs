@@ -78,15 +78,15 @@ pub fn cast_allowed(from: &ScalarType, to: &ScalarType, ctx: CastContext) -> boo
     if let (Some(a), Some(b)) = (numeric_rank(from), numeric_rank(to)) {
         return a < b || ctx != CastContext::Implicit;
     }
-    match (from, to) {
+    match (from.base(), to.base()) {
         // char(n) becomes text implicitly (losing its trailing blanks); text becomes char(n)
         // on assignment.
         (Char { .. }, Text | VarChar { .. }) => true,
         (_, Text | VarChar { .. } | Char { .. }) => ctx != CastContext::Implicit,
         (Text | VarChar { .. } | Char { .. }, _) => ctx == CastContext::Explicit,
         (Int32, Bool) | (Bool, Int32) => ctx == CastContext::Explicit,
-        (Date, Timestamp) => true,
-        (Timestamp, Date) => ctx != CastContext::Implicit,
+        (Date, Timestamp) | (Time, Interval) => true,
+        (Timestamp, Date) | (Timestamp, Time) | (Interval, Time) => ctx != CastContext::Implicit,
         _ => false,
     }
 }
@@ -140,6 +140,8 @@ fn to_is_unconstrained(to: &ScalarType) -> bool {
             ..
         } | ScalarType::VarChar { max_length: None }
             | ScalarType::Interval
+            | ScalarType::Timestamp
+            | ScalarType::Time
             | ScalarType::Text
             | ScalarType::Char { length: None }
     )
@@ -311,9 +313,15 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
         D::Timestamp(None, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
             ScalarType::Timestamp
         }
-        D::Timestamp(Some(_), TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
-            return unsupported("timestamp with a precision")
+        D::Timestamp(Some(p), TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            ScalarType::TimestampOf(precision(*p))
         }
+        D::Time(None, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => ScalarType::Time,
+        D::Time(Some(p), TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            ScalarType::TimeOf(precision(*p))
+        }
+        D::Uuid => ScalarType::Uuid,
+        D::Bytea => ScalarType::Bytea,
         D::Interval { fields, precision } => {
             interval_type(fields.as_ref().map(interval_fields), *precision)?
         }
@@ -335,8 +343,12 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
                 "timestamp" => ScalarType::Timestamp,
                 "interval" => ScalarType::Interval,
                 "real" => ScalarType::Float32,
-                "timestamptz" | "time" | "timetz" | "bytea" | "json" | "jsonb" | "uuid"
-                | "char" => return unsupported(&name.to_string()),
+                "time" => ScalarType::Time,
+                "uuid" => ScalarType::Uuid,
+                "bytea" => ScalarType::Bytea,
+                "timestamptz" | "timetz" | "json" | "jsonb" | "char" => {
+                    return unsupported(&name.to_string())
+                }
                 other => {
                     return Err(PlanError::new(
                         "42704",
@@ -347,6 +359,12 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
         }
         other => return unsupported(&other.to_string()),
     })
+}
+
+/// The precision of `time(p)` or `timestamp(p)`: above 6 is 6, as PostgreSQL reduces it
+/// (with a warning kpg does not send).
+fn precision(p: u64) -> u8 {
+    p.min(6) as u8
 }
 
 /// sqlparser's interval qualifier as kpg's.
@@ -418,5 +436,9 @@ pub fn internal_name(ty: &ScalarType) -> &'static str {
         ScalarType::Date => "date",
         ScalarType::Timestamp => "timestamp",
         ScalarType::Interval | ScalarType::IntervalOf(_) => "interval",
+        ScalarType::TimestampOf(_) => "timestamp",
+        ScalarType::Time | ScalarType::TimeOf(_) => "time",
+        ScalarType::Uuid => "uuid",
+        ScalarType::Bytea => "bytea",
     }
 }

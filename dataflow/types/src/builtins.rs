@@ -56,6 +56,7 @@ fn extract(u: DateUnit, d: &Datum) -> Decimal {
         Datum::Date(d) => datetime::extract_date(u, d),
         Datum::Timestamp(t) => datetime::extract_timestamp(u, t),
         Datum::Interval(iv) => datetime::extract_interval(u, iv),
+        Datum::Time(t) => datetime::extract_time(u, *t),
         other => unreachable!("EXTRACT over {other:?}"),
     }
 }
@@ -78,6 +79,16 @@ pub(crate) fn binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, Eval
         }
         (SubTimestamps, Datum::Timestamp(a), Datum::Timestamp(b)) => {
             Datum::Interval(datetime::sub_timestamps(a, b)?)
+        }
+        (AddTimeInterval, Datum::Time(t), Datum::Interval(iv)) => {
+            Datum::Time(datetime::add_time_interval(t, &iv))
+        }
+        (SubTimeInterval, Datum::Time(t), Datum::Interval(iv)) => {
+            Datum::Time(datetime::add_time_interval(t, &iv.checked_neg()?))
+        }
+        (SubTimes, Datum::Time(a), Datum::Time(b)) => Datum::Interval(datetime::sub_times(a, b)),
+        (AddDateTime, Datum::Date(d), Datum::Time(t)) => {
+            Datum::Timestamp(datetime::date_plus_time(d, t)?)
         }
         (AddIntervals, Datum::Interval(a), Datum::Interval(b)) => {
             Datum::Interval(a.checked_add(&b)?)

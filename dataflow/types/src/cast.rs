@@ -1,8 +1,10 @@
 //! Casts between SQL types with PostgreSQL's conversion rules: integer narrowing with range
 //! checks, rounding half away from zero (numeric) or to even (floats) into integers, floats
 //! into numeric through their significant digits, text input and output, and the date and
-//! timestamp conversions. Split from `expr.rs`, which evaluates expressions and calls these.
+//! date, time and timestamp conversions (a `time(p)` or `timestamp(p)` target rounds to its
+//! precision). Split from `expr.rs`, which evaluates expressions and calls these.
 
+use crate::datetime;
 use crate::datum::{float32, Datum};
 use crate::error::EvalError;
 use crate::numeric::Numeric;
@@ -109,6 +111,25 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (Datum::Timestamp(t), ScalarType::Date) => Datum::Date(t.date()),
         (Datum::Interval(iv), ScalarType::Interval) => Datum::Interval(iv),
         (Datum::Interval(iv), ScalarType::IntervalOf(t)) => Datum::Interval(t.apply(iv)?),
+        (Datum::Date(d), ScalarType::TimestampOf(_)) => {
+            Datum::Timestamp(d.and_time(chrono::NaiveTime::MIN))
+        }
+        (Datum::Timestamp(t), ScalarType::TimestampOf(p)) => {
+            Datum::Timestamp(datetime::round_timestamp(t, *p)?)
+        }
+        (Datum::Timestamp(t), ScalarType::Time) => Datum::Time(datetime::time_of(&t)),
+        (Datum::Timestamp(t), ScalarType::TimeOf(p)) => {
+            Datum::Time(datetime::round_time(datetime::time_of(&t), *p))
+        }
+        (Datum::Time(t), ScalarType::Time) => Datum::Time(t),
+        (Datum::Time(t), ScalarType::TimeOf(p)) => Datum::Time(datetime::round_time(t, *p)),
+        (Datum::Time(t), ScalarType::Interval) => Datum::Interval(crate::Interval::new(0, 0, t)),
+        (Datum::Interval(iv), ScalarType::Time) => Datum::Time(datetime::interval_time(&iv)),
+        (Datum::Interval(iv), ScalarType::TimeOf(p)) => {
+            Datum::Time(datetime::round_time(datetime::interval_time(&iv), *p))
+        }
+        (Datum::Uuid(u), ScalarType::Uuid) => Datum::Uuid(u),
+        (Datum::Bytes(b), ScalarType::Bytea) => Datum::Bytes(b),
         (d, ty) => unreachable!("planner allowed cast of {d:?} to {ty}"),
     })
 }

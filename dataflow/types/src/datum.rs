@@ -11,6 +11,8 @@
 //! index keys, GROUP BY, DISTINCT, set operations), the runtime keys rows by `canonical`, one
 //! chosen representation per SQL-equal class. NULL sorts first; SQL's NULL semantics (NULL
 //! yields NULL) are the expression evaluator's.
+//! `uuid`, `bytea` and `time` have one text per value, so they need no canonical form: a
+//! uuid and a bytea order as their bytes (PostgreSQL's memcmp), a time as its microseconds.
 //! `Row` is the owned record that dataflows move and arrange; it is a newtype so that its
 //! representation can become a compact byte encoding without touching its users.
 
@@ -43,6 +45,11 @@ pub enum Datum {
     Date(NaiveDate),
     Timestamp(NaiveDateTime),
     Interval(Interval),
+    /// A `time`: microseconds since midnight, 0 to 24:00:00 inclusive.
+    Time(i64),
+    Uuid([u8; 16]),
+    /// A `bytea`.
+    Bytes(Vec<u8>),
 }
 
 impl Datum {
@@ -103,6 +110,9 @@ impl Datum {
             (Date(a), Date(b)) => a.cmp(b),
             (Timestamp(a), Timestamp(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => tie(a.cmp(b), r, || a.fields().cmp(&b.fields())),
+            (Time(a), Time(b)) => a.cmp(b),
+            (Uuid(a), Uuid(b)) => a.cmp(b),
+            (Bytes(a), Bytes(b)) => a.cmp(b),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -123,6 +133,9 @@ impl Datum {
             Datum::Date(_) => 9,
             Datum::Timestamp(_) => 10,
             Datum::Interval(_) => 11,
+            Datum::Time(_) => 12,
+            Datum::Uuid(_) => 13,
+            Datum::Bytes(_) => 14,
         }
     }
 
@@ -142,6 +155,9 @@ impl Datum {
             Datum::Date(d) => datetime::write_date(d, out, true),
             Datum::Timestamp(t) => datetime::write_timestamp(t, out),
             Datum::Interval(iv) => iv.write_text(out),
+            Datum::Time(t) => datetime::write_time(*t, out),
+            Datum::Uuid(u) => crate::bytes_text::write_uuid(u, out),
+            Datum::Bytes(b) => crate::bytes_text::write_bytea(b, out),
         }
     }
 
@@ -230,6 +246,16 @@ impl Datum {
             // Input text of a qualified interval (a constant, a value for such a column):
             // the qualifier steers its reading.
             ScalarType::IntervalOf(t) => t.parse(text).map(Datum::Interval),
+            ScalarType::TimestampOf(p) => {
+                datetime::round_timestamp(datetime::parse_timestamp(text)?, *p)
+                    .map(Datum::Timestamp)
+            }
+            ScalarType::Time => datetime::parse_time(text).map(Datum::Time),
+            ScalarType::TimeOf(p) => {
+                datetime::parse_time(text).map(|t| Datum::Time(datetime::round_time(t, *p)))
+            }
+            ScalarType::Uuid => crate::bytes_text::parse_uuid(text).map(Datum::Uuid),
+            ScalarType::Bytea => crate::bytes_text::parse_bytea(text).map(Datum::Bytes),
         }
     }
 

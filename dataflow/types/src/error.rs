@@ -80,6 +80,9 @@ pub enum EvalError {
     /// 22023, with PostgreSQL's message.
     #[error("{0}")]
     InvalidParameterValue(String),
+    /// 22P02 with PostgreSQL's message, where it names no value (bad bytea escapes).
+    #[error("{0}")]
+    InvalidTextSyntax(String),
     /// 54000, with PostgreSQL's message.
     #[error("{0}")]
     ProgramLimitExceeded(String),
@@ -121,11 +124,16 @@ impl EvalError {
             | EvalError::NumericFieldOverflow { .. } => "22003",
             // PostgreSQL reports bad date/time text as invalid_datetime_format.
             EvalError::InvalidTextRepresentation { type_name, .. }
-                if matches!(type_name.as_str(), "date" | "timestamp" | "interval") =>
+                if matches!(
+                    type_name.as_str(),
+                    "date" | "time" | "timestamp" | "interval"
+                ) =>
             {
                 "22007"
             }
-            EvalError::InvalidTextRepresentation { .. } => "22P02",
+            EvalError::InvalidTextRepresentation { .. } | EvalError::InvalidTextSyntax(_) => {
+                "22P02"
+            }
             EvalError::StringTooLong { .. } | EvalError::CharTooLong { .. } => "22001",
             EvalError::NullValueNotAllowed(_) => "23502",
             EvalError::MultipleRowsFromSubquery => "21000",

@@ -123,6 +123,13 @@ pub enum BinaryFunc {
     SubTimestampInterval,
     /// timestamp - timestamp, an interval
     SubTimestamps,
+    /// time ± interval (the interval's time part, wrapped into a day)
+    AddTimeInterval,
+    SubTimeInterval,
+    /// time - time, an interval
+    SubTimes,
+    /// date + time, a timestamp
+    AddDateTime,
     AddIntervals,
     SubIntervals,
     /// interval * double precision
@@ -427,6 +434,10 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         (UnaryFunc::Upper, Datum::String(s)) => Datum::String(s.to_uppercase()),
         (UnaryFunc::Lower, Datum::String(s)) => Datum::String(s.to_lowercase()),
         (UnaryFunc::CharLength, Datum::String(s)) => Datum::Int32(s.chars().count() as i32),
+        // length(bytea) and octet_length(bytea) both count bytes.
+        (UnaryFunc::CharLength | UnaryFunc::OctetLength, Datum::Bytes(b)) => {
+            Datum::Int32(b.len() as i32)
+        }
         (UnaryFunc::BpcharToText, Datum::String(s)) => {
             Datum::String(s.trim_end_matches(' ').to_string())
         }
@@ -449,6 +460,10 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
         Gte => Datum::Bool(l.sql_cmp(&r).is_ge()),
         Add | Sub | Mul | Div | Mod => arith(func, l, r)?,
         Concat => {
+            if let (Datum::Bytes(mut a), Datum::Bytes(b)) = (l.clone(), &r) {
+                a.extend_from_slice(b);
+                return Ok(Datum::Bytes(a));
+            }
             let mut s = l.to_text().expect("not null");
             r.write_text(&mut s);
             Datum::String(s)

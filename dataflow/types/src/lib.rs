@@ -24,6 +24,7 @@
 pub mod accum;
 pub mod agg;
 mod builtins;
+pub mod bytes_text;
 mod cast;
 pub mod command;
 pub mod datetime;

@@ -358,6 +358,7 @@ const ENCODINGS: &[&str] = &[
 /// Built-in types by OID: (oid, name format_type prints, name of its array type's OID).
 pub const TYPES: &[(i64, &str, i64)] = &[
     (16, "boolean", 1000),
+    (17, "bytea", 1001),
     (18, "\"char\"", 1002),
     (19, "name", 1003),
     (20, "bigint", 1016),
@@ -371,10 +372,12 @@ pub const TYPES: &[(i64, &str, i64)] = &[
     (1042, "character", 1014),
     (1043, "character varying", 1015),
     (1082, "date", 1182),
+    (1083, "time without time zone", 1183),
     (1114, "timestamp without time zone", 1115),
     (1184, "timestamp with time zone", 1185),
     (1186, "interval", 1187),
     (1700, "numeric", 1231),
+    (2950, "uuid", 2951),
     (2205, "regclass", 2210),
     (2206, "regtype", 2211),
     (4089, "regnamespace", 4090),
@@ -406,6 +409,8 @@ pub fn format_type(oid: i64, typmod: Option<i32>) -> String {
                 ((m & 0x7ff) ^ 1024) - 1024
             )
         }
+        (1083, Some(m)) => format!("time({m}) without time zone"),
+        (1114, Some(m)) => format!("timestamp({m}) without time zone"),
         (1186, Some(m)) => match crate::IntervalTypmod::from_typmod(m) {
             Some(t) => t.to_string(),
             None => name.to_string(),
@@ -441,6 +446,10 @@ mod tests {
             "interval day to second(2)"
         );
         assert_eq!(format_type(1186, Some(-1)), "interval");
+        assert_eq!(format_type(1114, Some(3)), "timestamp(3) without time zone");
+        assert_eq!(format_type(1083, Some(0)), "time(0) without time zone");
+        assert_eq!(format_type(2950, None), "uuid");
+        assert_eq!(format_type(1001, Some(-1)), "bytea[]");
         assert_eq!(format_type(18, Some(-1)), "\"char\"");
     }
 

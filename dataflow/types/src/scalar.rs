@@ -46,6 +46,15 @@ pub enum ScalarType {
     /// Expressions have the plain `Interval` type (the planner drops the modifier where it
     /// reads such a column), so only column types and casts carry it.
     IntervalOf(IntervalTypmod),
+    /// `timestamp(p)`: a timestamp column or cast rounding to `p` (0 to 6) fractional digits.
+    /// Expressions have the plain `Timestamp` type, as with `IntervalOf`.
+    TimestampOf(u8),
+    /// `time without time zone`, microsecond precision, up to 24:00:00.
+    Time,
+    /// `time(p)`, carried as `TimestampOf` is.
+    TimeOf(u8),
+    Uuid,
+    Bytea,
 }
 
 impl ScalarType {
@@ -71,6 +80,10 @@ impl ScalarType {
             ScalarType::Timestamp => 1114,
             ScalarType::Interval | ScalarType::IntervalOf(_) => 1186,
             ScalarType::Numeric { .. } => 1700,
+            ScalarType::TimestampOf(_) => 1114,
+            ScalarType::Time | ScalarType::TimeOf(_) => 1083,
+            ScalarType::Uuid => 2950,
+            ScalarType::Bytea => 17,
         }
     }
 
@@ -86,6 +99,7 @@ impl ScalarType {
             } => *n as i32 + 4,
             ScalarType::Char { length: Some(n) } => *n as i32 + 4,
             ScalarType::IntervalOf(t) => t.typmod(),
+            ScalarType::TimestampOf(p) | ScalarType::TimeOf(p) => i32::from(*p),
             _ => -1,
         }
     }
@@ -103,6 +117,8 @@ impl ScalarType {
             ScalarType::VarChar { .. } => ScalarType::Text,
             ScalarType::Char { .. } => ScalarType::Char { length: None },
             ScalarType::IntervalOf(_) => ScalarType::Interval,
+            ScalarType::TimestampOf(_) => ScalarType::Timestamp,
+            ScalarType::TimeOf(_) => ScalarType::Time,
             other => *other,
         }
     }
@@ -115,16 +131,21 @@ impl ScalarType {
             ScalarType::VarChar { .. } => ScalarType::VarChar { max_length: None },
             ScalarType::Char { .. } => ScalarType::Char { length: None },
             ScalarType::IntervalOf(_) => ScalarType::Interval,
+            ScalarType::TimestampOf(_) => ScalarType::Timestamp,
+            ScalarType::TimeOf(_) => ScalarType::Time,
             other => *other,
         }
     }
 
     /// The type of an expression that reads a column of this type: an interval's modifier,
     /// which only cuts the values the column takes, goes (PostgreSQL's operators and
-    /// functions drop it too), so expressions only ever see plain `Interval`.
+    /// functions drop it too), so expressions only ever see plain `Interval`; likewise a
+    /// timestamp's or time's precision.
     pub fn value_type(&self) -> ScalarType {
         match self {
             ScalarType::IntervalOf(_) => ScalarType::Interval,
+            ScalarType::TimestampOf(_) => ScalarType::Timestamp,
+            ScalarType::TimeOf(_) => ScalarType::Time,
             other => *other,
         }
     }
@@ -190,6 +211,11 @@ impl fmt::Display for ScalarType {
             ScalarType::Timestamp => write!(f, "timestamp without time zone"),
             ScalarType::Interval => write!(f, "interval"),
             ScalarType::IntervalOf(t) => write!(f, "{t}"),
+            ScalarType::TimestampOf(p) => write!(f, "timestamp({p}) without time zone"),
+            ScalarType::Time => write!(f, "time without time zone"),
+            ScalarType::TimeOf(p) => write!(f, "time({p}) without time zone"),
+            ScalarType::Uuid => write!(f, "uuid"),
+            ScalarType::Bytea => write!(f, "bytea"),
         }
     }
 }

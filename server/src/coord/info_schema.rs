@@ -166,7 +166,12 @@ fn measures(
             None,
         ),
         ScalarType::Date => (None, None, None, None, Some(0)),
-        ScalarType::Timestamp | ScalarType::Interval => (None, None, None, None, Some(6)),
+        ScalarType::Timestamp | ScalarType::Time | ScalarType::Interval => {
+            (None, None, None, None, Some(6))
+        }
+        ScalarType::TimestampOf(p) | ScalarType::TimeOf(p) => {
+            (None, None, None, None, Some(i32::from(*p)))
+        }
         ScalarType::IntervalOf(t) => {
             let digits = t.precision.map_or(6, i32::from);
             (None, None, None, None, Some(digits))

@@ -272,7 +272,13 @@ fn type_layout(ty: &ScalarType) -> (i32, bool, &'static str) {
         ScalarType::Bool => (1, true, "p"),
         ScalarType::Int16 => (2, true, "p"),
         ScalarType::Int32 | ScalarType::Float32 => (4, true, "p"),
-        ScalarType::Int64 | ScalarType::Float64 | ScalarType::Timestamp => (8, true, "p"),
+        ScalarType::Int64
+        | ScalarType::Float64
+        | ScalarType::Timestamp
+        | ScalarType::TimestampOf(_)
+        | ScalarType::Time
+        | ScalarType::TimeOf(_) => (8, true, "p"),
+        ScalarType::Uuid => (16, false, "p"),
         ScalarType::Date => (4, true, "p"),
         ScalarType::Interval | ScalarType::IntervalOf(_) => (16, false, "p"),
         _ => (-1, false, "x"),
@@ -571,6 +577,7 @@ const SETTINGS: &[(&str, &str)] = &[
 pub fn type_name(oid: i64) -> &'static str {
     match oid {
         16 => "bool",
+        17 => "bytea",
         18 => "char",
         19 => "name",
         20 => "int8",
@@ -584,11 +591,13 @@ pub fn type_name(oid: i64) -> &'static str {
         1042 => "bpchar",
         1043 => "varchar",
         1082 => "date",
+        1083 => "time",
         1114 => "timestamp",
         1184 => "timestamptz",
         1186 => "interval",
         1700 => "numeric",
         2205 => "regclass",
+        2950 => "uuid",
         2206 => "regtype",
         4089 => "regnamespace",
         _ => "???",

@@ -38,8 +38,8 @@ fn type_size(ty: &Type) -> i16 {
         Type::BOOL | Type::CHAR => 1,
         Type::INT2 => 2,
         Type::INT4 | Type::FLOAT4 | Type::DATE | Type::OID => 4,
-        Type::INT8 | Type::FLOAT8 | Type::TIMESTAMP | Type::TIMESTAMPTZ => 8,
-        Type::INTERVAL => 16,
+        Type::INT8 | Type::FLOAT8 | Type::TIMESTAMP | Type::TIMESTAMPTZ | Type::TIME => 8,
+        Type::INTERVAL | Type::UUID => 16,
         Type::NAME => 64,
         _ => -1,
     }
@@ -148,6 +148,12 @@ fn encode_datum(
             bytes[12..].copy_from_slice(&iv.months.to_be_bytes());
             encoder.encode_field_with_type_and_format(&bytes, &ty, fmt, opts)
         }
+        // Microseconds since midnight (int8), the 16 bytes, the bytes.
+        Datum::Time(t) => {
+            encoder.encode_field_with_type_and_format(&t.to_be_bytes(), &ty, fmt, opts)
+        }
+        Datum::Uuid(u) => encoder.encode_field_with_type_and_format(u, &ty, fmt, opts),
+        Datum::Bytes(b) => encoder.encode_field_with_type_and_format(b, &ty, fmt, opts),
     }
 }
 

@@ -5,7 +5,8 @@
 //! Binary values are decoded by the parameter's type as the client was told it (the declared
 //! type, else the type kpg inferred): the fixed-width integers and floats, bool, numeric
 //! (base-10000 digits), date (days since 2000-01-01), timestamp (microseconds since then),
-//! interval (microseconds, days, months) and the string types. Text values are
+//! time (microseconds since midnight), interval (microseconds, days, months), uuid (16 bytes),
+//! bytea (the bytes, passed on as their hex text) and the string types. Text values are
 //! passed on as they are; the planner parses them with PostgreSQL's input rules, so a bad value
 //! is the same 22P02 error as a bad literal.
 
@@ -31,6 +32,9 @@ pub fn declared_type(ty: &Type) -> Result<Option<ScalarType>, ExecError> {
         Type::DATE => ScalarType::Date,
         Type::TIMESTAMP => ScalarType::Timestamp,
         Type::INTERVAL => ScalarType::Interval,
+        Type::TIME => ScalarType::Time,
+        Type::UUID => ScalarType::Uuid,
+        Type::BYTEA => ScalarType::Bytea,
         _ => {
             return Err(ExecError::unsupported(format!(
                 "parameters of type {}",
@@ -131,6 +135,18 @@ pub fn decode(
                 .to_text()
                 .ok_or_else(bad)?
         }
+        Type::TIME => {
+            let micros = i64::from_be_bytes(fixed(8)?.try_into().expect("8 bytes"));
+            if !(0..=86_400_000_000).contains(&micros) {
+                return Err(ExecError::new("22008", "time out of range"));
+            }
+            Datum::Time(micros).to_text().ok_or_else(bad)?
+        }
+        Type::UUID => {
+            let u: [u8; 16] = fixed(16)?.try_into().expect("16 bytes");
+            Datum::Uuid(u).to_text().ok_or_else(bad)?
+        }
+        Type::BYTEA => Datum::Bytes(bytes.to_vec()).to_text().ok_or_else(bad)?,
         Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => {
             utf8(index, bytes)?
         }

@@ -116,7 +116,7 @@ fn refused_features() {
         "SELECT $1",
         "SELECT array_agg(b) FROM t",
         "SELECT 'a'::timestamptz",
-        "SELECT 'a'::bytea",
+        "SELECT 'a'::timetz",
         "CREATE SOURCE s FROM LOAD GENERATOR AUCTION FOR ALL TABLES",
         "create source s from kafka connection k (topic 't')",
         "CREATE SOURCE s FROM POSTGRES CONNECTION p (PUBLICATION 'x') FOR ALL TABLES",

@@ -134,6 +134,13 @@ fn encode(d: &Datum, out: &mut String) {
             let (m, days, us) = v.fields();
             write!(out, "v{m},{days},{us};")
         }
+        Datum::Time(v) => write!(out, "T{v};"),
+        Datum::Uuid(v) => write!(out, "u{};", u128::from_be_bytes(*v)),
+        Datum::Bytes(v) => {
+            out.push('x');
+            v.iter().for_each(|b| out.push_str(&format!("{b:02x}")));
+            write!(out, ";")
+        }
     };
 }
 
@@ -186,6 +193,13 @@ fn decode(mut s: &str) -> Result<Vec<Datum>, EvalError> {
                 let p = parts()?;
                 Datum::Interval(Interval::new(p[0] as i32, p[1] as i32, p[2]))
             }
+            'T' => Datum::Time(num(body)?),
+            'u' => Datum::Uuid(body.parse::<u128>().map_err(|_| bad())?.to_be_bytes()),
+            'x' => Datum::Bytes(
+                (0..body.len() / 2)
+                    .map(|i| u8::from_str_radix(&body[2 * i..2 * i + 2], 16).map_err(|_| bad()))
+                    .collect::<Result<_, _>>()?,
+            ),
             _ => return Err(bad()),
         });
     }

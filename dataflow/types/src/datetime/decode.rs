@@ -86,6 +86,22 @@ pub(super) fn decode(text: &str) -> Result<(NaiveDate, i64), DtErr> {
     draft.finish()
 }
 
+/// Decodes `time` text into microseconds since midnight (at most 24:00:00), as PostgreSQL's
+/// `DecodeTimeOnly`: a date may precede the time and is checked, then ignored; numbers are
+/// read as packed times (`040506`, `1030`), never as dates; a time is required.
+pub(super) fn decode_time(text: &str) -> Result<i64, DtErr> {
+    let lower = text.to_ascii_lowercase();
+    let tokens = tokenize(&lower)?;
+    let mut draft = Draft {
+        time_only: true,
+        ..Draft::default()
+    };
+    for (i, token) in tokens.iter().enumerate() {
+        draft.take(*token, tokens.get(i + 1))?;
+    }
+    draft.finish_time()
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Year {
     value: i64,
@@ -125,6 +141,8 @@ struct Draft {
     keyword: Option<Keyword>,
     /// The previous token was the ISO `T`: this one must be a time.
     time_next: bool,
+    /// Reading `time` input (`decode_time`).
+    time_only: bool,
 }
 
 /// Fills an empty slot; a slot given twice is a syntax error.
@@ -169,6 +187,15 @@ impl Draft {
     /// A number standing alone.
     fn number(&mut self, n: &str) -> Result<(), DtErr> {
         let date_begun = self.year.is_some() || self.month.is_some() || self.day.is_some();
+        if self.time_only {
+            // Several digits before any point are a packed time; fewer are nothing.
+            let whole = n.split_once('.').map_or(n, |(w, _)| w);
+            return if whole.len() > 2 {
+                self.packed_time(n)
+            } else {
+                Err(DtErr::Syntax)
+            };
+        }
         if let Some((whole, _)) = n.split_once('.') {
             return if !date_begun {
                 // `2024.015`: a year and a day of the year.
@@ -346,7 +373,7 @@ impl Draft {
                     next,
                     Some(Token::Number(_) | Token::Clock(_) | Token::Compound(_))
                 );
-                if !self.date_complete() || !time_follows {
+                if !(self.date_complete() || self.time_only) || !time_follows {
                     return Err(DtErr::Syntax);
                 }
                 self.time_next = true;
@@ -363,7 +390,10 @@ impl Draft {
             "j" | "jd" | "julian" => {
                 fill(&mut self.keyword, Keyword::Unsupported("julian day".into()))
             }
-            _ if zone::is_zone_name(w) => fill(&mut self.zone, ()),
+            // A zone name needs a date to say its offset; a time alone may not have one.
+            _ if zone::is_zone_name(w) && !(self.time_only && !self.date_complete()) => {
+                fill(&mut self.zone, ())
+            }
             _ => Err(DtErr::Syntax),
         }
     }
@@ -379,8 +409,34 @@ impl Draft {
         fill(&mut self.month, Month { value, named: true })
     }
 
+    /// Checks a `time`'s fields and returns its microseconds since midnight.
+    fn finish_time(self) -> Result<i64, DtErr> {
+        match &self.keyword {
+            // `now` is the current time, which kpg does not read; the other words name days.
+            Some(Keyword::Unsupported(w)) if w == "now" => {
+                return Err(DtErr::Unsupported(w.clone()))
+            }
+            Some(_) => return Err(DtErr::Syntax),
+            None if self.time.is_none() => return Err(DtErr::Syntax),
+            None => {}
+        }
+        let date_given = self.date_complete();
+        let micros = self.finish_with_date(date_given)?.1;
+        if !(0..=24 * USECS_PER_HOUR).contains(&micros) {
+            return Err(DtErr::Field);
+        }
+        Ok(micros)
+    }
+
     /// Checks the ranges and builds the result.
     fn finish(self) -> Result<(NaiveDate, i64), DtErr> {
+        let (date, micros) = self.finish_with_date(true)?;
+        Ok((date.expect("a date is required"), micros))
+    }
+
+    /// Checks the ranges and builds the date (unless not `need_date`, when a time alone
+    /// is read) and the time.
+    fn finish_with_date(self, need_date: bool) -> Result<(Option<NaiveDate>, i64), DtErr> {
         if let Some(Keyword::Unsupported(what)) = self.keyword {
             return Err(DtErr::Unsupported(what));
         }
@@ -412,7 +468,10 @@ impl Draft {
             _ => {}
         }
         if self.keyword == Some(Keyword::Epoch) {
-            return Ok((NaiveDate::from_ymd_opt(1970, 1, 1).expect("epoch"), 0));
+            return Ok((NaiveDate::from_ymd_opt(1970, 1, 1), 0));
+        }
+        if !need_date {
+            return Ok((None, micros));
         }
         if bc {
             return Err(DtErr::Unsupported("BC".into()));
@@ -425,7 +484,7 @@ impl Draft {
                 NaiveDate::from_ymd_opt(y, m as u32, d as u32)
             }
         });
-        Ok((date.ok_or(DtErr::BigYear(y))?, micros))
+        Ok((Some(date.ok_or(DtErr::BigYear(y))?), micros))
     }
 }
 

@@ -1,5 +1,6 @@
 //! `timestamp` (without time zone) and `date`: their text input and output, arithmetic with
-//! intervals, and the units of EXTRACT / date_part / date_trunc (computed in `extract`).
+//! intervals, and the units of EXTRACT / date_part / date_trunc (computed in `extract`);
+//! `time` and the precision of `time(p)`/`timestamp(p)` are in `time`.
 //!
 //! A timestamp is a `chrono::NaiveDateTime` with microsecond precision (input is rounded to
 //! microseconds, as PostgreSQL does). Adding an interval adds months first (clamping the day
@@ -13,7 +14,13 @@
 mod decode;
 mod extract;
 mod lex;
+mod time;
 mod zone;
+
+pub use time::{
+    add_interval as add_time_interval, date_plus_time, extract_time, interval_time, parse_time,
+    round_time, round_timestamp, sub_times, time_of, write_time,
+};
 
 pub use extract::{
     extract_date, extract_interval, extract_timestamp, trunc_interval, trunc_timestamp,
@@ -54,6 +61,7 @@ pub enum DateKind {
     Date,
     Timestamp,
     Interval,
+    Time,
 }
 
 impl DateKind {
@@ -62,6 +70,7 @@ impl DateKind {
             DateKind::Date => "date",
             DateKind::Timestamp => "timestamp without time zone",
             DateKind::Interval => "interval",
+            DateKind::Time => "time without time zone",
         }
     }
 }
@@ -133,6 +142,10 @@ impl DateUnit {
             DateKind::Date => !matches!(self, Microseconds | Milliseconds | Second | Minute | Hour),
             DateKind::Timestamp => true,
             DateKind::Interval => !matches!(self, Week | Dow | Isodow | Doy | Isoyear | Julian),
+            DateKind::Time => matches!(
+                self,
+                Microseconds | Milliseconds | Second | Minute | Hour | Epoch
+            ),
         };
         if ok {
             Ok(())
