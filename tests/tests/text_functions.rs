@@ -196,7 +196,7 @@ async fn regexp_replace_matches_postgres() {
         "SELECT regexp_replace(s, 'a+?', 'X') FROM t",
         "SELECT regexp_replace(s, '(ab)*', 'X') FROM t",
         "SELECT regexp_replace(s, '(?=a)', 'X') FROM t",
-        "SELECT regexp_replace(s, '\\ma', 'X') FROM t",
+        "SELECT regexp_replace(s, '\\Za', 'X') FROM t",
         "SELECT regexp_replace(s, 'a', 'X', 'b') FROM t",
         "SELECT regexp_replace('xyz', 'x|xy|xyz', '_')",
         "SELECT regexp_replace(s, '(ab|a)c', 'X') FROM t",
@@ -260,9 +260,9 @@ async fn random_patterns_match_postgres() {
          (16, E'a\\nb\\n'), (17, E'\\n# xa b'), (18, 'a # x')",
     )
     .await;
-    const ATOMS: [&str; 18] = [
+    const ATOMS: [&str; 21] = [
         "a", "b", "c", "a", "b", "[ab]", "[^a]", ".", "\\d", "\\w", "\\s", "x", " ", "(?:ab)",
-        "(a)", "(b|c)", "(ab|ba)", "(a|bc|d)",
+        "(a)", "(b|c)", "(ab|ba)", "(a|bc|d)", "\\y", "\\m", "\\M",
     ];
     const QUANTIFIERS: [&str; 9] = ["", "", "", "*", "+", "?", "{1,2}", "{2}", "*?"];
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;

@@ -7,7 +7,8 @@
 //! `\s` follow the locale there and Unicode here, and there are back references, lookaround
 //! and non-greedy quantifiers whose rules differ. So a pattern is translated, not passed on:
 //! literals, `.`, `^`, `$`, bracket expressions (with POSIX classes), `\d \w \s` and their
-//! negations (as the C locale's ASCII sets, which kpg's tests' server uses), escaped
+//! negations and the word boundaries `\y \Y \m \M` (as the C locale's ASCII sets, which
+//! kpg's tests' server uses), escaped
 //! punctuation, non-capturing and capturing groups, greedy `* + ? {m,n}` on a single atom, and
 //! alternations of literals none of which begins another (at most one alternative can match
 //! at a place, so first and longest agree) are kept; everything else is refused with 0A000
@@ -332,6 +333,20 @@ fn translate(pattern: &str, syntax: &Syntax) -> Result<String, EvalError> {
                 let e = chars
                     .next()
                     .ok_or_else(|| invalid("invalid escape \\ sequence"))?;
+                // Word boundaries (of ASCII letters, digits and `_`, as in the C locale).
+                let boundary = match e {
+                    'y' => Some("(?-u:\\b)"),
+                    'Y' => Some("(?-u:\\B)"),
+                    'm' => Some("(?-u:\\b{start})"),
+                    'M' => Some("(?-u:\\b{end})"),
+                    _ => None,
+                };
+                if let Some(b) = boundary {
+                    out.push_str(b);
+                    frame.not_literal();
+                    last = Last::Nothing;
+                    continue;
+                }
                 out.push_str(&escape(e, false)?);
                 frame.push(!e.is_ascii_alphanumeric(), e);
                 last = Last::Atom;
@@ -640,8 +655,11 @@ mod tests {
             rr("foo bar", "(fo|ba)(o|r)", "<\\1\\2>", "g").unwrap(),
             "<foo> <bar>"
         );
+        assert_eq!(rr("ab a_b é", "\\y", "|", "g").unwrap(), "|ab| |a_b| é");
+        assert_eq!(rr("ab a", "\\ma", "X", "g").unwrap(), "Xb X");
+        assert_eq!(rr("ab a", "b\\M", "X", "g").unwrap(), "aX a");
         for p in [
-            "a|ab", "x|", "(ab|a.)", "a*|b", "(a)\\1", "a*?", "(ab)*", "(?=a)", "\\bx", "\\y",
+            "a|ab", "x|", "(ab|a.)", "a*|b", "(a)\\1", "a*?", "(ab)*", "(?=a)", "\\bx", "\\Z",
         ] {
             assert_eq!(rr("ab", p, "", "").unwrap_err().sqlstate(), "0A000", "{p}");
         }
