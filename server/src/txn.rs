@@ -1,10 +1,11 @@
 //! Transaction blocks (`BEGIN` ... `COMMIT` / `ROLLBACK`), with Materialize's rules.
 //!
 //! A transaction is either a write transaction or a read transaction, never both:
-//! - writes are `INSERT`s of constant rows into tables, buffered in the session and appended
-//!   together at one timestamp on `COMMIT` (so other sessions see all of them or none); each is
-//!   checked against its table's constraints when it runs, and all of them together again at
-//!   `COMMIT` (a duplicate key between two INSERTs of one block is reported there);
+//! - writes are `INSERT`s of constant rows into tables (their RETURNING rows answered at once),
+//!   buffered in the session and appended together at one timestamp on `COMMIT` (so other
+//!   sessions see all of them or none); each is checked against its table's constraints when it
+//!   runs, and all of them together again at `COMMIT` (a duplicate key between two INSERTs of
+//!   one block is reported there);
 //! - reads are `SELECT`s and `SHOW`s, each answered as outside a block.
 //!
 //! After an error the block is failed: statements are refused (25P02) until `COMMIT` or
@@ -143,10 +144,9 @@ pub async fn run_in_block(
         return Err(ExecError::new("25006", "transaction in read-only mode"));
     }
     // Checked against the table now; against the block's other writes at COMMIT.
-    let (table, rows) = coord.plan_constant_insert(stmt)?;
-    let count: i64 = rows.iter().map(|(_, n)| n).sum();
+    let (table, rows, result) = coord.plan_constant_insert(stmt)?;
     let writes = vec![(table, rows)];
     coord.check_writes(&writes).await?;
     txn.lock().expect("txn").writes.extend(writes);
-    Ok(ExecuteResult::Command(format!("INSERT 0 {count}")))
+    Ok(result)
 }

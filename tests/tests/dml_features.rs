@@ -270,6 +270,16 @@ async fn returning() {
     s.check_error("DELETE FROM r RETURNING nope").await;
     s.check("SELECT * FROM r").await;
     s.check_view("rv").await;
+    // Inside a transaction block (INSERT ... VALUES only, as kpg's write blocks take).
+    s.exec("BEGIN").await;
+    same_result(&s, "INSERT INTO r VALUES (50, 'in block') RETURNING id, n").await;
+    same_result(&s, "INSERT INTO r (id) VALUES (51), (52) RETURNING *").await;
+    s.exec("COMMIT").await;
+    s.exec("BEGIN").await;
+    same_result(&s, "INSERT INTO r VALUES (53, 'gone') RETURNING name").await;
+    s.exec("ROLLBACK").await;
+    s.check("SELECT * FROM r").await;
+    s.check_view("rv").await;
     // Through the extended protocol, as drivers send it.
     let sql = "INSERT INTO r VALUES ($1, $2) RETURNING id, name";
     let k = s.kpg.query(sql, &[&40i32, &"p"]).await.expect("kpg");

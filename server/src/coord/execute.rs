@@ -239,6 +239,7 @@ impl Coordinator {
                 }
                 let optimized = Self::optimize(&state, plan.clone())?;
                 Self::check_imports(&state, &optimized)?;
+                Self::check_maintainable(&optimized)?;
                 // The view reads its inputs, the views it names and any index it imports;
                 // none of them may be dropped while the view exists.
                 let mut depends_on = named;
@@ -426,6 +427,7 @@ impl Coordinator {
                     .ok_or_else(|| ExecError::internal("view without a definition"))?;
                 let plan = Self::optimize(state, definition)?;
                 Self::check_imports(state, &plan)?;
+                Self::check_maintainable(&plan)?;
                 state.catalog.add_dependencies(on, plan.index_imports());
                 plan
             }
@@ -448,23 +450,25 @@ impl Coordinator {
     }
 
     /// Plans an INSERT of constant rows for a transaction block (to be checked, not yet
-    /// written).
+    /// written), with what it answers: its tag, or its RETURNING rows.
     pub fn plan_constant_insert(
         &self,
         stmt: &ParsedStatement,
-    ) -> Result<(GlobalId, Vec<(Row, i64)>), ExecError> {
+    ) -> Result<(GlobalId, Vec<(Row, i64)>, ExecuteResult), ExecError> {
         match self.plan(stmt)? {
             PlannedStatement::Insert {
                 table,
                 plan: Plan::Constant { rows },
-                returning: None,
+                returning,
                 on_conflict: None,
-            } => Ok((table, rows)),
-            PlannedStatement::Insert {
-                returning: Some(_), ..
-            } => Err(ExecError::unsupported(
-                "INSERT ... RETURNING inside a transaction block",
-            )),
+            } => {
+                let result = written(
+                    "INSERT 0",
+                    returning.as_ref(),
+                    rows.iter().map(|(r, n)| (r.datums(), *n)),
+                )?;
+                Ok((table, rows, result))
+            }
             PlannedStatement::Insert {
                 on_conflict: Some(_),
                 ..
