@@ -7,6 +7,10 @@
 //! (so `'2024-01-01'` goes into a date column), and, being constant, is evaluated at plan time
 //! into a `Constant` plan; a NULL there for a NOT NULL column is 23502 at plan time. The server
 //! checks NOT NULL again on the rows it writes. Only tables may be written (42809 otherwise).
+//! Columns a write leaves out, and `DEFAULT` in VALUES and SET, take the column's DEFAULT
+//! (`defaults.rs`). The other clauses have files of their own: `dml/returning.rs`,
+//! `dml/joined.rs` (UPDATE ... FROM, DELETE ... USING), `dml/on_conflict.rs` and
+//! `dml/truncate.rs`.
 
 mod joined;
 mod on_conflict;
