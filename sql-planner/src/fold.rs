@@ -45,6 +45,10 @@ pub fn node(e: ScalarExpr) -> Result<ScalarExpr, PlanError> {
             }
             exprs.iter().all(is_literal)
         }
+        ScalarExpr::Variadic {
+            func: VariadicFunc::Random,
+            ..
+        } => return Ok(e),
         ScalarExpr::Variadic { exprs, .. } => exprs.iter().all(is_literal),
         ScalarExpr::If { cond, then, els } => {
             if let ScalarExpr::Literal(c) = cond.as_ref() {

@@ -50,7 +50,6 @@ const NOT_YET: &[&str] = &[
     "current_timestamp",
     "to_char",
     "to_date",
-    "random",
     // They return arrays, which kpg does not have.
     "regexp_match",
     "regexp_matches",

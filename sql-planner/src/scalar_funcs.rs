@@ -137,6 +137,15 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             };
             unary(x, UnaryFunc::OctetLength, ScalarType::Int32)?
         }
+        // Volatile: each evaluation draws anew (never folded; refused in maintained dataflows).
+        ("random", 0) => Typed::new(
+            ScalarExpr::Variadic {
+                func: VariadicFunc::Random,
+                exprs: Vec::new(),
+            },
+            ScalarType::Float64,
+            false,
+        ),
         ("repeat", 2) => {
             let mut typed = texts(name, &args, &[0])?;
             typed.push(implicit(args[1].clone(), &ScalarType::Int32, name, &args)?);

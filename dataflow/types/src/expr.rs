@@ -196,6 +196,9 @@ pub enum VariadicFunc {
     RegexpReplace,
     RegexpLike,
     RegexpCount,
+    /// random(): a double precision drawn uniformly from [0, 1) at each evaluation. Volatile:
+    /// never folded, and refused where a dataflow maintains its result (`is_volatile`).
+    Random,
     /// The date functions of `expr/date_funcs.rs`, strict: make_date(int, int, int),
     /// justify_days, justify_hours and justify_interval of an interval, and
     /// age(timestamp, timestamp).
@@ -241,7 +244,26 @@ impl ScalarExpr {
                 constant = false;
             }
         });
-        constant
+        constant && !self.is_volatile()
+    }
+
+    /// Whether evaluating the expression twice on the same row may give different values
+    /// (`random()`): such an expression cannot be maintained incrementally, since a row's
+    /// retraction would not cancel its insertion.
+    pub fn is_volatile(&self) -> bool {
+        let mut volatile = false;
+        self.visit(&mut |e| {
+            if matches!(
+                e,
+                ScalarExpr::Variadic {
+                    func: VariadicFunc::Random,
+                    ..
+                }
+            ) {
+                volatile = true;
+            }
+        });
+        volatile
     }
 
     /// Visits every node, parents before children.
@@ -352,6 +374,12 @@ impl ScalarExpr {
                         Ok(crate::text_funcs::variadic_lenient(*func, args))
                     }
                     VariadicFunc::StringAggInput => Ok(crate::agg::pack_string_agg(&args)),
+                    VariadicFunc::Random => {
+                        Ok(Datum::Float64(ordered_float::OrderedFloat(rand::random::<
+                            f64,
+                        >(
+                        ))))
+                    }
                     // The others are strict.
                     _ if args.iter().any(Datum::is_null) => Ok(Datum::Null),
                     VariadicFunc::Substring => match args.as_slice() {

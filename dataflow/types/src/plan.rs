@@ -378,6 +378,17 @@ impl Plan {
         }
     }
 
+    /// Whether some expression of the plan is volatile (`ScalarExpr::is_volatile`).
+    pub fn is_volatile(&self) -> bool {
+        let mut volatile = false;
+        self.visit(&mut |p| {
+            if p.own_exprs().iter().any(|e| e.is_volatile()) {
+                volatile = true;
+            }
+        });
+        volatile
+    }
+
     /// Visits every node, parents before children.
     pub fn visit(&self, f: &mut impl FnMut(&Plan)) {
         f(self);

@@ -421,6 +421,7 @@ impl Coordinator {
         let mut state = self.lock();
         let plan = Self::optimize(&state, plan)?;
         Self::check_imports(&state, &plan)?;
+        Self::check_maintainable(&plan)?;
         let valid_from = Self::read_since(&state, &plan);
         let as_of = match options.as_of {
             None => state.upper - 1,
@@ -461,6 +462,18 @@ impl Coordinator {
 
     /// A plan may only be sent to the workers while everything it reads exists: a concurrent
     /// DROP between planning and sending is caught here, under the lock that orders commands.
+    /// A dataflow that maintains its result (a materialized view, an index, a subscription)
+    /// cannot compute volatile functions: a row's retraction would not cancel its insertion.
+    fn check_maintainable(plan: &Plan) -> Result<(), ExecError> {
+        if plan.is_volatile() {
+            return Err(ExecError::unsupported(
+                "random() in a materialized view, an index or a subscription (its value would \
+                 change each time the row is maintained); use it in a SELECT",
+            ));
+        }
+        Ok(())
+    }
+
     fn check_imports(state: &State, plan: &Plan) -> Result<(), ExecError> {
         let mut reads = plan.imports();
         reads.extend(plan.index_imports());

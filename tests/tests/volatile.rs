@@ -1,0 +1,58 @@
+//! `random()`: evaluated anew for every row of an ad hoc query (never folded into one value),
+//! usable in INSERT ... SELECT and in plain views read ad hoc, and refused with 0A000 where a
+//! dataflow maintains its result (materialized views, indexes, subscriptions), since a row's
+//! retraction would not cancel its insertion. Results that do not depend on the values drawn
+//! are compared with PostgreSQL.
+
+use kpg_tests::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_in_ad_hoc_queries_and_refused_in_maintained_ones() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE t (id int, v int)").await;
+    s.exec("INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)")
+        .await;
+    for q in [
+        "SELECT count(*) FROM generate_series(1, 1000) g WHERE random() >= 0 AND random() < 1",
+        // One draw per row, not one per query.
+        "SELECT count(DISTINCT r) > 990 FROM (SELECT random() AS r FROM generate_series(1, 1000) g) k",
+        "SELECT id, random() < 1.0 AS below_one FROM t ORDER BY id",
+        "SELECT count(*) FROM t WHERE v * random() <= v",
+    ] {
+        s.check(q).await;
+    }
+    // Written once, the drawn values are ordinary data.
+    s.exec("CREATE TABLE draws (g int, d int)").await;
+    s.exec_each(
+        "INSERT INTO draws SELECT g, floor(random() * 10)::int FROM generate_series(1, 200) g",
+        "INSERT INTO draws SELECT g, floor(random() * 10)::int FROM generate_series(1, 200) g",
+    )
+    .await;
+    s.check("SELECT count(*), min(d) >= 0, max(d) <= 9 FROM draws")
+        .await;
+    // A plain view is planned into its readers: read ad hoc, it draws like a SELECT.
+    s.exec("CREATE VIEW noisy AS SELECT id, random() AS r FROM t")
+        .await;
+    s.check("SELECT count(*) FROM noisy WHERE r < 1").await;
+    for refused in [
+        "CREATE MATERIALIZED VIEW m AS SELECT id, random() AS r FROM t",
+        "CREATE MATERIALIZED VIEW m AS SELECT id FROM t WHERE random() < 0.5",
+        "CREATE MATERIALIZED VIEW m AS SELECT * FROM noisy",
+        "CREATE INDEX noisy_id ON noisy (id)",
+    ] {
+        let (code, msg) = expect_error(&s.kpg, refused).await;
+        assert_eq!(code, "0A000", "{refused}: {msg}");
+        assert!(msg.contains("random()"), "{refused}: {msg}");
+    }
+    let (code, msg) = expect_error(
+        &s.kpg,
+        "COPY (SUBSCRIBE (SELECT id, random() FROM t)) TO STDOUT",
+    )
+    .await;
+    assert_eq!(code, "0A000", "{msg}");
+    // Nothing was created by the refused statements.
+    s.check("SELECT count(*) FROM noisy").await;
+    let (code, _) = expect_error(&s.kpg, "SELECT * FROM m").await;
+    assert_eq!(code, "42P01");
+}
