@@ -257,6 +257,7 @@ pub fn bind_ordered_aggregate(
             .iter()
             .map(|e| inner.bind(e))
             .collect::<Result<_, _>>()?;
+        crate::types::refuse_bytea("string_agg", &args.iter().collect::<Vec<_>>())?;
         let input = string_agg::input(&inner, args, distinct, order_by)?;
         return Ok(grouping.add(AggSlot {
             agg: AggregateExpr {

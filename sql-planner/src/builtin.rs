@@ -233,6 +233,7 @@ pub fn substring(
     start: Option<Typed>,
     count: Option<Typed>,
 ) -> Result<Typed, PlanError> {
+    crate::types::refuse_bytea(name, &[&s])?;
     let start = start.unwrap_or_else(|| Typed::literal(Datum::Int32(1), ScalarType::Int32));
     let mut all = vec![s.clone(), start.clone()];
     all.extend(count.clone());
@@ -265,6 +266,7 @@ pub fn substring(
 
 /// `strpos(s, sub)` = `position(sub IN s)`.
 pub fn strpos(name: &str, s: Typed, sub: Typed) -> Result<Typed, PlanError> {
+    crate::types::refuse_bytea(name, &[&s, &sub])?;
     let all = [s.clone(), sub.clone()];
     if !is_stringish(&s) || !is_stringish(&sub) {
         return Err(no_function(name, &all));
@@ -283,6 +285,7 @@ pub fn trim(
 ) -> Result<Typed, PlanError> {
     let chars =
         chars.unwrap_or_else(|| Typed::literal(Datum::String(" ".into()), ScalarType::Text));
+    crate::types::refuse_bytea(name, &[&s, &chars])?;
     let all = [s.clone(), chars.clone()];
     if !is_stringish(&s) || !is_stringish(&chars) {
         return Err(no_function(name, &all));

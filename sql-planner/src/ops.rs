@@ -321,6 +321,9 @@ pub fn like(case_insensitive: bool, negated: bool, l: Typed, r: Typed) -> Result
         (true, false) => "~~*",
         (true, true) => "!~~*",
     };
+    if !case_insensitive {
+        crate::types::refuse_bytea("LIKE", &[&l, &r])?;
+    }
     let is_text = |t: &Typed| t.ty.is_none_or(|ty| ty.is_string());
     if !is_text(&l) || !is_text(&r) {
         return Err(no_operator(sym, &names(&l, &r)));

@@ -159,6 +159,15 @@ fn needs_cast(from: &ScalarType, to: &ScalarType) -> bool {
     true
 }
 
+/// 0A000 when an argument of `what` is a bytea: PostgreSQL has bytea forms of these string
+/// functions and operators (substring, position, trim, md5, LIKE, string_agg) that kpg does not.
+pub fn refuse_bytea(what: &str, args: &[&Typed]) -> Result<(), PlanError> {
+    if args.iter().any(|a| a.ty == Some(ScalarType::Bytea)) {
+        return Err(PlanError::unsupported(format!("{what} of bytea")));
+    }
+    Ok(())
+}
+
 /// Resolves unknown to text, as PostgreSQL does for query outputs.
 pub fn resolve_unknown(t: Typed) -> Result<Typed, PlanError> {
     match t.ty {

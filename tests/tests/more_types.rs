@@ -221,8 +221,29 @@ async fn bytea_as_postgres() {
     ] {
         s.check_error(sql).await;
     }
-    let (code, _) = expect_error(&s.kpg, "SET bytea_output = 'escape'").await;
-    assert_eq!(code, "0A000");
+    // PostgreSQL's bytea forms of string functions and operators, which kpg refuses.
+    for sql in [
+        "SET bytea_output = 'escape'",
+        r"SELECT substring('\x010203'::bytea FROM 2)",
+        r"SELECT substr('\x010203'::bytea, 2, 1)",
+        r"SELECT position('\x02'::bytea IN '\x010203'::bytea)",
+        r"SELECT trim('\x01'::bytea FROM '\x010201'::bytea)",
+        r"SELECT btrim('\x010201'::bytea, '\x01'::bytea)",
+        r"SELECT md5('\x01'::bytea)",
+        r"SELECT sha256('\x01'::bytea)",
+        r"SELECT encode('\x01'::bytea, 'hex')",
+        r"SELECT get_byte('\x01'::bytea, 0)",
+        r"SELECT '\x61'::bytea LIKE 'a%'",
+        r"SELECT string_agg(x, '\x2c'::bytea) FROM (VALUES ('\x01'::bytea)) v(x)",
+        "SELECT gen_random_uuid()",
+    ] {
+        simple(&s.pg, sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {}", describe_error(&e)));
+        let (code, message) = expect_error(&s.kpg, sql).await;
+        assert_eq!(code, "0A000", "{sql}: {message}");
+    }
+    simple(&s.pg, "RESET bytea_output").await.unwrap();
     s.check(r"SELECT '\x00'::bytea").await;
 }
 
