@@ -8,11 +8,11 @@
 //! and non-greedy quantifiers whose rules differ. So a pattern is translated, not passed on:
 //! literals, `.`, `^`, `$`, bracket expressions (with POSIX classes), `\d \w \s` and their
 //! negations and the word boundaries `\y \Y \m \M` (as the C locale's ASCII sets, which
-//! kpg's tests' server uses), escaped
-//! punctuation, non-capturing and capturing groups, greedy `* + ? {m,n}` on a single atom, and
-//! alternations of literals none of which begins another (at most one alternative can match
-//! at a place, so first and longest agree) are kept; everything else is refused with 0A000
-//! rather than answered differently.
+//! kpg's tests' server uses), escaped punctuation, non-capturing and capturing groups, greedy
+//! `* + ? {m,n}` on a single atom, and alternations of literals none of which begins another
+//! (at most one alternative can match at a place, so first and longest agree) are kept;
+//! everything else is refused with 0A000 rather than answered differently. The random pattern
+//! test in `tests/tests/text_functions.rs` holds this to PostgreSQL's answers.
 //!
 //! The flags `g`, `i`, `c`, `n`/`m`, `p`, `w`, `s`, `x`, `t` and `q` are understood (`n`: `.`
 //! and `[^...]` do not match a newline and `^`/`$` match at line ends; `p` and `w` each half
