@@ -205,8 +205,9 @@ fn parse_signed_count(parser: &mut Parser<'_>) -> Result<i64, ParserError> {
     let value = n
         .parse::<i64>()
         .ok()
-        .map(|v| if negative { -v } else { v })
+        // The magnitude must be an integer literal of int4's range (-2147483648 is not).
         .filter(|v| i32::try_from(*v).is_ok())
+        .map(|v| if negative { -v } else { v })
         .ok_or_else(|| ParserError::ParserError(format!("syntax error at or near \"{n}\"")))?;
     Ok(value)
 }
@@ -291,6 +292,13 @@ mod tests {
         assert!(matches!(&stmts[6], ParsedStatement::Declare { target, .. }
             if matches!(**target, ParsedStatement::Sql(_))));
         assert!(parse("FETCH 1 c WITH (TIMEOUT = 'soon')").is_err());
+        // Counts are int4 literals with a sign: -2147483648 is not one (as in PostgreSQL).
+        assert_eq!(
+            fetch("FETCH -2147483647 c").1,
+            FetchDirection::Forward(Some(-2147483647))
+        );
+        assert!(parse("FETCH -2147483648 c").is_err());
+        assert!(parse("MOVE ABSOLUTE 2147483648 c").is_err());
         assert_eq!(
             parse_duration("1.5 seconds"),
             Some(Duration::from_millis(1500))
