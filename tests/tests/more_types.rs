@@ -622,4 +622,51 @@ async fn tables_and_views_through_writes() {
         s.check_error(sql).await;
     }
     s.check("SELECT count(*) FROM items").await;
+    // Values computed into precision columns are rounded as they are stored.
+    s.exec("CREATE TABLE src (ts timestamp, t time)").await;
+    s.exec(
+        "INSERT INTO src VALUES ('2024-05-05 10:00:00.123456', '10:00:00.987654'), \
+         ('1990-05-05 10:00:00.0005', '23:59:59.999')",
+    )
+    .await;
+    s.exec("INSERT INTO items (k, t2, ts3) SELECT 300, t, ts FROM src")
+        .await;
+    s.exec("UPDATE items SET ts3 = ts3 + interval '0.0004 seconds', t2 = t2 + interval '0.004 s' WHERE k = 300")
+        .await;
+    s.check("SELECT t2, ts3 FROM items WHERE k = 300").await;
+    for v in views {
+        s.check_view(v).await;
+    }
+}
+
+/// The types the extended protocol infers for parameters next to the new types.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parameter_types_are_inferred_as_postgres() {
+    let (_kpg, _pg, s) = pair().await;
+    s.exec("CREATE TABLE p (u uuid, b bytea, t time, ts3 timestamp(3))")
+        .await;
+    for sql in [
+        "SELECT * FROM p WHERE u = $1",
+        "SELECT * FROM p WHERE b = $1",
+        "SELECT * FROM p WHERE t < $1",
+        "SELECT * FROM p WHERE ts3 > $1",
+        "SELECT t + $1 FROM p",
+        "SELECT $1 + ts3 FROM p",
+        "SELECT $1 || b FROM p",
+        "SELECT t - $1 FROM p",
+        "SELECT b || $1 FROM p",
+        "SELECT $1::time(2)",
+        "INSERT INTO p VALUES ($1, $2, $3, $4)",
+        "UPDATE p SET t = $1 WHERE u = $2",
+    ] {
+        let (k, p) = (s.kpg.prepare(sql).await, s.pg.prepare(sql).await);
+        let oids = |st: &tokio_postgres::Statement| {
+            let params: Vec<u32> = st.params().iter().map(|t| t.oid()).collect();
+            let columns: Vec<u32> = st.columns().iter().map(|c| c.type_().oid()).collect();
+            (params, columns)
+        };
+        let p = p.unwrap_or_else(|e| panic!("PostgreSQL: {sql}: {}", describe_error(&e)));
+        let k = k.unwrap_or_else(|e| panic!("kpg: {sql}: {}", describe_error(&e)));
+        assert_eq!(oids(&k), oids(&p), "{sql}");
+    }
 }

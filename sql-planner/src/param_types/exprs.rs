@@ -117,6 +117,18 @@ impl Infer<'_> {
         }
     }
 
+    /// Whether one operand of `+` is a parameter and the other a timestamp or a time.
+    fn adds_interval(&self, left: &Expr, right: &Expr) -> bool {
+        let datetime = |e: &Expr| {
+            matches!(
+                self.type_of(e).map(|t| t.base()),
+                Some(ScalarType::Timestamp | ScalarType::Time)
+            )
+        };
+        (placeholder(left).is_some() && datetime(right))
+            || (placeholder(right).is_some() && datetime(left))
+    }
+
     /// Gives every parameter among `exprs` the type of the first of them that has one.
     fn unify(&mut self, exprs: &[&Expr]) {
         let ty = exprs
@@ -146,9 +158,26 @@ impl Infer<'_> {
                         }
                     }
                     BinaryOperator::StringConcat => {
+                        // bytea || $1 is bytea || bytea; otherwise text.
+                        let bytea = [left, right]
+                            .iter()
+                            .any(|e| self.type_of(e) == Some(ScalarType::Bytea));
                         for side in [left, right] {
                             if let Some(i) = placeholder(side) {
-                                self.set(i, ScalarType::Text);
+                                let ty = if bytea {
+                                    ScalarType::Bytea
+                                } else {
+                                    ScalarType::Text
+                                };
+                                self.set(i, ty);
+                            }
+                        }
+                    }
+                    // timestamp + $1 and time + $1 add an interval, PostgreSQL's choice.
+                    BinaryOperator::Plus if self.adds_interval(left, right) => {
+                        for side in [left, right] {
+                            if let Some(i) = placeholder(side) {
+                                self.set(i, ScalarType::Interval);
                             }
                         }
                     }
