@@ -355,8 +355,13 @@ impl FromBuilder<'_> {
                 sample,
                 index_hints,
             } => {
-                if args.is_some() {
-                    return Err(PlanError::unsupported("table functions"));
+                if let Some(args) = args {
+                    return self.function_relation(
+                        name,
+                        &args.args,
+                        alias.as_ref(),
+                        *with_ordinality,
+                    );
                 }
                 if !with_hints.is_empty()
                     || version.is_some()
@@ -391,15 +396,14 @@ impl FromBuilder<'_> {
                     aliased(scope, alias.as_ref(), &item.name)?,
                 )
             }
+            // A LATERAL item that reads none of the items before it (`joined` and
+            // `add_lateral` plan those that do) is an ordinary derived table.
             TableFactor::Derived {
-                lateral,
+                lateral: _,
                 subquery,
                 alias,
                 sample,
             } => {
-                if *lateral {
-                    return Err(PlanError::unsupported("LATERAL"));
-                }
                 if sample.is_some() {
                     return Err(PlanError::unsupported("TABLESAMPLE"));
                 }
@@ -438,6 +442,13 @@ impl FromBuilder<'_> {
                 let after = b.bind_deferred_on(&host)?;
                 (b.build_with_host(&host, after), scope)
             }
+            TableFactor::Function {
+                name,
+                args,
+                alias,
+                with_ordinality,
+                ..
+            } => return self.function_relation(name, args, alias.as_ref(), *with_ordinality),
             other => return Err(PlanError::unsupported(format!("FROM item {other}"))),
         })
     }

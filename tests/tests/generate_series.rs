@@ -48,6 +48,14 @@ const QUERIES: &[&str] = &[
     "SELECT a.id, b.id AS bid, k.x FROM spans a JOIN spans b ON b.id = a.id + 1, \
      LATERAL (SELECT a.lo + b.hi AS x) k",
     "SELECT s.id, k.c FROM spans s, LATERAL (SELECT count(*) AS c FROM spans) k",
+    // LEFT JOIN LATERAL: the left rows without a match padded with NULLs.
+    "SELECT s.id, k.id AS kid, k.hi FROM spans s LEFT JOIN LATERAL (SELECT t.id, t.hi FROM spans t \
+     WHERE t.lo = s.hi ORDER BY t.hi DESC NULLS LAST, t.id LIMIT 1) k ON true",
+    "SELECT s.id, k.n FROM spans s LEFT JOIN LATERAL (SELECT count(*) AS n FROM spans t \
+     WHERE t.step IS NOT DISTINCT FROM s.step) k ON k.n > 1",
+    "SELECT s.id, k.g FROM spans s LEFT JOIN LATERAL generate_series(1, 2) k(g) ON k.g < s.lo",
+    "SELECT s.id, k.one FROM spans s LEFT JOIN LATERAL (SELECT 1 AS one) k ON s.id > 2",
+    "SELECT s.id, k.x FROM spans s JOIN LATERAL (SELECT s.lo * 2 AS x) k ON k.x > 2",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -86,6 +94,8 @@ async fn generate_series_errors_as_postgres() {
         "SELECT * FROM generate_series(1, 3) AS g(a, b)",
         "SELECT * FROM no_such_function(1)",
         "SELECT id, g FROM spans, generate_series(lo, hi, 0) g",
+        "SELECT * FROM spans s RIGHT JOIN LATERAL (SELECT t.id FROM spans t WHERE t.lo = s.hi) k ON true",
+        "SELECT * FROM spans s FULL JOIN LATERAL (SELECT s.id AS x) k ON true",
     ] {
         s.check_error(e).await;
     }

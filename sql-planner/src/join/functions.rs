@@ -14,15 +14,36 @@ use crate::types::Typed;
 use kpg_types::table_func::TableFunc;
 use sqlparser::ast::{FunctionArg, FunctionArgExpr, ObjectName};
 
+/// A function call in FROM, bound over a scope: its argument expressions, its scope (the
+/// value column, then `ordinality`) and whether it reads any column of the scope.
+struct Call {
+    exprs: Vec<ScalarExpr>,
+    scope: Scope,
+    reads_columns: bool,
+    ordinality: bool,
+}
+
+impl Call {
+    fn flat_map(&self, input: Plan) -> Plan {
+        Plan::FlatMap {
+            input: Box::new(input),
+            func: TableFunc::GenerateSeries,
+            exprs: self.exprs.clone(),
+            ordinality: self.ordinality,
+        }
+    }
+}
+
 impl FromBuilder<'_> {
-    /// Adds a function call in FROM.
-    pub(super) fn add_function(
-        &mut self,
+    /// Binds a function call in FROM over `scope` (the items before it).
+    fn bind_call(
+        &self,
+        scope: &Scope,
         name: &ObjectName,
         args: &[FunctionArg],
         alias: Option<&TableAlias>,
         ordinality: bool,
-    ) -> Result<(), PlanError> {
+    ) -> Result<Call, PlanError> {
         let fname = match name.0.as_slice() {
             [sqlparser::ast::ObjectNamePart::Identifier(id)] => fold(id),
             [sqlparser::ast::ObjectNamePart::Identifier(s), sqlparser::ast::ObjectNamePart::Identifier(id)]
@@ -35,7 +56,7 @@ impl FromBuilder<'_> {
         if fname == "unnest" {
             return Err(PlanError::unsupported("unnest (kpg has no arrays yet)"));
         }
-        let cx = ExprContext::new(&self.scope, "functions in FROM").with_catalog(self.cx.catalog);
+        let cx = ExprContext::new(scope, "functions in FROM").with_catalog(self.cx.catalog);
         let args: Vec<Typed> = args
             .iter()
             .map(|a| match a {
@@ -69,17 +90,60 @@ impl FromBuilder<'_> {
             });
         }
         let scope = aliased(Scope { items }, alias, &fname)?;
-        let flat_map = |input: Plan| Plan::FlatMap {
-            input: Box::new(input),
-            func: TableFunc::GenerateSeries,
-            exprs: exprs.clone(),
+        Ok(Call {
+            exprs,
+            scope,
+            reads_columns,
             ordinality,
+        })
+    }
+
+    /// A function call in FROM that reads no other FROM item, as a relation of its own (a
+    /// join list planned as written, `joined`, uses this; a call there that reads the items
+    /// before it is refused).
+    pub(super) fn function_relation(
+        &self,
+        name: &ObjectName,
+        args: &[FunctionArg],
+        alias: Option<&TableAlias>,
+        ordinality: bool,
+    ) -> Result<(Plan, Scope), PlanError> {
+        let outer_only = Scope {
+            items: self.scope.items[..self.scope.outer_prefix()].to_vec(),
         };
-        if !reads_columns {
+        let call = match self.bind_call(&outer_only, name, args, alias, ordinality) {
+            Err(e) if matches!(e.code, "42703" | "42P01") => {
+                return Err(PlanError::unsupported(
+                    "a function in FROM of an outer join list that reads the items before it",
+                ))
+            }
+            other => other?,
+        };
+        if call.reads_columns {
+            return Err(PlanError::unsupported(
+                "a function in FROM of an outer join list that reads an enclosing query",
+            ));
+        }
+        let one = Plan::Constant {
+            rows: vec![(kpg_types::Row::empty(), 1)],
+        };
+        Ok((call.flat_map(one), call.scope))
+    }
+
+    /// Adds a function call in FROM.
+    pub(super) fn add_function(
+        &mut self,
+        name: &ObjectName,
+        args: &[FunctionArg],
+        alias: Option<&TableAlias>,
+        ordinality: bool,
+    ) -> Result<(), PlanError> {
+        let call = self.bind_call(&self.scope, name, args, alias, ordinality)?;
+        if !call.reads_columns {
             let one = Plan::Constant {
                 rows: vec![(kpg_types::Row::empty(), 1)],
             };
-            return self.push_rel(flat_map(one), scope);
+            return self.push_rel(call.flat_map(one), call.scope);
         }
         // Applied to the rows of the items before it, joined first.
         let before = FromBuilder {
@@ -91,10 +155,10 @@ impl FromBuilder<'_> {
             domain: self.domain,
             deferred_on: Vec::new(),
         };
-        let arity = self.scope.len() + scope.len();
-        self.rels = vec![(flat_map(before.build()), arity)];
-        self.add_names(&scope)?;
-        self.scope = std::mem::take(&mut self.scope).concat(scope);
+        let arity = self.scope.len() + call.scope.len();
+        self.rels = vec![(call.flat_map(before.build()), arity)];
+        self.add_names(&call.scope)?;
+        self.scope = std::mem::take(&mut self.scope).concat(call.scope);
         Ok(())
     }
 }

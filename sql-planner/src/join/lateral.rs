@@ -13,14 +13,10 @@ use super::*;
 use crate::query::Outer;
 
 impl FromBuilder<'_> {
-    /// Adds `LATERAL (subquery) AS alias` (inner: a comma or CROSS JOIN item).
-    pub(super) fn add_lateral(
-        &mut self,
-        subquery: &Query,
-        alias: &TableAlias,
-    ) -> Result<(), PlanError> {
-        let before_items: Vec<ScopeItem> = self
-            .scope
+    /// Which columns of `before` (a scope of the items before the LATERAL item) the subquery
+    /// reads: planned once with all of them in its outer scope, their uses tracked.
+    fn lateral_reads(&self, before: &Scope, subquery: &Query) -> Result<Vec<usize>, PlanError> {
+        let items: Vec<ScopeItem> = before
             .items
             .iter()
             .map(|i| ScopeItem {
@@ -29,29 +25,34 @@ impl FromBuilder<'_> {
             })
             .collect();
         let probe = Plan::Constant { rows: Vec::new() };
-        let read = reads_of(self.cx, probe, before_items.clone(), subquery)?;
-        let used: Vec<usize> = (0..read.len()).filter(|&i| read[i]).collect();
-        if used.is_empty() {
-            // It reads nothing before it: an ordinary derived table.
-            let (plan, scope) = plan_subquery(&self.cx.uncorrelated(), subquery)?;
-            let scope = aliased(scope, Some(alias), &fold(&alias.name))?;
-            return self.push_rel(plan, scope);
-        }
-        let arity = self.scope.len();
-        let before = FromBuilder {
-            cx: self.cx,
-            rels: std::mem::take(&mut self.rels),
-            scope: self.scope.clone(),
-            names: Vec::new(),
-            predicates: std::mem::take(&mut self.predicates),
-            domain: self.domain,
-            deferred_on: Vec::new(),
-        }
-        .build();
+        let read = reads_of(self.cx, probe, items, subquery)?;
+        Ok((0..read.len()).filter(|&i| read[i]).collect())
+    }
+
+    /// The LATERAL subquery planned once over the distinct values of the `used` columns of
+    /// `before` (a plan with `scope`'s columns): its output leads with those values (`nk`
+    /// columns), followed by its own, whose scope it returns with the key expressions over
+    /// `before` that those values are matched with.
+    fn lateral_per_value(
+        &self,
+        before: &Plan,
+        scope: &Scope,
+        used: &[usize],
+        subquery: &Query,
+        alias: &TableAlias,
+    ) -> Result<(Plan, Scope, Vec<ScalarExpr>, Vec<ColumnType>), PlanError> {
+        let arity = scope.len();
         let mut keys: Vec<ScalarExpr> = used.iter().map(|&c| ScalarExpr::Column(c)).collect();
-        let mut items: Vec<ScopeItem> = used.iter().map(|&c| before_items[c].clone()).collect();
+        let mut items: Vec<ScopeItem> = used
+            .iter()
+            .map(|&c| ScopeItem {
+                level: scope.items[c].level + 1,
+                ..scope.items[c].clone()
+            })
+            .collect();
         crate::subquery::add_texts(&mut keys, &mut items);
         let nk = keys.len();
+        let key_types = items.iter().map(|i| i.ty).collect();
         let domain = Plan::Distinct {
             input: Box::new(Plan::Project {
                 input: Box::new(Plan::Map {
@@ -70,12 +71,42 @@ impl FromBuilder<'_> {
                 scope: Scope { items },
             }),
         };
-        let (plan, scope) = plan_subquery(&inner, subquery)?;
+        let (plan, out) = plan_subquery(&inner, subquery)?;
         let own = Scope {
-            items: scope.items[nk..].to_vec(),
+            items: out.items[nk..].to_vec(),
         };
-        let nout = own.len();
         let own = aliased(own, Some(alias), &fold(&alias.name))?;
+        Ok((plan, own, keys, key_types))
+    }
+
+    /// Adds `LATERAL (subquery) AS alias` (inner: a comma or CROSS JOIN item).
+    pub(super) fn add_lateral(
+        &mut self,
+        subquery: &Query,
+        alias: &TableAlias,
+    ) -> Result<(), PlanError> {
+        let used = self.lateral_reads(&self.scope, subquery)?;
+        if used.is_empty() {
+            // It reads nothing before it: an ordinary derived table.
+            let (plan, scope) = plan_subquery(&self.cx.uncorrelated(), subquery)?;
+            let scope = aliased(scope, Some(alias), &fold(&alias.name))?;
+            return self.push_rel(plan, scope);
+        }
+        let arity = self.scope.len();
+        let before = FromBuilder {
+            cx: self.cx,
+            rels: std::mem::take(&mut self.rels),
+            scope: self.scope.clone(),
+            names: Vec::new(),
+            predicates: std::mem::take(&mut self.predicates),
+            domain: self.domain,
+            deferred_on: Vec::new(),
+        }
+        .build();
+        let (plan, own, keys, _) =
+            self.lateral_per_value(&before, &self.scope, &used, subquery, alias)?;
+        let nk = keys.len();
+        let nout = own.len();
         let joined = Plan::Join {
             left: Box::new(before),
             right: Box::new(plan),
@@ -90,5 +121,44 @@ impl FromBuilder<'_> {
         self.add_names(&own)?;
         self.scope = std::mem::take(&mut self.scope).concat(own);
         Ok(())
+    }
+
+    /// `[LEFT] JOIN LATERAL (subquery) AS alias ON ...` inside a join list planned as written
+    /// (`joined`), to the left side `left` of scope `scope`: the subquery planned per value of
+    /// the left columns it reads, its output led by hidden copies of those values, and the
+    /// NULL-safe equalities that match them, to add to the join's ON. `None` when it reads
+    /// nothing from the left (an ordinary derived table).
+    pub(super) fn lateral_item(
+        &self,
+        left: &Plan,
+        scope: &Scope,
+        subquery: &Query,
+        alias: &TableAlias,
+    ) -> Result<Option<(Plan, Scope, Vec<ScalarExpr>)>, PlanError> {
+        let used = self.lateral_reads(scope, subquery)?;
+        if used.is_empty() {
+            return Ok(None);
+        }
+        let nl = scope.len();
+        let (plan, own, keys, key_types) =
+            self.lateral_per_value(left, scope, &used, subquery, alias)?;
+        let nk = keys.len();
+        // Hidden from names and `*`, like a correlated FROM item's copies of its domain.
+        let copies: Vec<ScopeItem> = key_types
+            .into_iter()
+            .map(|ty| ScopeItem {
+                table: None,
+                name: DOMAIN_COPY.to_string(),
+                ty,
+                level: HIDDEN,
+                used: UseMark::default(),
+            })
+            .collect();
+        let on = null_safe(keys)
+            .into_iter()
+            .zip(null_safe((nl..nl + nk).map(ScalarExpr::Column).collect()))
+            .map(|(l, r)| l.call_binary(BinaryFunc::Eq, r))
+            .collect();
+        Ok(Some((plan, Scope { items: copies }.concat(own), on)))
     }
 }

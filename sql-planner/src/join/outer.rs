@@ -124,7 +124,37 @@ impl FromBuilder<'_> {
                 JoinOperator::CrossJoin(JoinConstraint::None) => (JoinKind::Inner, None),
                 other => return Err(PlanError::unsupported(format!("join {other:?}"))),
             };
-            let (rplan, rscope, rdcols) = item(&join.relation)?;
+            // A LATERAL subquery reading the left side: planned per value of what it reads,
+            // matched on hidden copies of those values (inner and left joins only).
+            let lateral = match &join.relation {
+                TableFactor::Derived {
+                    lateral: true,
+                    subquery,
+                    alias: Some(alias),
+                    sample: None,
+                } if !per_domain => self.lateral_item(&plan, &scope, subquery, alias)?,
+                TableFactor::Derived { lateral: true, .. } => {
+                    return Err(PlanError::unsupported(
+                        "LATERAL in a join list inside a correlated subquery",
+                    ))
+                }
+                _ => None,
+            };
+            let mut lateral_on = Vec::new();
+            let (rplan, rscope, rdcols) = match lateral {
+                Some((rplan, rscope, on)) => {
+                    if matches!(kind, JoinKind::Right | JoinKind::Full) {
+                        return Err(PlanError::new(
+                            "42P10",
+                            "invalid reference to FROM-clause entry for a LATERAL item: the \
+                             combining JOIN type must be INNER or LEFT for a LATERAL reference",
+                        ));
+                    }
+                    lateral_on = on;
+                    (rplan, rscope, Vec::new())
+                }
+                None => item(&join.relation)?,
+            };
             if let Some(t) = rscope.items.iter().find_map(|r| {
                 r.table
                     .as_ref()
@@ -200,6 +230,7 @@ impl FromBuilder<'_> {
                     ))
                 }
             };
+            on.extend(lateral_on);
             let copies: Vec<(usize, usize)> = dcols
                 .iter()
                 .zip(&rdcols)
