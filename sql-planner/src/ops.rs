@@ -383,6 +383,8 @@ pub fn not(t: Typed) -> Result<Typed, PlanError> {
 /// Unary minus.
 pub fn negate(t: Typed) -> Result<Typed, PlanError> {
     match t.ty {
+        // A time is negated as the interval it converts to implicitly.
+        Some(ScalarType::Time) => negate(implicit(t, &Interval)?),
         Some(ty) if ty.is_numeric_family() || ty == Interval => {
             let ty = ty.base();
             let nullable = t.nullable;

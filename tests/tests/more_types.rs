@@ -284,6 +284,7 @@ async fn time_as_postgres() {
         "SELECT time '10:00' - '01:00', time '01:00' - '10:00'",
         "SELECT timestamp '2024-01-01' + time '10:00', timestamp '2024-01-01' - time '10:00'",
         "SELECT time '10:00' * 2, time '10:00' / 4, interval '1 day' - time '10:00'",
+        "SELECT -time '10:00', time '10:00' BETWEEN '09:00' AND '11:00'",
         "SELECT time '10:00' = interval '10 hours', interval '1 hour' < time '00:30'",
         "SELECT time '10:00' + '01:00', '01:00' + time '10:00'",
         "SELECT date '2024-01-05' + time '10:30'",
@@ -642,6 +643,11 @@ async fn tables_and_views_through_writes() {
     s.exec("UPDATE items SET ts3 = ts3 + interval '0.0004 seconds', t2 = t2 + interval '0.004 s' WHERE k = 300")
         .await;
     s.check("SELECT t2, ts3 FROM items WHERE k = 300").await;
+    s.exec("CREATE TABLE spans (a interval hour to minute, b interval)")
+        .await;
+    s.exec("INSERT INTO spans SELECT t, t2 FROM items WHERE k = 300")
+        .await;
+    s.check("SELECT * FROM spans").await;
     for v in views {
         s.check_view(v).await;
     }

@@ -124,6 +124,9 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (Datum::Time(t), ScalarType::Time) => Datum::Time(t),
         (Datum::Time(t), ScalarType::TimeOf(p)) => Datum::Time(datetime::round_time(t, *p)),
         (Datum::Time(t), ScalarType::Interval) => Datum::Interval(crate::Interval::new(0, 0, t)),
+        (Datum::Time(t), ScalarType::IntervalOf(q)) => {
+            Datum::Interval(q.apply(crate::Interval::new(0, 0, t))?)
+        }
         (Datum::Interval(iv), ScalarType::Time) => Datum::Time(datetime::interval_time(&iv)),
         (Datum::Interval(iv), ScalarType::TimeOf(p)) => {
             Datum::Time(datetime::round_time(datetime::interval_time(&iv), *p))
