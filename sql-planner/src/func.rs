@@ -72,6 +72,7 @@ const NOT_YET: &[&str] = &[
     // They return arrays, which kpg does not have.
     "regexp_match",
     "regexp_matches",
+    "regexp_split_to_array",
     // Aggregates.
     "array_agg",
     "json_agg",

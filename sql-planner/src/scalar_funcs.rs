@@ -1,8 +1,8 @@
 //! Binding of GREATEST/LEAST, the mathematical functions (sign, sqrt, cbrt, exp, ln, log,
 //! log10, power), the string functions concat, replace, lpad, rpad, left, right,
 //! octet_length, repeat, split_part, initcap, md5, reverse, starts_with, translate, ascii, chr,
-//! regexp_replace, regexp_like and regexp_count, and the date functions of
-//! `scalar_funcs/dates.rs`, typed as PostgreSQL's function resolution types them.
+//! regexp_replace, regexp_like, regexp_count, regexp_substr and regexp_instr, and the date
+//! functions of `scalar_funcs/dates.rs`, typed as PostgreSQL's function resolution types them.
 //!
 //! The regular expression functions take PostgreSQL 15's forms (a start position, a match
 //! number, flags). A constant pattern that kpg cannot match as PostgreSQL does is refused
@@ -179,7 +179,11 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             let n = implicit(one(), &ScalarType::Int32, name, &args)?;
             strict(VariadicFunc::Chr, vec![n], ScalarType::Text)?
         }
-        ("regexp_replace", 3..=6) | ("regexp_like", 2 | 3) | ("regexp_count", 2..=4) => {
+        ("regexp_replace", 3..=6)
+        | ("regexp_like", 2 | 3)
+        | ("regexp_count", 2..=4)
+        | ("regexp_substr", 2..=6)
+        | ("regexp_instr", 2..=7) => {
             // Which arguments are integers (a start position, a match number) and which text;
             // an unknown literal fourth argument of regexp_replace is its flags, as there.
             let flags_fourth = n == 4 && args[3].ty.is_none_or(|t| t.is_string());
@@ -189,7 +193,17 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
                 }
                 "regexp_replace" => (VariadicFunc::RegexpReplace, &[3, 4], (n == 6).then_some(5)),
                 "regexp_like" => (VariadicFunc::RegexpLike, &[], (n == 3).then_some(2)),
-                _ => (VariadicFunc::RegexpCount, &[2], (n == 4).then_some(3)),
+                "regexp_count" => (VariadicFunc::RegexpCount, &[2], (n == 4).then_some(3)),
+                "regexp_substr" => (
+                    VariadicFunc::RegexpSubstr,
+                    &[2, 3, 5],
+                    (n >= 5).then_some(4),
+                ),
+                _ => (
+                    VariadicFunc::RegexpInstr,
+                    &[2, 3, 4, 6],
+                    (n >= 6).then_some(5),
+                ),
             };
             let typed = (0..n)
                 .map(|i| {
@@ -203,7 +217,7 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             check_constant_pattern(&typed, flags)?;
             let ty = match func {
                 VariadicFunc::RegexpLike => ScalarType::Bool,
-                VariadicFunc::RegexpCount => ScalarType::Int32,
+                VariadicFunc::RegexpCount | VariadicFunc::RegexpInstr => ScalarType::Int32,
                 _ => ScalarType::Text,
             };
             strict(func, typed, ty)?

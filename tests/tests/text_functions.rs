@@ -1,6 +1,6 @@
 //! The everyday string functions of issue 21 (repeat, split_part, initcap, md5, reverse,
 //! strpos, starts_with, translate, ascii, chr, btrim/ltrim/rtrim with characters and
-//! regexp_replace) compared with a real PostgreSQL: over table data (evaluated by dataflows,
+//! regexp_replace, regexp_like, regexp_count, regexp_substr, regexp_instr) compared with a real PostgreSQL: over table data (evaluated by dataflows,
 //! not folded) with NULLs, over constants, in a materialized view kept through writes, and
 //! their errors by SQLSTATE. regexp_replace patterns that kpg cannot match as PostgreSQL does
 //! (alternation, back references, ...) and regexp_match (an array) must be refused with 0A000,
@@ -136,6 +136,12 @@ async fn regexp_replace_matches_postgres() {
         "SELECT k, regexp_replace(v, 'Mr\\.|Mrs\\.|-', '+', 'g'), \
          regexp_replace(s, '(o|e)(ne|lo)', '<\\2\\1>', 'g'), regexp_count(v, 'd|t|HE', 1, 'i') FROM t",
         "SELECT k FROM t WHERE regexp_like(s, 'two|wö') OR regexp_count(v, '-') > 1",
+        "SELECT k, regexp_substr(s, 'l+'), regexp_substr(s, '[a-z]+', 2, 2), \
+         regexp_substr(v, '(.)-(.)', 1, 1, '', 2), regexp_substr(v, 'X', 1, 1, 'i'), \
+         regexp_substr(s, 'o(x?)', 1, 1, '', 1), regexp_substr(s, sep, k) FROM t",
+        "SELECT k, regexp_instr(s, 'l'), regexp_instr(s, 'l', 1, 2, 1), regexp_instr(s, ''), \
+         regexp_instr(v, '(.)-(.)', 1, 1, 0, '', 2), regexp_instr(v, 'x', k, 1, 1, 'i'), \
+         regexp_instr(s, 'o(x?)', 1, 1, 0, '', 1), regexp_instr(s, 'z') FROM t",
     ] {
         s.check(q).await;
     }
@@ -154,7 +160,8 @@ async fn regexp_replace_matches_postgres() {
          regexp_replace(E'a\\nb1', '\\D', '_', 'gn'), regexp_replace('a b#c', 'a\\ b # c', '_', 'x'), \
          regexp_replace('ab', 'a b', '_', 'xt'), regexp_replace('a.b*c', '.b*', '_', 'gq'), \
          regexp_count(E'x\\ny\\n', '^', 1, 'n'), regexp_like(E'a\\nb', 'a.b', 'n'), \
-         regexp_replace('ab', 'a{1, 2}b', '_', 'x')",
+         regexp_replace('ab', 'a{1, 2}b', '_', 'x'), regexp_replace('a{b{', 'a{b|{', '_', 'g'), \
+         regexp_replace('a{,2}x{', 'a{,2}|x{', '_', 'g')",
     )
     .await;
     s.create_view(
@@ -178,6 +185,11 @@ async fn regexp_replace_matches_postgres() {
         "SELECT regexp_replace(s, 'a', 'b', 'gz') FROM t",
         "SELECT regexp_replace('a', '[a', 'b')",
         "SELECT regexp_replace('a', 'a**', 'b')",
+        "SELECT regexp_replace('a', 'a{1', 'b')",
+        "SELECT regexp_replace('a', 'a{1,2', 'b')",
+        "SELECT regexp_replace('a', '^{1}', 'b')",
+        "SELECT regexp_replace('a', 'a{3,1}', 'b')",
+        "SELECT regexp_replace('a', 'a{256}', 'b')",
         "SELECT regexp_replace(k, 'a', 'b') FROM t",
         "SELECT regexp_replace(s, 'a', 'b', 0) FROM t",
         "SELECT regexp_replace(s, 'a', 'b', 1, -1) FROM t",
@@ -185,6 +197,12 @@ async fn regexp_replace_matches_postgres() {
         "SELECT regexp_like(s, 'a', 'g') FROM t",
         "SELECT regexp_count(s, 'a', 1, 'g') FROM t",
         "SELECT regexp_count(s, 'a', 0) FROM t",
+        "SELECT regexp_substr(s, 'a', 1, 0) FROM t",
+        "SELECT regexp_substr(s, 'a', 1, 1, '', -1) FROM t",
+        "SELECT regexp_substr(s, 'a', 1, 1, 'g') FROM t",
+        "SELECT regexp_instr(s, 'a', 1, 1, 2) FROM t",
+        "SELECT regexp_instr(s, 'a', 0) FROM t",
+        "SELECT regexp_instr(s, 'a', 1, 1, 0, 'gi') FROM t",
         "SELECT regexp_like(k, 'a') FROM t",
     ] {
         s.check_error(e).await;
@@ -223,7 +241,8 @@ async fn result_types_match_postgres() {
         "SELECT repeat(s, 2), split_part(s, ',', 1), initcap(c), md5(v), reverse(c), \
          strpos(s, 'a'), starts_with(s, 'a'), translate(v, 'a', 'b'), ascii(s), chr(65) FROM t",
         "SELECT regexp_replace(s, 'a', 'b'), regexp_replace(s, 'a', 'b', 2, 1), \
-         regexp_like(s, 'a'), regexp_count(s, 'a'), btrim(c, 'a') FROM t",
+         regexp_like(s, 'a'), regexp_count(s, 'a'), btrim(c, 'a'), regexp_substr(s, 'a'), \
+         regexp_instr(s, 'a') FROM t",
         "SELECT make_date(b, 1, 1), justify_days(ts - ts), justify_hours(ts - ts), \
          justify_interval(ts - ts), age(ts, d), age(ts, '2000-01-01') FROM nums",
         "SELECT stddev(a), stddev_samp(nums.b), stddev_pop(nums.c), variance(nums.n), var_samp(r), var_pop(x), \
@@ -260,9 +279,9 @@ async fn random_patterns_match_postgres() {
          (16, E'a\\nb\\n'), (17, E'\\n# xa b'), (18, 'a # x')",
     )
     .await;
-    const ATOMS: [&str; 21] = [
+    const ATOMS: [&str; 22] = [
         "a", "b", "c", "a", "b", "[ab]", "[^a]", ".", "\\d", "\\w", "\\s", "x", " ", "(?:ab)",
-        "(a)", "(b|c)", "(ab|ba)", "(a|bc|d)", "\\y", "\\m", "\\M",
+        "(a)", "(b|c)", "(ab|ba)", "(a|bc|d)", "\\y", "\\m", "\\M", "{",
     ];
     const QUANTIFIERS: [&str; 9] = ["", "", "", "*", "+", "?", "{1,2}", "{2}", "*?"];
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -295,7 +314,8 @@ async fn random_patterns_match_postgres() {
         let f = FLAGS[next(FLAGS.len())];
         let q = format!(
             "SELECT k, regexp_replace(s, '{p}', '<\\&\\1>', 'g{f}'), regexp_replace(s, '{p}', '#'), \
-             regexp_count(s, '{p}', 1, '{f}'), regexp_like(s, '{p}', 'i') FROM subj"
+             regexp_count(s, '{p}', 1, '{f}'), regexp_like(s, '{p}', 'i'), \
+             regexp_substr(s, '{p}', 1, 2, '{f}', 1), regexp_instr(s, '{p}', 2, 1, 1, '{f}') FROM subj"
         );
         match simple(&s.kpg, &q).await {
             Err(e) if sqlstate(&e).as_deref() == Some("0A000") => refused += 1,

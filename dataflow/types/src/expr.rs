@@ -192,13 +192,24 @@ pub enum VariadicFunc {
     Chr,
     /// regexp_replace(source, pattern, replacement [, flags]) or (source, pattern,
     /// replacement, start [, n [, flags]]), regexp_like(string, pattern [, flags]) and
-    /// regexp_count(string, pattern [, start [, flags]]) (`text_funcs/regex.rs`).
+    /// regexp_count(string, pattern [, start [, flags]]), regexp_substr(string, pattern
+    /// [, start [, n [, flags [, subexpr]]]]) and regexp_instr(string, pattern [, start [, n
+    /// [, endoption [, flags [, subexpr]]]]]) (`text_funcs/regex.rs`).
     RegexpReplace,
     RegexpLike,
     RegexpCount,
+    RegexpSubstr,
+    RegexpInstr,
     /// random(): a double precision drawn uniformly from [0, 1) at each evaluation. Volatile:
     /// never folded, and refused where a dataflow maintains its result (`is_volatile`).
     Random,
+    /// current_date, localtimestamp and localtime: the statement's time, which the coordinator
+    /// writes into the plan before running it (`Plan::bind_statement_time`); evaluated unbound
+    /// they are an internal error. Like random(), refused where a dataflow maintains its
+    /// result, which would freeze the time it was created at.
+    CurrentDate,
+    LocalTimestamp,
+    LocalTime,
     /// The date functions of `expr/date_funcs.rs`, strict: make_date(int, int, int),
     /// justify_days, justify_hours and justify_interval of an interval, and
     /// age(timestamp, timestamp).
@@ -210,6 +221,25 @@ pub enum VariadicFunc {
     /// The argument of string_agg: `[value, delimiter, keys...]` packed into one text, NULL
     /// when the value is (`agg/string_agg.rs`).
     StringAggInput,
+}
+
+impl VariadicFunc {
+    /// Whether the function's value is not a function of its arguments alone (`random()`, the
+    /// statement's time): it is never folded, and a maintained dataflow cannot compute it.
+    pub fn is_volatile(&self) -> bool {
+        matches!(
+            self,
+            VariadicFunc::Random
+                | VariadicFunc::CurrentDate
+                | VariadicFunc::LocalTimestamp
+                | VariadicFunc::LocalTime
+        )
+    }
+}
+
+/// A double precision drawn uniformly from [0, 1): `random()`.
+fn random_float() -> ordered_float::OrderedFloat<f64> {
+    ordered_float::OrderedFloat(rand::random::<f64>())
 }
 
 impl ScalarExpr {
@@ -253,14 +283,10 @@ impl ScalarExpr {
     pub fn is_volatile(&self) -> bool {
         let mut volatile = false;
         self.visit(&mut |e| {
-            if matches!(
-                e,
-                ScalarExpr::Variadic {
-                    func: VariadicFunc::Random,
-                    ..
+            if let ScalarExpr::Variadic { func, .. } = e {
+                if func.is_volatile() {
+                    volatile = true;
                 }
-            ) {
-                volatile = true;
             }
         });
         volatile
@@ -283,6 +309,43 @@ impl ScalarExpr {
                 els.visit(f);
             }
             ScalarExpr::Subquery(s) => s.operands().for_each(|e| e.visit(f)),
+        }
+    }
+
+    /// Writes the statement's time `now` into the statement-time functions (`current_date`,
+    /// `localtimestamp`, `localtime`).
+    pub fn bind_statement_time(&mut self, now: chrono::NaiveDateTime) {
+        match self {
+            ScalarExpr::Variadic { func, exprs } => {
+                let value = match func {
+                    VariadicFunc::CurrentDate => Some(Datum::Date(now.date())),
+                    VariadicFunc::LocalTimestamp => Some(Datum::Timestamp(now)),
+                    VariadicFunc::LocalTime => {
+                        let t = now.time();
+                        let micros = i64::from(chrono::Timelike::num_seconds_from_midnight(&t))
+                            * 1_000_000
+                            + i64::from(chrono::Timelike::nanosecond(&t) / 1000);
+                        Some(Datum::Time(micros))
+                    }
+                    _ => None,
+                };
+                match value {
+                    Some(d) => *self = ScalarExpr::Literal(d),
+                    None => exprs.iter_mut().for_each(|e| e.bind_statement_time(now)),
+                }
+            }
+            ScalarExpr::Column(_) | ScalarExpr::Literal(_) => {}
+            ScalarExpr::Unary { expr, .. } => expr.bind_statement_time(now),
+            ScalarExpr::Binary { left, right, .. } => {
+                left.bind_statement_time(now);
+                right.bind_statement_time(now);
+            }
+            ScalarExpr::If { cond, then, els } => {
+                cond.bind_statement_time(now);
+                then.bind_statement_time(now);
+                els.bind_statement_time(now);
+            }
+            ScalarExpr::Subquery(s) => s.operands_mut().for_each(|e| e.bind_statement_time(now)),
         }
     }
 
@@ -374,12 +437,12 @@ impl ScalarExpr {
                         Ok(crate::text_funcs::variadic_lenient(*func, args))
                     }
                     VariadicFunc::StringAggInput => Ok(crate::agg::pack_string_agg(&args)),
-                    VariadicFunc::Random => {
-                        Ok(Datum::Float64(ordered_float::OrderedFloat(rand::random::<
-                            f64,
-                        >(
-                        ))))
-                    }
+                    VariadicFunc::Random => Ok(Datum::Float64(random_float())),
+                    VariadicFunc::CurrentDate
+                    | VariadicFunc::LocalTimestamp
+                    | VariadicFunc::LocalTime => Err(EvalError::Internal(format!(
+                        "{func:?} evaluated before the statement's time was bound"
+                    ))),
                     // The others are strict.
                     _ if args.iter().any(Datum::is_null) => Ok(Datum::Null),
                     VariadicFunc::Substring => match args.as_slice() {

@@ -1,7 +1,7 @@
 //! Evaluation of string functions beyond `substring`, `position` and `trim` (those are in
 //! `builtins.rs`), and of GREATEST and LEAST: concat, replace, lpad, rpad, left, right,
 //! octet_length, repeat, split_part, initcap, md5, reverse, starts_with, translate, ascii, chr,
-//! and regexp_replace, regexp_like and regexp_count (`text_funcs/regex.rs`), with PostgreSQL
+//! and the regexp_ functions (`text_funcs/regex.rs`), with PostgreSQL
 //! 15's results. Lengths and positions count characters, not bytes, except octet_length's and
 //! repeat's limit.
 //!
@@ -53,6 +53,8 @@ pub(crate) fn variadic_strict(
         (VariadicFunc::RegexpReplace, args) => regex::regexp_replace(args)?,
         (VariadicFunc::RegexpLike, args) => regex::regexp_like(args)?,
         (VariadicFunc::RegexpCount, args) => regex::regexp_count(args)?,
+        (VariadicFunc::RegexpSubstr, args) => regex::regexp_find(args, false)?,
+        (VariadicFunc::RegexpInstr, args) => regex::regexp_find(args, true)?,
         (VariadicFunc::Repeat, [Datum::String(s), Datum::Int32(n)]) => {
             let n = (*n).max(0);
             // PostgreSQL's bound: the bytes, with a 4-byte header, under 1 GB.

@@ -181,6 +181,69 @@ pub(crate) fn regexp_count(args: &[Datum]) -> Result<Datum, EvalError> {
     })
 }
 
+/// regexp_substr(string, pattern [, start [, n [, flags [, subexpr]]]]) and
+/// regexp_instr(string, pattern [, start [, n [, endoption [, flags [, subexpr]]]]]) over
+/// non-NULL arguments: the n-th match from `start` (its group `subexpr`, 0 for all of it) as
+/// text, or as the character position where it starts (`endoption` 0) or after it ends (1);
+/// NULL or 0 when there is no such match or the group took no part.
+pub(crate) fn regexp_find(args: &[Datum], position: bool) -> Result<Datum, EvalError> {
+    let text = |i: usize| match args.get(i) {
+        Some(Datum::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let int = |i: usize, default: i32| match args.get(i) {
+        Some(Datum::Int32(v)) => *v,
+        _ => default,
+    };
+    let (Some(s), Some(pattern)) = (text(0), text(1)) else {
+        unreachable!("regexp_substr/regexp_instr over {args:?}")
+    };
+    let invalid = |name: &str, v: i32| {
+        EvalError::InvalidParameterValue(format!("invalid value for parameter \"{name}\": {v}"))
+    };
+    let start = start_position(int(2, 1))?;
+    let n = int(3, 1);
+    if n <= 0 {
+        return Err(invalid("n", n));
+    }
+    let (end, flags, subexpr) = if position {
+        (int(4, 0), text(5), int(6, 0))
+    } else {
+        (0, text(4), int(5, 0))
+    };
+    if end != 0 && end != 1 {
+        return Err(invalid("endoption", end));
+    }
+    let function = if position {
+        "regexp_instr"
+    } else {
+        "regexp_substr"
+    };
+    let f = flags_without_global(flags.unwrap_or(""), function)?;
+    if subexpr < 0 {
+        return Err(invalid("subexpr", subexpr));
+    }
+    with_regex(pattern, &f, s, |re| {
+        // As in PostgreSQL, a pattern without groups has the whole match as its group 1.
+        let group = match (re.captures_len(), subexpr) {
+            (1, 1) => 0,
+            (_, g) => g as usize,
+        };
+        let found = matches(re, s, start)
+            .nth(n as usize - 1)
+            .and_then(|caps| caps.get(group));
+        match (found, position) {
+            (None, false) => Datum::Null,
+            (None, true) => Datum::Int32(0),
+            (Some(m), false) => Datum::String(m.as_str().to_string()),
+            (Some(m), true) => {
+                let at = if end == 1 { m.end() } else { m.start() };
+                Datum::Int32(s[..at].chars().count() as i32 + 1)
+            }
+        }
+    })
+}
+
 /// The flags of a function that finds every match anyway and refuses 'g'.
 fn flags_without_global(flags: &str, function: &str) -> Result<Flags, EvalError> {
     let f = parse_flags(flags)?;
@@ -386,6 +449,16 @@ fn translate(pattern: &str, syntax: &Syntax) -> Result<String, EvalError> {
                 out.push('|');
                 last = Last::Nothing;
             }
+            // A brace not followed by a digit is itself, as in PostgreSQL (in expanded syntax,
+            // white space before the digit would be skipped there: refused).
+            '{' if !chars.peek().is_some_and(char::is_ascii_digit) => {
+                if syntax.expanded && chars.peek().is_some_and(|c| c.is_whitespace()) {
+                    return Err(unsupported("white space after { in expanded syntax"));
+                }
+                out.push_str("\\{");
+                frame.push(true, '{');
+                last = Last::Atom;
+            }
             '*' | '+' | '?' | '{' => {
                 match last {
                     Last::Atom => {}
@@ -497,7 +570,8 @@ impl Alternatives {
     }
 }
 
-/// `{m}`, `{m,}` or `{m,n}` after the `{`, with PostgreSQL's bound of 255.
+/// `{m}`, `{m,}` or `{m,n}` after a `{` followed by a digit, with PostgreSQL's bound of 255
+/// (2201B otherwise, as there).
 fn bounds(
     chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
     expanded: bool,
@@ -516,14 +590,16 @@ fn bounds(
                 [m, n] => matches!((number(m), number(n)), (Some(a), Some(b)) if a <= b),
                 _ => false,
             };
-            if !ok || body.starts_with(',') {
-                return Err(unsupported(&format!("the bound {{{body}}}")));
+            if !ok {
+                return Err(EvalError::InvalidRegex(
+                    "invalid repetition count(s)".into(),
+                ));
             }
             return Ok(format!("{{{body}}}"));
         }
         body.push(c);
     }
-    Err(unsupported("an unclosed {"))
+    Err(EvalError::InvalidRegex("braces {} not balanced".into()))
 }
 
 /// The translation of `\e` (inside a bracket expression when `in_bracket`).
