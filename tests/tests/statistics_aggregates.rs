@@ -294,3 +294,40 @@ async fn many_random_values_match_postgres() {
         s.check_view("rv").await;
     }
 }
+
+/// Seeded random doubles and reals, written in ascending order (so that PostgreSQL meets each
+/// group's values in the order kpg does): every float measure digit for digit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_floats_in_order_match_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE f (g int, x double precision, r real)")
+        .await;
+    let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut values: Vec<(u64, f64)> = (0..300)
+        .map(|_| {
+            let mantissa = (next() % 2_000_000) as f64 / 1000.0 - 1000.0;
+            let scale = [1e-3, 1.0, 1e3, 1e9][(next() % 4) as usize];
+            (next() % 8, mantissa * scale)
+        })
+        .collect();
+    values.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let rows: Vec<String> = values
+        .iter()
+        .map(|(g, x)| format!("({g}, {x:e}, {x:e})"))
+        .collect();
+    s.exec(&format!("INSERT INTO f VALUES {}", rows.join(", ")))
+        .await;
+    s.check(
+        "SELECT g, var_samp(x), var_pop(x), stddev_samp(x), stddev_pop(x), count(*) FROM f GROUP BY g",
+    )
+    .await;
+    s.check("SELECT g, variance(r), stddev(r) FROM f GROUP BY g")
+        .await;
+}
