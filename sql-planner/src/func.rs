@@ -51,9 +51,6 @@ const NOT_YET: &[&str] = &[
     "to_char",
     "to_date",
     "gen_random_uuid",
-    "current_time",
-    "localtime",
-    "localtimestamp",
     "make_time",
     "bit_length",
     // Functions of bytea.
