@@ -45,10 +45,7 @@ pub fn node(e: ScalarExpr) -> Result<ScalarExpr, PlanError> {
             }
             exprs.iter().all(is_literal)
         }
-        ScalarExpr::Variadic {
-            func: VariadicFunc::Random,
-            ..
-        } => return Ok(e),
+        ScalarExpr::Variadic { func, .. } if func.is_volatile() => return Ok(e),
         ScalarExpr::Variadic { exprs, .. } => exprs.iter().all(is_literal),
         ScalarExpr::If { cond, then, els } => {
             if let ScalarExpr::Literal(c) = cond.as_ref() {
@@ -130,7 +127,7 @@ fn raise<'a>(
     e: &ScalarExpr,
     operands: impl IntoIterator<Item = &'a ScalarExpr>,
 ) -> Result<(), PlanError> {
-    if operands.into_iter().all(is_literal) {
+    if !e.is_volatile() && operands.into_iter().all(is_literal) {
         e.eval(&[])?;
     }
     Ok(())
@@ -162,6 +159,11 @@ pub fn plan(p: Plan) -> Result<Plan, PlanError> {
 fn constant_rows(p: &Plan) -> Result<Option<Vec<(Row, i64)>>, PlanError> {
     Ok(Some(match p {
         Plan::Constant { rows } => rows.clone(),
+        // Volatile expressions (random(), the statement's time) are evaluated when it runs.
+        Plan::Map { exprs, .. }
+        | Plan::Filter {
+            predicates: exprs, ..
+        } if exprs.iter().any(ScalarExpr::is_volatile) => return Ok(None),
         Plan::Map { input, exprs } => {
             let Some(rows) = constant_rows(input)? else {
                 return Ok(None);

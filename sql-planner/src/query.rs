@@ -552,6 +552,19 @@ pub fn plan_values(v: &Values) -> Result<(Plan, Scope), PlanError> {
         converted.push(col);
     }
     let nrows = v.rows.len();
+    if converted.iter().flatten().any(|t| t.expr.is_volatile()) {
+        // random() or the statement's time: each row is computed when the query runs.
+        let one = Plan::Constant {
+            rows: vec![(Row::empty(), 1)],
+        };
+        let inputs = (0..nrows)
+            .map(|r| Plan::Map {
+                input: Box::new(one.clone()),
+                exprs: converted.iter().map(|col| col[r].expr.clone()).collect(),
+            })
+            .collect();
+        return Ok((Plan::Union { inputs }, Scope { items }));
+    }
     let mut out = Vec::with_capacity(nrows);
     for r in 0..nrows {
         let datums = converted

@@ -1,8 +1,10 @@
 //! `random()`: evaluated anew for every row of an ad hoc query (never folded into one value),
 //! usable in INSERT ... SELECT and in plain views read ad hoc, and refused with 0A000 where a
 //! dataflow maintains its result (materialized views, indexes, subscriptions), since a row's
-//! retraction would not cancel its insertion. Results that do not depend on the values drawn
-//! are compared with PostgreSQL.
+//! retraction would not cancel its insertion. `current_date`, `localtimestamp` and `localtime`:
+//! one value per statement, in SELECTs, VALUES, defaults and UPDATE, refused in maintained
+//! dataflows the same way. Results that do not depend on the values drawn or the clock are
+//! compared with PostgreSQL.
 
 use kpg_tests::*;
 
@@ -55,4 +57,46 @@ async fn random_in_ad_hoc_queries_and_refused_in_maintained_ones() {
     s.check("SELECT count(*) FROM noisy").await;
     let (code, _) = expect_error(&s.kpg, "SELECT * FROM m").await;
     assert_eq!(code, "42P01");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statement_time_functions() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE d (id int, at date DEFAULT current_date, ts timestamp)")
+        .await;
+    s.exec("INSERT INTO d (id) VALUES (1)").await;
+    s.exec("INSERT INTO d VALUES (2, current_date, localtimestamp)")
+        .await;
+    s.exec("INSERT INTO d SELECT 3, current_date - 1, localtimestamp")
+        .await;
+    s.exec("UPDATE d SET ts = localtimestamp WHERE id = 1")
+        .await;
+    for q in [
+        // One value for the whole statement.
+        "SELECT count(DISTINCT localtimestamp), count(DISTINCT current_date), \
+         count(DISTINCT localtime) FROM generate_series(1, 500) g",
+        "SELECT current_date + 1 - current_date, localtimestamp - localtimestamp, \
+         localtime - localtime, extract(year FROM current_date) >= 2024",
+        "SELECT id, at = current_date AS today, ts <= localtimestamp AS past FROM d ORDER BY id",
+        "SELECT id FROM d WHERE at < current_date",
+        "SELECT count(DISTINCT ts) FROM d WHERE id IN (2, 3)",
+    ] {
+        s.check(q).await;
+    }
+    s.exec("CREATE VIEW today AS SELECT id FROM d WHERE at = current_date")
+        .await;
+    s.check("SELECT * FROM today").await;
+    for refused in [
+        "CREATE MATERIALIZED VIEW m AS SELECT id FROM d WHERE at = current_date",
+        "CREATE MATERIALIZED VIEW m AS VALUES (localtimestamp)",
+        "CREATE INDEX today_id ON today (id)",
+    ] {
+        let (code, msg) = expect_error(&s.kpg, refused).await;
+        assert_eq!(code, "0A000", "{refused}: {msg}");
+        assert!(msg.contains("current_date"), "{refused}: {msg}");
+    }
+    // now() and current_timestamp are timestamp with time zone, which kpg does not have yet.
+    let (code, _) = expect_error(&s.kpg, "SELECT now()").await;
+    assert_eq!(code, "0A000");
 }

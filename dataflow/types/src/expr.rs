@@ -312,6 +312,17 @@ impl ScalarExpr {
         }
     }
 
+    /// Evaluates an expression that runs once, now (a VALUES row, a column default): the
+    /// statement-time functions read the wall clock (UTC).
+    pub fn eval_now(&self, row: &[Datum]) -> Result<Datum, EvalError> {
+        if !self.is_volatile() {
+            return self.eval(row);
+        }
+        let mut bound = self.clone();
+        bound.bind_statement_time(chrono::Utc::now().naive_utc());
+        bound.eval(row)
+    }
+
     /// Writes the statement's time `now` into the statement-time functions (`current_date`,
     /// `localtimestamp`, `localtime`).
     pub fn bind_statement_time(&mut self, now: chrono::NaiveDateTime) {

@@ -378,6 +378,82 @@ impl Plan {
         }
     }
 
+    /// Writes the statement's time into every expression (`ScalarExpr::bind_statement_time`).
+    pub fn bind_statement_time(&mut self, now: chrono::NaiveDateTime) {
+        match self {
+            Plan::IndexedGet { key, .. } => key.iter_mut().for_each(|e| e.bind_statement_time(now)),
+            Plan::Map { exprs, .. } | Plan::FlatMap { exprs, .. } => {
+                exprs.iter_mut().for_each(|e| e.bind_statement_time(now))
+            }
+            Plan::Filter { predicates, .. } => predicates
+                .iter_mut()
+                .for_each(|e| e.bind_statement_time(now)),
+            Plan::Join {
+                left_key,
+                right_key,
+                ..
+            } => left_key
+                .iter_mut()
+                .chain(right_key.iter_mut())
+                .for_each(|e| e.bind_statement_time(now)),
+            Plan::Reduce {
+                group_key,
+                aggregates,
+                ..
+            } => group_key
+                .iter_mut()
+                .chain(aggregates.iter_mut().map(|a| &mut a.expr))
+                .for_each(|e| e.bind_statement_time(now)),
+            Plan::Window { funcs, .. } => {
+                for f in funcs {
+                    if let crate::window::WindowFunc::Aggregate(a) = &mut f.func {
+                        a.expr.bind_statement_time(now);
+                    }
+                }
+            }
+            _ => {}
+        }
+        match self {
+            Plan::Get { .. }
+            | Plan::GetWithPosition { .. }
+            | Plan::IndexedGet { .. }
+            | Plan::Constant { .. }
+            | Plan::RecursiveGet { .. }
+            | Plan::LocalGet { .. } => {}
+            Plan::Map { input, .. }
+            | Plan::Filter { input, .. }
+            | Plan::Project { input, .. }
+            | Plan::Reduce { input, .. }
+            | Plan::Distinct { input }
+            | Plan::Negate { input }
+            | Plan::Threshold { input }
+            | Plan::TopK { input, .. }
+            | Plan::FlatMap { input, .. }
+            | Plan::Window { input, .. } => input.bind_statement_time(now),
+            Plan::Join { left, right, .. } => {
+                left.bind_statement_time(now);
+                right.bind_statement_time(now);
+            }
+            Plan::Recursive { base, step, .. } => {
+                base.bind_statement_time(now);
+                step.bind_statement_time(now);
+            }
+            Plan::Let { value, body, .. } => {
+                value.bind_statement_time(now);
+                body.bind_statement_time(now);
+            }
+            Plan::Union { inputs } => inputs.iter_mut().for_each(|i| i.bind_statement_time(now)),
+        }
+    }
+
+    /// `bind_statement_time` at a time in milliseconds since the Unix epoch (UTC).
+    pub fn bind_statement_time_at_millis(&mut self, ms: u64) {
+        let now = chrono::DateTime::from_timestamp_millis(ms as i64)
+            .map(|d| d.naive_utc())
+            .unwrap_or_default();
+        self.bind_statement_time(now);
+    }
+
     /// Whether some expression of the plan is volatile (`ScalarExpr::is_volatile`).
     pub fn is_volatile(&self) -> bool {
         let mut volatile = false;

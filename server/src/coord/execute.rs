@@ -307,6 +307,15 @@ impl Coordinator {
             } => {
                 let mut old = self.stored_rows(table, predicates).await?;
                 by_position(&mut old);
+                // The statement's time, one value for every row (current_date and friends).
+                let now = chrono::Utc::now().naive_utc();
+                let assignments: Vec<_> = assignments
+                    .into_iter()
+                    .map(|mut e| {
+                        e.bind_statement_time(now);
+                        e
+                    })
+                    .collect();
                 let mut updates = Vec::with_capacity(old.len() * 2);
                 for (row, n) in old {
                     let new = Row::new(

@@ -259,8 +259,10 @@ impl Coordinator {
         let mut fast_read = None;
         let rows = self
             .read(|coord, state, peek_id, timestamp| {
-                let plan = Self::optimize(state, plan)?;
+                let mut plan = Self::optimize(state, plan)?;
                 Self::check_imports(state, &plan)?;
+                // current_date and friends: the read's time, one value for the statement.
+                plan.bind_statement_time_at_millis(timestamp);
                 let fast = fast_path::fast_peek(&plan, &state.catalog);
                 match &fast {
                     Some(fast) => coord.compute.send(Command::PeekTrace {
@@ -467,8 +469,9 @@ impl Coordinator {
     fn check_maintainable(plan: &Plan) -> Result<(), ExecError> {
         if plan.is_volatile() {
             return Err(ExecError::unsupported(
-                "random() in a materialized view, an index or a subscription (its value would \
-                 change each time the row is maintained); use it in a SELECT",
+                "random(), current_date, localtimestamp or localtime in a materialized view, an \
+                 index or a subscription (a maintained result cannot follow a value that changes \
+                 between evaluations or over time; use them in a SELECT)",
             ));
         }
         Ok(())

@@ -113,14 +113,14 @@ impl Coordinator {
                 let mut both: Vec<Datum> = holder.row.datums().to_vec();
                 both.extend_from_slice(row.datums());
                 if let Some(p) = predicate {
-                    if p.eval(&both)? != Datum::Bool(true) {
+                    if p.eval_now(&both)? != Datum::Bool(true) {
                         continue;
                     }
                 }
                 let new = Row::new(
                     assignments
                         .iter()
-                        .map(|e| e.eval(&both))
+                        .map(|e| e.eval_now(&both))
                         .collect::<Result<Vec<_>, _>>()?,
                 );
                 for ((key, _), map) in arbiters.iter().zip(holders.iter_mut()) {

@@ -29,7 +29,7 @@ impl Returning {
         Ok(kpg_types::Row::new(
             self.exprs
                 .iter()
-                .map(|e| e.eval(row))
+                .map(|e| e.eval_now(row))
                 .collect::<Result<Vec<_>, _>>()?,
         ))
     }
