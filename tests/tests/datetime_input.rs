@@ -187,6 +187,8 @@ const INTERVALS: &[&str] = &[
     "1-2 3",
     "1-2 3 4:05:06",
     "1-2 3 4:05:06 ago",
+    "1-2 -3",
+    "1-2/3",
     "1 year 1-2",
     "0",
     "90",
@@ -247,6 +249,10 @@ const INTERVALS: &[&str] = &[
 /// Text each type refuses, with PostgreSQL's SQLSTATE: 22007 (not a date/time), 22008 (a
 /// field or value out of range), 22009 (zone offset), 22015 (interval field), 22023 (zone).
 const BAD: &[(&str, &str)] = &[
+    // A date is not a year-month (kpg read '2024-01-01' as 2024 years 1 mon -1 second).
+    ("interval", "2024-01-01"),
+    ("interval", "1-2-3"),
+    ("interval", "1-2-"),
     ("date", ""),
     ("date", "hello"),
     ("date", "Jan 5"),

@@ -101,6 +101,10 @@ fn tokenize(text: &str) -> Result<Vec<Token<'_>>, Bad> {
             {
                 return Err(Bad::Syntax);
             }
+            // `1-2-3` and `2024-01-01` are dates, not a year-month.
+            if matches!(token, Token::YearMonth { .. }) && b.get(i) == Some(&b'-') {
+                return Err(Bad::Syntax);
+            }
             tokens.push(token);
         } else if c.is_ascii_alphabetic() {
             let start = i;
