@@ -2,17 +2,24 @@
 //! crate.
 //!
 //! PostgreSQL's regular expressions (Spencer's AREs) and the `regex` crate agree on much but
-//! not all: an alternation or a quantified group matches the longest way in PostgreSQL and the
-//! first way in the crate, `\b` is a backspace there and a word boundary here, `\w`, `\d` and
-//! `\s` follow the locale there and Unicode here, and there are back references, lookaround
-//! and non-greedy quantifiers whose rules differ. So a pattern is translated, not passed on:
-//! literals, `.`, `^`, `$`, bracket expressions (with POSIX classes), `\d \w \s` and their
-//! negations and the word boundaries `\y \Y \m \M` (as the C locale's ASCII sets, which
-//! kpg's tests' server uses), escaped punctuation, non-capturing and capturing groups, greedy
-//! `* + ? {m,n}` on a single atom, and alternations of literals none of which begins another
-//! (at most one alternative can match at a place, so first and longest agree) are kept;
-//! everything else is refused with 0A000 rather than answered differently. The random pattern
-//! test in `tests/tests/text_functions.rs` holds this to PostgreSQL's answers.
+//! not all: a pattern of greedy quantifiers matches the longest way in PostgreSQL and the first
+//! way in the crate (they differ through alternations and quantified groups), `\b` is a
+//! backspace there and a word boundary here, `\w`, `\d` and `\s` follow the locale there and
+//! Unicode here, and there are back references, lookaround and non-greedy quantifiers whose
+//! rules differ. So a pattern is translated, not passed on: literals, `.`, `^`, `$`, bracket
+//! expressions (with POSIX classes), `\d \w \s` and their negations and the word boundaries
+//! `\y \Y \m \M` (as the C locale's ASCII sets, which kpg's tests' server uses), escaped
+//! punctuation, groups, alternations and greedy `* + ? {m,n}` are kept; back references,
+//! lookaround, non-greedy quantifiers and PostgreSQL-only escapes are refused with 0A000 rather
+//! than answered differently.
+//!
+//! Where the first match can differ from the longest (an alternation other than of literals
+//! none of which begins another, a quantified group), the crate finds where the leftmost match
+//! begins (the same place in both) and an anchored automaton with `MatchKind::All` where the
+//! longest one ends. The groups of such a pattern follow PostgreSQL's own rules for
+//! subexpressions, so reading them (`\1` in a replacement, regexp_substr's `subexpr`) is
+//! refused; for other patterns the crate's groups are PostgreSQL's. The random pattern test in
+//! `tests/tests/text_functions.rs` holds all of this to PostgreSQL's answers.
 //!
 //! The flags `g`, `i`, `c`, `n`/`m`, `p`, `w`, `s`, `x`, `t` and `q` are understood (`n`: `.`
 //! and `[^...]` do not match a newline and `^`/`$` match at line ends; `p` and `w` each half
@@ -29,6 +36,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use regex::{Captures, Regex, RegexBuilder};
+use regex_automata::nfa::thompson::pikevm::{Cache as PikeCache, PikeVM};
+use regex_automata::{Anchored, Input, MatchKind};
 
 use crate::datum::Datum;
 use crate::error::EvalError;
@@ -37,7 +46,34 @@ use crate::error::EvalError;
 const CACHE: usize = 64;
 
 thread_local! {
-    static PATTERNS: RefCell<HashMap<(String, Syntax), Regex>> = RefCell::new(HashMap::new());
+    static PATTERNS: RefCell<HashMap<(String, Syntax), Compiled>> = RefCell::new(HashMap::new());
+}
+
+/// A translated pattern. Where the `regex` crate's first match may not be PostgreSQL's
+/// longest one (an alternation or a quantified group), `longest` finds the end of the longest
+/// match from the start the crate found (both begin at the leftmost place a match can), and
+/// the groups, which PostgreSQL's rules assign otherwise, cannot be read.
+struct Compiled {
+    re: Regex,
+    longest: Option<(PikeVM, RefCell<PikeCache>)>,
+}
+
+/// One match: its groups (when they can be read) and its span.
+struct Found<'s> {
+    caps: Captures<'s>,
+    start: usize,
+    end: usize,
+}
+
+impl Compiled {
+    /// Whether the groups of a match can be read as PostgreSQL reads them.
+    fn groups_exact(&self) -> bool {
+        self.longest.is_none()
+    }
+
+    fn groups_refused() -> EvalError {
+        unsupported("groups of a pattern with alternations or quantified groups")
+    }
 }
 
 fn unsupported(what: &str) -> EvalError {
@@ -133,24 +169,26 @@ pub(crate) fn regexp_replace(args: &[Datum]) -> Result<Datum, EvalError> {
     let f = parse_flags(flags)?;
     // Without a match number, all matches with 'g', else the first.
     let n = n.unwrap_or(if f.global { 0 } else { 1 }) as usize;
-    with_regex(pattern, &f, s, |re| {
+    with_regex(pattern, &f, s, |c| {
+        if !c.groups_exact() && uses_groups(replacement) {
+            return Err(Compiled::groups_refused());
+        }
         let mut out = String::with_capacity(s.len());
         let mut copied = 0;
-        for (i, caps) in matches(re, s, start).enumerate() {
+        for (i, m) in matches(c, s, start).enumerate() {
             if n > 0 && i + 1 != n {
                 continue;
             }
-            let m = caps.get(0).expect("group 0 always matches");
-            out.push_str(&s[copied..m.start()]);
-            expand(&caps, replacement, &mut out);
-            copied = m.end();
+            out.push_str(&s[copied..m.start]);
+            expand(&m, s, replacement, &mut out);
+            copied = m.end;
             if n > 0 {
                 break;
             }
         }
         out.push_str(&s[copied..]);
-        Datum::String(out)
-    })
+        Ok(Datum::String(out))
+    })?
 }
 
 /// regexp_like(string, pattern [, flags]) over non-NULL arguments.
@@ -161,7 +199,7 @@ pub(crate) fn regexp_like(args: &[Datum]) -> Result<Datum, EvalError> {
         other => unreachable!("regexp_like over {other:?}"),
     };
     let f = flags_without_global(flags, "regexp_like")?;
-    with_regex(pattern, &f, s, |re| Datum::Bool(re.is_match(s)))
+    with_regex(pattern, &f, s, |c| Datum::Bool(c.re.is_match(s)))
 }
 
 /// regexp_count(string, pattern [, start [, flags]]) over non-NULL arguments.
@@ -176,8 +214,8 @@ pub(crate) fn regexp_count(args: &[Datum]) -> Result<Datum, EvalError> {
     };
     let start = start_position(start)?;
     let f = flags_without_global(flags, "regexp_count")?;
-    with_regex(pattern, &f, s, |re| {
-        Datum::Int32(matches(re, s, start).count() as i32)
+    with_regex(pattern, &f, s, |c| {
+        Datum::Int32(matches(c, s, start).count() as i32)
     })
 }
 
@@ -223,25 +261,31 @@ pub(crate) fn regexp_find(args: &[Datum], position: bool) -> Result<Datum, EvalE
     if subexpr < 0 {
         return Err(invalid("subexpr", subexpr));
     }
-    with_regex(pattern, &f, s, |re| {
+    with_regex(pattern, &f, s, |c| {
         // As in PostgreSQL, a pattern without groups has the whole match as its group 1.
-        let group = match (re.captures_len(), subexpr) {
+        let group = match (c.re.captures_len(), subexpr) {
             (1, 1) => 0,
             (_, g) => g as usize,
         };
-        let found = matches(re, s, start)
+        if group > 0 && !c.groups_exact() {
+            return Err(Compiled::groups_refused());
+        }
+        let found = matches(c, s, start)
             .nth(n as usize - 1)
-            .and_then(|caps| caps.get(group));
-        match (found, position) {
+            .and_then(|m| match group {
+                0 => Some((m.start, m.end)),
+                g => m.caps.get(g).map(|g| (g.start(), g.end())),
+            });
+        Ok(match (found, position) {
             (None, false) => Datum::Null,
             (None, true) => Datum::Int32(0),
-            (Some(m), false) => Datum::String(m.as_str().to_string()),
-            (Some(m), true) => {
-                let at = if end == 1 { m.end() } else { m.start() };
+            (Some((a, b)), false) => Datum::String(s[a..b].to_string()),
+            (Some((a, b)), true) => {
+                let at = if end == 1 { b } else { a };
                 Datum::Int32(s[..at].chars().count() as i32 + 1)
             }
-        }
-    })
+        })
+    })?
 }
 
 /// The flags of a function that finds every match anyway and refuses 'g'.
@@ -270,7 +314,7 @@ fn with_regex<T>(
     pattern: &str,
     flags: &Flags,
     s: &str,
-    f: impl FnOnce(&Regex) -> T,
+    f: impl FnOnce(&Compiled) -> T,
 ) -> Result<T, EvalError> {
     if flags.syntax.case_insensitive && !(pattern.is_ascii() && s.is_ascii()) {
         return Err(unsupported("case-insensitive non-ASCII characters"));
@@ -280,60 +324,106 @@ fn with_regex<T>(
 
 /// PostgreSQL's successive matches from the character `start` (0-based): each search resumes
 /// where the last match ended, one character later after an empty match.
-fn matches<'r, 's>(
-    re: &'r Regex,
+fn matches<'c, 's>(
+    c: &'c Compiled,
     s: &'s str,
     start: usize,
-) -> impl Iterator<Item = Captures<'s>> + use<'r, 's> {
+) -> impl Iterator<Item = Found<'s>> + use<'c, 's> {
     let mut at = match s.char_indices().nth(start) {
         Some((b, _)) => Some(b),
         None => (s.chars().count() == start).then_some(s.len()),
     };
     std::iter::from_fn(move || {
         let from = at?;
-        let caps = re.captures_at(s, from)?;
+        let caps = c.re.captures_at(s, from)?;
         let m = caps.get(0).expect("group 0 always matches");
-        at = if m.is_empty() {
-            s[m.end()..].chars().next().map(|c| m.end() + c.len_utf8())
-        } else {
-            Some(m.end())
+        let end = match &c.longest {
+            None => m.end(),
+            Some((vm, cache)) => {
+                let input = Input::new(s).range(m.start()..).anchored(Anchored::Yes);
+                vm.find(&mut cache.borrow_mut(), input)
+                    .map_or(m.end(), |longest| longest.end())
+            }
         };
-        Some(caps)
+        at = if end == m.start() {
+            s[end..].chars().next().map(|ch| end + ch.len_utf8())
+        } else {
+            Some(end)
+        };
+        Some(Found {
+            caps,
+            start: m.start(),
+            end,
+        })
     })
 }
 
 /// Calls `f` with the translated, compiled pattern (cached per thread).
-fn compiled<T>(pattern: &str, syntax: Syntax, f: impl FnOnce(&Regex) -> T) -> Result<T, EvalError> {
+fn compiled<T>(
+    pattern: &str,
+    syntax: Syntax,
+    f: impl FnOnce(&Compiled) -> T,
+) -> Result<T, EvalError> {
     PATTERNS.with(|cache| {
         let mut cache = cache.borrow_mut();
         let key = (pattern.to_string(), syntax);
-        if let Some(re) = cache.get(&key) {
-            return Ok(f(re));
+        if let Some(c) = cache.get(&key) {
+            return Ok(f(c));
         }
-        let translated = if syntax.literal {
-            regex::escape(pattern)
+        let (translated, first_is_longest) = if syntax.literal {
+            (regex::escape(pattern), true)
         } else {
             translate(pattern, &syntax)?
         };
+        let bad = |e: String| EvalError::InvalidRegex(e.lines().last().unwrap_or("").into());
         let re = RegexBuilder::new(&translated)
             .case_insensitive(syntax.case_insensitive)
             .dot_matches_new_line(!syntax.newline_dots)
             .multi_line(syntax.newline_anchors)
             .build()
-            .map_err(|e| {
-                EvalError::InvalidRegex(e.to_string().lines().last().unwrap_or("").into())
-            })?;
-        let out = f(&re);
+            .map_err(|e| bad(e.to_string()))?;
+        let longest = if first_is_longest {
+            None
+        } else {
+            let vm = PikeVM::builder()
+                .syntax(
+                    regex_automata::util::syntax::Config::new()
+                        .case_insensitive(syntax.case_insensitive)
+                        .dot_matches_new_line(!syntax.newline_dots)
+                        .multi_line(syntax.newline_anchors),
+                )
+                .configure(PikeVM::config().match_kind(MatchKind::All))
+                .build(&translated)
+                .map_err(|e| bad(e.to_string()))?;
+            let vm_cache = RefCell::new(vm.create_cache());
+            Some((vm, vm_cache))
+        };
+        let compiled = Compiled { re, longest };
+        let out = f(&compiled);
         if cache.len() >= CACHE {
             cache.clear();
         }
-        cache.insert(key, re);
+        cache.insert(key, compiled);
         Ok(out)
     })
 }
 
+/// Whether a replacement reads a group (`\1` to `\9`).
+fn uses_groups(replacement: &str) -> bool {
+    let mut chars = replacement.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('1'..='9') => return true,
+                _ => continue,
+            }
+        }
+    }
+    false
+}
+
 /// The replacement text for one match.
-fn expand(caps: &Captures<'_>, replacement: &str, out: &mut String) {
+fn expand(m: &Found<'_>, s: &str, replacement: &str, out: &mut String) {
     let mut chars = replacement.chars().peekable();
     while let Some(c) = chars.next() {
         if c != '\\' {
@@ -343,13 +433,13 @@ fn expand(caps: &Captures<'_>, replacement: &str, out: &mut String) {
         match chars.peek() {
             Some(d @ '1'..='9') => {
                 let group = d.to_digit(10).expect("a digit") as usize;
-                if let Some(m) = caps.get(group) {
-                    out.push_str(m.as_str());
+                if let Some(g) = m.caps.get(group) {
+                    out.push_str(g.as_str());
                 }
                 chars.next();
             }
             Some('&') => {
-                out.push_str(caps.get(0).expect("group 0").as_str());
+                out.push_str(&s[m.start..m.end]);
                 chars.next();
             }
             Some('\\') => {
@@ -373,12 +463,15 @@ enum Last {
     Quantifier,
 }
 
-/// The `regex` crate pattern that matches as the PostgreSQL pattern does, or 0A000 for what
-/// they would match differently.
-fn translate(pattern: &str, syntax: &Syntax) -> Result<String, EvalError> {
+/// The `regex` crate pattern for the PostgreSQL pattern, and whether the crate's first match
+/// is PostgreSQL's longest one (with its groups); 0A000 for what they would match differently
+/// whatever is read.
+fn translate(pattern: &str, syntax: &Syntax) -> Result<(String, bool), EvalError> {
     let invalid = |what: &str| EvalError::InvalidRegex(what.into());
     let mut out = String::with_capacity(pattern.len() + 8);
     let mut last = Last::Nothing;
+    // Whether the crate's first match agrees with PostgreSQL's longest one.
+    let mut first_is_longest = true;
     // The alternatives of the pattern and of each open group.
     let mut frames = vec![Alternatives::default()];
     let mut chars = pattern.chars().peekable();
@@ -437,10 +530,10 @@ fn translate(pattern: &str, syntax: &Syntax) -> Result<String, EvalError> {
                 if frames.len() == 1 {
                     return Err(invalid("parentheses () not balanced"));
                 }
-                frames
+                first_is_longest &= frames
                     .pop()
                     .expect("a group")
-                    .check(syntax.case_insensitive)?;
+                    .agree(syntax.case_insensitive);
                 out.push(')');
                 last = Last::Group;
             }
@@ -462,7 +555,7 @@ fn translate(pattern: &str, syntax: &Syntax) -> Result<String, EvalError> {
             '*' | '+' | '?' | '{' => {
                 match last {
                     Last::Atom => {}
-                    Last::Group => return Err(unsupported("quantified groups")),
+                    Last::Group => first_is_longest = false,
                     Last::Nothing | Last::Quantifier => {
                         return Err(invalid("quantifier operand invalid"))
                     }
@@ -493,11 +586,11 @@ fn translate(pattern: &str, syntax: &Syntax) -> Result<String, EvalError> {
     if frames.len() > 1 {
         return Err(invalid("parentheses () not balanced"));
     }
-    frames
+    first_is_longest &= frames
         .pop()
         .expect("the pattern's frame")
-        .check(syntax.case_insensitive)?;
-    Ok(out)
+        .agree(syntax.case_insensitive);
+    Ok((out, first_is_longest))
 }
 
 /// The alternatives (`a|b`) of a pattern or a group as far as read: each one's text while it
@@ -534,12 +627,13 @@ impl Alternatives {
         self.done.push(current);
     }
 
-    /// An alternation matches the longest way in PostgreSQL and the first way in the `regex`
-    /// crate. They agree when at most one alternative can match at any place: every
-    /// alternative a non-empty literal, none the beginning of another.
-    fn check(mut self, case_insensitive: bool) -> Result<(), EvalError> {
+    /// Whether the alternation, which matches the longest way in PostgreSQL and the first way
+    /// in the `regex` crate, matches the same way in both: when at most one alternative can
+    /// match at any place, every alternative a non-empty literal, none the beginning of
+    /// another.
+    fn agree(mut self, case_insensitive: bool) -> bool {
         if self.done.is_empty() {
-            return Ok(());
+            return true;
         }
         self.next_alternative();
         let fold = |s: &str| {
@@ -554,19 +648,15 @@ impl Alternatives {
             .iter()
             .map(|a| a.as_deref().filter(|t| !t.is_empty()).map(fold))
             .collect();
-        let refused =
-            || unsupported("alternatives (|) other than literals none of which begins another");
-        let texts = texts.ok_or_else(refused)?;
-        for (i, a) in texts.iter().enumerate() {
-            if texts
+        let Some(texts) = texts else {
+            return false;
+        };
+        texts.iter().enumerate().all(|(i, a)| {
+            !texts
                 .iter()
                 .enumerate()
                 .any(|(j, b)| i != j && b.starts_with(a.as_str()))
-            {
-                return Err(refused());
-            }
-        }
-        Ok(())
+        })
     }
 }
 
@@ -734,9 +824,15 @@ mod tests {
         assert_eq!(rr("ab a_b é", "\\y", "|", "g").unwrap(), "|ab| |a_b| é");
         assert_eq!(rr("ab a", "\\ma", "X", "g").unwrap(), "Xb X");
         assert_eq!(rr("ab a", "b\\M", "X", "g").unwrap(), "aX a");
-        for p in [
-            "a|ab", "x|", "(ab|a.)", "a*|b", "(a)\\1", "a*?", "(ab)*", "(?=a)", "\\bx", "\\Z",
-        ] {
+        // PostgreSQL's longest match where an alternation or a quantified group could match
+        // otherwise; their groups are refused.
+        assert_eq!(rr("xyz", "x|xy|xyz", "_", "").unwrap(), "_");
+        assert_eq!(rr("abcd", "(ab|abc)(cd|d)", "[\\&]", "").unwrap(), "[abcd]");
+        assert_eq!(rr("aabab", "a*(ab)*", "_", "").unwrap(), "_");
+        assert_eq!(rr("ab", "a|", "_", "g").unwrap(), "__b_");
+        let groups = rr("abcd", "(ab|abc)(cd|d)", "[\\1]", "");
+        assert_eq!(groups.unwrap_err().sqlstate(), "0A000");
+        for p in ["(a)\\1", "a*?", "(?=a)", "\\bx", "\\Z"] {
             assert_eq!(rr("ab", p, "", "").unwrap_err().sqlstate(), "0A000", "{p}");
         }
         assert_eq!(rr("ab", "a", "", "z").unwrap_err().sqlstate(), "22023");
