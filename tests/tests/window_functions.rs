@@ -55,6 +55,16 @@ const QUERIES: &[&str] = &[
     "SELECT id, g FROM (SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY v DESC NULLS LAST, id) AS rn \
      FROM t) k WHERE rn = 1 ORDER BY id",
     "SELECT DISTINCT g, count(*) OVER (PARTITION BY g) AS c36 FROM t ORDER BY g",
+    // RANGE frames with offsets: by value, in either order, over numbers, floats and dates;
+    // NULL values frame their peers.
+    "SELECT id, sum(id) OVER (ORDER BY g RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) AS r1, \
+     count(*) OVER (ORDER BY v DESC RANGE BETWEEN 5 PRECEDING AND 2.5 FOLLOWING) AS r2, \
+     max(id) OVER (ORDER BY f NULLS FIRST RANGE BETWEEN CURRENT ROW AND 1.0 FOLLOWING) AS r3, \
+     min(w) OVER (PARTITION BY g ORDER BY v RANGE BETWEEN UNBOUNDED PRECEDING AND 3 PRECEDING) AS r4 \
+     FROM t ORDER BY id",
+    "SELECT id, count(*) OVER (ORDER BY d RANGE BETWEEN '2 days' PRECEDING AND '1 day' FOLLOWING) AS r5, \
+     sum(id) OVER (ORDER BY d DESC RANGE BETWEEN '1 day' FOLLOWING AND '3 days' FOLLOWING) AS r6 \
+     FROM (SELECT id, DATE '2024-01-01' + (id * id % 5) AS d FROM t) k ORDER BY id",
     // In a correlated subquery a window sees the rows for its outer row only.
     "SELECT a.id, (SELECT max(r) FROM (SELECT row_number() OVER (ORDER BY b.id) AS r FROM t b \
      WHERE b.g = a.g) k) AS m, (SELECT sum(v) OVER () FROM t b WHERE b.id = a.id) AS s FROM t a ORDER BY a.id",
@@ -99,12 +109,16 @@ async fn window_function_errors_as_postgres() {
         "SELECT sum(id) OVER (ROWS BETWEEN CURRENT ROW AND 1 PRECEDING) FROM t",
         "SELECT sum(id) OVER (ROWS UNBOUNDED FOLLOWING) FROM t",
         "SELECT row_number(id) OVER () FROM t",
+        "SELECT sum(id) OVER (ORDER BY id, g RANGE 1 PRECEDING) FROM t",
+        "SELECT sum(id) OVER (ORDER BY id RANGE -1 PRECEDING) FROM t",
+        "SELECT sum(id) OVER (ORDER BY w RANGE 1 PRECEDING) FROM t",
+        "SELECT sum(id) OVER (ORDER BY id RANGE BETWEEN CURRENT ROW AND 1 PRECEDING) FROM t",
+        "SELECT sum(id) OVER (ORDER BY id RANGE BETWEEN 1 FOLLOWING AND CURRENT ROW) FROM t",
         "SELECT g, v, rank() OVER (ORDER BY v) FROM t GROUP BY g",
     ] {
         s.check_error(e).await;
     }
     for refused in [
-        "SELECT sum(id) OVER (ORDER BY id RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t",
         "SELECT sum(id) OVER (ORDER BY id GROUPS 1 PRECEDING) FROM t",
         "SELECT count(DISTINCT id) OVER () FROM t",
         "SELECT sum(id) OVER w FROM t WINDOW w AS (ORDER BY id)",

@@ -12,6 +12,12 @@
 //! Peers are rows equal in the ORDER BY; `RANGE` frame bounds at CURRENT ROW extend to the
 //! current row's peers, which is PostgreSQL's default frame (`RANGE BETWEEN UNBOUNDED
 //! PRECEDING AND CURRENT ROW`; the whole partition without ORDER BY, where all rows are peers).
+//! A `RANGE` bound with an offset (`RANGE BETWEEN 5 PRECEDING AND CURRENT ROW`) is a value:
+//! the planner computes, for each row, its ORDER BY value in a comparable form (the `key`) and
+//! the bound's value (the row's value minus or plus the offset, in the same form); the frame
+//! starts at the first row whose key is not before the start value in the window's order, and
+//! ends after the last row whose key is not after the end value. A row whose value is NULL has
+//! its peers (the other NULLs) as such a frame, as in PostgreSQL.
 
 use crate::agg::AggregateExpr;
 use crate::datum::{Datum, Row};
@@ -50,6 +56,17 @@ pub enum FrameBound {
     CurrentRow,
     Following(u64),
     UnboundedFollowing,
+    /// A RANGE bound with an offset: the column holding the bound's value for each row.
+    Value(usize),
+}
+
+/// How a RANGE frame with offsets compares rows: the column of each row's key, and the
+/// window's order (DESC, NULLS LAST).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RangeKey {
+    pub column: usize,
+    pub desc: bool,
+    pub nulls_last: bool,
 }
 
 /// A window frame: by rows, or by peers (`RANGE`, whose offsets kpg does not take).
@@ -58,6 +75,8 @@ pub struct WindowFrame {
     pub rows: bool,
     pub start: FrameBound,
     pub end: FrameBound,
+    /// For `FrameBound::Value` bounds.
+    pub range_key: Option<RangeKey>,
 }
 
 impl WindowFrame {
@@ -66,6 +85,7 @@ impl WindowFrame {
         rows: false,
         start: FrameBound::UnboundedPreceding,
         end: FrameBound::CurrentRow,
+        range_key: None,
     };
 }
 
@@ -199,7 +219,7 @@ fn column(rows: &[Row], peers: &[(usize, usize)], f: &WindowExpr) -> Result<Vec<
         }
         WindowFunc::FirstValue | WindowFunc::LastValue | WindowFunc::NthValue => {
             for (i, &group) in peers.iter().enumerate() {
-                let (lo, hi) = frame(f.frame, i, n, group);
+                let (lo, hi) = frame(f.frame, rows, i, group);
                 let pick = match f.func {
                     WindowFunc::FirstValue => (lo < hi).then_some(lo),
                     WindowFunc::LastValue => (lo < hi).then(|| hi - 1),
@@ -218,7 +238,7 @@ fn column(rows: &[Row], peers: &[(usize, usize)], f: &WindowExpr) -> Result<Vec<
                 .map(|r| agg.expr.eval(r.datums()))
                 .collect::<Result<_, _>>()?;
             for (i, &group) in peers.iter().enumerate() {
-                let (lo, hi) = frame(f.frame, i, n, group);
+                let (lo, hi) = frame(f.frame, rows, i, group);
                 let frame_values = values[lo..hi.max(lo)].iter().map(|d| (d, 1));
                 out.push(agg.func.eval(frame_values, agg.distinct)?);
             }
@@ -227,11 +247,35 @@ fn column(rows: &[Row], peers: &[(usize, usize)], f: &WindowExpr) -> Result<Vec<
     Ok(out)
 }
 
-/// The positions `[lo, hi)` of row `i`'s frame in a partition of `n` rows, `peers` being the
-/// bounds of its peer group.
-fn frame(f: WindowFrame, i: usize, n: usize, peers: (usize, usize)) -> (usize, usize) {
+/// The positions `[lo, hi)` of row `i`'s frame in the sorted partition `rows`, `peers` being
+/// the bounds of its peer group.
+fn frame(f: WindowFrame, rows: &[Row], i: usize, peers: (usize, usize)) -> (usize, usize) {
+    let n = rows.len();
     let at = |b: FrameBound, start: bool| -> usize {
         match b {
+            FrameBound::Value(column) => {
+                let key = f.range_key.expect("a RANGE frame with offsets has a key");
+                // A NULL value's frame is its peers.
+                if rows[i].get(key.column).is_null() {
+                    return if start { peers.0 } else { peers.1 };
+                }
+                let bound = rows[i].get(column);
+                // The key's place relative to the bound, in the window's order.
+                let place = |r: &Row| {
+                    let k = r.get(key.column);
+                    match (k.is_null(), key.nulls_last) {
+                        (true, true) => Ordering::Greater,
+                        (true, false) => Ordering::Less,
+                        (false, _) if key.desc => bound.sql_cmp(k),
+                        (false, _) => k.sql_cmp(bound),
+                    }
+                };
+                if start {
+                    rows.partition_point(|r| place(r) == Ordering::Less)
+                } else {
+                    rows.partition_point(|r| place(r) != Ordering::Greater)
+                }
+            }
             FrameBound::UnboundedPreceding => 0,
             FrameBound::UnboundedFollowing => n,
             FrameBound::CurrentRow if f.rows => i + usize::from(!start),
@@ -303,19 +347,24 @@ mod tests {
             rows: true,
             start: FrameBound::Preceding(1),
             end: FrameBound::Following(1),
+            range_key: None,
         };
-        let got: Vec<_> = (0..5).map(|i| frame(rows_frame, i, 5, peers[i])).collect();
+        let five: Vec<Row> = (0..5).map(|i| Row::new(vec![Datum::Int32(i)])).collect();
+        let got: Vec<_> = (0..5)
+            .map(|i| frame(rows_frame, &five, i as usize, peers[i as usize]))
+            .collect();
         assert_eq!(got, vec![(0, 2), (0, 3), (1, 4), (2, 5), (3, 5)]);
         let got: Vec<_> = (0..5)
-            .map(|i| frame(WindowFrame::DEFAULT, i, 5, peers[i]))
+            .map(|i| frame(WindowFrame::DEFAULT, &five, i, peers[i]))
             .collect();
         assert_eq!(got, vec![(0, 2), (0, 2), (0, 3), (0, 5), (0, 5)]);
         let empty = WindowFrame {
             rows: true,
             start: FrameBound::Following(2),
             end: FrameBound::Following(1),
+            range_key: None,
         };
-        let (lo, hi) = frame(empty, 0, 5, peers[0]);
+        let (lo, hi) = frame(empty, &five, 0, peers[0]);
         assert!(lo >= hi);
     }
 }
