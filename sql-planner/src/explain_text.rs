@@ -267,22 +267,14 @@ impl Printer<'_> {
             } => {
                 // With a limit, a first stage cuts each group down in buckets (render/top_k.rs).
                 let mark = arranges(self, if limit.is_some() { 4 } else { 2 });
-                let group: Vec<String> = group_key.iter().map(|c| format!("#{c}")).collect();
-                let order: Vec<String> = order_by
-                    .iter()
-                    .map(|o| {
-                        let dir = if o.desc { " DESC" } else { "" };
-                        let nulls = if o.nulls_last { "LAST" } else { "FIRST" };
-                        format!("#{}{dir} NULLS {nulls}", o.column)
-                    })
-                    .collect();
+                let group = columns_text(group_key);
+                let order = order_text(order_by);
                 let limit = limit.map_or("ALL".to_string(), |l| l.to_string());
                 self.line(
                     depth,
                     &format!(
                         "TopK group_by=({}) order_by=[{}] limit={limit} offset={offset}{mark}",
-                        group.join(", "),
-                        order.join(", ")
+                        group, order
                     ),
                 );
                 self.plan(input, depth + 1);
@@ -307,22 +299,15 @@ impl Printer<'_> {
                 funcs,
             } => {
                 let mark = arranges(self, 2);
-                let group: Vec<String> = partition_by.iter().map(|c| format!("#{c}")).collect();
-                let order: Vec<String> = order_by
-                    .iter()
-                    .map(|o| {
-                        let dir = if o.desc { " DESC" } else { "" };
-                        let nulls = if o.nulls_last { "LAST" } else { "FIRST" };
-                        format!("#{}{dir} NULLS {nulls}", o.column)
-                    })
-                    .collect();
+                let group = columns_text(partition_by);
+                let order = order_text(order_by);
                 let funcs: Vec<String> = funcs.iter().map(|f| format!("{:?}", f.func)).collect();
                 self.line(
                     depth,
                     &format!(
                         "Window partition_by=({}) order_by=[{}] funcs=[{}]{mark}",
-                        group.join(", "),
-                        order.join(", "),
+                        group,
+                        order,
                         funcs.join(", ")
                     ),
                 );
@@ -372,4 +357,23 @@ fn exprs(es: &[ScalarExpr]) -> String {
 
 fn expr(e: &ScalarExpr) -> String {
     e.to_string()
+}
+
+/// `#1, #3`: column numbers as EXPLAIN writes them.
+fn columns_text(columns: &[usize]) -> String {
+    let cols: Vec<String> = columns.iter().map(|c| format!("#{c}")).collect();
+    cols.join(", ")
+}
+
+/// `#1 DESC NULLS FIRST, #2 NULLS LAST`: an ORDER BY as EXPLAIN writes it.
+fn order_text(order_by: &[kpg_types::plan::ColumnOrder]) -> String {
+    let items: Vec<String> = order_by
+        .iter()
+        .map(|o| {
+            let dir = if o.desc { " DESC" } else { "" };
+            let nulls = if o.nulls_last { "LAST" } else { "FIRST" };
+            format!("#{}{dir} NULLS {nulls}", o.column)
+        })
+        .collect();
+    items.join(", ")
 }

@@ -324,6 +324,22 @@ impl FromBuilder<'_> {
         Ok(())
     }
 
+    /// The items added so far joined into one plan (with the predicates over them), taken out
+    /// of the builder, whose scope still describes its columns: what a function or LATERAL
+    /// subquery reading those items is applied to.
+    fn take_joined(&mut self) -> Plan {
+        FromBuilder {
+            cx: self.cx,
+            rels: std::mem::take(&mut self.rels),
+            scope: self.scope.clone(),
+            names: Vec::new(),
+            predicates: std::mem::take(&mut self.predicates),
+            domain: self.domain,
+            deferred_on: Vec::new(),
+        }
+        .build()
+    }
+
     /// Records the FROM item names of `scope`, refusing one named twice (42712).
     fn add_names(&mut self, scope: &Scope) -> Result<(), PlanError> {
         let mut tables: Vec<String> = scope.items.iter().filter_map(|i| i.table.clone()).collect();

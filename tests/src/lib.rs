@@ -831,6 +831,23 @@ impl Pair {
         self.check(&format!("SELECT * FROM {name}")).await
     }
 
+    /// Each query ad hoc, then as a materialized view (`{prefix}0`, `{prefix}1`, ...) checked
+    /// after each of `writes`: what an incrementally maintained view must keep equal.
+    pub async fn check_through_writes(&self, queries: &[&str], prefix: &str, writes: &[&str]) {
+        for q in queries {
+            self.check(q).await;
+        }
+        for (i, q) in queries.iter().enumerate() {
+            self.create_view(&format!("{prefix}{i}"), q).await;
+        }
+        for write in writes {
+            self.exec(write).await;
+            for i in 0..queries.len() {
+                self.check_view(&format!("{prefix}{i}")).await;
+            }
+        }
+    }
+
     /// Runs `sql` on both; both must fail with the same SQLSTATE. Returns (SQLSTATE, kpg's
     /// message). Callers check afterwards that the session still works.
     pub async fn check_error(&self, sql: &str) -> (String, String) {

@@ -51,28 +51,22 @@ const QUERIES: &[&str] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn distinct_on_ad_hoc_and_through_writes() {
     let (_kpg, _pg, s) = setup().await;
-    for q in QUERIES {
-        s.check(q).await;
-    }
     // With ORDER BY the rows come in order, as in PostgreSQL.
     s.check_in_order(QUERIES[0]).await;
-    for (i, q) in QUERIES.iter().enumerate() {
-        s.create_view(&format!("don{i}"), q).await;
-    }
-    for write in [
-        // A new latest order for customer 1, a first one for customer 4.
-        "INSERT INTO orders VALUES (9, 1, 1.00, '2024-04-01'), (10, 4, 3.00, '2024-04-02')",
-        // The current first rows of two groups go; the next ones take their place.
-        "DELETE FROM orders WHERE id IN (9, 3)",
-        "UPDATE orders SET customer = 3 WHERE id = 6",
-        "UPDATE customers SET region = 'US' WHERE id = 1",
-        "DELETE FROM orders WHERE customer IS NULL",
-    ] {
-        s.exec(write).await;
-        for i in 0..QUERIES.len() {
-            s.check_view(&format!("don{i}")).await;
-        }
-    }
+    s.check_through_writes(
+        QUERIES,
+        "don",
+        &[
+            // A new latest order for customer 1, a first one for customer 4.
+            "INSERT INTO orders VALUES (9, 1, 1.00, '2024-04-01'), (10, 4, 3.00, '2024-04-02')",
+            // The current first rows of two groups go; the next ones take their place.
+            "DELETE FROM orders WHERE id IN (9, 3)",
+            "UPDATE orders SET customer = 3 WHERE id = 6",
+            "UPDATE customers SET region = 'US' WHERE id = 1",
+            "DELETE FROM orders WHERE customer IS NULL",
+        ],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -61,23 +61,17 @@ const QUERIES: &[&str] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generate_series_ad_hoc_and_through_writes() {
     let (_kpg, _pg, s) = setup().await;
-    for q in QUERIES {
-        s.check(q).await;
-    }
-    for (i, q) in QUERIES.iter().enumerate() {
-        s.create_view(&format!("gen{i}"), q).await;
-    }
-    for write in [
-        "INSERT INTO spans VALUES (6, -2, 2, 2, '2024-12-31 23:00')",
-        "UPDATE spans SET hi = hi + 2 WHERE id IN (1, 3)",
-        "DELETE FROM spans WHERE id = 2",
-        "UPDATE spans SET lo = 1 WHERE lo IS NULL",
-    ] {
-        s.exec(write).await;
-        for i in 0..QUERIES.len() {
-            s.check_view(&format!("gen{i}")).await;
-        }
-    }
+    s.check_through_writes(
+        QUERIES,
+        "gen",
+        &[
+            "INSERT INTO spans VALUES (6, -2, 2, 2, '2024-12-31 23:00')",
+            "UPDATE spans SET hi = hi + 2 WHERE id IN (1, 3)",
+            "DELETE FROM spans WHERE id = 2",
+            "UPDATE spans SET lo = 1 WHERE lo IS NULL",
+        ],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -51,29 +51,23 @@ const QUERIES: &[&str] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn grouping_sets_ad_hoc_and_through_writes() {
     let (_kpg, _pg, s) = setup().await;
-    for q in QUERIES {
-        s.check(q).await;
-    }
     s.check_in_order(
         "SELECT region, product, sum(amount) AS total FROM sales GROUP BY ROLLUP (region, product) \
          ORDER BY region NULLS FIRST, product NULLS FIRST, total",
     )
     .await;
-    for (i, q) in QUERIES.iter().enumerate() {
-        s.create_view(&format!("gs{i}"), q).await;
-    }
-    for write in [
-        "INSERT INTO sales VALUES ('APAC', 'tea', 2025, 4), ('EU', NULL, NULL, NULL)",
-        "INSERT INTO empty_sales VALUES ('EU', 1), (NULL, 2)",
-        "DELETE FROM sales WHERE region = 'US'",
-        "UPDATE sales SET year = 2023 WHERE product = 'tea'",
-        "DELETE FROM empty_sales",
-    ] {
-        s.exec(write).await;
-        for i in 0..QUERIES.len() {
-            s.check_view(&format!("gs{i}")).await;
-        }
-    }
+    s.check_through_writes(
+        QUERIES,
+        "gs",
+        &[
+            "INSERT INTO sales VALUES ('APAC', 'tea', 2025, 4), ('EU', NULL, NULL, NULL)",
+            "INSERT INTO empty_sales VALUES ('EU', 1), (NULL, 2)",
+            "DELETE FROM sales WHERE region = 'US'",
+            "UPDATE sales SET year = 2023 WHERE product = 'tea'",
+            "DELETE FROM empty_sales",
+        ],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -73,24 +73,18 @@ const QUERIES: &[&str] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn window_functions_ad_hoc_and_through_writes() {
     let (_kpg, _pg, s) = setup().await;
-    for q in QUERIES {
-        s.check(q).await;
-    }
-    for (i, q) in QUERIES.iter().enumerate() {
-        s.create_view(&format!("win{i}"), q).await;
-    }
-    for write in [
-        "INSERT INTO t VALUES (8, 1, 15, 9, 'h'), (9, 3, NULL, NULL, NULL)",
-        "DELETE FROM t WHERE id IN (2, 6)",
-        "UPDATE t SET v = v + 100 WHERE g = 2",
-        "UPDATE t SET g = 1 WHERE id = 7",
-        "INSERT INTO t VALUES (10, NULL, 1, 1, 'z')",
-    ] {
-        s.exec(write).await;
-        for i in 0..QUERIES.len() {
-            s.check_view(&format!("win{i}")).await;
-        }
-    }
+    s.check_through_writes(
+        QUERIES,
+        "win",
+        &[
+            "INSERT INTO t VALUES (8, 1, 15, 9, 'h'), (9, 3, NULL, NULL, NULL)",
+            "DELETE FROM t WHERE id IN (2, 6)",
+            "UPDATE t SET v = v + 100 WHERE g = 2",
+            "UPDATE t SET g = 1 WHERE id = 7",
+            "INSERT INTO t VALUES (10, NULL, 1, 1, 'z')",
+        ],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -146,17 +146,9 @@ impl FromBuilder<'_> {
             return self.push_rel(call.flat_map(one), call.scope);
         }
         // Applied to the rows of the items before it, joined first.
-        let before = FromBuilder {
-            cx: self.cx,
-            rels: std::mem::take(&mut self.rels),
-            scope: self.scope.clone(),
-            names: Vec::new(),
-            predicates: std::mem::take(&mut self.predicates),
-            domain: self.domain,
-            deferred_on: Vec::new(),
-        };
+        let before = self.take_joined();
         let arity = self.scope.len() + call.scope.len();
-        self.rels = vec![(call.flat_map(before.build()), arity)];
+        self.rels = vec![(call.flat_map(before), arity)];
         self.add_names(&call.scope)?;
         self.scope = std::mem::take(&mut self.scope).concat(call.scope);
         Ok(())

@@ -93,16 +93,7 @@ impl FromBuilder<'_> {
             return self.push_rel(plan, scope);
         }
         let arity = self.scope.len();
-        let before = FromBuilder {
-            cx: self.cx,
-            rels: std::mem::take(&mut self.rels),
-            scope: self.scope.clone(),
-            names: Vec::new(),
-            predicates: std::mem::take(&mut self.predicates),
-            domain: self.domain,
-            deferred_on: Vec::new(),
-        }
-        .build();
+        let before = self.take_joined();
         let (plan, own, keys, _) =
             self.lateral_per_value(&before, &self.scope, &used, subquery, alias)?;
         let nk = keys.len();
