@@ -9,16 +9,19 @@
 //! rules differ. So a pattern is translated, not passed on: literals, `.`, `^`, `$`, bracket
 //! expressions (with POSIX classes), `\d \w \s` and their negations and the word boundaries
 //! `\y \Y \m \M` (as the C locale's ASCII sets, which kpg's tests' server uses), escaped
-//! punctuation, groups, alternations and greedy `* + ? {m,n}` are kept; back references,
-//! lookaround, non-greedy quantifiers and PostgreSQL-only escapes are refused with 0A000 rather
-//! than answered differently.
+//! punctuation, groups, alternations and quantifiers (greedy and not) are kept; back
+//! references, lookaround and PostgreSQL-only escapes are refused with 0A000 rather than
+//! answered differently.
 //!
-//! Where the first match can differ from the longest (an alternation other than of literals
-//! none of which begins another, a quantified group), the crate finds where the leftmost match
-//! begins (the same place in both) and an anchored automaton with `MatchKind::All` where the
-//! longest one ends. The groups of such a pattern follow PostgreSQL's own rules for
-//! subexpressions, so reading them (`\1` in a replacement, regexp_substr's `subexpr`) is
-//! refused; for other patterns the crate's groups are PostgreSQL's. The random pattern test in
+//! PostgreSQL takes, at the leftmost place a match begins, the longest match, or the shortest
+//! when the pattern is non-greedy (its first quantifier with a greediness is, and it is not an
+//! alternation). Where the crate's first match can differ (an alternation other than of
+//! literals none of which begins another, a quantified group, a non-greedy quantifier), the
+//! crate finds where the leftmost match begins (the same place in both) and an anchored
+//! automaton with `MatchKind::All` where the longest (or shortest) one ends. The groups of such
+//! a pattern follow PostgreSQL's own rules for subexpressions, so reading them (`\1` in a
+//! replacement, regexp_substr's `subexpr`) is refused; for other patterns the crate's groups
+//! are PostgreSQL's. The random pattern test in
 //! `tests/tests/text_functions.rs` holds all of this to PostgreSQL's answers.
 //!
 //! The flags `g`, `i`, `c`, `n`/`m`, `p`, `w`, `s`, `x`, `t` and `q` are understood (`n`: `.`
@@ -49,13 +52,14 @@ thread_local! {
     static PATTERNS: RefCell<HashMap<(String, Syntax), Compiled>> = RefCell::new(HashMap::new());
 }
 
-/// A translated pattern. Where the `regex` crate's first match may not be PostgreSQL's
-/// longest one (an alternation or a quantified group), `longest` finds the end of the longest
-/// match from the start the crate found (both begin at the leftmost place a match can), and
+/// A translated pattern. Where the `regex` crate's first match may not be PostgreSQL's (an
+/// alternation, a quantified group, a non-greedy quantifier), `longest` finds the end of
+/// PostgreSQL's match from the start the crate found (both begin at the leftmost place a match
+/// can): the longest match, or the shortest when the pattern is non-greedy (its last field);
 /// the groups, which PostgreSQL's rules assign otherwise, cannot be read.
 struct Compiled {
     re: Regex,
-    longest: Option<(PikeVM, RefCell<PikeCache>)>,
+    longest: Option<(PikeVM, RefCell<PikeCache>, bool)>,
 }
 
 /// One match: its groups (when they can be read) and its span.
@@ -339,8 +343,11 @@ fn matches<'c, 's>(
         let m = caps.get(0).expect("group 0 always matches");
         let end = match &c.longest {
             None => m.end(),
-            Some((vm, cache)) => {
-                let input = Input::new(s).range(m.start()..).anchored(Anchored::Yes);
+            Some((vm, cache, shortest)) => {
+                let input = Input::new(s)
+                    .range(m.start()..)
+                    .anchored(Anchored::Yes)
+                    .earliest(*shortest);
                 vm.find(&mut cache.borrow_mut(), input)
                     .map_or(m.end(), |longest| longest.end())
             }
@@ -370,8 +377,16 @@ fn compiled<T>(
         if let Some(c) = cache.get(&key) {
             return Ok(f(c));
         }
-        let (translated, first_is_longest) = if syntax.literal {
-            (regex::escape(pattern), true)
+        let Translated {
+            pattern: translated,
+            first_is_longest,
+            greedy,
+        } = if syntax.literal {
+            Translated {
+                pattern: regex::escape(pattern),
+                first_is_longest: true,
+                greedy: true,
+            }
         } else {
             translate(pattern, &syntax)?
         };
@@ -396,7 +411,7 @@ fn compiled<T>(
                 .build(&translated)
                 .map_err(|e| bad(e.to_string()))?;
             let vm_cache = RefCell::new(vm.create_cache());
-            Some((vm, vm_cache))
+            Some((vm, vm_cache, !greedy))
         };
         let compiled = Compiled { re, longest };
         let out = f(&compiled);
@@ -466,23 +481,31 @@ enum Last {
 /// The `regex` crate pattern for the PostgreSQL pattern, and whether the crate's first match
 /// is PostgreSQL's longest one (with its groups); 0A000 for what they would match differently
 /// whatever is read.
-fn translate(pattern: &str, syntax: &Syntax) -> Result<(String, bool), EvalError> {
+fn translate(pattern: &str, syntax: &Syntax) -> Result<Translated, EvalError> {
     let invalid = |what: &str| EvalError::InvalidRegex(what.into());
     let mut out = String::with_capacity(pattern.len() + 8);
     let mut last = Last::Nothing;
-    // Whether the crate's first match agrees with PostgreSQL's longest one.
+    // Whether the crate's first match agrees with PostgreSQL's (and the groups with it).
     let mut first_is_longest = true;
     // The alternatives of the pattern and of each open group.
     let mut frames = vec![Alternatives::default()];
+    // The greediness of a group just closed, until it is known whether it is quantified.
+    let mut closed: Option<Option<bool>> = None;
     let mut chars = pattern.chars().peekable();
     while let Some(c) = chars.next() {
         let frame = frames.last_mut().expect("the pattern's frame");
-        if syntax.expanded && c.is_whitespace() {
+        if syntax.expanded && (c.is_whitespace() || c == '#') {
+            if c == '#' {
+                chars.by_ref().find(|&c| c == '\n');
+            }
             continue;
         }
-        if syntax.expanded && c == '#' {
-            chars.by_ref().find(|&c| c == '\n');
-            continue;
+        let quantifier = matches!(c, '*' | '+' | '?')
+            || (c == '{' && chars.peek().is_some_and(char::is_ascii_digit));
+        if !quantifier {
+            if let Some(g) = closed.take() {
+                frame.greediness(g);
+            }
         }
         match c {
             '\\' => {
@@ -530,15 +553,15 @@ fn translate(pattern: &str, syntax: &Syntax) -> Result<(String, bool), EvalError
                 if frames.len() == 1 {
                     return Err(invalid("parentheses () not balanced"));
                 }
-                first_is_longest &= frames
-                    .pop()
-                    .expect("a group")
-                    .agree(syntax.case_insensitive);
+                let group = frames.pop().expect("a group");
+                closed = Some(group.overall_greediness());
+                first_is_longest &= group.agree(syntax.case_insensitive);
                 out.push(')');
                 last = Last::Group;
             }
             '|' => {
                 frame.next_alternative();
+                frame.branch_greediness = None;
                 out.push('|');
                 last = Last::Nothing;
             }
@@ -553,21 +576,39 @@ fn translate(pattern: &str, syntax: &Syntax) -> Result<(String, bool), EvalError
                 last = Last::Atom;
             }
             '*' | '+' | '?' | '{' => {
-                match last {
-                    Last::Atom => {}
-                    Last::Group => first_is_longest = false,
+                // The operand's own greediness: none for an atom, a group's for a group.
+                let operand = match last {
+                    Last::Atom => None,
+                    Last::Group => {
+                        first_is_longest = false;
+                        closed.take().flatten()
+                    }
                     Last::Nothing | Last::Quantifier => {
                         return Err(invalid("quantifier operand invalid"))
                     }
-                }
-                if c == '{' {
-                    out.push_str(&bounds(&mut chars, syntax.expanded)?);
+                };
+                let fixed = if c == '{' {
+                    let b = bounds(&mut chars, syntax.expanded)?;
+                    let fixed = !b.contains(',');
+                    out.push_str(&b);
+                    fixed
                 } else {
                     out.push(c);
-                }
-                if chars.peek() == Some(&'?') {
-                    return Err(unsupported("non-greedy quantifiers"));
-                }
+                    false
+                };
+                // PostgreSQL: `{m}` keeps the operand's greediness, `...?` is non-greedy,
+                // the other quantifiers greedy.
+                let greediness = if chars.peek() == Some(&'?') {
+                    chars.next();
+                    out.push('?');
+                    first_is_longest = false;
+                    Some(false)
+                } else if fixed {
+                    operand
+                } else {
+                    Some(true)
+                };
+                frame.greediness(greediness);
                 frame.not_literal();
                 last = Last::Quantifier;
             }
@@ -586,11 +627,26 @@ fn translate(pattern: &str, syntax: &Syntax) -> Result<(String, bool), EvalError
     if frames.len() > 1 {
         return Err(invalid("parentheses () not balanced"));
     }
-    first_is_longest &= frames
-        .pop()
-        .expect("the pattern's frame")
-        .agree(syntax.case_insensitive);
-    Ok((out, first_is_longest))
+    let mut top = frames.pop().expect("the pattern's frame");
+    if let Some(g) = closed {
+        top.greediness(g);
+    }
+    let greedy = top.overall_greediness().unwrap_or(true);
+    first_is_longest &= top.agree(syntax.case_insensitive);
+    Ok(Translated {
+        pattern: out,
+        first_is_longest,
+        greedy,
+    })
+}
+
+/// A pattern translated for the `regex` crate.
+struct Translated {
+    pattern: String,
+    /// Whether the crate's first match is PostgreSQL's, with its groups.
+    first_is_longest: bool,
+    /// Whether PostgreSQL takes the longest match at the leftmost place (else the shortest).
+    greedy: bool,
 }
 
 /// The alternatives (`a|b`) of a pattern or a group as far as read: each one's text while it
@@ -598,6 +654,9 @@ fn translate(pattern: &str, syntax: &Syntax) -> Result<(String, bool), EvalError
 struct Alternatives {
     done: Vec<Option<String>>,
     current: Option<String>,
+    /// PostgreSQL's greediness of the current alternative: that of its first quantified atom
+    /// that has one.
+    branch_greediness: Option<bool>,
 }
 
 impl Default for Alternatives {
@@ -605,6 +664,7 @@ impl Default for Alternatives {
         Alternatives {
             done: Vec::new(),
             current: Some(String::new()),
+            branch_greediness: None,
         }
     }
 }
@@ -620,6 +680,23 @@ impl Alternatives {
 
     fn not_literal(&mut self) {
         self.current = None;
+    }
+
+    /// Notes a quantified atom's greediness (the first one with a greediness counts).
+    fn greediness(&mut self, g: Option<bool>) {
+        if self.branch_greediness.is_none() {
+            self.branch_greediness = g;
+        }
+    }
+
+    /// PostgreSQL's greediness of the whole: an alternation is always greedy, one alternative
+    /// is as greedy as its first quantified atom with a greediness.
+    fn overall_greediness(&self) -> Option<bool> {
+        if self.done.is_empty() {
+            self.branch_greediness
+        } else {
+            Some(true)
+        }
     }
 
     fn next_alternative(&mut self) {
@@ -832,7 +909,12 @@ mod tests {
         assert_eq!(rr("ab", "a|", "_", "g").unwrap(), "__b_");
         let groups = rr("abcd", "(ab|abc)(cd|d)", "[\\1]", "");
         assert_eq!(groups.unwrap_err().sqlstate(), "0A000");
-        for p in ["(a)\\1", "a*?", "(?=a)", "\\bx", "\\Z"] {
+        // A non-greedy pattern takes the shortest match at the leftmost place.
+        assert_eq!(rr("aaa", "a+?", "_", "").unwrap(), "_aa");
+        assert_eq!(rr("xaab", "a*?b", "_", "").unwrap(), "x_");
+        assert_eq!(rr("aaa", "a+?a*", "_", "").unwrap(), "_aa");
+        assert_eq!(rr("aaa", "a+a*?", "_", "").unwrap(), "_");
+        for p in ["(a)\\1", "(?=a)", "\\bx", "\\Z"] {
             assert_eq!(rr("ab", p, "", "").unwrap_err().sqlstate(), "0A000", "{p}");
         }
         assert_eq!(rr("ab", "a", "", "z").unwrap_err().sqlstate(), "22023");
