@@ -472,7 +472,7 @@ fn show_ms(ms: u64) -> String {
         (60_000, "min"),
         (1_000, "s"),
     ];
-    match units.iter().find(|(size, _)| ms % size == 0) {
+    match units.iter().find(|(size, _)| ms.is_multiple_of(*size)) {
         Some((size, unit)) => format!("{}{unit}", ms / size),
         None => format!("{ms}ms"),
     }

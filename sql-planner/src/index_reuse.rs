@@ -129,14 +129,9 @@ fn through_index(input: &Plan, key: &[ScalarExpr], catalog: &dyn Catalog) -> Opt
     // Peel filters and projections down to the collection read.
     let mut chain = Vec::new();
     let mut leaf = input;
-    loop {
-        match leaf {
-            Plan::Filter { input, .. } | Plan::Project { input, .. } => {
-                chain.push(leaf);
-                leaf = input;
-            }
-            _ => break,
-        }
+    while let Plan::Filter { input, .. } | Plan::Project { input, .. } = leaf {
+        chain.push(leaf);
+        leaf = input;
     }
     let (id, current_index) = match leaf {
         Plan::Get { id } => (*id, None),

@@ -319,7 +319,7 @@ async fn typed_parameters_in_writes() {
     ] {
         let k = s
             .kpg
-            .prepare_typed(sql, &[types.clone()])
+            .prepare_typed(sql, std::slice::from_ref(&types))
             .await
             .expect("kpg prepare");
         let p =

@@ -59,7 +59,7 @@ pub fn rows(
         "supplier" => Box::new(SupplierGenerator::new(sf, p, n).into_iter().map(|s| {
             vec![
                 Value::Int(s.s_suppkey),
-                text(&s.s_name),
+                text(s.s_name),
                 text(&s.s_address),
                 Value::Int(s.s_nationkey),
                 text(&s.s_phone),
@@ -92,7 +92,7 @@ pub fn rows(
         "customer" => Box::new(CustomerGenerator::new(sf, p, n).into_iter().map(|c| {
             vec![
                 Value::Int(c.c_custkey),
-                text(&c.c_name),
+                text(c.c_name),
                 text(&c.c_address),
                 Value::Int(c.c_nationkey),
                 text(&c.c_phone),
@@ -123,7 +123,7 @@ fn order_row(o: &tpchgen::generators::Order<'_>) -> Row {
         Value::Decimal(o.o_totalprice.into_inner()),
         date(o.o_orderdate),
         text(o.o_orderpriority),
-        text(&o.o_clerk),
+        text(o.o_clerk),
         Value::Int(o.o_shippriority.into()),
         text(o.o_comment),
     ]

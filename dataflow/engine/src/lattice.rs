@@ -141,7 +141,7 @@ mod tests {
             let beyond: Vec<&P> = grid.iter().filter(|g| frontier.less_equal(*g)).collect();
             let signature = |t: &P| beyond.iter().map(|b| t.less_equal(*b)).collect::<Vec<_>>();
             for t in grid.iter() {
-                let mut r = t.clone();
+                let mut r = *t;
                 r.advance_by(frontier.borrow());
                 assert_eq!(
                     signature(t),
@@ -150,7 +150,7 @@ mod tests {
                 );
                 for u in grid.iter() {
                     if signature(t) == signature(u) {
-                        let mut ru = u.clone();
+                        let mut ru = *u;
                         ru.advance_by(frontier.borrow());
                         assert_eq!(
                             r, ru,

@@ -341,7 +341,7 @@ proptest! {
 /// evaluated only the new time, not the history time above it whose accumulation had changed.
 #[test]
 fn product_order_case_found_2026_11_22() {
-    let raw: Vec<((u8, u64, u64), (u64, u64), i64, u8)> = vec![
+    let raw: Vec<(Rec, (u64, u64), i64, u8)> = vec![
         ((0, 2, 0), (0, 0), 1, 0),
         ((1, 0, 0), (0, 0), 1, 0),
         ((0, 1, 0), (2, 2), 1, 0),

@@ -652,7 +652,7 @@ mod tests {
         let v = |x: Option<i32>, y: i32| {
             Row::new(vec![x.map_or(Datum::Null, Datum::Int32), Datum::Int32(y)])
         };
-        let mut rows = vec![
+        let mut rows = [
             (v(Some(3), 1), 2),
             (v(None, 2), 1),
             (v(Some(1), 3), 3),
@@ -670,7 +670,7 @@ mod tests {
                 }];
                 let mut expanded: Vec<&Row> = rows
                     .iter()
-                    .flat_map(|(r, n)| std::iter::repeat(r).take((*n).max(0) as usize))
+                    .flat_map(|(r, n)| std::iter::repeat_n(r, (*n).max(0) as usize))
                     .collect();
                 expanded.sort_by(|a, b| compare_rows(a, b, &order));
                 for offset in 0..10 {
@@ -684,7 +684,7 @@ mod tests {
                         let got: Vec<&Row> =
                             top_k(rows.iter().map(|(r, n)| (r, *n)), &order, limit, offset)
                                 .into_iter()
-                                .flat_map(|(r, n)| std::iter::repeat(r).take(n as usize))
+                                .flat_map(|(r, n)| std::iter::repeat_n(r, n as usize))
                                 .collect();
                         assert_eq!(
                             got, want,

@@ -41,6 +41,10 @@ pub enum ExecuteResult {
     },
 }
 
+/// A constant INSERT planned for a transaction block: the table, the rows to write with their
+/// multiplicities, and what the statement answers.
+pub type ConstantInsert = (GlobalId, Vec<(Row, i64)>, ExecuteResult);
+
 impl Coordinator {
     /// Plans a statement against the current catalog (also used to describe statements).
     pub fn plan(&self, stmt: &ParsedStatement) -> Result<PlannedStatement, ExecError> {
@@ -463,7 +467,7 @@ impl Coordinator {
     pub fn plan_constant_insert(
         &self,
         stmt: &ParsedStatement,
-    ) -> Result<(GlobalId, Vec<(Row, i64)>, ExecuteResult), ExecError> {
+    ) -> Result<ConstantInsert, ExecError> {
         match self.plan(stmt)? {
             PlannedStatement::Insert {
                 table,

@@ -90,13 +90,16 @@ struct PendingIntrospection {
     tx: Option<oneshot::Sender<introspection::Figures>>,
 }
 
+/// What a peek answers: the rows read with their multiplicities, or the error computing them.
+type PeekResult = Result<Vec<(Row, i64)>, EvalError>;
+
 struct PendingPeek {
     /// The read time: arrangements must not compact past it while the peek waits.
     timestamp: u64,
     remaining: usize,
     rows: Vec<(Row, i64)>,
     error: Option<EvalError>,
-    tx: Option<oneshot::Sender<Result<Vec<(Row, i64)>, EvalError>>>,
+    tx: Option<oneshot::Sender<PeekResult>>,
 }
 
 /// Drops a transient dataflow when its reader goes away, however it goes away.

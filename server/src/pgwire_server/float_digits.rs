@@ -79,9 +79,9 @@ fn sql_converts_to_text(text: &str) -> bool {
                 let call = matches!(tokens.get(i + 1), Some(Token::LParen));
                 if call && (w == "cast" || w == "try_cast") {
                     casts.push(depth + 1);
-                } else if call && TO_TEXT_FUNCTIONS.contains(&w.as_str()) {
-                    return true;
-                } else if w == "as" && casts.last() == Some(&depth) && string_type(i + 1) {
+                } else if (call && TO_TEXT_FUNCTIONS.contains(&w.as_str()))
+                    || (w == "as" && casts.last() == Some(&depth) && string_type(i + 1))
+                {
                     return true;
                 }
             }

@@ -370,7 +370,7 @@ fn report(stats: &Stats, elapsed: Duration) {
         println!("  refused {n}x: {m}");
     }
     let mut skips: Vec<(&String, &(usize, String))> = stats.skips.iter().collect();
-    skips.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
+    skips.sort_by_key(|s| std::cmp::Reverse(s.1 .0));
     for (m, (n, example)) in skips {
         println!("  skipped {n}x: {m}\n    e.g. {example}");
     }

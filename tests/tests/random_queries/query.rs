@@ -389,6 +389,7 @@ impl<'r> Gen<'r> {
     }
 
     /// A FROM clause of 1..=`max_items` relations and the scope it defines.
+    #[allow(clippy::wrong_self_convention)] // SQL's FROM clause (as `with_clause`), no conversion
     fn from_clause(&mut self, outer: &[Vec<Rel>], subq: u32, max_items: i64) -> (String, Vec<Rel>) {
         let n = match self.rng.below(10) {
             0..=3 => 1,

@@ -69,7 +69,7 @@ pub fn render_accumulable<'s>(
     key_text: String,
     renderer: &mut Renderer<'_, 's>,
 ) -> Collection<'s, u64, Result<Row, EvalError>, i64> {
-    let funcs: Vec<_> = aggregates.iter().map(|a| a.func.clone()).collect();
+    let funcs: Vec<_> = aggregates.iter().map(|a| a.func).collect();
     let contributions = pairs.explode(move |(key, args): (Row, Row), diff: i64| {
         let aggs = funcs
             .iter()

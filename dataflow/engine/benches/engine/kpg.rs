@@ -13,6 +13,8 @@ use crate::{hash, round_updates, until, Params, Run};
 type Kv = (u64, u64);
 /// Called after each round with the next time, to advance held trace handles.
 type Advance = Box<dyn FnMut(u64)>;
+/// What a worker reports: its index, the updates it handled, each round's latency, wall time.
+pub type Report = (usize, u64, Vec<Duration>, Duration);
 
 /// Loads `keys` records at time 0, then runs the measured rounds (closed loop: each round as soon
 /// as the previous one completes; open loop: rounds at the offered rate, latency from when the
@@ -65,7 +67,7 @@ where
 }
 
 /// Sums updates over workers; latencies and wall time from worker 0.
-pub fn collect(results: &Mutex<Vec<(usize, u64, Vec<Duration>, Duration)>>) -> Run {
+pub fn collect(results: &Mutex<Vec<Report>>) -> Run {
     let results = results.lock().unwrap();
     let updates = results.iter().map(|r| r.1).sum();
     let first = results.iter().find(|r| r.0 == 0).expect("worker 0 reports");

@@ -8,7 +8,7 @@
 //! retires; capabilities are then kept only for the least times still buffered. Frontier moves
 //! with nothing to retire only advance the trace's upper and send nothing.
 
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::rc::Rc;
 
 use timely::container::CapacityContainerBuilder;
@@ -56,9 +56,9 @@ impl<'scope, T: Timestamp + Lattice, K: Data, V: Data, R: Semigroup> Clone
 /// and its high and low bits are both well mixed (workers are chosen by the low bits).
 pub fn hash_key<K: Hash>(key: &K) -> u64 {
     use std::hash::BuildHasher;
-    let mut hasher = foldhash::quality::FixedState::with_seed(0).build_hasher();
-    key.hash(&mut hasher);
-    hasher.finish()
+    // `hash_one` is `build_hasher`, `hash`, `finish` (foldhash keeps std's default), and `&K`
+    // hashes as `K`: the same values as before.
+    foldhash::quality::FixedState::with_seed(0).hash_one(key)
 }
 
 impl<'scope, T: Timestamp + Lattice, K: Data, V: Data, R: Semigroup> Arranged<'scope, T, K, V, R> {

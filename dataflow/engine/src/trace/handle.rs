@@ -27,7 +27,7 @@ use super::enter::{lift, Entered, Storage};
 use super::spine::{Effort, Spine};
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
-use crate::{Data, ReadError};
+use crate::{BatchRef, Data, ReadError};
 
 /// What a trace tells an importing dataflow.
 pub(crate) enum Replay<K, V, T, R> {
@@ -45,12 +45,21 @@ pub(crate) struct Listener<K, V, T, R> {
 
 pub(crate) type ListenerRc<K, V, T, R> = Rc<RefCell<Listener<K, V, T, R>>>;
 
+/// A listener as the trace holds it: weakly, so dropping the importing dataflow drops it.
+type ListenerWeak<K, V, T, R> = Weak<RefCell<Listener<K, V, T, R>>>;
+
+/// Shared batches, as the trace hands them out to readers and listeners.
+type Batches<K, V, T, R> = Vec<BatchRef<K, V, T, R>>;
+
+/// What an import starts from: its replay queue, the batches stored now, and the trace's upper.
+type Listening<K, V, T, R> = (ListenerRc<K, V, T, R>, Batches<K, V, T, R>, Antichain<T>);
+
 /// The shared state behind every handle of one trace.
 pub(crate) struct TraceBox<K, V, T: Timestamp, R> {
     store: Box<dyn Storage<K, V, T, R>>,
     logical: MutableAntichain<T>,
     physical: MutableAntichain<T>,
-    listeners: Vec<Weak<RefCell<Listener<K, V, T, R>>>>,
+    listeners: Vec<ListenerWeak<K, V, T, R>>,
 }
 
 impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceBox<K, V, T, R> {
@@ -322,7 +331,7 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
     pub(crate) fn batches_through(
         &self,
         frontier: AntichainRef<T>,
-    ) -> Option<(Vec<Rc<Batch<K, V, T, R>>>, bool)> {
+    ) -> Option<(Batches<K, V, T, R>, bool)> {
         let trace = self.trace.borrow();
         let batches = trace.store.batches_through(frontier)?;
         Some((batches, trace.store.settled_through(frontier)))
@@ -371,14 +380,7 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
     }
 
     /// Registers a replay queue for an import; returns the batches stored now and the upper.
-    pub(crate) fn listen(
-        &self,
-        activator: Activator,
-    ) -> (
-        ListenerRc<K, V, T, R>,
-        Vec<Rc<Batch<K, V, T, R>>>,
-        Antichain<T>,
-    ) {
+    pub(crate) fn listen(&self, activator: Activator) -> Listening<K, V, T, R> {
         let listener = Rc::new(RefCell::new(Listener {
             queue: VecDeque::new(),
             activator,

@@ -391,7 +391,7 @@ impl Draft {
                 fill(&mut self.keyword, Keyword::Unsupported("julian day".into()))
             }
             // A zone name needs a date to say its offset; a time alone may not have one.
-            _ if zone::is_zone_name(w) && !(self.time_only && !self.date_complete()) => {
+            _ if zone::is_zone_name(w) && (!self.time_only || self.date_complete()) => {
                 fill(&mut self.zone, ())
             }
             _ => Err(DtErr::Syntax),

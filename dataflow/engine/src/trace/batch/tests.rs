@@ -86,7 +86,7 @@ fn advanced_view_with_product_times_matches_a_copy() {
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         let x = seed >> 33;
-        let diff = if x % 3 == 0 { -1 } else { 1 };
+        let diff = if x.is_multiple_of(3) { -1 } else { 1 };
         updates.push(((x % 4, (x >> 4) % 3), p((x >> 8) % 5, (x >> 12) % 5), diff));
     }
     crate::consolidation::consolidate_updates(&mut updates);
@@ -102,7 +102,7 @@ fn advanced_view_with_product_times_matches_a_copy() {
     let mut copy: Vec<((u64, u64), P, i64)> = updates
         .iter()
         .map(|(d, t, r)| {
-            let mut t = t.clone();
+            let mut t = *t;
             t.advance_by(frontier.borrow());
             (*d, t, *r)
         })
@@ -113,7 +113,7 @@ fn advanced_view_with_product_times_matches_a_copy() {
     let entered = Rc::new(view).enter::<Product<P, u32>>();
     let lifted: Vec<_> = copy
         .iter()
-        .map(|(d, t, r)| (*d, Product::new(t.clone(), 0u32), *r))
+        .map(|(d, t, r)| (*d, Product::new(*t, 0u32), *r))
         .collect();
     assert_eq!(entered.updates(), lifted);
 }
