@@ -8,8 +8,8 @@
 
 mod accumulate;
 mod classes;
-mod recursive;
 mod flat_map;
+mod recursive;
 mod top_k;
 mod window;
 

@@ -446,14 +446,6 @@ impl Plan {
         }
     }
 
-    /// `bind_statement_time` at a time in milliseconds since the Unix epoch (UTC).
-    pub fn bind_statement_time_at_millis(&mut self, ms: u64) {
-        let now = chrono::DateTime::from_timestamp_millis(ms as i64)
-            .map(|d| d.naive_utc())
-            .unwrap_or_default();
-        self.bind_statement_time(now);
-    }
-
     /// Whether some expression of the plan is volatile (`ScalarExpr::is_volatile`).
     pub fn is_volatile(&self) -> bool {
         let mut volatile = false;

@@ -264,8 +264,10 @@ impl Coordinator {
             .read(|coord, state, peek_id, timestamp| {
                 let mut plan = Self::optimize(state, plan)?;
                 Self::check_imports(state, &plan)?;
-                // current_date and friends: the read's time, one value for the statement.
-                plan.bind_statement_time_at_millis(timestamp);
+                // current_date and friends: one value for the statement, from the wall clock
+                // as the statements that write them take it (so a later read never sees an
+                // earlier time than a write it follows).
+                plan.bind_statement_time(chrono::Utc::now().naive_utc());
                 let fast = fast_path::fast_peek(&plan, &state.catalog);
                 match &fast {
                     Some(fast) => coord.compute.send(Command::PeekTrace {

@@ -700,7 +700,7 @@ impl Alternatives {
     }
 
     fn next_alternative(&mut self) {
-        let current = std::mem::replace(&mut self.current, Some(String::new()));
+        let current = self.current.replace(String::new());
         self.done.push(current);
     }
 
