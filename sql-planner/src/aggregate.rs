@@ -568,6 +568,12 @@ pub fn contains_aggregate(e: &Expr) -> bool {
     calls_aggregate(e, &|_| false)
 }
 
+/// Whether an expression calls a window function (`f(...) OVER (...)`), not looking into
+/// subqueries.
+pub fn contains_window(e: &Expr) -> bool {
+    calls(e, &|f| f.over.is_some())
+}
+
 /// Whether an expression calls an aggregate of its own query: not one that the enclosing
 /// query computes (a column of `scope` at `level`, the enclosing query's level seen from
 /// the expression, stands for it: see `outer_aggregate`).
@@ -584,12 +590,20 @@ pub fn contains_own_aggregate(e: &Expr, scope: &crate::scope::Scope, level: usiz
 
 /// Whether an expression calls an aggregate for which `skip` is false.
 fn calls_aggregate(e: &Expr, skip: &dyn Fn(&sqlparser::ast::Function) -> bool) -> bool {
-    let contains_aggregate = |e: &Expr| calls_aggregate(e, skip);
+    calls(e, &|f| {
+        let name = crate::func::function_name(f).unwrap_or_default();
+        AGGREGATES.contains(&name.as_str()) && f.over.is_none() && !skip(f)
+    })
+}
+
+/// Whether an expression holds a call for which `found` is true (not looking into
+/// subqueries).
+fn calls(e: &Expr, found: &dyn Fn(&sqlparser::ast::Function) -> bool) -> bool {
+    let contains_aggregate = |e: &Expr| calls(e, found);
     let any = |es: &[&Expr]| es.iter().any(|e| contains_aggregate(e));
     match e {
         Expr::Function(f) => {
-            let name = crate::func::function_name(f).unwrap_or_default();
-            if AGGREGATES.contains(&name.as_str()) && f.over.is_none() && !skip(f) {
+            if found(f) {
                 return true;
             }
             match &f.args {

@@ -41,6 +41,17 @@ impl PlanError {
         Self::new("0A000", format!("{what} not supported"))
     }
 
+    /// A subquery where the expression's context joins no subquery values (`ExprContext::host`
+    /// is unset). Callers that can bind again with a host recognise it by `no_subqueries_here`.
+    pub fn subqueries_not_allowed(clause: &str) -> Self {
+        Self::unsupported(format!("subqueries in {clause}"))
+    }
+
+    /// Whether this is `subqueries_not_allowed`.
+    pub fn no_subqueries_here(&self) -> bool {
+        self.code == "0A000" && self.message.starts_with("subqueries in ")
+    }
+
     pub fn undefined_table(name: &str) -> Self {
         Self::new("42P01", format!("relation \"{name}\" does not exist"))
     }

@@ -234,7 +234,7 @@ impl FromBuilder<'_> {
                     {
                         Ok(pred) => pred,
                         // It reads subqueries: bound once the FROM is complete.
-                        Err(e) if e.code == "0A000" && e.message.starts_with("subqueries in ") => {
+                        Err(e) if e.no_subqueries_here() => {
                             self.deferred_on.push((on.clone(), start, self.scope.len()));
                             continue;
                         }

@@ -96,7 +96,7 @@ fn plan_select_block(
         && s.distinct.is_none()
         && !s.projection.iter().any(|item| match item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                contains_aggregate(e) || crate::window::mentions_window(e)
+                contains_aggregate(e) || crate::aggregate::contains_window(e)
             }
             _ => false,
         });

@@ -283,7 +283,7 @@ struct Planned {
 
 fn host<'a>(cx: &ExprContext<'a>) -> Result<&'a Host<'a>, PlanError> {
     cx.host
-        .ok_or_else(|| PlanError::unsupported(format!("subqueries in {}", cx.clause)))
+        .ok_or_else(|| PlanError::subqueries_not_allowed(cx.clause))
 }
 
 /// The host scope's columns whose name appears in the subquery's text as a word: a cheap

@@ -171,13 +171,6 @@ pub const WINDOW_FUNCTIONS: &[&str] = &[
     "nth_value",
 ];
 
-/// Whether a select-list item calls a window function (by its text: a false match only
-/// changes the order of an unordered ad hoc result).
-pub fn mentions_window(e: &Expr) -> bool {
-    let text = e.to_string().to_ascii_uppercase();
-    text.contains(" OVER (") || text.contains(" OVER\n")
-}
-
 /// Binds `f(...) OVER (...)`.
 pub fn bind_window(cx: &ExprContext<'_>, f: &Function, name: &str) -> Result<Typed, PlanError> {
     if cx.in_aggregate {

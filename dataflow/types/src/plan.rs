@@ -413,37 +413,11 @@ impl Plan {
             }
             _ => {}
         }
-        match self {
-            Plan::Get { .. }
-            | Plan::GetWithPosition { .. }
-            | Plan::IndexedGet { .. }
-            | Plan::Constant { .. }
-            | Plan::RecursiveGet { .. }
-            | Plan::LocalGet { .. } => {}
-            Plan::Map { input, .. }
-            | Plan::Filter { input, .. }
-            | Plan::Project { input, .. }
-            | Plan::Reduce { input, .. }
-            | Plan::Distinct { input }
-            | Plan::Negate { input }
-            | Plan::Threshold { input }
-            | Plan::TopK { input, .. }
-            | Plan::FlatMap { input, .. }
-            | Plan::Window { input, .. } => input.bind_statement_time(now),
-            Plan::Join { left, right, .. } => {
-                left.bind_statement_time(now);
-                right.bind_statement_time(now);
-            }
-            Plan::Recursive { base, step, .. } => {
-                base.bind_statement_time(now);
-                step.bind_statement_time(now);
-            }
-            Plan::Let { value, body, .. } => {
-                value.bind_statement_time(now);
-                body.bind_statement_time(now);
-            }
-            Plan::Union { inputs } => inputs.iter_mut().for_each(|i| i.bind_statement_time(now)),
-        }
+        let this = std::mem::replace(self, Plan::Constant { rows: Vec::new() });
+        *self = this.map_inputs(|mut input| {
+            input.bind_statement_time(now);
+            input
+        });
     }
 
     /// Whether some expression of the plan is volatile (`ScalarExpr::is_volatile`).

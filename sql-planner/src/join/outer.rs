@@ -206,7 +206,7 @@ impl FromBuilder<'_> {
                         Ok(pred) => conjuncts(vec![pred.expr]),
                         // It reads subqueries: their values are joined to the candidate
                         // pairs, which the conjuncts reading them then filter.
-                        Err(e) if e.code == "0A000" && e.message.starts_with("subqueries in ") => {
+                        Err(e) if e.no_subqueries_here() => {
                             let host = on_host.insert(Host::new(self.cx, None));
                             let pred = ExprContext::new(&both, "JOIN conditions")
                                 .with_host(host)

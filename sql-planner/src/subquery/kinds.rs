@@ -195,7 +195,7 @@ fn quantified_op(
 ) -> Result<Typed, PlanError> {
     let no_subqueries = ExprContext { host: None, ..*cx };
     if let Err(e) = no_subqueries.bind(x) {
-        if e.code == "0A000" && e.message.starts_with("subqueries in ") {
+        if e.no_subqueries_here() {
             return left_reads_subqueries(cx, x, sym, q, all);
         }
     }
