@@ -344,6 +344,17 @@ impl Catalog {
             .chain(self.indexes.keys().copied())
     }
 
+    /// Every object and index that outlives its session (all but temporary ones): what the
+    /// data directory keeps.
+    pub fn durable_ids(&self) -> std::collections::BTreeSet<GlobalId> {
+        self.entries
+            .keys()
+            .chain(self.indexes.keys())
+            .copied()
+            .filter(|id| !self.temp.contains_key(id))
+            .collect()
+    }
+
     /// Records that the view `id` also reads `ids` (indexes imported by its index's dataflow).
     pub fn add_dependencies(&mut self, id: GlobalId, ids: Vec<GlobalId>) {
         if let Some(entry) = self.entries.get_mut(&id) {

@@ -12,6 +12,7 @@ mod demo;
 mod error;
 mod pgwire_server;
 mod session_vars;
+mod storage;
 mod txn;
 
 use std::net::SocketAddr;
@@ -46,8 +47,8 @@ struct Args {
     /// process listens for the others (timely's hostfile; empty and # lines are skipped).
     #[arg(long, value_name = "FILE")]
     addresses: Option<PathBuf>,
-    /// Directory for kpg's data. It is created if missing; kpg does not yet persist the catalog
-    /// or table contents there, so a restart starts empty.
+    /// Directory for kpg's data: the catalog and every table's rows (`kpg.redb`). Created if
+    /// missing; a restart, also after a crash, resumes from it. One kpg at a time may use it.
     #[arg(long, default_value = "./kpg-data")]
     data_dir: PathBuf,
     /// Create a small demo schema (tables `demo_customers`, `demo_orders` and the materialized
@@ -64,8 +65,6 @@ fn main() -> anyhow::Result<()> {
         )
         .with_writer(std::io::stderr)
         .init();
-    std::fs::create_dir_all(&args.data_dir)
-        .with_context(|| format!("creating data directory {}", args.data_dir.display()))?;
     if args.workers == 0 {
         anyhow::bail!("--workers must be at least 1");
     }
@@ -104,15 +103,38 @@ fn main() -> anyhow::Result<()> {
             }
         }
     };
+    // The store is opened before the runtime starts: a data directory in use or damaged stops
+    // kpg here, with the store's message, before anything is served.
+    let store = storage::redb_store::RedbStore::open(&args.data_dir).map_err(|e| {
+        anyhow::anyhow!(e.0).context(format!(
+            "opening data directory {}",
+            args.data_dir.display()
+        ))
+    })?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(serve(args, compute))
+    runtime.block_on(serve(args, compute, Box::new(store)))?;
+    // A clean stop: the committer has flushed; nothing else needs to wind down.
+    std::process::exit(0)
 }
 
-async fn serve(args: Args, compute: kpg_compute::ComputeHandle) -> anyhow::Result<()> {
-    let coord = coord::Coordinator::start(compute);
-    if args.demo {
+async fn serve(
+    args: Args,
+    compute: kpg_compute::ComputeHandle,
+    store: Box<dyn storage::Store>,
+) -> anyhow::Result<()> {
+    let (coord, snapshot) = coord::Coordinator::start(compute, store).map_err(|e| {
+        anyhow::anyhow!(e.0).context(format!(
+            "reading data directory {}",
+            args.data_dir.display()
+        ))
+    })?;
+    coord
+        .restore(snapshot)
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
+    if args.demo && coord.resolve("demo_customers").is_none() {
         demo::install(&coord)
             .await
             .context("installing the demo schema")?;
@@ -122,8 +144,19 @@ async fn serve(args: Args, compute: kpg_compute::ComputeHandle) -> anyhow::Resul
         .with_context(|| format!("binding {}", args.listen))?;
     tracing::info!(listen = %args.listen, workers = args.workers, processes = args.processes, data_dir = %args.data_dir.display(), "kpg is ready");
     let handlers = pgwire_server::Handlers::new(Arc::clone(&coord));
+    let mut stop = std::pin::pin!(shutdown_signal());
     loop {
-        let (socket, peer) = listener.accept().await?;
+        let (socket, peer) = tokio::select! {
+            accepted = listener.accept() => accepted?,
+            signal = &mut stop => {
+                // Stop accepting; statements acknowledged so far are durable already, and
+                // the committer finishes those in flight before the store is closed.
+                tracing::info!(signal, "shutting down");
+                drop(listener);
+                coord.shutdown();
+                return Ok(());
+            }
+        };
         let handlers = Arc::clone(&handlers);
         let coord = Arc::clone(&coord);
         tokio::spawn(async move {
@@ -136,5 +169,20 @@ async fn serve(args: Args, compute: kpg_compute::ComputeHandle) -> anyhow::Resul
                 tracing::debug!(%peer, "connection ended: {e}");
             }
         });
+    }
+}
+
+/// Resolves with the signal's name on SIGTERM or SIGINT.
+async fn shutdown_signal() -> &'static str {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
     }
 }

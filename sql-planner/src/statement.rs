@@ -291,3 +291,43 @@ fn statement_name(stmt: &Statement) -> String {
         words.join(" ").to_uppercase()
     }
 }
+
+impl ParsedStatement {
+    /// The statement as SQL text that parses back to this very statement, for the server to
+    /// keep in its data directory and run again on restart; `None` for statements that have no
+    /// such text (`CREATE SOURCE` keeps the text its plan spells out instead).
+    pub fn durable_sql(&self) -> Option<String> {
+        let text = match self {
+            ParsedStatement::Sql(stmt) => stmt.to_string(),
+            ParsedStatement::CreateDefaultIndex { on, if_not_exists } => {
+                let ine = if *if_not_exists { "IF NOT EXISTS " } else { "" };
+                format!("CREATE DEFAULT INDEX {ine}ON {on}")
+            }
+            _ => return None,
+        };
+        match crate::parse(&text) {
+            Ok(back) if back.len() == 1 && back[0] == *self => Some(text),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod durable_sql_tests {
+    use crate::parse;
+
+    #[test]
+    fn ddl_text_reads_back_as_the_same_statement() {
+        for sql in [
+            "CREATE TABLE t (a int PRIMARY KEY, b text DEFAULT 'x' NOT NULL, c numeric(10,2))",
+            "CREATE MATERIALIZED VIEW v AS SELECT a, count(*) FROM t WHERE b <> 'it''s' GROUP BY a",
+            "CREATE VIEW w (x) AS SELECT DISTINCT ON (a) a FROM t ORDER BY a, c DESC",
+            "CREATE INDEX i ON t (a, b)",
+            "CREATE DEFAULT INDEX IF NOT EXISTS ON t",
+        ] {
+            let stmt = &parse(sql).unwrap()[0];
+            let text = stmt.durable_sql().unwrap_or_else(|| panic!("{sql}"));
+            assert_eq!(&parse(&text).unwrap()[0], stmt, "{text}");
+        }
+    }
+}

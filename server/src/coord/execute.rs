@@ -13,6 +13,7 @@ use kpg_types::{
     ScalarExpr, ScalarType,
 };
 
+use super::durable::DurableText;
 use super::introspection::{is_system, mentions_system, system_rows, SystemCatalog, SystemData};
 use super::returning::{by_position, written};
 use super::temporary;
@@ -98,7 +99,8 @@ impl Coordinator {
         self.plan_with(stmt, &data)
     }
 
-    /// Executes one statement. Reads run concurrently; writes and DDL run one at a time.
+    /// Executes one statement. Reads run concurrently; writes and DDL run one at a time, and
+    /// return once what they changed is durable.
     pub async fn execute(
         self: &Arc<Self>,
         stmt: &ParsedStatement,
@@ -112,12 +114,33 @@ impl Coordinator {
         if let Some(result) = self.show(stmt) {
             return result;
         }
-        let _write = if is_read {
-            None
-        } else {
-            Some(self.write_lock.lock().await)
-        };
-        match self.plan_for_execution(stmt).await? {
+        if is_read {
+            let planned = self.plan_for_execution(stmt).await?;
+            return self.run(stmt, planned).await;
+        }
+        self.write(async {
+            let planned = self.plan_for_execution(stmt).await?;
+            let Some(text) = DurableText::of(stmt, &planned) else {
+                return self.run(stmt, planned).await;
+            };
+            // DDL starts from a durable, readable state: no write of a table it drops, or
+            // that a view it creates reads, is still in flight.
+            self.flush().await;
+            let before = self.lock().catalog.durable_ids();
+            let result = self.run(stmt, planned).await?;
+            self.persist_ddl(&before, text)?;
+            Ok(result)
+        })
+        .await
+    }
+
+    /// Runs a planned statement (the caller holds the write lock if it writes).
+    async fn run(
+        self: &Arc<Self>,
+        stmt: &ParsedStatement,
+        planned: PlannedStatement,
+    ) -> Result<ExecuteResult, ExecError> {
+        match planned {
             PlannedStatement::Select {
                 plan,
                 desc,
@@ -522,22 +545,30 @@ impl Coordinator {
         self: &Arc<Self>,
         writes: Vec<(GlobalId, Vec<(Row, i64)>)>,
     ) -> Result<(), ExecError> {
-        let _write = self.write_lock.lock().await;
-        {
-            let state = self.lock();
-            if let Some((table, _)) = writes.iter().find(|(t, _)| state.catalog.get(*t).is_none()) {
-                return Err(ExecError::new(
-                    "42P01",
-                    format!("table u{table} was dropped during the transaction"),
-                ));
+        self.write(async {
+            {
+                let state = self.lock();
+                if let Some((table, _)) =
+                    writes.iter().find(|(t, _)| state.catalog.get(*t).is_none())
+                {
+                    return Err(ExecError::new(
+                        "42P01",
+                        format!("table u{table} was dropped during the transaction"),
+                    ));
+                }
             }
-        }
-        self.check_writes(&writes).await?;
-        self.append(writes);
-        Ok(())
+            self.check_writes(&writes).await?;
+            self.append(writes);
+            Ok(())
+        })
+        .await
     }
 
-    fn drop_objects(&self, ids: &[GlobalId], cascade: bool) -> Result<ExecuteResult, ExecError> {
+    pub(super) fn drop_objects(
+        &self,
+        ids: &[GlobalId],
+        cascade: bool,
+    ) -> Result<ExecuteResult, ExecError> {
         let mut state = self.lock();
         let catalog = &state.catalog;
         let Some(first_kind) = ids.first().and_then(|id| catalog.kind(*id)) else {

@@ -9,12 +9,17 @@
 //! DELETE) and DDL hold `write_lock` across their await points, so they are serializable.
 //!
 //! Timestamps are milliseconds since the epoch. `upper` is the time every table input has been
-//! advanced to: all times before it are complete. A write gets `max(now, upper)` and advances the
-//! tables past it before it is acknowledged; a read uses `upper - 1`, which is at or after every
-//! acknowledged write — so every read sees every write acknowledged before it began.
+//! advanced to: all times before it are complete. A write gets a time at or after `upper` and
+//! after every write still in flight, goes to the committer (`durable.rs`), and becomes readable
+//! — the tables advance past its time — once the store has made it durable; only then is it
+//! acknowledged. A read uses `upper - 1`, which is at or after every acknowledged write — so
+//! every read sees every write acknowledged before it began. Reads made by a write (UPDATE's
+//! rows, a constraint check) use the time after the writes in flight instead, so they wait for
+//! those writes and see them.
 
 mod constraints;
 mod dispatch;
+mod durable;
 mod execute;
 mod fast_path;
 mod info_schema;
@@ -29,7 +34,8 @@ mod table_as;
 mod temporary;
 mod truncate;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -42,6 +48,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::catalog::Catalog;
 use crate::error::ExecError;
+use crate::storage::committer::Committer;
+use crate::storage::{CatalogRecord, Snapshot, Store, StoreError, TableAppend};
 pub use execute::{explain_desc, is_select_into, ExecuteResult};
 
 /// How much history (in milliseconds) arrangements keep behind the read frontier.
@@ -62,6 +70,10 @@ pub struct Coordinator {
     compute: ComputeHandle,
     state: Mutex<State>,
     write_lock: tokio::sync::Mutex<()>,
+    /// Makes commits durable, in order, several at a time.
+    committer: Committer,
+    /// Set while the stored catalog is replayed: what is replayed is not stored again.
+    restoring: AtomicBool,
 }
 
 struct State {
@@ -75,6 +87,20 @@ struct State {
     /// The time each table, materialized view and index became readable from.
     object_since: HashMap<GlobalId, u64>,
     next_id: u64,
+    /// The number of the last commit handed to the committer.
+    next_seq: u64,
+    /// The writes handed to the committer and not yet durable: (commit number, time).
+    pending: VecDeque<(u64, u64)>,
+    /// The next write's time is at or after this (after every write in flight).
+    write_frontier: u64,
+    /// Every time below this is durably covered: a restart starts at or after it. `upper`
+    /// does not pass it.
+    lease: u64,
+    /// The longest lease asked of the committer.
+    lease_requested: u64,
+    /// The durable catalog: each record by its key, and the record of each durable id.
+    records: BTreeMap<GlobalId, CatalogRecord>,
+    record_of: BTreeMap<GlobalId, GlobalId>,
     peeks: HashMap<u64, PendingPeek>,
     subscribes: HashMap<u64, dispatch::SubscribeState>,
     /// Every installed dataflow (tables', views', indexes', transient reads'), for
@@ -136,25 +162,48 @@ fn now_ms() -> u64 {
 }
 
 impl Coordinator {
-    /// Starts the coordinator around running compute workers, with its background tasks.
-    pub fn start(compute: ComputeHandle) -> Arc<Coordinator> {
-        let upper = now_ms();
+    /// Starts the coordinator around running compute workers and the store, with its
+    /// background tasks; returns it with what the store holds, for `restore` to replay.
+    pub fn start(
+        compute: ComputeHandle,
+        mut store: Box<dyn Store>,
+    ) -> Result<(Arc<Coordinator>, Snapshot), StoreError> {
+        let snapshot = store.load()?;
+        // Never a time at or before one handed out before a restart.
+        let upper = now_ms().max(snapshot.meta.upper);
         compute.send(Command::AdvanceTables { time: upper });
-        let coord = Arc::new(Coordinator {
-            compute,
-            state: Mutex::new(State {
-                catalog: Catalog::default(),
-                upper,
-                next_position: 0,
-                since: 0,
-                object_since: HashMap::new(),
-                next_id: 1,
-                peeks: HashMap::new(),
-                subscribes: HashMap::new(),
-                dataflows: BTreeMap::new(),
-                introspections: HashMap::new(),
-            }),
-            write_lock: tokio::sync::Mutex::new(()),
+        let coord = Arc::new_cyclic(|weak: &std::sync::Weak<Coordinator>| {
+            let weak = weak.clone();
+            let committer = Committer::start(store, move |seq, commit| {
+                if let Some(coord) = weak.upgrade() {
+                    coord.durable(seq, commit);
+                }
+            });
+            Coordinator {
+                compute,
+                state: Mutex::new(State {
+                    catalog: Catalog::default(),
+                    upper,
+                    next_position: snapshot.meta.next_position,
+                    since: 0,
+                    object_since: HashMap::new(),
+                    next_id: snapshot.meta.next_id.max(1),
+                    next_seq: 0,
+                    pending: VecDeque::new(),
+                    write_frontier: upper,
+                    lease: snapshot.meta.upper,
+                    lease_requested: snapshot.meta.upper,
+                    records: BTreeMap::new(),
+                    record_of: BTreeMap::new(),
+                    peeks: HashMap::new(),
+                    subscribes: HashMap::new(),
+                    dataflows: BTreeMap::new(),
+                    introspections: HashMap::new(),
+                }),
+                write_lock: tokio::sync::Mutex::new(()),
+                committer,
+                restoring: AtomicBool::new(false),
+            }
         });
         dispatch::spawn_dispatcher(Arc::clone(&coord));
         let ticker = Arc::clone(&coord);
@@ -165,7 +214,7 @@ impl Coordinator {
                 ticker.tick();
             }
         });
-        coord
+        Ok((coord, snapshot))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -176,10 +225,16 @@ impl Coordinator {
     fn tick(&self) {
         let mut state = self.lock();
         let now = now_ms();
-        if now > state.upper {
-            state.upper = now;
-            self.compute.send(Command::AdvanceTables { time: now });
+        // Not past a write in flight (it becomes readable when durable), nor past the lease.
+        let mut target = now.min(state.lease);
+        if let Some(&(_, first)) = state.pending.front() {
+            target = target.min(first);
         }
+        if target > state.upper {
+            state.upper = target;
+            self.compute.send(Command::AdvanceTables { time: target });
+        }
+        self.renew_lease(&mut state, now);
         // History is kept for the window (so AS OF can look a little back) and, beyond it, only
         // as far back as the oldest read still waiting for its answer.
         let mut since = state.upper.saturating_sub(1 + COMPACTION_WINDOW_MS);
@@ -194,16 +249,18 @@ impl Coordinator {
         }
     }
 
-    /// Appends updates to tables at one new timestamp and makes them readable; returns once
-    /// every later read will see them.
+    /// Appends updates to tables at one new timestamp: hands them to the committer, which
+    /// sends them to the workers and makes them readable once they are durable. The caller
+    /// acknowledges the write after `finish_write`.
     ///
     /// A table's stored rows end with their position (`Plan::GetWithPosition`). Rows added
     /// (diff > 0) are new: each gets the next position, in the order given. Rows retracted
     /// were read with their positions (UPDATE and DELETE read through `GetWithPosition`).
     fn append(&self, updates: Vec<(GlobalId, Vec<(Row, i64)>)>) {
         let mut state = self.lock();
-        let time = now_ms().max(state.upper);
-        for (id, mut updates) in updates {
+        let time = now_ms().max(state.upper).max(state.write_frontier);
+        let mut appends = Vec::with_capacity(updates.len());
+        for (table, mut updates) in updates {
             for (row, diff) in &mut updates {
                 if *diff > 0 {
                     row.push(Datum::Int64(state.next_position));
@@ -211,11 +268,16 @@ impl Coordinator {
                 }
             }
             if !updates.is_empty() {
-                self.compute.send(Command::Append { id, time, updates });
+                appends.push(TableAppend {
+                    table,
+                    time,
+                    updates,
+                });
             }
         }
-        state.upper = time + 1;
-        self.compute.send(Command::AdvanceTables { time: time + 1 });
+        state.write_frontier = time + 1;
+        let seq = self.submit(&mut state, Vec::new(), appends, time + 1);
+        state.pending.push_back((seq, time));
     }
 
     /// Sends a dataflow to the workers, recording it for `kpg_dataflows`.
@@ -368,7 +430,7 @@ impl Coordinator {
         let guard = {
             let mut state = self.lock();
             let id = Self::allocate_id(&mut state);
-            let timestamp = state.upper - 1;
+            let timestamp = durable::read_time(&state);
             let remaining = self.compute.workers();
             state.peeks.insert(
                 id,

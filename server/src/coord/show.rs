@@ -212,42 +212,8 @@ fn show_create(
                 .map(|(c, _)| quote_ident(c))
                 .collect();
             match kind {
-                ItemKind::Table => {
-                    let defaults = catalog.get(item.id).map_or(&[][..], |e| &e.defaults[..]);
-                    let mut defs: Vec<String> = item
-                        .desc
-                        .columns
-                        .iter()
-                        .enumerate()
-                        .map(|(i, (c, ty))| {
-                            let not_null = if ty.nullable { "" } else { " NOT NULL" };
-                            let default = match defaults.get(i) {
-                                Some(Some(d)) => format!(" DEFAULT {}", d.sql),
-                                _ => String::new(),
-                            };
-                            format!("{} {}{default}{not_null}", quote_ident(c), ty.scalar)
-                        })
-                        .collect();
-                    for key in catalog.get(item.id).map_or(&[][..], |e| &e.keys[..]) {
-                        let kind = if key.primary { "PRIMARY KEY" } else { "UNIQUE" };
-                        let cols: Vec<&str> =
-                            key.columns.iter().map(|&c| columns[c].as_str()).collect();
-                        defs.push(format!(
-                            "CONSTRAINT {} {kind} ({})",
-                            quote_ident(&key.name),
-                            cols.join(", ")
-                        ));
-                    }
-                    let temporary = match catalog.temp_of(item.id) {
-                        Some(_) => "TEMPORARY ",
-                        None => "",
-                    };
-                    format!(
-                        "CREATE {temporary}TABLE {} ({})",
-                        quote_ident(&item.name),
-                        defs.join(", ")
-                    )
-                }
+                ItemKind::Table => create_table_sql(catalog, item.id)
+                    .ok_or_else(|| ExecError::internal("table without its entry"))?,
                 ItemKind::Source => {
                     let source = catalog.owner(item.id).unwrap_or(item.id);
                     catalog
@@ -277,6 +243,53 @@ fn show_create(
     Ok(listing(
         &["name", "create_sql"],
         vec![Row::new(vec![text(name), text(&sql)])],
+    ))
+}
+
+/// A `CREATE TABLE` statement that creates the table `id` again: its columns with their types,
+/// defaults and NOT NULL, and its unique constraints (also what the data directory keeps for a
+/// table made by `CREATE TABLE AS`).
+pub fn create_table_sql(catalog: &Catalog, id: kpg_types::GlobalId) -> Option<String> {
+    let entry = catalog.get(id)?;
+    let item = &entry.item;
+    let columns: Vec<String> = item
+        .desc
+        .columns
+        .iter()
+        .map(|(c, _)| quote_ident(c))
+        .collect();
+    let defaults = &entry.defaults[..];
+    let mut defs: Vec<String> = item
+        .desc
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, (c, ty))| {
+            let not_null = if ty.nullable { "" } else { " NOT NULL" };
+            let default = match defaults.get(i) {
+                Some(Some(d)) => format!(" DEFAULT {}", d.sql),
+                _ => String::new(),
+            };
+            format!("{} {}{default}{not_null}", quote_ident(c), ty.scalar)
+        })
+        .collect();
+    for key in &entry.keys[..] {
+        let kind = if key.primary { "PRIMARY KEY" } else { "UNIQUE" };
+        let cols: Vec<&str> = key.columns.iter().map(|&c| columns[c].as_str()).collect();
+        defs.push(format!(
+            "CONSTRAINT {} {kind} ({})",
+            quote_ident(&key.name),
+            cols.join(", ")
+        ));
+    }
+    let temporary = match catalog.temp_of(item.id) {
+        Some(_) => "TEMPORARY ",
+        None => "",
+    };
+    Some(format!(
+        "CREATE {temporary}TABLE {} ({})",
+        quote_ident(&item.name),
+        defs.join(", ")
     ))
 }
 

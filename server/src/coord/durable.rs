@@ -1,0 +1,315 @@
+//! The coordinator's side of durability: handing writes and catalog changes to the committer,
+//! making them readable once durable, keeping the durable catalog, and replaying it on start.
+//!
+//! The durable catalog is one record per DDL statement that created objects which outlive
+//! their session: the statement's SQL (for `CREATE TABLE AS`, the `CREATE TABLE` of the table it
+//! made, since its rows are stored anyway) and the ids it gave them. What a statement changed is
+//! read off the catalog, before and after it runs under the write lock, so every path that
+//! creates or drops objects is covered without each having to remember to persist. A restart
+//! runs the records again in creation order, each allocating from its first id, so every object
+//! gets its old id; then each table's stored rows are loaded before anything that reads them is
+//! rebuilt. The timestamp upper is covered by a lease kept a few seconds ahead in the store, so
+//! a restart never hands out a time at or before one handed out earlier.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use kpg_sql::{ParsedStatement, PlannedStatement};
+use kpg_types::command::Command;
+use kpg_types::{GlobalId, Row};
+
+use super::{now_ms, Coordinator, State};
+use crate::error::ExecError;
+use crate::storage::{CatalogOp, CatalogRecord, Commit, Meta, Snapshot, TableAppend};
+
+/// How far ahead of the clock the durable lease on timestamps reaches, and how close the
+/// clock may come to it before it is renewed.
+const LEASE_MS: u64 = 10_000;
+const LEASE_MARGIN_MS: u64 = 5_000;
+
+tokio::task_local! {
+    /// Set while a statement holds the write lock: its reads see the writes in flight.
+    static IN_WRITE: ();
+}
+
+/// The time a read uses: the latest readable time, or, inside a write, the time after every
+/// write in flight (the read waits until they are durable and readable).
+pub(super) fn read_time(state: &State) -> u64 {
+    if IN_WRITE.try_with(|_| ()).is_ok() {
+        state.write_frontier.max(state.upper) - 1
+    } else {
+        state.upper - 1
+    }
+}
+
+/// What a statement that changes the catalog will be stored as.
+pub(super) enum DurableText {
+    /// This SQL (or, if there is none, the statement cannot be stored).
+    Sql(Option<String>),
+    /// The `CREATE TABLE` of the table the statement creates.
+    TableItCreates,
+}
+
+impl DurableText {
+    /// The text of `stmt`, planned as `planned`; `None` if the statement changes no catalog.
+    pub(super) fn of(stmt: &ParsedStatement, planned: &PlannedStatement) -> Option<DurableText> {
+        Some(match planned {
+            PlannedStatement::CreateSource { sql, .. } => DurableText::Sql(Some(sql.clone())),
+            PlannedStatement::CreateTableAs { .. } => DurableText::TableItCreates,
+            PlannedStatement::CreateIndex { .. }
+            | PlannedStatement::CreateTable { .. }
+            | PlannedStatement::CreateView { .. }
+            | PlannedStatement::Drop { .. } => DurableText::Sql(stmt.durable_sql()),
+            _ => return None,
+        })
+    }
+}
+
+impl Coordinator {
+    /// Runs `body` as a write: under the write lock, its reads seeing the writes in flight;
+    /// then releases the lock (so other writers can join the same commit) and waits until
+    /// everything handed to the committer so far is durable and readable.
+    pub(super) async fn write<T>(
+        self: &Arc<Self>,
+        body: impl Future<Output = Result<T, ExecError>>,
+    ) -> Result<T, ExecError> {
+        let guard = self.write_lock.lock().await;
+        let result = IN_WRITE.scope((), body).await;
+        let seq = self.lock().next_seq;
+        drop(guard);
+        if result.is_ok() {
+            self.committer.wait(seq).await;
+        }
+        result
+    }
+
+    /// Waits until every commit handed to the committer so far is durable and readable.
+    pub(super) async fn flush(&self) {
+        let seq = self.lock().next_seq;
+        self.committer.wait(seq).await;
+    }
+
+    /// Blocks until every commit handed to the committer is durable (before a clean exit).
+    pub fn shutdown(&self) {
+        self.committer.flush();
+    }
+
+    /// Hands a commit to the committer; returns its number.
+    pub(super) fn submit(
+        &self,
+        state: &mut State,
+        catalog: Vec<CatalogOp>,
+        appends: Vec<TableAppend>,
+        upper: u64,
+    ) -> u64 {
+        state.next_seq += 1;
+        let seq = state.next_seq;
+        let meta = Meta {
+            next_id: state.next_id,
+            next_position: state.next_position,
+            upper,
+        };
+        self.committer.submit(
+            seq,
+            Commit {
+                catalog,
+                appends,
+                meta,
+            },
+        );
+        seq
+    }
+
+    /// Called by the committer once the commits up to `seq` are durable: sends their rows to
+    /// the workers and advances the tables past them, so that they become readable.
+    pub(super) fn durable(&self, seq: u64, commit: Commit) {
+        let mut state = self.lock();
+        let mut readable = None;
+        for TableAppend {
+            table,
+            time,
+            updates,
+        } in commit.appends
+        {
+            readable = readable.max(Some(time + 1));
+            self.compute.send(Command::Append {
+                id: table,
+                time,
+                updates,
+            });
+        }
+        while state.pending.front().is_some_and(|&(s, _)| s <= seq) {
+            state.pending.pop_front();
+        }
+        state.lease = state.lease.max(commit.meta.upper);
+        if let Some(time) = readable.filter(|t| *t > state.upper) {
+            state.upper = time;
+            self.compute.send(Command::AdvanceTables { time });
+        }
+    }
+
+    /// Asks for a longer lease on timestamps when the clock comes near the current one.
+    pub(super) fn renew_lease(&self, state: &mut State, now: u64) {
+        if state.lease < now + LEASE_MARGIN_MS && state.lease_requested < now + LEASE_MARGIN_MS {
+            state.lease_requested = now + LEASE_MS;
+            self.submit(state, Vec::new(), Vec::new(), now + LEASE_MS);
+        }
+    }
+
+    /// Stores what a DDL statement changed in the catalog (`before` is the durable ids before
+    /// it ran). A statement whose objects cannot be stored is undone and refused.
+    pub(super) fn persist_ddl(
+        &self,
+        before: &BTreeSet<GlobalId>,
+        text: DurableText,
+    ) -> Result<(), ExecError> {
+        if self.restoring.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let mut state = self.lock();
+        let after = state.catalog.durable_ids();
+        let created: Vec<GlobalId> = after.difference(before).copied().collect();
+        let dropped: Vec<GlobalId> = before.difference(&after).copied().collect();
+        let mut ops = Vec::new();
+        let mut touched = BTreeSet::new();
+        for id in &dropped {
+            if let Some(key) = state.record_of.remove(id) {
+                if let Some(record) = state.records.get_mut(&key) {
+                    record.ids.retain(|i| i != id);
+                }
+                touched.insert(key);
+            }
+            ops.push(CatalogOp::DropTableData(*id));
+        }
+        for key in touched {
+            match state.records.get(&key) {
+                Some(record) if record.ids.is_empty() => {
+                    state.records.remove(&key);
+                    ops.push(CatalogOp::Delete(key));
+                }
+                Some(record) => ops.push(CatalogOp::Put(record.clone())),
+                None => {}
+            }
+        }
+        if let Some(&key) = created.first() {
+            let sql = match text {
+                DurableText::Sql(sql) => sql,
+                DurableText::TableItCreates => super::show::create_table_sql(&state.catalog, key),
+            };
+            let Some(sql) = sql else {
+                drop(state);
+                self.drop_objects(&created, true)?;
+                return Err(ExecError::unsupported(
+                    "this statement cannot be kept in the data directory (its SQL text does not \
+                     read back as the same statement); it was not applied",
+                ));
+            };
+            let record = CatalogRecord {
+                key,
+                ids: created.clone(),
+                sql,
+            };
+            for id in &created {
+                state.record_of.insert(*id, key);
+            }
+            state.records.insert(key, record.clone());
+            ops.push(CatalogOp::Put(record));
+        }
+        if !ops.is_empty() {
+            let upper = state.upper;
+            self.submit(&mut state, ops, Vec::new(), upper);
+        }
+        Ok(())
+    }
+
+    /// Replays the stored catalog and loads the tables' rows, before any session connects.
+    pub async fn restore(self: &Arc<Self>, snapshot: Snapshot) -> Result<(), String> {
+        let started = Instant::now();
+        let Snapshot {
+            records,
+            mut tables,
+            meta,
+        } = snapshot;
+        self.restoring.store(true, Ordering::SeqCst);
+        let (mut objects, mut rows) = (0usize, 0usize);
+        for record in records {
+            let fail = |what: String| {
+                format!("restoring `{}` from the data directory: {what}", record.sql)
+            };
+            let stmt = match kpg_sql::parse(&record.sql) {
+                Ok(mut stmts) if stmts.len() == 1 => stmts.remove(0),
+                Ok(_) => return Err(fail("not one statement".into())),
+                Err(e) => return Err(fail(e.to_string())),
+            };
+            let before = {
+                let mut state = self.lock();
+                state.next_id = record.key;
+                state.catalog.durable_ids()
+            };
+            self.execute(&stmt).await.map_err(|e| fail(e.to_string()))?;
+            let after = self.lock().catalog.durable_ids();
+            let created: Vec<GlobalId> = after.difference(&before).copied().collect();
+            if !record.ids.iter().all(|id| created.contains(id)) {
+                return Err(fail(format!(
+                    "it created objects {created:?}, not the stored {:?}",
+                    record.ids
+                )));
+            }
+            // Objects of the statement dropped since (none today: a statement's objects are
+            // dropped together).
+            let extra: Vec<GlobalId> = created
+                .into_iter()
+                .filter(|id| !record.ids.contains(id))
+                .collect();
+            if !extra.is_empty() {
+                self.drop_objects(&extra, true)
+                    .map_err(|e| fail(e.to_string()))?;
+            }
+            for id in &record.ids {
+                if let Some(stored) = tables.remove(id) {
+                    rows += stored.len();
+                    self.load_rows(*id, stored);
+                }
+            }
+            objects += record.ids.len();
+            let mut state = self.lock();
+            for id in &record.ids {
+                state.record_of.insert(*id, record.key);
+            }
+            state.records.insert(record.key, record);
+        }
+        {
+            let mut state = self.lock();
+            state.next_id = state.next_id.max(meta.next_id);
+            state.next_position = state.next_position.max(meta.next_position);
+            let now = now_ms();
+            self.renew_lease(&mut state, now);
+        }
+        self.restoring.store(false, Ordering::SeqCst);
+        self.flush().await;
+        tracing::info!(
+            objects,
+            rows,
+            seconds = started.elapsed().as_secs_f64(),
+            "restored the catalog and tables from the data directory"
+        );
+        Ok(())
+    }
+
+    /// Loads a restored table's rows (as stored, with their positions) at a new time.
+    fn load_rows(&self, table: GlobalId, rows: Vec<(Row, i64)>) {
+        let mut state = self.lock();
+        let time = now_ms().max(state.upper).max(state.write_frontier);
+        self.compute.send(Command::Append {
+            id: table,
+            time,
+            updates: rows,
+        });
+        state.upper = time + 1;
+        state.write_frontier = time + 1;
+        self.compute.send(Command::AdvanceTables { time: time + 1 });
+    }
+}

@@ -1,0 +1,161 @@
+//! The committer: one thread that owns the store and makes commits durable in the order they
+//! were submitted, several at a time.
+//!
+//! Writers submit a commit with a sequence number (the coordinator numbers them under its lock,
+//! in the order it gave them timestamps) and wait for `durable` to reach it. While one
+//! transaction is being written and fsync'd, newly submitted commits queue up; the next
+//! transaction takes all of them (group commit), so N concurrent writers cost about one fsync
+//! per round, not N. After each transaction, `on_durable` is told the last sequence number it
+//! covered — the coordinator then makes those writes readable — and only then are the waiters
+//! woken, so a write is acknowledged only once it is both durable and visible.
+//!
+//! A store that fails to write leaves memory ahead of disk; continuing would acknowledge writes
+//! a restart loses, so the process stops (after logging the store's error) instead.
+
+use std::sync::mpsc;
+
+use tokio::sync::watch;
+
+use super::{Commit, Store};
+
+enum Request {
+    Commit {
+        seq: u64,
+        commit: Commit,
+    },
+    /// Answered once every commit submitted before it is durable.
+    Flush(std::sync::mpsc::Sender<()>),
+}
+
+/// A handle to the committer thread.
+pub struct Committer {
+    tx: mpsc::Sender<Request>,
+    durable: watch::Receiver<u64>,
+}
+
+impl Committer {
+    /// Starts the thread. `on_durable(seq, commit)` runs on it after each transaction, with the
+    /// last sequence number and the (merged) commit it made durable, which it may consume.
+    pub fn start(
+        mut store: Box<dyn Store>,
+        on_durable: impl Fn(u64, Commit) + Send + 'static,
+    ) -> Committer {
+        let (tx, rx) = mpsc::channel::<Request>();
+        let (durable_tx, durable) = watch::channel(0u64);
+        std::thread::Builder::new()
+            .name("kpg-committer".into())
+            .spawn(move || {
+                while let Ok(first) = rx.recv() {
+                    let mut group = Commit::default();
+                    let mut last = None;
+                    let mut flushes = Vec::new();
+                    for request in std::iter::once(first).chain(rx.try_iter()) {
+                        match request {
+                            Request::Commit { seq, commit } => {
+                                group.absorb(commit);
+                                last = Some(seq);
+                            }
+                            Request::Flush(done) => flushes.push(done),
+                        }
+                    }
+                    if let Some(seq) = last {
+                        if let Err(e) = store.commit(&group).and_then(|()| store.compact()) {
+                            halt(&e.0);
+                        }
+                        on_durable(seq, group);
+                        durable_tx.send_replace(seq);
+                    }
+                    for done in flushes {
+                        let _ = done.send(());
+                    }
+                }
+            })
+            .expect("spawn committer thread");
+        Committer { tx, durable }
+    }
+
+    /// Queues `commit` as number `seq` (numbers increase in submission order).
+    pub fn submit(&self, seq: u64, commit: Commit) {
+        if self.tx.send(Request::Commit { seq, commit }).is_err() {
+            halt("the committer thread is gone");
+        }
+    }
+
+    /// Waits until every commit numbered up to `seq` is durable (and visible).
+    pub async fn wait(&self, seq: u64) {
+        let mut durable = self.durable.clone();
+        if durable.wait_for(|d| *d >= seq).await.is_err() {
+            halt("the committer thread is gone");
+        }
+    }
+
+    /// Blocks until every commit submitted so far is durable (for a clean shutdown).
+    pub fn flush(&self) {
+        let (done, wait) = std::sync::mpsc::channel();
+        if self.tx.send(Request::Flush(done)).is_ok() {
+            let _ = wait.recv();
+        }
+    }
+}
+
+/// Stops the process: the store could not keep what kpg has already applied in memory.
+fn halt(why: &str) -> ! {
+    tracing::error!("stopping: the data directory cannot be written: {why}");
+    eprintln!("kpg: stopping: the data directory cannot be written: {why}");
+    std::process::exit(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::memory::MemoryStore;
+    use crate::storage::{Meta, TableAppend};
+    use kpg_types::{Datum, Row};
+    use std::sync::{Arc, Mutex};
+
+    /// Commits submitted while the store is busy go into one transaction, in order, and a
+    /// waiter wakes only after `on_durable` has seen its commit.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_commits_are_grouped_in_order() {
+        let store = MemoryStore::default();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        let committer = Arc::new(Committer::start(Box::new(store.clone()), move |seq, c| {
+            // A slow disk: later submissions pile up meanwhile.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            log.lock().unwrap().push((seq, c.appends.len()));
+        }));
+        let n = 200u64;
+        for seq in 1..=n {
+            committer.submit(
+                seq,
+                Commit {
+                    appends: vec![TableAppend {
+                        table: 1,
+                        time: seq,
+                        updates: vec![(Row::new(vec![Datum::Int64(seq as i64)]), 1)],
+                    }],
+                    meta: Meta {
+                        upper: seq + 1,
+                        ..Meta::default()
+                    },
+                    ..Commit::default()
+                },
+            );
+        }
+        committer.wait(n).await;
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(seen.last().unwrap().0, n);
+        assert_eq!(seen.iter().map(|(_, k)| k).sum::<usize>(), n as usize);
+        assert!(seen.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(
+            store.commits() < n as usize / 2,
+            "{} commits",
+            store.commits()
+        );
+        let mut store = store;
+        let snapshot = store.load().unwrap();
+        assert_eq!(snapshot.meta.upper, n + 1);
+        committer.flush();
+    }
+}

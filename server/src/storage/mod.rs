@@ -1,0 +1,132 @@
+//! Durable state: what survives a restart, behind one small trait.
+//!
+//! The coordinator hands the store *commits*: catalog operations (one record per DDL statement
+//! that created durable objects, keyed by the first id it allocated), table updates at their
+//! timestamps, and the counters (next id, next row position, the timestamp upper). A commit is
+//! atomic and durable when `Store::commit` returns. `committer.rs` runs the store on its own
+//! thread and folds every commit queued while the previous one was being written into one
+//! transaction (group commit: many writers, one fsync). On start, `Store::load` returns the
+//! catalog records in creation order and each table's rows, consolidated.
+//!
+//! `redb_store.rs` is the single-machine store, a redb file in the data directory; `memory.rs`
+//! keeps everything in memory (tests, and the shape a shared store would follow: an object store
+//! for the updates plus a consensus service for the catalog and the uppers, behind this trait).
+
+mod codec;
+pub mod committer;
+#[cfg(test)]
+pub mod memory;
+pub mod redb_store;
+
+use std::collections::BTreeMap;
+
+use kpg_types::{GlobalId, Row};
+use serde::{Deserialize, Serialize};
+
+/// One durable DDL statement: the SQL that creates its objects again, the first id it
+/// allocated (the record's key: replay starts allocating there, so the objects get the same
+/// ids) and the ids of its objects that still exist.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogRecord {
+    pub key: GlobalId,
+    pub ids: Vec<GlobalId>,
+    pub sql: String,
+}
+
+/// A change to the durable catalog.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CatalogOp {
+    Put(CatalogRecord),
+    /// Removes the record of that key.
+    Delete(GlobalId),
+    /// Forgets a dropped table's rows.
+    DropTableData(GlobalId),
+}
+
+/// The counters that must never go backwards across a restart.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Meta {
+    /// The next catalog (and transient) id.
+    pub next_id: u64,
+    /// The next position a table row gets.
+    pub next_position: i64,
+    /// Every timestamp handed out is below this; a restart starts at or after it.
+    pub upper: u64,
+}
+
+impl Meta {
+    /// The larger of each counter.
+    pub fn join(self, other: Meta) -> Meta {
+        Meta {
+            next_id: self.next_id.max(other.next_id),
+            next_position: self.next_position.max(other.next_position),
+            upper: self.upper.max(other.upper),
+        }
+    }
+}
+
+/// Updates to one table at one time (rows as stored: with their positions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableAppend {
+    pub table: GlobalId,
+    pub time: u64,
+    pub updates: Vec<(Row, i64)>,
+}
+
+/// One atomic, durable change.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Commit {
+    pub catalog: Vec<CatalogOp>,
+    pub appends: Vec<TableAppend>,
+    pub meta: Meta,
+}
+
+impl Commit {
+    /// Appends `other` after `self` (group commit): applied in order, in one transaction.
+    pub fn absorb(&mut self, other: Commit) {
+        self.catalog.extend(other.catalog);
+        self.appends.extend(other.appends);
+        self.meta = self.meta.join(other.meta);
+    }
+}
+
+/// What a store holds, as a restart needs it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// In key order, which is creation order.
+    pub records: Vec<CatalogRecord>,
+    /// Each table's rows, consolidated (no zero and no repeated row).
+    pub tables: BTreeMap<GlobalId, Vec<(Row, i64)>>,
+    pub meta: Meta,
+}
+
+/// A failure of the store: the operation, and the file it concerns.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct StoreError(pub String);
+
+/// Durable storage for the catalog and the tables.
+pub trait Store: Send {
+    /// Everything stored. Rows of tables that no record creates (a crash between a table's
+    /// rows and its record) are left out.
+    fn load(&mut self) -> Result<Snapshot, StoreError>;
+    /// Applies `commit` atomically; it is durable when this returns.
+    fn commit(&mut self, commit: &Commit) -> Result<(), StoreError>;
+    /// Merges the stored updates of tables whose history has grown as large as their
+    /// consolidated contents, so storage grows with the data, not with the history of writes.
+    fn compact(&mut self) -> Result<(), StoreError>;
+}
+
+/// Sums the multiplicities of equal rows and drops those that cancel.
+pub fn consolidate(mut rows: Vec<(Row, i64)>) -> Vec<(Row, i64)> {
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: Vec<(Row, i64)> = Vec::with_capacity(rows.len());
+    for (row, diff) in rows {
+        match out.last_mut() {
+            Some((r, d)) if *r == row => *d += diff,
+            _ => out.push((row, diff)),
+        }
+    }
+    out.retain(|(_, d)| *d != 0);
+    out
+}
