@@ -484,18 +484,7 @@ impl Session {
             None if txn.lock().expect("txn").is_active() => {
                 txn::run_in_block(txn, stmt, &self.coord).await
             }
-            None => match timeout {
-                None => self.coord.execute(stmt).await,
-                // Dropping the statement's future drops its read and the read's dataflow.
-                Some(limit) => tokio::time::timeout(limit, self.coord.execute(stmt))
-                    .await
-                    .unwrap_or_else(|_| {
-                        Err(ExecError::new(
-                            "57014",
-                            "canceling statement due to statement timeout",
-                        ))
-                    }),
-            },
+            None => self.coord.execute_within(stmt, timeout).await,
         };
         match result {
             Ok(result) => to_response(result, format, float_digits()),

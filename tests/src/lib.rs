@@ -234,6 +234,7 @@ pub struct KpgServer {
     log_path: PathBuf,
     out_path: PathBuf,
     data_dir: PathBuf,
+    extra_args: Vec<String>,
     // Last, so the directory is removed after the process is gone.
     _dir: tempfile::TempDir,
 }
@@ -265,42 +266,15 @@ impl KpgServer {
 
     /// One attempt to start kpg on a free port and wait until it accepts connections.
     async fn launch(workers: usize, extra_args: &[&str]) -> Result<KpgServer, StartError> {
-        let bin = kpg_bin();
         let dir = tempfile::Builder::new()
             .prefix("kpg-test-")
             .tempdir()
             .expect("create temp dir");
-        let port = free_port();
         let data_dir = dir.path().join("data");
         let log_path = dir.path().join("kpg.stderr");
-        let log = File::create(&log_path).expect("create kpg log file");
         let out_path = dir.path().join("kpg.stdout");
-        let out = File::create(&out_path).expect("create kpg stdout file");
-        let mut cmd = Command::new(&bin);
-        cmd.arg("--listen")
-            .arg(format!("127.0.0.1:{port}"))
-            .arg("--workers")
-            .arg(workers.to_string())
-            .arg("--data-dir")
-            .arg(&data_dir)
-            .args(extra_args)
-            .current_dir(dir.path())
-            .stdin(Stdio::null())
-            .stdout(out)
-            .stderr(log);
-        if std::env::var_os("RUST_LOG").is_none() {
-            cmd.env("RUST_LOG", "info");
-        }
-        die_with_parent(&mut cmd);
-        let child = cmd
-            .spawn()
-            .unwrap_or_else(|e| panic!("failed to spawn {}: {e}", bin.display()));
-        let mut proc = Proc {
-            child,
-            signal: libc::SIGKILL,
-        };
-        let conn_str = format!("host=127.0.0.1 port={port} user=kpg dbname=kpg connect_timeout=5");
-        wait_for_connection(&conn_str, &mut proc.child, &log_path, "kpg").await?;
+        let extra_args: Vec<String> = extra_args.iter().map(|a| a.to_string()).collect();
+        let (proc, port) = spawn_kpg(dir.path(), &data_dir, workers, &extra_args).await?;
         Ok(KpgServer {
             proc,
             port,
@@ -308,8 +282,61 @@ impl KpgServer {
             log_path,
             out_path,
             data_dir,
+            extra_args,
             _dir: dir,
         })
+    }
+
+    /// Kills the server with SIGKILL (a crash: nothing is flushed or closed) and waits for it.
+    pub fn kill(&mut self) {
+        kill_and_wait(&mut self.proc.child, libc::SIGKILL, Duration::from_secs(5));
+    }
+
+    /// Sends SIGTERM and waits up to `grace` for the server to exit; its exit status, or
+    /// `None` if it was still running (it is then killed).
+    pub fn terminate(&mut self, grace: Duration) -> Option<std::process::ExitStatus> {
+        unsafe {
+            libc::kill(self.proc.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.proc.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.kill();
+        None
+    }
+
+    /// Starts kpg again on the same data directory (on a new port), killing it first if it
+    /// still runs; its log continues in the same file.
+    pub async fn restart(&mut self) {
+        self.kill();
+        let dir = self._dir.path().to_path_buf();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match spawn_kpg(&dir, &self.data_dir, self.workers, &self.extra_args).await {
+                Ok((proc, port)) => {
+                    self.proc = proc;
+                    self.port = port;
+                    return;
+                }
+                Err(e) if e.is_port_clash() && attempt < 4 => continue,
+                Err(e) => panic!("restarting kpg: {}", e.message()),
+            }
+        }
+    }
+
+    /// Tries to start a second kpg on this server's data directory; what it printed if it
+    /// exited (as it must while this one runs), or `None` if it kept running.
+    pub async fn second_on_same_data_dir(&self) -> Option<String> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        match spawn_kpg(dir.path(), &self.data_dir, self.workers, &self.extra_args).await {
+            Ok(_) => None,
+            Err(e) => Some(e.message().to_string()),
+        }
     }
 
     pub fn port(&self) -> u16 {
@@ -378,6 +405,52 @@ impl KpgServer {
     pub fn is_running(&mut self) -> bool {
         matches!(self.proc.child.try_wait(), Ok(None))
     }
+}
+
+/// Starts kpg in `dir` (its log files there, appended to) on a free port with `data_dir`, and
+/// waits until it accepts connections.
+async fn spawn_kpg(
+    dir: &Path,
+    data_dir: &Path,
+    workers: usize,
+    extra_args: &[String],
+) -> Result<(Proc, u16), StartError> {
+    let bin = kpg_bin();
+    let port = free_port();
+    let append = |name: &str| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join(name))
+            .expect("open kpg log file")
+    };
+    let log_path = dir.join("kpg.stderr");
+    let mut cmd = Command::new(&bin);
+    cmd.arg("--listen")
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--workers")
+        .arg(workers.to_string())
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(extra_args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(append("kpg.stdout"))
+        .stderr(append("kpg.stderr"));
+    if std::env::var_os("RUST_LOG").is_none() {
+        cmd.env("RUST_LOG", "info");
+    }
+    die_with_parent(&mut cmd);
+    let child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("failed to spawn {}: {e}", bin.display()));
+    let mut proc = Proc {
+        child,
+        signal: libc::SIGKILL,
+    };
+    let conn_str = format!("host=127.0.0.1 port={port} user=kpg dbname=kpg connect_timeout=5");
+    wait_for_connection(&conn_str, &mut proc.child, &log_path, "kpg").await?;
+    Ok((proc, port))
 }
 
 impl Drop for KpgServer {
@@ -461,6 +534,13 @@ pub struct Postgres {
 
 impl Postgres {
     pub async fn start() -> Postgres {
+        Self::start_with_settings(&[]).await
+    }
+
+    /// Starts PostgreSQL with `-c name=value` settings given after the harness's own, which
+    /// they override (e.g. `("fsync", "on")` for a benchmark of durable commits: the harness
+    /// turns fsync, synchronous_commit and full_page_writes off for speed).
+    pub async fn start_with_settings(settings: &[(&str, &str)]) -> Postgres {
         let bin = pg_bin_dir();
         let mut attempt = 0;
         loop {
@@ -531,6 +611,11 @@ impl Postgres {
                 ])
                 .args(["-c", "max_connections=30", "-c", "shared_buffers=16MB"])
                 .args(["-c", "TimeZone=UTC", "-c", "DateStyle=ISO, MDY"])
+                .args(
+                    settings
+                        .iter()
+                        .flat_map(|(name, value)| ["-c".to_string(), format!("{name}={value}")]),
+                )
                 .stdin(Stdio::null())
                 .stdout(log.try_clone().unwrap())
                 .stderr(log);

@@ -7,7 +7,9 @@
 //! After it, the source follows the tables' time: when `AdvanceTables` moves time to `t`, worker
 //! 0 generates every tick whose time (`since + n * tick`) is before `t`, at that time, and every
 //! worker advances its inputs to `t`. Data and times are thus functions of the commands alone,
-//! the same on every worker and in every process.
+//! the same on every worker and in every process. A source resumed after a restart with `k`
+//! ticks made before it generates ticks 1 to `k` into its snapshot (worker 0), and tick
+//! `k + n` at `since + n * tick`: it goes on where it stopped, repeating and skipping nothing.
 
 use std::collections::HashMap;
 
@@ -33,6 +35,8 @@ pub struct SourceRunner {
     tick_ms: u64,
     /// The next tick to generate (worker 0 only generates ticks).
     next_tick: u64,
+    /// Ticks made before a restart, which the snapshot includes.
+    resumed: u64,
     makes_ticks: bool,
     /// The time the inputs are to be advanced to once the snapshot is in.
     time: u64,
@@ -47,7 +51,13 @@ pub struct Started {
 
 impl SourceRunner {
     /// Builds the dataflow of source `id` on this worker.
-    pub fn start(worker: &mut Worker, id: GlobalId, since: u64, desc: SourceDesc) -> Started {
+    pub fn start(
+        worker: &mut Worker,
+        id: GlobalId,
+        since: u64,
+        desc: SourceDesc,
+        resume_after: u64,
+    ) -> Started {
         let mut inputs: Vec<InputSession<u64, Row, i64>> =
             desc.exports.iter().map(|_| InputSession::new()).collect();
         let dataflow = worker.next_dataflow_index();
@@ -78,7 +88,8 @@ impl SourceRunner {
                 snapshot: Some(snapshot),
                 since,
                 tick_ms: desc.generator.tick_ms().max(1),
-                next_tick: 1,
+                next_tick: resume_after + 1,
+                resumed: resume_after,
                 makes_ticks: worker.index() == 0,
                 time: since,
             },
@@ -104,6 +115,15 @@ impl SourceRunner {
         }
         if fed < SNAPSHOT_FUEL {
             self.snapshot = None;
+            if self.makes_ticks {
+                for n in 1..=self.resumed {
+                    for (output, row, diff) in self.generator.tick(n) {
+                        if let Some(&input) = self.by_output.get(&output) {
+                            self.inputs[input].update_at(row, self.since, diff);
+                        }
+                    }
+                }
+            }
             self.advance(self.time);
             return false;
         }
@@ -122,7 +142,7 @@ impl SourceRunner {
         }
         if self.makes_ticks {
             loop {
-                let at = self.since + self.next_tick * self.tick_ms;
+                let at = self.since + (self.next_tick - self.resumed) * self.tick_ms;
                 if at >= self.time {
                     break;
                 }

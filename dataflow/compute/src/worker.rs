@@ -180,8 +180,14 @@ impl WorkerState {
                 );
                 self.dataflows.insert(id, index);
             }
-            Command::CreateSource { id, since, desc } => {
-                let started = SourceRunner::start(worker, id, since.max(self.table_time), desc);
+            Command::CreateSource {
+                id,
+                since,
+                desc,
+                resume_after,
+            } => {
+                let since = since.max(self.table_time);
+                let started = SourceRunner::start(worker, id, since, desc, resume_after);
                 for (export, oks) in started.traces {
                     self.traces.collections.insert(
                         export,

@@ -21,10 +21,13 @@ pub enum Command {
     CreateTable { id: GlobalId, since: u64 },
     /// Start the source `id`: generate its snapshot at `since`, then follow the tables' time
     /// (its changes at each tick become readable as `AdvanceTables` passes the tick's time).
+    /// A source resumed after a restart has already made `resume_after` ticks: their changes
+    /// are part of its snapshot, and its next tick is the one after them.
     CreateSource {
         id: GlobalId,
         since: u64,
         desc: SourceDesc,
+        resume_after: u64,
     },
     /// Add updates to a table at `time` (which no earlier `AdvanceTables` has passed).
     Append {

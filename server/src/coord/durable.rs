@@ -26,9 +26,10 @@ use crate::error::ExecError;
 use crate::storage::{CatalogOp, CatalogRecord, Commit, Meta, Snapshot, TableAppend};
 
 /// How far ahead of the clock the durable lease on timestamps reaches, and how close the
-/// clock may come to it before it is renewed.
-const LEASE_MS: u64 = 10_000;
-const LEASE_MARGIN_MS: u64 = 5_000;
+/// clock may come to it before it is renewed: two small commits a second when idle, and a
+/// restart (which starts at the lease) waits at most a second for the clock.
+const LEASE_MS: u64 = 1_000;
+const LEASE_MARGIN_MS: u64 = 500;
 
 tokio::task_local! {
     /// Set while a statement holds the write lock: its reads see the writes in flight.
@@ -104,6 +105,7 @@ impl Coordinator {
         catalog: Vec<CatalogOp>,
         appends: Vec<TableAppend>,
         upper: u64,
+        readable: u64,
     ) -> u64 {
         state.next_seq += 1;
         let seq = state.next_seq;
@@ -111,6 +113,7 @@ impl Coordinator {
             next_id: state.next_id,
             next_position: state.next_position,
             upper,
+            readable,
         };
         self.committer.submit(
             seq,
@@ -127,7 +130,7 @@ impl Coordinator {
     /// the workers and advances the tables past them, so that they become readable.
     pub(super) fn durable(&self, seq: u64, commit: Commit) {
         let mut state = self.lock();
-        let mut readable = None;
+        let mut readable = Some(commit.meta.readable);
         for TableAppend {
             table,
             time,
@@ -155,7 +158,25 @@ impl Coordinator {
     pub(super) fn renew_lease(&self, state: &mut State, now: u64) {
         if state.lease < now + LEASE_MARGIN_MS && state.lease_requested < now + LEASE_MARGIN_MS {
             state.lease_requested = now + LEASE_MS;
-            self.submit(state, Vec::new(), Vec::new(), now + LEASE_MS);
+            self.submit(state, Vec::new(), Vec::new(), now + LEASE_MS, 0);
+        }
+    }
+
+    /// Lets reads see every time before `time` (nothing is in flight before it). While a load
+    /// generator runs, the readable time is made durable first, so that a restart knows
+    /// exactly which ticks were seen and resumes after them.
+    pub(super) fn advance_readable(&self, state: &mut State, time: u64) {
+        let sources = state
+            .source_progress
+            .keys()
+            .any(|id| state.catalog.contains(*id));
+        if !sources {
+            state.upper = time;
+            self.compute.send(Command::AdvanceTables { time });
+        } else if time > state.readable_requested {
+            state.readable_requested = time;
+            let lease = state.lease.max(time);
+            self.submit(state, Vec::new(), Vec::new(), lease, time);
         }
     }
 
@@ -211,6 +232,7 @@ impl Coordinator {
                 key,
                 ids: created.clone(),
                 sql,
+                source: state.source_progress.get(&key).copied(),
             };
             for id in &created {
                 state.record_of.insert(*id, key);
@@ -220,7 +242,7 @@ impl Coordinator {
         }
         if !ops.is_empty() {
             let upper = state.upper;
-            self.submit(&mut state, ops, Vec::new(), upper);
+            self.submit(&mut state, ops, Vec::new(), upper, upper);
         }
         Ok(())
     }
@@ -247,6 +269,9 @@ impl Coordinator {
             let before = {
                 let mut state = self.lock();
                 state.next_id = record.key;
+                if let Some(progress) = record.source {
+                    state.resume.insert(record.key, progress);
+                }
                 state.catalog.durable_ids()
             };
             self.execute(&stmt).await.map_err(|e| fail(e.to_string()))?;
@@ -278,6 +303,20 @@ impl Coordinator {
             let mut state = self.lock();
             for id in &record.ids {
                 state.record_of.insert(*id, record.key);
+            }
+            // A resumed source starts from a new time: its record says so for the next restart.
+            let mut record = record;
+            let progress = state.source_progress.get(&record.key).copied();
+            if record.source.is_some() && progress != record.source {
+                record.source = progress;
+                let upper = state.upper;
+                self.submit(
+                    &mut state,
+                    vec![CatalogOp::Put(record.clone())],
+                    Vec::new(),
+                    upper,
+                    0,
+                );
             }
             state.records.insert(record.key, record);
         }

@@ -105,6 +105,17 @@ impl Coordinator {
         self: &Arc<Self>,
         stmt: &ParsedStatement,
     ) -> Result<ExecuteResult, ExecError> {
+        self.execute_within(stmt, None).await
+    }
+
+    /// Executes one statement, canceled (57014) if it takes longer than `limit`. A write can
+    /// be canceled only until it is handed to the committer (the last thing it does): after
+    /// that it is applied, so it is waited for.
+    pub async fn execute_within(
+        self: &Arc<Self>,
+        stmt: &ParsedStatement,
+        limit: Option<std::time::Duration>,
+    ) -> Result<ExecuteResult, ExecError> {
         let is_read = matches!(
             stmt,
             ParsedStatement::Subscribe { .. }
@@ -115,10 +126,13 @@ impl Coordinator {
             return result;
         }
         if is_read {
-            let planned = self.plan_for_execution(stmt).await?;
-            return self.run(stmt, planned).await;
+            return within(limit, async {
+                let planned = self.plan_for_execution(stmt).await?;
+                self.run(stmt, planned).await
+            })
+            .await;
         }
-        self.write(async {
+        self.write(within(limit, async {
             let planned = self.plan_for_execution(stmt).await?;
             let Some(text) = DurableText::of(stmt, &planned) else {
                 return self.run(stmt, planned).await;
@@ -130,7 +144,7 @@ impl Coordinator {
             let result = self.run(stmt, planned).await?;
             self.persist_ddl(&before, text)?;
             Ok(result)
-        })
+        }))
         .await
     }
 
@@ -642,6 +656,22 @@ impl Coordinator {
             Kind::Source => "DROP SOURCE",
         };
         Ok(ExecuteResult::Command(tag.into()))
+    }
+}
+
+/// Runs `body`, canceling it with SQLSTATE 57014 (dropping its reads) after `limit`.
+async fn within<T>(
+    limit: Option<std::time::Duration>,
+    body: impl std::future::Future<Output = Result<T, ExecError>>,
+) -> Result<T, ExecError> {
+    match limit {
+        None => body.await,
+        Some(limit) => tokio::time::timeout(limit, body).await.unwrap_or_else(|_| {
+            Err(ExecError::new(
+                "57014",
+                "canceling statement due to statement timeout",
+            ))
+        }),
     }
 }
 

@@ -49,7 +49,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::catalog::Catalog;
 use crate::error::ExecError;
 use crate::storage::committer::Committer;
-use crate::storage::{CatalogRecord, Snapshot, Store, StoreError, TableAppend};
+use crate::storage::{CatalogRecord, Snapshot, SourceProgress, Store, StoreError, TableAppend};
 pub use execute::{explain_desc, is_select_into, ExecuteResult};
 
 /// How much history (in milliseconds) arrangements keep behind the read frontier.
@@ -101,6 +101,14 @@ struct State {
     /// The durable catalog: each record by its key, and the record of each durable id.
     records: BTreeMap<GlobalId, CatalogRecord>,
     record_of: BTreeMap<GlobalId, GlobalId>,
+    /// Where each load generator's ticks stand (see `SourceProgress`).
+    source_progress: BTreeMap<GlobalId, SourceProgress>,
+    /// While restoring: the progress each stored source resumes from, and the last durable
+    /// readable time before the restart.
+    resume: BTreeMap<GlobalId, SourceProgress>,
+    restored_readable: u64,
+    /// The latest readable time asked of the committer (while sources exist).
+    readable_requested: u64,
     peeks: HashMap<u64, PendingPeek>,
     subscribes: HashMap<u64, dispatch::SubscribeState>,
     /// Every installed dataflow (tables', views', indexes', transient reads'), for
@@ -195,6 +203,10 @@ impl Coordinator {
                     lease_requested: snapshot.meta.upper,
                     records: BTreeMap::new(),
                     record_of: BTreeMap::new(),
+                    source_progress: BTreeMap::new(),
+                    resume: BTreeMap::new(),
+                    restored_readable: snapshot.meta.readable,
+                    readable_requested: 0,
                     peeks: HashMap::new(),
                     subscribes: HashMap::new(),
                     dataflows: BTreeMap::new(),
@@ -231,8 +243,7 @@ impl Coordinator {
             target = target.min(first);
         }
         if target > state.upper {
-            state.upper = target;
-            self.compute.send(Command::AdvanceTables { time: target });
+            self.advance_readable(&mut state, target);
         }
         self.renew_lease(&mut state, now);
         // History is kept for the window (so AS OF can look a little back) and, beyond it, only
@@ -276,7 +287,7 @@ impl Coordinator {
             }
         }
         state.write_frontier = time + 1;
-        let seq = self.submit(&mut state, Vec::new(), appends, time + 1);
+        let seq = self.submit(&mut state, Vec::new(), appends, time + 1, time + 1);
         state.pending.push_back((seq, time));
     }
 

@@ -14,6 +14,7 @@ use super::execute::{exists_result, ExecuteResult};
 use super::introspection::DataflowMeta;
 use super::Coordinator;
 use crate::error::ExecError;
+use crate::storage::SourceProgress;
 
 impl Coordinator {
     pub(super) fn create_source(
@@ -62,7 +63,24 @@ impl Coordinator {
         }
         let id = source_id.ok_or_else(|| ExecError::internal("a source without exports"))?;
         state.dataflows.insert(id, DataflowMeta::source(&name, id));
-        self.compute.send(Command::CreateSource { id, since, desc });
+        // Restored after a restart: it goes on after the ticks seen before it.
+        let resume_after = match state.resume.remove(&id) {
+            Some(before) => before.ticks_at(state.restored_readable, desc.generator.tick_ms()),
+            None => 0,
+        };
+        state.source_progress.insert(
+            id,
+            SourceProgress {
+                since,
+                ticks_before: resume_after,
+            },
+        );
+        self.compute.send(Command::CreateSource {
+            id,
+            since,
+            desc,
+            resume_after,
+        });
         state.upper = since + 1;
         self.compute
             .send(Command::AdvanceTables { time: since + 1 });

@@ -31,6 +31,24 @@ pub struct CatalogRecord {
     pub key: GlobalId,
     pub ids: Vec<GlobalId>,
     pub sql: String,
+    /// For a load generator: where its ticks stand.
+    pub source: Option<SourceProgress>,
+}
+
+/// A load generator's progress: it started (or resumed) at time `since`, with `ticks_before`
+/// ticks made before that; tick `ticks_before + n` is at `since + n * tick`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceProgress {
+    pub since: u64,
+    pub ticks_before: u64,
+}
+
+impl SourceProgress {
+    /// The ticks made once every time before `readable` is complete.
+    pub fn ticks_at(&self, readable: u64, tick_ms: u64) -> u64 {
+        let tick_ms = tick_ms.max(1);
+        self.ticks_before + readable.saturating_sub(self.since + 1) / tick_ms
+    }
 }
 
 /// A change to the durable catalog.
@@ -52,6 +70,9 @@ pub struct Meta {
     pub next_position: i64,
     /// Every timestamp handed out is below this; a restart starts at or after it.
     pub upper: u64,
+    /// Every time before this has been readable (only kept exact while sources exist: then
+    /// the tables advance only once this is durable, so a source's reached tick is known).
+    pub readable: u64,
 }
 
 impl Meta {
@@ -61,6 +82,7 @@ impl Meta {
             next_id: self.next_id.max(other.next_id),
             next_position: self.next_position.max(other.next_position),
             upper: self.upper.max(other.upper),
+            readable: self.readable.max(other.readable),
         }
     }
 }
@@ -129,4 +151,22 @@ pub fn consolidate(mut rows: Vec<(Row, i64)>) -> Vec<(Row, i64)> {
     }
     out.retain(|(_, d)| *d != 0);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceProgress;
+
+    #[test]
+    fn ticks_reached_count_the_ticks_before_the_readable_time() {
+        let p = SourceProgress {
+            since: 1000,
+            ticks_before: 7,
+        };
+        // Tick 7 + n is at 1000 + 100 n; it is made once every time up to it is complete.
+        assert_eq!(p.ticks_at(900, 100), 7);
+        assert_eq!(p.ticks_at(1100, 100), 7);
+        assert_eq!(p.ticks_at(1101, 100), 8);
+        assert_eq!(p.ticks_at(1301, 100), 10);
+    }
 }

@@ -304,6 +304,7 @@ mod tests {
             key: ids[0],
             ids: ids.to_vec(),
             sql: sql.into(),
+            source: None,
         })
     }
 
@@ -319,6 +320,7 @@ mod tests {
                 next_id: 10,
                 next_position: 0,
                 upper: time + 1,
+                readable: time + 1,
             },
         }
     }
@@ -337,6 +339,7 @@ mod tests {
                         next_id: 3,
                         next_position: 0,
                         upper: 5,
+                        readable: 5,
                     },
                 })
                 .unwrap();
