@@ -14,7 +14,7 @@
 //! changes must be there and unacknowledged ones absent; whole tables, fixed views (joins,
 //! aggregates, a view over a view), the surviving dynamic views and lookups through the
 //! surviving indexes must equal PostgreSQL's plain views and queries; the load generator must
-//! exist and be readable (and, after a final clean stop, produce new values).
+//! have resumed where it was (every value read before the kill still there, no gaps) and tick.
 //!
 //! `KPG_CRASH_KILLS` sets the number of kills (default 5, as in CI; `scripts/crash-test.sh` runs
 //! 20), `KPG_CRASH_SEED` the seed (printed at the start, so a failure's statements can be
@@ -995,58 +995,94 @@ async fn check_contents(
     }
 }
 
-/// The load generator exists and can be read, directly and through a view; with `tick`, it
-/// also produces new values within 30 s. (Its contents start again after a restart, a known gap;
-/// and after a restart, times are at the durable lease, up to 10 s ahead of the clock, which the
-/// generator's ticks reach only when the clock does, so the first new value can take that long.)
-async fn check_source(kpg: &Client, tick: bool, context: &str) {
+/// The counter as read in one query: (rows, lowest, highest) of `ctr` and (n, hi) of its view.
+async fn read_counter(kpg: &Client) -> (i64, i64, i64, i64, i64) {
+    let rows = rows_of(
+        kpg,
+        "SELECT s.n, s.lo, s.hi, c.n, c.hi FROM ctr_count c, \
+         (SELECT count(*) AS n, min(counter) AS lo, max(counter) AS hi FROM ctr) s",
+        "kpg",
+    )
+    .await;
+    assert_eq!(rows.len(), 1, "ctr_count has {rows:?}");
+    let v: Vec<i64> = rows[0]
+        .iter()
+        .map(|v| v.as_deref().map_or(0, |v| v.parse().expect("a number")))
+        .collect();
+    (v[0], v[1], v[2], v[3], v[4])
+}
+
+/// The load generator exists, resumed where it was (every value read before the stop is
+/// there, 1..=max without gaps, and its view agrees with it), and produces new values within
+/// 30 s. Returns its highest value right after the restart.
+async fn check_source(kpg: &Client, seen: i64, context: &str) -> i64 {
     let sources = names(kpg, "SHOW SOURCES").await;
     assert!(
         sources.contains("ctr"),
         "{context}: the load generator source is gone: {sources:?}"
     );
-    let read = |rows: Rows| -> i64 {
-        rows[0][0]
-            .as_deref()
-            .map(|v| v.parse().expect("a number"))
-            .unwrap_or(0)
-    };
-    let first = read(rows_of(kpg, "SELECT max(counter) FROM ctr", "kpg").await);
-    let view = rows_of(kpg, "SELECT n, hi FROM ctr_count", "kpg").await;
-    assert_eq!(view.len(), 1, "{context}: ctr_count has {view:?}");
-    if !tick {
-        return;
-    }
+    let (n, lo, hi, view_n, view_hi) = read_counter(kpg).await;
+    assert!(
+        hi >= seen,
+        "{context}: the counter read {seen} before the stop, but its highest value after the \
+         restart is {hi}"
+    );
+    assert!(
+        n == hi && (n == 0 || lo == 1),
+        "{context}: the counter has {n} rows from {lo} to {hi} after the restart"
+    );
+    assert_eq!(
+        (view_n, view_hi),
+        (n, hi),
+        "{context}: ctr_count (n, hi) differs from the counter it reads"
+    );
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let now = read(rows_of(kpg, "SELECT max(counter) FROM ctr", "kpg").await);
-        if now > first {
+        let now = read_counter(kpg).await.2;
+        if now > hi {
             break;
         }
         assert!(
             Instant::now() < deadline,
-            "{context}: the load generator does not tick after the restart (max counter stays \
-             {first})"
+            "{context}: the load generator does not tick after the restart (its highest value \
+             stays {hi})"
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    hi
 }
 
-/// Reads the views and tables until the connection dies (so that kills also land amid reads);
-/// the number of reads answered.
-async fn read_until_killed(client: Client, mut rng: Rng) -> usize {
+/// Reads the views, tables and the counter until the connection dies (so that kills also land
+/// amid reads); the number of reads answered and the highest counter value read.
+async fn read_until_killed(client: Client, mut rng: Rng) -> (usize, i64) {
     let mut reads = 0;
+    let mut seen = 0;
     loop {
-        let name = if rng.chance(20) {
-            *rng.pick(&["items", "links", "ctr_count"])
+        let sql = if rng.chance(30) {
+            "SELECT max(counter) FROM ctr".to_string()
+        } else if rng.chance(20) {
+            format!(
+                "SELECT * FROM {}",
+                rng.pick(&["items", "links", "ctr_count"])
+            )
         } else {
-            rng.pick(FIXED_VIEWS).0
+            format!("SELECT * FROM {}", rng.pick(FIXED_VIEWS).0)
         };
-        let sql = format!("SELECT * FROM {name}");
         match tokio::time::timeout(HANG, client.simple_query(&sql)).await {
             Err(_) => panic!("kpg did not answer `{sql}` within {HANG:?}"),
-            Ok(Ok(_)) => reads += 1,
-            Ok(Err(e)) if is_connection_error(&e) => return reads,
+            Ok(Ok(msgs)) => {
+                reads += 1;
+                if sql.contains("max(counter)") {
+                    for m in msgs {
+                        if let SimpleQueryMessage::Row(row) = m {
+                            if let Some(v) = row.get(0) {
+                                seen = seen.max(v.parse().expect("a number"));
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(Err(e)) if is_connection_error(&e) => return (reads, seen),
             Ok(Err(e)) => panic!("kpg failed `{sql}`: {}", describe_error(&e)),
         }
     }
@@ -1143,7 +1179,7 @@ async fn sigkill_under_mixed_load_loses_no_acknowledged_write() {
         }
         let (d, ddl_log) = ddl_task.await.expect("DDL task");
         ddl = d;
-        let reads = reader.await.expect("reader task");
+        let (reads, seen) = reader.await.expect("reader task");
 
         let restart_started = Instant::now();
         server.restart().await;
@@ -1172,7 +1208,7 @@ async fn sigkill_under_mixed_load_loses_no_acknowledged_write() {
         check_catalog(&kpg, &mut ddl, &context).await;
         check_writes(&kpg, &pg, &logs, &context, &mut tally).await;
         check_contents(&kpg, &pg, &ddl, &mut pg_views, &mut rng, &context).await;
-        check_source(&kpg, clean_stop, &context).await;
+        let counter = check_source(&kpg, seen, &context).await;
         let rows: usize = {
             let n = rows_of(
                 &kpg,
@@ -1183,8 +1219,8 @@ async fn sigkill_under_mixed_load_loses_no_acknowledged_write() {
             n[0][0].as_deref().unwrap().parse().unwrap()
         };
         eprintln!(
-            "{} after {delay:?}: {}; {rows} rows, {} dynamic views; restart took \
-             {restart_time:?}, checks {:?}",
+            "{} after {delay:?}: {}; {rows} rows, {} dynamic views, counter read up to \
+             {seen} before, at {counter} after; restart took {restart_time:?}, checks {:?}",
             if clean_stop {
                 "SIGTERM".to_string()
             } else {
