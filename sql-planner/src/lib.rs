@@ -37,6 +37,7 @@ mod index;
 mod index_reuse;
 mod join;
 mod join_order;
+pub mod kafka_source;
 mod names;
 mod ops;
 mod optimize;

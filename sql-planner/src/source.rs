@@ -80,14 +80,33 @@ pub(crate) fn parse_source_statement(parser: &mut Parser<'_>) -> Result<ParsedSt
     parser.next_token(); // SOURCE
     let if_not_exists = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
     let name = parser.parse_object_name(false)?;
+    let columns = if parser.peek_token_ref().token == Token::LParen {
+        let (columns, constraints) = parser.parse_columns()?;
+        if !constraints.is_empty() {
+            return Err(Refusal::Unsupported("constraints on a source".into()));
+        }
+        columns
+    } else {
+        Vec::new()
+    };
     parser.expect_keyword(Keyword::FROM)?;
+    if parse_word(parser, "kafka") {
+        let kafka = crate::kafka_source::parse(parser, name, if_not_exists, columns)?;
+        return Ok(ParsedStatement::CreateKafkaSource(Box::new(kafka)));
+    }
+    if !columns.is_empty() {
+        return Err(Refusal::Parser(ParserError::ParserError(
+            "a load generator's columns are its own: CREATE SOURCE name FROM LOAD GENERATOR ..."
+                .into(),
+        )));
+    }
     if !parse_word(parser, "load") {
         let what = match &parser.peek_token_ref().token {
             Token::Word(w) => w.value.to_uppercase(),
             other => other.to_string(),
         };
         return Err(Refusal::Unsupported(format!(
-            "CREATE SOURCE FROM {what} (only load generators are built yet)"
+            "CREATE SOURCE FROM {what} (kpg reads Kafka topics and load generators)"
         )));
     }
     expect_word(parser, "generator")?;

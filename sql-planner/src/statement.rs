@@ -55,6 +55,8 @@ pub enum ParsedStatement {
     },
     /// `CREATE SOURCE ... FROM LOAD GENERATOR ...`
     CreateSource(Box<crate::source::CreateSource>),
+    /// `CREATE SOURCE ... FROM KAFKA ...`
+    CreateKafkaSource(Box<crate::kafka_source::CreateKafkaSource>),
     /// `DROP SOURCE [IF EXISTS] name, ... [CASCADE]`
     DropSource {
         names: Vec<sqlparser::ast::ObjectName>,
@@ -115,6 +117,15 @@ pub enum PlannedStatement {
         generator: kpg_types::LoadGenerator,
         exports: Vec<crate::source::PlannedExport>,
         /// The statement with every option spelled out, for `SHOW CREATE SOURCE`.
+        sql: String,
+    },
+    /// CREATE SOURCE ... FROM KAFKA: read `kafka` into a collection of `desc`'s columns.
+    CreateKafkaSource {
+        name: String,
+        if_not_exists: bool,
+        desc: RelationDesc,
+        kafka: kpg_types::external::KafkaSourceDesc,
+        /// The statement with every option spelled out.
         sql: String,
     },
     /// CREATE [MATERIALIZED] VIEW. A view is only recorded (readers plan `plan` in place,
@@ -206,6 +217,7 @@ pub(crate) fn plan_statement(
             return crate::index::plan_default_index(on, *if_not_exists, catalog)
         }
         ParsedStatement::CreateSource(cs) => return crate::source::plan_create_source(cs, catalog),
+        ParsedStatement::CreateKafkaSource(cs) => return crate::kafka_source::plan(cs, catalog),
         ParsedStatement::DropSource {
             names,
             if_exists,

@@ -1,6 +1,6 @@
-//! Sources: turning a source description into timestamped updates — today the built-in load
-//! generators (TPC-H and a counter); transports (Kafka, files) with formats and envelopes are
-//! not built yet and `CREATE SOURCE` refuses them with SQLSTATE 0A000.
+//! Sources: turning a source description into timestamped updates — the built-in load
+//! generators (TPC-H and a counter), and for external streams the Kafka reader (`kafka.rs`) and
+//! the decoders of record keys and values (`decode.rs`), which the server drives.
 //!
 //! A generator is split the way the runtime runs it: every worker generates its own disjoint
 //! share of the snapshot (so the snapshot is generated in parallel and never crosses a
@@ -10,6 +10,8 @@
 //! `kpg-compute` feeds what it produces into the engine's inputs.
 
 mod counter;
+pub mod decode;
+pub mod kafka;
 mod tpch;
 
 use kpg_types::{LoadGenerator, Row, SourceDesc};

@@ -34,6 +34,8 @@ use tokio_postgres::{Client, CopyOutStream, NoTls, SimpleQueryMessage};
 
 mod cluster;
 pub use cluster::KpgCluster;
+mod kafka;
+pub use kafka::Kafka;
 
 /// How long a server gets to start accepting connections.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -210,7 +212,7 @@ impl Drop for Proc {
 /// Makes the child die with the test process even if the test process is killed (Linux: the
 /// parent-death signal; it fires when the spawning thread ends, which for servers started from
 /// a test body is the end of the test).
-fn die_with_parent(cmd: &mut Command) {
+pub(crate) fn die_with_parent(cmd: &mut Command) {
     #[cfg(target_os = "linux")]
     unsafe {
         cmd.pre_exec(|| {

@@ -32,6 +32,7 @@ pub mod datum;
 mod display;
 pub mod error;
 pub mod expr;
+pub mod external;
 mod failure;
 mod float_text;
 pub mod interval;

@@ -58,7 +58,10 @@ impl DurableText {
     /// The text of `stmt`, planned as `planned`; `None` if the statement changes no catalog.
     pub(super) fn of(stmt: &ParsedStatement, planned: &PlannedStatement) -> Option<DurableText> {
         Some(match planned {
-            PlannedStatement::CreateSource { sql, .. } => DurableText::Sql(Some(sql.clone())),
+            PlannedStatement::CreateSource { sql, .. }
+            | PlannedStatement::CreateKafkaSource { sql, .. } => {
+                DurableText::Sql(Some(sql.clone()))
+            }
             PlannedStatement::CreateTableAs { .. } => DurableText::TableItCreates,
             PlannedStatement::CreateIndex { .. }
             | PlannedStatement::CreateTable { .. }
@@ -99,6 +102,8 @@ impl Coordinator {
     }
 
     /// Hands a commit to the committer; returns its number.
+    /// `upper` bounds the times handed out; `readable` is the time before which everything
+    /// is readable once this commit is durable (0: no change).
     pub(super) fn submit(
         &self,
         state: &mut State,
@@ -107,22 +112,28 @@ impl Coordinator {
         upper: u64,
         readable: u64,
     ) -> u64 {
-        state.next_seq += 1;
-        let seq = state.next_seq;
-        let meta = Meta {
-            next_id: state.next_id,
-            next_position: state.next_position,
-            upper,
-            readable,
-        };
-        self.committer.submit(
-            seq,
+        self.submit_commit(
+            state,
             Commit {
                 catalog,
                 appends,
-                meta,
+                meta: Meta {
+                    upper,
+                    readable,
+                    ..Meta::default()
+                },
+                ..Commit::default()
             },
-        );
+        )
+    }
+
+    /// Hands `commit` to the committer, with the current counters; returns its number.
+    pub(super) fn submit_commit(&self, state: &mut State, mut commit: Commit) -> u64 {
+        state.next_seq += 1;
+        let seq = state.next_seq;
+        commit.meta.next_id = state.next_id;
+        commit.meta.next_position = state.next_position;
+        self.committer.submit(seq, commit);
         seq
     }
 
@@ -138,6 +149,10 @@ impl Coordinator {
         } in commit.appends
         {
             readable = readable.max(Some(time + 1));
+            if !state.catalog.contains(table) {
+                // A source dropped while its last batch was being written.
+                continue;
+            }
             self.compute.send(Command::Append {
                 id: table,
                 time,
@@ -253,8 +268,15 @@ impl Coordinator {
         let Snapshot {
             records,
             mut tables,
+            offsets,
+            errors,
             meta,
         } = snapshot;
+        {
+            let mut state = self.lock();
+            state.restored_offsets = offsets;
+            state.source_errors = errors;
+        }
         self.restoring.store(true, Ordering::SeqCst);
         let (mut objects, mut rows) = (0usize, 0usize);
         for record in records {

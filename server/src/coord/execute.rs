@@ -94,7 +94,12 @@ impl Coordinator {
         let figures = self.introspect().await?;
         let data = {
             let state = self.lock();
-            system_rows(&figures, &state.catalog, &state.dataflows)
+            system_rows(
+                &figures,
+                &state.catalog,
+                &state.dataflows,
+                super::kafka::source_rows(&state),
+            )
         };
         self.plan_with(stmt, &data)
     }
@@ -314,6 +319,16 @@ impl Coordinator {
                 exports,
                 sql,
             } => self.create_source(name, if_not_exists, generator, exports, sql),
+            PlannedStatement::CreateKafkaSource {
+                name,
+                if_not_exists,
+                desc,
+                kafka,
+                sql,
+            } => {
+                self.create_kafka_source(name, if_not_exists, desc, kafka, sql)
+                    .await
+            }
             PlannedStatement::Drop { ids, cascade } => self.drop_objects(&ids, cascade),
             PlannedStatement::Insert {
                 table,
@@ -642,6 +657,9 @@ impl Coordinator {
         }
         for id in all {
             let has_collection = state.catalog.kind(id) != Some(Kind::View);
+            if let Some(ingest) = state.ingests.remove(&id) {
+                ingest.stop();
+            }
             state.catalog.remove(id);
             state.dataflows.remove(&id);
             if has_collection {

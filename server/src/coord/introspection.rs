@@ -1,5 +1,6 @@
-//! Introspection relations: `kpg_arrangements` and `kpg_dataflows`, queryable and joinable with
-//! SQL like any view.
+//! Introspection relations: `kpg_arrangements`, `kpg_dataflows`, and for external sources
+//! `kpg_sources` (each partition's state, offsets, lag and counts) and `kpg_source_errors` (every
+//! record that could not be decoded), queryable and joinable with SQL like any view.
 //!
 //! They are views whose definition is a constant holding the current figures: a statement that
 //! names one first asks every worker for its arrangements and dataflows (`Command::Introspect`),
@@ -27,10 +28,19 @@ use crate::catalog::Catalog;
 
 pub const KPG_ARRANGEMENTS: (&str, GlobalId) = ("kpg_arrangements", u64::MAX - 1);
 pub const KPG_DATAFLOWS: (&str, GlobalId) = ("kpg_dataflows", u64::MAX - 2);
+pub const KPG_SOURCES: (&str, GlobalId) = ("kpg_sources", u64::MAX - 3);
+pub const KPG_SOURCE_ERRORS: (&str, GlobalId) = ("kpg_source_errors", u64::MAX - 4);
 
 /// Whether `id` is one of the introspection relations or system catalogs.
 pub fn is_system(id: GlobalId) -> bool {
-    id == KPG_ARRANGEMENTS.1 || id == KPG_DATAFLOWS.1 || pg_catalog::is_catalog_relation(id)
+    [
+        KPG_ARRANGEMENTS.1,
+        KPG_DATAFLOWS.1,
+        KPG_SOURCES.1,
+        KPG_SOURCE_ERRORS.1,
+    ]
+    .contains(&id)
+        || pg_catalog::is_catalog_relation(id)
 }
 
 /// The introspection relations as pg_class lists them: (OID, name, columns).
@@ -38,6 +48,12 @@ pub fn relations() -> Vec<(i64, &'static str, RelationDesc)> {
     vec![
         (12101, KPG_ARRANGEMENTS.0, arrangements_desc()),
         (12102, KPG_DATAFLOWS.0, dataflows_desc()),
+        (12103, KPG_SOURCES.0, super::kafka::sources_desc()),
+        (
+            12104,
+            KPG_SOURCE_ERRORS.0,
+            super::kafka::source_errors_desc(),
+        ),
     ]
 }
 
@@ -45,7 +61,10 @@ pub fn relations() -> Vec<(i64, &'static str, RelationDesc)> {
 /// before it is planned; a false positive only costs that fetch).
 pub fn mentions_system(sql: &str) -> bool {
     let sql = sql.to_ascii_lowercase();
-    sql.contains(KPG_ARRANGEMENTS.0) || sql.contains(KPG_DATAFLOWS.0)
+    sql.contains(KPG_ARRANGEMENTS.0)
+        || sql.contains(KPG_DATAFLOWS.0)
+        || sql.contains(KPG_SOURCES.0)
+        || sql.contains(KPG_SOURCE_ERRORS.0)
 }
 
 /// What the coordinator records about each dataflow it installs.
@@ -134,7 +153,7 @@ impl Figures {
     }
 }
 
-fn column(name: &str, scalar: ScalarType, nullable: bool) -> (String, ColumnType) {
+pub(super) fn column(name: &str, scalar: ScalarType, nullable: bool) -> (String, ColumnType) {
     (name.to_string(), ColumnType::new(scalar, nullable))
 }
 
@@ -184,11 +203,13 @@ fn describe(
     }
 }
 
-/// The rows of both relations, from the workers' figures and the coordinator's records.
+/// The rows of the relations, from the workers' figures and the coordinator's records
+/// (`sources`: the rows of `kpg_sources` and `kpg_source_errors`).
 pub fn system_rows(
     figures: &Figures,
     catalog: &Catalog,
     dataflows: &BTreeMap<u64, DataflowMeta>,
+    sources: (Vec<Row>, Vec<Row>),
 ) -> SystemData {
     let arrangements = figures
         .arrangements
@@ -234,6 +255,8 @@ pub fn system_rows(
     SystemData {
         arrangements,
         dataflows: dataflow_rows,
+        sources: sources.0,
+        source_errors: sources.1,
     }
 }
 
@@ -242,6 +265,8 @@ pub fn system_rows(
 pub struct SystemData {
     arrangements: Vec<Row>,
     dataflows: Vec<Row>,
+    sources: Vec<Row>,
+    source_errors: Vec<Row>,
 }
 
 /// The catalog plus the introspection relations, as views over constants.
@@ -264,6 +289,10 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         let (id, desc) = match name {
             n if n == KPG_ARRANGEMENTS.0 => (KPG_ARRANGEMENTS.1, arrangements_desc()),
             n if n == KPG_DATAFLOWS.0 => (KPG_DATAFLOWS.1, dataflows_desc()),
+            n if n == KPG_SOURCES.0 => (KPG_SOURCES.1, super::kafka::sources_desc()),
+            n if n == KPG_SOURCE_ERRORS.0 => {
+                (KPG_SOURCE_ERRORS.1, super::kafka::source_errors_desc())
+            }
             _ => return self.inner.resolve(name),
         };
         Some(CatalogItem {
@@ -294,6 +323,8 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         match id {
             id if id == KPG_ARRANGEMENTS.1 => Some(KPG_ARRANGEMENTS.0.into()),
             id if id == KPG_DATAFLOWS.1 => Some(KPG_DATAFLOWS.0.into()),
+            id if id == KPG_SOURCES.1 => Some(KPG_SOURCES.0.into()),
+            id if id == KPG_SOURCE_ERRORS.1 => Some(KPG_SOURCE_ERRORS.0.into()),
             id => match pg_catalog::by_id(id) {
                 Some(r) => Some(format!("{}.{}", r.schema, r.name)),
                 None => self.inner.name_of(id),
@@ -321,6 +352,8 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         let rows = match id {
             id if id == KPG_ARRANGEMENTS.1 => &self.data.arrangements,
             id if id == KPG_DATAFLOWS.1 => &self.data.dataflows,
+            id if id == KPG_SOURCES.1 => &self.data.sources,
+            id if id == KPG_SOURCE_ERRORS.1 => &self.data.source_errors,
             id => {
                 let Some(r) = pg_catalog::by_id(id) else {
                     return self.inner.definition(id);

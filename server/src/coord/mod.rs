@@ -24,6 +24,7 @@ mod execute;
 mod fast_path;
 mod info_schema;
 mod introspection;
+mod kafka;
 mod on_conflict;
 mod pg_catalog;
 mod pg_rows;
@@ -109,6 +110,12 @@ struct State {
     restored_readable: u64,
     /// The latest readable time asked of the committer (while sources exist).
     readable_requested: u64,
+    /// While restoring: each external source's next offsets.
+    restored_offsets: BTreeMap<GlobalId, BTreeMap<i32, i64>>,
+    /// Every record of an external source that could not be decoded.
+    source_errors: Vec<crate::storage::SourceError>,
+    /// What each external source's reader reports, and the flag that stops it.
+    ingests: BTreeMap<GlobalId, kafka::Ingest>,
     peeks: HashMap<u64, PendingPeek>,
     subscribes: HashMap<u64, dispatch::SubscribeState>,
     /// Every installed dataflow (tables', views', indexes', transient reads'), for
@@ -207,6 +214,9 @@ impl Coordinator {
                     resume: BTreeMap::new(),
                     restored_readable: snapshot.meta.readable,
                     readable_requested: 0,
+                    restored_offsets: BTreeMap::new(),
+                    source_errors: Vec::new(),
+                    ingests: BTreeMap::new(),
                     peeks: HashMap::new(),
                     subscribes: HashMap::new(),
                     dataflows: BTreeMap::new(),
@@ -268,7 +278,21 @@ impl Coordinator {
     /// (diff > 0) are new: each gets the next position, in the order given. Rows retracted
     /// were read with their positions (UPDATE and DELETE read through `GetWithPosition`).
     fn append(&self, updates: Vec<(GlobalId, Vec<(Row, i64)>)>) {
+        self.append_with(updates, Vec::new(), Vec::new(), false);
+    }
+
+    /// `append`, committing an external source's offsets and undecodable records with the rows
+    /// read before them; returns the commit's number and (if `keep_added`) the rows added, with
+    /// their positions.
+    fn append_with(
+        &self,
+        updates: Vec<(GlobalId, Vec<(Row, i64)>)>,
+        offsets: Vec<(GlobalId, i32, i64)>,
+        errors: Vec<crate::storage::SourceError>,
+        keep_added: bool,
+    ) -> (u64, Vec<Row>) {
         let mut state = self.lock();
+        let mut added = Vec::new();
         let time = now_ms().max(state.upper).max(state.write_frontier);
         let mut appends = Vec::with_capacity(updates.len());
         for (table, mut updates) in updates {
@@ -276,6 +300,9 @@ impl Coordinator {
                 if *diff > 0 {
                     row.push(Datum::Int64(state.next_position));
                     state.next_position += 1;
+                    if keep_added {
+                        added.push(row.clone());
+                    }
                 }
             }
             if !updates.is_empty() {
@@ -287,8 +314,22 @@ impl Coordinator {
             }
         }
         state.write_frontier = time + 1;
-        let seq = self.submit(&mut state, Vec::new(), appends, time + 1, time + 1);
+        let seq = self.submit_commit(
+            &mut state,
+            crate::storage::Commit {
+                appends,
+                offsets,
+                errors,
+                meta: crate::storage::Meta {
+                    upper: time + 1,
+                    readable: time + 1,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        );
         state.pending.push_back((seq, time));
+        (seq, added)
     }
 
     /// Sends a dataflow to the workers, recording it for `kpg_dataflows`.

@@ -13,6 +13,7 @@ use super::{consolidate, CatalogOp, CatalogRecord, Commit, Meta, Snapshot, Store
 struct Contents {
     catalog: BTreeMap<GlobalId, CatalogRecord>,
     updates: BTreeMap<GlobalId, Vec<(Row, i64)>>,
+    offsets: BTreeMap<GlobalId, BTreeMap<i32, i64>>,
     meta: Meta,
     commits: usize,
 }
@@ -39,6 +40,8 @@ impl Store for MemoryStore {
                 .filter(|(t, _)| c.catalog.values().any(|r| r.ids.contains(t)))
                 .map(|(t, rows)| (*t, consolidate(rows.clone())))
                 .collect(),
+            offsets: c.offsets.clone(),
+            errors: Vec::new(),
             meta: c.meta,
         })
     }
@@ -55,8 +58,15 @@ impl Store for MemoryStore {
                 }
                 CatalogOp::DropTableData(table) => {
                     c.updates.remove(table);
+                    c.offsets.remove(table);
                 }
             }
+        }
+        for (source, partition, next) in &commit.offsets {
+            c.offsets
+                .entry(*source)
+                .or_default()
+                .insert(*partition, *next);
         }
         for append in &commit.appends {
             c.updates

@@ -57,7 +57,7 @@ pub enum CatalogOp {
     Put(CatalogRecord),
     /// Removes the record of that key.
     Delete(GlobalId),
-    /// Forgets a dropped table's rows.
+    /// Forgets a dropped table's (or source's) rows, offsets and errors.
     DropTableData(GlobalId),
 }
 
@@ -95,11 +95,23 @@ pub struct TableAppend {
     pub updates: Vec<(Row, i64)>,
 }
 
+/// A record of an external source that could not be decoded: kept, so it never vanishes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceError {
+    pub source: GlobalId,
+    pub partition: i32,
+    pub offset: i64,
+    pub reason: String,
+}
+
 /// One atomic, durable change.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Commit {
     pub catalog: Vec<CatalogOp>,
     pub appends: Vec<TableAppend>,
+    /// External sources' next offsets per partition, committed with the rows read before them.
+    pub offsets: Vec<(GlobalId, i32, i64)>,
+    pub errors: Vec<SourceError>,
     pub meta: Meta,
 }
 
@@ -108,6 +120,8 @@ impl Commit {
     pub fn absorb(&mut self, other: Commit) {
         self.catalog.extend(other.catalog);
         self.appends.extend(other.appends);
+        self.offsets.extend(other.offsets);
+        self.errors.extend(other.errors);
         self.meta = self.meta.join(other.meta);
     }
 }
@@ -119,6 +133,9 @@ pub struct Snapshot {
     pub records: Vec<CatalogRecord>,
     /// Each table's rows, consolidated (no zero and no repeated row).
     pub tables: BTreeMap<GlobalId, Vec<(Row, i64)>>,
+    /// Each external source's next offset per partition.
+    pub offsets: BTreeMap<GlobalId, BTreeMap<i32, i64>>,
+    pub errors: Vec<SourceError>,
     pub meta: Meta,
 }
 

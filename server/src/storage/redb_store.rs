@@ -19,6 +19,10 @@ use super::{consolidate, CatalogOp, CatalogRecord, Commit, Meta, Snapshot, Store
 const CATALOG: TableDefinition<u64, &[u8]> = TableDefinition::new("catalog");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const UPDATES: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("updates");
+/// (source, partition) -> the next offset to read.
+const OFFSETS: TableDefinition<(u64, u32), i64> = TableDefinition::new("source_offsets");
+/// (source, partition, offset) -> why the record could not be decoded.
+const ERRORS: TableDefinition<(u64, u32, u64), &str> = TableDefinition::new("source_errors");
 
 /// The file name inside the data directory.
 pub const FILE_NAME: &str = "kpg.redb";
@@ -183,6 +187,43 @@ impl Store for RedbStore {
             Err(redb::TableError::TableDoesNotExist(_)) => {}
             Err(e) => return Err(self.fail("opening updates", e)),
         }
+        match txn.open_table(OFFSETS) {
+            Ok(offsets) => {
+                for entry in offsets
+                    .iter()
+                    .map_err(|e| self.fail("reading offsets", e))?
+                {
+                    let (key, value) = entry.map_err(|e| self.fail("reading offsets", e))?;
+                    let (source, partition) = key.value();
+                    snapshot
+                        .offsets
+                        .entry(source)
+                        .or_default()
+                        .insert(partition as i32, value.value());
+                }
+            }
+            Err(redb::TableError::TableDoesNotExist(_)) => {}
+            Err(e) => return Err(self.fail("opening offsets", e)),
+        }
+        match txn.open_table(ERRORS) {
+            Ok(errors) => {
+                for entry in errors
+                    .iter()
+                    .map_err(|e| self.fail("reading source errors", e))?
+                {
+                    let (key, value) = entry.map_err(|e| self.fail("reading source errors", e))?;
+                    let (source, partition, offset) = key.value();
+                    snapshot.errors.push(super::SourceError {
+                        source,
+                        partition: partition as i32,
+                        offset: offset as i64,
+                        reason: value.value().to_string(),
+                    });
+                }
+            }
+            Err(redb::TableError::TableDoesNotExist(_)) => {}
+            Err(e) => return Err(self.fail("opening source errors", e)),
+        }
         drop(txn);
         orphans.dedup();
         let mut to_merge = Vec::new();
@@ -204,8 +245,8 @@ impl Store for RedbStore {
         if !orphans.is_empty() {
             self.commit(&Commit {
                 catalog: orphans.into_iter().map(CatalogOp::DropTableData).collect(),
-                appends: Vec::new(),
                 meta: snapshot.meta,
+                ..Commit::default()
             })?;
         }
         for table in to_merge {
@@ -226,6 +267,12 @@ impl Store for RedbStore {
             let mut updates = txn
                 .open_table(UPDATES)
                 .map_err(|e| self.fail("opening updates", e))?;
+            let mut offsets = txn
+                .open_table(OFFSETS)
+                .map_err(|e| self.fail("opening offsets", e))?;
+            let mut errors = txn
+                .open_table(ERRORS)
+                .map_err(|e| self.fail("opening source errors", e))?;
             for op in &commit.catalog {
                 match op {
                     CatalogOp::Put(record) => {
@@ -243,6 +290,12 @@ impl Store for RedbStore {
                             .retain_in((*table, 0)..=(*table, u64::MAX), |_, _| false)
                             .map_err(|e| self.fail("dropping a table's rows", e))?;
                         self.history.remove(table);
+                        offsets
+                            .retain_in((*table, 0)..=(*table, u32::MAX), |_, _| false)
+                            .map_err(|e| self.fail("dropping a source's offsets", e))?;
+                        errors
+                            .retain_in((*table, 0, 0)..=(*table, u32::MAX, u64::MAX), |_, _| false)
+                            .map_err(|e| self.fail("dropping a source's errors", e))?;
                     }
                 }
             }
@@ -261,6 +314,19 @@ impl Store for RedbStore {
                     .insert(key, encode(&rows).as_slice())
                     .map_err(|e| self.fail("writing updates", e))?;
                 self.history.entry(append.table).or_default().tail += append.updates.len();
+            }
+            for (source, partition, next) in &commit.offsets {
+                offsets
+                    .insert((*source, *partition as u32), *next)
+                    .map_err(|e| self.fail("writing offsets", e))?;
+            }
+            for e in &commit.errors {
+                errors
+                    .insert(
+                        (e.source, e.partition as u32, e.offset as u64),
+                        e.reason.as_str(),
+                    )
+                    .map_err(|err| self.fail("writing source errors", err))?;
             }
             let mut meta = txn
                 .open_table(META)
@@ -322,6 +388,7 @@ mod tests {
                 upper: time + 1,
                 readable: time + 1,
             },
+            ..Commit::default()
         }
     }
 
@@ -341,6 +408,7 @@ mod tests {
                         upper: 5,
                         readable: 5,
                     },
+                    ..Commit::default()
                 })
                 .unwrap();
             for i in 0..3000 {
@@ -397,6 +465,49 @@ mod tests {
         assert_eq!(snapshot.records.len(), 1);
         assert_eq!(snapshot.records[0].ids, vec![2]);
         assert_eq!(snapshot.tables.keys().copied().collect::<Vec<_>>(), vec![2]);
+    }
+
+    #[test]
+    fn source_offsets_and_errors_are_kept_until_the_source_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = RedbStore::open(dir.path()).unwrap();
+        let error = |offset| crate::storage::SourceError {
+            source: 5,
+            partition: 1,
+            offset,
+            reason: format!("bad record {offset}"),
+        };
+        store
+            .commit(&Commit {
+                catalog: vec![put(&[5], "CREATE SOURCE s ...")],
+                offsets: vec![(5, 0, 10), (5, 1, 3)],
+                errors: vec![error(2)],
+                ..Commit::default()
+            })
+            .unwrap();
+        store
+            .commit(&Commit {
+                offsets: vec![(5, 1, 7)],
+                errors: vec![error(5)],
+                ..Commit::default()
+            })
+            .unwrap();
+        drop(store);
+        let mut store = RedbStore::open(dir.path()).unwrap();
+        let snapshot = store.load().unwrap();
+        assert_eq!(
+            snapshot.offsets[&5].clone().into_iter().collect::<Vec<_>>(),
+            vec![(0, 10), (1, 7)]
+        );
+        assert_eq!(snapshot.errors, vec![error(2), error(5)]);
+        store
+            .commit(&Commit {
+                catalog: vec![CatalogOp::Delete(5), CatalogOp::DropTableData(5)],
+                ..Commit::default()
+            })
+            .unwrap();
+        let snapshot = store.load().unwrap();
+        assert!(snapshot.offsets.is_empty() && snapshot.errors.is_empty());
     }
 
     #[test]

@@ -1,0 +1,527 @@
+//! Kafka sources: `CREATE SOURCE ... FROM KAFKA` and the reader thread each one runs.
+//!
+//! A Kafka source is stored and arranged like a table: its reader decodes batches of records
+//! and appends the rows through the committer together with the offsets they advance to, in one
+//! durable commit. That commit is the binding of offsets to a timestamp (the append's): every
+//! worker sees the batch at that one time, a read never sees half of it, and a restart resumes
+//! from the stored offsets with exactly the stored rows — nothing read twice or lost. A record
+//! that cannot be decoded is committed as an error (`kpg_source_errors`) with its partition,
+//! offset and reason, and the source goes on. With `ENVELOPE UPSERT` the reader keeps each
+//! key's current row (read back from the source's own contents when it starts) and turns a
+//! record into the retraction of that row and the insertion of the new one (none for a record
+//! without a value: a delete).
+//!
+//! The broker being unreachable stalls the source (its status says why) and the reader retries
+//! with backoff; it never stops the server, also not at a restart.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use kpg_sql::ItemKind;
+use kpg_storage::decode::Decoder;
+use kpg_storage::kafka::{KafkaReader, Record};
+use kpg_types::command::Command;
+use kpg_types::external::{Envelope, Include, KafkaSourceDesc};
+use kpg_types::{Datum, GlobalId, RelationDesc, Row};
+
+use super::execute::{exists_result, ExecuteResult};
+use super::introspection::DataflowMeta;
+use super::Coordinator;
+use crate::error::ExecError;
+use crate::storage::SourceError;
+
+/// Records read per batch (one commit).
+const BATCH: usize = 10_000;
+/// The longest wait between two retries of an unreachable broker.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// A running reader: the flag that stops it and what it reports.
+#[derive(Clone, Default)]
+pub(super) struct Ingest {
+    stop: Arc<AtomicBool>,
+    pub status: Arc<Mutex<IngestStatus>>,
+}
+
+impl Ingest {
+    pub(super) fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    fn report(&self, f: impl FnOnce(&mut IngestStatus)) {
+        f(&mut self.status.lock().expect("ingest status"));
+    }
+}
+
+/// What `kpg_sources` shows about a Kafka source.
+#[derive(Clone, Debug, Default)]
+pub(super) struct IngestStatus {
+    /// starting, running or stalled.
+    pub state: &'static str,
+    pub last_error: Option<String>,
+    pub records: u64,
+    pub bytes: u64,
+    pub errors: u64,
+    /// Per partition: the next offset to read and the high watermark (when known).
+    pub partitions: BTreeMap<i32, (i64, Option<i64>)>,
+}
+
+impl Coordinator {
+    /// `CREATE SOURCE ... FROM KAFKA`: checks that the topic can be read (not when restoring:
+    /// a broker that is down then stalls the source instead of stopping kpg), enters the
+    /// source, creates its collection and starts its reader.
+    pub(super) async fn create_kafka_source(
+        self: &Arc<Self>,
+        name: String,
+        if_not_exists: bool,
+        desc: RelationDesc,
+        kafka: KafkaSourceDesc,
+        sql: String,
+    ) -> Result<ExecuteResult, ExecError> {
+        let tag = "CREATE SOURCE";
+        if self.lock().catalog.name_taken(&name) {
+            return exists_result(&name, if_not_exists, tag);
+        }
+        if !self.restoring.load(Ordering::SeqCst) {
+            let (broker, topic) = (kafka.broker.clone(), kafka.topic.clone());
+            tokio::task::spawn_blocking(move || {
+                KafkaReader::connect(&broker, &topic, &BTreeMap::new()).map(drop)
+            })
+            .await
+            .map_err(|e| ExecError::internal(format!("checking the topic: {e}")))?
+            .map_err(|e| {
+                let code = if e.contains("does not exist") {
+                    "42704"
+                } else {
+                    "08001"
+                };
+                ExecError::new(code, format!("cannot read Kafka: {e}"))
+            })?;
+        }
+        let mut state = self.lock();
+        if state.catalog.name_taken(&name) {
+            return exists_result(&name, if_not_exists, tag);
+        }
+        let id = Self::allocate_id(&mut state);
+        state.catalog.insert(
+            id,
+            name.clone(),
+            ItemKind::Source,
+            desc.clone(),
+            Vec::new(),
+            None,
+        );
+        state.catalog.set_sql(id, sql);
+        state.dataflows.insert(id, DataflowMeta::source(&name, id));
+        let since = state.upper;
+        self.compute.send(Command::CreateTable { id, since });
+        let start = state.restored_offsets.remove(&id).unwrap_or_default();
+        let ingest = Ingest::default();
+        ingest.report(|s| s.state = "starting");
+        state.ingests.insert(id, ingest.clone());
+        drop(state);
+        let coord = Arc::downgrade(self);
+        let runtime = tokio::runtime::Handle::current();
+        std::thread::Builder::new()
+            .name(format!("kpg-kafka-u{id}"))
+            .spawn(move || Reader::new(coord, runtime, id, kafka, &desc, start, ingest).run())
+            .map_err(|e| ExecError::internal(format!("starting the source's reader: {e}")))?;
+        Ok(ExecuteResult::Command(tag.into()))
+    }
+
+    /// A reader's batch: appended (if the source still exists) with its offsets and errors;
+    /// the commit's number and the rows added, with their positions.
+    fn ingest(
+        &self,
+        id: GlobalId,
+        updates: Vec<(Row, i64)>,
+        offsets: Vec<(GlobalId, i32, i64)>,
+        errors: Vec<SourceError>,
+    ) -> Option<(u64, Vec<Row>)> {
+        {
+            let mut state = self.lock();
+            if !state.catalog.contains(id) {
+                return None;
+            }
+            state.source_errors.extend(errors.iter().cloned());
+        }
+        Some(self.append_with(vec![(id, updates)], offsets, errors, true))
+    }
+}
+
+/// What a batch of records makes: its updates, the records that could not be decoded, and
+/// (with UPSERT) the key of each row added, in the order the rows are added.
+struct Decoded {
+    updates: Vec<(Row, i64)>,
+    errors: Vec<SourceError>,
+    keys: Vec<Vec<u8>>,
+}
+
+/// One source's reader thread.
+struct Reader {
+    coord: Weak<Coordinator>,
+    /// To run the coordinator's reads from this thread.
+    runtime: tokio::runtime::Handle,
+    id: GlobalId,
+    kafka: KafkaSourceDesc,
+    key: Option<Decoder>,
+    value: Decoder,
+    /// The columns that must not be NULL.
+    not_null: Vec<(usize, String)>,
+    /// The next offset of each partition, as committed.
+    positions: BTreeMap<i32, i64>,
+    ingest: Ingest,
+    /// With UPSERT: each key's current row, as stored (with its position).
+    current: HashMap<Vec<u8>, Row>,
+}
+
+impl Reader {
+    fn new(
+        coord: Weak<Coordinator>,
+        runtime: tokio::runtime::Handle,
+        id: GlobalId,
+        kafka: KafkaSourceDesc,
+        desc: &RelationDesc,
+        positions: BTreeMap<i32, i64>,
+        ingest: Ingest,
+    ) -> Reader {
+        Reader {
+            coord,
+            runtime,
+            id,
+            key: kafka.key.clone().map(Decoder::new),
+            value: Decoder::new(kafka.value.clone()),
+            not_null: desc
+                .columns
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, t))| !t.nullable)
+                .map(|(i, (n, _))| (i, n.clone()))
+                .collect(),
+            kafka,
+            positions,
+            ingest,
+            current: HashMap::new(),
+        }
+    }
+
+    fn run(mut self) {
+        if self.kafka.envelope == Envelope::Upsert && !self.load_current() {
+            return;
+        }
+        let mut backoff = Duration::from_millis(100);
+        let mut in_flight = None;
+        'connect: while !self.ingest.stopped() {
+            let mut reader = match KafkaReader::connect(
+                &self.kafka.broker,
+                &self.kafka.topic,
+                &self.positions,
+            ) {
+                Ok(reader) => reader,
+                Err(e) => {
+                    self.stall(&e, &mut backoff);
+                    continue 'connect;
+                }
+            };
+            let mut watermarks = Instant::now() - Duration::from_secs(60);
+            while !self.ingest.stopped() {
+                let records = match reader.poll(BATCH, Duration::from_millis(100)) {
+                    Ok(records) => records,
+                    Err(e) => {
+                        self.stall(&e, &mut backoff);
+                        continue;
+                    }
+                };
+                backoff = Duration::from_millis(100);
+                if watermarks.elapsed() > Duration::from_secs(1) {
+                    watermarks = Instant::now();
+                    let high = reader.high_watermarks();
+                    self.ingest.report(|s| {
+                        for (p, h) in high {
+                            s.partitions.entry(p).or_insert((0, None)).1 = Some(h);
+                        }
+                    });
+                }
+                self.ingest.report(|s| {
+                    s.state = "running";
+                    s.last_error = None;
+                });
+                if records.is_empty() {
+                    continue;
+                }
+                let Some(coord) = self.coord.upgrade() else {
+                    return;
+                };
+                // At most one batch in flight: the reader never runs ahead of the disk.
+                if let Some(seq) = in_flight.take() {
+                    futures::executor::block_on(coord.committer.wait(seq));
+                }
+                let bytes: usize = records
+                    .iter()
+                    .map(|r| {
+                        r.value.as_ref().map_or(0, Vec::len) + r.key.as_ref().map_or(0, Vec::len)
+                    })
+                    .sum();
+                let count = records.len();
+                let Decoded {
+                    updates,
+                    errors,
+                    keys: upserted,
+                } = self.decode_batch(&records);
+                let offsets: Vec<(GlobalId, i32, i64)> = reader
+                    .positions()
+                    .iter()
+                    .filter(|(p, o)| self.positions.get(p) != Some(o))
+                    .map(|(p, o)| (self.id, *p, *o))
+                    .collect();
+                let error_count = errors.len();
+                let Some((seq, added)) = coord.ingest(self.id, updates, offsets, errors) else {
+                    return;
+                };
+                in_flight = Some(seq);
+                for (key, row) in upserted.into_iter().zip(added) {
+                    self.current.insert(key, row);
+                }
+                self.positions = reader.positions().clone();
+                self.ingest.report(|s| {
+                    s.records += count as u64;
+                    s.bytes += bytes as u64;
+                    s.errors += error_count as u64;
+                    for (p, o) in &self.positions {
+                        s.partitions.entry(*p).or_insert((0, None)).0 = *o;
+                    }
+                });
+            }
+        }
+    }
+
+    fn stall(&self, why: &str, backoff: &mut Duration) {
+        tracing::warn!(source = self.id, "Kafka source stalled: {why}");
+        self.ingest.report(|s| {
+            s.state = "stalled";
+            s.last_error = Some(why.to_string());
+        });
+        std::thread::sleep(*backoff);
+        *backoff = (*backoff * 2).min(MAX_BACKOFF);
+    }
+
+    /// With UPSERT: reads the source's stored rows (after a restart has loaded them) into
+    /// `current`. False if the server went away.
+    fn load_current(&mut self) -> bool {
+        let Some(coord) = self.coord.upgrade() else {
+            return false;
+        };
+        while coord.restoring.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let key_column = self.kafka.value.columns.len();
+        match self
+            .runtime
+            .block_on(coord.stored_rows(self.id, Vec::new()))
+        {
+            Ok(rows) => {
+                for (row, _) in rows {
+                    if let Datum::String(k) = &row.datums()[key_column] {
+                        self.current.insert(k.as_bytes().to_vec(), row.clone());
+                    } else if let Datum::Bytes(k) = &row.datums()[key_column] {
+                        self.current.insert(k.clone(), row.clone());
+                    }
+                }
+                true
+            }
+            Err(e) => {
+                self.ingest.report(|s| {
+                    s.state = "stalled";
+                    s.last_error = Some(format!("reading the current rows: {e}"));
+                });
+                false
+            }
+        }
+    }
+
+    /// The updates a batch makes, the records it could not decode, and (with UPSERT) the key
+    /// of each row it adds, in the order the rows are added.
+    fn decode_batch(&self, records: &[Record]) -> Decoded {
+        let mut updates = Vec::new();
+        let mut errors = Vec::new();
+        let error = |r: &Record, reason: String| SourceError {
+            source: self.id,
+            partition: r.partition,
+            offset: r.offset,
+            reason,
+        };
+        if self.kafka.envelope == Envelope::None {
+            for r in records {
+                match self.decode(r) {
+                    Ok(Some(row)) => updates.push((row, 1)),
+                    Ok(None) => errors.push(error(r, "a record without a value".into())),
+                    Err(reason) => errors.push(error(r, reason)),
+                }
+            }
+            return Decoded {
+                updates,
+                errors,
+                keys: Vec::new(),
+            };
+        }
+        // UPSERT: the last record of each key in the batch decides its row.
+        let mut latest: Vec<(Vec<u8>, Option<Row>)> = Vec::new();
+        let mut at: HashMap<Vec<u8>, usize> = HashMap::new();
+        for r in records {
+            let Some(key) = r.key.clone() else {
+                errors.push(error(r, "a record without a key (ENVELOPE UPSERT)".into()));
+                continue;
+            };
+            let row = match self.decode(r) {
+                Ok(row) => row,
+                Err(reason) => {
+                    // The key keeps its last value.
+                    errors.push(error(r, reason));
+                    continue;
+                }
+            };
+            match at.get(&key) {
+                Some(&i) => latest[i].1 = row,
+                None => {
+                    at.insert(key.clone(), latest.len());
+                    latest.push((key, row));
+                }
+            }
+        }
+        let mut keys = Vec::new();
+        for (key, row) in latest {
+            if let Some(old) = self.current.get(&key) {
+                updates.push((old.clone(), -1));
+            }
+            if let Some(row) = row {
+                updates.push((row, 1));
+                keys.push(key);
+            }
+        }
+        Decoded {
+            updates,
+            errors,
+            keys,
+        }
+    }
+
+    /// A record's row (`None` for a record without a value), or why it cannot be decoded.
+    fn decode(&self, r: &Record) -> Result<Option<Row>, String> {
+        let Some(value) = &r.value else {
+            return Ok(None);
+        };
+        let mut datums = self.value.decode(value)?;
+        if let Some(key) = &self.key {
+            match &r.key {
+                Some(k) => datums.extend(key.decode(k).map_err(|e| format!("key: {e}"))?),
+                None => datums.push(Datum::Null),
+            }
+        }
+        for include in &self.kafka.include {
+            datums.push(match include {
+                Include::Partition => Datum::Int32(r.partition),
+                Include::Offset => Datum::Int64(r.offset),
+                Include::Timestamp => match r
+                    .timestamp
+                    .and_then(chrono::DateTime::from_timestamp_millis)
+                {
+                    Some(t) => Datum::Timestamp(t.naive_utc()),
+                    None => Datum::Null,
+                },
+            });
+        }
+        if let Some((_, column)) = self.not_null.iter().find(|(i, _)| datums[*i].is_null()) {
+            return Err(format!(
+                "column \"{column}\" is NOT NULL, and the record has no value for it"
+            ));
+        }
+        Ok(Some(Row::new(datums)))
+    }
+}
+
+/// `kpg_sources`: one row per partition of each Kafka source (one with a NULL partition before
+/// the first is known).
+pub(super) fn sources_desc() -> RelationDesc {
+    use super::introspection::column;
+    use kpg_types::ScalarType;
+    RelationDesc::new(vec![
+        column("source", ScalarType::Text, false),
+        column("partition", ScalarType::Int32, true),
+        column("state", ScalarType::Text, false),
+        column("offset", ScalarType::Int64, true),
+        column("high_watermark", ScalarType::Int64, true),
+        column("lag", ScalarType::Int64, true),
+        column("records", ScalarType::Int64, false),
+        column("bytes", ScalarType::Int64, false),
+        column("errors", ScalarType::Int64, false),
+        column("last_error", ScalarType::Text, true),
+    ])
+}
+
+/// `kpg_source_errors`: every record a source could not decode.
+pub(super) fn source_errors_desc() -> RelationDesc {
+    use super::introspection::column;
+    use kpg_types::ScalarType;
+    RelationDesc::new(vec![
+        column("source", ScalarType::Text, false),
+        column("partition", ScalarType::Int32, false),
+        column("offset", ScalarType::Int64, false),
+        column("reason", ScalarType::Text, false),
+    ])
+}
+
+/// The rows of `kpg_sources` and `kpg_source_errors`. The counts are this run's; the errors
+/// are all that were ever recorded (they are durable).
+pub(super) fn source_rows(state: &super::State) -> (Vec<Row>, Vec<Row>) {
+    let name = |id: GlobalId| Datum::String(state.catalog.name(id).unwrap_or("?").to_string());
+    let mut sources = Vec::new();
+    for (id, ingest) in &state.ingests {
+        let s = ingest.status.lock().expect("ingest status").clone();
+        let errors = state
+            .source_errors
+            .iter()
+            .filter(|e| e.source == *id)
+            .count();
+        let row = |partition: Datum, offset: Option<i64>, high: Option<i64>| {
+            let n = |v: u64| Datum::Int64(v as i64);
+            let opt = |v: Option<i64>| v.map_or(Datum::Null, Datum::Int64);
+            Row::new(vec![
+                name(*id),
+                partition,
+                Datum::String(s.state.to_string()),
+                opt(offset),
+                opt(high),
+                opt(offset.zip(high).map(|(o, h)| (h - o).max(0))),
+                n(s.records),
+                n(s.bytes),
+                n(errors as u64),
+                s.last_error.clone().map_or(Datum::Null, Datum::String),
+            ])
+        };
+        if s.partitions.is_empty() {
+            sources.push(row(Datum::Null, None, None));
+        }
+        for (p, (offset, high)) in &s.partitions {
+            sources.push(row(Datum::Int32(*p), Some(*offset), *high));
+        }
+    }
+    let errors = state
+        .source_errors
+        .iter()
+        .filter(|e| state.catalog.contains(e.source))
+        .map(|e| {
+            Row::new(vec![
+                name(e.source),
+                Datum::Int32(e.partition),
+                Datum::Int64(e.offset),
+                Datum::String(e.reason.clone()),
+            ])
+        })
+        .collect();
+    (sources, errors)
+}

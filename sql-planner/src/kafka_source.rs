@@ -1,0 +1,421 @@
+//! `CREATE SOURCE ... FROM KAFKA`, which sqlparser does not know: parsed here, then planned
+//! into the topic to read, the decoding of keys and values, and the source's columns.
+//!
+//! ```text
+//! CREATE SOURCE [IF NOT EXISTS] name [(column type [NOT NULL], ...)]
+//!     FROM KAFKA BROKER 'host:port' TOPIC 'topic'
+//!     [FORMAT f | KEY FORMAT f VALUE FORMAT f]
+//!     [INCLUDE KEY [AS name] | PARTITION [AS name] | OFFSET [AS name] | TIMESTAMP [AS name], ...]
+//!     [ENVELOPE NONE | UPSERT]
+//! f: CSV [DELIMITED BY 'c'] | JSON | TEXT | BYTES
+//! ```
+//!
+//! The columns are the value's (declared for CSV and JSON; `text` for TEXT, `data` for BYTES),
+//! then the key (`key`, with `INCLUDE KEY` or `ENVELOPE UPSERT`, whose key format must be TEXT
+//! or BYTES), then the included metadata. What Materialize has and kpg not yet —
+//! `CREATE CONNECTION`, `INCLUDE HEADERS`, `START OFFSET`, JSON without columns (a `jsonb`
+//! column), CSV `WITH HEADER`, keys of several columns — is refused as not supported (0A000).
+
+use kpg_types::external::{Decoding, Envelope, Format, Include, KafkaSourceDesc};
+use kpg_types::{ColumnType, RelationDesc, ScalarType};
+use sqlparser::ast::{ColumnDef, ColumnOption, ObjectName};
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
+
+use crate::error::PlanError;
+use crate::names::{fold, object_name};
+use crate::parse::Refusal;
+use crate::show_create::word_is;
+use crate::statement::PlannedStatement;
+use crate::Catalog;
+
+/// `CREATE SOURCE ... FROM KAFKA`, parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateKafkaSource {
+    pub name: ObjectName,
+    pub if_not_exists: bool,
+    pub columns: Vec<ColumnDef>,
+    pub broker: String,
+    pub topic: String,
+    pub key_format: Option<Format>,
+    pub value_format: Format,
+    /// What `INCLUDE` lists, in order, with its `AS` name.
+    pub include: Vec<(IncludeItem, Option<String>)>,
+    pub envelope: Envelope,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IncludeItem {
+    Key,
+    Meta(Include),
+}
+
+/// Parses what follows `CREATE SOURCE [IF NOT EXISTS] name [(columns)] FROM KAFKA`.
+pub(crate) fn parse(
+    parser: &mut Parser<'_>,
+    name: ObjectName,
+    if_not_exists: bool,
+    columns: Vec<ColumnDef>,
+) -> Result<CreateKafkaSource, Refusal> {
+    if word_is(&parser.peek_token_ref().token, "connection") {
+        return Err(Refusal::Unsupported(
+            "CREATE SOURCE FROM KAFKA CONNECTION (connections are not built yet; say FROM KAFKA \
+             BROKER 'host:port' TOPIC 'topic')"
+                .into(),
+        ));
+    }
+    expect_word(parser, "broker")?;
+    let broker = parser.parse_literal_string()?;
+    expect_word(parser, "topic")?;
+    let topic = parser.parse_literal_string()?;
+    let mut key_format = None;
+    let mut value_format = None;
+    if parse_word(parser, "key") {
+        expect_word(parser, "format")?;
+        key_format = Some(parse_format(parser)?);
+        expect_word(parser, "value")?;
+        expect_word(parser, "format")?;
+        value_format = Some(parse_format(parser)?);
+    } else if parse_word(parser, "format") {
+        value_format = Some(parse_format(parser)?);
+    }
+    let value_format = value_format.ok_or_else(|| {
+        ParserError::ParserError("CREATE SOURCE FROM KAFKA needs FORMAT or VALUE FORMAT".into())
+    })?;
+    let mut include = Vec::new();
+    if parse_word(parser, "include") {
+        loop {
+            let next = parser.next_token();
+            let item = match &next.token {
+                t if word_is(t, "key") => IncludeItem::Key,
+                t if word_is(t, "partition") => IncludeItem::Meta(Include::Partition),
+                t if word_is(t, "offset") => IncludeItem::Meta(Include::Offset),
+                t if word_is(t, "timestamp") => IncludeItem::Meta(Include::Timestamp),
+                t if word_is(t, "headers") || word_is(t, "header") => {
+                    return Err(Refusal::Unsupported("INCLUDE HEADERS".into()))
+                }
+                _ => return Ok(parser.expected("KEY, PARTITION, OFFSET or TIMESTAMP", next)?),
+            };
+            let alias = if parser.parse_keyword(Keyword::AS) {
+                Some(fold(&parser.parse_identifier()?))
+            } else {
+                None
+            };
+            include.push((item, alias));
+            if !parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+    }
+    let envelope = if parse_word(parser, "envelope") {
+        let next = parser.next_token();
+        match &next.token {
+            t if word_is(t, "none") => Envelope::None,
+            t if word_is(t, "upsert") => Envelope::Upsert,
+            t if word_is(t, "debezium") => {
+                return Err(Refusal::Unsupported("ENVELOPE DEBEZIUM".into()))
+            }
+            _ => return Ok(parser.expected("NONE or UPSERT", next)?),
+        }
+    } else {
+        Envelope::None
+    };
+    if parser.consume_token(&Token::LParen) || parse_word(parser, "with") {
+        return Err(Refusal::Unsupported(
+            "options of a Kafka source (START OFFSET, START TIMESTAMP ...)".into(),
+        ));
+    }
+    Ok(CreateKafkaSource {
+        name,
+        if_not_exists,
+        columns,
+        broker,
+        topic,
+        key_format,
+        value_format,
+        include,
+        envelope,
+    })
+}
+
+fn parse_format(parser: &mut Parser<'_>) -> Result<Format, Refusal> {
+    let next = parser.next_token();
+    Ok(match &next.token {
+        t if word_is(t, "csv") => {
+            if parse_word(parser, "with") {
+                return Err(Refusal::Unsupported(
+                    "FORMAT CSV WITH HEADER for Kafka (each record is one row; declare the \
+                     columns instead)"
+                        .into(),
+                ));
+            }
+            let mut delimiter = b',';
+            if parse_word(parser, "delimited") {
+                expect_word(parser, "by")?;
+                let d = parser.parse_literal_string()?;
+                match d.as_bytes() {
+                    [b] if b.is_ascii() && *b != b'"' && *b != b'\n' && *b != b'\r' => {
+                        delimiter = *b
+                    }
+                    _ => {
+                        return Err(Refusal::Parser(ParserError::ParserError(format!(
+                            "DELIMITED BY must be one ASCII character other than a quote or a \
+                             line break, not '{d}'"
+                        ))))
+                    }
+                }
+            }
+            Format::Csv { delimiter }
+        }
+        t if word_is(t, "json") => Format::Json,
+        t if word_is(t, "text") => Format::Text,
+        t if word_is(t, "bytes") => Format::Bytes,
+        t if word_is(t, "avro") || word_is(t, "protobuf") || word_is(t, "regex") => {
+            return Err(Refusal::Unsupported(format!("FORMAT {}", next.token)))
+        }
+        _ => return Ok(parser.expected("CSV, JSON, TEXT or BYTES", next)?),
+    })
+}
+
+fn parse_word(parser: &mut Parser<'_>, word: &str) -> bool {
+    if word_is(&parser.peek_token_ref().token, word) {
+        parser.next_token();
+        true
+    } else {
+        false
+    }
+}
+
+fn expect_word(parser: &mut Parser<'_>, word: &str) -> Result<(), ParserError> {
+    if parse_word(parser, word) {
+        Ok(())
+    } else {
+        parser.expected(&word.to_uppercase(), parser.peek_token())
+    }
+}
+
+/// The one column of a TEXT or BYTES part.
+fn single_column(format: &Format, name: &str) -> Option<(String, ScalarType)> {
+    match format {
+        Format::Text => Some((name.to_string(), ScalarType::Text)),
+        Format::Bytes => Some((name.to_string(), ScalarType::Bytea)),
+        Format::Csv { .. } | Format::Json => None,
+    }
+}
+
+pub(crate) fn plan(
+    cs: &CreateKafkaSource,
+    catalog: &dyn Catalog,
+) -> Result<PlannedStatement, PlanError> {
+    let name = object_name(&cs.name)?;
+    // The value's columns.
+    let mut columns: Vec<(String, ColumnType)> = Vec::new();
+    match &cs.value_format {
+        Format::Csv { .. } | Format::Json => {
+            if cs.columns.is_empty() {
+                return Err(match cs.value_format {
+                    Format::Json => PlanError::unsupported(
+                        "FORMAT JSON without a column list (a single jsonb column; kpg has no \
+                         jsonb type yet): declare the columns, e.g. CREATE SOURCE s (id int, \
+                         name text) FROM KAFKA ...",
+                    ),
+                    _ => PlanError::new(
+                        "42601",
+                        "FORMAT CSV needs the source's columns: CREATE SOURCE s (a int, b text) \
+                         FROM KAFKA ...",
+                    ),
+                });
+            }
+            for c in &cs.columns {
+                let mut nullable = true;
+                for option in &c.options {
+                    match option.option {
+                        ColumnOption::NotNull => nullable = false,
+                        ColumnOption::Null => nullable = true,
+                        _ => {
+                            return Err(PlanError::unsupported(format!(
+                                "column option {} on a source column",
+                                option.option
+                            )))
+                        }
+                    }
+                }
+                let ty = crate::types::scalar_type(&c.data_type)?;
+                columns.push((fold(&c.name), ColumnType::new(ty, nullable)));
+            }
+        }
+        format => {
+            if !cs.columns.is_empty() {
+                return Err(PlanError::new(
+                    "42601",
+                    format!(
+                        "FORMAT {} has one column of its own; a column list is only for CSV and \
+                         JSON",
+                        format.name()
+                    ),
+                ));
+            }
+            let column = if *format == Format::Text {
+                "text"
+            } else {
+                "data"
+            };
+            let (n, ty) = single_column(format, column).expect("text or bytes");
+            columns.push((n, ColumnType::new(ty, false)));
+        }
+    }
+    let value = Decoding {
+        format: cs.value_format.clone(),
+        columns: columns.iter().map(|(n, t)| (n.clone(), t.scalar)).collect(),
+    };
+    // The key, as a column of its own.
+    let key_alias = cs.include.iter().find_map(|(item, alias)| match item {
+        IncludeItem::Key => Some(alias.clone().unwrap_or_else(|| "key".to_string())),
+        IncludeItem::Meta(_) => None,
+    });
+    let needs_key = key_alias.is_some() || cs.envelope == Envelope::Upsert;
+    let key = if needs_key {
+        let format = cs
+            .key_format
+            .clone()
+            .or_else(|| match cs.value_format {
+                Format::Text | Format::Bytes => Some(cs.value_format.clone()),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                PlanError::new(
+                    "42601",
+                    "the key needs a format: say KEY FORMAT TEXT | BYTES VALUE FORMAT ...",
+                )
+            })?;
+        let column = key_alias.unwrap_or_else(|| "key".to_string());
+        let Some((n, ty)) = single_column(&format, &column) else {
+            return Err(PlanError::unsupported(format!(
+                "KEY FORMAT {} (keys of several columns); use KEY FORMAT TEXT or BYTES",
+                format.name()
+            )));
+        };
+        // An upsert key is never NULL: a record without a key cannot be upserted.
+        columns.push((
+            n.clone(),
+            ColumnType::new(ty, cs.envelope != Envelope::Upsert),
+        ));
+        Some(Decoding {
+            format,
+            columns: vec![(n, ty)],
+        })
+    } else {
+        if cs.key_format.is_some() {
+            return Err(PlanError::new(
+                "42601",
+                "KEY FORMAT without INCLUDE KEY or ENVELOPE UPSERT: the key would not be read",
+            ));
+        }
+        None
+    };
+    let mut include = Vec::new();
+    for (item, alias) in &cs.include {
+        let IncludeItem::Meta(meta) = item else {
+            continue;
+        };
+        if include.contains(meta) {
+            return Err(PlanError::new("42601", "an INCLUDE item is named twice"));
+        }
+        include.push(*meta);
+        let (default, ty, nullable) = match meta {
+            Include::Partition => ("partition", ScalarType::Int32, false),
+            Include::Offset => ("offset", ScalarType::Int64, false),
+            Include::Timestamp => ("timestamp", ScalarType::Timestamp, true),
+        };
+        let n = alias.clone().unwrap_or_else(|| default.to_string());
+        columns.push((n, ColumnType::new(ty, nullable)));
+    }
+    for (i, (n, _)) in columns.iter().enumerate() {
+        if columns[..i].iter().any(|(m, _)| m == n) {
+            return Err(PlanError::new(
+                "42701",
+                format!("column \"{n}\" specified more than once"),
+            ));
+        }
+    }
+    if cs.broker.trim().is_empty() || cs.topic.trim().is_empty() {
+        return Err(PlanError::new(
+            "22023",
+            "BROKER and TOPIC must not be empty",
+        ));
+    }
+    let _ = catalog;
+    Ok(PlannedStatement::CreateKafkaSource {
+        name: name.clone(),
+        if_not_exists: cs.if_not_exists,
+        desc: RelationDesc::new(columns),
+        sql: sql(cs, &name),
+        kafka: KafkaSourceDesc {
+            broker: cs.broker.clone(),
+            topic: cs.topic.clone(),
+            key,
+            value,
+            include,
+            envelope: cs.envelope,
+        },
+    })
+}
+
+/// The statement spelled out (for `SHOW CREATE SOURCE` and the data directory).
+fn sql(cs: &CreateKafkaSource, name: &str) -> String {
+    let ident = kpg_types::quote_ident;
+    let literal = |s: &str| format!("'{}'", s.replace('\'', "''"));
+    let format = |f: &Format| match f {
+        Format::Csv { delimiter: b',' } => "CSV".to_string(),
+        Format::Csv { delimiter } => {
+            format!(
+                "CSV DELIMITED BY {}",
+                literal(&(*delimiter as char).to_string())
+            )
+        }
+        other => other.name().to_string(),
+    };
+    let mut out = format!("CREATE SOURCE {}", ident(name));
+    if !cs.columns.is_empty() {
+        let cols: Vec<String> = cs.columns.iter().map(|c| c.to_string()).collect();
+        out.push_str(&format!(" ({})", cols.join(", ")));
+    }
+    out.push_str(&format!(
+        " FROM KAFKA BROKER {} TOPIC {}",
+        literal(&cs.broker),
+        literal(&cs.topic)
+    ));
+    match &cs.key_format {
+        Some(k) => out.push_str(&format!(
+            " KEY FORMAT {} VALUE FORMAT {}",
+            format(k),
+            format(&cs.value_format)
+        )),
+        None => out.push_str(&format!(" FORMAT {}", format(&cs.value_format))),
+    }
+    if !cs.include.is_empty() {
+        let items: Vec<String> = cs
+            .include
+            .iter()
+            .map(|(item, alias)| {
+                let word = match item {
+                    IncludeItem::Key => "KEY",
+                    IncludeItem::Meta(Include::Partition) => "PARTITION",
+                    IncludeItem::Meta(Include::Offset) => "OFFSET",
+                    IncludeItem::Meta(Include::Timestamp) => "TIMESTAMP",
+                };
+                match alias {
+                    Some(a) => format!("{word} AS {}", ident(a)),
+                    None => word.to_string(),
+                }
+            })
+            .collect();
+        out.push_str(&format!(" INCLUDE {}", items.join(", ")));
+    }
+    out.push_str(match cs.envelope {
+        Envelope::None => " ENVELOPE NONE",
+        Envelope::Upsert => " ENVELOPE UPSERT",
+    });
+    out
+}

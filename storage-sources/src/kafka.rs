@@ -1,0 +1,178 @@
+//! Reading a Kafka topic: every partition, from the offsets kpg has durably consumed up to.
+//!
+//! kpg does not use consumer groups to decide what to read: the partitions are assigned
+//! explicitly, starting at the offsets stored with the data in kpg's data directory, so a
+//! restart resumes exactly where the stored data ends (no record read twice or skipped). New
+//! partitions are picked up by re-reading the topic's metadata every few seconds; a partition
+//! kpg has not read before starts at its beginning.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::Message;
+use rdkafka::{Offset, TopicPartitionList};
+
+/// How often the topic's partitions are looked up again.
+const METADATA_REFRESH: Duration = Duration::from_secs(5);
+/// How long a metadata request may take.
+const METADATA_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One record of the topic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub partition: i32,
+    pub offset: i64,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    /// Milliseconds since the epoch, if the record has a timestamp.
+    pub timestamp: Option<i64>,
+}
+
+pub struct KafkaReader {
+    consumer: BaseConsumer,
+    topic: String,
+    /// The next offset of each assigned partition.
+    next: BTreeMap<i32, i64>,
+    refreshed: Instant,
+}
+
+impl KafkaReader {
+    /// Connects to `broker` and assigns every partition of `topic`, each from its offset in
+    /// `start` (the next offset to read), or from the beginning. Fails with a message if the
+    /// broker cannot be reached or the topic does not exist.
+    pub fn connect(
+        broker: &str,
+        topic: &str,
+        start: &BTreeMap<i32, i64>,
+    ) -> Result<KafkaReader, String> {
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", broker)
+            // Offsets are kpg's, kept in its data directory; the group id is only a name.
+            .set("group.id", format!("kpg-{topic}"))
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false")
+            .set("enable.partition.eof", "false")
+            .set("allow.auto.create.topics", "false")
+            .create()
+            .map_err(|e| format!("cannot create a Kafka consumer for {broker}: {e}"))?;
+        let mut reader = KafkaReader {
+            consumer,
+            topic: topic.to_string(),
+            next: start.clone(),
+            refreshed: Instant::now(),
+        };
+        let partitions = reader.partitions()?;
+        let mut list = TopicPartitionList::new();
+        for p in &partitions {
+            let offset = start
+                .get(p)
+                .map_or(Offset::Beginning, |o| Offset::Offset(*o));
+            list.add_partition_offset(topic, *p, offset)
+                .map_err(|e| format!("assigning partition {p}: {e}"))?;
+        }
+        reader
+            .consumer
+            .assign(&list)
+            .map_err(|e| format!("assigning the partitions of topic \"{topic}\": {e}"))?;
+        for p in partitions {
+            reader.next.entry(p).or_insert(0);
+        }
+        Ok(reader)
+    }
+
+    /// The topic's partitions, from the broker.
+    fn partitions(&self) -> Result<Vec<i32>, String> {
+        let metadata = self
+            .consumer
+            .fetch_metadata(Some(&self.topic), METADATA_TIMEOUT)
+            .map_err(|e| format!("cannot read the metadata of topic \"{}\": {e}", self.topic))?;
+        let topic = metadata
+            .topics()
+            .iter()
+            .find(|t| t.name() == self.topic)
+            .ok_or_else(|| format!("topic \"{}\" does not exist", self.topic))?;
+        if let Some(e) = topic.error() {
+            let code = rdkafka::types::RDKafkaErrorCode::from(e);
+            if code == rdkafka::types::RDKafkaErrorCode::UnknownTopicOrPartition {
+                return Err(format!("topic \"{}\" does not exist", self.topic));
+            }
+            return Err(format!("topic \"{}\" cannot be read: {code}", self.topic));
+        }
+        if topic.partitions().is_empty() {
+            return Err(format!("topic \"{}\" does not exist", self.topic));
+        }
+        Ok(topic.partitions().iter().map(|p| p.id()).collect())
+    }
+
+    /// Starts reading partitions that appeared since the last look (from their beginning).
+    fn pick_up_new_partitions(&mut self) -> Result<(), String> {
+        self.refreshed = Instant::now();
+        let mut list = TopicPartitionList::new();
+        for p in self.partitions()? {
+            if !self.next.contains_key(&p) {
+                list.add_partition_offset(&self.topic, p, Offset::Beginning)
+                    .map_err(|e| format!("assigning partition {p}: {e}"))?;
+                self.next.insert(p, 0);
+            }
+        }
+        if list.count() > 0 {
+            self.consumer
+                .incremental_assign(&list)
+                .map_err(|e| format!("assigning new partitions: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Up to `max` records, waiting at most `wait` for the first. An error is a problem of the
+    /// connection or the broker (the reader stays usable and retries on the next call).
+    pub fn poll(&mut self, max: usize, wait: Duration) -> Result<Vec<Record>, String> {
+        if self.refreshed.elapsed() > METADATA_REFRESH {
+            self.pick_up_new_partitions()?;
+        }
+        let mut out = Vec::new();
+        let mut timeout = wait;
+        while out.len() < max {
+            match self.consumer.poll(timeout) {
+                None => break,
+                Some(Err(e)) => {
+                    if out.is_empty() {
+                        return Err(format!("reading topic \"{}\": {e}", self.topic));
+                    }
+                    break;
+                }
+                Some(Ok(m)) => {
+                    self.next.insert(m.partition(), m.offset() + 1);
+                    out.push(Record {
+                        partition: m.partition(),
+                        offset: m.offset(),
+                        key: m.key().map(<[u8]>::to_vec),
+                        value: m.payload().map(<[u8]>::to_vec),
+                        timestamp: m.timestamp().to_millis(),
+                    });
+                }
+            }
+            timeout = Duration::ZERO;
+        }
+        Ok(out)
+    }
+
+    /// The next offset of each partition (what the records returned so far advance to).
+    pub fn positions(&self) -> &BTreeMap<i32, i64> {
+        &self.next
+    }
+
+    /// Each partition's high watermark (the offset after its last record), for the lag.
+    pub fn high_watermarks(&self) -> BTreeMap<i32, i64> {
+        self.next
+            .keys()
+            .filter_map(|p| {
+                self.consumer
+                    .fetch_watermarks(&self.topic, *p, Duration::from_secs(2))
+                    .ok()
+                    .map(|(_, high)| (*p, high))
+            })
+            .collect()
+    }
+}
