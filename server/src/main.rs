@@ -51,6 +51,10 @@ struct Args {
     /// missing; a restart, also after a crash, resumes from it. One kpg at a time may use it.
     #[arg(long, default_value = "./kpg-data")]
     data_dir: PathBuf,
+    /// The directory whose files `CREATE SOURCE ... FROM FILE` may read (relative paths are
+    /// taken from it). Without it, file sources are refused.
+    #[arg(long, value_name = "DIR")]
+    file_source_dir: Option<PathBuf>,
     /// Create a small demo schema (tables `demo_customers`, `demo_orders` and the materialized
     /// view `demo_revenue`) at start.
     #[arg(long)]
@@ -130,6 +134,9 @@ async fn serve(
             args.data_dir.display()
         ))
     })?;
+    if let Some(dir) = &args.file_source_dir {
+        let _ = coord.file_source_dir.set(dir.clone());
+    }
     coord
         .restore(snapshot)
         .await

@@ -91,8 +91,12 @@ pub(crate) fn parse_source_statement(parser: &mut Parser<'_>) -> Result<ParsedSt
     };
     parser.expect_keyword(Keyword::FROM)?;
     if parse_word(parser, "kafka") {
-        let kafka = crate::kafka_source::parse(parser, name, if_not_exists, columns)?;
-        return Ok(ParsedStatement::CreateKafkaSource(Box::new(kafka)));
+        let kafka = crate::external_source::parse(parser, name, if_not_exists, columns)?;
+        return Ok(ParsedStatement::CreateExternalSource(Box::new(kafka)));
+    }
+    if parse_word(parser, "file") {
+        let file = crate::external_source::parse_file(parser, name, if_not_exists, columns)?;
+        return Ok(ParsedStatement::CreateExternalSource(Box::new(file)));
     }
     if !columns.is_empty() {
         return Err(Refusal::Parser(ParserError::ParserError(
@@ -106,7 +110,7 @@ pub(crate) fn parse_source_statement(parser: &mut Parser<'_>) -> Result<ParsedSt
             other => other.to_string(),
         };
         return Err(Refusal::Unsupported(format!(
-            "CREATE SOURCE FROM {what} (kpg reads Kafka topics and load generators)"
+            "CREATE SOURCE FROM {what} (kpg reads Kafka topics, files and load generators)"
         )));
     }
     expect_word(parser, "generator")?;

@@ -55,8 +55,8 @@ pub enum ParsedStatement {
     },
     /// `CREATE SOURCE ... FROM LOAD GENERATOR ...`
     CreateSource(Box<crate::source::CreateSource>),
-    /// `CREATE SOURCE ... FROM KAFKA ...`
-    CreateKafkaSource(Box<crate::kafka_source::CreateKafkaSource>),
+    /// `CREATE SOURCE ... FROM KAFKA | FILE ...`
+    CreateExternalSource(Box<crate::external_source::CreateExternalSource>),
     /// `DROP SOURCE [IF EXISTS] name, ... [CASCADE]`
     DropSource {
         names: Vec<sqlparser::ast::ObjectName>,
@@ -119,12 +119,13 @@ pub enum PlannedStatement {
         /// The statement with every option spelled out, for `SHOW CREATE SOURCE`.
         sql: String,
     },
-    /// CREATE SOURCE ... FROM KAFKA: read `kafka` into a collection of `desc`'s columns.
-    CreateKafkaSource {
+    /// CREATE SOURCE ... FROM KAFKA | FILE: read `source` into a collection of `desc`'s
+    /// columns.
+    CreateExternalSource {
         name: String,
         if_not_exists: bool,
         desc: RelationDesc,
-        kafka: kpg_types::external::KafkaSourceDesc,
+        source: kpg_types::external::ExternalSourceDesc,
         /// The statement with every option spelled out.
         sql: String,
     },
@@ -217,7 +218,9 @@ pub(crate) fn plan_statement(
             return crate::index::plan_default_index(on, *if_not_exists, catalog)
         }
         ParsedStatement::CreateSource(cs) => return crate::source::plan_create_source(cs, catalog),
-        ParsedStatement::CreateKafkaSource(cs) => return crate::kafka_source::plan(cs, catalog),
+        ParsedStatement::CreateExternalSource(cs) => {
+            return crate::external_source::plan(cs, catalog)
+        }
         ParsedStatement::DropSource {
             names,
             if_exists,

@@ -14,21 +14,12 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 
+use crate::records::{Record, RecordReader};
+
 /// How often the topic's partitions are looked up again.
 const METADATA_REFRESH: Duration = Duration::from_secs(5);
 /// How long a metadata request may take.
 const METADATA_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// One record of the topic.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Record {
-    pub partition: i32,
-    pub offset: i64,
-    pub key: Option<Vec<u8>>,
-    pub value: Option<Vec<u8>>,
-    /// Milliseconds since the epoch, if the record has a timestamp.
-    pub timestamp: Option<i64>,
-}
 
 pub struct KafkaReader {
     consumer: BaseConsumer,
@@ -124,10 +115,12 @@ impl KafkaReader {
         }
         Ok(())
     }
+}
 
+impl RecordReader for KafkaReader {
     /// Up to `max` records, waiting at most `wait` for the first. An error is a problem of the
     /// connection or the broker (the reader stays usable and retries on the next call).
-    pub fn poll(&mut self, max: usize, wait: Duration) -> Result<Vec<Record>, String> {
+    fn poll(&mut self, max: usize, wait: Duration) -> Result<Vec<Record>, String> {
         if self.refreshed.elapsed() > METADATA_REFRESH {
             self.pick_up_new_partitions()?;
         }
@@ -159,12 +152,12 @@ impl KafkaReader {
     }
 
     /// The next offset of each partition (what the records returned so far advance to).
-    pub fn positions(&self) -> &BTreeMap<i32, i64> {
+    fn positions(&self) -> &BTreeMap<i32, i64> {
         &self.next
     }
 
     /// Each partition's high watermark (the offset after its last record), for the lag.
-    pub fn high_watermarks(&self) -> BTreeMap<i32, i64> {
+    fn high_watermarks(&self) -> BTreeMap<i32, i64> {
         self.next
             .keys()
             .filter_map(|p| {

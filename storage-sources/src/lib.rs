@@ -1,6 +1,7 @@
 //! Sources: turning a source description into timestamped updates — the built-in load
-//! generators (TPC-H and a counter), and for external streams the Kafka reader (`kafka.rs`) and
-//! the decoders of record keys and values (`decode.rs`), which the server drives.
+//! generators (TPC-H and a counter), and for external streams the readers of Kafka topics
+//! (`kafka.rs`) and files (`file.rs`) behind one trait (`records.rs`) and the decoders of record
+//! keys and values (`decode.rs`), which the server drives.
 //!
 //! A generator is split the way the runtime runs it: every worker generates its own disjoint
 //! share of the snapshot (so the snapshot is generated in parallel and never crosses a
@@ -11,7 +12,9 @@
 
 mod counter;
 pub mod decode;
+pub mod file;
 pub mod kafka;
+pub mod records;
 mod tpch;
 
 use kpg_types::{LoadGenerator, Row, SourceDesc};

@@ -379,7 +379,7 @@ async fn upsert_keeps_the_latest_value_of_each_key() {
     let want = produce(first);
     let read = "SELECT v::text, note, key FROM u ORDER BY 1, 2, 3";
     let deadline = Instant::now() + Duration::from_secs(30);
-    let mut sorted = |mut r: Rows| {
+    let sorted = |mut r: Rows| {
         r.sort();
         r
     };

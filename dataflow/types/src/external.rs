@@ -1,6 +1,6 @@
-//! Sources that read an external stream — today a Kafka topic — as the planner describes them:
-//! where to read, how to decode each record's key and value into columns, what else of the
-//! record to expose, and how records combine (the envelope).
+//! Sources that read an external stream — a Kafka topic or a file — as the planner describes
+//! them: where to read, how to decode each record's key and value into columns, what else of
+//! the record to expose, and how records combine (the envelope).
 //!
 //! The server runs these sources (a reader per source that decodes records and appends them,
 //! with the offsets they advance, in the same durable commit); `kpg-storage` holds the reader
@@ -64,12 +64,24 @@ pub struct Decoding {
     pub columns: Vec<(String, ScalarType)>,
 }
 
-/// A source reading a Kafka topic.
+/// Where records come from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KafkaSourceDesc {
-    /// `host:port[,host:port...]`
-    pub broker: String,
-    pub topic: String,
+pub enum Transport {
+    /// Every partition of a topic; `broker` is `host:port[,host:port...]`.
+    Kafka { broker: String, topic: String },
+    /// The lines of a file (one partition, offsets are byte offsets); with `tail`, lines
+    /// appended later too; with `header`, the first line is skipped.
+    File {
+        path: String,
+        tail: bool,
+        header: bool,
+    },
+}
+
+/// A source reading an external stream.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExternalSourceDesc {
+    pub transport: Transport,
     /// The key's columns (with `INCLUDE KEY` or `ENVELOPE UPSERT`).
     pub key: Option<Decoding>,
     pub value: Decoding,

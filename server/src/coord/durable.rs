@@ -59,7 +59,7 @@ impl DurableText {
     pub(super) fn of(stmt: &ParsedStatement, planned: &PlannedStatement) -> Option<DurableText> {
         Some(match planned {
             PlannedStatement::CreateSource { sql, .. }
-            | PlannedStatement::CreateKafkaSource { sql, .. } => {
+            | PlannedStatement::CreateExternalSource { sql, .. } => {
                 DurableText::Sql(Some(sql.clone()))
             }
             PlannedStatement::CreateTableAs { .. } => DurableText::TableItCreates,

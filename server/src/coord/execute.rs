@@ -98,7 +98,7 @@ impl Coordinator {
                 &figures,
                 &state.catalog,
                 &state.dataflows,
-                super::kafka::source_rows(&state),
+                super::external::source_rows(&state),
             )
         };
         self.plan_with(stmt, &data)
@@ -319,14 +319,14 @@ impl Coordinator {
                 exports,
                 sql,
             } => self.create_source(name, if_not_exists, generator, exports, sql),
-            PlannedStatement::CreateKafkaSource {
+            PlannedStatement::CreateExternalSource {
                 name,
                 if_not_exists,
                 desc,
-                kafka,
+                source,
                 sql,
             } => {
-                self.create_kafka_source(name, if_not_exists, desc, kafka, sql)
+                self.create_external_source(name, if_not_exists, desc, source, sql)
                     .await
             }
             PlannedStatement::Drop { ids, cascade } => self.drop_objects(&ids, cascade),

@@ -48,11 +48,11 @@ pub fn relations() -> Vec<(i64, &'static str, RelationDesc)> {
     vec![
         (12101, KPG_ARRANGEMENTS.0, arrangements_desc()),
         (12102, KPG_DATAFLOWS.0, dataflows_desc()),
-        (12103, KPG_SOURCES.0, super::kafka::sources_desc()),
+        (12103, KPG_SOURCES.0, super::external::sources_desc()),
         (
             12104,
             KPG_SOURCE_ERRORS.0,
-            super::kafka::source_errors_desc(),
+            super::external::source_errors_desc(),
         ),
     ]
 }
@@ -289,9 +289,9 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         let (id, desc) = match name {
             n if n == KPG_ARRANGEMENTS.0 => (KPG_ARRANGEMENTS.1, arrangements_desc()),
             n if n == KPG_DATAFLOWS.0 => (KPG_DATAFLOWS.1, dataflows_desc()),
-            n if n == KPG_SOURCES.0 => (KPG_SOURCES.1, super::kafka::sources_desc()),
+            n if n == KPG_SOURCES.0 => (KPG_SOURCES.1, super::external::sources_desc()),
             n if n == KPG_SOURCE_ERRORS.0 => {
-                (KPG_SOURCE_ERRORS.1, super::kafka::source_errors_desc())
+                (KPG_SOURCE_ERRORS.1, super::external::source_errors_desc())
             }
             _ => return self.inner.resolve(name),
         };

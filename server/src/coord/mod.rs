@@ -21,10 +21,10 @@ mod constraints;
 mod dispatch;
 mod durable;
 mod execute;
+mod external;
 mod fast_path;
 mod info_schema;
 mod introspection;
-mod kafka;
 mod on_conflict;
 mod pg_catalog;
 mod pg_rows;
@@ -75,6 +75,8 @@ pub struct Coordinator {
     committer: Committer,
     /// Set while the stored catalog is replayed: what is replayed is not stored again.
     restoring: AtomicBool,
+    /// The directory whose files file sources may read (`--file-source-dir`).
+    pub file_source_dir: std::sync::OnceLock<std::path::PathBuf>,
 }
 
 struct State {
@@ -115,7 +117,7 @@ struct State {
     /// Every record of an external source that could not be decoded.
     source_errors: Vec<crate::storage::SourceError>,
     /// What each external source's reader reports, and the flag that stops it.
-    ingests: BTreeMap<GlobalId, kafka::Ingest>,
+    ingests: BTreeMap<GlobalId, external::Ingest>,
     peeks: HashMap<u64, PendingPeek>,
     subscribes: HashMap<u64, dispatch::SubscribeState>,
     /// Every installed dataflow (tables', views', indexes', transient reads'), for
@@ -225,6 +227,7 @@ impl Coordinator {
                 write_lock: tokio::sync::Mutex::new(()),
                 committer,
                 restoring: AtomicBool::new(false),
+                file_source_dir: std::sync::OnceLock::new(),
             }
         });
         dispatch::spawn_dispatcher(Arc::clone(&coord));

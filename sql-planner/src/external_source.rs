@@ -1,5 +1,5 @@
-//! `CREATE SOURCE ... FROM KAFKA`, which sqlparser does not know: parsed here, then planned
-//! into the topic to read, the decoding of keys and values, and the source's columns.
+//! `CREATE SOURCE ... FROM KAFKA | FILE`, which sqlparser does not know: parsed here, then
+//! planned into where to read, the decoding of keys and values, and the source's columns.
 //!
 //! ```text
 //! CREATE SOURCE [IF NOT EXISTS] name [(column type [NOT NULL], ...)]
@@ -7,16 +7,20 @@
 //!     [FORMAT f | KEY FORMAT f VALUE FORMAT f]
 //!     [INCLUDE KEY [AS name] | PARTITION [AS name] | OFFSET [AS name] | TIMESTAMP [AS name], ...]
 //!     [ENVELOPE NONE | UPSERT]
-//! f: CSV [DELIMITED BY 'c'] | JSON | TEXT | BYTES
+//! CREATE SOURCE [IF NOT EXISTS] name [(column type [NOT NULL], ...)]
+//!     FROM FILE 'path' FORMAT f [WITH (TAIL = true | false)]
+//! f: CSV [WITH HEADER] [DELIMITED BY 'c'] | JSON | TEXT | BYTES
 //! ```
 //!
 //! The columns are the value's (declared for CSV and JSON; `text` for TEXT, `data` for BYTES),
 //! then the key (`key`, with `INCLUDE KEY` or `ENVELOPE UPSERT`, whose key format must be TEXT
-//! or BYTES), then the included metadata. What Materialize has and kpg not yet —
-//! `CREATE CONNECTION`, `INCLUDE HEADERS`, `START OFFSET`, JSON without columns (a `jsonb`
-//! column), CSV `WITH HEADER`, keys of several columns — is refused as not supported (0A000).
+//! or BYTES), then the included metadata. A file is read line by line, one record a line (CSV
+//! `WITH HEADER` skips the first). Whether the server may read the path is the server's to
+//! decide. What Materialize has and kpg not yet — `CREATE CONNECTION`, `INCLUDE HEADERS`,
+//! `START OFFSET`, JSON without columns (a `jsonb` column), keys of several columns — is refused
+//! as not supported (0A000).
 
-use kpg_types::external::{Decoding, Envelope, Format, Include, KafkaSourceDesc};
+use kpg_types::external::{Decoding, Envelope, ExternalSourceDesc, Format, Include, Transport};
 use kpg_types::{ColumnType, RelationDesc, ScalarType};
 use sqlparser::ast::{ColumnDef, ColumnOption, ObjectName};
 use sqlparser::keywords::Keyword;
@@ -30,14 +34,14 @@ use crate::show_create::word_is;
 use crate::statement::PlannedStatement;
 use crate::Catalog;
 
-/// `CREATE SOURCE ... FROM KAFKA`, parsed.
+/// `CREATE SOURCE ... FROM KAFKA | FILE`, parsed.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CreateKafkaSource {
+pub struct CreateExternalSource {
     pub name: ObjectName,
     pub if_not_exists: bool,
     pub columns: Vec<ColumnDef>,
-    pub broker: String,
-    pub topic: String,
+    /// Where to read (a file's `header` is CSV's `WITH HEADER`).
+    pub transport: Transport,
     pub key_format: Option<Format>,
     pub value_format: Format,
     /// What `INCLUDE` lists, in order, with its `AS` name.
@@ -51,13 +55,58 @@ pub enum IncludeItem {
     Meta(Include),
 }
 
+/// Parses what follows `CREATE SOURCE [IF NOT EXISTS] name [(columns)] FROM FILE`.
+pub(crate) fn parse_file(
+    parser: &mut Parser<'_>,
+    name: ObjectName,
+    if_not_exists: bool,
+    columns: Vec<ColumnDef>,
+) -> Result<CreateExternalSource, Refusal> {
+    let path = parser.parse_literal_string()?;
+    expect_word(parser, "format")?;
+    let (value_format, header) = parse_format(parser)?;
+    let mut tail = false;
+    if parse_word(parser, "with") {
+        parser.expect_token(&Token::LParen)?;
+        loop {
+            let option = parser.parse_identifier()?;
+            let _ = parser.consume_token(&Token::Eq);
+            if !option.value.eq_ignore_ascii_case("tail") {
+                return Err(Refusal::Parser(ParserError::ParserError(format!(
+                    "unknown option {option} of a file source (it takes TAIL)"
+                ))));
+            }
+            let next = parser.next_token();
+            tail = match &next.token {
+                t if word_is(t, "true") || word_is(t, "on") => true,
+                t if word_is(t, "false") || word_is(t, "off") => false,
+                _ => return Ok(parser.expected("true or false", next)?),
+            };
+            if !parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        parser.expect_token(&Token::RParen)?;
+    }
+    Ok(CreateExternalSource {
+        name,
+        if_not_exists,
+        columns,
+        transport: Transport::File { path, tail, header },
+        key_format: None,
+        value_format,
+        include: Vec::new(),
+        envelope: Envelope::None,
+    })
+}
+
 /// Parses what follows `CREATE SOURCE [IF NOT EXISTS] name [(columns)] FROM KAFKA`.
 pub(crate) fn parse(
     parser: &mut Parser<'_>,
     name: ObjectName,
     if_not_exists: bool,
     columns: Vec<ColumnDef>,
-) -> Result<CreateKafkaSource, Refusal> {
+) -> Result<CreateExternalSource, Refusal> {
     if word_is(&parser.peek_token_ref().token, "connection") {
         return Err(Refusal::Unsupported(
             "CREATE SOURCE FROM KAFKA CONNECTION (connections are not built yet; say FROM KAFKA \
@@ -71,14 +120,26 @@ pub(crate) fn parse(
     let topic = parser.parse_literal_string()?;
     let mut key_format = None;
     let mut value_format = None;
+    let mut header = false;
     if parse_word(parser, "key") {
         expect_word(parser, "format")?;
-        key_format = Some(parse_format(parser)?);
+        key_format = Some(parse_format(parser)?.0);
         expect_word(parser, "value")?;
         expect_word(parser, "format")?;
-        value_format = Some(parse_format(parser)?);
+        let (format, h) = parse_format(parser)?;
+        value_format = Some(format);
+        header = h;
     } else if parse_word(parser, "format") {
-        value_format = Some(parse_format(parser)?);
+        let (format, h) = parse_format(parser)?;
+        value_format = Some(format);
+        header = h;
+    }
+    if header {
+        return Err(Refusal::Unsupported(
+            "FORMAT CSV WITH HEADER for Kafka (each record is one row; declare the columns \
+             instead)"
+                .into(),
+        ));
     }
     let value_format = value_format.ok_or_else(|| {
         ParserError::ParserError("CREATE SOURCE FROM KAFKA needs FORMAT or VALUE FORMAT".into())
@@ -126,12 +187,11 @@ pub(crate) fn parse(
             "options of a Kafka source (START OFFSET, START TIMESTAMP ...)".into(),
         ));
     }
-    Ok(CreateKafkaSource {
+    Ok(CreateExternalSource {
         name,
         if_not_exists,
         columns,
-        broker,
-        topic,
+        transport: Transport::Kafka { broker, topic },
         key_format,
         value_format,
         include,
@@ -139,16 +199,18 @@ pub(crate) fn parse(
     })
 }
 
-fn parse_format(parser: &mut Parser<'_>) -> Result<Format, Refusal> {
+/// A format, and whether it said `WITH HEADER` (CSV only).
+fn parse_format(parser: &mut Parser<'_>) -> Result<(Format, bool), Refusal> {
     let next = parser.next_token();
-    Ok(match &next.token {
+    let mut header = false;
+    let format = match &next.token {
         t if word_is(t, "csv") => {
-            if parse_word(parser, "with") {
-                return Err(Refusal::Unsupported(
-                    "FORMAT CSV WITH HEADER for Kafka (each record is one row; declare the \
-                     columns instead)"
-                        .into(),
-                ));
+            if word_is(&parser.peek_token_ref().token, "with")
+                && word_is(&parser.peek_nth_token_ref(1).token, "header")
+            {
+                parser.next_token();
+                parser.next_token();
+                header = true;
             }
             let mut delimiter = b',';
             if parse_word(parser, "delimited") {
@@ -175,7 +237,8 @@ fn parse_format(parser: &mut Parser<'_>) -> Result<Format, Refusal> {
             return Err(Refusal::Unsupported(format!("FORMAT {}", next.token)))
         }
         _ => return Ok(parser.expected("CSV, JSON, TEXT or BYTES", next)?),
-    })
+    };
+    Ok((format, header))
 }
 
 fn parse_word(parser: &mut Parser<'_>, word: &str) -> bool {
@@ -205,7 +268,7 @@ fn single_column(format: &Format, name: &str) -> Option<(String, ScalarType)> {
 }
 
 pub(crate) fn plan(
-    cs: &CreateKafkaSource,
+    cs: &CreateExternalSource,
     catalog: &dyn Catalog,
 ) -> Result<PlannedStatement, PlanError> {
     let name = object_name(&cs.name)?;
@@ -339,21 +402,28 @@ pub(crate) fn plan(
             ));
         }
     }
-    if cs.broker.trim().is_empty() || cs.topic.trim().is_empty() {
-        return Err(PlanError::new(
-            "22023",
-            "BROKER and TOPIC must not be empty",
-        ));
+    match &cs.transport {
+        Transport::Kafka { broker, topic }
+            if broker.trim().is_empty() || topic.trim().is_empty() =>
+        {
+            return Err(PlanError::new(
+                "22023",
+                "BROKER and TOPIC must not be empty",
+            ));
+        }
+        Transport::File { path, .. } if path.is_empty() => {
+            return Err(PlanError::new("22023", "the file's path must not be empty"));
+        }
+        _ => {}
     }
     let _ = catalog;
-    Ok(PlannedStatement::CreateKafkaSource {
+    Ok(PlannedStatement::CreateExternalSource {
         name: name.clone(),
         if_not_exists: cs.if_not_exists,
         desc: RelationDesc::new(columns),
         sql: sql(cs, &name),
-        kafka: KafkaSourceDesc {
-            broker: cs.broker.clone(),
-            topic: cs.topic.clone(),
+        source: ExternalSourceDesc {
+            transport: cs.transport.clone(),
             key,
             value,
             include,
@@ -363,7 +433,7 @@ pub(crate) fn plan(
 }
 
 /// The statement spelled out (for `SHOW CREATE SOURCE` and the data directory).
-fn sql(cs: &CreateKafkaSource, name: &str) -> String {
+fn sql(cs: &CreateExternalSource, name: &str) -> String {
     let ident = kpg_types::quote_ident;
     let literal = |s: &str| format!("'{}'", s.replace('\'', "''"));
     let format = |f: &Format| match f {
@@ -381,10 +451,25 @@ fn sql(cs: &CreateKafkaSource, name: &str) -> String {
         let cols: Vec<String> = cs.columns.iter().map(|c| c.to_string()).collect();
         out.push_str(&format!(" ({})", cols.join(", ")));
     }
+    let (broker, topic) = match &cs.transport {
+        Transport::Kafka { broker, topic } => (broker, topic),
+        Transport::File { path, tail, header } => {
+            let header = if *header { " WITH HEADER" } else { "" };
+            let format = format(&cs.value_format);
+            let format = match format.strip_prefix("CSV") {
+                Some(rest) => format!("CSV{header}{rest}"),
+                None => format,
+            };
+            return format!(
+                "{out} FROM FILE {} FORMAT {format} WITH (TAIL = {tail})",
+                literal(path)
+            );
+        }
+    };
     out.push_str(&format!(
         " FROM KAFKA BROKER {} TOPIC {}",
-        literal(&cs.broker),
-        literal(&cs.topic)
+        literal(broker),
+        literal(topic)
     ));
     match &cs.key_format {
         Some(k) => out.push_str(&format!(

@@ -1,6 +1,6 @@
-//! Kafka sources: `CREATE SOURCE ... FROM KAFKA` and the reader thread each one runs.
+//! External sources: `CREATE SOURCE ... FROM KAFKA | FILE` and the reader thread each one runs.
 //!
-//! A Kafka source is stored and arranged like a table: its reader decodes batches of records
+//! An external source is stored and arranged like a table: its reader decodes batches of records
 //! and appends the rows through the committer together with the offsets they advance to, in one
 //! durable commit. That commit is the binding of offsets to a timestamp (the append's): every
 //! worker sees the batch at that one time, a read never sees half of it, and a restart resumes
@@ -11,8 +11,9 @@
 //! record into the retraction of that row and the insertion of the new one (none for a record
 //! without a value: a delete).
 //!
-//! The broker being unreachable stalls the source (its status says why) and the reader retries
-//! with backoff; it never stops the server, also not at a restart.
+//! The broker being unreachable (or the file missing) stalls the source (its status says why)
+//! and the reader retries with backoff; it never stops the server, also not at a restart. A file
+//! source may only read files under `--file-source-dir` (none without it).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,9 +22,9 @@ use std::time::{Duration, Instant};
 
 use kpg_sql::ItemKind;
 use kpg_storage::decode::Decoder;
-use kpg_storage::kafka::{KafkaReader, Record};
+use kpg_storage::records::{self, Record};
 use kpg_types::command::Command;
-use kpg_types::external::{Envelope, Include, KafkaSourceDesc};
+use kpg_types::external::{Envelope, ExternalSourceDesc, Include, Transport};
 use kpg_types::{Datum, GlobalId, RelationDesc, Row};
 
 use super::execute::{exists_result, ExecuteResult};
@@ -58,7 +59,7 @@ impl Ingest {
     }
 }
 
-/// What `kpg_sources` shows about a Kafka source.
+/// What `kpg_sources` shows about an external source.
 #[derive(Clone, Debug, Default)]
 pub(super) struct IngestStatus {
     /// starting, running or stalled.
@@ -72,35 +73,75 @@ pub(super) struct IngestStatus {
 }
 
 impl Coordinator {
+    /// The absolute path of a file a source may read: under `--file-source-dir` (a relative
+    /// path is taken from there), after resolving links and `..`.
+    fn allowed_file(&self, path: &str) -> Result<String, ExecError> {
+        let refuse = |why: String| ExecError::new("42501", why);
+        let Some(dir) = self.file_source_dir.get() else {
+            return Err(refuse(format!(
+                "file sources are not allowed: kpg was started without --file-source-dir \
+                 (the directory whose files sources may read), so '{path}' cannot be read"
+            )));
+        };
+        let dir = dir
+            .canonicalize()
+            .map_err(|e| refuse(format!("--file-source-dir {}: {e}", dir.display())))?;
+        let wanted = dir.join(path);
+        let resolved = match wanted.canonicalize() {
+            Ok(resolved) => resolved,
+            // Restoring: a file gone missing stalls the source instead of stopping kpg.
+            Err(_) if self.restoring.load(Ordering::SeqCst) && !path.contains("..") => wanted,
+            Err(e) => {
+                return Err(ExecError::new(
+                    "42704",
+                    format!("cannot read the source: {}: {e}", wanted.display()),
+                ))
+            }
+        };
+        if !resolved.starts_with(&dir) {
+            return Err(refuse(format!(
+                "'{path}' is outside --file-source-dir ({}); file sources may only read files \
+                 under it",
+                dir.display()
+            )));
+        }
+        Ok(resolved.to_string_lossy().into_owned())
+    }
+
     /// `CREATE SOURCE ... FROM KAFKA`: checks that the topic can be read (not when restoring:
     /// a broker that is down then stalls the source instead of stopping kpg), enters the
     /// source, creates its collection and starts its reader.
-    pub(super) async fn create_kafka_source(
+    pub(super) async fn create_external_source(
         self: &Arc<Self>,
         name: String,
         if_not_exists: bool,
         desc: RelationDesc,
-        kafka: KafkaSourceDesc,
+        mut kafka: ExternalSourceDesc,
         sql: String,
     ) -> Result<ExecuteResult, ExecError> {
         let tag = "CREATE SOURCE";
         if self.lock().catalog.name_taken(&name) {
             return exists_result(&name, if_not_exists, tag);
         }
+        if let Transport::File { path, .. } = &mut kafka.transport {
+            *path = self.allowed_file(path)?;
+        }
         if !self.restoring.load(Ordering::SeqCst) {
-            let (broker, topic) = (kafka.broker.clone(), kafka.topic.clone());
+            let transport = kafka.transport.clone();
             tokio::task::spawn_blocking(move || {
-                KafkaReader::connect(&broker, &topic, &BTreeMap::new()).map(drop)
+                records::connect(&transport, &BTreeMap::new()).map(drop)
             })
             .await
-            .map_err(|e| ExecError::internal(format!("checking the topic: {e}")))?
+            .map_err(|e| ExecError::internal(format!("checking the source: {e}")))?
             .map_err(|e| {
-                let code = if e.contains("does not exist") {
+                let code = if e.contains("does not exist") || e.contains("No such file") {
                     "42704"
+                } else if matches!(kafka.transport, Transport::File { .. }) {
+                    "58030"
                 } else {
                     "08001"
                 };
-                ExecError::new(code, format!("cannot read Kafka: {e}"))
+                ExecError::new(code, format!("cannot read the source: {e}"))
             })?;
         }
         let mut state = self.lock();
@@ -128,7 +169,7 @@ impl Coordinator {
         let coord = Arc::downgrade(self);
         let runtime = tokio::runtime::Handle::current();
         std::thread::Builder::new()
-            .name(format!("kpg-kafka-u{id}"))
+            .name(format!("kpg-source-u{id}"))
             .spawn(move || Reader::new(coord, runtime, id, kafka, &desc, start, ingest).run())
             .map_err(|e| ExecError::internal(format!("starting the source's reader: {e}")))?;
         Ok(ExecuteResult::Command(tag.into()))
@@ -168,7 +209,7 @@ struct Reader {
     /// To run the coordinator's reads from this thread.
     runtime: tokio::runtime::Handle,
     id: GlobalId,
-    kafka: KafkaSourceDesc,
+    kafka: ExternalSourceDesc,
     key: Option<Decoder>,
     value: Decoder,
     /// The columns that must not be NULL.
@@ -185,7 +226,7 @@ impl Reader {
         coord: Weak<Coordinator>,
         runtime: tokio::runtime::Handle,
         id: GlobalId,
-        kafka: KafkaSourceDesc,
+        kafka: ExternalSourceDesc,
         desc: &RelationDesc,
         positions: BTreeMap<i32, i64>,
         ingest: Ingest,
@@ -217,11 +258,7 @@ impl Reader {
         let mut backoff = Duration::from_millis(100);
         let mut in_flight = None;
         'connect: while !self.ingest.stopped() {
-            let mut reader = match KafkaReader::connect(
-                &self.kafka.broker,
-                &self.kafka.topic,
-                &self.positions,
-            ) {
+            let mut reader = match records::connect(&self.kafka.transport, &self.positions) {
                 Ok(reader) => reader,
                 Err(e) => {
                     self.stall(&e, &mut backoff);
@@ -247,8 +284,9 @@ impl Reader {
                         }
                     });
                 }
+                let finished = reader.finished();
                 self.ingest.report(|s| {
-                    s.state = "running";
+                    s.state = if finished { "finished" } else { "running" };
                     s.last_error = None;
                 });
                 if records.is_empty() {
@@ -301,7 +339,7 @@ impl Reader {
     }
 
     fn stall(&self, why: &str, backoff: &mut Duration) {
-        tracing::warn!(source = self.id, "Kafka source stalled: {why}");
+        tracing::warn!(source = self.id, "source stalled: {why}");
         self.ingest.report(|s| {
             s.state = "stalled";
             s.last_error = Some(why.to_string());

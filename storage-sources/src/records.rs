@@ -1,0 +1,55 @@
+//! Records of an external stream and the readers that produce them, whatever the transport:
+//! a partition, an offset in it, an optional key and value, and a timestamp. `connect` opens the
+//! transport a source describes, resuming at the given next offset of each partition.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use kpg_types::external::Transport;
+
+/// One record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub partition: i32,
+    pub offset: i64,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    /// Milliseconds since the epoch, if the record has a timestamp.
+    pub timestamp: Option<i64>,
+}
+
+/// A transport, read from given offsets on.
+pub trait RecordReader: Send {
+    /// Up to `max` records, waiting at most about `wait` for the first. An error is a problem
+    /// of the transport (the reader stays usable and tries again on the next call).
+    fn poll(&mut self, max: usize, wait: Duration) -> Result<Vec<Record>, String>;
+
+    /// The next offset of each partition (after the records returned so far).
+    fn positions(&self) -> &BTreeMap<i32, i64>;
+
+    /// Each partition's end (the offset after its last record), when known, for the lag.
+    fn high_watermarks(&self) -> BTreeMap<i32, i64>;
+
+    /// Whether every record there will ever be has been returned (a file read without TAIL).
+    fn finished(&self) -> bool {
+        false
+    }
+}
+
+/// Opens `transport`, each partition from its offset in `start` (or its beginning).
+pub fn connect(
+    transport: &Transport,
+    start: &BTreeMap<i32, i64>,
+) -> Result<Box<dyn RecordReader>, String> {
+    Ok(match transport {
+        Transport::Kafka { broker, topic } => {
+            Box::new(crate::kafka::KafkaReader::connect(broker, topic, start)?)
+        }
+        Transport::File { path, tail, header } => Box::new(crate::file::FileReader::open(
+            std::path::Path::new(path),
+            *tail,
+            *header,
+            start.get(&0).copied().unwrap_or(0),
+        )?),
+    })
+}
