@@ -15,6 +15,7 @@ pub mod temp;
 
 use std::collections::BTreeMap;
 
+use kpg_sql::connection::ConnectionItem;
 use kpg_sql::{CatalogItem, ColumnDefault, IndexItem, ItemKind, UniqueKey};
 use kpg_types::{GlobalId, Plan, RelationDesc};
 
@@ -44,6 +45,7 @@ pub enum Kind {
     MaterializedView,
     Index,
     Source,
+    Connection,
 }
 
 impl Kind {
@@ -54,6 +56,7 @@ impl Kind {
             Kind::MaterializedView => "materialized view",
             Kind::Index => "index",
             Kind::Source => "source",
+            Kind::Connection => "connection",
         }
     }
 }
@@ -68,6 +71,9 @@ pub struct Catalog {
     temp: BTreeMap<GlobalId, u64>,
     entries: BTreeMap<GlobalId, Entry>,
     indexes: BTreeMap<GlobalId, IndexItem>,
+    /// Connections (named brokers), with their `CREATE CONNECTION` statements. They share
+    /// the name space but are not relations.
+    connections: BTreeMap<GlobalId, (ConnectionItem, String)>,
 }
 
 impl Catalog {
@@ -243,6 +249,9 @@ impl Catalog {
         if self.indexes.contains_key(&id) {
             return Some(Kind::Index);
         }
+        if self.connections.contains_key(&id) {
+            return Some(Kind::Connection);
+        }
         self.entries.get(&id).map(|e| match e.item.kind {
             ItemKind::Table => Kind::Table,
             ItemKind::View => Kind::View,
@@ -252,20 +261,38 @@ impl Catalog {
     }
 
     pub fn name(&self, id: GlobalId) -> Option<&str> {
+        if let Some((c, _)) = self.connections.get(&id) {
+            return Some(&c.name);
+        }
         match self.indexes.get(&id) {
             Some(i) => Some(&i.name),
             None => self.entries.get(&id).map(|e| e.item.name.as_str()),
         }
     }
 
-    /// Whether `id` names a live object or index.
+    /// Whether `id` names a live object, index or connection.
     pub fn contains(&self, id: GlobalId) -> bool {
-        self.entries.contains_key(&id) || self.indexes.contains_key(&id)
+        self.entries.contains_key(&id)
+            || self.indexes.contains_key(&id)
+            || self.connections.contains_key(&id)
+    }
+
+    /// Enters a connection (its statement is what `SHOW CREATE CONNECTION` shows).
+    pub fn insert_connection(&mut self, item: ConnectionItem, sql: String) {
+        let id = item.id;
+        self.connections.insert(id, (item, sql));
+        self.enter(id, None);
+    }
+
+    /// Every connection, with its statement.
+    pub fn connections(&self) -> impl Iterator<Item = &(ConnectionItem, String)> + '_ {
+        self.connections.values()
     }
 
     pub fn remove(&mut self, id: GlobalId) {
         self.entries.remove(&id);
         self.indexes.remove(&id);
+        self.connections.remove(&id);
         if let Some(key) = self.keys.remove(&id) {
             self.by_name.remove(&key);
         }
@@ -350,6 +377,7 @@ impl Catalog {
         self.entries
             .keys()
             .chain(self.indexes.keys())
+            .chain(self.connections.keys())
             .copied()
             .filter(|id| !self.temp.contains_key(id))
             .collect()
@@ -366,6 +394,11 @@ impl Catalog {
 }
 
 impl kpg_sql::Catalog for Catalog {
+    fn resolve_connection(&self, name: &str) -> Option<ConnectionItem> {
+        let id = self.by_name.get(name)?;
+        self.connections.get(id).map(|(c, _)| c.clone())
+    }
+
     fn resolve(&self, name: &str) -> Option<CatalogItem> {
         let id = self.lookup(name)?;
         self.entries.get(&id).map(|e| e.item.clone())

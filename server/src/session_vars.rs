@@ -227,6 +227,7 @@ impl SessionVars {
                 if variable.first().is_some_and(|i| {
                     i.value.eq_ignore_ascii_case("indexes")
                         || i.value.eq_ignore_ascii_case("sources")
+                        || i.value.eq_ignore_ascii_case("connections")
                         || i.value.eq_ignore_ascii_case("create")
                 }) =>
             {

@@ -105,6 +105,11 @@ pub trait Catalog {
 
     /// Whether the relation `id` holds no rows by construction (a system catalog of something
     /// kpg does not have, such as policies or publications).
+    /// The connection called `name`.
+    fn resolve_connection(&self, _name: &str) -> Option<crate::connection::ConnectionItem> {
+        None
+    }
+
     fn always_empty(&self, _id: GlobalId) -> bool {
         false
     }
@@ -210,6 +215,10 @@ impl Catalog for RecordingCatalog<'_> {
 
     fn pg_lookup(&self, what: PgLookup) -> Vec<(i64, i64, String)> {
         self.inner.pg_lookup(what)
+    }
+
+    fn resolve_connection(&self, name: &str) -> Option<crate::connection::ConnectionItem> {
+        self.inner.resolve_connection(name)
     }
 
     fn always_empty(&self, id: GlobalId) -> bool {

@@ -40,8 +40,11 @@ pub struct CreateExternalSource {
     pub name: ObjectName,
     pub if_not_exists: bool,
     pub columns: Vec<ColumnDef>,
-    /// Where to read (a file's `header` is CSV's `WITH HEADER`).
+    /// Where to read (a file's `header` is CSV's `WITH HEADER`; with a connection, the broker
+    /// is the connection's).
     pub transport: Transport,
+    /// `FROM KAFKA CONNECTION name (TOPIC 't')`
+    pub connection: Option<ObjectName>,
     pub key_format: Option<Format>,
     pub value_format: Format,
     /// What `INCLUDE` lists, in order, with its `AS` name.
@@ -93,6 +96,7 @@ pub(crate) fn parse_file(
         if_not_exists,
         columns,
         transport: Transport::File { path, tail, header },
+        connection: None,
         key_format: None,
         value_format,
         include: Vec::new(),
@@ -107,17 +111,26 @@ pub(crate) fn parse(
     if_not_exists: bool,
     columns: Vec<ColumnDef>,
 ) -> Result<CreateExternalSource, Refusal> {
-    if word_is(&parser.peek_token_ref().token, "connection") {
-        return Err(Refusal::Unsupported(
-            "CREATE SOURCE FROM KAFKA CONNECTION (connections are not built yet; say FROM KAFKA \
-             BROKER 'host:port' TOPIC 'topic')"
-                .into(),
-        ));
-    }
-    expect_word(parser, "broker")?;
-    let broker = parser.parse_literal_string()?;
-    expect_word(parser, "topic")?;
-    let topic = parser.parse_literal_string()?;
+    let (connection, broker, topic) = if parse_word(parser, "connection") {
+        let connection = parser.parse_object_name(false)?;
+        parser.expect_token(&Token::LParen)?;
+        expect_word(parser, "topic")?;
+        let _ = parser.consume_token(&Token::Eq);
+        let topic = parser.parse_literal_string()?;
+        if parser.consume_token(&Token::Comma) {
+            return Err(Refusal::Unsupported(
+                "options of a Kafka source other than TOPIC (START OFFSET, START TIMESTAMP ...)"
+                    .into(),
+            ));
+        }
+        parser.expect_token(&Token::RParen)?;
+        (Some(connection), String::new(), topic)
+    } else {
+        expect_word(parser, "broker")?;
+        let broker = parser.parse_literal_string()?;
+        expect_word(parser, "topic")?;
+        (None, broker, parser.parse_literal_string()?)
+    };
     let mut key_format = None;
     let mut value_format = None;
     let mut header = false;
@@ -192,6 +205,7 @@ pub(crate) fn parse(
         if_not_exists,
         columns,
         transport: Transport::Kafka { broker, topic },
+        connection,
         key_format,
         value_format,
         include,
@@ -272,6 +286,18 @@ pub(crate) fn plan(
     catalog: &dyn Catalog,
 ) -> Result<PlannedStatement, PlanError> {
     let name = object_name(&cs.name)?;
+    let mut transport = cs.transport.clone();
+    let mut depends_on = Vec::new();
+    if let Some(connection) = &cs.connection {
+        let cname = object_name(connection)?;
+        let c = catalog.resolve_connection(&cname).ok_or_else(|| {
+            PlanError::new("42704", format!("connection \"{cname}\" does not exist"))
+        })?;
+        if let Transport::Kafka { broker, .. } = &mut transport {
+            *broker = c.broker.clone();
+        }
+        depends_on.push(c.id);
+    }
     // The value's columns.
     let mut columns: Vec<(String, ColumnType)> = Vec::new();
     match &cs.value_format {
@@ -402,7 +428,7 @@ pub(crate) fn plan(
             ));
         }
     }
-    match &cs.transport {
+    match &transport {
         Transport::Kafka { broker, topic }
             if broker.trim().is_empty() || topic.trim().is_empty() =>
         {
@@ -422,8 +448,9 @@ pub(crate) fn plan(
         if_not_exists: cs.if_not_exists,
         desc: RelationDesc::new(columns),
         sql: sql(cs, &name),
+        depends_on,
         source: ExternalSourceDesc {
-            transport: cs.transport.clone(),
+            transport,
             key,
             value,
             include,
@@ -433,10 +460,14 @@ pub(crate) fn plan(
 }
 
 /// The statement spelled out (for `SHOW CREATE SOURCE` and the data directory).
-fn sql(cs: &CreateExternalSource, name: &str) -> String {
-    let ident = kpg_types::quote_ident;
-    let literal = |s: &str| format!("'{}'", s.replace('\'', "''"));
-    let format = |f: &Format| match f {
+/// A string literal in SQL.
+fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// A format as SQL spells it.
+fn format(f: &Format) -> String {
+    match f {
         Format::Csv { delimiter: b',' } => "CSV".to_string(),
         Format::Csv { delimiter } => {
             format!(
@@ -445,13 +476,25 @@ fn sql(cs: &CreateExternalSource, name: &str) -> String {
             )
         }
         other => other.name().to_string(),
-    };
+    }
+}
+
+fn sql(cs: &CreateExternalSource, name: &str) -> String {
+    let ident = kpg_types::quote_ident;
     let mut out = format!("CREATE SOURCE {}", ident(name));
     if !cs.columns.is_empty() {
         let cols: Vec<String> = cs.columns.iter().map(|c| c.to_string()).collect();
         out.push_str(&format!(" ({})", cols.join(", ")));
     }
     let (broker, topic) = match &cs.transport {
+        Transport::Kafka { topic, .. } if cs.connection.is_some() => {
+            let c = cs.connection.as_ref().expect("a connection");
+            out.push_str(&format!(
+                " FROM KAFKA CONNECTION {c} (TOPIC {})",
+                literal(topic)
+            ));
+            return finish_sql(cs, out);
+        }
         Transport::Kafka { broker, topic } => (broker, topic),
         Transport::File { path, tail, header } => {
             let header = if *header { " WITH HEADER" } else { "" };
@@ -471,6 +514,12 @@ fn sql(cs: &CreateExternalSource, name: &str) -> String {
         literal(broker),
         literal(topic)
     ));
+    finish_sql(cs, out)
+}
+
+/// The formats, INCLUDE and ENVELOPE of a Kafka source's SQL, after `out`.
+fn finish_sql(cs: &CreateExternalSource, mut out: String) -> String {
+    let ident = kpg_types::quote_ident;
     match &cs.key_format {
         Some(k) => out.push_str(&format!(
             " KEY FORMAT {} VALUE FORMAT {}",

@@ -19,6 +19,7 @@
 mod aggregate;
 mod builtin;
 mod catalog;
+pub mod connection;
 mod constraints;
 mod cursor;
 mod ddl;

@@ -55,6 +55,14 @@ pub enum ParsedStatement {
     },
     /// `CREATE SOURCE ... FROM LOAD GENERATOR ...`
     CreateSource(Box<crate::source::CreateSource>),
+    /// `CREATE CONNECTION ... TO KAFKA (...)`
+    CreateConnection(Box<crate::connection::CreateConnection>),
+    /// `DROP CONNECTION [IF EXISTS] name, ... [CASCADE]`
+    DropConnection {
+        names: Vec<sqlparser::ast::ObjectName>,
+        if_exists: bool,
+        cascade: bool,
+    },
     /// `CREATE SOURCE ... FROM KAFKA | FILE ...`
     CreateExternalSource(Box<crate::external_source::CreateExternalSource>),
     /// `DROP SOURCE [IF EXISTS] name, ... [CASCADE]`
@@ -119,6 +127,14 @@ pub enum PlannedStatement {
         /// The statement with every option spelled out, for `SHOW CREATE SOURCE`.
         sql: String,
     },
+    /// CREATE CONNECTION: a named broker.
+    CreateConnection {
+        name: String,
+        if_not_exists: bool,
+        broker: String,
+        progress_topic: Option<String>,
+        sql: String,
+    },
     /// CREATE SOURCE ... FROM KAFKA | FILE: read `source` into a collection of `desc`'s
     /// columns.
     CreateExternalSource {
@@ -126,6 +142,8 @@ pub enum PlannedStatement {
         if_not_exists: bool,
         desc: RelationDesc,
         source: kpg_types::external::ExternalSourceDesc,
+        /// The connection it uses, if any.
+        depends_on: Vec<GlobalId>,
         /// The statement with every option spelled out.
         sql: String,
     },
@@ -218,6 +236,14 @@ pub(crate) fn plan_statement(
             return crate::index::plan_default_index(on, *if_not_exists, catalog)
         }
         ParsedStatement::CreateSource(cs) => return crate::source::plan_create_source(cs, catalog),
+        ParsedStatement::CreateConnection(cc) => {
+            return crate::connection::plan_create(cc, catalog)
+        }
+        ParsedStatement::DropConnection {
+            names,
+            if_exists,
+            cascade,
+        } => return crate::connection::plan_drop(names, *if_exists, *cascade, catalog),
         ParsedStatement::CreateExternalSource(cs) => {
             return crate::external_source::plan(cs, catalog)
         }

@@ -465,3 +465,58 @@ async fn a_restart_mid_stream_neither_repeats_nor_loses_records() {
     let status = query(&c, "SELECT count(*) FROM kpg_sources").await;
     assert_eq!(status, rows(&[&["0"]]));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_name_a_broker_and_survive_restarts() {
+    let (kafka, mut kpg) = tokio::join!(Kafka::start(), KpgServer::start());
+    kafka.create_topic("c", 1).await;
+    kafka.produce_values("c", &["x", "y"], None);
+    let c = kpg.connect().await;
+    execute(
+        &c,
+        &format!("CREATE CONNECTION k TO KAFKA (BROKER '{}')", kafka.broker()),
+    )
+    .await;
+    let (code, _) = expect_error(
+        &c,
+        &format!("CREATE CONNECTION k TO KAFKA (BROKER '{}')", kafka.broker()),
+    )
+    .await;
+    assert_eq!(code, "42710");
+    execute(
+        &c,
+        "CREATE SOURCE s FROM KAFKA CONNECTION k (TOPIC 'c') FORMAT TEXT",
+    )
+    .await;
+    let (code, _) = expect_error(
+        &c,
+        "CREATE SOURCE s2 FROM KAFKA CONNECTION nope (TOPIC 'c') FORMAT TEXT",
+    )
+    .await;
+    assert_eq!(code, "42704");
+    wait_for(&c, "SELECT count(*) FROM s", "2").await;
+    assert_eq!(
+        query(&c, "SHOW CONNECTIONS").await,
+        rows(&[&["k", "kafka", &kafka.broker()]])
+    );
+    assert_eq!(query(&c, "SHOW SOURCES").await, rows(&[&["s", "kafka"]]));
+    let shown = query(&c, "SHOW CREATE SOURCE s").await;
+    assert!(
+        text(&shown[0][1]).contains("FROM KAFKA CONNECTION k (TOPIC 'c') FORMAT TEXT"),
+        "{shown:?}"
+    );
+    // The source depends on the connection.
+    let (code, msg) = expect_error(&c, "DROP CONNECTION k").await;
+    assert_eq!(code, "2BP01", "{msg}");
+    // Both come back after a restart, and the source reads on.
+    drop(c);
+    kpg.kill();
+    kafka.produce_values("c", &["z"], None);
+    kpg.restart().await;
+    let c = kpg.connect().await;
+    wait_for(&c, "SELECT count(*) FROM s", "3").await;
+    execute(&c, "DROP CONNECTION k CASCADE").await;
+    assert_eq!(query(&c, "SHOW SOURCES").await, rows(&[]));
+    assert_eq!(query(&c, "SHOW CONNECTIONS").await, rows(&[]));
+    execute(&c, "DROP CONNECTION IF EXISTS k").await;
+}

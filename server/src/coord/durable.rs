@@ -59,6 +59,7 @@ impl DurableText {
     pub(super) fn of(stmt: &ParsedStatement, planned: &PlannedStatement) -> Option<DurableText> {
         Some(match planned {
             PlannedStatement::CreateSource { sql, .. }
+            | PlannedStatement::CreateConnection { sql, .. }
             | PlannedStatement::CreateExternalSource { sql, .. } => {
                 DurableText::Sql(Some(sql.clone()))
             }

@@ -324,10 +324,41 @@ impl Coordinator {
                 if_not_exists,
                 desc,
                 source,
+                depends_on,
                 sql,
             } => {
-                self.create_external_source(name, if_not_exists, desc, source, sql)
+                self.create_external_source(name, if_not_exists, desc, source, depends_on, sql)
                     .await
+            }
+            PlannedStatement::CreateConnection {
+                name,
+                if_not_exists,
+                broker,
+                progress_topic,
+                sql,
+            } => {
+                let tag = "CREATE CONNECTION";
+                let mut state = self.lock();
+                if state.catalog.name_taken(&name) {
+                    return match if_not_exists {
+                        true => Ok(ExecuteResult::Command(tag.into())),
+                        false => Err(ExecError::new(
+                            "42710",
+                            format!("connection \"{name}\" already exists"),
+                        )),
+                    };
+                }
+                let id = Self::allocate_id(&mut state);
+                state.catalog.insert_connection(
+                    kpg_sql::connection::ConnectionItem {
+                        id,
+                        name,
+                        broker,
+                        progress_topic,
+                    },
+                    sql,
+                );
+                Ok(ExecuteResult::Command(tag.into()))
             }
             PlannedStatement::Drop { ids, cascade } => self.drop_objects(&ids, cascade),
             PlannedStatement::Insert {
@@ -656,7 +687,8 @@ impl Coordinator {
             }
         }
         for id in all {
-            let has_collection = state.catalog.kind(id) != Some(Kind::View);
+            let has_collection =
+                !matches!(state.catalog.kind(id), Some(Kind::View | Kind::Connection));
             if let Some(ingest) = state.ingests.remove(&id) {
                 ingest.stop();
             }
@@ -672,6 +704,7 @@ impl Coordinator {
             Kind::MaterializedView => "DROP MATERIALIZED VIEW",
             Kind::Index => "DROP INDEX",
             Kind::Source => "DROP SOURCE",
+            Kind::Connection => "DROP CONNECTION",
         };
         Ok(ExecuteResult::Command(tag.into()))
     }

@@ -117,6 +117,7 @@ impl Coordinator {
         if_not_exists: bool,
         desc: RelationDesc,
         mut kafka: ExternalSourceDesc,
+        depends_on: Vec<GlobalId>,
         sql: String,
     ) -> Result<ExecuteResult, ExecError> {
         let tag = "CREATE SOURCE";
@@ -148,13 +149,19 @@ impl Coordinator {
         if state.catalog.name_taken(&name) {
             return exists_result(&name, if_not_exists, tag);
         }
+        if let Some(gone) = depends_on.iter().find(|c| !state.catalog.contains(**c)) {
+            return Err(ExecError::new(
+                "42704",
+                format!("connection u{gone} was dropped while the source was planned"),
+            ));
+        }
         let id = Self::allocate_id(&mut state);
         state.catalog.insert(
             id,
             name.clone(),
             ItemKind::Source,
             desc.clone(),
-            Vec::new(),
+            depends_on,
             None,
         );
         state.catalog.set_sql(id, sql);

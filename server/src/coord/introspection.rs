@@ -307,6 +307,10 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         self.inner.resolve_index(name)
     }
 
+    fn resolve_connection(&self, name: &str) -> Option<kpg_sql::connection::ConnectionItem> {
+        self.inner.resolve_connection(name)
+    }
+
     fn resolve_shared(&self, name: &str) -> Option<CatalogItem> {
         self.inner.resolve_shared(name)
     }

@@ -46,6 +46,15 @@ pub fn show(stmt: &ParsedStatement, catalog: &Catalog) -> Option<Result<ExecuteR
             Ok(sources(catalog))
         }
         Statement::ShowVariable { variable }
+            if variable.len() == 1 && variable[0].value.eq_ignore_ascii_case("connections") =>
+        {
+            let rows = catalog
+                .connections()
+                .map(|(c, _)| Row::new(vec![text(&c.name), text("kafka"), text(&c.broker)]))
+                .collect();
+            Ok(listing(&["name", "type", "broker"], rows))
+        }
+        Statement::ShowVariable { variable }
             if variable
                 .first()
                 .is_some_and(|i| i.value.eq_ignore_ascii_case("indexes")) =>
@@ -109,9 +118,12 @@ fn sources(catalog: &Catalog) -> ExecuteResult {
         .items()
         .filter(|item| item.kind == ItemKind::Source)
         .map(|item| {
-            let kind = match catalog.owner(item.id) {
-                Some(_) => "subsource",
-                None => "load-generator",
+            let sql = catalog.get(item.id).and_then(|e| e.sql.as_deref());
+            let kind = match (catalog.owner(item.id), sql) {
+                (Some(_), _) => "subsource",
+                (None, Some(sql)) if sql.contains(" FROM KAFKA ") => "kafka",
+                (None, Some(sql)) if sql.contains(" FROM FILE ") => "file",
+                (None, _) => "load-generator",
             };
             Row::new(vec![text(&item.name), text(kind)])
         })
