@@ -46,6 +46,7 @@ pub enum Kind {
     Index,
     Source,
     Connection,
+    Sink,
 }
 
 impl Kind {
@@ -57,6 +58,7 @@ impl Kind {
             Kind::Index => "index",
             Kind::Source => "source",
             Kind::Connection => "connection",
+            Kind::Sink => "sink",
         }
     }
 }
@@ -74,6 +76,15 @@ pub struct Catalog {
     /// Connections (named brokers), with their `CREATE CONNECTION` statements. They share
     /// the name space but are not relations.
     connections: BTreeMap<GlobalId, (ConnectionItem, String)>,
+    /// Sinks: name, and what they read (and their connection).
+    sinks: BTreeMap<GlobalId, SinkEntry>,
+}
+
+/// A sink as the catalog keeps it (its statement is in the data directory's record).
+#[derive(Clone, Debug)]
+pub struct SinkEntry {
+    pub name: String,
+    pub depends_on: Vec<GlobalId>,
 }
 
 impl Catalog {
@@ -252,6 +263,9 @@ impl Catalog {
         if self.connections.contains_key(&id) {
             return Some(Kind::Connection);
         }
+        if self.sinks.contains_key(&id) {
+            return Some(Kind::Sink);
+        }
         self.entries.get(&id).map(|e| match e.item.kind {
             ItemKind::Table => Kind::Table,
             ItemKind::View => Kind::View,
@@ -264,6 +278,9 @@ impl Catalog {
         if let Some((c, _)) = self.connections.get(&id) {
             return Some(&c.name);
         }
+        if let Some(s) = self.sinks.get(&id) {
+            return Some(&s.name);
+        }
         match self.indexes.get(&id) {
             Some(i) => Some(&i.name),
             None => self.entries.get(&id).map(|e| e.item.name.as_str()),
@@ -275,6 +292,18 @@ impl Catalog {
         self.entries.contains_key(&id)
             || self.indexes.contains_key(&id)
             || self.connections.contains_key(&id)
+            || self.sinks.contains_key(&id)
+    }
+
+    /// Enters a sink.
+    pub fn insert_sink(&mut self, id: GlobalId, sink: SinkEntry) {
+        self.sinks.insert(id, sink);
+        self.enter(id, None);
+    }
+
+    /// Every sink.
+    pub fn sinks(&self) -> impl Iterator<Item = (&GlobalId, &SinkEntry)> + '_ {
+        self.sinks.iter()
     }
 
     /// Enters a connection (its statement is what `SHOW CREATE CONNECTION` shows).
@@ -293,18 +322,25 @@ impl Catalog {
         self.entries.remove(&id);
         self.indexes.remove(&id);
         self.connections.remove(&id);
+        self.sinks.remove(&id);
         if let Some(key) = self.keys.remove(&id) {
             self.by_name.remove(&key);
         }
         self.temp.remove(&id);
     }
 
-    /// Views that read `id` (an object or an index) directly.
+    /// Views, sources and sinks that read `id` (an object, an index or a connection) directly.
     pub fn dependents(&self, id: GlobalId) -> Vec<GlobalId> {
         self.entries
             .values()
             .filter(|e| e.depends_on.contains(&id))
             .map(|e| e.item.id)
+            .chain(
+                self.sinks
+                    .iter()
+                    .filter(|(_, s)| s.depends_on.contains(&id))
+                    .map(|(sink, _)| *sink),
+            )
             .collect()
     }
 
@@ -378,6 +414,7 @@ impl Catalog {
             .keys()
             .chain(self.indexes.keys())
             .chain(self.connections.keys())
+            .chain(self.sinks.keys())
             .copied()
             .filter(|id| !self.temp.contains_key(id))
             .collect()
@@ -397,6 +434,11 @@ impl kpg_sql::Catalog for Catalog {
     fn resolve_connection(&self, name: &str) -> Option<ConnectionItem> {
         let id = self.by_name.get(name)?;
         self.connections.get(id).map(|(c, _)| c.clone())
+    }
+
+    fn resolve_sink(&self, name: &str) -> Option<GlobalId> {
+        let id = self.by_name.get(name)?;
+        self.sinks.contains_key(id).then_some(*id)
     }
 
     fn resolve(&self, name: &str) -> Option<CatalogItem> {

@@ -228,6 +228,7 @@ impl SessionVars {
                     i.value.eq_ignore_ascii_case("indexes")
                         || i.value.eq_ignore_ascii_case("sources")
                         || i.value.eq_ignore_ascii_case("connections")
+                        || i.value.eq_ignore_ascii_case("sinks")
                         || i.value.eq_ignore_ascii_case("create")
                 }) =>
             {

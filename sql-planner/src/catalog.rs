@@ -110,6 +110,11 @@ pub trait Catalog {
         None
     }
 
+    /// The sink called `name`.
+    fn resolve_sink(&self, _name: &str) -> Option<GlobalId> {
+        None
+    }
+
     fn always_empty(&self, _id: GlobalId) -> bool {
         false
     }
@@ -219,6 +224,10 @@ impl Catalog for RecordingCatalog<'_> {
 
     fn resolve_connection(&self, name: &str) -> Option<crate::connection::ConnectionItem> {
         self.inner.resolve_connection(name)
+    }
+
+    fn resolve_sink(&self, name: &str) -> Option<GlobalId> {
+        self.inner.resolve_sink(name)
     }
 
     fn always_empty(&self, id: GlobalId) -> bool {

@@ -55,6 +55,7 @@ mod scope;
 mod select;
 mod share;
 mod show_create;
+pub mod sink;
 mod source;
 mod statement;
 mod subquery;

@@ -36,18 +36,6 @@ impl From<ParserError> for Refusal {
     }
 }
 
-/// `CREATE | DROP SINK`: statements of a streaming database that kpg does not have yet,
-/// refused as not supported (0A000) rather than as syntax errors.
-fn not_built(parser: &Parser<'_>) -> Option<String> {
-    let word = |i: usize| match &parser.peek_nth_token_ref(i).token {
-        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_uppercase()),
-        _ => None,
-    };
-    let verb = word(0).filter(|v| v == "CREATE" || v == "DROP")?;
-    let object = word(1).filter(|o| o == "SINK")?;
-    Some(format!("{verb} {object} (sinks are not built yet)"))
-}
-
 fn parse_inner(sql: &str) -> Result<Vec<ParsedStatement>, Refusal> {
     let dialect = PostgreSqlDialect {};
     let tokens = Tokenizer::new(&dialect, sql)
@@ -66,10 +54,9 @@ fn parse_inner(sql: &str) -> Result<Vec<ParsedStatement>, Refusal> {
         if expecting_delimiter {
             return Ok(parser.expected("end of statement", parser.peek_token())?);
         }
-        if let Some(what) = not_built(&parser) {
-            return Err(Refusal::Unsupported(what));
-        }
-        let stmt = if crate::connection::at_connection_statement(&parser) {
+        let stmt = if crate::sink::at_sink_statement(&parser) {
+            crate::sink::parse(&mut parser)?
+        } else if crate::connection::at_connection_statement(&parser) {
             crate::connection::parse(&mut parser)?
         } else if crate::source::at_source_statement(&parser) {
             crate::source::parse_source_statement(&mut parser)?

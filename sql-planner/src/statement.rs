@@ -55,6 +55,13 @@ pub enum ParsedStatement {
     },
     /// `CREATE SOURCE ... FROM LOAD GENERATOR ...`
     CreateSource(Box<crate::source::CreateSource>),
+    /// `CREATE SINK ... INTO KAFKA ...`
+    CreateSink(Box<crate::sink::CreateSink>),
+    /// `DROP SINK [IF EXISTS] name, ...`
+    DropSink {
+        names: Vec<sqlparser::ast::ObjectName>,
+        if_exists: bool,
+    },
     /// `CREATE CONNECTION ... TO KAFKA (...)`
     CreateConnection(Box<crate::connection::CreateConnection>),
     /// `DROP CONNECTION [IF EXISTS] name, ... [CASCADE]`
@@ -127,6 +134,8 @@ pub enum PlannedStatement {
         /// The statement with every option spelled out, for `SHOW CREATE SOURCE`.
         sql: String,
     },
+    /// CREATE SINK: write every change of an object to a topic.
+    CreateSink(Box<crate::sink::PlannedSink>),
     /// CREATE CONNECTION: a named broker.
     CreateConnection {
         name: String,
@@ -238,6 +247,10 @@ pub(crate) fn plan_statement(
         ParsedStatement::CreateSource(cs) => return crate::source::plan_create_source(cs, catalog),
         ParsedStatement::CreateConnection(cc) => {
             return crate::connection::plan_create(cc, catalog)
+        }
+        ParsedStatement::CreateSink(cs) => return crate::sink::plan_create(cs, catalog),
+        ParsedStatement::DropSink { names, if_exists } => {
+            return crate::sink::plan_drop(names, *if_exists, catalog)
         }
         ParsedStatement::DropConnection {
             names,

@@ -14,6 +14,7 @@ mod counter;
 pub mod decode;
 pub mod file;
 pub mod kafka;
+pub mod kafka_sink;
 pub mod records;
 mod tpch;
 

@@ -58,6 +58,7 @@ impl DurableText {
     /// The text of `stmt`, planned as `planned`; `None` if the statement changes no catalog.
     pub(super) fn of(stmt: &ParsedStatement, planned: &PlannedStatement) -> Option<DurableText> {
         Some(match planned {
+            PlannedStatement::CreateSink(sink) => DurableText::Sql(Some(sink.sql.clone())),
             PlannedStatement::CreateSource { sql, .. }
             | PlannedStatement::CreateConnection { sql, .. }
             | PlannedStatement::CreateExternalSource { sql, .. } => {

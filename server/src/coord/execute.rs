@@ -330,6 +330,7 @@ impl Coordinator {
                 self.create_external_source(name, if_not_exists, desc, source, depends_on, sql)
                     .await
             }
+            PlannedStatement::CreateSink(sink) => self.create_sink(*sink).await,
             PlannedStatement::CreateConnection {
                 name,
                 if_not_exists,
@@ -687,10 +688,15 @@ impl Coordinator {
             }
         }
         for id in all {
-            let has_collection =
-                !matches!(state.catalog.kind(id), Some(Kind::View | Kind::Connection));
+            let has_collection = !matches!(
+                state.catalog.kind(id),
+                Some(Kind::View | Kind::Connection | Kind::Sink)
+            );
             if let Some(ingest) = state.ingests.remove(&id) {
                 ingest.stop();
+            }
+            if let Some(sink) = state.sinks.remove(&id) {
+                sink.store(true, std::sync::atomic::Ordering::SeqCst);
             }
             state.catalog.remove(id);
             state.dataflows.remove(&id);
@@ -705,6 +711,7 @@ impl Coordinator {
             Kind::Index => "DROP INDEX",
             Kind::Source => "DROP SOURCE",
             Kind::Connection => "DROP CONNECTION",
+            Kind::Sink => "DROP SINK",
         };
         Ok(ExecuteResult::Command(tag.into()))
     }

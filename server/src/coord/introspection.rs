@@ -311,6 +311,10 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         self.inner.resolve_connection(name)
     }
 
+    fn resolve_sink(&self, name: &str) -> Option<GlobalId> {
+        self.inner.resolve_sink(name)
+    }
+
     fn resolve_shared(&self, name: &str) -> Option<CatalogItem> {
         self.inner.resolve_shared(name)
     }

@@ -30,6 +30,7 @@ mod pg_catalog;
 mod pg_rows;
 mod returning;
 mod show;
+mod sink;
 mod sources;
 mod table_as;
 mod temporary;
@@ -118,6 +119,8 @@ struct State {
     source_errors: Vec<crate::storage::SourceError>,
     /// What each external source's reader reports, and the flag that stops it.
     ingests: BTreeMap<GlobalId, external::Ingest>,
+    /// The flag that stops each sink's writer.
+    sinks: BTreeMap<GlobalId, Arc<std::sync::atomic::AtomicBool>>,
     peeks: HashMap<u64, PendingPeek>,
     subscribes: HashMap<u64, dispatch::SubscribeState>,
     /// Every installed dataflow (tables', views', indexes', transient reads'), for
@@ -219,6 +222,7 @@ impl Coordinator {
                     restored_offsets: BTreeMap::new(),
                     source_errors: Vec::new(),
                     ingests: BTreeMap::new(),
+                    sinks: BTreeMap::new(),
                     peeks: HashMap::new(),
                     subscribes: HashMap::new(),
                     dataflows: BTreeMap::new(),

@@ -46,6 +46,15 @@ pub fn show(stmt: &ParsedStatement, catalog: &Catalog) -> Option<Result<ExecuteR
             Ok(sources(catalog))
         }
         Statement::ShowVariable { variable }
+            if variable.len() == 1 && variable[0].value.eq_ignore_ascii_case("sinks") =>
+        {
+            let rows = catalog
+                .sinks()
+                .map(|(_, s)| Row::new(vec![text(&s.name), text("kafka")]))
+                .collect();
+            Ok(listing(&["name", "type"], rows))
+        }
+        Statement::ShowVariable { variable }
             if variable.len() == 1 && variable[0].value.eq_ignore_ascii_case("connections") =>
         {
             let rows = catalog
