@@ -240,6 +240,13 @@ async fn time_moves_forward_across_restarts() {
         after > before,
         "read time {after} after a restart, {before} before"
     );
+    // History before the restart is not kept: reading as of then is refused, clearly.
+    let (code, msg) = expect_error(&c, &format!("SUBSCRIBE t AS OF {before}")).await;
+    assert_eq!(code, "22023", "{msg}");
+    assert!(
+        msg.contains("not valid") && msg.contains("earliest"),
+        "{msg}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

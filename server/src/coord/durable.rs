@@ -98,9 +98,10 @@ impl Coordinator {
         self.committer.wait(seq).await;
     }
 
-    /// Blocks until every commit handed to the committer is durable (before a clean exit).
+    /// Blocks until every commit handed to the committer is durable and closes the store
+    /// (before a clean exit).
     pub fn shutdown(&self) {
-        self.committer.flush();
+        self.committer.close();
     }
 
     /// Hands a commit to the committer; returns its number.
@@ -348,6 +349,9 @@ impl Coordinator {
             let mut state = self.lock();
             state.next_id = state.next_id.max(meta.next_id);
             state.next_position = state.next_position.max(meta.next_position);
+            // History before the restart is gone: nothing may be read as of a time before
+            // the restored contents (such a read is refused, not answered from empty inputs).
+            state.since = state.since.max(state.upper - 1);
             let now = now_ms();
             self.renew_lease(&mut state, now);
         }

@@ -23,8 +23,9 @@ enum Request {
         seq: u64,
         commit: Commit,
     },
-    /// Answered once every commit submitted before it is durable.
-    Flush(std::sync::mpsc::Sender<()>),
+    /// Answered once every commit submitted before it is durable and the store is closed (a
+    /// clean shutdown); later commits are refused.
+    Close(std::sync::mpsc::Sender<()>),
 }
 
 /// A handle to the committer thread.
@@ -48,14 +49,14 @@ impl Committer {
                 while let Ok(first) = rx.recv() {
                     let mut group = Commit::default();
                     let mut last = None;
-                    let mut flushes = Vec::new();
+                    let mut close = None;
                     for request in std::iter::once(first).chain(rx.try_iter()) {
                         match request {
                             Request::Commit { seq, commit } => {
                                 group.absorb(commit);
                                 last = Some(seq);
                             }
-                            Request::Flush(done) => flushes.push(done),
+                            Request::Close(done) => close = Some(done),
                         }
                     }
                     if let Some(seq) = last {
@@ -65,8 +66,10 @@ impl Committer {
                         on_durable(seq, group);
                         durable_tx.send_replace(seq);
                     }
-                    for done in flushes {
+                    if let Some(done) = close {
+                        drop(store);
                         let _ = done.send(());
+                        return;
                     }
                 }
             })
@@ -89,10 +92,11 @@ impl Committer {
         }
     }
 
-    /// Blocks until every commit submitted so far is durable (for a clean shutdown).
-    pub fn flush(&self) {
+    /// Blocks until every commit submitted so far is durable, then closes the store (a clean
+    /// shutdown: the next start needs no recovery).
+    pub fn close(&self) {
         let (done, wait) = std::sync::mpsc::channel();
-        if self.tx.send(Request::Flush(done)).is_ok() {
+        if self.tx.send(Request::Close(done)).is_ok() {
             let _ = wait.recv();
         }
     }
@@ -156,6 +160,6 @@ mod tests {
         let mut store = store;
         let snapshot = store.load().unwrap();
         assert_eq!(snapshot.meta.upper, n + 1);
-        committer.flush();
+        committer.close();
     }
 }

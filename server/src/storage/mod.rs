@@ -9,8 +9,33 @@
 //! catalog records in creation order and each table's rows, consolidated.
 //!
 //! `redb_store.rs` is the single-machine store, a redb file in the data directory; `memory.rs`
-//! keeps everything in memory (tests, and the shape a shared store would follow: an object store
-//! for the updates plus a consensus service for the catalog and the uppers, behind this trait).
+//! keeps everything in memory (tests, and the shape a shared store would follow).
+//!
+//! # Design note
+//!
+//! - **Why redb.** An embedded, pure-Rust, transactional B-tree store: atomic commits with one
+//!   fsync each, checksummed pages, a file lock that keeps a second process out, and its own
+//!   crash-consistency tests. kpg writes no page format of its own. (RocksDB would bring a C++
+//!   build and a write-ahead log kpg does not need; sled is unmaintained.)
+//! - **What is stored.** The catalog as one record per DDL statement (its SQL and the ids it gave
+//!   its objects), table and source rows as batches keyed by (collection, time), external
+//!   sources' offsets and undecodable records, and the counters (next id, next row position, a
+//!   lease on timestamps, the last readable time). Rows are bincode behind a format byte
+//!   (`codec.rs`), to become the packed row encoding when rows are packed (issue 17).
+//! - **Order and durability.** Every commit goes through the committer in the order the
+//!   coordinator numbered it; writes become readable only once durable, and concurrent writers
+//!   share an fsync. A table's batches are merged into one once its history is as large as its
+//!   contents (amortized compaction, in the committer thread).
+//! - **Restart.** Replay the records in key order (each allocating from its first id), load
+//!   each collection's rows right after the statement that created it, rebuild every dataflow,
+//!   then serve. History before the restart is not kept: reads as of earlier times are refused.
+//! - **Clusters (later).** For several machines, the same trait over shared storage, as
+//!   Materialize's persist: batches of updates written as immutable blobs to an object store
+//!   (S3-like), and a consensus service (a compare-and-set log, e.g. on PostgreSQL or etcd)
+//!   holding the catalog records, each collection's list of blobs with its upper and since, and
+//!   the counters. A commit writes its blobs first, then compare-and-sets the new state; group
+//!   commit and the coordinator's ordering stay as they are. Only `Store` changes: the
+//!   sequencer and the committer do not.
 
 mod codec;
 pub mod committer;
