@@ -375,8 +375,12 @@ async fn source_ddl_listing_indexes_and_errors() {
         ("DROP SOURCE people", "42809"),
         ("DROP SOURCE tpch", "2BP01"),
         (
-            "CREATE SOURCE k FROM KAFKA CONNECTION kc (TOPIC 't')",
+            "CREATE SOURCE k FROM POSTGRES CONNECTION pg (PUBLICATION 'p') FOR ALL TABLES",
             "0A000",
+        ),
+        (
+            "CREATE SOURCE k FROM KAFKA CONNECTION kc (TOPIC 't') FORMAT TEXT",
+            "42704",
         ),
         (
             "CREATE SOURCE g FROM LOAD GENERATOR AUCTION FOR ALL TABLES",
