@@ -20,7 +20,9 @@
 //! `START OFFSET`, JSON without columns (a `jsonb` column), keys of several columns — is refused
 //! as not supported (0A000).
 
-use kpg_types::external::{Decoding, Envelope, ExternalSourceDesc, Format, Include, Transport};
+use kpg_types::external::{
+    Decoding, Envelope, ExternalSourceDesc, Format, Include, KafkaStart, Transport,
+};
 use kpg_types::{ColumnType, RelationDesc, ScalarType};
 use sqlparser::ast::{ColumnDef, ColumnOption, ObjectName};
 use sqlparser::keywords::Keyword;
@@ -111,25 +113,29 @@ pub(crate) fn parse(
     if_not_exists: bool,
     columns: Vec<ColumnDef>,
 ) -> Result<CreateExternalSource, Refusal> {
-    let (connection, broker, topic) = if parse_word(parser, "connection") {
+    let (connection, broker, topic, mut start) = if parse_word(parser, "connection") {
         let connection = parser.parse_object_name(false)?;
         parser.expect_token(&Token::LParen)?;
         expect_word(parser, "topic")?;
         let _ = parser.consume_token(&Token::Eq);
         let topic = parser.parse_literal_string()?;
-        if parser.consume_token(&Token::Comma) {
-            return Err(Refusal::Unsupported(
-                "options of a Kafka source other than TOPIC (START OFFSET, START TIMESTAMP ...)"
-                    .into(),
-            ));
-        }
+        let start = if parser.consume_token(&Token::Comma) {
+            parse_start(parser)?
+        } else {
+            KafkaStart::Beginning
+        };
         parser.expect_token(&Token::RParen)?;
-        (Some(connection), String::new(), topic)
+        (Some(connection), String::new(), topic, start)
     } else {
         expect_word(parser, "broker")?;
         let broker = parser.parse_literal_string()?;
         expect_word(parser, "topic")?;
-        (None, broker, parser.parse_literal_string()?)
+        (
+            None,
+            broker,
+            parser.parse_literal_string()?,
+            KafkaStart::Beginning,
+        )
     };
     let mut key_format = None;
     let mut value_format = None;
@@ -195,22 +201,74 @@ pub(crate) fn parse(
     } else {
         Envelope::None
     };
-    if parser.consume_token(&Token::LParen) || parse_word(parser, "with") {
-        return Err(Refusal::Unsupported(
-            "options of a Kafka source (START OFFSET, START TIMESTAMP ...)".into(),
-        ));
+    if parse_word(parser, "with") {
+        parser.expect_token(&Token::LParen)?;
+        start = parse_start(parser)?;
+        parser.expect_token(&Token::RParen)?;
     }
     Ok(CreateExternalSource {
         name,
         if_not_exists,
         columns,
-        transport: Transport::Kafka { broker, topic },
+        transport: Transport::Kafka {
+            broker,
+            topic,
+            start,
+        },
         connection,
         key_format,
         value_format,
         include,
         envelope,
     })
+}
+
+/// `START OFFSET (o, ...)` or `START TIMESTAMP ms`.
+fn parse_start(parser: &mut Parser<'_>) -> Result<KafkaStart, Refusal> {
+    expect_word(parser, "start")?;
+    let number = |parser: &mut Parser<'_>| -> Result<i64, Refusal> {
+        let next = parser.next_token();
+        match &next.token {
+            Token::Number(n, _) => n.parse::<i64>().map_err(|_| {
+                Refusal::Parser(ParserError::ParserError(format!("invalid number {n}")))
+            }),
+            _ => Ok(parser.expected("a non-negative whole number", next)?),
+        }
+    };
+    if parse_word(parser, "offset") {
+        let _ = parser.consume_token(&Token::Eq);
+        parser.expect_token(&Token::LParen)?;
+        let mut offsets = vec![number(parser)?];
+        while parser.consume_token(&Token::Comma) {
+            offsets.push(number(parser)?);
+        }
+        parser.expect_token(&Token::RParen)?;
+        Ok(KafkaStart::Offsets(offsets))
+    } else if parse_word(parser, "timestamp") {
+        let _ = parser.consume_token(&Token::Eq);
+        if parser.consume_token(&Token::Minus) {
+            return Err(Refusal::Unsupported(
+                "a START TIMESTAMP relative to now (a negative one); give milliseconds since \
+                 the epoch"
+                    .into(),
+            ));
+        }
+        Ok(KafkaStart::Timestamp(number(parser)?))
+    } else {
+        Ok(parser.expected("OFFSET or TIMESTAMP", parser.peek_token())?)
+    }
+}
+
+/// `START OFFSET (o, ...)` / `START TIMESTAMP ms` as SQL, or nothing for the beginning.
+fn start_sql(start: &KafkaStart) -> Option<String> {
+    match start {
+        KafkaStart::Beginning => None,
+        KafkaStart::Offsets(o) => {
+            let o: Vec<String> = o.iter().map(i64::to_string).collect();
+            Some(format!("START OFFSET ({})", o.join(", ")))
+        }
+        KafkaStart::Timestamp(t) => Some(format!("START TIMESTAMP {t}")),
+    }
 }
 
 /// A format, and whether it said `WITH HEADER` (CSV only).
@@ -429,7 +487,7 @@ pub(crate) fn plan(
         }
     }
     match &transport {
-        Transport::Kafka { broker, topic }
+        Transport::Kafka { broker, topic, .. }
             if broker.trim().is_empty() || topic.trim().is_empty() =>
         {
             return Err(PlanError::new(
@@ -487,15 +545,16 @@ fn sql(cs: &CreateExternalSource, name: &str) -> String {
         out.push_str(&format!(" ({})", cols.join(", ")));
     }
     let (broker, topic) = match &cs.transport {
-        Transport::Kafka { topic, .. } if cs.connection.is_some() => {
+        Transport::Kafka { topic, start, .. } if cs.connection.is_some() => {
             let c = cs.connection.as_ref().expect("a connection");
+            let start = start_sql(start).map_or(String::new(), |s| format!(", {s}"));
             out.push_str(&format!(
-                " FROM KAFKA CONNECTION {c} (TOPIC {})",
+                " FROM KAFKA CONNECTION {c} (TOPIC {}{start})",
                 literal(topic)
             ));
             return finish_sql(cs, out);
         }
-        Transport::Kafka { broker, topic } => (broker, topic),
+        Transport::Kafka { broker, topic, .. } => (broker, topic),
         Transport::File { path, tail, header } => {
             let header = if *header { " WITH HEADER" } else { "" };
             let format = format(&cs.value_format);
@@ -551,5 +610,10 @@ fn finish_sql(cs: &CreateExternalSource, mut out: String) -> String {
         Envelope::None => " ENVELOPE NONE",
         Envelope::Upsert => " ENVELOPE UPSERT",
     });
+    if let (None, Transport::Kafka { start, .. }) = (&cs.connection, &cs.transport) {
+        if let Some(start) = start_sql(start) {
+            out.push_str(&format!(" WITH ({start})"));
+        }
+    }
     out
 }

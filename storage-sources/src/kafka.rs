@@ -15,6 +15,7 @@ use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::records::{Record, RecordReader};
+use kpg_types::external::KafkaStart;
 
 /// How often the topic's partitions are looked up again.
 const METADATA_REFRESH: Duration = Duration::from_secs(5);
@@ -31,12 +32,13 @@ pub struct KafkaReader {
 
 impl KafkaReader {
     /// Connects to `broker` and assigns every partition of `topic`, each from its offset in
-    /// `start` (the next offset to read), or from the beginning. Fails with a message if the
+    /// `start` (the next offset to read), or where `first` says. Fails with a message if the
     /// broker cannot be reached or the topic does not exist.
     pub fn connect(
         broker: &str,
         topic: &str,
         start: &BTreeMap<i32, i64>,
+        first: &KafkaStart,
     ) -> Result<KafkaReader, String> {
         let consumer: BaseConsumer = ClientConfig::new()
             .set("bootstrap.servers", broker)
@@ -55,11 +57,20 @@ impl KafkaReader {
             refreshed: Instant::now(),
         };
         let partitions = reader.partitions()?;
+        let from_time = match first {
+            KafkaStart::Timestamp(ms) => Some(reader.offsets_for_time(&partitions, *ms)?),
+            _ => None,
+        };
         let mut list = TopicPartitionList::new();
         for p in &partitions {
-            let offset = start
-                .get(p)
-                .map_or(Offset::Beginning, |o| Offset::Offset(*o));
+            let first = match (first, &from_time) {
+                (KafkaStart::Offsets(o), _) => o
+                    .get(*p as usize)
+                    .map_or(Offset::Beginning, |o| Offset::Offset(*o)),
+                (_, Some(at)) => at.get(p).copied().unwrap_or(Offset::End),
+                _ => Offset::Beginning,
+            };
+            let offset = start.get(p).map_or(first, |o| Offset::Offset(*o));
             list.add_partition_offset(topic, *p, offset)
                 .map_err(|e| format!("assigning partition {p}: {e}"))?;
         }
@@ -71,6 +82,34 @@ impl KafkaReader {
             reader.next.entry(p).or_insert(0);
         }
         Ok(reader)
+    }
+
+    /// The offset of each partition's first record at or after `ms` (the end where there is
+    /// none).
+    fn offsets_for_time(
+        &self,
+        partitions: &[i32],
+        ms: i64,
+    ) -> Result<BTreeMap<i32, Offset>, String> {
+        let mut list = TopicPartitionList::new();
+        for p in partitions {
+            list.add_partition_offset(&self.topic, *p, Offset::Offset(ms))
+                .map_err(|e| e.to_string())?;
+        }
+        let found = self
+            .consumer
+            .offsets_for_times(list, METADATA_TIMEOUT)
+            .map_err(|e| {
+                format!(
+                    "looking up offsets by time in topic \"{}\": {e}",
+                    self.topic
+                )
+            })?;
+        Ok(found
+            .elements()
+            .iter()
+            .map(|e| (e.partition(), e.offset()))
+            .collect())
     }
 
     /// The topic's partitions, from the broker.

@@ -42,9 +42,13 @@ pub fn connect(
     start: &BTreeMap<i32, i64>,
 ) -> Result<Box<dyn RecordReader>, String> {
     Ok(match transport {
-        Transport::Kafka { broker, topic } => {
-            Box::new(crate::kafka::KafkaReader::connect(broker, topic, start)?)
-        }
+        Transport::Kafka {
+            broker,
+            topic,
+            start: first,
+        } => Box::new(crate::kafka::KafkaReader::connect(
+            broker, topic, start, first,
+        )?),
         Transport::File { path, tail, header } => Box::new(crate::file::FileReader::open(
             std::path::Path::new(path),
             *tail,

@@ -524,3 +524,67 @@ async fn connections_name_a_broker_and_survive_restarts() {
     assert_eq!(query(&c, "SHOW CONNECTIONS").await, rows(&[]));
     execute(&c, "DROP CONNECTION IF EXISTS k").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn start_offset_and_start_timestamp() {
+    let (kafka, mut kpg) = tokio::join!(Kafka::start(), KpgServer::start());
+    kafka.create_topic("s", 2).await;
+    let values: Vec<String> = (0..10).map(|i| i.to_string()).collect();
+    let values: Vec<&str> = values.iter().map(String::as_str).collect();
+    kafka.produce_values("s", &values, Some(0));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let cut = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    kafka.produce_values("s", &["10", "11", "12"], Some(0));
+    kafka.produce_values("s", &["100"], Some(1));
+    let c = kpg.connect().await;
+    let b = kafka.broker();
+    // Partition 0 from offset 7, partition 1 (not listed) from its beginning.
+    execute(
+        &c,
+        &format!(
+            "CREATE SOURCE by_offset (n int) FROM KAFKA BROKER '{b}' TOPIC 's' FORMAT CSV \
+             WITH (START OFFSET (7))"
+        ),
+    )
+    .await;
+    execute(&c, &format!("CREATE CONNECTION k TO KAFKA (BROKER '{b}')")).await;
+    execute(
+        &c,
+        &format!(
+            "CREATE SOURCE by_time (n int) FROM KAFKA CONNECTION k (TOPIC 's', START TIMESTAMP \
+             {cut}) FORMAT CSV"
+        ),
+    )
+    .await;
+    wait_for(&c, "SELECT count(*) FROM by_offset", "7").await;
+    assert_eq!(
+        query(&c, "SELECT n FROM by_offset ORDER BY n").await,
+        rows(&[&["7"], &["8"], &["9"], &["10"], &["11"], &["12"], &["100"]])
+    );
+    wait_for(&c, "SELECT count(*) FROM by_time", "4").await;
+    assert_eq!(
+        query(&c, "SELECT n FROM by_time ORDER BY n").await,
+        rows(&[&["10"], &["11"], &["12"], &["100"]])
+    );
+    let shown = query(&c, "SHOW CREATE SOURCE by_offset").await;
+    assert!(
+        text(&shown[0][1]).ends_with("ENVELOPE NONE WITH (START OFFSET (7))"),
+        "{shown:?}"
+    );
+    // After a restart the stored offsets win: nothing is read twice.
+    drop(c);
+    kpg.kill();
+    kafka.produce_values("s", &["13"], Some(0));
+    kpg.restart().await;
+    let c = kpg.connect().await;
+    wait_for(&c, "SELECT count(*) FROM by_offset", "8").await;
+    wait_for(&c, "SELECT count(*) FROM by_time", "5").await;
+    assert_eq!(
+        query(&c, "SELECT count(*) - count(DISTINCT n) FROM by_time").await,
+        rows(&[&["0"]])
+    );
+}

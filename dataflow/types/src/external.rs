@@ -67,8 +67,13 @@ pub struct Decoding {
 /// Where records come from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Transport {
-    /// Every partition of a topic; `broker` is `host:port[,host:port...]`.
-    Kafka { broker: String, topic: String },
+    /// Every partition of a topic; `broker` is `host:port[,host:port...]`; `start` says where
+    /// a partition kpg has not read from yet begins.
+    Kafka {
+        broker: String,
+        topic: String,
+        start: KafkaStart,
+    },
     /// The lines of a file (one partition, offsets are byte offsets); with `tail`, lines
     /// appended later too; with `header`, the first line is skipped.
     File {
@@ -76,6 +81,20 @@ pub enum Transport {
         tail: bool,
         header: bool,
     },
+}
+
+/// Where a Kafka source starts reading a partition it has not read yet.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KafkaStart {
+    /// Its first record.
+    #[default]
+    Beginning,
+    /// `START OFFSET (o0, o1, ...)`: partition i at offset oi (partitions beyond the list at
+    /// their beginning).
+    Offsets(Vec<i64>),
+    /// `START TIMESTAMP ms`: each partition at its first record with a timestamp at or after
+    /// `ms` (milliseconds since the epoch).
+    Timestamp(i64),
 }
 
 /// A source reading an external stream.
