@@ -359,20 +359,20 @@ pub(crate) fn plan(
     // The value's columns.
     let mut columns: Vec<(String, ColumnType)> = Vec::new();
     match &cs.value_format {
+        // JSON without a column list: the whole document as one `data jsonb` column.
+        Format::Json if cs.columns.is_empty() => {
+            columns.push((
+                "data".to_string(),
+                ColumnType::new(ScalarType::Jsonb, false),
+            ));
+        }
         Format::Csv { .. } | Format::Json => {
             if cs.columns.is_empty() {
-                return Err(match cs.value_format {
-                    Format::Json => PlanError::unsupported(
-                        "FORMAT JSON without a column list (a single jsonb column; kpg has no \
-                         jsonb type yet): declare the columns, e.g. CREATE SOURCE s (id int, \
-                         name text) FROM KAFKA ...",
-                    ),
-                    _ => PlanError::new(
-                        "42601",
-                        "FORMAT CSV needs the source's columns: CREATE SOURCE s (a int, b text) \
-                         FROM KAFKA ...",
-                    ),
-                });
+                return Err(PlanError::new(
+                    "42601",
+                    "FORMAT CSV needs the source's columns: CREATE SOURCE s (a int, b text) \
+                     FROM KAFKA ...",
+                ));
             }
             for c in &cs.columns {
                 let mut nullable = true;
@@ -412,9 +412,13 @@ pub(crate) fn plan(
             columns.push((n, ColumnType::new(ty, false)));
         }
     }
+    // (A JSON document's decoding has no columns: it is the whole value.)
     let value = Decoding {
         format: cs.value_format.clone(),
-        columns: columns.iter().map(|(n, t)| (n.clone(), t.scalar)).collect(),
+        columns: match (&cs.value_format, cs.columns.is_empty()) {
+            (Format::Json, true) => Vec::new(),
+            _ => columns.iter().map(|(n, t)| (n.clone(), t.scalar)).collect(),
+        },
     };
     // The key, as a column of its own.
     let key_alias = cs.include.iter().find_map(|(item, alias)| match item {

@@ -341,6 +341,14 @@ fn resolve_call(cx: &ExprContext<'_>, name: &str, args: Vec<Typed>) -> Result<Ty
             };
             crate::builtin::unary(a.clone(), UnaryFunc::Abs, a.ty.expect("typed").base())
         }
+        ("jsonb_typeof", 1) => {
+            let a = args.into_iter().next().expect("one");
+            if !a.ty.is_none_or(|t| t == ScalarType::Jsonb) {
+                return Err(no_function(&name, &[a]));
+            }
+            let a = coerce(a, &ScalarType::Jsonb, CastContext::Implicit)?.expect("jsonb");
+            crate::builtin::unary(a, UnaryFunc::JsonbTypeof, ScalarType::Text)
+        }
         ("upper" | "lower" | "length" | "char_length" | "character_length", 1) => {
             let a = args.into_iter().next().expect("one");
             if name == "length" && a.ty == Some(ScalarType::Bytea) {

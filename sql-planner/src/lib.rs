@@ -39,6 +39,7 @@ mod index;
 mod index_reuse;
 mod join;
 mod join_order;
+mod jsonb_ops;
 mod names;
 mod ops;
 mod optimize;

@@ -16,11 +16,11 @@ use crate::types::{coerce, numeric_promotion, CastContext, Typed};
 use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc, VariadicFunc};
 
 /// 42883 for an operator PostgreSQL lacks, named with the operands' types as written.
-fn no_operator(sym: &str, (l, r): &(String, String)) -> PlanError {
+pub(crate) fn no_operator(sym: &str, (l, r): &(String, String)) -> PlanError {
     PlanError::undefined_function(format!("operator does not exist: {l} {sym} {r}"))
 }
 
-fn names(l: &Typed, r: &Typed) -> (String, String) {
+pub(crate) fn names(l: &Typed, r: &Typed) -> (String, String) {
     (l.type_name(), r.type_name())
 }
 

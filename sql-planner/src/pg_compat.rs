@@ -46,6 +46,9 @@ pub fn operator(
     op: &BinaryOperator,
     right: &Expr,
 ) -> Result<Typed, PlanError> {
+    if crate::jsonb_ops::is_jsonb_operator(op) {
+        return crate::jsonb_ops::operator(cx, left, op, right);
+    }
     let (ci, negated) = match op {
         BinaryOperator::PGRegexMatch => (false, false),
         BinaryOperator::PGRegexIMatch => (true, false),

@@ -85,6 +85,9 @@ pub fn cast_allowed(from: &ScalarType, to: &ScalarType, ctx: CastContext) -> boo
         (_, Text | VarChar { .. } | Char { .. }) => ctx != CastContext::Implicit,
         (Text | VarChar { .. } | Char { .. }, _) => ctx == CastContext::Explicit,
         (Int32, Bool) | (Bool, Int32) => ctx == CastContext::Explicit,
+        (Jsonb, Bool | Int16 | Int32 | Int64 | Numeric { .. } | Float32 | Float64) => {
+            ctx == CastContext::Explicit
+        }
         (Date, Timestamp) | (Time, Interval) => true,
         (Timestamp, Date) | (Timestamp, Time) | (Interval, Time) => ctx != CastContext::Implicit,
         _ => false,
@@ -331,6 +334,7 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
         }
         D::Uuid => ScalarType::Uuid,
         D::Bytea => ScalarType::Bytea,
+        D::JSONB => ScalarType::Jsonb,
         D::Interval { fields, precision } => {
             interval_type(fields.as_ref().map(interval_fields), *precision)?
         }
@@ -355,7 +359,8 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
                 "time" => ScalarType::Time,
                 "uuid" => ScalarType::Uuid,
                 "bytea" => ScalarType::Bytea,
-                "timestamptz" | "timetz" | "json" | "jsonb" | "char" => {
+                "jsonb" => ScalarType::Jsonb,
+                "timestamptz" | "timetz" | "json" | "char" => {
                     return unsupported(&name.to_string())
                 }
                 other => {
@@ -449,5 +454,6 @@ pub fn internal_name(ty: &ScalarType) -> &'static str {
         ScalarType::Time | ScalarType::TimeOf(_) => "time",
         ScalarType::Uuid => "uuid",
         ScalarType::Bytea => "bytea",
+        ScalarType::Jsonb => "jsonb",
     }
 }

@@ -42,6 +42,13 @@ impl Decoder {
                     })
                     .collect()
             }
+            // No columns: the whole document, as jsonb.
+            Format::Json if columns.is_empty() => {
+                let text = utf8(bytes)?;
+                let json = kpg_types::jsonb::Json::parse(text)
+                    .map_err(|_| format!("invalid JSON: {}", excerpt(text)))?;
+                Ok(vec![Datum::Jsonb(Box::new(json))])
+            }
             Format::Json => {
                 let value: serde_json::Value =
                     serde_json::from_slice(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
@@ -68,6 +75,14 @@ impl Decoder {
                     .collect()
             }
         }
+    }
+}
+
+/// The start of a long text, for an error message.
+fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_string(),
     }
 }
 

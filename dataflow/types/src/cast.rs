@@ -35,6 +35,13 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (d, ScalarType::Char { .. }) => {
             Datum::String(d.to_text().expect("not null")).cast_char(ty)?
         }
+        (Datum::Jsonb(j), ScalarType::Jsonb) => Datum::Jsonb(j),
+        (Datum::Jsonb(j), ScalarType::Bool) => Datum::Bool(j.as_bool()?),
+        // A jsonb number converts as a numeric does (rounding to integers).
+        (Datum::Jsonb(j), ty) => {
+            let n = j.as_number(&ty.to_string())?.clone();
+            cast(Datum::Numeric(n), ty)?
+        }
         (Datum::Bool(b), ScalarType::Bool) => Datum::Bool(b),
         (Datum::Bool(b), ScalarType::Int32) => Datum::Int32(b as i32),
         (Datum::Int32(i), ScalarType::Bool) => Datum::Bool(i != 0),

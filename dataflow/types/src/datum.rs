@@ -50,6 +50,8 @@ pub enum Datum {
     Uuid([u8; 16]),
     /// A `bytea`.
     Bytes(Vec<u8>),
+    /// A `jsonb`, normalized.
+    Jsonb(Box<crate::jsonb::Json>),
 }
 
 impl Datum {
@@ -113,6 +115,7 @@ impl Datum {
             (Time(a), Time(b)) => a.cmp(b),
             (Uuid(a), Uuid(b)) => a.cmp(b),
             (Bytes(a), Bytes(b)) => a.cmp(b),
+            (Jsonb(a), Jsonb(b)) => a.compare(b, r),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -136,6 +139,7 @@ impl Datum {
             Datum::Time(_) => 12,
             Datum::Uuid(_) => 13,
             Datum::Bytes(_) => 14,
+            Datum::Jsonb(_) => 15,
         }
     }
 
@@ -158,6 +162,7 @@ impl Datum {
             Datum::Time(t) => datetime::write_time(*t, out),
             Datum::Uuid(u) => crate::bytes_text::write_uuid(u, out),
             Datum::Bytes(b) => crate::bytes_text::write_bytea(b, out),
+            Datum::Jsonb(j) => j.write(out),
         }
     }
 
@@ -256,6 +261,7 @@ impl Datum {
             }
             ScalarType::Uuid => crate::bytes_text::parse_uuid(text).map(Datum::Uuid),
             ScalarType::Bytea => crate::bytes_text::parse_bytea(text).map(Datum::Bytes),
+            ScalarType::Jsonb => crate::jsonb::Json::parse(text).map(|j| Datum::Jsonb(Box::new(j))),
         }
     }
 

@@ -62,6 +62,12 @@ fn infix(func: &BinaryFunc) -> Option<&'static str> {
         BinaryFunc::Gte => ">=",
         BinaryFunc::Mod => "%",
         BinaryFunc::Concat => "||",
+        BinaryFunc::JsonbGet { as_text: false } => "->",
+        BinaryFunc::JsonbGet { as_text: true } => "->>",
+        BinaryFunc::JsonbPath { as_text: false } => "#>",
+        BinaryFunc::JsonbPath { as_text: true } => "#>>",
+        BinaryFunc::JsonbContains => "@>",
+        BinaryFunc::JsonbExists => "?",
         BinaryFunc::Like => "LIKE",
         BinaryFunc::ILike => "ILIKE",
         other => {

@@ -50,6 +50,8 @@ pub enum ScalarExpr {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum UnaryFunc {
+    /// jsonb_typeof(jsonb)
+    JsonbTypeof,
     Not,
     IsNull,
     IsNotNull,
@@ -160,6 +162,18 @@ pub enum BinaryFunc {
     /// first -n when n is negative).
     Left,
     Right,
+    /// jsonb -> text (a field) or jsonb -> integer (an element); `->>` with `as_text`.
+    JsonbGet {
+        as_text: bool,
+    },
+    /// jsonb #> text[] (a path, as its text); `#>>` with `as_text`.
+    JsonbPath {
+        as_text: bool,
+    },
+    /// jsonb @> jsonb
+    JsonbContains,
+    /// jsonb ? text
+    JsonbExists,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -501,6 +515,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         _ => {}
     }
     Ok(match (func, d) {
+        (UnaryFunc::JsonbTypeof, Datum::Jsonb(j)) => Datum::String(j.type_name().into()),
         (UnaryFunc::Not, Datum::Bool(b)) => Datum::Bool(!b),
         (UnaryFunc::Neg, Datum::Int16(i)) => Datum::Int16(
             i.checked_neg()
@@ -554,6 +569,9 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
     }
     use BinaryFunc::*;
     Ok(match func {
+        JsonbGet { .. } | JsonbPath { .. } | JsonbContains | JsonbExists => {
+            return crate::jsonb::eval_binary(func, l, r)
+        }
         Eq => Datum::Bool(l.sql_cmp(&r).is_eq()),
         NotEq => Datum::Bool(l.sql_cmp(&r).is_ne()),
         Lt => Datum::Bool(l.sql_cmp(&r).is_lt()),

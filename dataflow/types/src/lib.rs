@@ -36,6 +36,7 @@ pub mod external;
 mod failure;
 mod float_text;
 pub mod interval;
+pub mod jsonb;
 mod math;
 pub mod numeric;
 mod pg_funcs;

@@ -54,6 +54,8 @@ pub enum ScalarType {
     /// `time(p)`, carried as `TimestampOf` is.
     TimeOf(u8),
     Uuid,
+    /// `jsonb`.
+    Jsonb,
     Bytea,
 }
 
@@ -83,6 +85,7 @@ impl ScalarType {
             ScalarType::TimestampOf(_) => 1114,
             ScalarType::Time | ScalarType::TimeOf(_) => 1083,
             ScalarType::Uuid => 2950,
+            ScalarType::Jsonb => 3802,
             ScalarType::Bytea => 17,
         }
     }
@@ -215,6 +218,7 @@ impl fmt::Display for ScalarType {
             ScalarType::Time => write!(f, "time without time zone"),
             ScalarType::TimeOf(p) => write!(f, "time({p}) without time zone"),
             ScalarType::Uuid => write!(f, "uuid"),
+            ScalarType::Jsonb => write!(f, "jsonb"),
             ScalarType::Bytea => write!(f, "bytea"),
         }
     }

@@ -21,6 +21,8 @@ pub enum TableFunc {
     /// `generate_series(start, stop[, step])` of int4, int8 or numeric (default step 1), or of
     /// timestamps with an interval step.
     GenerateSeries,
+    /// `jsonb_array_elements(jsonb)` (`_text`: each element's `->>` text).
+    JsonbArrayElements { as_text: bool },
 }
 
 impl TableFunc {
@@ -28,6 +30,28 @@ impl TableFunc {
     pub fn eval(&self, args: &[Datum]) -> Result<Vec<Datum>, EvalError> {
         match self {
             TableFunc::GenerateSeries => generate_series(args),
+            TableFunc::JsonbArrayElements { as_text } => match &args[0] {
+                Datum::Null => Ok(Vec::new()),
+                Datum::Jsonb(j) => match j.as_ref() {
+                    crate::jsonb::Json::Array(items) => Ok(items
+                        .iter()
+                        .map(|v| match as_text {
+                            false => Datum::Jsonb(Box::new(v.clone())),
+                            true => v.as_text().map_or(Datum::Null, Datum::String),
+                        })
+                        .collect()),
+                    other => Err(EvalError::InvalidParameterValue(format!(
+                        "cannot extract elements from {}",
+                        match other {
+                            crate::jsonb::Json::Object(_) => "an object",
+                            _ => "a scalar",
+                        }
+                    ))),
+                },
+                other => Err(EvalError::Internal(format!(
+                    "jsonb_array_elements of {other:?}"
+                ))),
+            },
         }
     }
 }

@@ -154,6 +154,12 @@ fn encode_datum(
         }
         Datum::Uuid(u) => encoder.encode_field_with_type_and_format(u, &ty, fmt, opts),
         Datum::Bytes(b) => encoder.encode_field_with_type_and_format(b, &ty, fmt, opts),
+        // jsonb's binary form: version 1, then the text.
+        Datum::Jsonb(j) => {
+            let mut bytes = vec![1u8];
+            bytes.extend_from_slice(j.to_text().as_bytes());
+            encoder.encode_field_with_type_and_format(&bytes, &ty, fmt, opts)
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use sqlparser::ast::{FunctionArg, FunctionArgExpr, ObjectName};
 /// A function call in FROM, bound over a scope: its argument expressions, its scope (the
 /// value column, then `ordinality`) and whether it reads any column of the scope.
 struct Call {
+    func: TableFunc,
     exprs: Vec<ScalarExpr>,
     scope: Scope,
     reads_columns: bool,
@@ -27,7 +28,7 @@ impl Call {
     fn flat_map(&self, input: Plan) -> Plan {
         Plan::FlatMap {
             input: Box::new(input),
-            func: TableFunc::GenerateSeries,
+            func: self.func,
             exprs: self.exprs.clone(),
             ordinality: self.ordinality,
         }
@@ -64,19 +65,46 @@ impl FromBuilder<'_> {
                 other => Err(PlanError::unsupported(format!("function argument {other}"))),
             })
             .collect::<Result<_, _>>()?;
-        if fname != "generate_series" {
-            return Err(crate::func::no_function(&fname, &args));
-        }
-        let (exprs, ty) = generate_series_args(args)?;
+        let (func, exprs, ty, nullable) = match fname.as_str() {
+            "generate_series" => {
+                let (exprs, ty) = generate_series_args(args)?;
+                (TableFunc::GenerateSeries, exprs, ty, false)
+            }
+            "jsonb_array_elements" | "jsonb_array_elements_text" if args.len() == 1 => {
+                let as_text = fname.ends_with("_text");
+                let arg = args.into_iter().next().expect("one argument");
+                let arg = crate::types::coerce(
+                    arg,
+                    &ScalarType::Jsonb,
+                    crate::types::CastContext::Implicit,
+                )?
+                .ok_or_else(|| {
+                    PlanError::new("42883", format!("function {fname} takes a jsonb argument"))
+                })?;
+                let ty = if as_text {
+                    ScalarType::Text
+                } else {
+                    ScalarType::Jsonb
+                };
+                (
+                    TableFunc::JsonbArrayElements { as_text },
+                    vec![arg.expr],
+                    ty,
+                    true,
+                )
+            }
+            _ => return Err(crate::func::no_function(&fname, &args)),
+        };
         let reads_columns = exprs.iter().any(|e| !e.support().is_empty());
         let column = match alias {
             Some(a) if a.columns.is_empty() => fold(&a.name),
+            _ if matches!(func, TableFunc::JsonbArrayElements { .. }) => "value".to_string(),
             _ => fname.clone(),
         };
         let mut items = vec![ScopeItem {
             table: None,
             name: column,
-            ty: ColumnType::new(ty, false),
+            ty: ColumnType::new(ty, nullable),
             level: 0,
             used: UseMark::default(),
         }];
@@ -91,6 +119,7 @@ impl FromBuilder<'_> {
         }
         let scope = aliased(Scope { items }, alias, &fname)?;
         Ok(Call {
+            func,
             exprs,
             scope,
             reads_columns,

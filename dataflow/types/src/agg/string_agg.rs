@@ -136,6 +136,10 @@ fn encode(d: &Datum, out: &mut String) {
         }
         Datum::Time(v) => write!(out, "T{v};"),
         Datum::Uuid(v) => write!(out, "u{};", u128::from_be_bytes(*v)),
+        Datum::Jsonb(j) => {
+            let text = j.to_text();
+            write!(out, "j{}:{text}", text.len())
+        }
         Datum::Bytes(v) => {
             out.push('x');
             v.iter().for_each(|b| out.push_str(&format!("{b:02x}")));

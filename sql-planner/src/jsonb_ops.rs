@@ -1,0 +1,108 @@
+//! The jsonb operators: `->` and `->>` (a field by text key, an element by integer index),
+//! `#>` and `#>>` (a path given as a text array literal, `'{a,0,b}'`), `@>` and `<@`
+//! (containment) and `?` (key existence), typed as PostgreSQL types them. An unknown literal on
+//! the jsonb side is read as jsonb.
+
+use kpg_types::{BinaryFunc, ScalarType};
+use sqlparser::ast::{BinaryOperator, Expr};
+
+use crate::error::PlanError;
+use crate::expr::ExprContext;
+use crate::fold;
+use crate::ops::{names, no_operator};
+use crate::types::{coerce, CastContext, Typed};
+
+/// Whether `op` is one of the jsonb operators.
+pub fn is_jsonb_operator(op: &BinaryOperator) -> bool {
+    matches!(
+        op,
+        BinaryOperator::Arrow
+            | BinaryOperator::LongArrow
+            | BinaryOperator::HashArrow
+            | BinaryOperator::HashLongArrow
+            | BinaryOperator::AtArrow
+            | BinaryOperator::ArrowAt
+            | BinaryOperator::Question
+    )
+}
+
+pub fn operator(
+    cx: &ExprContext<'_>,
+    left: &Expr,
+    op: &BinaryOperator,
+    right: &Expr,
+) -> Result<Typed, PlanError> {
+    let (l, r) = (cx.bind(left)?, cx.bind(right)?);
+    let sym = op.to_string();
+    let fail = |l: &Typed, r: &Typed| no_operator(&sym, &names(l, r));
+    let jsonb = |t: Typed, other: &Typed, first: bool| -> Result<Typed, PlanError> {
+        match t.ty {
+            None | Some(ScalarType::Jsonb) => coerce(t, &ScalarType::Jsonb, CastContext::Implicit)?
+                .ok_or_else(|| PlanError::new("XX000", "jsonb coercion")),
+            Some(_) if first => Err(fail(&t, other)),
+            Some(_) => Err(fail(other, &t)),
+        }
+    };
+    let text = |t: Typed, other: &Typed| -> Result<Typed, PlanError> {
+        match t.ty {
+            None => coerce(t, &ScalarType::Text, CastContext::Implicit)?
+                .ok_or_else(|| PlanError::new("XX000", "text coercion")),
+            Some(ty) if ty.is_string() => coerce(t, &ScalarType::Text, CastContext::Implicit)?
+                .ok_or_else(|| PlanError::new("XX000", "text coercion")),
+            Some(_) => Err(fail(other, &t)),
+        }
+    };
+    let (func, l, r, ty) = match op {
+        BinaryOperator::Arrow | BinaryOperator::LongArrow => {
+            let as_text = *op == BinaryOperator::LongArrow;
+            let l = jsonb(l, &r, true)?;
+            let r = match r.ty {
+                Some(ScalarType::Int16 | ScalarType::Int32 | ScalarType::Int64) => {
+                    coerce(r, &ScalarType::Int64, CastContext::Implicit)?
+                        .ok_or_else(|| PlanError::new("XX000", "int coercion"))?
+                }
+                _ => text(r, &l)?,
+            };
+            let ty = if as_text {
+                ScalarType::Text
+            } else {
+                ScalarType::Jsonb
+            };
+            (BinaryFunc::JsonbGet { as_text }, l, r, ty)
+        }
+        BinaryOperator::HashArrow | BinaryOperator::HashLongArrow => {
+            let as_text = *op == BinaryOperator::HashLongArrow;
+            let l = jsonb(l, &r, true)?;
+            let r = text(r, &l)?;
+            let ty = if as_text {
+                ScalarType::Text
+            } else {
+                ScalarType::Jsonb
+            };
+            (BinaryFunc::JsonbPath { as_text }, l, r, ty)
+        }
+        BinaryOperator::AtArrow | BinaryOperator::ArrowAt => {
+            let (a, b) = if *op == BinaryOperator::AtArrow {
+                (l, r)
+            } else {
+                (r, l)
+            };
+            let a = jsonb(a, &b, true)?;
+            let b = jsonb(b, &a, false)?;
+            (BinaryFunc::JsonbContains, a, b, ScalarType::Bool)
+        }
+        BinaryOperator::Question => {
+            let l = jsonb(l, &r, true)?;
+            let r = text(r, &l)?;
+            (BinaryFunc::JsonbExists, l, r, ScalarType::Bool)
+        }
+        other => return Err(PlanError::unsupported(format!("operator {other}"))),
+    };
+    // `->` and friends find nothing (NULL) for a missing key; the containment tests do not.
+    let nullable = l.nullable || r.nullable || ty != ScalarType::Bool;
+    Ok(Typed::new(
+        fold::node(l.expr.call_binary(func, r.expr))?,
+        ty,
+        nullable,
+    ))
+}
