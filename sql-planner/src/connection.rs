@@ -20,8 +20,8 @@ use sqlparser::tokenizer::Token;
 use crate::error::PlanError;
 use crate::names::object_name;
 use crate::parse::Refusal;
-use crate::show_create::word_is;
 use crate::statement::{ParsedStatement, PlannedStatement};
+use crate::words::{at_create_or_drop, parse_drop, word_is};
 use crate::Catalog;
 
 /// A connection as the catalog keeps it.
@@ -36,23 +36,16 @@ pub struct ConnectionItem {
 
 /// Whether the parser stands at `CREATE CONNECTION` or `DROP CONNECTION`.
 pub(crate) fn at_connection_statement(parser: &Parser<'_>) -> bool {
-    let t = |i| &parser.peek_nth_token_ref(i).token;
-    (word_is(t(0), "create") || word_is(t(0), "drop")) && word_is(t(1), "connection")
+    at_create_or_drop(parser, "connection")
 }
 
 pub(crate) fn parse(parser: &mut Parser<'_>) -> Result<ParsedStatement, Refusal> {
-    if parser.parse_keyword(Keyword::DROP) {
-        parser.next_token(); // CONNECTION
-        let if_exists = parser.parse_keywords(&[Keyword::IF, Keyword::EXISTS]);
-        let names = parser.parse_comma_separated(|p| p.parse_object_name(false))?;
-        let cascade = parser.parse_keyword(Keyword::CASCADE);
-        if !cascade {
-            let _ = parser.parse_keyword(Keyword::RESTRICT);
-        }
+    if word_is(&parser.peek_token_ref().token, "drop") {
+        let d = parse_drop(parser)?;
         return Ok(ParsedStatement::DropConnection {
-            names,
-            if_exists,
-            cascade,
+            names: d.names,
+            if_exists: d.if_exists,
+            cascade: d.cascade,
         });
     }
     parser.expect_keyword(Keyword::CREATE)?;

@@ -10,6 +10,7 @@
 //! integers, as PostgreSQL's `SignedIconst`. Conflicting options (`SCROLL NO SCROLL`) parse,
 //! and are refused when the cursor is declared, with PostgreSQL's SQLSTATE.
 
+use crate::words::word_is;
 use std::time::Duration;
 
 use sqlparser::keywords::Keyword;
@@ -38,10 +39,6 @@ pub struct CursorOptions {
     pub insensitive: bool,
     pub asensitive: bool,
     pub hold: bool,
-}
-
-fn word_is(t: &Token, w: &str) -> bool {
-    matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
 }
 
 /// Whether the parser stands at DECLARE, FETCH, MOVE or CLOSE.

@@ -11,6 +11,7 @@
 //! every arrangement a dataflow would build is marked `ArrangeBy ... [new]`, every index it
 //! imports is named, and a footer lists both. The text is rendered by `explain_text.rs`.
 
+use crate::words::word_is;
 use sqlparser::ast::Query;
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::keywords::Keyword;
@@ -42,10 +43,6 @@ pub enum ExplainTarget {
     View(String),
     MaterializedView(String),
     Index(String),
-}
-
-fn word_is(t: &Token, w: &str) -> bool {
-    matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
 }
 
 fn stage_word(t: &Token) -> Option<ExplainStage> {

@@ -32,8 +32,8 @@ use sqlparser::tokenizer::Token;
 use crate::error::PlanError;
 use crate::names::{fold, object_name};
 use crate::parse::Refusal;
-use crate::show_create::word_is;
 use crate::statement::PlannedStatement;
+use crate::words::{expect_word, parse_word, word_is};
 use crate::Catalog;
 
 /// `CREATE SOURCE ... FROM KAFKA | FILE`, parsed.
@@ -311,23 +311,6 @@ fn parse_format(parser: &mut Parser<'_>) -> Result<(Format, bool), Refusal> {
         _ => return Ok(parser.expected("CSV, JSON, TEXT or BYTES", next)?),
     };
     Ok((format, header))
-}
-
-fn parse_word(parser: &mut Parser<'_>, word: &str) -> bool {
-    if word_is(&parser.peek_token_ref().token, word) {
-        parser.next_token();
-        true
-    } else {
-        false
-    }
-}
-
-fn expect_word(parser: &mut Parser<'_>, word: &str) -> Result<(), ParserError> {
-    if parse_word(parser, word) {
-        Ok(())
-    } else {
-        parser.expected(&word.to_uppercase(), parser.peek_token())
-    }
 }
 
 /// The one column of a TEXT or BYTES part.

@@ -64,6 +64,7 @@ mod subscribe;
 mod types;
 mod using;
 mod window;
+mod words;
 
 #[cfg(test)]
 mod tests;

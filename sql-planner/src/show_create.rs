@@ -2,9 +2,9 @@
 //! sqlparser knows neither the materialized view, the index nor the source form. The server answers it from its
 //! catalog (`name`, `create_sql`).
 
+use crate::words::word_is;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::Token;
 
 use crate::names::object_name;
 use crate::statement::ParsedStatement;
@@ -17,10 +17,6 @@ pub enum ShowCreateObject {
     MaterializedView,
     Index,
     Source,
-}
-
-pub(crate) fn word_is(t: &Token, w: &str) -> bool {
-    matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
 }
 
 /// Whether the parser stands at `SHOW CREATE`.

@@ -15,15 +15,15 @@
 use kpg_types::{GlobalId, Plan, RelationDesc};
 use sqlparser::ast::ObjectName;
 use sqlparser::keywords::Keyword;
-use sqlparser::parser::{Parser, ParserError};
+use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;
 
 use crate::catalog::read_plan;
 use crate::error::PlanError;
 use crate::names::{fold, object_name};
 use crate::parse::Refusal;
-use crate::show_create::word_is;
 use crate::statement::{ParsedStatement, PlannedStatement};
+use crate::words::{at_create_or_drop, expect_word, parse_drop, parse_word, word_is};
 use crate::Catalog;
 
 /// How a sink writes changes.
@@ -66,34 +66,16 @@ pub struct PlannedSink {
 
 /// Whether the parser stands at `CREATE SINK` or `DROP SINK`.
 pub(crate) fn at_sink_statement(parser: &Parser<'_>) -> bool {
-    let t = |i| &parser.peek_nth_token_ref(i).token;
-    (word_is(t(0), "create") || word_is(t(0), "drop")) && word_is(t(1), "sink")
-}
-
-fn parse_word(parser: &mut Parser<'_>, word: &str) -> bool {
-    if word_is(&parser.peek_token_ref().token, word) {
-        parser.next_token();
-        true
-    } else {
-        false
-    }
-}
-
-fn expect_word(parser: &mut Parser<'_>, word: &str) -> Result<(), ParserError> {
-    if parse_word(parser, word) {
-        Ok(())
-    } else {
-        parser.expected(&word.to_uppercase(), parser.peek_token())
-    }
+    at_create_or_drop(parser, "sink")
 }
 
 pub(crate) fn parse(parser: &mut Parser<'_>) -> Result<ParsedStatement, Refusal> {
-    if parser.parse_keyword(Keyword::DROP) {
-        parser.next_token(); // SINK
-        let if_exists = parser.parse_keywords(&[Keyword::IF, Keyword::EXISTS]);
-        let names = parser.parse_comma_separated(|p| p.parse_object_name(false))?;
-        let _ = parser.parse_keyword(Keyword::CASCADE) || parser.parse_keyword(Keyword::RESTRICT);
-        return Ok(ParsedStatement::DropSink { names, if_exists });
+    if word_is(&parser.peek_token_ref().token, "drop") {
+        let d = parse_drop(parser)?;
+        return Ok(ParsedStatement::DropSink {
+            names: d.names,
+            if_exists: d.if_exists,
+        });
     }
     parser.expect_keyword(Keyword::CREATE)?;
     parser.next_token(); // SINK

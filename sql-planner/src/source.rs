@@ -23,8 +23,8 @@ use sqlparser::tokenizer::Token;
 use crate::error::PlanError;
 use crate::names::{fold, object_name};
 use crate::parse::Refusal;
-use crate::show_create::word_is;
 use crate::statement::{ParsedStatement, PlannedStatement};
+use crate::words::{at_create_or_drop, expect_word, parse_drop, parse_word, word_is};
 use crate::Catalog;
 
 /// The default scale factor of the TPC-H generator (86,000 rows in all).
@@ -57,23 +57,16 @@ pub enum SourceTables {
 
 /// Whether the parser stands at `CREATE SOURCE` or `DROP SOURCE`.
 pub(crate) fn at_source_statement(parser: &Parser<'_>) -> bool {
-    let t = |i| &parser.peek_nth_token_ref(i).token;
-    (word_is(t(0), "create") || word_is(t(0), "drop")) && word_is(t(1), "source")
+    at_create_or_drop(parser, "source")
 }
 
 pub(crate) fn parse_source_statement(parser: &mut Parser<'_>) -> Result<ParsedStatement, Refusal> {
-    if parser.parse_keyword(Keyword::DROP) {
-        parser.next_token(); // SOURCE
-        let if_exists = parser.parse_keywords(&[Keyword::IF, Keyword::EXISTS]);
-        let names = parser.parse_comma_separated(|p| p.parse_object_name(false))?;
-        let cascade = parser.parse_keyword(Keyword::CASCADE);
-        if !cascade {
-            let _ = parser.parse_keyword(Keyword::RESTRICT);
-        }
+    if word_is(&parser.peek_token_ref().token, "drop") {
+        let d = parse_drop(parser)?;
         return Ok(ParsedStatement::DropSource {
-            names,
-            if_exists,
-            cascade,
+            names: d.names,
+            if_exists: d.if_exists,
+            cascade: d.cascade,
         });
     }
     parser.expect_keyword(Keyword::CREATE)?;
@@ -169,23 +162,6 @@ pub(crate) fn parse_source_statement(parser: &mut Parser<'_>) -> Result<ParsedSt
         options,
         tables,
     })))
-}
-
-fn parse_word(parser: &mut Parser<'_>, word: &str) -> bool {
-    if word_is(&parser.peek_token_ref().token, word) {
-        parser.next_token();
-        true
-    } else {
-        false
-    }
-}
-
-fn expect_word(parser: &mut Parser<'_>, word: &str) -> Result<(), ParserError> {
-    if parse_word(parser, word) {
-        Ok(())
-    } else {
-        parser.expected(&word.to_uppercase(), parser.peek_token())
-    }
 }
 
 /// One collection a planned source exports: its name, columns, and the generator output it

@@ -11,6 +11,7 @@ use crate::error::PlanError;
 use crate::names::object_name;
 use crate::query::{plan_subquery, QueryContext};
 use crate::statement::{ParsedStatement, PlannedStatement, SubscribeTarget};
+use crate::words::word_is;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
@@ -86,10 +87,6 @@ impl Default for SubscribeOptions {
             up_to: None,
         }
     }
-}
-
-fn word_is(t: &Token, w: &str) -> bool {
-    matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
 }
 
 fn parse_options(parser: &mut Parser<'_>) -> Result<SubscribeOptions, ParserError> {

@@ -719,6 +719,29 @@ pub async fn simple(client: &Client, sql: &str) -> Result<QueryResult, tokio_pos
     Ok(res)
 }
 
+/// A cell's text, NULL as the empty string.
+pub fn cell(value: &Option<String>) -> &str {
+    value.as_deref().unwrap_or("")
+}
+
+/// Waits until `sql`'s first cell reads `want` (e.g. a source has caught up), or fails after
+/// 30 s saying what it read last.
+pub async fn wait_for(client: &Client, sql: &str, want: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let rows = query(client, sql).await;
+        let got = rows.first().map_or("", |r| cell(&r[0])).to_string();
+        if got == want {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "`{sql}` reads {got}, still not {want} after 30s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Runs a statement that must succeed; returns its rows.
 pub async fn query(client: &Client, sql: &str) -> Rows {
     match simple(client, sql).await {

@@ -10,11 +10,6 @@ use std::time::Duration;
 use kpg_tests::tokio_postgres::Client;
 use kpg_tests::*;
 
-/// A cell's text (NULL as the empty string).
-fn text(cell: &Option<String>) -> &str {
-    cell.as_deref().unwrap_or("")
-}
-
 /// The objects and rows every test of this file starts from, on both servers (PostgreSQL's
 /// "materialized views" are plain views there, always current).
 async fn setup(s: &Pair) {
@@ -96,7 +91,7 @@ async fn ticks(client: &Client) -> i64 {
         "SELECT count(*), count(DISTINCT counter), coalesce(max(counter), 0), min(counter) FROM counter",
     )
     .await;
-    let n: Vec<&str> = r[0].iter().map(text).collect();
+    let n: Vec<&str> = r[0].iter().map(cell).collect();
     assert_eq!(n[0], n[1], "a repeated value: {n:?}");
     assert_eq!(n[0], n[2], "a skipped value: {n:?}");
     assert_eq!(n[3], "1", "{n:?}");
@@ -119,11 +114,11 @@ async fn objects_and_rows_survive_a_clean_stop_and_a_crash() {
     let ticks_before = ticks(&s.kpg).await;
     let catalog = objects(&s.kpg).await;
     assert!(
-        catalog.iter().any(|r| text(&r[0]) == "ord_cust"),
+        catalog.iter().any(|r| cell(&r[0]) == "ord_cust"),
         "{catalog:?}"
     );
     assert!(
-        !catalog.iter().any(|r| text(&r[0]) == "gone"),
+        !catalog.iter().any(|r| cell(&r[0]) == "gone"),
         "{catalog:?}"
     );
 
@@ -200,14 +195,14 @@ async fn objects_and_rows_survive_a_clean_stop_and_a_crash() {
     s.kpg_only("CREATE TABLE newer (x int)").await;
     let oid = |rows: &Rows, name: &str| -> i64 {
         rows.iter()
-            .find(|r| text(&r[0]) == name)
-            .map(|r| text(&r[2]).parse().unwrap())
+            .find(|r| cell(&r[0]) == name)
+            .map(|r| cell(&r[2]).parse().unwrap())
             .unwrap_or_else(|| panic!("{name} in {rows:?}"))
     };
     let after = objects(&s.kpg).await;
     let newest_before = catalog
         .iter()
-        .map(|r| text(&r[2]).parse::<i64>().unwrap())
+        .map(|r| cell(&r[2]).parse::<i64>().unwrap())
         .max()
         .unwrap();
     assert!(oid(&after, "newer") > newest_before, "{after:?}");
@@ -219,7 +214,7 @@ async fn read_time(c: &Client) -> u64 {
     execute(c, "DECLARE c CURSOR FOR SUBSCRIBE t").await;
     let rows = query(c, "FETCH 1 c WITH (timeout = '5s')").await;
     execute(c, "COMMIT").await;
-    text(&rows[0][0]).parse().unwrap()
+    cell(&rows[0][0]).parse().unwrap()
 }
 
 /// Timestamps never go backwards across a restart: a subscription's start after it is later

@@ -5,27 +5,10 @@
 //! one. Paths outside `--file-source-dir`, or any path without it, are refused.
 
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kpg_tests::tokio_postgres::Client;
 use kpg_tests::*;
-
-fn text(cell: &Option<String>) -> &str {
-    cell.as_deref().unwrap_or("")
-}
-
-async fn wait_for(client: &Client, sql: &str, want: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let rows = query(client, sql).await;
-        let got = text(&rows[0][0]).to_string();
-        if got == want {
-            return;
-        }
-        assert!(Instant::now() < deadline, "`{sql}` is {got}, not {want}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
 
 fn append(path: &std::path::Path, data: &str) {
     let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();

@@ -9,28 +9,6 @@ use std::time::{Duration, Instant};
 use kpg_tests::tokio_postgres::Client;
 use kpg_tests::*;
 
-/// A cell's text (NULL as the empty string).
-fn text(cell: &Option<String>) -> &str {
-    cell.as_deref().unwrap_or("")
-}
-
-/// Waits until `sql` (one number) returns `want`, or fails after 30 s.
-async fn wait_for(client: &Client, sql: &str, want: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let rows = query(client, sql).await;
-        let got = text(&rows[0][0]).to_string();
-        if got == want {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "`{sql}` is {got}, still not {want} after 30s"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// CSV lines whose fields exercise PostgreSQL's input rules: quoting, NULL versus the empty
 /// string, numerics with their scale, dates.
 fn csv_lines(n: usize) -> Vec<String> {
@@ -102,10 +80,10 @@ async fn csv_records_match_postgres_copy_and_views_follow() {
     .await;
     assert!(!gaps.is_empty());
     for r in &gaps {
-        let n: i64 = text(&r[1]).parse().unwrap();
-        assert_eq!(text(&r[1]), text(&r[2]), "{r:?}");
-        assert_eq!(text(&r[3]), "0", "{r:?}");
-        assert_eq!(text(&r[4]).parse::<i64>().unwrap(), n - 1, "{r:?}");
+        let n: i64 = cell(&r[1]).parse().unwrap();
+        assert_eq!(cell(&r[1]), cell(&r[2]), "{r:?}");
+        assert_eq!(cell(&r[3]), "0", "{r:?}");
+        assert_eq!(cell(&r[4]).parse::<i64>().unwrap(), n - 1, "{r:?}");
     }
     // kpg_sources shows the partitions, read to their ends.
     let status = query(
@@ -116,7 +94,7 @@ async fn csv_records_match_postgres_copy_and_views_follow() {
     .await;
     assert_eq!(status.len(), 3, "{status:?}");
     assert!(
-        status.iter().all(|r| text(&r[1]) == "running"),
+        status.iter().all(|r| cell(&r[1]) == "running"),
         "{status:?}"
     );
 }
@@ -172,9 +150,9 @@ async fn bad_records_are_kept_and_the_source_goes_on() {
         "SELECT \"offset\", reason FROM kpg_source_errors WHERE source = 'mixed' ORDER BY 1",
     )
     .await;
-    let offsets: Vec<&str> = errors.iter().map(|r| text(&r[0])).collect();
+    let offsets: Vec<&str> = errors.iter().map(|r| cell(&r[0])).collect();
     assert_eq!(offsets, ["1", "2", "3", "4", "5", "6", "7"]);
-    let reason = |o: usize| text(&errors[o - 1][1]).to_string();
+    let reason = |o: usize| cell(&errors[o - 1][1]).to_string();
     assert!(
         reason(1).contains("expected 3 CSV fields, found 2"),
         "{}",
@@ -275,7 +253,7 @@ async fn json_text_bytes_keys_and_metadata() {
     // SHOW CREATE SOURCE spells every option out.
     let shown = query(&c, "SHOW CREATE SOURCE j").await;
     assert!(
-        text(&shown[0][1]).contains(
+        cell(&shown[0][1]).contains(
             "KEY FORMAT TEXT VALUE FORMAT JSON INCLUDE KEY AS k, TIMESTAMP AS ts ENVELOPE NONE"
         ),
         "{shown:?}"
@@ -290,7 +268,7 @@ async fn json_text_bytes_keys_and_metadata() {
     assert!(msg.contains("topic \"nope\" does not exist"), "{msg}");
     let (code, _) = expect_error(
         &c,
-        &format!("CREATE SOURCE x FROM KAFKA BROKER '{b}' TOPIC 't' FORMAT JSON"),
+        &format!("CREATE SOURCE x FROM KAFKA BROKER '{b}' TOPIC 't' FORMAT AVRO"),
     )
     .await;
     assert_eq!(code, "0A000");
@@ -506,7 +484,7 @@ async fn connections_name_a_broker_and_survive_restarts() {
     assert_eq!(query(&c, "SHOW SOURCES").await, rows(&[&["s", "kafka"]]));
     let shown = query(&c, "SHOW CREATE SOURCE s").await;
     assert!(
-        text(&shown[0][1]).contains("FROM KAFKA CONNECTION k (TOPIC 'c') FORMAT TEXT"),
+        cell(&shown[0][1]).contains("FROM KAFKA CONNECTION k (TOPIC 'c') FORMAT TEXT"),
         "{shown:?}"
     );
     // The source depends on the connection.
@@ -572,7 +550,7 @@ async fn start_offset_and_start_timestamp() {
     );
     let shown = query(&c, "SHOW CREATE SOURCE by_offset").await;
     assert!(
-        text(&shown[0][1]).ends_with("ENVELOPE NONE WITH (START OFFSET (7))"),
+        cell(&shown[0][1]).ends_with("ENVELOPE NONE WITH (START OFFSET (7))"),
         "{shown:?}"
     );
     // After a restart the stored offsets win: nothing is read twice.

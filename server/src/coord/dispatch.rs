@@ -85,7 +85,7 @@ impl Coordinator {
                     let mut peek = state.peeks.remove(&peek_id).expect("present");
                     let result = match peek.error.take() {
                         Some(e) => Err(e),
-                        None => Ok(consolidate_rows(std::mem::take(&mut peek.rows))),
+                        None => Ok(crate::storage::consolidate(std::mem::take(&mut peek.rows))),
                     };
                     if let Some(tx) = peek.tx.take() {
                         let _ = tx.send(result);
@@ -161,18 +161,4 @@ impl Coordinator {
             }
         }
     }
-}
-
-/// Sums the multiplicities of equal rows and drops rows that cancel out.
-fn consolidate_rows(mut rows: Vec<(Row, i64)>) -> Vec<(Row, i64)> {
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut out: Vec<(Row, i64)> = Vec::with_capacity(rows.len());
-    for (row, diff) in rows {
-        match out.last_mut() {
-            Some((r, d)) if *r == row => *d += diff,
-            _ => out.push((row, diff)),
-        }
-    }
-    out.retain(|(_, d)| *d != 0);
-    out
 }

@@ -66,7 +66,7 @@ fn create_errors() {
     assert_eq!(code("CREATE TABLE z (a int, CHECK (a > 0))"), "0A000");
     assert_eq!(code("CREATE TABLE z (a int DEFAULT b)"), "0A000");
     assert_eq!(code("CREATE TABLE z (a int DEFAULT true)"), "42804");
-    assert_eq!(code("CREATE TABLE z (a jsonb)"), "0A000");
+    assert_eq!(code("CREATE TABLE z (a json)"), "0A000");
     assert_eq!(code("CREATE TABLE z (a timestamptz)"), "0A000");
     assert_eq!(code("CREATE TABLE z (a int, A text)"), "42701");
     assert_eq!(code("CREATE TABLE z (a foo)"), "42704");

@@ -118,11 +118,12 @@ fn refused_features() {
         "SELECT 'a'::timestamptz",
         "SELECT 'a'::timetz",
         "CREATE SOURCE s FROM LOAD GENERATOR AUCTION FOR ALL TABLES",
-        "create source s from kafka connection k (topic 't')",
+        "create source s from kafka connection k (topic 't') format avro",
+        "CREATE SOURCE s FROM KAFKA BROKER 'b' TOPIC 't' FORMAT TEXT INCLUDE HEADERS",
         "CREATE SOURCE s FROM POSTGRES CONNECTION p (PUBLICATION 'x') FOR ALL TABLES",
-        "DROP SINK s",
-        "CREATE SINK k FROM v INTO KAFKA CONNECTION c (TOPIC 't')",
-        "SELECT 1; CREATE CONNECTION c TO KAFKA (BROKER 'b')",
+        "CREATE SINK k FROM v INTO KAFKA CONNECTION c (TOPIC 't') FORMAT AVRO",
+        "CREATE SINK k FROM v INTO S3 CONNECTION c (PATH 'p') FORMAT JSON",
+        "SELECT 1; CREATE CONNECTION c TO POSTGRES (HOST 'h')",
     ] {
         assert_eq!(code(sql), "0A000", "{sql}");
     }
