@@ -1,13 +1,15 @@
 //! A real Apache Kafka broker for the tests: one node in KRaft mode (broker and controller) on
 //! 127.0.0.1 and free ports, with its log directory in a temporary directory, started from the
-//! jars `scripts/setup-kafka.sh` resolves from Maven Central and stopped when dropped. Topics
-//! are created and records produced with rdkafka, the same client library kpg reads with.
+//! jars `scripts/setup-kafka.sh` resolves from Maven Central and stopped when dropped (a test
+//! may also stop it and start it again on the same ports and log directory). Topics are created
+//! (and partitions added) and records produced with rdkafka, the same client library kpg reads
+//! with.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::admin::{AdminClient, AdminOptions, NewPartitions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
@@ -129,6 +131,67 @@ impl Kafka {
                 std::fs::read_to_string(&self.log).unwrap_or_default()
             );
             tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Stops the broker (SIGTERM, a controlled shutdown; SIGKILL if it takes over 30 s) and
+    /// waits until it has exited. Its ports and log directory are kept for [`Kafka::start_again`].
+    pub fn stop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            unsafe {
+                libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+            }
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+
+    /// Starts a stopped broker again on the same ports and log directory (its topics and
+    /// records are still there) and waits until it answers metadata requests.
+    pub async fn start_again(&mut self) {
+        assert!(
+            !matches!(self.child.try_wait(), Ok(None)),
+            "start_again: the broker is still running"
+        );
+        let config = self._dir.path().join("server.properties");
+        let out = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&self.log)
+            .expect("kafka log");
+        let mut cmd = Command::new("java");
+        cmd.arg("-Xmx512m")
+            .arg("-XX:+UseSerialGC")
+            .arg("-cp")
+            .arg(classpath())
+            .arg("kafka.Kafka")
+            .arg(&config)
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out);
+        crate::die_with_parent(&mut cmd);
+        self.child = cmd.spawn().expect("start the Kafka broker again");
+        self.wait_ready().await;
+    }
+
+    /// Adds partitions to `topic` so that it has `total` of them.
+    pub async fn add_partitions(&self, topic: &str, total: usize) {
+        let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+            .set("bootstrap.servers", self.broker())
+            .create()
+            .expect("admin client");
+        let results = admin
+            .create_partitions([&NewPartitions::new(topic, total)], &AdminOptions::new())
+            .await
+            .expect("create partitions");
+        for r in results {
+            r.unwrap_or_else(|(t, e)| panic!("adding partitions to {t}: {e}"));
         }
     }
 
