@@ -19,6 +19,8 @@ use kpg_types::external::KafkaStart;
 
 /// How often the topic's partitions are looked up again.
 const METADATA_REFRESH: Duration = Duration::from_secs(5);
+/// The most queued error events one poll drains.
+const MAX_ERRORS_PER_POLL: usize = 10_000;
 /// How long a metadata request may take.
 const METADATA_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -165,14 +167,17 @@ impl RecordReader for KafkaReader {
         }
         let mut out = Vec::new();
         let mut timeout = wait;
-        while out.len() < max {
+        // librdkafka reports connection trouble as error events, queued one per attempt while
+        // a broker is down: they are drained here (a bounded number per call), so that after
+        // the broker returns the records behind a backlog of stale errors are read at once.
+        let mut last_error = None;
+        let mut errors = 0;
+        while out.len() < max && errors < MAX_ERRORS_PER_POLL {
             match self.consumer.poll(timeout) {
                 None => break,
                 Some(Err(e)) => {
-                    if out.is_empty() {
-                        return Err(format!("reading topic \"{}\": {e}", self.topic));
-                    }
-                    break;
+                    errors += 1;
+                    last_error = Some(e);
                 }
                 Some(Ok(m)) => {
                     self.next.insert(m.partition(), m.offset() + 1);
@@ -187,7 +192,10 @@ impl RecordReader for KafkaReader {
             }
             timeout = Duration::ZERO;
         }
-        Ok(out)
+        match last_error {
+            Some(e) if out.is_empty() => Err(format!("reading topic \"{}\": {e}", self.topic)),
+            _ => Ok(out),
+        }
     }
 
     /// The next offset of each partition (what the records returned so far advance to).

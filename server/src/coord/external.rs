@@ -552,7 +552,9 @@ pub(super) fn source_rows(state: &super::State) -> (Vec<Row>, Vec<Row>) {
             sources.push(row(Datum::Null, None, None));
         }
         for (p, (offset, high)) in &s.partitions {
-            sources.push(row(Datum::Int32(*p), Some(*offset), *high));
+            // A watermark fetched before the latest reads is at least what was read.
+            let high = high.map(|h| h.max(*offset));
+            sources.push(row(Datum::Int32(*p), Some(*offset), high));
         }
     }
     let errors = state
