@@ -19,6 +19,8 @@ use kpg_types::external::KafkaStart;
 
 /// How often the topic's partitions are looked up again.
 const METADATA_REFRESH: Duration = Duration::from_secs(5);
+/// How long an empty poll keeps reporting the last connection error.
+const ERROR_MEMORY: Duration = Duration::from_secs(15);
 /// The most queued error events one poll drains.
 const MAX_ERRORS_PER_POLL: usize = 10_000;
 /// How long a metadata request may take.
@@ -30,6 +32,10 @@ pub struct KafkaReader {
     /// The next offset of each assigned partition.
     next: BTreeMap<i32, i64>,
     refreshed: Instant,
+    /// The last connection error and when it came: until records arrive, or it is older
+    /// than `ERROR_MEMORY`, an empty poll reports it (librdkafka repeats it only as often as
+    /// it retries, so a down broker must not look healthy in between).
+    last_error: Option<(Instant, String)>,
 }
 
 impl KafkaReader {
@@ -57,6 +63,7 @@ impl KafkaReader {
             topic: topic.to_string(),
             next: start.clone(),
             refreshed: Instant::now(),
+            last_error: None,
         };
         let partitions = reader.partitions()?;
         let from_time = match first {
@@ -192,8 +199,18 @@ impl RecordReader for KafkaReader {
             }
             timeout = Duration::ZERO;
         }
-        match last_error {
-            Some(e) if out.is_empty() => Err(format!("reading topic \"{}\": {e}", self.topic)),
+        if let Some(e) = last_error {
+            self.last_error = Some((
+                Instant::now(),
+                format!("reading topic \"{}\": {e}", self.topic),
+            ));
+        }
+        if !out.is_empty() {
+            self.last_error = None;
+            return Ok(out);
+        }
+        match &self.last_error {
+            Some((at, e)) if at.elapsed() < ERROR_MEMORY => Err(e.clone()),
             _ => Ok(out),
         }
     }
