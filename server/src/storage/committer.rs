@@ -12,6 +12,7 @@
 //! A store that fails to write leaves memory ahead of disk; continuing would acknowledge writes
 //! a restart loses, so the process stops (after logging the store's error) instead.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
 use tokio::sync::watch;
@@ -32,6 +33,9 @@ enum Request {
 pub struct Committer {
     tx: mpsc::Sender<Request>,
     durable: watch::Receiver<u64>,
+    /// Set by `close`: from then on a commit that cannot be made durable is simply never
+    /// acknowledged (the process is exiting), rather than a reason to halt with an error.
+    closing: AtomicBool,
 }
 
 impl Committer {
@@ -74,12 +78,16 @@ impl Committer {
                 }
             })
             .expect("spawn committer thread");
-        Committer { tx, durable }
+        Committer {
+            tx,
+            durable,
+            closing: AtomicBool::new(false),
+        }
     }
 
     /// Queues `commit` as number `seq` (numbers increase in submission order).
     pub fn submit(&self, seq: u64, commit: Commit) {
-        if self.tx.send(Request::Commit { seq, commit }).is_err() {
+        if self.tx.send(Request::Commit { seq, commit }).is_err() && !self.closing() {
             halt("the committer thread is gone");
         }
     }
@@ -88,13 +96,22 @@ impl Committer {
     pub async fn wait(&self, seq: u64) {
         let mut durable = self.durable.clone();
         if durable.wait_for(|d| *d >= seq).await.is_err() {
+            if self.closing() {
+                // Submitted after the store closed: never durable, so never acknowledged.
+                std::future::pending::<()>().await;
+            }
             halt("the committer thread is gone");
         }
+    }
+
+    fn closing(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
     }
 
     /// Blocks until every commit submitted so far is durable, then closes the store (a clean
     /// shutdown: the next start needs no recovery).
     pub fn close(&self) {
+        self.closing.store(true, Ordering::SeqCst);
         let (done, wait) = std::sync::mpsc::channel();
         if self.tx.send(Request::Close(done)).is_ok() {
             let _ = wait.recv();
@@ -161,5 +178,18 @@ mod tests {
         let snapshot = store.load().unwrap();
         assert_eq!(snapshot.meta.upper, n + 1);
         committer.close();
+    }
+
+    /// A commit that arrives after a clean shutdown closed the store (a session still running
+    /// while SIGTERM is handled) is never acknowledged, and does not stop the process with an
+    /// error (the crash test's SIGTERM exited 1 this way).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn commits_after_close_are_never_acknowledged() {
+        let committer = Committer::start(Box::new(MemoryStore::default()), |_, _| {});
+        committer.close();
+        committer.submit(1, Commit::default());
+        let waited =
+            tokio::time::timeout(std::time::Duration::from_millis(200), committer.wait(1)).await;
+        assert!(waited.is_err(), "a commit after close was acknowledged");
     }
 }
