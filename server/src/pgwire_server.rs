@@ -438,6 +438,12 @@ impl Session {
                 }
             });
         }
+        if let Some(outcome) = txn::savepoint(txn, stmt, &conn.vars, &self.coord).await {
+            return Ok(match outcome {
+                Ok(tag) => Response::Execution(Tag::new(tag)),
+                Err(e) => error_response(e),
+            });
+        }
         if let Some(outcome) = txn::control(txn, stmt, &self.coord).await {
             // A block's SETs end with it when it rolls back, as in PostgreSQL.
             conn.vars_follow_transaction(&outcome);

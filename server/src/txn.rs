@@ -1,33 +1,65 @@
 //! Transaction blocks (`BEGIN` ... `COMMIT` / `ROLLBACK`), with Materialize's rules.
 //!
-//! A transaction is either a write transaction or a read transaction, never both:
+//! A block runs at PostgreSQL's default isolation, READ COMMITTED:
+//! - reads are `SELECT`s and `SHOW`s, each answered as outside a block (at the latest
+//!   committed state); a read after the block's first write is refused (25000), because the
+//!   block's own writes are not applied yet and the read could not see them;
 //! - writes are `INSERT`s of constant rows into tables (their RETURNING rows answered at once),
 //!   buffered in the session and appended together at one timestamp on `COMMIT` (so other
 //!   sessions see all of them or none); each is checked against its table's constraints when it
-//!   runs, and all of them together again at `COMMIT` (a duplicate key between two INSERTs of
-//!   one block is reported there);
-//! - reads are `SELECT`s and `SHOW`s, each answered as outside a block.
+//!   runs (with the block's earlier writes to the same table), and all of them together again
+//!   at `COMMIT`;
+//! - `CREATE TABLE`, `CREATE VIEW`, `CREATE MATERIALIZED VIEW` and `CREATE INDEX` run at once
+//!   but stay provisional until `COMMIT`, which stores them with the writes in one durable
+//!   commit (see `coord::block_ddl`); `ROLLBACK` drops them. DDL a `ROLLBACK` could not undo
+//!   (DROP, ALTER, TRUNCATE, `CREATE OR REPLACE`, sources, sinks) is refused with 0A000.
 //!
-//! After an error the block is failed: statements are refused (25P02) until `COMMIT` or
-//! `ROLLBACK`, and `COMMIT` then rolls back, as in PostgreSQL. Statements kpg cannot run
+//! After an error the block is failed: statements are refused (25P02) until `COMMIT`,
+//! `ROLLBACK` or `ROLLBACK TO SAVEPOINT`, and `COMMIT` then rolls back, as in PostgreSQL.
+//!
+//! Savepoints (`SAVEPOINT`, `RELEASE`, `ROLLBACK TO`) mark a position in the block's buffered
+//! writes, its provisional objects and the session's settings: rolling back to one drops the
+//! writes and objects and undoes the `SET`s made after it and ends the failed state, exactly,
+//! because nothing of the block has been committed yet. Cursors opened after a savepoint stay open when the block rolls back to it
+//! (PostgreSQL closes them). Statements kpg cannot run
 //! inside a block (DDL, UPDATE, DELETE, INSERT ... SELECT, SUBSCRIBE) are refused with 0A000.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use kpg_sql::sqlparser::ast::Statement;
 use kpg_sql::ParsedStatement;
 use kpg_types::{GlobalId, Row};
 
-use crate::coord::{is_select_into, Coordinator, ExecuteResult};
+use crate::coord::{
+    is_block_create, is_select_into, refused_in_block, Coordinator, ExecuteResult, Provisional,
+};
 use crate::error::ExecError;
+use crate::session_vars::SessionVars;
 
 /// The transaction state of one connection.
 #[derive(Default)]
 pub struct Txn {
     active: bool,
     failed: bool,
-    has_read: bool,
+    /// This block's number (for its provisional objects).
+    block: u64,
     writes: Vec<(GlobalId, Vec<(Row, i64)>)>,
+    /// The objects the block created, one entry per statement, oldest first.
+    created: Vec<Provisional>,
+    savepoints: Vec<Savepoint>,
+    /// Set while the block has provisional objects: dropped with the session, the block rolls
+    /// them back.
+    coord: Option<Arc<Coordinator>>,
+}
+
+/// A savepoint: where the block's writes, objects and the session's settings stood when it
+/// was set.
+struct Savepoint {
+    name: String,
+    writes: usize,
+    created: usize,
+    vars: SessionVars,
 }
 
 /// What the session should report for a transaction-control statement.
@@ -37,6 +69,8 @@ pub enum TxnOutcome {
 }
 
 pub type SharedTxn = Arc<Mutex<Txn>>;
+
+static NEXT_BLOCK: AtomicU64 = AtomicU64::new(1);
 
 impl Txn {
     pub fn is_active(&self) -> bool {
@@ -50,9 +84,6 @@ impl Txn {
 
     /// Buffers checked rows for `table` until COMMIT (a COPY inside a write block).
     pub fn buffer(&mut self, table: GlobalId, rows: Vec<(Row, i64)>) -> Result<(), ExecError> {
-        if self.has_read {
-            return Err(ExecError::new("25006", "transaction in read-only mode"));
-        }
         self.writes.push((table, rows));
         Ok(())
     }
@@ -61,6 +92,18 @@ impl Txn {
     pub fn fail(&mut self) {
         if self.active {
             self.failed = true;
+        }
+    }
+}
+
+impl Drop for Txn {
+    /// A session that ends inside a block rolls it back: its provisional objects go.
+    fn drop(&mut self) {
+        let created = std::mem::take(&mut self.created);
+        if let (false, Some(coord)) = (created.is_empty(), self.coord.take()) {
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move { coord.rollback_block(created).await });
+            }
         }
     }
 }
@@ -78,45 +121,155 @@ pub async fn control(
         Statement::StartTransaction { .. } => {
             let mut t = txn.lock().expect("txn");
             if !t.active {
-                *t = Txn {
-                    active: true,
-                    ..Txn::default()
-                };
+                *t = Txn::default();
+                t.active = true;
+                t.block = NEXT_BLOCK.fetch_add(1, Ordering::Relaxed);
             }
             Some(Ok(TxnOutcome::Started))
         }
         Statement::Commit { .. } => {
-            let finished = std::mem::take(&mut *txn.lock().expect("txn"));
-            if finished.failed {
+            let (failed, writes, created) = {
+                let mut t = txn.lock().expect("txn");
+                let created = std::mem::take(&mut t.created);
+                let writes = std::mem::take(&mut t.writes);
+                let failed = t.failed;
+                *t = Txn::default();
+                (failed, writes, created)
+            };
+            if failed {
+                coord.rollback_block(created).await;
                 return Some(Ok(TxnOutcome::Ended("ROLLBACK")));
             }
-            if !finished.writes.is_empty() {
-                if let Err(e) = coord.commit_writes(finished.writes).await {
+            if !writes.is_empty() || !created.is_empty() {
+                if let Err(e) = coord.commit_block(created, writes).await {
                     return Some(Err(e));
                 }
             }
             Some(Ok(TxnOutcome::Ended("COMMIT")))
         }
-        Statement::Rollback { .. } => {
-            *txn.lock().expect("txn") = Txn::default();
+        Statement::Rollback {
+            savepoint: None, ..
+        } => {
+            let created = {
+                let mut t = txn.lock().expect("txn");
+                let created = std::mem::take(&mut t.created);
+                *t = Txn::default();
+                created
+            };
+            coord.rollback_block(created).await;
             Some(Ok(TxnOutcome::Ended("ROLLBACK")))
         }
         _ => None,
     }
 }
 
-/// Runs a statement inside an active block: buffers constant INSERTs, runs reads, refuses the
-/// rest.
+/// Handles SAVEPOINT, RELEASE SAVEPOINT and ROLLBACK TO SAVEPOINT (with `vars`, the
+/// session's settings, which a rollback to a savepoint restores); `None` for any other
+/// statement. Returns the command tag.
+pub async fn savepoint(
+    txn: &SharedTxn,
+    stmt: &ParsedStatement,
+    vars: &Mutex<SessionVars>,
+    coord: &Arc<Coordinator>,
+) -> Option<Result<&'static str, ExecError>> {
+    let ParsedStatement::Sql(stmt) = stmt else {
+        return None;
+    };
+    let (what, name) = match stmt {
+        Statement::Savepoint { name } => ("SAVEPOINT", name),
+        Statement::ReleaseSavepoint { name } => ("RELEASE", name),
+        Statement::Rollback {
+            savepoint: Some(name),
+            chain: false,
+        } => ("ROLLBACK", name),
+        _ => return None,
+    };
+    let name = kpg_sql::fold_ident(name);
+    let undone = {
+        let mut t = txn.lock().expect("txn");
+        match mark(&mut t, what, name, vars) {
+            Ok(undone) => undone,
+            Err(e) => return Some(Err(e)),
+        }
+    };
+    coord.rollback_block(undone).await;
+    Some(Ok(match what {
+        "SAVEPOINT" => "SAVEPOINT",
+        "RELEASE" => "RELEASE",
+        _ => "ROLLBACK",
+    }))
+}
+
+/// The savepoint statement `what` on the block `t`; returns the provisional objects a
+/// ROLLBACK TO undoes.
+fn mark(
+    t: &mut Txn,
+    what: &str,
+    name: String,
+    vars: &Mutex<SessionVars>,
+) -> Result<Vec<Provisional>, ExecError> {
+    if !t.active {
+        let statement = match what {
+            "SAVEPOINT" => "SAVEPOINT",
+            "RELEASE" => "RELEASE SAVEPOINT",
+            _ => "ROLLBACK TO SAVEPOINT",
+        };
+        return Err(ExecError::new(
+            "25P01",
+            format!("{statement} can only be used in transaction blocks"),
+        ));
+    }
+    if t.failed && what != "ROLLBACK" {
+        return Err(aborted());
+    }
+    if what == "SAVEPOINT" {
+        let (writes, created) = (t.writes.len(), t.created.len());
+        let vars = vars.lock().expect("session variables").clone();
+        t.savepoints.push(Savepoint {
+            name,
+            writes,
+            created,
+            vars,
+        });
+        return Ok(Vec::new());
+    }
+    let Some(at) = t.savepoints.iter().rposition(|s| s.name == name) else {
+        t.failed = true;
+        return Err(ExecError::new(
+            "3B001",
+            format!("savepoint \"{name}\" does not exist"),
+        ));
+    };
+    if what == "RELEASE" {
+        t.savepoints.truncate(at);
+        return Ok(Vec::new());
+    }
+    // ROLLBACK TO keeps the savepoint itself, so the block can roll back to it again.
+    t.savepoints.truncate(at + 1);
+    let mark = &t.savepoints[at];
+    let (writes, created, saved) = (mark.writes, mark.created, mark.vars.clone());
+    t.writes.truncate(writes);
+    t.failed = false;
+    *vars.lock().expect("session variables") = saved;
+    Ok(t.created.split_off(created))
+}
+
+fn aborted() -> ExecError {
+    ExecError::new(
+        "25P02",
+        "current transaction is aborted, commands ignored until end of transaction block",
+    )
+}
+
+/// Runs a statement inside an active block: buffers constant INSERTs, runs reads and
+/// provisional CREATEs, refuses the rest.
 pub async fn run_in_block(
     txn: &SharedTxn,
     stmt: &ParsedStatement,
     coord: &Arc<Coordinator>,
 ) -> Result<ExecuteResult, ExecError> {
     if txn.lock().expect("txn").failed {
-        return Err(ExecError::new(
-            "25P02",
-            "current transaction is aborted, commands ignored until end of transaction block",
-        ));
+        return Err(aborted());
     }
     let is_read = matches!(
         stmt,
@@ -128,25 +281,47 @@ pub async fn run_in_block(
                 | Statement::ShowVariable { .. }
         )
     ) && !is_select_into(stmt);
-    let is_insert = matches!(stmt, ParsedStatement::Sql(Statement::Insert(_)));
     if is_read {
         if !txn.lock().expect("txn").writes.is_empty() {
-            return Err(ExecError::new("25000", "transaction in write-only mode"));
+            return Err(ExecError::new(
+                "25000",
+                "a read after a write in the same transaction block is not supported (the \
+                 block's writes are applied at COMMIT, so the read could not see them)",
+            ));
         }
-        let result = coord.execute(stmt).await?;
-        txn.lock().expect("txn").has_read = true;
+        return coord.execute(stmt).await;
+    }
+    if let Some(refused) = refused_in_block(stmt) {
+        return Err(refused);
+    }
+    if is_block_create(stmt) {
+        let block = txn.lock().expect("txn").block;
+        let (result, created) = coord.create_in_block(stmt, block).await?;
+        let mut t = txn.lock().expect("txn");
+        t.created.push(created);
+        t.coord.get_or_insert_with(|| Arc::clone(coord));
         return Ok(result);
     }
-    if !is_insert {
-        return Err(ExecError::unsupported("statements other than SELECT, SHOW and INSERT ... VALUES inside a transaction block are"));
+    if !matches!(stmt, ParsedStatement::Sql(Statement::Insert(_))) {
+        return Err(ExecError::unsupported(
+            "statements other than SELECT, SHOW, INSERT ... VALUES and CREATE TABLE, VIEW, \
+             MATERIALIZED VIEW or INDEX inside a transaction block are",
+        ));
     }
-    if txn.lock().expect("txn").has_read {
-        return Err(ExecError::new("25006", "transaction in read-only mode"));
-    }
-    // Checked against the table now; against the block's other writes at COMMIT.
+    // Checked against the table and the block's earlier writes to it now (as PostgreSQL
+    // reports a duplicate key at the INSERT), against everything again at COMMIT.
     let (table, rows, result) = coord.plan_constant_insert(stmt)?;
-    let writes = vec![(table, rows)];
-    coord.check_writes(&writes).await?;
-    txn.lock().expect("txn").writes.extend(writes);
+    let mut check: Vec<(GlobalId, Vec<(Row, i64)>)> = {
+        let t = txn.lock().expect("txn");
+        t.writes
+            .iter()
+            .filter(|(w, _)| *w == table)
+            .cloned()
+            .collect()
+    };
+    check.push((table, rows));
+    coord.check_writes(&check).await?;
+    let write = check.pop().expect("pushed");
+    txn.lock().expect("txn").writes.push(write);
     Ok(result)
 }

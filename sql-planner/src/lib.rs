@@ -80,6 +80,7 @@ pub use error::PlanError;
 pub use explain::{ExplainStage, ExplainTarget};
 pub use index_reuse::{index_with_key, use_indexes};
 pub use join_order::{new_join_arrangements, order_joins};
+pub use names::fold as fold_ident;
 pub use optimize::{optimize, physical_plan};
 pub use param_types::parameter_types;
 pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};

@@ -232,21 +232,7 @@ pub fn cast(
                 return Ok(Typed::literal(Datum::Int64(oid), ScalarType::Int64));
             }
             let n = unqualified(s);
-            let found = if name == "regtype" {
-                PG_TYPES
-                    .iter()
-                    .find(|ty| {
-                        kpg_types::format_type(ty.0, None) == n || type_alias(&n) == Some(ty.0)
-                    })
-                    .map(|ty| ty.0)
-            } else {
-                catalog(cx)?
-                    .pg_lookup(what)
-                    .into_iter()
-                    .find(|(_, _, v)| *v == n)
-                    .map(|(oid, _, _)| oid)
-            };
-            return match found {
+            return match name_to_oid(cx, &name, what, &n)? {
                 Some(oid) => Ok(Typed::literal(Datum::Int64(oid), ScalarType::Int64)),
                 None if name == "regclass" => Err(PlanError::undefined_table(&n)),
                 None => Err(PlanError::new(
@@ -277,6 +263,27 @@ pub fn cast(
             nullable,
         ))
     })())
+}
+
+/// The OID of the object of reg-type `reg` (`regtype` or a catalog lookup) named `n`.
+fn name_to_oid(
+    cx: &ExprContext<'_>,
+    reg: &str,
+    what: PgLookup,
+    n: &str,
+) -> Result<Option<i64>, PlanError> {
+    Ok(if reg == "regtype" {
+        PG_TYPES
+            .iter()
+            .find(|ty| kpg_types::format_type(ty.0, None) == n || type_alias(n) == Some(ty.0))
+            .map(|ty| ty.0)
+    } else {
+        catalog(cx)?
+            .pg_lookup(what)
+            .into_iter()
+            .find(|(_, _, v)| *v == n)
+            .map(|(oid, _, _)| oid)
+    })
 }
 
 /// A few SQL spellings of built-in type names, for `'int4'::regtype`.
@@ -438,6 +445,21 @@ pub fn function(
             }
             let expr = tree(&key.expr, &by_oid, null);
             Some(Typed::new(ops::fold_deep(expr)?, ScalarType::Text, true))
+        }
+        // `to_regtype('name')`, `to_regclass('name')`: the OID, or NULL when nothing has the name.
+        ("to_regtype" | "to_regclass", 1) => {
+            let reg = &name[3..];
+            let arg = next();
+            let Some(s) = string_constant(&arg) else {
+                return Err(PlanError::unsupported(format!(
+                    "{name} of a value that is not a constant"
+                )));
+            };
+            let oid = name_to_oid(cx, reg, PgLookup::RelationName, &unqualified(s))?;
+            Some(match oid {
+                Some(oid) => Typed::literal(Datum::Int64(oid), ScalarType::Int64),
+                None => Typed::new(null, ScalarType::Int64, true),
+            })
         }
         ("format_type", 2) => {
             let oid = oid_value(next())?;

@@ -159,14 +159,13 @@ async fn blocks_copy_and_concurrent_sessions() {
     let (code, _) = expect_error(&c, "INSERT INTO k VALUES (1, 'again')").await;
     assert_eq!(code, "23505");
     simple(&c, "ROLLBACK").await.unwrap();
-    // ...and against the block's other INSERTs at COMMIT, which then writes nothing.
+    // ...and against the block's earlier INSERTs, as PostgreSQL does; the failed block's
+    // COMMIT then writes nothing.
     simple(&c, "BEGIN").await.unwrap();
     simple(&c, "INSERT INTO k VALUES (2, 'two')").await.unwrap();
-    simple(&c, "INSERT INTO k VALUES (2, 'deux')")
-        .await
-        .unwrap();
-    let (code, msg) = expect_error(&c, "COMMIT").await;
+    let (code, msg) = expect_error(&c, "INSERT INTO k VALUES (2, 'deux')").await;
     assert_eq!(code, "23505", "{msg}");
+    simple(&c, "COMMIT").await.unwrap();
     assert_eq!(query(&c, "SELECT count(*) FROM k").await, rows(&[&["1"]]));
     // COPY is checked too.
     let copy = async {

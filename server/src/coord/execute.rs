@@ -84,7 +84,7 @@ impl Coordinator {
 
     /// Plans a statement about to run: with the current introspection figures if it names an
     /// introspection relation.
-    async fn plan_for_execution(
+    pub(super) async fn plan_for_execution(
         &self,
         stmt: &ParsedStatement,
     ) -> Result<PlannedStatement, ExecError> {
@@ -147,6 +147,7 @@ impl Coordinator {
             self.flush().await;
             let before = self.lock().catalog.durable_ids();
             let result = self.run(stmt, planned).await?;
+            self.refuse_on_provisional(&before)?;
             self.persist_ddl(&before, text)?;
             Ok(result)
         }))
@@ -154,7 +155,7 @@ impl Coordinator {
     }
 
     /// Runs a planned statement (the caller holds the write lock if it writes).
-    async fn run(
+    pub(super) async fn run(
         self: &Arc<Self>,
         stmt: &ParsedStatement,
         planned: PlannedStatement,

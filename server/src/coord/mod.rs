@@ -17,6 +17,7 @@
 //! rows, a constraint check) use the time after the writes in flight instead, so they wait for
 //! those writes and see them.
 
+mod block_ddl;
 mod constraints;
 mod dispatch;
 mod durable;
@@ -52,6 +53,7 @@ use crate::catalog::Catalog;
 use crate::error::ExecError;
 use crate::storage::committer::Committer;
 use crate::storage::{CatalogRecord, Snapshot, SourceProgress, Store, StoreError, TableAppend};
+pub use block_ddl::{is_block_create, refused_in_block, Provisional};
 pub use execute::{explain_desc, is_select_into, ExecuteResult};
 
 /// How much history (in milliseconds) arrangements keep behind the read frontier.
@@ -127,6 +129,9 @@ struct State {
     /// `kpg_dataflows`.
     dataflows: BTreeMap<u64, introspection::DataflowMeta>,
     introspections: HashMap<u64, PendingIntrospection>,
+    /// Objects created inside a transaction block that has not committed: the block's number
+    /// (see `block_ddl`).
+    provisional: BTreeMap<GlobalId, u64>,
 }
 
 /// An introspection request waiting for every worker's report.
@@ -227,6 +232,7 @@ impl Coordinator {
                     subscribes: HashMap::new(),
                     dataflows: BTreeMap::new(),
                     introspections: HashMap::new(),
+                    provisional: BTreeMap::new(),
                 }),
                 write_lock: tokio::sync::Mutex::new(()),
                 committer,
@@ -288,6 +294,15 @@ impl Coordinator {
         self.append_with(updates, Vec::new(), Vec::new(), false);
     }
 
+    /// `append`, storing the catalog changes `catalog` in the same durable commit.
+    fn append_commit(
+        &self,
+        updates: Vec<(GlobalId, Vec<(Row, i64)>)>,
+        catalog: Vec<crate::storage::CatalogOp>,
+    ) {
+        self.append_full(updates, Vec::new(), Vec::new(), catalog, false);
+    }
+
     /// `append`, committing an external source's offsets and undecodable records with the rows
     /// read before them; returns the commit's number and (if `keep_added`) the rows added, with
     /// their positions.
@@ -296,6 +311,17 @@ impl Coordinator {
         updates: Vec<(GlobalId, Vec<(Row, i64)>)>,
         offsets: Vec<(GlobalId, i32, i64)>,
         errors: Vec<crate::storage::SourceError>,
+        keep_added: bool,
+    ) -> (u64, Vec<Row>) {
+        self.append_full(updates, offsets, errors, Vec::new(), keep_added)
+    }
+
+    fn append_full(
+        &self,
+        updates: Vec<(GlobalId, Vec<(Row, i64)>)>,
+        offsets: Vec<(GlobalId, i32, i64)>,
+        errors: Vec<crate::storage::SourceError>,
+        catalog: Vec<crate::storage::CatalogOp>,
         keep_added: bool,
     ) -> (u64, Vec<Row>) {
         let mut state = self.lock();
@@ -324,6 +350,7 @@ impl Coordinator {
         let seq = self.submit_commit(
             &mut state,
             crate::storage::Commit {
+                catalog,
                 appends,
                 offsets,
                 errors,
