@@ -22,6 +22,7 @@ use kpg_types::{
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, OrderByExpr};
 use std::cell::RefCell;
 
+mod array_agg;
 mod string_agg;
 
 /// One aggregate column of the reduction.
@@ -266,6 +267,27 @@ pub fn bind_ordered_aggregate(
                 distinct,
             },
             ty: ScalarType::Text,
+            nullable: true,
+        }));
+    }
+    if name == "array_agg" {
+        let Args::Exprs(exprs) = args else {
+            return Err(PlanError::undefined_function(
+                "function array_agg(*) does not exist",
+            ));
+        };
+        let args: Vec<Typed> = exprs
+            .iter()
+            .map(|e| inner.bind(e))
+            .collect::<Result<_, _>>()?;
+        let (func, input, ty) = array_agg::input(&inner, args, distinct, order_by)?;
+        return Ok(grouping.add(AggSlot {
+            agg: AggregateExpr {
+                func,
+                expr: filtered(input),
+                distinct,
+            },
+            ty,
             nullable: true,
         }));
     }

@@ -284,6 +284,10 @@ impl<'a> ExprContext<'a> {
                     return t;
                 }
                 let ty = scalar_type(data_type)?;
+                if let Expr::Array(a) = &**expr {
+                    let t = crate::arrays::construct(self, &a.elem, Some(ty))?;
+                    return self.cast(t, &ty);
+                }
                 let t = self.bind(expr)?;
                 self.cast(t, &ty)
             }
@@ -327,6 +331,21 @@ impl<'a> ExprContext<'a> {
                 Err(PlanError::unsupported(format!(
                     "row constructor in {e} (only = ANY and <> ALL)"
                 )))
+            }
+            Expr::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            } if !is_subquery(right) => {
+                crate::arrays::quantified(self, left, compare_op, right, false)
+            }
+            Expr::AllOp {
+                left,
+                compare_op,
+                right,
+            } if !is_subquery(right) => {
+                crate::arrays::quantified(self, left, compare_op, right, true)
             }
             Expr::AnyOp {
                 left,
@@ -387,7 +406,10 @@ impl<'a> ExprContext<'a> {
             Expr::Interval(iv) => builtin::interval_literal(iv),
             Expr::SimilarTo { .. } => Err(PlanError::unsupported("SIMILAR TO")),
             Expr::Collate { expr, collation } => crate::pg_compat::collate(self, expr, collation),
-            Expr::Array(_) => Err(PlanError::unsupported("arrays")),
+            Expr::Array(a) => crate::arrays::construct(self, &a.elem, None),
+            Expr::CompoundFieldAccess { root, access_chain } => {
+                crate::arrays::subscript(self, root, access_chain)
+            }
             Expr::Tuple(_) => Err(PlanError::unsupported("row constructors")),
             Expr::Wildcard(_) | Expr::QualifiedWildcard(..) => {
                 Err(PlanError::syntax("\"*\" is not allowed here"))
@@ -444,6 +466,13 @@ impl<'a> ExprContext<'a> {
             BinaryOperator::Divide => BinaryFunc::Div,
             BinaryOperator::Modulo => BinaryFunc::Mod,
             BinaryOperator::StringConcat => BinaryFunc::Concat,
+            other if crate::arrays::is_array_operator(other) => {
+                let (l, r) = (self.bind(left)?, self.bind(right)?);
+                if let Some(t) = crate::arrays::operator(l, other, r)? {
+                    return Ok(t);
+                }
+                return crate::pg_compat::operator(self, left, other, right);
+            }
             other => return crate::pg_compat::operator(self, left, other, right),
         };
         if rows::fields(left).is_some() || rows::fields(right).is_some() {
@@ -643,4 +672,13 @@ fn number(s: &str, negative: bool) -> Result<Typed, PlanError> {
         _ => invalid(),
     })?;
     Ok(Typed::literal(Datum::Numeric(d), ScalarType::NUMERIC))
+}
+
+/// Whether `e` is a subquery (in parentheses or not): `x = ANY (SELECT ...)`, not an array.
+fn is_subquery(e: &Expr) -> bool {
+    match e {
+        Expr::Subquery(_) => true,
+        Expr::Nested(inner) => is_subquery(inner),
+        _ => false,
+    }
 }

@@ -35,11 +35,12 @@ pub const AGGREGATES: &[&str] = &[
     "var_samp",
     "var_pop",
     "string_agg",
+    "array_agg",
 ];
 
 /// Aggregates whose result depends on the order of their input, which may be given by an
 /// ORDER BY inside the call (refused in other calls).
-const ORDERED_AGGREGATES: &[&str] = &["string_agg"];
+const ORDERED_AGGREGATES: &[&str] = &["string_agg", "array_agg"];
 
 /// Functions PostgreSQL has that kpg does not evaluate yet.
 /// Checked before the arguments are bound, so that an aggregate over an ungrouped column is
@@ -75,7 +76,6 @@ const NOT_YET: &[&str] = &[
     "regexp_matches",
     "regexp_split_to_array",
     // Aggregates.
-    "array_agg",
     "json_agg",
     "jsonb_agg",
     "json_object_agg",
@@ -219,7 +219,9 @@ pub fn no_function(name: &str, args: &[Typed]) -> PlanError {
 pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanError> {
     let name = function_name(f)?;
     if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
-        return crate::pg_compat::array_subquery(cx, q);
+        // The system catalogs' empty relations give the text '{}' their array columns hold.
+        return crate::arrays::subquery(cx, q)
+            .or_else(|e| crate::pg_compat::array_subquery(cx, q).map_err(|_| e));
     }
     if name == "row" {
         return Err(PlanError::unsupported(
@@ -365,6 +367,7 @@ fn resolve_call(cx: &ExprContext<'_>, name: &str, args: Vec<Typed>) -> Result<Ty
                 _ => crate::builtin::unary(a, UnaryFunc::CharLength, ScalarType::Int32),
             }
         }
+        _ if let Some(t) = crate::arrays::call(&name, args.clone())? => Ok(t),
         _ => match crate::scalar_funcs::call(&name, args.clone())? {
             Some(t) => Ok(t),
             None => match crate::builtin::call(&name, args.clone())? {

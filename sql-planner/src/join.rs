@@ -297,6 +297,16 @@ impl FromBuilder<'_> {
                 with_ordinality,
                 ..
             } => return self.add_function(name, args, alias.as_ref(), *with_ordinality),
+            TableFactor::UNNEST {
+                alias,
+                array_exprs,
+                with_offset: false,
+                with_ordinality,
+                ..
+            } => {
+                let (name, args) = functions::unnest_call(array_exprs);
+                return self.add_function(&name, &args, alias.as_ref(), *with_ordinality);
+            }
             _ => {}
         }
         let (plan, scope) = self.factor(factor)?;
@@ -465,6 +475,16 @@ impl FromBuilder<'_> {
                 with_ordinality,
                 ..
             } => return self.function_relation(name, args, alias.as_ref(), *with_ordinality),
+            TableFactor::UNNEST {
+                alias,
+                array_exprs,
+                with_offset: false,
+                with_ordinality,
+                ..
+            } => {
+                let (name, args) = functions::unnest_call(array_exprs);
+                return self.function_relation(&name, &args, alias.as_ref(), *with_ordinality);
+            }
             other => return Err(PlanError::unsupported(format!("FROM item {other}"))),
         })
     }

@@ -17,6 +17,7 @@
 //! pg_catalog functions) and `empty_from` the rule for SELECTs over empty system catalogs.
 
 mod aggregate;
+mod arrays;
 mod builtin;
 mod catalog;
 pub mod connection;

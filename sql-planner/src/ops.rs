@@ -83,6 +83,12 @@ pub fn unify_comparable(sym: &str, l: Typed, r: Typed) -> Result<(Typed, Typed),
     if let Some(wide) = numeric_promotion(&a, &b) {
         return Ok((implicit(l, &wide)?, implicit(r, &wide)?));
     }
+    // Arrays compare only with arrays of the same element type (PostgreSQL's anyarray).
+    if let (Some(x), Some(y)) = (a.element(), b.element()) {
+        if x.without_modifiers() != y.without_modifiers() {
+            return Err(no_operator(sym, &written));
+        }
+    }
     if a.is_string() && b.is_string() && (is_char(a) || is_char(b)) {
         // char(n) compares without trailing blanks. Against varchar PostgreSQL compares as
         // char (both sides lose them); against text, as text (only the char side does).
@@ -247,6 +253,9 @@ fn datetime_arithmetic(
 
 /// `l || r`: text concatenation; a non-string operand is converted to its text form.
 pub fn concat(l: Typed, r: Typed) -> Result<Typed, PlanError> {
+    if let Some(t) = crate::arrays::concat(l.clone(), r.clone())? {
+        return Ok(t);
+    }
     let bytea = |t: &Typed| t.ty == Some(ScalarType::Bytea);
     if bytea(&l) || bytea(&r) {
         // bytea || bytea (an unknown operand is a bytea); PostgreSQL's anynonarray || text

@@ -117,6 +117,7 @@ fn literal(value: &ParamValue) -> String {
     };
     match &value.declared {
         None => text,
+        Some(ty @ ScalarType::Array(_)) => format!("(CAST({text} AS {}[]))", internal_name(ty)),
         Some(ty) => format!("(CAST({text} AS {}))", internal_name(ty)),
     }
 }

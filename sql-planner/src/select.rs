@@ -495,6 +495,8 @@ fn figure_name(e: &Expr) -> Option<(String, u8)> {
         Expr::Interval(_) => Some(("interval".into(), 1)),
         Expr::Extract { .. } => strong("extract"),
         Expr::Position { .. } => strong("position"),
+        Expr::Array(_) => strong("array"),
+        Expr::CompoundFieldAccess { root, .. } => figure_name(root),
         _ => None,
     }
 }

@@ -78,6 +78,10 @@ pub fn cast_allowed(from: &ScalarType, to: &ScalarType, ctx: CastContext) -> boo
     if let (Some(a), Some(b)) = (numeric_rank(from), numeric_rank(to)) {
         return a < b || ctx != CastContext::Implicit;
     }
+    // An array converts as its elements do.
+    if let (Some(a), Some(b)) = (from.element(), to.element()) {
+        return cast_allowed(&a, &b, ctx);
+    }
     match (from.base(), to.base()) {
         // char(n) becomes text implicitly (losing its trailing blanks); text becomes char(n)
         // on assignment.
@@ -335,6 +339,13 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
         D::Uuid => ScalarType::Uuid,
         D::Bytea => ScalarType::Bytea,
         D::JSONB => ScalarType::Jsonb,
+        D::Array(sqlparser::ast::ArrayElemTypeDef::SquareBracket(inner, _)) => {
+            // `int[][]` and `int[3]` are `int[]` in PostgreSQL.
+            match scalar_type(inner)? {
+                ScalarType::Array(e) => ScalarType::Array(e),
+                elem => ScalarType::array_of(elem),
+            }
+        }
         D::Interval { fields, precision } => {
             interval_type(fields.as_ref().map(interval_fields), *precision)?
         }
@@ -455,5 +466,7 @@ pub fn internal_name(ty: &ScalarType) -> &'static str {
         ScalarType::Uuid => "uuid",
         ScalarType::Bytea => "bytea",
         ScalarType::Jsonb => "jsonb",
+        // A cast to an array type names its column after the element type.
+        ScalarType::Array(e) => internal_name(&e.get()),
     }
 }

@@ -13,6 +13,7 @@ use crate::numeric::Numeric;
 use ordered_float::OrderedFloat;
 use serde::{Deserialize, Serialize};
 
+mod array_agg;
 mod string_agg;
 mod variance;
 
@@ -47,6 +48,9 @@ pub enum AggregateFunc {
     /// string_agg(text, text ORDER BY ...) over rows packed by `VariadicFunc::StringAggInput`
     /// (`agg/string_agg.rs`).
     StringAgg(KeyOrder),
+    /// array_agg(x ORDER BY ...) over rows packed by `VariadicFunc::ArrayAggInput`
+    /// (`agg/array_agg.rs`).
+    ArrayAgg(KeyOrder),
 }
 
 /// An aggregate applied to an expression over the reduction's input.
@@ -76,6 +80,7 @@ impl AggregateFunc {
                 kind.name()
             }
             AggregateFunc::StringAgg(_) => "string_agg",
+            AggregateFunc::ArrayAgg(_) => "array_agg",
         }
     }
 
@@ -174,6 +179,7 @@ impl AggregateFunc {
             AggregateFunc::VarianceNumeric(kind) => variance::eval_exact(*kind, values)?,
             AggregateFunc::VarianceFloat(kind) => variance::eval_float(*kind, values)?,
             AggregateFunc::StringAgg(order) => string_agg::eval(*order, values)?,
+            AggregateFunc::ArrayAgg(order) => array_agg::eval(*order, values)?,
             AggregateFunc::Min => values.map(|(d, _)| d).min().cloned().unwrap_or(Datum::Null),
             AggregateFunc::Max => values.map(|(d, _)| d).max().cloned().unwrap_or(Datum::Null),
             AggregateFunc::BoolAnd => values

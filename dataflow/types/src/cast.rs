@@ -35,6 +35,12 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (d, ScalarType::Char { .. }) => {
             Datum::String(d.to_text().expect("not null")).cast_char(ty)?
         }
+        // An array converts element by element.
+        (Datum::Array(a), ScalarType::Array(elem)) => Datum::Array(
+            a.into_iter()
+                .map(|e| cast(e, &elem.get()))
+                .collect::<Result<_, _>>()?,
+        ),
         (Datum::Jsonb(j), ScalarType::Jsonb) => Datum::Jsonb(j),
         (Datum::Jsonb(j), ScalarType::Bool) => Datum::Bool(j.as_bool()?),
         // A jsonb number converts as a numeric does (rounding to integers).

@@ -52,6 +52,9 @@ pub enum Datum {
     Bytes(Vec<u8>),
     /// A `jsonb`, normalized.
     Jsonb(Box<crate::jsonb::Json>),
+    /// A one-dimensional array (lower bound 1) of values of its type's element type, or an
+    /// `int2vector` (`array.rs`).
+    Array(Vec<Datum>),
 }
 
 impl Datum {
@@ -78,6 +81,7 @@ impl Datum {
             Datum::Float64(f) if f.0 == 0.0 && f.0.is_sign_negative() => {
                 Some(Datum::Float64(OrderedFloat(0.0)))
             }
+            Datum::Array(a) => crate::array::canonical(a),
             _ => None,
         }
     }
@@ -116,6 +120,7 @@ impl Datum {
             (Uuid(a), Uuid(b)) => a.cmp(b),
             (Bytes(a), Bytes(b)) => a.cmp(b),
             (Jsonb(a), Jsonb(b)) => a.compare(b, r),
+            (Array(a), Array(b)) => crate::array::compare(a, b, r),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -140,6 +145,7 @@ impl Datum {
             Datum::Uuid(_) => 13,
             Datum::Bytes(_) => 14,
             Datum::Jsonb(_) => 15,
+            Datum::Array(_) => 16,
         }
     }
 
@@ -163,6 +169,7 @@ impl Datum {
             Datum::Uuid(u) => crate::bytes_text::write_uuid(u, out),
             Datum::Bytes(b) => crate::bytes_text::write_bytea(b, out),
             Datum::Jsonb(j) => j.write(out),
+            Datum::Array(a) => crate::array::write(a, out, Datum::write_text),
         }
     }
 
@@ -262,6 +269,7 @@ impl Datum {
             ScalarType::Uuid => crate::bytes_text::parse_uuid(text).map(Datum::Uuid),
             ScalarType::Bytea => crate::bytes_text::parse_bytea(text).map(Datum::Bytes),
             ScalarType::Jsonb => crate::jsonb::Json::parse(text).map(|j| Datum::Jsonb(Box::new(j))),
+            ScalarType::Array(elem) => crate::array::parse(text, elem.get()),
         }
     }
 

@@ -86,6 +86,9 @@ pub enum EvalError {
     /// 54000, with PostgreSQL's message.
     #[error("{0}")]
     ProgramLimitExceeded(String),
+    /// 22P02: array text that does not parse, with PostgreSQL's DETAIL line.
+    #[error("malformed array literal: \"{value}\"")]
+    MalformedArrayLiteral { value: String, detail: String },
     #[error("argument of ntile must be greater than zero")]
     NtileArgument,
     #[error("argument of nth_value must be greater than zero")]
@@ -107,6 +110,7 @@ impl EvalError {
                      absolute value less than {bound}."
                 ))
             }
+            EvalError::MalformedArrayLiteral { detail, .. } => Some(detail.clone()),
             _ => None,
         }
     }
@@ -131,9 +135,9 @@ impl EvalError {
             {
                 "22007"
             }
-            EvalError::InvalidTextRepresentation { .. } | EvalError::InvalidTextSyntax(_) => {
-                "22P02"
-            }
+            EvalError::InvalidTextRepresentation { .. }
+            | EvalError::InvalidTextSyntax(_)
+            | EvalError::MalformedArrayLiteral { .. } => "22P02",
             EvalError::StringTooLong { .. } | EvalError::CharTooLong { .. } => "22001",
             EvalError::NullValueNotAllowed(_) => "23502",
             EvalError::MultipleRowsFromSubquery => "21000",

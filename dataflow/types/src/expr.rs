@@ -52,6 +52,8 @@ pub enum ScalarExpr {
 pub enum UnaryFunc {
     /// jsonb_typeof(jsonb)
     JsonbTypeof,
+    /// cardinality(array): its number of elements.
+    Cardinality,
     Not,
     IsNull,
     IsNotNull,
@@ -174,6 +176,35 @@ pub enum BinaryFunc {
     JsonbContains,
     /// jsonb ? text
     JsonbExists,
+    /// The array functions of `array/funcs.rs`: `a[i]`, array_length/lower/upper(a, dim),
+    /// array_position(a, x), array_append(a, x), array_prepend(x, a), array_cat(a, b) (also
+    /// `||`), `a @> b`, `a && b`, and `x op ANY|ALL (a)`. Not all strict (see `is_strict`).
+    ArrayIndex,
+    ArrayDim(crate::array::funcs::Dimension),
+    ArrayPosition,
+    ArrayAppend,
+    ArrayPrepend,
+    ArrayCat,
+    ArrayContains,
+    ArrayOverlap,
+    ArrayAny {
+        op: crate::array::funcs::CmpOp,
+        all: bool,
+    },
+}
+
+impl BinaryFunc {
+    /// The array functions that take NULL arguments as values rather than yield NULL.
+    fn array_lenient(&self) -> bool {
+        matches!(
+            self,
+            BinaryFunc::ArrayPosition
+                | BinaryFunc::ArrayAppend
+                | BinaryFunc::ArrayPrepend
+                | BinaryFunc::ArrayCat
+                | BinaryFunc::ArrayAny { .. }
+        )
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -232,9 +263,20 @@ pub enum VariadicFunc {
     JustifyHours,
     JustifyInterval,
     Age,
-    /// The argument of string_agg: `[value, delimiter, keys...]` packed into one text, NULL
+    /// The argument of string_agg: `[value, delimiter, keys...]` packed into one array, NULL
     /// when the value is (`agg/string_agg.rs`).
     StringAggInput,
+    /// The argument of array_agg: `[value, keys...]` packed into one array, never NULL (NULL
+    /// values are elements too; `agg/array_agg.rs`).
+    ArrayAggInput,
+    /// `ARRAY[a, b, ...]`: an array of the arguments, NULLs among them.
+    ArrayBuild,
+    /// `a[lo:hi]`, the planner supplying omitted bounds; strict.
+    ArraySlice,
+    /// array_to_string(a, delimiter [, null_string]) and string_to_array(s, delimiter [,
+    /// null_string]), with their own NULL rules (`array/funcs.rs`).
+    ArrayJoin,
+    StringToArray,
 }
 
 impl VariadicFunc {
@@ -438,6 +480,9 @@ impl ScalarExpr {
                         _ => Datum::Bool(false),
                     })
                 }
+                f if f.array_lenient() => {
+                    crate::array::funcs::eval_binary(*f, left.eval(row)?, right.eval(row)?)
+                }
                 _ => eval_binary(*func, left.eval(row)?, right.eval(row)?),
             },
             ScalarExpr::Variadic {
@@ -462,6 +507,11 @@ impl ScalarExpr {
                         Ok(crate::text_funcs::variadic_lenient(*func, args))
                     }
                     VariadicFunc::StringAggInput => Ok(crate::agg::pack_string_agg(&args)),
+                    VariadicFunc::ArrayAggInput | VariadicFunc::ArrayBuild => {
+                        Ok(Datum::Array(args))
+                    }
+                    VariadicFunc::ArrayJoin => crate::array::funcs::to_string(args),
+                    VariadicFunc::StringToArray => crate::array::funcs::from_string(args),
                     VariadicFunc::Random => Ok(Datum::Float64(random_float())),
                     VariadicFunc::CurrentDate
                     | VariadicFunc::LocalTimestamp
@@ -479,6 +529,12 @@ impl ScalarExpr {
                         }
                         a => unreachable!("substring over {a:?}"),
                     },
+                    VariadicFunc::ArraySlice => {
+                        let [a, lo, hi] = <[Datum; 3]>::try_from(args).map_err(|a| {
+                            EvalError::Internal(format!("array slice of {} arguments", a.len()))
+                        })?;
+                        crate::array::funcs::slice(a, lo, hi)
+                    }
                     VariadicFunc::MakeDate
                     | VariadicFunc::JustifyDays
                     | VariadicFunc::JustifyHours
@@ -516,6 +572,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
     }
     Ok(match (func, d) {
         (UnaryFunc::JsonbTypeof, Datum::Jsonb(j)) => Datum::String(j.type_name().into()),
+        (UnaryFunc::Cardinality, a) => crate::array::funcs::cardinality(a)?,
         (UnaryFunc::Not, Datum::Bool(b)) => Datum::Bool(!b),
         (UnaryFunc::Neg, Datum::Int16(i)) => Datum::Int16(
             i.checked_neg()
@@ -571,6 +628,9 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
     Ok(match func {
         JsonbGet { .. } | JsonbPath { .. } | JsonbContains | JsonbExists => {
             return crate::jsonb::eval_binary(func, l, r)
+        }
+        ArrayIndex | ArrayDim(_) | ArrayContains | ArrayOverlap => {
+            return crate::array::funcs::eval_binary(func, l, r)
         }
         Eq => Datum::Bool(l.sql_cmp(&r).is_eq()),
         NotEq => Datum::Bool(l.sql_cmp(&r).is_ne()),

@@ -26,6 +26,9 @@ impl Datum {
             Datum::Float64(f) if extra_float_digits <= 0 && f.0.is_finite() => {
                 write_g(f.0, 15 + extra_float_digits, out)
             }
+            Datum::Array(a) => crate::array::write(a, out, |d, out| {
+                d.write_text_float_digits(extra_float_digits, out)
+            }),
             d => d.write_text(out),
         }
     }

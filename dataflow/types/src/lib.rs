@@ -4,6 +4,7 @@
 //! - `datum`: values and rows, with PostgreSQL's text formats.
 //! - `numeric`: exact decimal numbers of any size, with PostgreSQL's arithmetic.
 //! - `float_text`: real and double precision as PostgreSQL prints them.
+//! - `array`: one-dimensional arrays, their text and binary formats and functions.
 //! - `interval`, `datetime`: the interval and timestamp types and the date/time functions.
 //! - `accum`: aggregates computed from contributions carried in differences.
 //! - `expr`, `agg`: scalar expressions and aggregates, and their evaluation (`builtins`:
@@ -23,6 +24,7 @@
 
 pub mod accum;
 pub mod agg;
+pub mod array;
 mod builtins;
 pub mod bytes_text;
 mod cast;

@@ -57,6 +57,8 @@ pub enum ScalarType {
     /// `jsonb`.
     Jsonb,
     Bytea,
+    /// A one-dimensional array of the element type (`array.rs`).
+    Array(crate::array::ArrayElem),
 }
 
 impl ScalarType {
@@ -65,6 +67,19 @@ impl ScalarType {
         precision: None,
         scale: None,
     };
+
+    /// The type of arrays of `elem`.
+    pub fn array_of(elem: ScalarType) -> ScalarType {
+        ScalarType::Array(crate::array::ArrayElem::new(elem))
+    }
+
+    /// The element type, when this is an array type.
+    pub fn element(&self) -> Option<ScalarType> {
+        match self {
+            ScalarType::Array(e) => Some(e.get()),
+            _ => None,
+        }
+    }
 
     /// The PostgreSQL type OID clients see for this type.
     pub fn oid(&self) -> u32 {
@@ -87,6 +102,7 @@ impl ScalarType {
             ScalarType::Uuid => 2950,
             ScalarType::Jsonb => 3802,
             ScalarType::Bytea => 17,
+            ScalarType::Array(e) => crate::array::array_oid(e.get().oid()),
         }
     }
 
@@ -122,6 +138,7 @@ impl ScalarType {
             ScalarType::IntervalOf(_) => ScalarType::Interval,
             ScalarType::TimestampOf(_) => ScalarType::Timestamp,
             ScalarType::TimeOf(_) => ScalarType::Time,
+            ScalarType::Array(e) => ScalarType::array_of(e.get().base()),
             other => *other,
         }
     }
@@ -136,6 +153,7 @@ impl ScalarType {
             ScalarType::IntervalOf(_) => ScalarType::Interval,
             ScalarType::TimestampOf(_) => ScalarType::Timestamp,
             ScalarType::TimeOf(_) => ScalarType::Time,
+            ScalarType::Array(e) => ScalarType::array_of(e.get().without_modifiers()),
             other => *other,
         }
     }
@@ -149,6 +167,7 @@ impl ScalarType {
             ScalarType::IntervalOf(_) => ScalarType::Interval,
             ScalarType::TimestampOf(_) => ScalarType::Timestamp,
             ScalarType::TimeOf(_) => ScalarType::Time,
+            ScalarType::Array(e) => ScalarType::array_of(e.get().value_type()),
             other => *other,
         }
     }
@@ -158,6 +177,9 @@ impl ScalarType {
     /// hold one canonical member of each class (`Datum::canonical`), so a plan that must tell
     /// such values apart keys them by their text as well.
     pub fn equal_values_differ_in_text(&self) -> bool {
+        if let ScalarType::Array(e) = self {
+            return e.get().equal_values_differ_in_text();
+        }
         matches!(
             self,
             ScalarType::Numeric { scale: None, .. }
@@ -220,6 +242,7 @@ impl fmt::Display for ScalarType {
             ScalarType::Uuid => write!(f, "uuid"),
             ScalarType::Jsonb => write!(f, "jsonb"),
             ScalarType::Bytea => write!(f, "bytea"),
+            ScalarType::Array(e) => write!(f, "{}[]", e.get()),
         }
     }
 }

@@ -23,6 +23,8 @@ pub enum TableFunc {
     GenerateSeries,
     /// `jsonb_array_elements(jsonb)` (`_text`: each element's `->>` text).
     JsonbArrayElements { as_text: bool },
+    /// `unnest(array)`: its elements in order, NULLs included (none for a NULL array).
+    Unnest,
 }
 
 impl TableFunc {
@@ -30,6 +32,11 @@ impl TableFunc {
     pub fn eval(&self, args: &[Datum]) -> Result<Vec<Datum>, EvalError> {
         match self {
             TableFunc::GenerateSeries => generate_series(args),
+            TableFunc::Unnest => match &args[0] {
+                Datum::Null => Ok(Vec::new()),
+                Datum::Array(a) => Ok(a.clone()),
+                other => Err(EvalError::Internal(format!("unnest of {other:?}"))),
+            },
             TableFunc::JsonbArrayElements { as_text } => match &args[0] {
                 Datum::Null => Ok(Vec::new()),
                 Datum::Jsonb(j) => match j.as_ref() {

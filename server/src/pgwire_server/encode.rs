@@ -113,10 +113,12 @@ fn encode_datum(
     extra_float_digits: i32,
 ) -> PgWireResult<()> {
     let ty = field.datatype().clone();
+    // The text is already PostgreSQL's output; as `text`, pgwire sends it unchanged (it would
+    // quote it again for an array type).
     let text = |encoder: &mut DataRowEncoder, value: Option<String>| {
         encoder.encode_field_with_type_and_format(
             &value,
-            &ty,
+            &Type::TEXT,
             FieldFormat::Text,
             field.format_options(),
         )
@@ -158,6 +160,11 @@ fn encode_datum(
         Datum::Jsonb(j) => {
             let mut bytes = vec![1u8];
             bytes.extend_from_slice(j.to_text().as_bytes());
+            encoder.encode_field_with_type_and_format(&bytes, &ty, fmt, opts)
+        }
+        Datum::Array(a) => {
+            let elem = kpg_types::array::element_oid(ty.oid());
+            let bytes = kpg_types::array::binary::encode(a, elem, 1);
             encoder.encode_field_with_type_and_format(&bytes, &ty, fmt, opts)
         }
     }

@@ -54,9 +54,6 @@ impl FromBuilder<'_> {
             }
             _ => return Err(PlanError::unsupported(format!("FROM item {name}(...)"))),
         };
-        if fname == "unnest" {
-            return Err(PlanError::unsupported("unnest (kpg has no arrays yet)"));
-        }
         let cx = ExprContext::new(scope, "functions in FROM").with_catalog(self.cx.catalog);
         let args: Vec<Typed> = args
             .iter()
@@ -92,6 +89,22 @@ impl FromBuilder<'_> {
                     ty,
                     true,
                 )
+            }
+            "unnest" if args.len() > 1 => {
+                return Err(PlanError::unsupported("unnest of several arrays"))
+            }
+            "unnest" if args.len() == 1 => {
+                let arg = args.into_iter().next().expect("one argument");
+                let Some(elem) = arg.ty.and_then(|t| t.element()) else {
+                    if arg.ty.is_some_and(|t| t.is_string()) {
+                        // The array columns of kpg's system catalogs are text.
+                        return Err(PlanError::unsupported(
+                            "unnest of text (kpg's system catalogs hold arrays as text)",
+                        ));
+                    }
+                    return Err(crate::func::no_function(&fname, &[arg]));
+                };
+                (TableFunc::Unnest, vec![arg.expr], elem.value_type(), true)
             }
             _ => return Err(crate::func::no_function(&fname, &args)),
         };
@@ -259,4 +272,17 @@ fn convert(
         }
     }
     Ok((exprs, out))
+}
+
+/// `UNNEST(a, ...)` in FROM (which sqlparser reads as a construct of its own) as the call
+/// `unnest(a, ...)`.
+pub(super) fn unnest_call(array_exprs: &[sqlparser::ast::Expr]) -> (ObjectName, Vec<FunctionArg>) {
+    let name = ObjectName(vec![sqlparser::ast::ObjectNamePart::Identifier(
+        sqlparser::ast::Ident::new("unnest"),
+    )]);
+    let args = array_exprs
+        .iter()
+        .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e.clone())))
+        .collect();
+    (name, args)
 }

@@ -1,0 +1,98 @@
+//! PostgreSQL's binary wire format of a one-dimensional array (what pgjdbc and tokio-postgres
+//! read when they ask for binary results): the number of dimensions (0 for an empty array,
+//! else 1), a has-NULLs flag, the element type's OID, the length and lower bound (1) of the
+//! dimension, then each element as a length (-1 for NULL) and its binary value.
+//!
+//! The element encodings are PostgreSQL's `*send` functions: big-endian integers and floats,
+//! dates as days and timestamps as microseconds since 2000-01-01, intervals as microseconds,
+//! days and months, text as its UTF-8 bytes, jsonb as version 1 then its text.
+
+use crate::datum::Datum;
+use chrono::{NaiveDate, NaiveDateTime};
+
+/// The binary form of the array `elems` whose element type has OID `elem_oid` (`lower` is
+/// the lower bound: 1 for arrays, 0 for `int2vector`).
+pub fn encode(elems: &[Datum], elem_oid: u32, lower: i32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let ndim: i32 = if elems.is_empty() { 0 } else { 1 };
+    out.extend_from_slice(&ndim.to_be_bytes());
+    out.extend_from_slice(&i32::from(elems.iter().any(Datum::is_null)).to_be_bytes());
+    out.extend_from_slice(&elem_oid.to_be_bytes());
+    if ndim == 1 {
+        out.extend_from_slice(&(elems.len() as i32).to_be_bytes());
+        out.extend_from_slice(&lower.to_be_bytes());
+    }
+    let mut value = Vec::new();
+    for e in elems {
+        if e.is_null() {
+            out.extend_from_slice(&(-1i32).to_be_bytes());
+            continue;
+        }
+        value.clear();
+        write_value(e, &mut value);
+        out.extend_from_slice(&(value.len() as i32).to_be_bytes());
+        out.extend_from_slice(&value);
+    }
+    out
+}
+
+fn epoch() -> NaiveDateTime {
+    NaiveDate::from_ymd_opt(2000, 1, 1)
+        .expect("valid date")
+        .and_hms_opt(0, 0, 0)
+        .expect("valid time")
+}
+
+/// One non-NULL element's binary value.
+fn write_value(d: &Datum, out: &mut Vec<u8>) {
+    match d {
+        Datum::Null => {}
+        Datum::Bool(b) => out.push(u8::from(*b)),
+        Datum::Int16(i) => out.extend_from_slice(&i.to_be_bytes()),
+        Datum::Int32(i) => out.extend_from_slice(&i.to_be_bytes()),
+        Datum::Int64(i) => out.extend_from_slice(&i.to_be_bytes()),
+        Datum::Float32(f) => out.extend_from_slice(&f.0.to_bits().to_be_bytes()),
+        Datum::Float64(f) => out.extend_from_slice(&f.0.to_bits().to_be_bytes()),
+        Datum::Numeric(n) => out.extend_from_slice(&n.to_pg_binary()),
+        Datum::String(s) => out.extend_from_slice(s.as_bytes()),
+        Datum::Date(d) => {
+            let days = (*d - epoch().date()).num_days() as i32;
+            out.extend_from_slice(&days.to_be_bytes())
+        }
+        Datum::Timestamp(t) => {
+            let us = (*t - epoch()).num_microseconds().unwrap_or(i64::MAX);
+            out.extend_from_slice(&us.to_be_bytes())
+        }
+        Datum::Interval(iv) => {
+            out.extend_from_slice(&iv.micros.to_be_bytes());
+            out.extend_from_slice(&iv.days.to_be_bytes());
+            out.extend_from_slice(&iv.months.to_be_bytes());
+        }
+        Datum::Time(t) => out.extend_from_slice(&t.to_be_bytes()),
+        Datum::Uuid(u) => out.extend_from_slice(u),
+        Datum::Bytes(b) => out.extend_from_slice(b),
+        Datum::Jsonb(j) => {
+            out.push(1);
+            out.extend_from_slice(j.to_text().as_bytes());
+        }
+        // Elements are never arrays (no multi-dimensional arrays).
+        Datum::Array(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int4_array_with_null() {
+        let bytes = encode(&[Datum::Int32(7), Datum::Null], 23, 1);
+        let want: Vec<u8> = [1i32, 1, 23, 2, 1, 4, 7, -1]
+            .iter()
+            .flat_map(|i| i.to_be_bytes())
+            .collect();
+        assert_eq!(bytes, want);
+        let empty: Vec<u8> = [0i32, 0, 25].iter().flat_map(|i| i.to_be_bytes()).collect();
+        assert_eq!(encode(&[], 25, 1), empty);
+    }
+}
