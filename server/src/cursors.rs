@@ -347,6 +347,23 @@ pub async fn result_format(stmt: &ParsedStatement, cursors: &Cursors, format: &F
     format.clone()
 }
 
+/// What Describe answers for a cursor statement of the extended protocol: `Some(Some(desc))`
+/// for a FETCH (the cursor's columns; none if there is no such cursor yet, as the FETCH will
+/// fail), `Some(None)` for DECLARE, MOVE and CLOSE (no rows), `None` for other statements.
+pub async fn describe(stmt: &ParsedStatement, cursors: &Cursors) -> Option<Option<RelationDesc>> {
+    match stmt {
+        ParsedStatement::Fetch {
+            name,
+            is_move: false,
+            ..
+        } => Some(cursors.lock().await.get(name).map(|c| c.desc.clone())),
+        ParsedStatement::Declare { .. }
+        | ParsedStatement::Fetch { .. }
+        | ParsedStatement::Close { .. } => Some(None),
+        _ => None,
+    }
+}
+
 /// Runs a cursor statement for a session; `None` if `stmt` is not one. `in_block` says whether
 /// a transaction block is open, `failed` whether it has failed (then every cursor statement is
 /// refused, as in PostgreSQL).

@@ -23,8 +23,10 @@ use pgwire::api::cancel::DefaultCancelHandler;
 use pgwire::api::copy::CopyHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{send_ready_for_query, ExtendedQueryHandler, SimpleQueryHandler};
-use pgwire::api::results::{CopyResponse, Response, Tag};
-use pgwire::api::stmt::StoredStatement;
+use pgwire::api::results::{
+    CopyResponse, DescribePortalResponse, DescribeStatementResponse, Response, Tag,
+};
+use pgwire::api::stmt::{QueryParser, StoredStatement};
 use pgwire::api::store::{Entry, PortalStore};
 use pgwire::api::{
     ClientInfo, ClientPortalStore, ConnectionHandle, ConnectionManager, PgWireConnectionState,
@@ -342,6 +344,65 @@ impl ExtendedQueryHandler for Session {
         }
     }
 
+    /// Cursor statements are described from the session's cursors (a FETCH has its cursor's
+    /// columns); the others as pgwire does, from the query parser.
+    async fn do_describe_statement<C>(
+        &self,
+        client: &mut C,
+        target: &StoredStatement<PreparedStatement>,
+    ) -> PgWireResult<DescribeStatementResponse>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = PreparedStatement>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let parser = self.query_parser();
+        let params = parser.get_parameter_types(&target.statement)?;
+        let params = params
+            .into_iter()
+            .enumerate()
+            .map(|(i, server)| {
+                target
+                    .parameter_types
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or(server)
+            })
+            .collect();
+        let conn = connection(client);
+        let columns = match cursors::describe(&target.statement.stmt, &conn.cursors).await {
+            Some(desc) => desc.map(|d| fields(&d, None)).unwrap_or_default(),
+            None => parser.get_result_schema(&target.statement, None)?,
+        };
+        Ok(DescribeStatementResponse::new(params, columns))
+    }
+
+    async fn do_describe_portal<C>(
+        &self,
+        client: &mut C,
+        target: &Portal<PreparedStatement>,
+    ) -> PgWireResult<DescribePortalResponse>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = PreparedStatement>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let stmt = &target.statement.statement;
+        let format = &target.result_column_format;
+        let conn = connection(client);
+        let columns = match cursors::describe(&stmt.stmt, &conn.cursors).await {
+            Some(desc) => {
+                let format = cursors::result_format(&stmt.stmt, &conn.cursors, format).await;
+                desc.map(|d| fields(&d, Some(&format))).unwrap_or_default()
+            }
+            None => self.query_parser().get_result_schema(stmt, Some(format))?,
+        };
+        Ok(DescribePortalResponse::new(columns))
+    }
+
     async fn do_query<C>(
         &self,
         client: &mut C,
@@ -639,6 +700,8 @@ fn describes_without_rows(stmt: &ParsedStatement) -> bool {
             Statement::StartTransaction { .. }
                 | Statement::Commit { .. }
                 | Statement::Rollback { .. }
+                | Statement::Savepoint { .. }
+                | Statement::ReleaseSavepoint { .. }
         )
     )
 }

@@ -384,6 +384,20 @@ pub fn function(
             );
             lookup(PgLookup::RoleName, key, fallback, ScalarType::Text)?
         }
+        // Every type is in pg_catalog, which is on every search path.
+        ("pg_type_is_visible", 1) => {
+            let key = oid_value(next())?;
+            let e = key
+                .expr
+                .call_unary(UnaryFunc::IsNull)
+                .call_unary(UnaryFunc::Not);
+            let e = ScalarExpr::If {
+                cond: Box::new(e),
+                then: Box::new(ScalarExpr::Literal(Datum::Bool(true))),
+                els: Box::new(null.clone()),
+            };
+            Some(Typed::new(ops::fold_deep(e)?, ScalarType::Bool, true))
+        }
         ("pg_table_is_visible", 1) => {
             let key = oid_value(next())?;
             let entries = catalog(cx)?.pg_lookup(PgLookup::Visible);

@@ -7,9 +7,11 @@
 // setBigDecimal, setDouble, setDate, setNull), batches, statements reused past pgjdbc's
 // prepareThreshold (named server-side statements, binary results), ResultSetMetaData, fetch
 // size inside a transaction (portals read a few rows per Execute), rollback, errors (their
-// SQLSTATEs) and DatabaseMetaData.
+// SQLSTATEs) and DatabaseMetaData. With --subscribe (kpg only), it then reads a subscription
+// through DECLARE ... CURSOR FOR SUBSCRIBE and FETCH with executeQuery, as Materialize's JDBC
+// users do, and prints what it saw last.
 //
-//   java -cp postgresql.jar:. JdbcScenario jdbc:postgresql://127.0.0.1:PORT/DB?user=U
+//   java -cp postgresql.jar:. JdbcScenario jdbc:postgresql://127.0.0.1:PORT/DB?user=U [--subscribe]
 
 import java.math.BigDecimal;
 import java.sql.*;
@@ -202,6 +204,46 @@ public class JdbcScenario {
             } catch (SQLException e) {
                 out("getColumns error", e.getSQLState(), e.getMessage());
             }
+
+            if (args.length > 1 && args[1].equals("--subscribe")) {
+                subscribe(c, args[0]);
+            }
         }
+    }
+
+    // kpg only: a subscription read as Materialize's JDBC users do, through a cursor in a
+    // transaction block (pgjdbc sends DECLARE and FETCH through the extended protocol).
+    static void subscribe(Connection c, String url) throws SQLException {
+        long count;
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT count(*) FROM orders")) {
+            r.next();
+            count = r.getLong(1);
+        }
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.execute("DECLARE sub CURSOR FOR SUBSCRIBE (SELECT id, note FROM orders)");
+            long snapshot = 0, first = -1;
+            try (ResultSet r = s.executeQuery("FETCH ALL sub WITH (timeout = '1s')")) {
+                ResultSetMetaData md = r.getMetaData();
+                out("subscribe columns", md.getColumnName(1), md.getColumnName(2), md.getColumnName(3), md.getColumnName(4));
+                while (r.next()) {
+                    snapshot += r.getLong("mz_diff");
+                    first = r.getLong("mz_timestamp");
+                }
+            }
+            out("subscribe snapshot matches SELECT", snapshot == count);
+            try (Connection other = DriverManager.getConnection(url);
+                 Statement w = other.createStatement()) {
+                w.executeUpdate("INSERT INTO orders (id, note) VALUES (500, 'from another session')");
+            }
+            try (ResultSet r = s.executeQuery("FETCH ALL sub WITH (timeout = '5s')")) {
+                r.next();
+                out("subscribe saw insert", r.getInt("id"), r.getString("note"), r.getLong("mz_diff"),
+                    r.getLong("mz_timestamp") > first);
+            }
+            s.execute("CLOSE sub");
+        }
+        c.commit();
+        c.setAutoCommit(true);
     }
 }

@@ -167,6 +167,7 @@ pub const RELATIONS: &[SystemRelation] = &[
             ("typtypmod", 'i'),
             ("typndims", 'i'),
             ("typcollation", 'o'),
+            ("typdefault", 't'),
         ],
     ),
     rel(
@@ -302,6 +303,30 @@ pub const RELATIONS: &[SystemRelation] = &[
             ("confrelid", 'o'),
             ("conkey", 't'),
             ("confkey", 't'),
+        ],
+    ),
+    empty(
+        "pg_enum",
+        3501,
+        &[
+            ("oid", 'o'),
+            ("enumtypid", 'o'),
+            ("enumsortorder", 'f'),
+            ("enumlabel", 't'),
+        ],
+    ),
+    empty(
+        "pg_sequence",
+        2224,
+        &[
+            ("seqrelid", 'o'),
+            ("seqtypid", 'o'),
+            ("seqstart", 'o'),
+            ("seqincrement", 'o'),
+            ("seqmax", 'o'),
+            ("seqmin", 'o'),
+            ("seqcache", 'o'),
+            ("seqcycle", 'b'),
         ],
     ),
     empty(

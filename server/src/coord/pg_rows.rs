@@ -413,6 +413,7 @@ pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
                     } else {
                         0
                     }),
+                    N,
                 ];
                 let arr = [
                     o(*array),
@@ -434,6 +435,7 @@ pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
                     i(-1),
                     i(0),
                     o(0),
+                    N,
                 ];
                 [scalar.to_vec(), arr.to_vec()]
             })
