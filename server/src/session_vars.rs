@@ -34,7 +34,7 @@ const DEFAULTS: &[(&str, &str)] = &[
     ("client_encoding", "UTF8"),
     ("client_min_messages", "notice"),
     ("DateStyle", "ISO, MDY"),
-    ("default_transaction_isolation", "strict serializable"),
+    ("default_transaction_isolation", "read committed"),
     ("extra_float_digits", "1"),
     ("idle_in_transaction_session_timeout", "0"),
     ("integer_datetimes", "on"),
@@ -48,7 +48,7 @@ const DEFAULTS: &[(&str, &str)] = &[
     ("standard_conforming_strings", "on"),
     ("statement_timeout", "0"),
     ("TimeZone", "UTC"),
-    ("transaction_isolation", "strict serializable"),
+    ("transaction_isolation", "read committed"),
     ("transaction_read_only", "off"),
 ];
 
@@ -267,8 +267,8 @@ impl SessionVars {
     }
 
     /// `SET TRANSACTION` and `SET SESSION CHARACTERISTICS AS TRANSACTION`: any isolation level
-    /// of PostgreSQL's is taken (every kpg transaction is strict serializable, which each of
-    /// them allows; the session's is shown as `default_transaction_isolation`), read-only
+    /// of PostgreSQL's is taken and shown (a single statement is strict serializable; a
+    /// transaction block runs at READ COMMITTED whatever the setting, see `txn.rs`), read-only
     /// transactions and snapshots are not supported.
     fn set_transaction(
         &mut self,
@@ -413,7 +413,7 @@ fn check(name: &str, value: &str) -> Result<String, ExecError> {
             Ok(n.to_string())
         }
         "default_transaction_isolation" | "transaction_isolation" => match lower.as_str() {
-            // Every transaction is strict serializable, which each of these levels allows.
+            // Shown as set; blocks run at READ COMMITTED whatever the setting (see `txn.rs`).
             "serializable"
             | "repeatable read"
             | "read committed"

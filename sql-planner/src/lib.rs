@@ -55,6 +55,7 @@ mod rows;
 mod scalar_funcs;
 mod scope;
 mod select;
+mod select_srf;
 mod share;
 mod show_create;
 pub mod sink;

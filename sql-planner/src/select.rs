@@ -58,6 +58,8 @@ pub fn plan_select(
 ) -> Result<SelectPlan, PlanError> {
     // Aggregates of this query found inside its subqueries (`aggregate::outer_aggregate`):
     // each makes the query plan itself again, with the aggregate as a hidden column.
+    let rewritten = crate::select_srf::rewrite(s)?;
+    let s = rewritten.as_ref().unwrap_or(s);
     let mut outer_aggs: Vec<String> = Vec::new();
     loop {
         let planned = match plan_select_block(cx, s, order_by, in_order, &outer_aggs) {

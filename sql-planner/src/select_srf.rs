@@ -1,0 +1,195 @@
+//! Set-returning functions in the select list (`SELECT id, unnest(tags) FROM t`), as drivers'
+//! catalog queries use them, planned by rewriting the SELECT so that the call becomes a
+//! LATERAL function in FROM and the select item a reference to its column.
+//!
+//! PostgreSQL evaluates a select list's set-returning functions per input row and emits one
+//! row per value; for one function that is exactly a LATERAL join with the call. Several
+//! functions run in lockstep (the row count is the longest one's, the others padded with
+//! NULL): kpg plans that only where lockstep is the ordinality of one array, `unnest(a)` beside
+//! `generate_subscripts(a, 1)` (kpg's arrays all start at 1), as
+//! `LATERAL unnest(a) WITH ORDINALITY`. Other combinations, calls nested inside expressions,
+//! and set-returning functions in grouped or DISTINCT queries (where PostgreSQL evaluates them
+//! after grouping) are refused with 0A000.
+
+use sqlparser::ast::{
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Ident, ObjectName,
+    ObjectNamePart, Select, SelectItem, TableAlias, TableAliasColumnDef, TableFactor,
+    TableWithJoins, Value,
+};
+
+use crate::error::PlanError;
+
+/// The alias of the rewritten FROM item; not a name users write.
+const ALIAS: &str = "__kpg_srf";
+
+/// The SELECT with its select-list set-returning functions moved into FROM, or `None` if it
+/// has none at the top of a select item.
+pub fn rewrite(s: &Select) -> Result<Option<Select>, PlanError> {
+    let calls: Vec<(usize, Srf<'_>)> = s
+        .projection
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                srf(e).map(|c| (i, c))
+            }
+            _ => None,
+        })
+        .collect();
+    if calls.is_empty() {
+        return Ok(None);
+    }
+    let grouped = s.group_by != GroupByExpr::Expressions(vec![], vec![])
+        || s.having.is_some()
+        || s.distinct.is_some()
+        || s.projection.iter().any(|item| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                crate::aggregate::contains_aggregate(e) || crate::aggregate::contains_window(e)
+            }
+            _ => false,
+        });
+    if grouped {
+        return Err(PlanError::unsupported(
+            "set-returning functions in the select list of a grouped, aggregated or DISTINCT \
+             query",
+        ));
+    }
+    let mut distinct: Vec<&Srf<'_>> = Vec::new();
+    for (_, c) in &calls {
+        if !distinct.iter().any(|d| d.text == c.text) {
+            distinct.push(c);
+        }
+    }
+    // Each call's column in the FROM item, and the item itself.
+    let (factor_name, factor_args, ordinality, columns): (&str, Vec<FunctionArg>, bool, Vec<&str>);
+    let column_of: Vec<&str>;
+    if let [only] = distinct.as_slice() {
+        if only.name == "generate_subscripts" {
+            (factor_name, factor_args, ordinality) = lockstep_array(&distinct)?;
+            columns = vec!["value", "ordinality"];
+            column_of = calls.iter().map(|_| "ordinality").collect();
+        } else {
+            (factor_name, factor_args, ordinality) = (only.name, only.args.to_vec(), false);
+            columns = vec!["value"];
+            column_of = calls.iter().map(|_| "value").collect();
+        }
+    } else {
+        (factor_name, factor_args, ordinality) = lockstep_array(&distinct)?;
+        columns = vec!["value", "ordinality"];
+        column_of = calls
+            .iter()
+            .map(|(_, c)| match c.name {
+                "unnest" => "value",
+                _ => "ordinality",
+            })
+            .collect();
+    }
+    let mut out = s.clone();
+    for ((i, call), column) in calls.iter().zip(column_of) {
+        let expr = Expr::CompoundIdentifier(vec![Ident::new(ALIAS), Ident::new(column)]);
+        let alias = match &s.projection[*i] {
+            SelectItem::ExprWithAlias { alias, .. } => alias.clone(),
+            _ => Ident::new(call.name),
+        };
+        out.projection[*i] = SelectItem::ExprWithAlias { expr, alias };
+    }
+    out.from.push(TableWithJoins {
+        relation: TableFactor::Function {
+            lateral: !s.from.is_empty(),
+            name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new(factor_name))]),
+            args: factor_args,
+            with_ordinality: ordinality,
+            alias: Some(TableAlias {
+                explicit: true,
+                name: Ident::new(ALIAS),
+                columns: columns
+                    .into_iter()
+                    .map(TableAliasColumnDef::from_name)
+                    .collect(),
+                at: None,
+            }),
+        },
+        joins: vec![],
+    });
+    Ok(Some(out))
+}
+
+/// A set-returning function call of the select list.
+struct Srf<'a> {
+    name: &'static str,
+    args: &'a [FunctionArg],
+    /// The call as written, to find repeated calls.
+    text: String,
+}
+
+fn srf(e: &Expr) -> Option<Srf<'_>> {
+    let e = match e {
+        Expr::Nested(inner) => inner,
+        e => e,
+    };
+    let Expr::Function(f) = e else {
+        return None;
+    };
+    let [ObjectNamePart::Identifier(name)] = f.name.0.as_slice() else {
+        return None;
+    };
+    let name = [
+        "unnest",
+        "generate_subscripts",
+        "generate_series",
+        "jsonb_array_elements",
+        "jsonb_array_elements_text",
+    ]
+    .into_iter()
+    .find(|n| name.value.eq_ignore_ascii_case(n))?;
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() || f.over.is_some() {
+        return None;
+    }
+    Some(Srf {
+        name,
+        args: &list.args,
+        text: e.to_string(),
+    })
+}
+
+/// `unnest(a) WITH ORDINALITY` for calls that are all `unnest(a)` or
+/// `generate_subscripts(a, 1)` of one array `a`.
+fn lockstep_array(calls: &[&Srf<'_>]) -> Result<(&'static str, Vec<FunctionArg>, bool), PlanError> {
+    let refused = || {
+        PlanError::unsupported(
+            "several set-returning functions in one select list, other than unnest(a) beside \
+             generate_subscripts(a, 1),",
+        )
+    };
+    let mut array: Option<&FunctionArg> = None;
+    for c in calls {
+        let a = match (c.name, c.args) {
+            ("unnest", [a]) => a,
+            ("generate_subscripts", [a, FunctionArg::Unnamed(FunctionArgExpr::Expr(dim))])
+                if is_one(dim) =>
+            {
+                a
+            }
+            _ => return Err(refused()),
+        };
+        match array {
+            None => array = Some(a),
+            Some(seen) if seen.to_string() == a.to_string() => {}
+            Some(_) => return Err(refused()),
+        }
+    }
+    let array = array.ok_or_else(refused)?;
+    Ok(("unnest", vec![array.clone()], true))
+}
+
+/// Whether `e` is the literal 1 (possibly cast, as drivers send `1::INTEGER`).
+fn is_one(e: &Expr) -> bool {
+    match e {
+        Expr::Value(v) => matches!(&v.value, Value::Number(n, _) if n == "1"),
+        Expr::Cast { expr, .. } | Expr::Nested(expr) => is_one(expr),
+        _ => false,
+    }
+}
