@@ -351,24 +351,66 @@ async fn subscribe_cursors_move_forward_only() {
     execute(&c, "COMMIT").await;
 }
 
-/// The extended protocol cannot describe cursor statements yet (a FETCH's columns are the
-/// session's cursor's): kpg refuses them with 0A000 and the session goes on.
+/// Cursor statements through the extended protocol (Parse, Describe, Bind, Execute: what
+/// pgjdbc and tokio-postgres send) answer as PostgreSQL's: a FETCH is described with its
+/// cursor's columns, DECLARE, MOVE and CLOSE with none, and the rows and counts are the same.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn extended_protocol_refuses_cursor_statements() {
-    let (kpg, _pg, _s) = setup().await;
-    let c = kpg.connect().await;
-    execute(&c, "BEGIN").await;
-    for sql in [
-        "DECLARE e SCROLL CURSOR FOR SELECT a FROM t ORDER BY a",
-        "FETCH PRIOR e",
-        "MOVE LAST e",
-    ] {
-        let e = c.execute(sql, &[]).await.expect_err(sql);
-        assert_eq!(sqlstate(&e).as_deref(), Some("0A000"), "{sql}");
+async fn extended_protocol_cursor_statements_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    let mut transcripts = Vec::new();
+    for c in [&s.kpg, &s.pg] {
+        let mut out = Vec::new();
+        c.execute("BEGIN", &[]).await.expect("BEGIN");
+        let n = c
+            .execute(
+                "DECLARE e SCROLL CURSOR FOR SELECT a, b FROM t ORDER BY a",
+                &[],
+            )
+            .await
+            .expect("DECLARE");
+        out.push(format!("declare {n}"));
+        for sql in [
+            "FETCH PRIOR e",
+            "FETCH 2 e",
+            "FETCH LAST e",
+            "FETCH BACKWARD 3 FROM e",
+            "FETCH ABSOLUTE 2 e",
+        ] {
+            let stmt = c.prepare(sql).await.expect(sql);
+            let columns: Vec<String> = stmt
+                .columns()
+                .iter()
+                .map(|col| format!("{}:{}", col.name(), col.type_()))
+                .collect();
+            let rows = c.query(&stmt, &[]).await.expect(sql);
+            let values: Vec<String> = rows
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{:?}/{:?}",
+                        r.get::<_, Option<i32>>(0),
+                        r.get::<_, Option<&str>>(1)
+                    )
+                })
+                .collect();
+            out.push(format!("{sql}: {columns:?} {values:?}"));
+        }
+        for sql in ["MOVE FIRST e", "MOVE FORWARD ALL e", "CLOSE e"] {
+            let stmt = c.prepare(sql).await.expect(sql);
+            out.push(format!("{sql}: {} columns", stmt.columns().len()));
+            let n = c.execute(&stmt, &[]).await.expect(sql);
+            out.push(format!("{sql}: {n}"));
+        }
+        let e = c
+            .execute("FETCH 1 e", &[])
+            .await
+            .expect_err("a closed cursor");
+        out.push(format!("closed: {:?}", sqlstate(&e)));
+        c.execute("ROLLBACK", &[]).await.expect("ROLLBACK");
+        transcripts.push(out);
     }
-    execute(&c, "ROLLBACK").await;
-    execute(&c, "BEGIN").await;
-    execute(&c, "DECLARE e SCROLL CURSOR FOR SELECT a FROM t ORDER BY a").await;
-    assert_eq!(query(&c, "FETCH LAST e").await, rows(&[&["6"]]));
-    execute(&c, "COMMIT").await;
+    assert_eq!(
+        transcripts[0], transcripts[1],
+        "kpg (left) and PostgreSQL (right)"
+    );
 }
