@@ -110,6 +110,9 @@ pub fn subscript(
     let [AccessExpr::Subscript(sub)] = chain else {
         return Err(multidimensional());
     };
+    if a.ty == Some(ScalarType::Int2Vector) && matches!(sub, Subscript::Slice { .. }) {
+        return Err(PlanError::unsupported("slices of int2vector"));
+    }
     match sub {
         Subscript::Index { index } => {
             let i = integer(cx.bind(index)?, "array subscript")?;

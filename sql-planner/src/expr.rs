@@ -420,6 +420,10 @@ impl<'a> ExprContext<'a> {
 
     /// An explicit cast (CAST or ::).
     pub fn cast(&self, t: Typed, ty: &ScalarType) -> Result<Typed, PlanError> {
+        if t.ty == Some(ScalarType::Int2Vector) && matches!(ty, ScalarType::Array(_)) {
+            // PostgreSQL's result keeps the subscripts from 0, which kpg's arrays cannot.
+            return Err(PlanError::unsupported("casts of int2vector to arrays"));
+        }
         let from = t.type_name();
         let cannot = || PlanError::new("42846", format!("cannot cast type {from} to {ty}"));
         let limit = match ty {

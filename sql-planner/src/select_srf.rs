@@ -6,8 +6,8 @@
 //! row per value; for one function that is exactly a LATERAL join with the call. Several
 //! functions run in lockstep (the row count is the longest one's, the others padded with
 //! NULL): kpg plans that only where lockstep is the ordinality of one array, `unnest(a)` beside
-//! `generate_subscripts(a, 1)` (kpg's arrays all start at 1), as
-//! `LATERAL unnest(a) WITH ORDINALITY`. Other combinations, calls nested inside expressions,
+//! `generate_subscripts(a, 1)` (the subscripts are the ordinality shifted to the array's lower
+//! bound: 1, or 0 for an int2vector), as `LATERAL unnest(a) WITH ORDINALITY`. Other combinations, calls nested inside expressions,
 //! and set-returning functions in grouped or DISTINCT queries (where PostgreSQL evaluates them
 //! after grouping) are refused with 0A000.
 
@@ -86,7 +86,11 @@ pub fn rewrite(s: &Select) -> Result<Option<Select>, PlanError> {
     }
     let mut out = s.clone();
     for ((i, call), column) in calls.iter().zip(column_of) {
-        let expr = Expr::CompoundIdentifier(vec![Ident::new(ALIAS), Ident::new(column)]);
+        let mut expr = Expr::CompoundIdentifier(vec![Ident::new(ALIAS), Ident::new(column)]);
+        if call.name == "generate_subscripts" {
+            // The subscripts start at the array's lower bound (0 for an int2vector).
+            expr = subscript_of_ordinality(expr, &call.args[0])?;
+        }
         let alias = match &s.projection[*i] {
             SelectItem::ExprWithAlias { alias, .. } => alias.clone(),
             _ => Ident::new(call.name),
@@ -192,4 +196,14 @@ fn is_one(e: &Expr) -> bool {
         Expr::Cast { expr, .. } | Expr::Nested(expr) => is_one(expr),
         _ => false,
     }
+}
+
+/// `generate_subscripts(a, 1)`'s value from `unnest(a) WITH ORDINALITY`'s ordinality:
+/// `CAST(ordinality - 1 + array_lower(a, 1) AS int)`.
+fn subscript_of_ordinality(ordinality: Expr, array: &FunctionArg) -> Result<Expr, PlanError> {
+    let text = format!("CAST({ordinality} - 1 + pg_catalog.array_lower({array}, 1) AS int)");
+    sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+        .try_with_sql(&text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| PlanError::new("XX000", format!("{text} does not parse: {e}")))
 }

@@ -371,6 +371,7 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
                 "uuid" => ScalarType::Uuid,
                 "bytea" => ScalarType::Bytea,
                 "jsonb" => ScalarType::Jsonb,
+                "int2vector" => ScalarType::Int2Vector,
                 "timestamptz" | "timetz" | "json" | "char" => {
                     return unsupported(&name.to_string())
                 }
@@ -468,5 +469,6 @@ pub fn internal_name(ty: &ScalarType) -> &'static str {
         ScalarType::Jsonb => "jsonb",
         // A cast to an array type names its column after the element type.
         ScalarType::Array(e) => internal_name(&e.get()),
+        ScalarType::Int2Vector => "int2vector",
     }
 }

@@ -85,7 +85,6 @@ async fn multidimensional_arrays_are_refused() {
         "SELECT ARRAY[ARRAY[1,2],ARRAY[3,4]]",
         "SELECT (ARRAY[1,2])[1][1]",
         "SELECT array_agg(a) FROM (VALUES (ARRAY[1])) v(a)",
-        "SELECT unnest(ARRAY[1,2])",
         "SELECT * FROM unnest(ARRAY[1], ARRAY[2])",
     ] {
         let (code, msg) = expect_error(&c, sql).await;
@@ -193,4 +192,42 @@ async fn binary_arrays_match_postgres() {
         Ok(kr) => assert_eq!(kr.get::<_, Vec<i32>>(0), pr.get::<_, Vec<i32>>(0)),
         Err(e) => assert_eq!(sqlstate(&e).as_deref(), Some("0A000"), "{e}"),
     }
+}
+
+/// The catalog arrays drivers read: pg_index's `indkey` and `indoption` as `int2vector` (text
+/// `3 1`, subscripts from 0, expanded with unnest / generate_subscripts in lockstep as
+/// SQLAlchemy does), and `current_schemas` as pgjdbc's getSchemas uses it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn catalog_arrays_match_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE pk (a int, b text, c int, PRIMARY KEY (c, a))")
+        .await;
+    s.exec("CREATE INDEX pk_b ON pk (b)").await;
+    let of_pk = "FROM pg_index WHERE indrelid = 'pk'::regclass";
+    for sql in [
+        format!("SELECT indkey, indoption, indkey[0], indkey[1], indkey[5] {of_pk} ORDER BY 1"),
+        format!(
+            "SELECT array_lower(indkey, 1), array_upper(indkey, 1), cardinality(indkey), \
+             array_length(indkey, 1), 3 = ANY(indkey), indkey::text {of_pk} ORDER BY 1, 2, 3"
+        ),
+        format!(
+            "SELECT generate_subscripts(indkey, 1) AS s, unnest(indkey) AS k {of_pk} ORDER BY 2"
+        ),
+        "SELECT x, n FROM pg_index, unnest(indkey) WITH ORDINALITY u(x, n) \
+         WHERE indrelid = 'pk'::regclass ORDER BY 1"
+            .to_string(),
+        "SELECT generate_subscripts(ARRAY[5,6], 1) AS g, unnest(ARRAY[5,6]) AS u".to_string(),
+        "SELECT nspname AS TABLE_SCHEM, NULL AS TABLE_CATALOG FROM pg_catalog.pg_namespace \
+         WHERE nspname <> 'pg_toast' AND (nspname !~ '^pg_temp_' OR nspname = \
+         (pg_catalog.current_schemas(true))[1]) AND (nspname !~ '^pg_toast_temp_' OR nspname = \
+         replace((pg_catalog.current_schemas(true))[1], 'pg_temp_', 'pg_toast_temp_')) \
+         ORDER BY TABLE_SCHEM"
+            .to_string(),
+    ] {
+        s.check(&sql).await;
+    }
+    let c = kpg.connect().await;
+    let (code, msg) = expect_error(&c, &format!("SELECT indkey::int2[] {of_pk}")).await;
+    assert_eq!(code, "0A000", "{msg}");
 }

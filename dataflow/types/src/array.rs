@@ -16,6 +16,7 @@
 
 pub mod binary;
 pub mod funcs;
+pub mod int2vector;
 
 use crate::datum::Datum;
 use crate::error::EvalError;

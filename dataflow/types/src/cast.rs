@@ -35,6 +35,18 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (d, ScalarType::Char { .. }) => {
             Datum::String(d.to_text().expect("not null")).cast_char(ty)?
         }
+        (Datum::Int2Vector(v), ScalarType::Int2Vector) => Datum::Int2Vector(v),
+        (Datum::Int2Vector(v), ty @ ScalarType::Array(_)) => {
+            cast(Datum::Array(crate::array::int2vector::elements(&v)), ty)?
+        }
+        (Datum::Array(a), ScalarType::Int2Vector) => Datum::Int2Vector(
+            a.into_iter()
+                .map(|e| match cast(e, &ScalarType::Int16)? {
+                    Datum::Int16(i) => Ok(i),
+                    _ => Err(EvalError::Unsupported("NULL in an int2vector".into())),
+                })
+                .collect::<Result<_, _>>()?,
+        ),
         // An array converts element by element.
         (Datum::Array(a), ScalarType::Array(elem)) => Datum::Array(
             a.into_iter()

@@ -55,6 +55,8 @@ pub enum Datum {
     /// A one-dimensional array (lower bound 1) of values of its type's element type, or an
     /// `int2vector` (`array.rs`).
     Array(Vec<Datum>),
+    /// An `int2vector` (`array/int2vector.rs`).
+    Int2Vector(Vec<i16>),
 }
 
 impl Datum {
@@ -121,6 +123,7 @@ impl Datum {
             (Bytes(a), Bytes(b)) => a.cmp(b),
             (Jsonb(a), Jsonb(b)) => a.compare(b, r),
             (Array(a), Array(b)) => crate::array::compare(a, b, r),
+            (Int2Vector(a), Int2Vector(b)) => a.cmp(b),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -146,6 +149,7 @@ impl Datum {
             Datum::Bytes(_) => 14,
             Datum::Jsonb(_) => 15,
             Datum::Array(_) => 16,
+            Datum::Int2Vector(_) => 17,
         }
     }
 
@@ -170,6 +174,7 @@ impl Datum {
             Datum::Bytes(b) => crate::bytes_text::write_bytea(b, out),
             Datum::Jsonb(j) => j.write(out),
             Datum::Array(a) => crate::array::write(a, out, Datum::write_text),
+            Datum::Int2Vector(v) => crate::array::int2vector::write(v, out),
         }
     }
 
@@ -270,6 +275,7 @@ impl Datum {
             ScalarType::Bytea => crate::bytes_text::parse_bytea(text).map(Datum::Bytes),
             ScalarType::Jsonb => crate::jsonb::Json::parse(text).map(|j| Datum::Jsonb(Box::new(j))),
             ScalarType::Array(elem) => crate::array::parse(text, elem.get()),
+            ScalarType::Int2Vector => crate::array::int2vector::parse(text),
         }
     }
 

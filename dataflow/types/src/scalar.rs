@@ -59,6 +59,8 @@ pub enum ScalarType {
     Bytea,
     /// A one-dimensional array of the element type (`array.rs`).
     Array(crate::array::ArrayElem),
+    /// `int2vector` (`array/int2vector.rs`).
+    Int2Vector,
 }
 
 impl ScalarType {
@@ -73,10 +75,11 @@ impl ScalarType {
         ScalarType::Array(crate::array::ArrayElem::new(elem))
     }
 
-    /// The element type, when this is an array type.
+    /// The element type, when this is an array type (`int2vector` is one of smallints).
     pub fn element(&self) -> Option<ScalarType> {
         match self {
             ScalarType::Array(e) => Some(e.get()),
+            ScalarType::Int2Vector => Some(ScalarType::Int16),
             _ => None,
         }
     }
@@ -103,6 +106,7 @@ impl ScalarType {
             ScalarType::Jsonb => 3802,
             ScalarType::Bytea => 17,
             ScalarType::Array(e) => crate::array::array_oid(e.get().oid()),
+            ScalarType::Int2Vector => 22,
         }
     }
 
@@ -243,6 +247,7 @@ impl fmt::Display for ScalarType {
             ScalarType::Jsonb => write!(f, "jsonb"),
             ScalarType::Bytea => write!(f, "bytea"),
             ScalarType::Array(e) => write!(f, "{}[]", e.get()),
+            ScalarType::Int2Vector => write!(f, "int2vector"),
         }
     }
 }

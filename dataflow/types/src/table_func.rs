@@ -35,6 +35,7 @@ impl TableFunc {
             TableFunc::Unnest => match &args[0] {
                 Datum::Null => Ok(Vec::new()),
                 Datum::Array(a) => Ok(a.clone()),
+                Datum::Int2Vector(v) => Ok(crate::array::int2vector::elements(v)),
                 other => Err(EvalError::Internal(format!("unnest of {other:?}"))),
             },
             TableFunc::JsonbArrayElements { as_text } => match &args[0] {

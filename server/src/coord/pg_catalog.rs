@@ -12,8 +12,8 @@
 //! Relations about features kpg does not have (policies, inheritance, constraints, defaults,
 //! extended statistics, publications, rules, comments, role membership) exist and are empty,
 //! which is the true answer; `empty_from.rs` in the planner relies on that. Array-valued
-//! columns hold PostgreSQL's text form of the array (kpg has no array type); all are NULL or
-//! empty here since kpg has no ACLs or options.
+//! columns hold PostgreSQL's text form of the array (all are NULL or empty here since kpg has
+//! no ACLs or options), except pg_index's `indkey` and `indoption`, real `int2vector`s.
 
 use kpg_sql::PgLookup;
 use kpg_types::{ColumnType, Datum, GlobalId, RelationDesc, ScalarType};
@@ -22,7 +22,7 @@ use super::pg_rows::{self, Snapshot};
 use crate::catalog::Catalog;
 
 /// Column types, by letter: `o` oid (bigint), `i` integer, `t` text, `b` boolean, `f` double,
-/// `s` timestamp.
+/// `s` timestamp, `v` int2vector.
 pub type Columns = &'static [(&'static str, char)];
 
 pub struct SystemRelation {
@@ -190,7 +190,8 @@ pub const RELATIONS: &[SystemRelation] = &[
             ("indisready", 'b'),
             ("indislive", 'b'),
             ("indisreplident", 'b'),
-            ("indkey", 't'),
+            ("indkey", 'v'),
+            ("indoption", 'v'),
             ("indexprs", 't'),
             ("indpred", 't'),
         ],
@@ -577,6 +578,7 @@ fn column_type(c: char) -> ScalarType {
         'b' => ScalarType::Bool,
         'f' => ScalarType::Float64,
         's' => ScalarType::Timestamp,
+        'v' => ScalarType::Int2Vector,
         _ => ScalarType::Text,
     }
 }

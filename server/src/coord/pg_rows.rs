@@ -462,6 +462,16 @@ pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
             .filter_map(|r| {
                 let (on, keys) = r.index.as_ref()?;
                 let n = keys.len() as i32;
+                // indkey: each key's column number in the indexed relation, 0 for an
+                // expression; indoption: no DESC or NULLS FIRST keys.
+                let on_desc = s.relations.iter().find(|t| t.oid == *on).map(|t| &t.desc);
+                let attnum = |key: &String| {
+                    on_desc
+                        .and_then(|d| d.names().position(|c| quote_ident(c) == *key))
+                        .map_or(0, |p| p as i16 + 1)
+                };
+                let indkey = Datum::Int2Vector(keys.iter().map(attnum).collect());
+                let indoption = Datum::Int2Vector(vec![0; keys.len()]);
                 Some(vec![
                     o(r.oid),
                     o(*on),
@@ -478,7 +488,8 @@ pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
                     b(true),
                     b(true),
                     b(false),
-                    N,
+                    indkey,
+                    indoption,
                     N,
                     N,
                 ])

@@ -167,6 +167,12 @@ fn encode_datum(
             let bytes = kpg_types::array::binary::encode(a, elem, 1);
             encoder.encode_field_with_type_and_format(&bytes, &ty, fmt, opts)
         }
+        // int2vector: an int2 array subscripted from 0.
+        Datum::Int2Vector(v) => {
+            let elems = kpg_types::array::int2vector::elements(v);
+            let bytes = kpg_types::array::binary::encode(&elems, 21, 0);
+            encoder.encode_field_with_type_and_format(&bytes, &ty, fmt, opts)
+        }
     }
 }
 

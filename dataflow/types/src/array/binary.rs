@@ -76,7 +76,7 @@ fn write_value(d: &Datum, out: &mut Vec<u8>) {
             out.extend_from_slice(j.to_text().as_bytes());
         }
         // Elements are never arrays (no multi-dimensional arrays).
-        Datum::Array(_) => {}
+        Datum::Array(_) | Datum::Int2Vector(_) => {}
     }
 }
 

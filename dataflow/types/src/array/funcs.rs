@@ -68,6 +68,7 @@ pub fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalEr
 fn elems(d: Datum) -> Result<Vec<Datum>, EvalError> {
     match d {
         Datum::Array(a) => Ok(a),
+        Datum::Int2Vector(v) => Ok(crate::array::int2vector::elements(&v)),
         other => Err(EvalError::Internal(format!(
             "an array expected, got {other:?}"
         ))),
@@ -112,6 +113,11 @@ pub fn subscript(a: Datum, i: Datum, lower: i64) -> Result<Datum, EvalError> {
     if a.is_null() || i.is_null() {
         return Ok(Datum::Null);
     }
+    let lower = if matches!(a, Datum::Int2Vector(_)) {
+        0
+    } else {
+        lower
+    };
     let i = int(&i)? - lower;
     let mut a = elems(a)?;
     Ok(match usize::try_from(i) {
@@ -141,13 +147,20 @@ pub fn dimension(a: Datum, dim: Datum, what: Dimension) -> Result<Datum, EvalErr
     if a.is_null() || dim.is_null() {
         return Ok(Datum::Null);
     }
+    // An int2vector's subscripts start at 0.
+    let lower = if matches!(a, Datum::Int2Vector(_)) {
+        0
+    } else {
+        1
+    };
     let n = elems(a)?.len() as i32;
     if int(&dim)? != 1 || n == 0 {
         return Ok(Datum::Null);
     }
     Ok(Datum::Int32(match what {
-        Dimension::Length | Dimension::Upper => n,
-        Dimension::Lower => 1,
+        Dimension::Length => n,
+        Dimension::Upper => lower + n - 1,
+        Dimension::Lower => lower,
     }))
 }
 
