@@ -113,35 +113,77 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
 }
 
 /// The fields of one CSV record (a trailing line break is allowed), `None` for an unquoted
-/// empty field (PostgreSQL's NULL); the csv crate does the unquoting.
+/// empty field (PostgreSQL's NULL); csv-core does the unquoting. Its reader (a state machine
+/// built per delimiter, which costs more than reading a short record) is kept per thread.
 fn csv_fields(text: &str, delimiter: u8) -> Result<Vec<Option<String>>, String> {
+    thread_local! {
+        static READER: std::cell::RefCell<Option<(u8, csv_core::Reader)>> =
+            const { std::cell::RefCell::new(None) };
+    }
     let text = text.strip_suffix('\n').unwrap_or(text);
     let text = text.strip_suffix('\r').unwrap_or(text);
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .delimiter(delimiter)
-        .flexible(true)
-        .from_reader(text.as_bytes());
-    let mut records = reader.records();
-    let record = match records.next() {
-        Some(record) => record.map_err(|e| format!("invalid CSV: {e}"))?,
-        None => return Ok(vec![None]),
+    let input = text.as_bytes();
+    // Unquoting only removes bytes; a record has at most one field per input byte, plus one.
+    let mut output = vec![0u8; input.len()];
+    let mut ends = vec![0usize; input.len() + 1];
+    let (fields, read) = READER.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let reader = match &mut *cell {
+            Some((d, reader)) if *d == delimiter => reader,
+            slot => {
+                let reader = csv_core::ReaderBuilder::new().delimiter(delimiter).build();
+                &mut slot.insert((delimiter, reader)).1
+            }
+        };
+        reader.reset();
+        let (mut read, mut fields) = (0, 0);
+        loop {
+            let (result, nin, _, nend) =
+                reader.read_record(&input[read..], &mut output, &mut ends[fields..]);
+            read += nin;
+            fields += nend;
+            match result {
+                csv_core::ReadRecordResult::InputEmpty if read == input.len() && nin == 0 => {
+                    // End of input: one more call with nothing left finishes the record.
+                    let (result, _, _, nend) =
+                        reader.read_record(&[], &mut output, &mut ends[fields..]);
+                    fields += nend;
+                    break (
+                        matches!(result, csv_core::ReadRecordResult::Record).then_some(fields),
+                        read,
+                    );
+                }
+                csv_core::ReadRecordResult::InputEmpty => {}
+                csv_core::ReadRecordResult::Record => break (Some(fields), read),
+                csv_core::ReadRecordResult::End => break (None, read),
+                csv_core::ReadRecordResult::OutputFull
+                | csv_core::ReadRecordResult::OutputEndsFull => {
+                    unreachable!("the buffers are as long as the input")
+                }
+            }
+        }
+    });
+    let Some(fields) = fields else {
+        return Ok(vec![None]);
     };
-    if records.next().is_some() {
+    if read < input.len() {
         return Err("more than one CSV record in one message".into());
     }
     let quoted = quoted_fields(text, delimiter);
-    Ok(record
-        .iter()
-        .enumerate()
-        .map(|(i, field)| {
+    let mut start = 0;
+    (0..fields)
+        .map(|i| {
+            let field = &output[start..ends[i]];
+            start = ends[i];
             if field.is_empty() && !quoted.get(i).copied().unwrap_or(false) {
-                None
+                Ok(None)
             } else {
-                Some(field.to_string())
+                std::str::from_utf8(field)
+                    .map(|f| Some(f.to_string()))
+                    .map_err(|e| format!("invalid CSV: {e}"))
             }
         })
-        .collect())
+        .collect()
 }
 
 /// Whether each field of one CSV record starts with a quote.
@@ -214,6 +256,24 @@ mod tests {
             .unwrap_err()
             .contains("column \"c\""));
         assert!(d.decode(&[0xff, b',', b'1']).unwrap_err().contains("UTF-8"));
+        assert!(d
+            .decode(b"1,a,2024-01-01\n2,b,2024-01-02")
+            .unwrap_err()
+            .contains("more than one CSV record"));
+        assert!(d
+            .decode(b"")
+            .unwrap_err()
+            .contains("expected 3 CSV fields, found 1"));
+        // The reader kept per thread follows each decoder's delimiter.
+        let tabs = decoder(
+            Format::Csv { delimiter: b'\t' },
+            &[("a", ScalarType::Int32), ("b", ScalarType::Text)],
+        );
+        assert_eq!(
+            tabs.decode(b"7\tx,y\r\n").unwrap(),
+            vec![Datum::Int32(7), Datum::String("x,y".into())]
+        );
+        assert_eq!(d.decode(b"3,\"q\",").unwrap()[1], Datum::String("q".into()));
     }
 
     #[test]

@@ -220,15 +220,34 @@ impl RecordReader for KafkaReader {
         &self.next
     }
 
-    /// Each partition's high watermark (the offset after its last record), for the lag.
+    /// Each partition's high watermark (the offset after its last record), for the lag: the
+    /// value librdkafka cached from its latest fetch response, so that this never waits on
+    /// the broker (asking the broker, one partition at a time, blocked the reader for most of
+    /// each second once it had caught up). A partition with no fetch response yet is left out.
     fn high_watermarks(&self) -> BTreeMap<i32, i64> {
+        let Ok(topic) = std::ffi::CString::new(self.topic.as_str()) else {
+            return BTreeMap::new();
+        };
         self.next
             .keys()
             .filter_map(|p| {
-                self.consumer
-                    .fetch_watermarks(&self.topic, *p, Duration::from_secs(2))
-                    .ok()
-                    .map(|(_, high)| (*p, high))
+                let (mut low, mut high) = (-1i64, -1i64);
+                // SAFETY: the client handle lives as long as `self.consumer`; `topic` is a
+                // NUL-terminated string that outlives the call; `low` and `high` are valid
+                // places for the two offsets it writes. The call only reads librdkafka's
+                // cached partition state.
+                let err = unsafe {
+                    rdkafka::bindings::rd_kafka_get_watermark_offsets(
+                        self.consumer.client().native_ptr(),
+                        topic.as_ptr(),
+                        *p,
+                        &mut low,
+                        &mut high,
+                    )
+                };
+                (err == rdkafka::bindings::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR
+                    && high >= 0)
+                    .then_some((*p, high))
             })
             .collect()
     }

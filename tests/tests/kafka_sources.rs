@@ -97,6 +97,13 @@ async fn csv_records_match_postgres_copy_and_views_follow() {
         status.iter().all(|r| cell(&r[1]) == "running"),
         "{status:?}"
     );
+    // Every partition's high watermark is known and the source has caught up with it.
+    wait_for(
+        &s.kpg,
+        "SELECT count(*) FILTER (WHERE lag = 0) FROM kpg_sources WHERE source = 'orders'",
+        "3",
+    )
+    .await;
 }
 
 /// `COPY table FROM STDIN (FORMAT csv)` on PostgreSQL: its parsing of the same lines is the
