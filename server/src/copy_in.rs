@@ -160,26 +160,33 @@ impl CopyIn {
     pub fn rows(&self) -> Result<Vec<Row>, ExecError> {
         let text = std::str::from_utf8(&self.data)
             .map_err(|_| ExecError::new("22021", "invalid byte sequence for encoding \"UTF8\""))?;
-        let records = match &self.format {
-            Format::Text { delimiter, null } => text_records(text, *delimiter, null),
+        let line = |i: usize| format!("COPY {}, line {}", self.table_name, i + 1);
+        match &self.format {
+            Format::Text { delimiter, null } => {
+                // Line by line, fields borrowed from the input unless they hold escapes.
+                let mut rows = Vec::with_capacity(text.len() / 64);
+                let mut fields = Vec::with_capacity(self.columns.len());
+                for (i, record) in text_lines(text).enumerate() {
+                    fields.clear();
+                    split_text_fields(record, *delimiter, null, &mut fields);
+                    rows.push(self.row(&fields).map_err(|e| e.with_detail(line(i)))?);
+                }
+                Ok(rows)
+            }
             Format::Csv {
                 delimiter,
                 quote,
                 null,
                 header,
-            } => csv_records(text, *delimiter, *quote, null, *header)?,
-        };
-        records
-            .into_iter()
-            .enumerate()
-            .map(|(i, fields)| {
-                self.row(&fields)
-                    .map_err(|e| e.with_detail(format!("COPY {}, line {}", self.table_name, i + 1)))
-            })
-            .collect()
+            } => csv_records(text, *delimiter, *quote, null, *header)?
+                .into_iter()
+                .enumerate()
+                .map(|(i, fields)| self.row(&fields).map_err(|e| e.with_detail(line(i))))
+                .collect(),
+        }
     }
 
-    fn row(&self, fields: &[Option<String>]) -> Result<Row, ExecError> {
+    fn row<S: AsRef<str>>(&self, fields: &[Option<S>]) -> Result<Row, ExecError> {
         if fields.len() != self.columns.len() {
             let what = if fields.len() < self.columns.len() {
                 "missing data for column"
@@ -188,61 +195,66 @@ impl CopyIn {
             };
             return Err(ExecError::new("22P04", what));
         }
-        let mut datums = vec![Datum::Null; self.desc.arity()];
-        for (field, &column) in fields.iter().zip(&self.columns) {
-            if let Some(text) = field {
-                datums[column] = Datum::parse_text(text, &self.desc.columns[column].1.scalar)?;
+        let parse = |field: &Option<S>, column: usize| match field {
+            Some(text) => Datum::parse_text(text.as_ref(), &self.desc.columns[column].1.scalar),
+            None => Ok(Datum::Null),
+        };
+        // Room for the position the table adds to each row.
+        let mut datums = Vec::with_capacity(self.desc.arity() + 1);
+        if self.columns.len() == self.desc.arity()
+            && self.columns.iter().enumerate().all(|(i, c)| i == *c)
+        {
+            for (column, field) in fields.iter().enumerate() {
+                datums.push(parse(field, column)?);
+            }
+        } else {
+            datums.resize(self.desc.arity(), Datum::Null);
+            for (field, &column) in fields.iter().zip(&self.columns) {
+                datums[column] = parse(field, column)?;
             }
         }
         Ok(Row::new(datums))
     }
 }
 
-/// PostgreSQL's text format: one record per line, fields split by `delimiter`, backslash
-/// escapes, `null` marking NULL, and an optional `\.` end line.
-fn text_records(text: &str, delimiter: char, null: &str) -> Vec<Vec<Option<String>>> {
-    let mut records = Vec::new();
-    for line in text.split('\n') {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line == "\\." {
-            break;
-        }
-        if line.is_empty() {
-            continue;
-        }
-        let fields = split_unescaped(line, delimiter)
-            .into_iter()
-            .map(|raw| {
-                if raw == null {
-                    None
-                } else {
-                    Some(unescape(&raw))
-                }
-            })
-            .collect();
-        records.push(fields);
-    }
-    records
+/// PostgreSQL's text format: one record per line, and an optional `\.` end line; the
+/// records, without their line ends (empty lines are skipped).
+fn text_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .take_while(|line| *line != "\\.")
+        .filter(|line| !line.is_empty())
 }
 
-/// Splits at delimiters that are not escaped by a backslash; fields keep their escapes.
-fn split_unescaped(line: &str, delimiter: char) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            let field = fields.last_mut().expect("one field");
-            field.push(c);
-            if let Some(next) = chars.next() {
-                field.push(next);
-            }
-        } else if c == delimiter {
-            fields.push(String::new());
+/// Splits a text-format record at delimiters not escaped by a backslash into `fields`:
+/// `None` for a field equal to `null` (as written), the field unescaped otherwise (borrowed
+/// when it has no escapes).
+fn split_text_fields<'a>(
+    line: &'a str,
+    delimiter: char,
+    null: &str,
+    fields: &mut Vec<Option<std::borrow::Cow<'a, str>>>,
+) {
+    let mut field = |raw: &'a str| {
+        fields.push(if raw == null {
+            None
+        } else if raw.contains('\\') {
+            Some(std::borrow::Cow::Owned(unescape(raw)))
         } else {
-            fields.last_mut().expect("one field").push(c);
+            Some(std::borrow::Cow::Borrowed(raw))
+        })
+    };
+    let mut start = 0;
+    let mut chars = line.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if c == '\\' {
+            chars.next();
+        } else if c == delimiter {
+            field(&line[start..i]);
+            start = i + c.len_utf8();
         }
     }
-    fields
+    field(&line[start..]);
 }
 
 fn unescape(raw: &str) -> String {
@@ -336,6 +348,19 @@ fn raw_field_is_quoted(text: &str, start: usize, delimiter: u8, quote: u8, index
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn text_records(text: &str, delimiter: char, null: &str) -> Vec<Vec<Option<String>>> {
+        text_lines(text)
+            .map(|line| {
+                let mut fields = Vec::new();
+                split_text_fields(line, delimiter, null, &mut fields);
+                fields
+                    .into_iter()
+                    .map(|f| f.map(|f| f.into_owned()))
+                    .collect()
+            })
+            .collect()
+    }
 
     #[test]
     fn text_format_escapes_and_nulls() {

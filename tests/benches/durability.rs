@@ -11,6 +11,10 @@
 //!   answers again; the size of `kpg.redb` against the rows as COPY text (and PostgreSQL's
 //!   size of the same table).
 //!
+//! `KPG_BENCH_ONLY=commits`, `copy` or `restart` (or several, comma-separated) runs only those
+//! parts. `KPG_PERF_DIR=dir` also records `perf record -g` profiles of kpg over its first round
+//! of each commit level and each COPY (`dir/commits-<clients>.data`, `dir/copy-<n>.data`).
+//!
 //! It prints figures and ratios; it asserts that the rows arrived, never anything about time
 //! (machines are shared and noisy).
 
@@ -54,6 +58,50 @@ const VIEWS: [&str; 10] = [
     "SELECT k / 1000 AS b, sum(v) AS total FROM big GROUP BY k / 1000",
     "SELECT g, count(*) AS n FROM big WHERE k % 2 = 0 GROUP BY g",
 ];
+
+/// A `perf record` of kpg over one measurement, when `KPG_PERF_DIR` names a directory.
+struct Profile(Option<std::process::Child>);
+
+impl Profile {
+    fn start(pid: u32, name: &str) -> Profile {
+        let Some(dir) = std::env::var_os("KPG_PERF_DIR") else {
+            return Profile(None);
+        };
+        let out = std::path::Path::new(&dir).join(format!("{name}.data"));
+        let child = std::process::Command::new("perf")
+            .args(["record", "-F", "499", "-g", "-p", &pid.to_string(), "-o"])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| eprintln!("perf record did not start: {e}"))
+            .ok();
+        if child.is_some() {
+            // perf needs a moment to attach before the measurement starts.
+            std::thread::sleep(Duration::from_millis(300));
+            println!("  (perf profile of kpg: {})", out.display());
+        }
+        Profile(child)
+    }
+
+    fn stop(mut self) {
+        if let Some(child) = self.0.as_mut() {
+            // SIGINT lets perf write its file out.
+            unsafe {
+                libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+            }
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Whether `KPG_BENCH_ONLY` (unset: everything) selects `part`.
+fn selected(part: &str) -> bool {
+    match std::env::var("KPG_BENCH_ONLY") {
+        Ok(only) if !only.is_empty() => only.split(',').any(|p| p.trim() == part),
+        _ => true,
+    }
+}
 
 fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
@@ -324,89 +372,107 @@ async fn main() {
         std::env::temp_dir().display()
     );
 
-    // 1. Single-row commits.
-    println!(
-        "\n1. single-row INSERT commits (prepared, autocommit, {} s per level)",
-        COMMIT_DURATION.as_secs()
-    );
-    println!(
-        "{:>5} | {:>7} | {:>13} | {:>12} | {:>6} | {:>18} | {:>18}",
-        "round",
-        "clients",
-        "kpg commits/s",
-        "PG commits/s",
-        "kpg/PG",
-        "kpg p50 / p99 ms",
-        "PG p50 / p99 ms"
-    );
-    let mut rates: Vec<(usize, f64, f64)> = Vec::new();
-    for (round, clients) in (1..=COMMIT_ROUNDS).flat_map(|r| CLIENTS.map(|c| (r, c))) {
-        let table = format!("ins_{round}_{clients}");
-        let (kr, kl) = commit_rate(&kpg.conn_str_as("kpg"), &k, &table, clients).await;
-        let (pr, pl) = commit_rate(&pg.conn_str(), &p, &table, clients).await;
-        rates.push((clients, kr, pr));
+    if selected("commits") {
+        // 1. Single-row commits.
         println!(
-            "{round:>5} | {clients:>7} | {kr:>13.0} | {pr:>12.0} | {:>6.2} | {:>8.2} / {:>7.2} | {:>8.2} / {:>7.2}",
-            kr / pr,
-            percentile_ms(&kl, 0.5),
-            percentile_ms(&kl, 0.99),
-            percentile_ms(&pl, 0.5),
-            percentile_ms(&pl, 0.99),
+            "\n1. single-row INSERT commits (prepared, autocommit, {} s per level)",
+            COMMIT_DURATION.as_secs()
         );
-    }
-    for clients in CLIENTS {
-        let median = |pick: fn(&(usize, f64, f64)) -> f64| {
-            let mut v: Vec<f64> = rates.iter().filter(|r| r.0 == clients).map(pick).collect();
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        };
-        let (kr, pr) = (median(|r| r.1), median(|r| r.2));
         println!(
-            "{:>5} | {clients:>7} | {kr:>13.0} | {pr:>12.0} | {:>6.2} |",
-            "med",
-            kr / pr
+            "{:>5} | {:>7} | {:>13} | {:>12} | {:>6} | {:>18} | {:>18}",
+            "round",
+            "clients",
+            "kpg commits/s",
+            "PG commits/s",
+            "kpg/PG",
+            "kpg p50 / p99 ms",
+            "PG p50 / p99 ms"
         );
+        let mut rates: Vec<(usize, f64, f64)> = Vec::new();
+        for (round, clients) in (1..=COMMIT_ROUNDS).flat_map(|r| CLIENTS.map(|c| (r, c))) {
+            let table = format!("ins_{round}_{clients}");
+            let profile = if round == 1 {
+                Profile::start(kpg.pid(), &format!("commits-{clients}"))
+            } else {
+                Profile(None)
+            };
+            let (kr, kl) = commit_rate(&kpg.conn_str_as("kpg"), &k, &table, clients).await;
+            profile.stop();
+            let (pr, pl) = commit_rate(&pg.conn_str(), &p, &table, clients).await;
+            rates.push((clients, kr, pr));
+            println!(
+                "{round:>5} | {clients:>7} | {kr:>13.0} | {pr:>12.0} | {:>6.2} | {:>8.2} / {:>7.2} | {:>8.2} / {:>7.2}",
+                kr / pr,
+                percentile_ms(&kl, 0.5),
+                percentile_ms(&kl, 0.99),
+                percentile_ms(&pl, 0.5),
+                percentile_ms(&pl, 0.99),
+            );
+        }
+        for clients in CLIENTS {
+            let median = |pick: fn(&(usize, f64, f64)) -> f64| {
+                let mut v: Vec<f64> = rates.iter().filter(|r| r.0 == clients).map(pick).collect();
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            let (kr, pr) = (median(|r| r.1), median(|r| r.2));
+            println!(
+                "{:>5} | {clients:>7} | {kr:>13.0} | {pr:>12.0} | {:>6.2} |",
+                "med",
+                kr / pr
+            );
+        }
     }
 
-    // 2. Bulk load.
-    let started = Instant::now();
-    let lineitem = lineitem_text();
-    println!(
-        "\n2. COPY of TPC-H lineitem SF {TPCH_SF}: {} rows, {:.1} MiB of COPY text (generated in {:.1} s)",
-        lineitem.rows,
-        mib(lineitem.bytes),
-        secs(started.elapsed())
-    );
-    let ddl = kpg_tpch::create_table("lineitem", kpg_tpch::CharColumns::Char);
-    execute(&k, &ddl).await;
-    execute(&p, &ddl).await;
-    println!(
-        "{:<44} | {:>6} | {:>6} | {:>6}",
-        "", "kpg s", "PG s", "kpg/PG"
-    );
-    execute(&k, &ddl.replace("lineitem", "lineitem_b")).await;
-    execute(&p, &ddl.replace("lineitem", "lineitem_b")).await;
-    for (what, table) in [
-        ("into the empty table", "lineitem"),
-        ("into another empty table", "lineitem_b"),
-        ("the same rows again (table then 2x as big)", "lineitem"),
-    ] {
-        let kt = lineitem.copy_into(&k, table).await;
-        let pt = lineitem.copy_into(&p, table).await;
+    let mut kpg_lineitem = None;
+    if selected("copy") {
+        // 2. Bulk load.
+        let started = Instant::now();
+        let lineitem = lineitem_text();
         println!(
-            "{what:<44} | {:>6.2} | {:>6.2} | {:>6.2}",
-            secs(kt),
-            secs(pt),
-            secs(kt) / secs(pt)
+            "\n2. COPY of TPC-H lineitem SF {TPCH_SF}: {} rows, {:.1} MiB of COPY text (generated in {:.1} s)",
+            lineitem.rows,
+            mib(lineitem.bytes),
+            secs(started.elapsed())
         );
+        let ddl = kpg_tpch::create_table("lineitem", kpg_tpch::CharColumns::Char);
+        execute(&k, &ddl).await;
+        execute(&p, &ddl).await;
+        println!(
+            "{:<44} | {:>6} | {:>6} | {:>6}",
+            "", "kpg s", "PG s", "kpg/PG"
+        );
+        execute(&k, &ddl.replace("lineitem", "lineitem_b")).await;
+        execute(&p, &ddl.replace("lineitem", "lineitem_b")).await;
+        for (n, (what, table)) in [
+            ("into the empty table", "lineitem"),
+            ("into another empty table", "lineitem_b"),
+            ("the same rows again (table then 2x as big)", "lineitem"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let profile = Profile::start(kpg.pid(), &format!("copy-{}", n + 1));
+            let kt = lineitem.copy_into(&k, table).await;
+            profile.stop();
+            let pt = lineitem.copy_into(&p, table).await;
+            println!(
+                "{what:<44} | {:>6.2} | {:>6.2} | {:>6.2}",
+                secs(kt),
+                secs(pt),
+                secs(kt) / secs(pt)
+            );
+        }
+        kpg_lineitem = Some((
+            3 * lineitem.rows,
+            file_size(&kpg.data_dir().join("kpg.redb")),
+        ));
     }
-    let kpg_lineitem = (
-        3 * lineitem.rows,
-        file_size(&kpg.data_dir().join("kpg.redb")),
-    );
-    drop(lineitem);
     drop(k);
     drop(kpg);
+    if !selected("restart") {
+        return;
+    }
 
     // 3. Restart.
     println!(
@@ -485,9 +551,10 @@ async fn main() {
             bytes as f64 / big.bytes as f64
         );
     }
-    println!(
-        "(for reference: kpg.redb after the three lineitem COPYs, {} rows, and the INSERTs of part 1: {:.1} MiB)",
-        kpg_lineitem.0,
-        mib(kpg_lineitem.1)
-    );
+    if let Some((rows, bytes)) = kpg_lineitem {
+        println!(
+            "(for reference: kpg.redb after the three lineitem COPYs, {rows} rows, and the INSERTs of part 1: {:.1} MiB)",
+            mib(bytes)
+        );
+    }
 }

@@ -1,14 +1,22 @@
-//! The byte form of what the store keeps: a format byte, then bincode of the value. The format
-//! byte lets a later kpg (packed rows, say) tell its own encoding from this one and refuse, or
-//! convert, instead of misreading.
+//! The byte form of what the store keeps. Every stored value starts with a format byte, so a
+//! later kpg can tell its own encoding from an older one and refuse (or convert) instead of
+//! misreading.
+//!
+//! Format 2 (this one): catalog records and counters are bincode; table updates use a compact
+//! encoding of their own — a count, then per update its diff and its datums, each datum a tag
+//! byte and a packed payload (variable-length integers, days for dates, seconds and nanoseconds
+//! for timestamps, text for numerics; rare types as bincode behind their own tag). Format 1
+//! (bincode for rows too, with one value per table write) is refused with a clear message.
 
+use chrono::{DateTime, Datelike as _, NaiveDate};
+use kpg_types::{Datum, Row};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::StoreError;
 
 /// The one encoding written today.
-const FORMAT: u8 = 1;
+pub const FORMAT: u8 = 2;
 
 pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
     let mut out = vec![FORMAT];
@@ -17,14 +25,341 @@ pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 }
 
 pub fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, StoreError> {
+    bincode::deserialize(body(bytes, what)?)
+        .map_err(|e| StoreError(format!("{what} is damaged (cannot be decoded: {e})")))
+}
+
+/// The bytes after the format byte, if it is this kpg's.
+fn body<'a>(bytes: &'a [u8], what: &str) -> Result<&'a [u8], StoreError> {
     match bytes.split_first() {
-        Some((&FORMAT, rest)) => bincode::deserialize(rest)
-            .map_err(|e| StoreError(format!("{what} is damaged (cannot be decoded: {e})"))),
+        Some((&FORMAT, rest)) => Ok(rest),
         Some((other, _)) => Err(StoreError(format!(
             "{what} is in storage format {other}, which this kpg does not read (it writes format \
-             {FORMAT})"
+             {FORMAT}); the data directory was written by another version of kpg"
         ))),
         None => Err(StoreError(format!("{what} is empty"))),
+    }
+}
+
+/// A stored value of table updates is cut after about this many bytes, so that no value is
+/// large (redb gives a large value a page run of the next power of two, and a write of it
+/// allocates and clears as much memory).
+pub const CHUNK_BYTES: usize = 60 * 1024;
+
+/// Encodes `updates` as values of at most about [`CHUNK_BYTES`] each (at least one value).
+pub fn encode_updates(updates: &[(Row, i64)]) -> Vec<Vec<u8>> {
+    let mut chunks = Vec::new();
+    let mut rest = updates;
+    let mut row_bytes = Vec::new();
+    while !rest.is_empty() || chunks.is_empty() {
+        let mut body = Vec::with_capacity(CHUNK_BYTES + 1024);
+        let mut n = 0usize;
+        for (row, diff) in rest {
+            row_bytes.clear();
+            put_zigzag(&mut row_bytes, *diff);
+            put_row(&mut row_bytes, row);
+            body.extend_from_slice(&row_bytes);
+            n += 1;
+            if body.len() >= CHUNK_BYTES {
+                break;
+            }
+        }
+        rest = &rest[n..];
+        let mut out = Vec::with_capacity(body.len() + 11);
+        out.push(FORMAT);
+        put_varint(&mut out, n as u64);
+        out.extend_from_slice(&body);
+        chunks.push(out);
+    }
+    chunks
+}
+
+/// Decodes one value written by [`encode_updates`], appending its updates to `out`; returns
+/// how many it held.
+pub fn decode_updates(
+    bytes: &[u8],
+    what: &str,
+    out: &mut Vec<(Row, i64)>,
+) -> Result<usize, StoreError> {
+    let damaged = |why: &str| StoreError(format!("{what} is damaged (cannot be decoded: {why})"));
+    let mut reader = Reader(body(bytes, what)?);
+    let n = reader.varint().ok_or_else(|| damaged("no count"))? as usize;
+    out.reserve(n.min(1 << 20));
+    for _ in 0..n {
+        let diff = reader.zigzag().ok_or_else(|| damaged("truncated"))?;
+        let row = reader.row().map_err(|e| damaged(&e))?;
+        out.push((row, diff));
+    }
+    if !reader.0.is_empty() {
+        return Err(damaged("bytes after the last update"));
+    }
+    Ok(n)
+}
+
+const NULL: u8 = 0;
+const FALSE: u8 = 1;
+const TRUE: u8 = 2;
+const INT16: u8 = 3;
+const INT32: u8 = 4;
+const INT64: u8 = 5;
+const FLOAT32: u8 = 6;
+const FLOAT64: u8 = 7;
+const NUMERIC: u8 = 8;
+const STRING: u8 = 9;
+const DATE: u8 = 10;
+const TIMESTAMP: u8 = 11;
+const TIME: u8 = 12;
+const UUID: u8 = 13;
+const BYTES: u8 = 14;
+/// A numeric with an `i128` mantissa: its scale and mantissa.
+const SMALL_NUMERIC: u8 = 15;
+/// Any other type: its bincode, length-prefixed.
+const OTHER: u8 = 255;
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_zigzag(out: &mut Vec<u8>, v: i64) {
+    put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+fn put_zigzag128(out: &mut Vec<u8>, v: i128) {
+    let mut v = ((v << 1) ^ (v >> 127)) as u128;
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    put_varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+fn put_row(out: &mut Vec<u8>, row: &Row) {
+    use std::io::Write as _;
+    put_varint(out, row.len() as u64);
+    for datum in row.iter() {
+        match datum {
+            Datum::Null => out.push(NULL),
+            Datum::Bool(false) => out.push(FALSE),
+            Datum::Bool(true) => out.push(TRUE),
+            Datum::Int16(v) => {
+                out.push(INT16);
+                put_zigzag(out, *v as i64);
+            }
+            Datum::Int32(v) => {
+                out.push(INT32);
+                put_zigzag(out, *v as i64);
+            }
+            Datum::Int64(v) => {
+                out.push(INT64);
+                put_zigzag(out, *v);
+            }
+            Datum::Float32(v) => {
+                out.push(FLOAT32);
+                out.extend_from_slice(&v.0.to_le_bytes());
+            }
+            Datum::Float64(v) => {
+                out.push(FLOAT64);
+                out.extend_from_slice(&v.0.to_le_bytes());
+            }
+            Datum::Numeric(n) if n.small_parts().is_some() => {
+                let (mantissa, scale) = n.small_parts().expect("small");
+                out.push(SMALL_NUMERIC);
+                put_varint(out, scale as u64);
+                put_zigzag128(out, mantissa);
+            }
+            Datum::Numeric(n) => {
+                out.push(NUMERIC);
+                // The text is short: a one-byte length, fixed up afterwards if it is not.
+                let at = out.len();
+                out.push(0);
+                write!(out, "{n}").expect("writing into memory cannot fail");
+                let len = out.len() - at - 1;
+                if len < 0x80 {
+                    out[at] = len as u8;
+                } else {
+                    let text = out.split_off(at + 1);
+                    out.truncate(at);
+                    put_bytes(out, &text);
+                }
+            }
+            Datum::String(s) => {
+                out.push(STRING);
+                put_bytes(out, s.as_bytes());
+            }
+            Datum::Date(d) => {
+                out.push(DATE);
+                put_zigzag(out, d.num_days_from_ce() as i64);
+            }
+            Datum::Timestamp(ts) => {
+                out.push(TIMESTAMP);
+                let utc = ts.and_utc();
+                put_zigzag(out, utc.timestamp());
+                put_varint(out, utc.timestamp_subsec_nanos() as u64);
+            }
+            Datum::Time(micros) => {
+                out.push(TIME);
+                put_zigzag(out, *micros);
+            }
+            Datum::Uuid(u) => {
+                out.push(UUID);
+                out.extend_from_slice(u);
+            }
+            Datum::Bytes(b) => {
+                out.push(BYTES);
+                put_bytes(out, b);
+            }
+            other => {
+                out.push(OTHER);
+                let bytes = bincode::serialize(other).expect("serializing into memory cannot fail");
+                put_bytes(out, &bytes);
+            }
+        }
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> Option<u8> {
+        let (&b, rest) = self.0.split_first()?;
+        self.0 = rest;
+        Some(b)
+    }
+
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn varint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            v |= ((b & 0x7f) as u64) << shift;
+            if b < 0x80 {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn zigzag128(&mut self) -> Option<i128> {
+        let mut v = 0u128;
+        for shift in (0..128).step_by(7) {
+            let b = self.byte()?;
+            v |= ((b & 0x7f) as u128) << shift;
+            if b < 0x80 {
+                return Some(((v >> 1) as i128) ^ -((v & 1) as i128));
+            }
+        }
+        None
+    }
+
+    fn zigzag(&mut self) -> Option<i64> {
+        let v = self.varint()?;
+        Some(((v >> 1) as i64) ^ -((v & 1) as i64))
+    }
+
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.varint()? as usize;
+        self.take(n)
+    }
+
+    fn text(&mut self) -> Result<&'a str, String> {
+        let bytes = self.bytes().ok_or("truncated text")?;
+        std::str::from_utf8(bytes).map_err(|_| "text that is not UTF-8".to_string())
+    }
+
+    fn row(&mut self) -> Result<Row, String> {
+        let truncated = || "truncated row".to_string();
+        let arity = self.varint().ok_or_else(truncated)? as usize;
+        let mut datums = Vec::with_capacity(arity.min(1024));
+        for _ in 0..arity {
+            let tag = self.byte().ok_or_else(truncated)?;
+            let narrow = |v: i64| format!("integer {v} out of range for its type");
+            datums.push(match tag {
+                NULL => Datum::Null,
+                FALSE => Datum::Bool(false),
+                TRUE => Datum::Bool(true),
+                INT16 => {
+                    let v = self.zigzag().ok_or_else(truncated)?;
+                    Datum::Int16(i16::try_from(v).map_err(|_| narrow(v))?)
+                }
+                INT32 => {
+                    let v = self.zigzag().ok_or_else(truncated)?;
+                    Datum::Int32(i32::try_from(v).map_err(|_| narrow(v))?)
+                }
+                INT64 => Datum::Int64(self.zigzag().ok_or_else(truncated)?),
+                FLOAT32 => {
+                    let b = self.take(4).ok_or_else(truncated)?;
+                    Datum::Float32(f32::from_le_bytes(b.try_into().unwrap()).into())
+                }
+                FLOAT64 => {
+                    let b = self.take(8).ok_or_else(truncated)?;
+                    Datum::Float64(f64::from_le_bytes(b.try_into().unwrap()).into())
+                }
+                NUMERIC => {
+                    let text = self.text()?;
+                    Datum::Numeric(
+                        text.parse()
+                            .map_err(|e| format!("numeric {text:?}: {e:?}"))?,
+                    )
+                }
+                SMALL_NUMERIC => {
+                    let scale = self.varint().ok_or_else(truncated)?;
+                    let mantissa = self.zigzag128().ok_or_else(truncated)?;
+                    Datum::Numeric(
+                        u32::try_from(scale)
+                            .ok()
+                            .and_then(|s| kpg_types::Numeric::from_i128(mantissa, s).ok())
+                            .ok_or_else(|| format!("numeric {mantissa}e-{scale} out of range"))?,
+                    )
+                }
+                STRING => Datum::String(self.text()?.to_string()),
+                DATE => {
+                    let days = self.zigzag().ok_or_else(truncated)?;
+                    Datum::Date(
+                        i32::try_from(days)
+                            .ok()
+                            .and_then(NaiveDate::from_num_days_from_ce_opt)
+                            .ok_or_else(|| format!("date {days} out of range"))?,
+                    )
+                }
+                TIMESTAMP => {
+                    let secs = self.zigzag().ok_or_else(truncated)?;
+                    let nanos = self.varint().ok_or_else(truncated)?;
+                    Datum::Timestamp(
+                        u32::try_from(nanos)
+                            .ok()
+                            .and_then(|n| DateTime::from_timestamp(secs, n))
+                            .ok_or_else(|| format!("timestamp {secs}.{nanos} out of range"))?
+                            .naive_utc(),
+                    )
+                }
+                TIME => Datum::Time(self.zigzag().ok_or_else(truncated)?),
+                UUID => Datum::Uuid(self.take(16).ok_or_else(truncated)?.try_into().unwrap()),
+                BYTES => Datum::Bytes(self.bytes().ok_or_else(truncated)?.to_vec()),
+                OTHER => {
+                    let bytes = self.bytes().ok_or_else(truncated)?;
+                    bincode::deserialize(bytes).map_err(|e| e.to_string())?
+                }
+                other => return Err(format!("unknown datum tag {other}")),
+            });
+        }
+        Ok(Row::new(datums))
     }
 }
 
@@ -34,24 +369,77 @@ mod tests {
     use kpg_types::{Datum, Row};
 
     #[test]
-    fn rows_round_trip_and_damage_is_an_error() {
-        let rows = vec![(
-            Row::new(vec![
-                Datum::Int64(-7),
-                Datum::String(String::new()),
-                Datum::Null,
-                Datum::Numeric("12345678901234567890.123".parse().unwrap()),
-            ]),
-            3i64,
-        )];
-        let bytes = encode(&rows);
-        let back: Vec<(Row, i64)> = decode(&bytes, "rows").unwrap();
-        assert_eq!(back, rows);
-        let err = decode::<Vec<(Row, i64)>>(&bytes[..bytes.len() - 3], "rows of t").unwrap_err();
-        assert!(err.0.contains("rows of t is damaged"), "{err}");
+    fn values_round_trip_and_damage_is_an_error() {
+        let record = (7u64, "CREATE TABLE t (a int)".to_string());
+        let bytes = encode(&record);
+        assert_eq!(decode::<(u64, String)>(&bytes, "record").unwrap(), record);
+        let err = decode::<(u64, String)>(&bytes[..bytes.len() - 3], "record r").unwrap_err();
+        assert!(err.0.contains("record r is damaged"), "{err}");
         let mut future = bytes.clone();
         future[0] = 9;
-        let err = decode::<Vec<(Row, i64)>>(&future, "rows").unwrap_err();
+        let err = decode::<(u64, String)>(&future, "record").unwrap_err();
         assert!(err.0.contains("format 9"), "{err}");
+    }
+
+    #[test]
+    fn updates_round_trip_in_chunks_and_damage_is_an_error() {
+        let ts = chrono::NaiveDate::from_ymd_opt(1998, 12, 1)
+            .unwrap()
+            .and_hms_nano_opt(23, 59, 58, 123_456_789)
+            .unwrap();
+        let every = Row::new(vec![
+            Datum::Null,
+            Datum::Bool(true),
+            Datum::Bool(false),
+            Datum::Int16(-300),
+            Datum::Int32(i32::MIN),
+            Datum::Int64(i64::MAX),
+            Datum::Float32((-1.5f32).into()),
+            Datum::Float64(f64::NAN.into()),
+            Datum::Numeric("12345678901234567890.1230".parse().unwrap()),
+            Datum::Numeric("-0.00".parse().unwrap()),
+            Datum::Numeric("-79228162514264337593543950335".parse().unwrap()),
+            Datum::Numeric(format!("1.{}", "7".repeat(200)).parse().unwrap()),
+            Datum::String("näive\ttext".into()),
+            Datum::String("x".repeat(300)),
+            Datum::Date(chrono::NaiveDate::from_ymd_opt(-44, 3, 15).unwrap()),
+            Datum::Timestamp(ts),
+            Datum::Time(86_400_000_000),
+            Datum::Uuid([7; 16]),
+            Datum::Bytes(vec![0, 255, 1]),
+            Datum::Interval(kpg_types::Interval {
+                months: -1,
+                days: 2,
+                micros: 3,
+            }),
+        ]);
+        let mut updates = vec![(every.clone(), -3), (Row::empty(), 1)];
+        for i in 0..20_000i64 {
+            updates.push((
+                Row::new(vec![Datum::Int64(i), Datum::String(i.to_string())]),
+                1,
+            ));
+        }
+        let chunks = encode_updates(&updates);
+        assert!(chunks.len() > 1, "{} chunks", chunks.len());
+        assert!(chunks.iter().all(|c| c.len() < CHUNK_BYTES + 1024));
+        let mut back = Vec::new();
+        for c in &chunks {
+            decode_updates(c, "updates", &mut back).unwrap();
+        }
+        assert_eq!(back.len(), updates.len());
+        // NaN compares equal to itself in datum order; compare the encodings as well.
+        assert_eq!(back, updates);
+        assert_eq!(encode_updates(&back), chunks);
+        assert_eq!(encode_updates(&[]).len(), 1);
+
+        let one = &chunks[0];
+        let err =
+            decode_updates(&one[..one.len() - 2], "updates of u1", &mut Vec::new()).unwrap_err();
+        assert!(err.0.contains("updates of u1 is damaged"), "{err}");
+        let mut old = one.clone();
+        old[0] = 1;
+        let err = decode_updates(&old, "updates", &mut Vec::new()).unwrap_err();
+        assert!(err.0.contains("format 1"), "{err}");
     }
 }

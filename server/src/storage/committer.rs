@@ -7,7 +7,10 @@
 //! transaction takes all of them (group commit), so N concurrent writers cost about one fsync
 //! per round, not N. After each transaction, `on_durable` is told the last sequence number it
 //! covered — the coordinator then makes those writes readable — and only then are the waiters
-//! woken, so a write is acknowledged only once it is both durable and visible.
+//! woken, so a write is acknowledged only once it is both durable and visible. Merging stored
+//! updates (`Store::compact`) happens after that, in transactions of its own: one small step
+//! after each group, and larger ones only while no commit is queued (a commit that arrives
+//! during a large merge waits for that one merge).
 //!
 //! A store that fails to write leaves memory ahead of disk; continuing would acknowledge writes
 //! a restart loses, so the process stops (after logging the store's error) instead.
@@ -18,6 +21,9 @@ use std::sync::mpsc;
 use tokio::sync::watch;
 
 use super::{Commit, Store};
+
+/// While commits are waiting, a merge reads at most this many updates (a few milliseconds).
+const BUSY_MERGE_ROWS: usize = 20_000;
 
 enum Request {
     Commit {
@@ -50,7 +56,8 @@ impl Committer {
         std::thread::Builder::new()
             .name("kpg-committer".into())
             .spawn(move || {
-                while let Ok(first) = rx.recv() {
+                let mut next = rx.recv();
+                while let Ok(first) = next {
                     let mut group = Commit::default();
                     let mut last = None;
                     let mut close = None;
@@ -64,7 +71,7 @@ impl Committer {
                         }
                     }
                     if let Some(seq) = last {
-                        if let Err(e) = store.commit(&group).and_then(|()| store.compact()) {
+                        if let Err(e) = store.commit(&group) {
                             halt(&e.0);
                         }
                         on_durable(seq, group);
@@ -75,6 +82,22 @@ impl Committer {
                         let _ = done.send(());
                         return;
                     }
+                    // Merging, after the acknowledgement: small merges at once (they keep
+                    // pace with many small writes), larger ones only while nobody waits.
+                    if let Err(e) = store.compact(BUSY_MERGE_ROWS) {
+                        halt(&e.0);
+                    }
+                    next = loop {
+                        match rx.try_recv() {
+                            Ok(request) => break Ok(request),
+                            Err(mpsc::TryRecvError::Disconnected) => break Err(mpsc::RecvError),
+                            Err(mpsc::TryRecvError::Empty) => match store.compact(usize::MAX) {
+                                Ok(true) => continue,
+                                Ok(false) => break rx.recv(),
+                                Err(e) => halt(&e.0),
+                            },
+                        }
+                    };
                 }
             })
             .expect("spawn committer thread");

@@ -79,11 +79,11 @@ impl Store for MemoryStore {
         Ok(())
     }
 
-    fn compact(&mut self) -> Result<(), StoreError> {
+    fn compact(&mut self, _max_rows: usize) -> Result<bool, StoreError> {
         let mut c = self.0.lock().expect("memory store");
         for rows in c.updates.values_mut() {
             *rows = consolidate(std::mem::take(rows));
         }
-        Ok(())
+        Ok(false)
     }
 }

@@ -18,17 +18,25 @@
 //!   crash-consistency tests. kpg writes no page format of its own. (RocksDB would bring a C++
 //!   build and a write-ahead log kpg does not need; sled is unmaintained.)
 //! - **What is stored.** The catalog as one record per DDL statement (its SQL and the ids it gave
-//!   its objects), table and source rows as batches keyed by (collection, time), external
-//!   sources' offsets and undecodable records, and the counters (next id, next row position, a
-//!   lease on timestamps, the last readable time). Rows are bincode behind a format byte
-//!   (`codec.rs`), to become the packed row encoding when rows are packed (issue 17).
+//!   its objects), table and source updates keyed by (collection, time, part) in chunks of at
+//!   most about 60 KiB, external sources' offsets and undecodable records, and the counters
+//!   (next id, next row position, a lease on timestamps, the last readable time). Every value
+//!   starts with a format byte (`codec.rs`, format 2): catalog records and counters are bincode,
+//!   updates a compact encoding of their own (varints, a tag byte per datum). A data directory of
+//!   another format is refused with a message saying so, never misread.
 //! - **Order and durability.** Every commit goes through the committer in the order the
 //!   coordinator numbered it; writes become readable only once durable, and concurrent writers
-//!   share an fsync. A table's batches are merged into one once its history is as large as its
-//!   contents (amortized compaction, in the committer thread).
+//!   share an fsync. A commit only appends: merging is never on the acknowledgement path. After
+//!   acknowledging a group, the committer merges stored updates in transactions of their own —
+//!   small merges at once, large ones only when no commit is waiting — size-tiered (eight runs
+//!   of a tier into one, so an update is rewritten about log8(table size) times), and a table
+//!   whose retractions could be half its stored updates is merged whole (consolidated), so the
+//!   file stays proportional to the data. A crash between a commit and its merge loses nothing:
+//!   a merge changes how updates are stored, not what they sum to.
 //! - **Restart.** Replay the records in key order (each allocating from its first id), load
-//!   each collection's rows right after the statement that created it, rebuild every dataflow,
-//!   then serve. History before the restart is not kept: reads as of earlier times are refused.
+//!   each collection's rows (consolidated in memory; merging the stored runs is left to the
+//!   committer) right after the statement that created it, rebuild every dataflow, then serve.
+//!   History before the restart is not kept: reads as of earlier times are refused.
 //! - **Clusters (later).** For several machines, the same trait over shared storage, as
 //!   Materialize's persist: batches of updates written as immutable blobs to an object store
 //!   (S3-like), and a consensus service (a compare-and-set log, e.g. on PostgreSQL or etcd)
@@ -176,9 +184,11 @@ pub trait Store: Send {
     fn load(&mut self) -> Result<Snapshot, StoreError>;
     /// Applies `commit` atomically; it is durable when this returns.
     fn commit(&mut self, commit: &Commit) -> Result<(), StoreError>;
-    /// Merges the stored updates of tables whose history has grown as large as their
-    /// consolidated contents, so storage grows with the data, not with the history of writes.
-    fn compact(&mut self) -> Result<(), StoreError>;
+    /// Does one step of merging stored updates (consolidating them), if one is due and reads
+    /// at most `max_rows` updates; returns whether it did one (more may be due). Merging keeps
+    /// storage growing with the data, not with the history of writes. A step is atomic, and
+    /// changes no table's contents, only how they are stored.
+    fn compact(&mut self, max_rows: usize) -> Result<bool, StoreError>;
 }
 
 /// Sums the multiplicities of equal rows and drops those that cancel.

@@ -1,11 +1,19 @@
 //! The single-machine store: one redb file, `kpg.redb`, in the data directory.
 //!
 //! redb gives atomic, checksummed, crash-consistent transactions with one fsync per commit and
-//! a lock that keeps a second process out of the file. Three tables: `catalog` (record key ->
-//! record), `meta` (the counters) and `updates` ((table, time) -> that time's updates of the
-//! table). A table's history is merged into one batch at time 0 by `compact` once the updates
-//! written since its last merge are as many as the rows it holds, so each row is rewritten a
-//! bounded number of times on average and a restart reads little more than the data.
+//! a lock that keeps a second process out of the file. Five tables: `catalog` (record key ->
+//! record), `meta` (the counters), `updates` ((table, time, part) -> a chunk of that time's
+//! updates of the table, at most about 60 KiB each, in the compact encoding of `codec.rs`),
+//! `source_offsets` and `source_errors`.
+//!
+//! A table's stored updates form *runs*: each write is a run of its own (its key range), and
+//! `compact` merges adjacent runs into one (consolidated, at the first run's time) in a
+//! transaction of its own, never inside a commit: the committer calls it after acknowledging,
+//! with a budget of rows while writers are waiting and without one when idle. Merges are
+//! size-tiered (the last [`FAN_IN`] runs when none is in a larger tier than the oldest of
+//! them, so each update is rewritten about log_8 of the table's size times), and a table whose
+//! retractions could make up half of what it stores is merged whole, so the file grows with
+//! the data, not with the history of writes.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -13,12 +21,12 @@ use std::path::{Path, PathBuf};
 use kpg_types::{GlobalId, Row};
 use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::codec::{decode, encode};
+use super::codec::{decode, decode_updates, encode, encode_updates};
 use super::{consolidate, CatalogOp, CatalogRecord, Commit, Meta, Snapshot, Store, StoreError};
 
 const CATALOG: TableDefinition<u64, &[u8]> = TableDefinition::new("catalog");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
-const UPDATES: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("updates");
+const UPDATES: TableDefinition<(u64, u64, u32), &[u8]> = TableDefinition::new("updates");
 /// (source, partition) -> the next offset to read.
 const OFFSETS: TableDefinition<(u64, u32), i64> = TableDefinition::new("source_offsets");
 /// (source, partition, offset) -> why the record could not be decoded.
@@ -27,22 +35,72 @@ const ERRORS: TableDefinition<(u64, u32, u64), &str> = TableDefinition::new("sou
 /// The file name inside the data directory.
 pub const FILE_NAME: &str = "kpg.redb";
 
-/// History below this many updates is never worth a merge.
+/// Retractions below this many are never worth merging a whole table for.
 const MIN_COMPACTION: usize = 1024;
+/// How many runs of one tier are merged together; a tier is a power of this in rows.
+const FAN_IN: usize = 8;
+/// More runs than this in one table (tiers out of order) are merged pairwise, smallest first.
+const MAX_RUNS: usize = 4 * FAN_IN;
 
-/// What the store knows about a table's stored updates, to decide when to merge them.
-#[derive(Clone, Copy, Default)]
-struct History {
-    /// Rows in the merged batch.
-    base: usize,
-    /// Updates written since.
-    tail: usize,
+/// Stored updates of one table that are merged together: the keys from `(first, 0)` to
+/// `(last, u32::MAX)`.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    first: u64,
+    last: u64,
+    rows: usize,
+    /// Updates with a negative diff (each may cancel a stored row).
+    negative: usize,
+}
+
+fn tier(rows: usize) -> u32 {
+    let mut t = 0;
+    let mut r = rows / FAN_IN;
+    while r > 0 {
+        t += 1;
+        r /= FAN_IN;
+    }
+    t
+}
+
+/// The runs to merge next in `runs` (a range of indexes), if any merge is due.
+fn due(runs: &[Run]) -> Option<std::ops::Range<usize>> {
+    let n = runs.len();
+    if n < 2 {
+        return None;
+    }
+    let rows: usize = runs.iter().map(|r| r.rows).sum();
+    let negative: usize = runs.iter().map(|r| r.negative).sum();
+    // Each retraction may cancel a stored row: merge everything once they could be half of it.
+    if negative >= MIN_COMPACTION && 4 * negative >= rows {
+        return Some(0..n);
+    }
+    if n >= FAN_IN {
+        let oldest = tier(runs[n - FAN_IN].rows);
+        if runs[n - FAN_IN..].iter().all(|r| tier(r.rows) <= oldest) {
+            return Some(n - FAN_IN..n);
+        }
+    }
+    if n > MAX_RUNS {
+        let i = (0..n - 1)
+            .min_by_key(|&i| runs[i].rows + runs[i + 1].rows)
+            .expect("two runs");
+        return Some(i..i + 2);
+    }
+    None
 }
 
 pub struct RedbStore {
     db: Database,
     path: PathBuf,
-    history: HashMap<GlobalId, History>,
+    runs: HashMap<GlobalId, Vec<Run>>,
+    /// Each table's last written time and the next part number at it.
+    next_part: HashMap<GlobalId, (u64, u32)>,
+    /// The stored counters, once read.
+    meta: Option<Meta>,
+    /// Tables that may have a merge due (their runs changed since they were last found
+    /// without one).
+    unchecked: std::collections::BTreeSet<GlobalId>,
 }
 
 impl RedbStore {
@@ -69,7 +127,10 @@ impl RedbStore {
         Ok(RedbStore {
             db,
             path,
-            history: HashMap::new(),
+            runs: HashMap::new(),
+            next_part: HashMap::new(),
+            meta: None,
+            unchecked: Default::default(),
         })
     }
 
@@ -77,47 +138,74 @@ impl RedbStore {
         StoreError(format!("{what} in {}: {e}", self.path.display()))
     }
 
-    /// Merges the stored updates of `table` into one batch at time 0.
-    fn merge(&mut self, table: GlobalId) -> Result<(), StoreError> {
+    /// Opening the updates table, where a kpg of another storage format is told apart.
+    fn open_updates<'t>(
+        &self,
+        txn: &'t redb::WriteTransaction,
+    ) -> Result<redb::Table<'t, (u64, u64, u32), &'static [u8]>, StoreError> {
+        txn.open_table(UPDATES).map_err(|e| self.other_format(e))
+    }
+
+    fn other_format(&self, e: redb::TableError) -> StoreError {
+        match e {
+            redb::TableError::TableTypeMismatch { .. } => StoreError(format!(
+                "the updates in {} are in another storage format than this kpg's (written by \
+                 another version of kpg): {e}",
+                self.path.display()
+            )),
+            e => self.fail("opening updates", e),
+        }
+    }
+
+    /// Merges runs `range` of `table` into one, in a transaction of its own.
+    fn merge(&mut self, table: GlobalId, range: std::ops::Range<usize>) -> Result<(), StoreError> {
+        let runs = self.runs.get(&table).cloned().unwrap_or_default();
+        let (first, last) = (runs[range.start].first, runs[range.end - 1].last);
+        let keys = (table, first, 0)..=(table, last, u32::MAX);
         let txn = self
             .db
             .begin_write()
             .map_err(|e| self.fail("starting a merge", e))?;
         let merged = {
-            let mut updates = txn
-                .open_table(UPDATES)
-                .map_err(|e| self.fail("opening updates", e))?;
+            let mut updates = self.open_updates(&txn)?;
             let mut rows = Vec::new();
+            let what = format!("updates of table u{table} in {}", self.path.display());
             for entry in updates
-                .range((table, 0)..=(table, u64::MAX))
+                .range(keys.clone())
                 .map_err(|e| self.fail("reading updates", e))?
             {
                 let (_, value) = entry.map_err(|e| self.fail("reading updates", e))?;
-                rows.extend(decode::<Vec<(Row, i64)>>(
-                    value.value(),
-                    &format!("updates of table u{table} in {}", self.path.display()),
-                )?);
+                decode_updates(value.value(), &what, &mut rows)?;
             }
             let merged = consolidate(rows);
             updates
-                .retain_in((table, 0)..=(table, u64::MAX), |_, _| false)
+                .retain_in(keys, |_, _| false)
                 .map_err(|e| self.fail("merging updates", e))?;
             if !merged.is_empty() {
-                updates
-                    .insert((table, 0), encode(&merged).as_slice())
-                    .map_err(|e| self.fail("merging updates", e))?;
+                for (part, chunk) in encode_updates(&merged).into_iter().enumerate() {
+                    updates
+                        .insert((table, first, part as u32), chunk.as_slice())
+                        .map_err(|e| self.fail("merging updates", e))?;
+                }
             }
-            merged.len()
+            merged
         };
         txn.commit()
             .map_err(|e| self.fail("committing a merge", e))?;
-        self.history.insert(
-            table,
-            History {
-                base: merged,
-                tail: 0,
-            },
-        );
+        let run = Run {
+            first,
+            last,
+            rows: merged.len(),
+            negative: merged.iter().filter(|(_, d)| *d < 0).count(),
+        };
+        let runs = self.runs.entry(table).or_default();
+        if merged.is_empty() {
+            runs.drain(range);
+        } else {
+            runs.splice(range, [run]);
+        }
+        // The parts at `first` were renumbered: the next write there looks them up.
+        self.next_part.remove(&table);
         Ok(())
     }
 }
@@ -156,13 +244,16 @@ impl Store for RedbStore {
             Err(redb::TableError::TableDoesNotExist(_)) => {}
             Err(e) => return Err(self.fail("opening meta", e)),
         }
+        self.meta = Some(snapshot.meta);
         let known: std::collections::BTreeSet<GlobalId> = snapshot
             .records
             .iter()
             .flat_map(|r| r.ids.iter().copied())
             .collect();
-        let mut tables: BTreeMap<GlobalId, (Vec<(Row, i64)>, usize)> = BTreeMap::new();
+        let mut tables: BTreeMap<GlobalId, Vec<(Row, i64)>> = BTreeMap::new();
         let mut orphans = Vec::new();
+        self.runs.clear();
+        self.next_part.clear();
         match txn.open_table(UPDATES) {
             Ok(updates) => {
                 for entry in updates
@@ -170,22 +261,37 @@ impl Store for RedbStore {
                     .map_err(|e| self.fail("reading updates", e))?
                 {
                     let (key, value) = entry.map_err(|e| self.fail("reading updates", e))?;
-                    let (table, _time) = key.value();
+                    let (table, time, _part) = key.value();
                     if !known.contains(&table) {
                         orphans.push(table);
                         continue;
                     }
-                    let rows: Vec<(Row, i64)> = decode(
+                    let rows = tables.entry(table).or_default();
+                    let before = rows.len();
+                    decode_updates(
                         value.value(),
                         &damaged(&format!("updates of table u{table}")),
+                        rows,
                     )?;
-                    let slot = tables.entry(table).or_default();
-                    slot.0.extend(rows);
-                    slot.1 += 1;
+                    let negative = rows[before..].iter().filter(|(_, d)| *d < 0).count();
+                    // Each stored time is a run (merged runs are stored at one time).
+                    let runs = self.runs.entry(table).or_default();
+                    match runs.last_mut() {
+                        Some(run) if run.first == time => {
+                            run.rows += rows.len() - before;
+                            run.negative += negative;
+                        }
+                        _ => runs.push(Run {
+                            first: time,
+                            last: time,
+                            rows: rows.len() - before,
+                            negative,
+                        }),
+                    }
                 }
             }
             Err(redb::TableError::TableDoesNotExist(_)) => {}
-            Err(e) => return Err(self.fail("opening updates", e)),
+            Err(e) => return Err(self.other_format(e)),
         }
         match txn.open_table(OFFSETS) {
             Ok(offsets) => {
@@ -225,23 +331,13 @@ impl Store for RedbStore {
             Err(e) => return Err(self.fail("opening source errors", e)),
         }
         drop(txn);
+        self.unchecked = self.runs.keys().copied().collect();
         orphans.dedup();
-        let mut to_merge = Vec::new();
-        for (table, (rows, batches)) in tables {
-            let rows = consolidate(rows);
-            self.history.insert(
-                table,
-                History {
-                    base: rows.len(),
-                    tail: 0,
-                },
-            );
-            if batches > 1 {
-                to_merge.push(table);
-            }
-            snapshot.tables.insert(table, rows);
+        for (table, rows) in tables {
+            snapshot.tables.insert(table, consolidate(rows));
         }
-        // Rows of tables whose record never committed, and history a crash left unmerged.
+        // Rows of tables whose record never committed. (History is merged later, by
+        // `compact`, not before the server starts.)
         if !orphans.is_empty() {
             self.commit(&Commit {
                 catalog: orphans.into_iter().map(CatalogOp::DropTableData).collect(),
@@ -249,13 +345,28 @@ impl Store for RedbStore {
                 ..Commit::default()
             })?;
         }
-        for table in to_merge {
-            self.merge(table)?;
-        }
         Ok(snapshot)
     }
 
     fn commit(&mut self, commit: &Commit) -> Result<(), StoreError> {
+        let stored = match self.meta {
+            Some(meta) => meta,
+            None => {
+                let txn = self
+                    .db
+                    .begin_read()
+                    .map_err(|e| self.fail("starting to read", e))?;
+                match txn.open_table(META) {
+                    Ok(meta) => match meta.get("meta").map_err(|e| self.fail("reading meta", e))? {
+                        Some(v) => decode::<Meta>(v.value(), "the counters")?,
+                        None => Meta::default(),
+                    },
+                    Err(redb::TableError::TableDoesNotExist(_)) => Meta::default(),
+                    Err(e) => return Err(self.fail("opening meta", e)),
+                }
+            }
+        };
+        let meta = stored.join(commit.meta);
         let txn = self
             .db
             .begin_write()
@@ -264,9 +375,7 @@ impl Store for RedbStore {
             let mut catalog = txn
                 .open_table(CATALOG)
                 .map_err(|e| self.fail("opening the catalog", e))?;
-            let mut updates = txn
-                .open_table(UPDATES)
-                .map_err(|e| self.fail("opening updates", e))?;
+            let mut updates = self.open_updates(&txn)?;
             let mut offsets = txn
                 .open_table(OFFSETS)
                 .map_err(|e| self.fail("opening offsets", e))?;
@@ -287,9 +396,10 @@ impl Store for RedbStore {
                     }
                     CatalogOp::DropTableData(table) => {
                         updates
-                            .retain_in((*table, 0)..=(*table, u64::MAX), |_, _| false)
+                            .retain_in((*table, 0, 0)..=(*table, u64::MAX, u32::MAX), |_, _| false)
                             .map_err(|e| self.fail("dropping a table's rows", e))?;
-                        self.history.remove(table);
+                        self.runs.remove(table);
+                        self.next_part.remove(table);
                         offsets
                             .retain_in((*table, 0)..=(*table, u32::MAX), |_, _| false)
                             .map_err(|e| self.fail("dropping a source's offsets", e))?;
@@ -300,20 +410,54 @@ impl Store for RedbStore {
                 }
             }
             for append in &commit.appends {
-                let key = (append.table, append.time);
-                // Two writes of one table at one time (a transaction's statements) share a key.
-                let mut rows = match updates
-                    .get(key)
-                    .map_err(|e| self.fail("reading updates", e))?
-                {
-                    Some(old) => decode::<Vec<(Row, i64)>>(old.value(), "updates")?,
-                    None => Vec::new(),
+                if append.updates.is_empty() {
+                    continue;
+                }
+                let (table, time) = (append.table, append.time);
+                // Two writes of one table at one time (a transaction's statements) are parts
+                // of one key range.
+                let part = match self.next_part.get(&table) {
+                    Some(&(t, next)) if t == time => next,
+                    Some(&(t, _)) if t < time => 0,
+                    _ => match updates
+                        .range((table, time, 0)..=(table, time, u32::MAX))
+                        .map_err(|e| self.fail("reading updates", e))?
+                        .next_back()
+                    {
+                        Some(entry) => {
+                            entry
+                                .map_err(|e| self.fail("reading updates", e))?
+                                .0
+                                .value()
+                                .2
+                                + 1
+                        }
+                        None => 0,
+                    },
                 };
-                rows.extend(append.updates.iter().cloned());
-                updates
-                    .insert(key, encode(&rows).as_slice())
-                    .map_err(|e| self.fail("writing updates", e))?;
-                self.history.entry(append.table).or_default().tail += append.updates.len();
+                let chunks = encode_updates(&append.updates);
+                let next = part + chunks.len() as u32;
+                for (i, chunk) in chunks.into_iter().enumerate() {
+                    updates
+                        .insert((table, time, part + i as u32), chunk.as_slice())
+                        .map_err(|e| self.fail("writing updates", e))?;
+                }
+                self.next_part.insert(table, (time, next));
+                self.unchecked.insert(table);
+                let negative = append.updates.iter().filter(|(_, d)| *d < 0).count();
+                let runs = self.runs.entry(table).or_default();
+                match runs.last_mut() {
+                    Some(run) if run.first <= time && time <= run.last => {
+                        run.rows += append.updates.len();
+                        run.negative += negative;
+                    }
+                    _ => runs.push(Run {
+                        first: time,
+                        last: time,
+                        rows: append.updates.len(),
+                        negative,
+                    }),
+                }
             }
             for (source, partition, next) in &commit.offsets {
                 offsets
@@ -328,30 +472,45 @@ impl Store for RedbStore {
                     )
                     .map_err(|err| self.fail("writing source errors", err))?;
             }
-            let mut meta = txn
-                .open_table(META)
-                .map_err(|e| self.fail("opening meta", e))?;
-            let stored = match meta.get("meta").map_err(|e| self.fail("reading meta", e))? {
-                Some(v) => decode::<Meta>(v.value(), "the counters")?,
-                None => Meta::default(),
-            };
-            meta.insert("meta", encode(&stored.join(commit.meta)).as_slice())
-                .map_err(|e| self.fail("writing meta", e))?;
+            if self.meta != Some(meta) {
+                let mut table = txn
+                    .open_table(META)
+                    .map_err(|e| self.fail("opening meta", e))?;
+                table
+                    .insert("meta", encode(&meta).as_slice())
+                    .map_err(|e| self.fail("writing meta", e))?;
+            }
         }
-        txn.commit().map_err(|e| self.fail("committing", e))
+        let result = txn.commit().map_err(|e| self.fail("committing", e));
+        if result.is_ok() {
+            self.meta = Some(meta);
+        } else {
+            // What is stored is unknown now: read it again next time.
+            self.meta = None;
+        }
+        result
     }
 
-    fn compact(&mut self) -> Result<(), StoreError> {
-        let due: Vec<GlobalId> = self
-            .history
-            .iter()
-            .filter(|(_, h)| h.tail >= h.base.max(MIN_COMPACTION))
-            .map(|(t, _)| *t)
-            .collect();
-        for table in due {
-            self.merge(table)?;
+    fn compact(&mut self, max_rows: usize) -> Result<bool, StoreError> {
+        let mut next: Option<(usize, GlobalId, std::ops::Range<usize>)> = None;
+        let runs = &self.runs;
+        self.unchecked.retain(|table| {
+            let Some(range) = runs.get(table).and_then(|r| due(r)) else {
+                return false;
+            };
+            let rows: usize = runs[table][range.clone()].iter().map(|r| r.rows).sum();
+            if rows <= max_rows && next.as_ref().is_none_or(|n| (rows, *table) < (n.0, n.1)) {
+                next = Some((rows, *table, range));
+            }
+            true
+        });
+        match next {
+            Some((_, table, range)) => {
+                self.merge(table, range)?;
+                Ok(true)
+            }
+            None => Ok(false),
         }
-        Ok(())
     }
 }
 
@@ -420,7 +579,7 @@ mod tests {
                         .commit(&append(1, 10_000 + i, vec![(row(i as i64), -1)]))
                         .unwrap();
                 }
-                store.compact().unwrap();
+                while store.compact(usize::MAX).unwrap() {}
             }
         }
         let mut store = RedbStore::open(dir.path()).unwrap();
@@ -585,5 +744,93 @@ mod tests {
             }
         }
         assert!(outcomes.0 + outcomes.1 > 0);
+    }
+
+    /// Runs are merged size-tiered after the fact, a large write is stored in chunks, two
+    /// writes at one time keep both, and every stored state loads the same contents.
+    #[test]
+    fn merges_keep_contents_and_bound_the_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = RedbStore::open(dir.path()).unwrap();
+        store
+            .commit(&Commit {
+                catalog: vec![put(&[1], "CREATE TABLE a (x int)")],
+                ..Commit::default()
+            })
+            .unwrap();
+        let big: Vec<(Row, i64)> = (0..50_000).map(|i| (row(i), 1)).collect();
+        store.commit(&append(1, 5, big)).unwrap();
+        assert!(
+            !store.compact(usize::MAX).unwrap(),
+            "one run: nothing to merge"
+        );
+        // Two writes at one time (a transaction's statements).
+        store.commit(&append(1, 6, vec![(row(-1), 1)])).unwrap();
+        store.commit(&append(1, 6, vec![(row(-2), 1)])).unwrap();
+        for i in 0..200 {
+            store
+                .commit(&append(1, 10 + i, vec![(row(100_000 + i as i64), 1)]))
+                .unwrap();
+            // With a budget too small for any merge nothing happens.
+            assert!(!store.compact(0).unwrap());
+            while store.compact(1000).unwrap() {}
+        }
+        let runs = store.runs[&1].len();
+        assert!(runs < 3 * FAN_IN, "{runs} runs");
+        let expected: Vec<(Row, i64)> = consolidate(
+            (0..50_000)
+                .chain([-1, -2])
+                .chain(100_000..100_200)
+                .map(|i| (row(i), 1))
+                .collect(),
+        );
+        assert_eq!(store.load().unwrap().tables[&1], expected);
+        // Retracting most rows merges the table whole.
+        let gone: Vec<(Row, i64)> = (0..45_000).map(|i| (row(i), -1)).collect();
+        store.commit(&append(1, 1000, gone)).unwrap();
+        while store.compact(usize::MAX).unwrap() {}
+        assert_eq!(store.runs[&1].len(), 1);
+        let expected: Vec<(Row, i64)> = consolidate(
+            (45_000..50_000)
+                .chain([-1, -2])
+                .chain(100_000..100_200)
+                .map(|i| (row(i), 1))
+                .collect(),
+        );
+        drop(store);
+        let mut store = RedbStore::open(dir.path()).unwrap();
+        assert_eq!(store.load().unwrap().tables[&1], expected);
+        let txn = store.db.begin_read().unwrap();
+        let updates = txn.open_table(UPDATES).unwrap();
+        let stored: usize = updates
+            .iter()
+            .unwrap()
+            .map(|e| e.unwrap().1.value().len())
+            .sum();
+        assert!(stored < 200_000, "{stored} bytes stored for 5202 rows");
+    }
+
+    /// A data directory of the previous storage format is refused with a message saying so.
+    #[test]
+    fn an_older_format_is_refused_clearly() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let db = Database::create(dir.path().join(FILE_NAME)).unwrap();
+            let txn = db.begin_write().unwrap();
+            {
+                const OLD: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("updates");
+                let mut old = txn.open_table(OLD).unwrap();
+                old.insert((1, 1), [1u8, 0, 0].as_slice()).unwrap();
+                let mut meta = txn.open_table(META).unwrap();
+                let mut value = vec![1u8];
+                value.extend(bincode::serialize(&Meta::default()).unwrap());
+                meta.insert("meta", value.as_slice()).unwrap();
+            }
+            txn.commit().unwrap();
+        }
+        let err = RedbStore::open(dir.path())
+            .and_then(|mut s| s.load())
+            .unwrap_err();
+        assert!(err.0.contains("storage format 1"), "{err}");
     }
 }
