@@ -16,8 +16,10 @@ use kpg_types::array::funcs::{CmpOp, Dimension};
 use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc, VariadicFunc};
 use sqlparser::ast::{AccessExpr, BinaryOperator, Expr, Subscript};
 
+mod expandarray;
 mod subquery;
 
+pub use expandarray::rewrite as rewrite_expandarray;
 pub use subquery::bind as subquery;
 
 fn multidimensional() -> PlanError {
@@ -92,7 +94,32 @@ pub fn subscript(
     root: &Expr,
     chain: &[AccessExpr],
 ) -> Result<Typed, PlanError> {
+    // `t.c[i]` reads as `t` with the accesses `.c` and `[i]`: the names form the column.
+    let names = chain
+        .iter()
+        .take_while(|a| matches!(a, AccessExpr::Dot(Expr::Identifier(_))))
+        .count();
+    let mut parts = match root {
+        Expr::Identifier(i) if names > 0 => vec![i.clone()],
+        Expr::CompoundIdentifier(p) if names > 0 => p.clone(),
+        _ => Vec::new(),
+    };
+    if !parts.is_empty() {
+        for a in &chain[..names] {
+            if let AccessExpr::Dot(Expr::Identifier(i)) = a {
+                parts.push(i.clone());
+            }
+        }
+        let column = Expr::CompoundIdentifier(parts);
+        return match &chain[names..] {
+            [] => cx.bind(&column),
+            rest => subscript(cx, &column, rest),
+        };
+    }
     let a = cx.bind(root)?;
+    if let [AccessExpr::Dot(field)] = chain {
+        return field_of(a, field);
+    }
     let Some(elem) = a.ty.and_then(|t| t.element()) else {
         if a.ty.is_some_and(|t| t.is_string()) {
             return Err(PlanError::unsupported(
@@ -140,6 +167,37 @@ pub fn subscript(
         }
         Subscript::Slice { .. } => Err(PlanError::unsupported("array slices with a stride")),
     }
+}
+
+/// `(record).field` of `_pg_expandarray`'s record (the only composite values kpg has).
+fn field_of(r: Typed, field: &Expr) -> Result<Typed, PlanError> {
+    let Some(ScalarType::ExpandedElement(elem)) = r.ty else {
+        return Err(PlanError::unsupported(format!(
+            "field selection .{field} from a value of type {}",
+            r.type_name()
+        )));
+    };
+    let name = match field {
+        Expr::Identifier(i) => crate::names::fold(i),
+        other => return Err(PlanError::unsupported(format!("field selection .{other}"))),
+    };
+    let Some(i) = kpg_types::array::record::FIELDS
+        .iter()
+        .position(|f| *f == name)
+    else {
+        return Err(PlanError::new(
+            "42703",
+            format!("could not identify column \"{name}\" in record data type"),
+        ));
+    };
+    let ty = if i == 0 {
+        elem.get()
+    } else {
+        ScalarType::Int32
+    };
+    let index = ScalarExpr::Literal(Datum::Int32(i as i32 + 1));
+    let e = fold::node(r.expr.call_binary(BinaryFunc::ArrayIndex, index))?;
+    Ok(Typed::new(e, ty, true))
 }
 
 /// Makes an element and an array agree: the element takes the array's element type, or both
@@ -409,6 +467,16 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             };
             let ty = ScalarType::array_of(ScalarType::Text);
             Typed::new(fold::node(e)?, ty, true)
+        }
+        (expandarray::ROW_FUNCTION, [x, _]) => {
+            let elem = x.ty.unwrap_or(ScalarType::Text);
+            let exprs = args.into_iter().map(|a| a.expr).collect();
+            let e = ScalarExpr::Variadic {
+                func: VariadicFunc::RecordBuild,
+                exprs,
+            };
+            let ty = ScalarType::ExpandedElement(kpg_types::array::ArrayElem::new(elem));
+            Typed::new(fold::node(e)?, ty, false)
         }
         ("current_schemas", [flag]) => {
             if !flag.ty.is_none_or(|t| t == ScalarType::Bool) {

@@ -470,6 +470,10 @@ impl<'a> ExprContext<'a> {
             BinaryOperator::Divide => BinaryFunc::Div,
             BinaryOperator::Modulo => BinaryFunc::Mod,
             BinaryOperator::StringConcat => BinaryFunc::Concat,
+            BinaryOperator::BitwiseAnd | BinaryOperator::BitwiseOr => {
+                let (l, r) = (self.bind(left)?, self.bind(right)?);
+                return ops::bitwise(op, l, r);
+            }
             other if crate::arrays::is_array_operator(other) => {
                 let (l, r) = (self.bind(left)?, self.bind(right)?);
                 if let Some(t) = crate::arrays::operator(l, other, r)? {

@@ -138,6 +138,30 @@ pub fn comparison(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanErr
     build(func, l, r, ScalarType::Bool)
 }
 
+/// `l & r` and `l | r` of integers (smallint, integer or bigint, the wider of the two).
+pub fn bitwise(
+    op: &sqlparser::ast::BinaryOperator,
+    l: Typed,
+    r: Typed,
+) -> Result<Typed, PlanError> {
+    let (func, sym) = match op {
+        sqlparser::ast::BinaryOperator::BitwiseAnd => (BinaryFunc::BitAnd, "&"),
+        _ => (BinaryFunc::BitOr, "|"),
+    };
+    let integer = |t: &Option<ScalarType>| {
+        t.is_none_or(|t| matches!(t, ScalarType::Int16 | ScalarType::Int32 | ScalarType::Int64))
+    };
+    if !integer(&l.ty) || !integer(&r.ty) {
+        return Err(no_operator(sym, &names(&l, &r)));
+    }
+    let ty = match (l.ty, r.ty) {
+        (Some(a), Some(b)) => numeric_promotion(&a, &b).expect("integers"),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => Int32,
+    };
+    build(func, implicit(l, &ty)?, implicit(r, &ty)?, ty)
+}
+
 /// `l op r` for + - * / %, including date arithmetic.
 pub fn arithmetic(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanError> {
     let sym = match func {

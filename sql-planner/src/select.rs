@@ -58,6 +58,8 @@ pub fn plan_select(
 ) -> Result<SelectPlan, PlanError> {
     // Aggregates of this query found inside its subqueries (`aggregate::outer_aggregate`):
     // each makes the query plan itself again, with the aggregate as a hidden column.
+    let expanded = crate::arrays::rewrite_expandarray(s)?;
+    let s = expanded.as_ref().unwrap_or(s);
     let rewritten = crate::select_srf::rewrite(s)?;
     let s = rewritten.as_ref().unwrap_or(s);
     let mut outer_aggs: Vec<String> = Vec::new();

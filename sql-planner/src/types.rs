@@ -470,5 +470,6 @@ pub fn internal_name(ty: &ScalarType) -> &'static str {
         // A cast to an array type names its column after the element type.
         ScalarType::Array(e) => internal_name(&e.get()),
         ScalarType::Int2Vector => "int2vector",
+        ScalarType::ExpandedElement(_) => "record",
     }
 }

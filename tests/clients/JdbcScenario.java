@@ -204,6 +204,36 @@ public class JdbcScenario {
             } catch (SQLException e) {
                 out("getColumns error", e.getSQLState(), e.getMessage());
             }
+            // getSchemas, getPrimaryKeys and getIndexInfo read arrays: (current_schemas(true))[1],
+            // information_schema._pg_expandarray(pg_index.indkey), indoption[n - 1].
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE meta_pk (a int4, b text, c int4, PRIMARY KEY (c, a))");
+                s.execute("CREATE INDEX meta_b ON meta_pk (b)");
+            }
+            try (ResultSet r = md.getSchemas()) {
+                List<String> names = new ArrayList<>();
+                while (r.next()) names.add(r.getString("TABLE_SCHEM"));
+                out("getSchemas", names);
+            } catch (SQLException e) {
+                out("getSchemas error", e.getSQLState(), e.getMessage());
+            }
+            try (ResultSet r = md.getPrimaryKeys(null, "public", "meta_pk")) {
+                List<String> keys = new ArrayList<>();
+                while (r.next()) keys.add(r.getString("COLUMN_NAME") + ":" + r.getInt("KEY_SEQ") + ":" + r.getString("PK_NAME"));
+                out("getPrimaryKeys", keys);
+            } catch (SQLException e) {
+                out("getPrimaryKeys error", e.getSQLState(), e.getMessage());
+            }
+            try (ResultSet r = md.getIndexInfo(null, "public", "meta_pk", false, false)) {
+                List<String> idx = new ArrayList<>();
+                while (r.next()) {
+                    idx.add(r.getString("INDEX_NAME") + ":" + r.getBoolean("NON_UNIQUE") + ":"
+                        + r.getInt("ORDINAL_POSITION") + ":" + r.getString("COLUMN_NAME"));
+                }
+                out("getIndexInfo", idx);
+            } catch (SQLException e) {
+                out("getIndexInfo error", e.getSQLState(), e.getMessage());
+            }
 
             if (args.length > 1 && args[1].equals("--subscribe")) {
                 subscribe(c, args[0]);

@@ -227,6 +227,43 @@ async fn catalog_arrays_match_postgres() {
     ] {
         s.check(&sql).await;
     }
+    // pgjdbc's getPrimaryKeys and getIndexInfo: _pg_expandarray's records and their fields,
+    // an int2vector subscripted by an expression, `&` of smallints.
+    let expand = "information_schema._pg_expandarray";
+    for sql in [
+        format!(
+            "SELECT indexrelid::regclass::text AS ix, ({expand}(indkey)).n, {expand}(indkey) AS keys, \
+             ({expand}(indkey)).x {of_pk} ORDER BY 1, 2"
+        ),
+        format!("SELECT {expand}(ARRAY['a', NULL, 'c d']) AS r ORDER BY r"),
+        format!(
+            "SELECT r.ix, r.n FROM (SELECT indexrelid::regclass::text AS ix, ({expand}(indkey)).n AS n, \
+             {expand}(indkey) AS keys FROM pg_index WHERE indrelid = 'pk'::regclass) r \
+             WHERE (r.keys).x = 1 ORDER BY 1"
+        ),
+        format!(
+            "SELECT t.o[t.n - 1] & 1::smallint, 5 & 3, 5 | 3, 12::bigint | 1 FROM \
+             (SELECT indoption AS o, ({expand}(indkey)).n AS n {of_pk}) t"
+        ),
+        "SELECT result.TABLE_CAT, result.TABLE_SCHEM, result.TABLE_NAME, result.COLUMN_NAME, \
+         result.KEY_SEQ, result.PK_NAME FROM (SELECT NULL AS TABLE_CAT, n.nspname AS TABLE_SCHEM, \
+         ct.relname AS TABLE_NAME, a.attname AS COLUMN_NAME, \
+         (information_schema._pg_expandarray(i.indkey)).n AS KEY_SEQ, ci.relname AS PK_NAME, \
+         information_schema._pg_expandarray(i.indkey) AS KEYS, a.attnum AS A_ATTNUM \
+         FROM pg_catalog.pg_class ct JOIN pg_catalog.pg_attribute a ON (ct.oid = a.attrelid) \
+         JOIN pg_catalog.pg_namespace n ON (ct.relnamespace = n.oid) \
+         JOIN pg_catalog.pg_index i ON (a.attrelid = i.indrelid) \
+         JOIN pg_catalog.pg_class ci ON (ci.oid = i.indexrelid) \
+         WHERE true AND ct.relname = E'pk' AND i.indisprimary) result \
+         WHERE result.A_ATTNUM = (result.KEYS).x \
+         ORDER BY result.table_name, result.pk_name, result.key_seq"
+            .to_string(),
+    ] {
+        s.check(&sql).await;
+    }
+    s.check_error("SELECT _pg_expandarray(ARRAY[1])").await;
+    s.check_error("SELECT (x).y FROM (SELECT information_schema._pg_expandarray(ARRAY[1]) AS x) s")
+        .await;
     let c = kpg.connect().await;
     let (code, msg) = expect_error(&c, &format!("SELECT indkey::int2[] {of_pk}")).await;
     assert_eq!(code, "0A000", "{msg}");

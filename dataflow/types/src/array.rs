@@ -17,6 +17,7 @@
 pub mod binary;
 pub mod funcs;
 pub mod int2vector;
+pub mod record;
 
 use crate::datum::Datum;
 use crate::error::EvalError;

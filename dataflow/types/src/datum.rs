@@ -57,6 +57,8 @@ pub enum Datum {
     Array(Vec<Datum>),
     /// An `int2vector` (`array/int2vector.rs`).
     Int2Vector(Vec<i16>),
+    /// The row `(x, n)` of `_pg_expandarray` (`array/record.rs`).
+    Record(Vec<Datum>),
 }
 
 impl Datum {
@@ -124,6 +126,7 @@ impl Datum {
             (Jsonb(a), Jsonb(b)) => a.compare(b, r),
             (Array(a), Array(b)) => crate::array::compare(a, b, r),
             (Int2Vector(a), Int2Vector(b)) => a.cmp(b),
+            (Record(a), Record(b)) => crate::array::compare(a, b, r),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -150,6 +153,7 @@ impl Datum {
             Datum::Jsonb(_) => 15,
             Datum::Array(_) => 16,
             Datum::Int2Vector(_) => 17,
+            Datum::Record(_) => 18,
         }
     }
 
@@ -175,6 +179,7 @@ impl Datum {
             Datum::Jsonb(j) => j.write(out),
             Datum::Array(a) => crate::array::write(a, out, Datum::write_text),
             Datum::Int2Vector(v) => crate::array::int2vector::write(v, out),
+            Datum::Record(f) => crate::array::record::write(f, out, Datum::write_text),
         }
     }
 
@@ -276,6 +281,9 @@ impl Datum {
             ScalarType::Jsonb => crate::jsonb::Json::parse(text).map(|j| Datum::Jsonb(Box::new(j))),
             ScalarType::Array(elem) => crate::array::parse(text, elem.get()),
             ScalarType::Int2Vector => crate::array::int2vector::parse(text),
+            ScalarType::ExpandedElement(_) => Err(EvalError::Unsupported(
+                "input of records (_pg_expandarray's rows)".into(),
+            )),
         }
     }
 

@@ -191,6 +191,9 @@ pub enum BinaryFunc {
         op: crate::array::funcs::CmpOp,
         all: bool,
     },
+    /// Bitwise `&` and `|` of two integers of one type.
+    BitAnd,
+    BitOr,
 }
 
 impl BinaryFunc {
@@ -271,6 +274,8 @@ pub enum VariadicFunc {
     ArrayAggInput,
     /// `ARRAY[a, b, ...]`: an array of the arguments, NULLs among them.
     ArrayBuild,
+    /// The record `(x, n)` of `_pg_expandarray` (`array/record.rs`).
+    RecordBuild,
     /// `a[lo:hi]`, the planner supplying omitted bounds; strict.
     ArraySlice,
     /// array_to_string(a, delimiter [, null_string]) and string_to_array(s, delimiter [,
@@ -510,6 +515,7 @@ impl ScalarExpr {
                     VariadicFunc::ArrayAggInput | VariadicFunc::ArrayBuild => {
                         Ok(Datum::Array(args))
                     }
+                    VariadicFunc::RecordBuild => Ok(Datum::Record(args)),
                     VariadicFunc::ArrayJoin => crate::array::funcs::to_string(args),
                     VariadicFunc::StringToArray => crate::array::funcs::from_string(args),
                     VariadicFunc::Random => Ok(Datum::Float64(random_float())),
@@ -639,6 +645,15 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
         Gt => Datum::Bool(l.sql_cmp(&r).is_gt()),
         Gte => Datum::Bool(l.sql_cmp(&r).is_ge()),
         Add | Sub | Mul | Div | Mod => arith(func, l, r)?,
+        BitAnd | BitOr => {
+            let and = func == BitAnd;
+            match (l, r) {
+                (Datum::Int16(a), Datum::Int16(b)) => Datum::Int16(if and { a & b } else { a | b }),
+                (Datum::Int32(a), Datum::Int32(b)) => Datum::Int32(if and { a & b } else { a | b }),
+                (Datum::Int64(a), Datum::Int64(b)) => Datum::Int64(if and { a & b } else { a | b }),
+                (l, r) => return Err(EvalError::Internal(format!("{func:?} of {l:?} and {r:?}"))),
+            }
+        }
         Concat => {
             if let (Datum::Bytes(mut a), Datum::Bytes(b)) = (l.clone(), &r) {
                 a.extend_from_slice(b);

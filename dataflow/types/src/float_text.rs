@@ -29,6 +29,9 @@ impl Datum {
             Datum::Array(a) => crate::array::write(a, out, |d, out| {
                 d.write_text_float_digits(extra_float_digits, out)
             }),
+            Datum::Record(f) => crate::array::record::write(f, out, |d, out| {
+                d.write_text_float_digits(extra_float_digits, out)
+            }),
             d => d.write_text(out),
         }
     }

@@ -61,6 +61,9 @@ pub enum ScalarType {
     Array(crate::array::ArrayElem),
     /// `int2vector` (`array/int2vector.rs`).
     Int2Vector,
+    /// The record `(x elem, n integer)` of `information_schema._pg_expandarray`
+    /// (`array/record.rs`).
+    ExpandedElement(crate::array::ArrayElem),
 }
 
 impl ScalarType {
@@ -107,6 +110,7 @@ impl ScalarType {
             ScalarType::Bytea => 17,
             ScalarType::Array(e) => crate::array::array_oid(e.get().oid()),
             ScalarType::Int2Vector => 22,
+            ScalarType::ExpandedElement(_) => 2249,
         }
     }
 
@@ -248,6 +252,7 @@ impl fmt::Display for ScalarType {
             ScalarType::Bytea => write!(f, "bytea"),
             ScalarType::Array(e) => write!(f, "{}[]", e.get()),
             ScalarType::Int2Vector => write!(f, "int2vector"),
+            ScalarType::ExpandedElement(_) => write!(f, "record"),
         }
     }
 }

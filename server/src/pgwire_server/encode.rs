@@ -167,6 +167,10 @@ fn encode_datum(
             let bytes = kpg_types::array::binary::encode(a, elem, 1);
             encoder.encode_field_with_type_and_format(&bytes, &ty, fmt, opts)
         }
+        Datum::Record(f) => {
+            let bytes = kpg_types::array::binary::encode_record(f);
+            encoder.encode_field_with_type_and_format(&bytes, &ty, fmt, opts)
+        }
         // int2vector: an int2 array subscripted from 0.
         Datum::Int2Vector(v) => {
             let elems = kpg_types::array::int2vector::elements(v);

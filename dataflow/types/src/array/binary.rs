@@ -36,6 +36,49 @@ pub fn encode(elems: &[Datum], elem_oid: u32, lower: i32) -> Vec<u8> {
     out
 }
 
+/// The binary form of a record (`array/record.rs`): the number of fields, then each field's
+/// type OID, length (-1 for NULL) and binary value.
+pub fn encode_record(fields: &[Datum]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(fields.len() as i32).to_be_bytes());
+    let mut value = Vec::new();
+    for f in fields {
+        out.extend_from_slice(&oid_of(f).to_be_bytes());
+        if f.is_null() {
+            out.extend_from_slice(&(-1i32).to_be_bytes());
+            continue;
+        }
+        value.clear();
+        write_value(f, &mut value);
+        out.extend_from_slice(&(value.len() as i32).to_be_bytes());
+        out.extend_from_slice(&value);
+    }
+    out
+}
+
+/// The type OID a value's variant is sent as (text for strings; 0 for NULL, whose type a
+/// record does not keep).
+fn oid_of(d: &Datum) -> u32 {
+    match d {
+        Datum::Null | Datum::Array(_) | Datum::Int2Vector(_) | Datum::Record(_) => 0,
+        Datum::Bool(_) => 16,
+        Datum::Int16(_) => 21,
+        Datum::Int32(_) => 23,
+        Datum::Int64(_) => 20,
+        Datum::Float32(_) => 700,
+        Datum::Float64(_) => 701,
+        Datum::Numeric(_) => 1700,
+        Datum::String(_) => 25,
+        Datum::Date(_) => 1082,
+        Datum::Timestamp(_) => 1114,
+        Datum::Interval(_) => 1186,
+        Datum::Time(_) => 1083,
+        Datum::Uuid(_) => 2950,
+        Datum::Bytes(_) => 17,
+        Datum::Jsonb(_) => 3802,
+    }
+}
+
 fn epoch() -> NaiveDateTime {
     NaiveDate::from_ymd_opt(2000, 1, 1)
         .expect("valid date")
@@ -76,7 +119,7 @@ fn write_value(d: &Datum, out: &mut Vec<u8>) {
             out.extend_from_slice(j.to_text().as_bytes());
         }
         // Elements are never arrays (no multi-dimensional arrays).
-        Datum::Array(_) | Datum::Int2Vector(_) => {}
+        Datum::Array(_) | Datum::Int2Vector(_) | Datum::Record(_) => {}
     }
 }
 

@@ -69,6 +69,7 @@ fn elems(d: Datum) -> Result<Vec<Datum>, EvalError> {
     match d {
         Datum::Array(a) => Ok(a),
         Datum::Int2Vector(v) => Ok(crate::array::int2vector::elements(&v)),
+        Datum::Record(fields) => Ok(fields),
         other => Err(EvalError::Internal(format!(
             "an array expected, got {other:?}"
         ))),
