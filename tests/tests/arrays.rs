@@ -181,17 +181,25 @@ async fn binary_arrays_match_postgres() {
     assert_eq!(kr.get::<_, Vec<f64>>(6), pr.get::<_, Vec<f64>>(6));
     assert_eq!(kr.get::<_, Vec<f32>>(7), pr.get::<_, Vec<f32>>(7));
     assert_eq!(kr.get::<_, Vec<String>>(8), pr.get::<_, Vec<String>>(8));
-    // A typed array parameter, bound by tokio-postgres in binary.
-    let sql = "SELECT $1::int[] || 4";
-    let param: Vec<i32> = vec![1, 2];
+    // Array parameters, bound by tokio-postgres in binary (NULL elements and quoting too).
+    let ints: Vec<Option<i32>> = vec![Some(1), None, Some(2)];
+    let texts: Vec<Option<String>> = vec![Some("a b".into()), Some("{".into()), None];
+    let longs: Vec<i64> = vec![5, 7];
+    let sql = "SELECT $1::int[] || 4, $2::text[], 7 = ANY($3::int8[]), cardinality($2::text[])";
     let (kr, pr) = (
-        k.query_one(sql, &[&param]).await,
-        p.query_one(sql, &[&param]).await.unwrap(),
+        k.query_one(sql, &[&ints, &texts, &longs]).await.unwrap(),
+        p.query_one(sql, &[&ints, &texts, &longs]).await.unwrap(),
     );
-    match kr {
-        Ok(kr) => assert_eq!(kr.get::<_, Vec<i32>>(0), pr.get::<_, Vec<i32>>(0)),
-        Err(e) => assert_eq!(sqlstate(&e).as_deref(), Some("0A000"), "{e}"),
-    }
+    assert_eq!(
+        kr.get::<_, Vec<Option<i32>>>(0),
+        pr.get::<_, Vec<Option<i32>>>(0)
+    );
+    assert_eq!(
+        kr.get::<_, Vec<Option<String>>>(1),
+        pr.get::<_, Vec<Option<String>>>(1)
+    );
+    assert_eq!(kr.get::<_, bool>(2), pr.get::<_, bool>(2));
+    assert_eq!(kr.get::<_, i32>(3), pr.get::<_, i32>(3));
 }
 
 /// The catalog arrays drivers read: pg_index's `indkey` and `indoption` as `int2vector` (text

@@ -6,7 +6,8 @@
 //! type, else the type kpg inferred): the fixed-width integers and floats, bool, numeric
 //! (base-10000 digits), date (days since 2000-01-01), timestamp (microseconds since then),
 //! time (microseconds since midnight), interval (microseconds, days, months), uuid (16 bytes),
-//! bytea (the bytes, passed on as their hex text) and the string types. Text values are
+//! bytea (the bytes, passed on as their hex text), the string types, and one-dimensional
+//! arrays of these (each element by its type, into the array's text). Text values are
 //! passed on as they are; the planner parses them with PostgreSQL's input rules, so a bad value
 //! is the same 22P02 error as a bad literal.
 
@@ -35,6 +36,13 @@ pub fn declared_type(ty: &Type) -> Result<Option<ScalarType>, ExecError> {
         Type::TIME => ScalarType::Time,
         Type::UUID => ScalarType::Uuid,
         Type::BYTEA => ScalarType::Bytea,
+        _ if element_type(ty).is_some() => {
+            let elem = element_type(ty).expect("an array type");
+            match declared_type(&elem)? {
+                Some(e) => ScalarType::array_of(e),
+                None => return Ok(None),
+            }
+        }
         _ => {
             return Err(ExecError::unsupported(format!(
                 "parameters of type {}",
@@ -150,6 +158,19 @@ pub fn decode(
         Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => {
             utf8(index, bytes)?
         }
+        // An array: its elements decoded by their type, written as the array's text.
+        _ if element_type(ty).is_some() => {
+            use kpg_types::array::binary::{decode_to_text, DecodeError};
+            let elem = element_type(ty).expect("an array type");
+            let element =
+                |b: &[u8]| decode(index, Some(b), true, &elem).map(Option::unwrap_or_default);
+            match decode_to_text(bytes, element) {
+                Ok(text) => text,
+                Err(DecodeError::Malformed) => return Err(bad()),
+                Err(DecodeError::Unsupported(what)) => return Err(ExecError::unsupported(what)),
+                Err(DecodeError::Element(e)) => return Err(e),
+            }
+        }
         _ => {
             return Err(ExecError::unsupported(format!(
                 "binary format for parameters of type {}",
@@ -158,6 +179,14 @@ pub fn decode(
         }
     };
     Ok(Some(text))
+}
+
+/// The element type of one of kpg's array types.
+fn element_type(ty: &Type) -> Option<Type> {
+    match kpg_types::array::element_oid(ty.oid()) {
+        0 => None,
+        elem => Type::from_oid(elem),
+    }
 }
 
 fn utf8(index: usize, bytes: &[u8]) -> Result<String, ExecError> {

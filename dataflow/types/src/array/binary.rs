@@ -36,6 +36,73 @@ pub fn encode(elems: &[Datum], elem_oid: u32, lower: i32) -> Vec<u8> {
     out
 }
 
+/// Why binary array input was not read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum DecodeError<E> {
+    /// Not PostgreSQL's array format (22P03).
+    Malformed,
+    /// Several dimensions or a lower bound other than 1 (0A000).
+    Unsupported(&'static str),
+    /// An element's own decoding failed.
+    Element(E),
+}
+
+/// Reads an array sent in binary (a bind parameter) into its text form, each element's bytes
+/// turned into its text by `element`.
+pub fn decode_to_text<E>(
+    bytes: &[u8],
+    element: impl Fn(&[u8]) -> Result<String, E>,
+) -> Result<String, DecodeError<E>> {
+    let mut rest = bytes;
+    let int = |rest: &mut &[u8]| -> Result<i32, DecodeError<E>> {
+        let b = take(rest, 4).ok_or(DecodeError::Malformed)?;
+        Ok(i32::from_be_bytes(b.try_into().expect("4 bytes")))
+    };
+    let ndim = int(&mut rest)?;
+    let _has_nulls = int(&mut rest)?;
+    let _elem_oid = int(&mut rest)?;
+    let len = match ndim {
+        0 => 0,
+        1 => {
+            let len = int(&mut rest)?;
+            if int(&mut rest)? != 1 {
+                return Err(DecodeError::Unsupported(
+                    "arrays with a lower bound other than 1",
+                ));
+            }
+            len
+        }
+        n if n > 1 => return Err(DecodeError::Unsupported("multidimensional arrays")),
+        _ => return Err(DecodeError::Malformed),
+    };
+    let mut elems = Vec::new();
+    for _ in 0..len {
+        let n = int(&mut rest)?;
+        if n < 0 {
+            elems.push(Datum::Null);
+            continue;
+        }
+        let b = take(&mut rest, n as usize).ok_or(DecodeError::Malformed)?;
+        elems.push(Datum::String(element(b).map_err(DecodeError::Element)?));
+    }
+    if !rest.is_empty() {
+        return Err(DecodeError::Malformed);
+    }
+    let mut out = String::new();
+    crate::array::write(&elems, &mut out, Datum::write_text);
+    Ok(out)
+}
+
+/// The first `n` bytes of `rest`, which moves past them.
+fn take<'a>(rest: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    if rest.len() < n {
+        return None;
+    }
+    let (head, tail) = rest.split_at(n);
+    *rest = tail;
+    Some(head)
+}
+
 /// The binary form of a record (`array/record.rs`): the number of fields, then each field's
 /// type OID, length (-1 for NULL) and binary value.
 pub fn encode_record(fields: &[Datum]) -> Vec<u8> {
@@ -126,6 +193,29 @@ fn write_value(d: &Datum, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decodes_what_it_encodes() {
+        let elems = [
+            Datum::String("a b".into()),
+            Datum::Null,
+            Datum::String("".into()),
+        ];
+        let bytes = encode(&elems, 25, 1);
+        let utf8 = |b: &[u8]| String::from_utf8(b.to_vec());
+        assert_eq!(decode_to_text(&bytes, utf8).unwrap(), r#"{"a b",NULL,""}"#);
+        assert_eq!(decode_to_text(&encode(&[], 23, 1), utf8).unwrap(), "{}");
+        assert_eq!(
+            decode_to_text(&encode(&elems, 25, 0), utf8),
+            Err(DecodeError::Unsupported(
+                "arrays with a lower bound other than 1"
+            ))
+        );
+        assert_eq!(
+            decode_to_text(&bytes[..9], utf8),
+            Err(DecodeError::Malformed)
+        );
+    }
 
     #[test]
     fn int4_array_with_null() {
