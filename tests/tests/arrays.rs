@@ -100,6 +100,11 @@ async fn arrays_in_tables_and_views_match_postgres() {
     s.exec(TABLE).await;
     s.exec(ROWS).await;
     for sql in [
+        "SELECT column_name, data_type, udt_name FROM information_schema.columns \
+         WHERE table_name = 't' ORDER BY ordinal_position",
+        "SELECT a.attname, format_type(a.atttypid, a.atttypmod), t.typname, t.typcategory \
+         FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid \
+         WHERE a.attrelid = 't'::regclass AND a.attnum > 0 AND t.typcategory = 'A' ORDER BY 1",
         "SELECT * FROM t ORDER BY id",
         "SELECT id, a[1], a[2:], cardinality(a), tags[2], array_length(tags, 1) FROM t ORDER BY id",
         "SELECT id FROM t WHERE 2 = ANY(a) OR 'y' = ANY(tags) ORDER BY id",

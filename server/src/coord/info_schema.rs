@@ -100,7 +100,7 @@ pub fn rows(name: &str, s: &Snapshot) -> Vec<Vec<Datum>> {
                             dt_precision.map_or(N, i),
                             t(db),
                             t("pg_catalog"),
-                            t(super::pg_rows::type_name(sc.oid().into())),
+                            t(udt_name(sc)),
                             t("NO"),
                             t("NEVER"),
                             yes_no(users_table(r)),
@@ -131,9 +131,22 @@ pub fn rows(name: &str, s: &Snapshot) -> Vec<Vec<Datum>> {
     }
 }
 
-/// The type's name in information_schema: format_type without modifiers.
+/// The type's name in information_schema: format_type without modifiers, `ARRAY` for arrays.
 fn data_type(ty: &ScalarType) -> String {
-    format_type(ty.oid().into(), None)
+    match ty {
+        ScalarType::Array(_) => "ARRAY".to_string(),
+        _ => format_type(ty.oid().into(), None),
+    }
+}
+
+/// The type's `typname`: an array's is its element's with `_` in front.
+fn udt_name(ty: &ScalarType) -> String {
+    match ty.element() {
+        Some(elem) if ty.oid() != 22 => {
+            format!("_{}", super::pg_rows::type_name(elem.oid().into()))
+        }
+        _ => super::pg_rows::type_name(ty.oid().into()).to_string(),
+    }
 }
 
 /// (character_maximum_length, numeric_precision, numeric_precision_radix, numeric_scale,
