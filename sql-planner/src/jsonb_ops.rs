@@ -1,5 +1,5 @@
 //! The jsonb operators: `->` and `->>` (a field by text key, an element by integer index),
-//! `#>` and `#>>` (a path given as a text array literal, `'{a,0,b}'`), `@>` and `<@`
+//! `#>` and `#>>` (a path given as a text array, `'{a,0,b}'` or `ARRAY['a', '0', 'b']`), `@>` and `<@`
 //! (containment) and `?` (key existence), typed as PostgreSQL types them. An unknown literal on
 //! the jsonb side is read as jsonb.
 
@@ -73,7 +73,12 @@ pub fn operator(
         BinaryOperator::HashArrow | BinaryOperator::HashLongArrow => {
             let as_text = *op == BinaryOperator::HashLongArrow;
             let l = jsonb(l, &r, true)?;
-            let r = text(r, &l)?;
+            // A text[] path is evaluated in its text form, as a path literal is.
+            let r = match r.ty.and_then(|t| t.element()) {
+                Some(e) if e.is_string() => coerce(r, &ScalarType::Text, CastContext::Explicit)?
+                    .ok_or_else(|| PlanError::new("XX000", "text coercion"))?,
+                _ => text(r, &l)?,
+            };
             let ty = if as_text {
                 ScalarType::Text
             } else {

@@ -48,6 +48,8 @@ async fn array_values_match_postgres() {
         // Equality and order: element-wise, NULL elements after values, prefixes first.
         "SELECT ARRAY[1,2] = ARRAY[1,2], ARRAY[1,2] < ARRAY[1,3], ARRAY[1] < ARRAY[1,0], ARRAY[1,NULL] = ARRAY[1,NULL], ARRAY[NULL::int] > ARRAY[5], '{}'::int[] < ARRAY[1], ARRAY[1.0] = ARRAY[1.00]",
         "SELECT current_schemas(true), current_schemas(false), (current_schemas(true))[1]",
+        // jsonb paths as text arrays.
+        r#"SELECT '{"a": {"b c": [5, 6]}}'::jsonb #> ARRAY['a', 'b c', '1'], '{"a": {"b": 1}}'::jsonb #>> ARRAY['a','b']::varchar[], '{"a": 1}'::jsonb #> '{}'::text[], '{"a": 1}'::jsonb #> ARRAY['a', NULL]"#,
     ] {
         s.check(sql).await;
     }
@@ -69,6 +71,7 @@ async fn array_values_match_postgres() {
         "SELECT (1)[1]",
         "SELECT ARRAY[1] = ARRAY['a']",
         "SELECT ARRAY['a'] || 'b'",
+        r#"SELECT '{"a": 1}'::jsonb #> ARRAY[1]"#,
     ] {
         s.check_error(sql).await;
     }
