@@ -3,7 +3,8 @@
 # target/clients/ (kept between runs, installed again only when missing or of another version):
 #
 #   target/clients/venv/                    a Python venv with psycopg 3 from PyPI (its pure
-#                                           Python build, on the system's libpq5)
+#                                           Python build, on the system's libpq5), and
+#                                           SQLAlchemy 2, psycopg2 (binary) and pandas
 #   target/clients/postgresql-<v>.jar       pgjdbc from Maven Central, fetched with mvn
 #   target/clients/node/node_modules/pg/    node-postgres (pure JavaScript) from npm
 #
@@ -18,6 +19,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PSYCOPG_VERSION=3.3.9
+SQLALCHEMY_VERSION=2.0.58
+PSYCOPG2_VERSION=2.9.13
+PANDAS_VERSION=3.1.1
 PGJDBC_VERSION=42.7.4
 NODE_PG_VERSION=8.23.1
 
@@ -32,6 +36,16 @@ if ! "$python" -c "import sys, psycopg; sys.exit(psycopg.__version__ != '$PSYCOP
     python3 -m venv "$dir/venv"
     "$dir/venv/bin/pip" install -q --disable-pip-version-check "psycopg==$PSYCOPG_VERSION" >&2
     "$python" -c "import psycopg" >&2
+fi
+if ! "$python" -c "
+import sys, sqlalchemy, psycopg2, pandas
+sys.exit(not (sqlalchemy.__version__ == '$SQLALCHEMY_VERSION'
+              and psycopg2.__version__.split()[0] == '$PSYCOPG2_VERSION'
+              and pandas.__version__ == '$PANDAS_VERSION'))" >/dev/null 2>&1; then
+    echo "setup-clients: installing SQLAlchemy, psycopg2 and pandas into $dir/venv" >&2
+    "$dir/venv/bin/pip" install -q --disable-pip-version-check \
+        "sqlalchemy==$SQLALCHEMY_VERSION" "psycopg2-binary==$PSYCOPG2_VERSION" \
+        "pandas==$PANDAS_VERSION" >&2
 fi
 
 jar="$dir/postgresql-$PGJDBC_VERSION.jar"

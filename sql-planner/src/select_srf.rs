@@ -5,9 +5,11 @@
 //! PostgreSQL evaluates a select list's set-returning functions per input row and emits one
 //! row per value; for one function that is exactly a LATERAL join with the call. Several
 //! functions run in lockstep (the row count is the longest one's, the others padded with
-//! NULL): kpg plans that only where lockstep is the ordinality of one array, `unnest(a)` beside
-//! `generate_subscripts(a, 1)` (the subscripts are the ordinality shifted to the array's lower
-//! bound: 1, or 0 for an int2vector), as `LATERAL unnest(a) WITH ORDINALITY`. Other combinations, calls nested inside expressions,
+//! NULL): `unnest(a)` beside `generate_subscripts(a, 1)` of one array is planned as
+//! `LATERAL unnest(a) WITH ORDINALITY` (the subscripts are the ordinality shifted to the
+//! array's lower bound: 1, or 0 for an int2vector), and `unnest` / `generate_subscripts` of
+//! several arrays as a LATERAL series of positions that subscripts each array (`zipped`).
+//! Other combinations, calls nested inside expressions,
 //! and set-returning functions in grouped or DISTINCT queries (where PostgreSQL evaluates them
 //! after grouping) are refused with 0A000.
 
@@ -74,7 +76,10 @@ pub fn rewrite(s: &Select) -> Result<Option<Select>, PlanError> {
             column_of = calls.iter().map(|_| "value").collect();
         }
     } else {
-        (factor_name, factor_args, ordinality) = lockstep_array(&distinct)?;
+        (factor_name, factor_args, ordinality) = match lockstep_array(&distinct) {
+            Ok(one_array) => one_array,
+            Err(refused) => return zipped(s, &calls).map(Some).map_err(|_| refused),
+        };
         columns = vec!["value", "ordinality"];
         column_of = calls
             .iter()
@@ -189,10 +194,91 @@ fn lockstep_array(calls: &[&Srf<'_>]) -> Result<(&'static str, Vec<FunctionArg>,
     Ok(("unnest", vec![array.clone()], true))
 }
 
+/// Calls that are all `unnest(a)` or `generate_subscripts(a, 1)` of several arrays, in
+/// lockstep as PostgreSQL runs them: `LATERAL generate_series(1, n) AS i`, with `n` the
+/// longest array's length, `unnest(a)` as `a[lower(a) + i - 1]` (NULL past its end) and
+/// `generate_subscripts(a, 1)` as `lower(a) + i - 1` while `i` is within `a`, else NULL.
+fn zipped(s: &Select, calls: &[(usize, Srf<'_>)]) -> Result<Select, PlanError> {
+    let mut arrays: Vec<String> = Vec::new();
+    let mut exprs = Vec::new();
+    let i = format!("{ALIAS}.i");
+    for (_, c) in calls {
+        let (array, text) = match (c.name, c.args) {
+            ("unnest", [a]) => {
+                let a = a.to_string();
+                let e = format!("({a})[pg_catalog.array_lower({a}, 1) + {i} - 1]");
+                (a, e)
+            }
+            ("generate_subscripts", [a, FunctionArg::Unnamed(FunctionArgExpr::Expr(dim))])
+                if is_one(dim) =>
+            {
+                let a = a.to_string();
+                let e = format!(
+                    "CASE WHEN {i} <= pg_catalog.cardinality({a}) \
+                     THEN CAST(pg_catalog.array_lower({a}, 1) + {i} - 1 AS int) END"
+                );
+                (a, e)
+            }
+            _ => return Err(PlanError::unsupported("these set-returning functions")),
+        };
+        if !arrays.contains(&array) {
+            arrays.push(array);
+        }
+        exprs.push(parse_expr(&text)?);
+    }
+    let lengths: Vec<String> = arrays
+        .iter()
+        .map(|a| format!("coalesce(pg_catalog.cardinality({a}), 0)"))
+        .collect();
+    let n = parse_expr(&format!("greatest({})", lengths.join(", ")))?;
+    let mut out = s.clone();
+    for ((item, call), expr) in calls.iter().zip(exprs) {
+        let alias = match &s.projection[*item] {
+            SelectItem::ExprWithAlias { alias, .. } => alias.clone(),
+            _ => Ident::new(call.name),
+        };
+        out.projection[*item] = SelectItem::ExprWithAlias { expr, alias };
+    }
+    let one = parse_expr("1")?;
+    out.from.push(TableWithJoins {
+        relation: TableFactor::Function {
+            lateral: !s.from.is_empty(),
+            name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new(
+                "generate_series",
+            ))]),
+            args: [one, n]
+                .into_iter()
+                .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
+                .collect(),
+            with_ordinality: false,
+            alias: Some(TableAlias {
+                explicit: true,
+                name: Ident::new(ALIAS),
+                columns: vec![TableAliasColumnDef::from_name("i")],
+                at: None,
+            }),
+        },
+        joins: vec![],
+    });
+    Ok(out)
+}
+
+fn parse_expr(text: &str) -> Result<Expr, PlanError> {
+    sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| PlanError::new("XX000", format!("{text} does not parse: {e}")))
+}
+
 /// Whether `e` is the literal 1 (possibly cast, as drivers send `1::INTEGER`).
 fn is_one(e: &Expr) -> bool {
     match e {
-        Expr::Value(v) => matches!(&v.value, Value::Number(n, _) if n == "1"),
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n == "1",
+            // A bound parameter: its text, cast (`'1'::INTEGER`).
+            Value::SingleQuotedString(s) => s.trim() == "1",
+            _ => false,
+        },
         Expr::Cast { expr, .. } | Expr::Nested(expr) => is_one(expr),
         _ => false,
     }
@@ -201,9 +287,7 @@ fn is_one(e: &Expr) -> bool {
 /// `generate_subscripts(a, 1)`'s value from `unnest(a) WITH ORDINALITY`'s ordinality:
 /// `CAST(ordinality - 1 + array_lower(a, 1) AS int)`.
 fn subscript_of_ordinality(ordinality: Expr, array: &FunctionArg) -> Result<Expr, PlanError> {
-    let text = format!("CAST({ordinality} - 1 + pg_catalog.array_lower({array}, 1) AS int)");
-    sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
-        .try_with_sql(&text)
-        .and_then(|mut p| p.parse_expr())
-        .map_err(|e| PlanError::new("XX000", format!("{text} does not parse: {e}")))
+    parse_expr(&format!(
+        "CAST({ordinality} - 1 + pg_catalog.array_lower({array}, 1) AS int)"
+    ))
 }

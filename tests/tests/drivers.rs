@@ -12,7 +12,11 @@
 //! INSERT of another session. pgjdbc's DatabaseMetaData.getTables, which reads pg_catalog (pg_namespace,
 //! pg_class, pg_description, `'pg_class'::regclass`, `~`), must answer as PostgreSQL does.
 //!
-//! The drivers are installed by `scripts/setup-clients.sh` (a venv with psycopg from PyPI, the
+//! SQLAlchemy 2 with pandas (`tests/clients/sqlalchemy_scenario.py`) runs through both of its
+//! PostgreSQL dialects, psycopg 3 and psycopg2, and must print PostgreSQL's transcript whole.
+//!
+//! The drivers are installed by `scripts/setup-clients.sh` (a venv with psycopg, SQLAlchemy,
+//! psycopg2 and pandas from PyPI, the
 //! pgjdbc jar from Maven Central and node-postgres from npm, under target/clients/), which the
 //! tests run first.
 
@@ -146,6 +150,50 @@ async fn psycopg_session_matches_postgres() {
             "after cancel (1,)".to_string(),
         ]
     );
+}
+
+/// SQLAlchemy 2 and pandas through one of SQLAlchemy's PostgreSQL dialects: the transcript of
+/// `tests/clients/sqlalchemy_scenario.py` (connect, create_all, inserts and selects with
+/// parameters, rollback, savepoints, inspect(), autoload, read_sql, to_sql, drop_all) must be
+/// PostgreSQL's, every step of it.
+async fn sqlalchemy_matches_postgres(dialect: &str) {
+    let clients = clients();
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let script = scenario("sqlalchemy_scenario.py");
+    let session = |port: u16, db: &str| {
+        let mut cmd = Command::new(&clients.python);
+        cmd.arg(&script)
+            .arg(dialect)
+            .arg("127.0.0.1")
+            .arg(port.to_string())
+            .arg(db)
+            .arg("postgres");
+        cmd
+    };
+    let what = format!("SQLAlchemy ({dialect})");
+    let pg_lines = run(
+        session(pg.port(), "postgres"),
+        &format!("{what} against PostgreSQL"),
+    )
+    .await;
+    let kpg_lines = run(session(kpg.port(), "kpg"), &format!("{what} against kpg")).await;
+    assert!(
+        !pg_lines.iter().any(|l| l.contains("| ERROR |"))
+            && pg_lines.iter().any(|l| l.starts_with("drop_all")),
+        "the scenario fails against PostgreSQL:\n{}",
+        pg_lines.join("\n")
+    );
+    assert_same(&kpg_lines, &pg_lines, &what);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlalchemy_psycopg_matches_postgres() {
+    sqlalchemy_matches_postgres("psycopg").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlalchemy_psycopg2_matches_postgres() {
+    sqlalchemy_matches_postgres("psycopg2").await;
 }
 
 /// Compiles the JDBC scenario into a fresh directory.

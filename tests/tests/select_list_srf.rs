@@ -1,7 +1,7 @@
 //! Set-returning functions in the select list, against PostgreSQL 15: one call (unnest,
 //! generate_series, jsonb_array_elements) per input row, `unnest(a)` beside
-//! `generate_subscripts(a, 1)` in lockstep (the shape of SQLAlchemy's and pgjdbc's catalog
-//! queries), empty and NULL arrays, inside subqueries and materialized views; and the
+//! `generate_subscripts(a, 1)` in lockstep, and unnest of several arrays in lockstep (the
+//! shapes of SQLAlchemy's catalog queries, over pg_index), empty and NULL arrays, inside subqueries and materialized views; and the
 //! combinations kpg refuses (0A000) rather than answer differently.
 
 use kpg_tests::*;
@@ -12,6 +12,8 @@ async fn select_list_set_returning_functions_match_postgres() {
     let pg = Postgres::start().await;
     let s = Pair::new(&kpg, &pg).await;
     s.exec("CREATE TABLE t (id int, tags text[], n int)").await;
+    s.exec("CREATE TABLE tk (a int, b text, c int, PRIMARY KEY (c, a))")
+        .await;
     s.exec(
         "INSERT INTO t VALUES (1, ARRAY['a', 'b'], 2), (2, ARRAY[]::text[], 0), \
          (3, NULL, 1), (4, ARRAY['c', NULL, 'c'], 3)",
@@ -26,6 +28,14 @@ async fn select_list_set_returning_functions_match_postgres() {
         "SELECT id, unnest(tags) AS tag, generate_subscripts(tags, 1) AS i FROM t",
         "SELECT id, generate_subscripts(tags, 1) AS i FROM t",
         "SELECT jsonb_array_elements('[1, \"x\", null]'::jsonb) AS e",
+        // Several arrays in lockstep: as many rows as the longest, the others NULL.
+        "SELECT unnest(ARRAY[1, 2]) AS a, unnest(ARRAY['x', 'y', 'z']) AS b",
+        "SELECT id, unnest(tags) AS tag, unnest(ARRAY[n, n + 1]) AS m, \
+         generate_subscripts(ARRAY[id], 1) AS s FROM t",
+        "SELECT unnest(NULL::int[]) AS a, unnest(ARRAY[5]) AS b",
+        "SELECT i.indrelid::regclass, unnest(i.indkey) AS attnum, \
+         unnest(i.indoption) AS opt, generate_subscripts(i.indkey, 1) AS ord \
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'tk_pkey'",
         "SELECT tag, count(*) FROM (SELECT unnest(tags) AS tag FROM t) s GROUP BY tag",
         "SELECT x.id, x.tag FROM (SELECT id, unnest(tags) AS tag FROM t) x \
          JOIN t ON t.id = x.id AND t.n > 1",
@@ -50,7 +60,7 @@ async fn select_list_set_returning_functions_match_postgres() {
         "SELECT unnest(ARRAY[1, 2]) + 1",
         "SELECT count(*), unnest(ARRAY[1])",
         "SELECT DISTINCT unnest(tags) FROM t",
-        "SELECT unnest(ARRAY[1, 2]), unnest(ARRAY[3])",
+        "SELECT unnest(ARRAY[1, 2]), generate_series(1, 3)",
         "SELECT unnest(tags), generate_subscripts(tags, 2) FROM t",
     ] {
         let (code, message) = expect_error(&s.kpg, sql).await;

@@ -9,11 +9,14 @@
 //! stable per object: `16384 + GlobalId` for users' objects, PostgreSQL's own OIDs for the
 //! built-in types, schemas and well-known catalogs. One role, `kpg` (OID 10), owns everything.
 //!
-//! Relations about features kpg does not have (policies, inheritance, constraints, defaults,
-//! extended statistics, publications, rules, comments, role membership) exist and are empty,
+//! Relations about features kpg does not have (policies, inheritance, check and foreign-key
+//! constraints, extended statistics, publications, rules, comments, role membership) exist
+//! and are empty (pg_constraint holds the primary keys and unique constraints),
 //! which is the true answer; `empty_from.rs` in the planner relies on that. Array-valued
 //! columns hold PostgreSQL's text form of the array (all are NULL or empty here since kpg has
-//! no ACLs or options), except pg_index's `indkey` and `indoption`, real `int2vector`s.
+//! no ACLs or options), except pg_index's `indkey` and `indoption`, real `int2vector`s, and
+//! pg_constraint's `conkey` and `confkey`, real `int2[]`s, and pg_index's `indclass` (an
+//! `oidvector` there, a `bigint[]` of zeros here: kpg has no operator classes).
 
 use kpg_sql::PgLookup;
 use kpg_types::{ColumnType, Datum, GlobalId, RelationDesc, ScalarType};
@@ -22,7 +25,8 @@ use super::pg_rows::{self, Snapshot};
 use crate::catalog::Catalog;
 
 /// Column types, by letter: `o` oid (bigint), `i` integer, `t` text, `b` boolean, `f` double,
-/// `s` timestamp, `v` int2vector.
+/// `s` timestamp, `v` int2vector, `a` int2[], `O` a list of OIDs (bigint[]; PostgreSQL's
+/// `oidvector`).
 pub type Columns = &'static [(&'static str, char)];
 
 pub struct SystemRelation {
@@ -191,6 +195,7 @@ pub const RELATIONS: &[SystemRelation] = &[
             ("indislive", 'b'),
             ("indisreplident", 'b'),
             ("indkey", 'v'),
+            ("indclass", 'O'),
             ("indoption", 'v'),
             ("indexprs", 't'),
             ("indpred", 't'),
@@ -286,7 +291,8 @@ pub const RELATIONS: &[SystemRelation] = &[
             ("description", 't'),
         ],
     ),
-    empty(
+    rel(
+        PG,
         "pg_constraint",
         2606,
         &[
@@ -302,8 +308,23 @@ pub const RELATIONS: &[SystemRelation] = &[
             ("conindid", 'o'),
             ("conparentid", 'o'),
             ("confrelid", 'o'),
-            ("conkey", 't'),
-            ("confkey", 't'),
+            ("conkey", 'a'),
+            ("confkey", 'a'),
+        ],
+    ),
+    empty(
+        "pg_opclass",
+        2616,
+        &[
+            ("oid", 'o'),
+            ("opcmethod", 'o'),
+            ("opcname", 't'),
+            ("opcnamespace", 'o'),
+            ("opcowner", 'o'),
+            ("opcfamily", 'o'),
+            ("opcintype", 'o'),
+            ("opcdefault", 'b'),
+            ("opckeytype", 'o'),
         ],
     ),
     empty(
@@ -579,6 +600,8 @@ fn column_type(c: char) -> ScalarType {
         'f' => ScalarType::Float64,
         's' => ScalarType::Timestamp,
         'v' => ScalarType::Int2Vector,
+        'a' => ScalarType::array_of(ScalarType::Int16),
+        'O' => ScalarType::array_of(ScalarType::Int64),
         _ => ScalarType::Text,
     }
 }

@@ -21,6 +21,9 @@ pub const ROLE: (i64, &str) = (10, "kpg");
 /// kpg's one access method: indexes are arrangements.
 pub const AM_ARRANGEMENT: (i64, &str) = (9000, "arrangement");
 const DATABASE_OID: i64 = 16383;
+/// Added to a constraint's index OID to make the constraint's OID (users' objects have OIDs
+/// from 16384 up, far below it).
+const CONSTRAINT_OID_OFFSET: i64 = 1 << 30;
 /// The collation kpg compares strings by ("C", bytewise), PostgreSQL's `default` entry.
 const COLLATION_DEFAULT: i64 = 100;
 
@@ -79,6 +82,17 @@ pub struct Relation {
 
 pub struct Snapshot {
     pub relations: Vec<Relation>,
+}
+
+/// The column number in relation `on` of each index key (SQL text), 0 for an expression.
+fn attnums(s: &Snapshot, on: i64, keys: &[String]) -> Vec<i16> {
+    let desc = s.relations.iter().find(|t| t.oid == on).map(|t| &t.desc);
+    keys.iter()
+        .map(|key| {
+            desc.and_then(|d| d.names().position(|c| quote_ident(c) == *key))
+                .map_or(0, |p| p as i16 + 1)
+        })
+        .collect()
 }
 
 /// The schemas the current session sees: its temporary one too if it holds anything.
@@ -462,15 +476,8 @@ pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
             .filter_map(|r| {
                 let (on, keys) = r.index.as_ref()?;
                 let n = keys.len() as i32;
-                // indkey: each key's column number in the indexed relation, 0 for an
-                // expression; indoption: no DESC or NULLS FIRST keys.
-                let on_desc = s.relations.iter().find(|t| t.oid == *on).map(|t| &t.desc);
-                let attnum = |key: &String| {
-                    on_desc
-                        .and_then(|d| d.names().position(|c| quote_ident(c) == *key))
-                        .map_or(0, |p| p as i16 + 1)
-                };
-                let indkey = Datum::Int2Vector(keys.iter().map(attnum).collect());
+                // indkey: each key's column number; indoption: no DESC or NULLS FIRST keys.
+                let indkey = Datum::Int2Vector(attnums(s, *on, keys));
                 let indoption = Datum::Int2Vector(vec![0; keys.len()]);
                 Some(vec![
                     o(r.oid),
@@ -489,8 +496,36 @@ pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
                     b(true),
                     b(false),
                     indkey,
+                    Datum::Array(vec![Datum::Int64(0); keys.len()]),
                     indoption,
                     N,
+                    N,
+                ])
+            })
+            .collect(),
+        // A primary key or unique constraint for each index that enforces one (named as its
+        // index); its OID is the index's plus CONSTRAINT_OID_OFFSET.
+        (_, "pg_constraint") => s
+            .relations
+            .iter()
+            .filter_map(|r| {
+                let primary = r.primary?;
+                let (on, keys) = r.index.as_ref()?;
+                let conkey = attnums(s, *on, keys).into_iter().map(Datum::Int16).collect();
+                Some(vec![
+                    o(r.oid + CONSTRAINT_OID_OFFSET),
+                    t(r.name.clone()),
+                    o(r.namespace),
+                    t(if primary { "p" } else { "u" }),
+                    b(false),
+                    b(false),
+                    b(true),
+                    o(*on),
+                    o(0),
+                    o(r.oid),
+                    o(0),
+                    o(0),
+                    Datum::Array(conkey),
                     N,
                 ])
             })
