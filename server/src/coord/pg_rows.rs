@@ -511,7 +511,10 @@ pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
             .filter_map(|r| {
                 let primary = r.primary?;
                 let (on, keys) = r.index.as_ref()?;
-                let conkey = attnums(s, *on, keys).into_iter().map(Datum::Int16).collect();
+                let conkey = attnums(s, *on, keys)
+                    .into_iter()
+                    .map(Datum::Int16)
+                    .collect();
                 Some(vec![
                     o(r.oid + CONSTRAINT_OID_OFFSET),
                     t(r.name.clone()),
