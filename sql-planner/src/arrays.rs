@@ -424,6 +424,42 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             let e = a.expr.call_binary(BinaryFunc::ArrayPosition, x.expr);
             Typed::new(fold::node(e)?, ScalarType::Int32, true)
         }
+        ("array_remove", [a, _]) if unknown_or_array(a) => {
+            let [a, x] = <[Typed; 2]>::try_from(args).expect("two");
+            let (x, a, _) = unify_element(x, a, "array_remove")?;
+            let ty = a.ty.expect("an array");
+            let e = a.expr.call_binary(BinaryFunc::ArrayRemove, x.expr);
+            Typed::new(fold::node(e)?, ty, true)
+        }
+        ("array_replace", [a, _, _]) if unknown_or_array(a) => {
+            let [a, x, y] = <[Typed; 3]>::try_from(args).expect("three");
+            let (x, a, elem) = unify_element(x, a, "array_replace")?;
+            let y = coerce(y, &elem, CastContext::Implicit)?.ok_or_else(no_function)?;
+            let ty = a.ty.expect("an array");
+            let e = ScalarExpr::Variadic {
+                func: VariadicFunc::ArrayReplace,
+                exprs: vec![a.expr, x.expr, y.expr],
+            };
+            Typed::new(fold::node(e)?, ty, true)
+        }
+        ("array_dims", [a]) if is_array(a) => {
+            // `[lower:upper]`, NULL for an empty array.
+            let a = args.into_iter().next().expect("one");
+            let dim = |what| {
+                let e = a.expr.clone().call_binary(
+                    BinaryFunc::ArrayDim(what),
+                    ScalarExpr::Literal(Datum::Int32(1)),
+                );
+                e.call_unary(UnaryFunc::Cast(ScalarType::Text))
+            };
+            let text = |s: &str| ScalarExpr::Literal(Datum::String(s.into()));
+            let e = text("[")
+                .call_binary(BinaryFunc::Concat, dim(Dimension::Lower))
+                .call_binary(BinaryFunc::Concat, text(":"))
+                .call_binary(BinaryFunc::Concat, dim(Dimension::Upper))
+                .call_binary(BinaryFunc::Concat, text("]"));
+            Typed::new(ops::fold_deep(e)?, ScalarType::Text, true)
+        }
         ("array_position", [_, _, _]) => {
             return Err(PlanError::unsupported("array_position with a start"))
         }

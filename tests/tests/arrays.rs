@@ -34,6 +34,8 @@ async fn array_values_match_postgres() {
         // Functions.
         "SELECT array_length(ARRAY[1,2], 1), array_length('{}'::int[], 1), array_length(ARRAY[1], 2), cardinality(ARRAY[1,2,3]), cardinality('{}'::int[])",
         "SELECT array_lower(ARRAY[5,6], 1), array_upper(ARRAY[5,6], 1), array_upper('{}'::int[], 1), array_ndims(ARRAY[1]), array_ndims('{}'::int[])",
+        "SELECT array_remove(ARRAY[1,2,1,NULL], 1), array_remove(ARRAY[1,NULL], NULL), array_remove(NULL::int[], 1), array_replace(ARRAY[1,2,1], 1, 9), array_replace(ARRAY['a',NULL], NULL, 'z')",
+        "SELECT array_dims(ARRAY[5,6,7]), array_dims('{}'::int[]), array_remove(ARRAY[1.5, 2], 2)",
         "SELECT array_position(ARRAY[1,2,NULL,2], 2), array_position(ARRAY[1,NULL], NULL), array_position(ARRAY['a'], 'b')",
         "SELECT array_append(ARRAY[1,2], 3), array_prepend(0, ARRAY[1]), array_cat(ARRAY[1], ARRAY[2,3]), array_append(NULL::int[], 1), array_cat(NULL::int[], NULL::int[])",
         "SELECT ARRAY[1,2] || ARRAY[3], ARRAY[1] || 2, 0 || ARRAY[1], ARRAY['a'] || 'b'::text, ARRAY[1] || ARRAY[2::bigint], ARRAY[1] || '{2,3}'",

@@ -187,6 +187,8 @@ pub enum BinaryFunc {
     ArrayCat,
     ArrayContains,
     ArrayOverlap,
+    /// array_remove(a, x): `a` without the elements not distinct from `x`.
+    ArrayRemove,
     ArrayAny {
         op: crate::array::funcs::CmpOp,
         all: bool,
@@ -202,6 +204,7 @@ impl BinaryFunc {
         matches!(
             self,
             BinaryFunc::ArrayPosition
+                | BinaryFunc::ArrayRemove
                 | BinaryFunc::ArrayAppend
                 | BinaryFunc::ArrayPrepend
                 | BinaryFunc::ArrayCat
@@ -278,6 +281,8 @@ pub enum VariadicFunc {
     RecordBuild,
     /// `a[lo:hi]`, the planner supplying omitted bounds; strict.
     ArraySlice,
+    /// array_replace(a, x, y): each element not distinct from `x` replaced by `y`.
+    ArrayReplace,
     /// array_to_string(a, delimiter [, null_string]) and string_to_array(s, delimiter [,
     /// null_string]), with their own NULL rules (`array/funcs.rs`).
     ArrayJoin,
@@ -517,6 +522,7 @@ impl ScalarExpr {
                     }
                     VariadicFunc::RecordBuild => Ok(Datum::Record(args)),
                     VariadicFunc::ArrayJoin => crate::array::funcs::to_string(args),
+                    VariadicFunc::ArrayReplace => crate::array::funcs::replace(args),
                     VariadicFunc::StringToArray => crate::array::funcs::from_string(args),
                     VariadicFunc::Random => Ok(Datum::Float64(random_float())),
                     VariadicFunc::CurrentDate

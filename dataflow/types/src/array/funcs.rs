@@ -53,6 +53,7 @@ pub fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalEr
         BinaryFunc::ArrayIndex => subscript(l, r, 1),
         BinaryFunc::ArrayDim(what) => dimension(l, r, what),
         BinaryFunc::ArrayPosition => position(l, r),
+        BinaryFunc::ArrayRemove => remove(l, r),
         BinaryFunc::ArrayAppend => append(l, r, false),
         BinaryFunc::ArrayPrepend => append(r, l, true),
         BinaryFunc::ArrayCat => cat(l, r),
@@ -191,6 +192,38 @@ pub fn position(a: Datum, x: Datum) -> Result<Datum, EvalError> {
             _ => false,
         });
     Ok(found.map_or(Datum::Null, |i| Datum::Int32(i as i32 + 1)))
+}
+
+/// Whether two elements are not distinct (NULL matches NULL).
+fn same(e: &Datum, x: &Datum) -> bool {
+    match (e.is_null(), x.is_null()) {
+        (true, true) => true,
+        (false, false) => e.sql_cmp(x).is_eq(),
+        _ => false,
+    }
+}
+
+/// array_remove(a, x).
+pub fn remove(a: Datum, x: Datum) -> Result<Datum, EvalError> {
+    if a.is_null() {
+        return Ok(Datum::Null);
+    }
+    let kept = elems(a)?.into_iter().filter(|e| !same(e, &x)).collect();
+    Ok(Datum::Array(kept))
+}
+
+/// array_replace(a, x, y).
+pub fn replace(args: Vec<Datum>) -> Result<Datum, EvalError> {
+    let [a, x, y] = <[Datum; 3]>::try_from(args)
+        .map_err(|a| EvalError::Internal(format!("array_replace of {} arguments", a.len())))?;
+    if a.is_null() {
+        return Ok(Datum::Null);
+    }
+    let out = elems(a)?
+        .into_iter()
+        .map(|e| if same(&e, &x) { y.clone() } else { e })
+        .collect();
+    Ok(Datum::Array(out))
 }
 
 /// array_append(a, x), array_prepend(x, a) (`front`), array_cat(a, b): a NULL array counts
