@@ -471,9 +471,18 @@ fn figure_name(e: &Expr) -> Option<(String, u8)> {
             expr, data_type, ..
         } => match figure_name(expr) {
             Some((name, 2)) => Some((name, 2)),
-            _ => scalar_type(data_type)
-                .ok()
-                .map(|t| (internal_name(&t).to_string(), 1)),
+            // A type named by its internal name is named as written (`_int4`, `name`).
+            _ => match data_type {
+                sqlparser::ast::DataType::Custom(name, _) if scalar_type(data_type).is_ok() => {
+                    match name.0.last() {
+                        Some(sqlparser::ast::ObjectNamePart::Identifier(i)) => Some((fold(i), 1)),
+                        _ => None,
+                    }
+                }
+                _ => scalar_type(data_type)
+                    .ok()
+                    .map(|t| (internal_name(&t).to_string(), 1)),
+            },
         },
         Expr::TypedString(ts) => scalar_type(&ts.data_type)
             .ok()

@@ -375,6 +375,21 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
                 "timestamptz" | "timetz" | "json" | "char" => {
                     return unsupported(&name.to_string())
                 }
+                // An array type's internal name: `_int4` is `int4[]`.
+                other if other.len() > 1 && other.starts_with('_') => {
+                    let elem = sqlparser::ast::ObjectName::from(vec![sqlparser::ast::Ident::new(
+                        &other[1..],
+                    )]);
+                    match scalar_type(&D::Custom(elem, vec![])) {
+                        Ok(e) if e.element().is_none() => ScalarType::array_of(e),
+                        _ => {
+                            return Err(PlanError::new(
+                                "42704",
+                                format!("type \"{other}\" does not exist"),
+                            ))
+                        }
+                    }
+                }
                 other => {
                     return Err(PlanError::new(
                         "42704",

@@ -25,6 +25,9 @@ async fn array_values_match_postgres() {
         r#"SELECT '{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}'::uuid[], '{"\\x01ff"}'::bytea[], '{"{\"a\": 1}"}'::jsonb[]"#,
         "SELECT '{1.50, 2}'::numeric[], '{1.555}'::numeric(5,2)[], '{ab}'::varchar(3)[], '{x}'::char(2)[]",
         // Casts.
+        "SELECT '{1,2}'::_int4, '{a}'::pg_catalog._text, CAST('{1.5}' AS _numeric), 'x'::name",
+        "SELECT * FROM generate_subscripts(ARRAY[5,6,7], 1) s, generate_subscripts('{}'::int[], 1) e",
+        "SELECT s FROM generate_subscripts(ARRAY[5,6,7], 1) s UNION ALL SELECT * FROM generate_subscripts(ARRAY[1], 2)",
         "SELECT CAST(ARRAY[1,2] AS text), '{1,2}'::int[]::text[], ARRAY[1.5, 2]::int[], ARRAY['1','2']::int[]",
         "SELECT CAST('{a,b}' AS varchar[]), '{1,2}'::bigint[], ARRAY[1]::numeric(5,2)[], ARRAY[]::int[]",
         // Constructor, subscripts, slices.
@@ -123,6 +126,7 @@ async fn arrays_in_tables_and_views_match_postgres() {
         "SELECT g, array_agg(v ORDER BY v DESC NULLS LAST), array_agg(DISTINCT id), array_agg(a[1] ORDER BY id) FROM t GROUP BY g ORDER BY g",
         "SELECT array_to_string(array_agg(id ORDER BY id), '-') FROM t",
         "SELECT id, x FROM t, unnest(a) AS x ORDER BY id, x",
+        "SELECT id, s, a[s] FROM t, generate_subscripts(t.a, 1) s ORDER BY 1, 2",
         "SELECT id, x, n FROM t, unnest(tags) WITH ORDINALITY AS u(x, n) ORDER BY id, n",
         "SELECT id, u FROM t CROSS JOIN LATERAL unnest(a) u ORDER BY 1, 2",
         "SELECT * FROM unnest(ARRAY[1,2,NULL]) WITH ORDINALITY",

@@ -25,6 +25,9 @@ pub enum TableFunc {
     JsonbArrayElements { as_text: bool },
     /// `unnest(array)`: its elements in order, NULLs included (none for a NULL array).
     Unnest,
+    /// `generate_subscripts(array, dim)`: the subscripts of dimension `dim` in order (none for
+    /// another dimension, an empty or a NULL array).
+    GenerateSubscripts,
 }
 
 impl TableFunc {
@@ -38,6 +41,17 @@ impl TableFunc {
                 Datum::Int2Vector(v) => Ok(crate::array::int2vector::elements(v)),
                 other => Err(EvalError::Internal(format!("unnest of {other:?}"))),
             },
+            TableFunc::GenerateSubscripts => {
+                let (n, lower) = match &args[0] {
+                    Datum::Array(a) => (a.len() as i32, 1),
+                    Datum::Int2Vector(v) => (v.len() as i32, 0),
+                    _ => return Ok(Vec::new()),
+                };
+                if args[1] != Datum::Int32(1) {
+                    return Ok(Vec::new());
+                }
+                Ok((lower..lower + n).map(Datum::Int32).collect())
+            }
             TableFunc::JsonbArrayElements { as_text } => match &args[0] {
                 Datum::Null => Ok(Vec::new()),
                 Datum::Jsonb(j) => match j.as_ref() {

@@ -90,6 +90,28 @@ impl FromBuilder<'_> {
                     true,
                 )
             }
+            "generate_subscripts"
+                if args.len() == 2 && args[0].ty.is_some_and(|t| t.element().is_some()) =>
+            {
+                let [a, dim] = <[Typed; 2]>::try_from(args).expect("two arguments");
+                let dim = crate::types::coerce(
+                    dim,
+                    &ScalarType::Int32,
+                    crate::types::CastContext::Implicit,
+                )?
+                .ok_or_else(|| {
+                    PlanError::new("42883", "generate_subscripts takes an integer dimension")
+                })?;
+                (
+                    TableFunc::GenerateSubscripts,
+                    vec![a.expr, dim.expr],
+                    ScalarType::Int32,
+                    false,
+                )
+            }
+            "generate_subscripts" if args.len() == 3 => {
+                return Err(PlanError::unsupported("generate_subscripts in reverse"))
+            }
             "unnest" if args.len() > 1 => {
                 return Err(PlanError::unsupported("unnest of several arrays"))
             }
