@@ -1,8 +1,8 @@
 //! psql's backslash commands against kpg, run with the real `psql` (`psql -X -c '\dt'`), and
 //! compared with the same commands against PostgreSQL given the same DDL: the relations listed
 //! by `\d`, `\dt`, `\dv`, `\dm`, `\di` (schema, name, type, table; owners differ), the columns
-//! `\d name` shows, information_schema's tables and columns, and the queries psql 15's tab
-//! completion sends. `\l`, `\dn`, `\du` and `\d index` must succeed and show kpg's database,
+//! `\d name` and `\d+ name` show, information_schema's tables and columns, and the queries
+//! psql 15's tab completion sends. `\l`, `\dn`, `\du` and `\d index` must succeed and show kpg's database,
 //! schema, role and index. Skipped when `psql` is not on PATH.
 
 use std::collections::BTreeSet;
@@ -129,6 +129,11 @@ async fn describe_relation_matches_postgres() {
     // view (footers such as the index list are not in psql's rows-only output).
     for name in ["t", "v", "m", "orders"] {
         let command = format!(r"\d {name}");
+        assert_eq!(both.kpg(&command), both.pg(&command), "{command}");
+    }
+    // `\d+`: also Storage, Compression, Stats target and Description.
+    for name in ["t", "orders", "v"] {
+        let command = format!(r"\d+ {name}");
         assert_eq!(both.kpg(&command), both.pg(&command), "{command}");
     }
     // An index: its key column, and the access method line that names its table.

@@ -15,7 +15,8 @@
 //! which is the true answer; `empty_from.rs` in the planner relies on that. Array-valued
 //! columns hold PostgreSQL's text form of the array (all are NULL or empty here since kpg has
 //! no ACLs or options), except pg_index's `indkey` and `indoption`, real `int2vector`s, and
-//! pg_constraint's `conkey` and `confkey`, real `int2[]`s, and pg_index's `indclass` (an
+//! pg_constraint's `conkey` and `confkey`, real `int2[]`s, the options columns
+//! (`reloptions`, `attoptions`: NULL `text[]`s), and pg_index's `indclass` (an
 //! `oidvector` there, a `bigint[]` of zeros here: kpg has no operator classes).
 
 use kpg_sql::PgLookup;
@@ -26,7 +27,7 @@ use crate::catalog::Catalog;
 
 /// Column types, by letter: `o` oid (bigint), `i` integer, `t` text, `b` boolean, `f` double,
 /// `s` timestamp, `v` int2vector, `a` int2[], `O` a list of OIDs (bigint[]; PostgreSQL's
-/// `oidvector`).
+/// `oidvector`), `T` text[].
 pub type Columns = &'static [(&'static str, char)];
 
 pub struct SystemRelation {
@@ -112,7 +113,7 @@ pub const RELATIONS: &[SystemRelation] = &[
             ("relispartition", 'b'),
             ("relrewrite", 'o'),
             ("relacl", 't'),
-            ("reloptions", 't'),
+            ("reloptions", 'T'),
             ("relpartbound", 't'),
         ],
     ),
@@ -144,7 +145,7 @@ pub const RELATIONS: &[SystemRelation] = &[
             ("attinhcount", 'i'),
             ("attcollation", 'o'),
             ("attacl", 't'),
-            ("attoptions", 't'),
+            ("attoptions", 'T'),
         ],
     ),
     rel(
@@ -602,6 +603,7 @@ fn column_type(c: char) -> ScalarType {
         'v' => ScalarType::Int2Vector,
         'a' => ScalarType::array_of(ScalarType::Int16),
         'O' => ScalarType::array_of(ScalarType::Int64),
+        'T' => ScalarType::array_of(ScalarType::Text),
         _ => ScalarType::Text,
     }
 }

@@ -295,6 +295,8 @@ fn type_layout(ty: &ScalarType) -> (i32, bool, &'static str) {
         ScalarType::Uuid => (16, false, "p"),
         ScalarType::Date => (4, true, "p"),
         ScalarType::Interval | ScalarType::IntervalOf(_) => (16, false, "p"),
+        // PostgreSQL compresses a numeric in place but never moves it out of line.
+        ScalarType::Numeric { .. } => (-1, false, "m"),
         _ => (-1, false, "x"),
     }
 }
