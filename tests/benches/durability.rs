@@ -13,7 +13,8 @@
 //!
 //! `KPG_BENCH_ONLY=commits`, `copy` or `restart` (or several, comma-separated) runs only those
 //! parts. `KPG_PERF_DIR=dir` also records `perf record -g` profiles of kpg over its first round
-//! of each commit level and each COPY (`dir/commits-<clients>.data`, `dir/copy-<n>.data`).
+//! of each commit level and each COPY (`dir/commits-<clients>.data`, `dir/copy-<n>.data`;
+//! `KPG_PERF_CALL_GRAPH=dwarf` for call stacks, which release builds lack otherwise).
 //!
 //! It prints figures and ratios; it asserts that the rows arrived, never anything about time
 //! (machines are shared and noisy).
@@ -68,8 +69,11 @@ impl Profile {
             return Profile(None);
         };
         let out = std::path::Path::new(&dir).join(format!("{name}.data"));
+        // KPG_PERF_CALL_GRAPH=dwarf (say) for call stacks through code without frame pointers.
+        let graph = std::env::var("KPG_PERF_CALL_GRAPH").unwrap_or_else(|_| "fp".into());
         let child = std::process::Command::new("perf")
-            .args(["record", "-F", "499", "-g", "-p", &pid.to_string(), "-o"])
+            .args(["record", "-F", "499", "--call-graph", &graph])
+            .args(["-p", &pid.to_string(), "-o"])
             .arg(&out)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())

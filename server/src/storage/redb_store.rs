@@ -39,6 +39,8 @@ pub const FILE_NAME: &str = "kpg.redb";
 const MIN_COMPACTION: usize = 1024;
 /// How many runs of one tier are merged together; a tier is a power of this in rows.
 const FAN_IN: usize = 8;
+/// Merges of at most this many updates are committed without an fsync of their own.
+const LAZY_MERGE_ROWS: usize = 20_000;
 /// More runs than this in one table (tiers out of order) are merged pairwise, smallest first.
 const MAX_RUNS: usize = 4 * FAN_IN;
 
@@ -157,15 +159,22 @@ impl RedbStore {
         }
     }
 
-    /// Merges runs `range` of `table` into one, in a transaction of its own.
+    /// Merges runs `range` of `table` into one, in a transaction of its own: a small merge
+    /// without an fsync of its own (the next commit's makes it durable; a crash before that
+    /// leaves the runs unmerged, which hold the same contents), a large one with its own.
     fn merge(&mut self, table: GlobalId, range: std::ops::Range<usize>) -> Result<(), StoreError> {
         let runs = self.runs.get(&table).cloned().unwrap_or_default();
         let (first, last) = (runs[range.start].first, runs[range.end - 1].last);
         let keys = (table, first, 0)..=(table, last, u32::MAX);
-        let txn = self
+        let rows: usize = runs[range.clone()].iter().map(|r| r.rows).sum();
+        let mut txn = self
             .db
             .begin_write()
             .map_err(|e| self.fail("starting a merge", e))?;
+        if rows <= LAZY_MERGE_ROWS {
+            txn.set_durability(redb::Durability::None)
+                .map_err(|e| self.fail("starting a merge", e))?;
+        }
         let merged = {
             let mut updates = self.open_updates(&txn)?;
             let mut rows = Vec::new();
