@@ -24,7 +24,7 @@ use pgwire::api::copy::CopyHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{send_ready_for_query, ExtendedQueryHandler, SimpleQueryHandler};
 use pgwire::api::results::{
-    CopyResponse, DescribePortalResponse, DescribeStatementResponse, Response, Tag,
+    CopyResponse, DescribePortalResponse, DescribeStatementResponse, FieldInfo, Response, Tag,
 };
 use pgwire::api::stmt::{QueryParser, StoredStatement};
 use pgwire::api::store::{Entry, PortalStore};
@@ -371,11 +371,9 @@ impl ExtendedQueryHandler for Session {
                     .unwrap_or(server)
             })
             .collect();
-        let conn = connection(client);
-        let columns = match cursors::describe(&target.statement.stmt, &conn.cursors).await {
-            Some(desc) => desc.map(|d| fields(&d, None)).unwrap_or_default(),
-            None => parser.get_result_schema(&target.statement, None)?,
-        };
+        let columns = self
+            .result_columns(&connection(client), &target.statement, None)
+            .await?;
         Ok(DescribeStatementResponse::new(params, columns))
     }
 
@@ -390,16 +388,10 @@ impl ExtendedQueryHandler for Session {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
-        let stmt = &target.statement.statement;
-        let format = &target.result_column_format;
-        let conn = connection(client);
-        let columns = match cursors::describe(&stmt.stmt, &conn.cursors).await {
-            Some(desc) => {
-                let format = cursors::result_format(&stmt.stmt, &conn.cursors, format).await;
-                desc.map(|d| fields(&d, Some(&format))).unwrap_or_default()
-            }
-            None => self.query_parser().get_result_schema(stmt, Some(format))?,
-        };
+        let format = Some(&target.result_column_format);
+        let columns = self
+            .result_columns(&connection(client), &target.statement.statement, format)
+            .await?;
         Ok(DescribePortalResponse::new(columns))
     }
 
@@ -442,6 +434,26 @@ impl ExtendedQueryHandler for Session {
 }
 
 impl Session {
+    /// What Describe answers for `stmt`'s result: a cursor statement's columns come from the
+    /// session's cursors (a FETCH has its cursor's), the others' from the query parser.
+    async fn result_columns(
+        &self,
+        conn: &Conn,
+        stmt: &PreparedStatement,
+        format: Option<&Format>,
+    ) -> PgWireResult<Vec<FieldInfo>> {
+        let Some(desc) = cursors::describe(&stmt.stmt, &conn.cursors).await else {
+            return self.query_parser().get_result_schema(stmt, format);
+        };
+        let format = match format {
+            Some(f) => Some(cursors::result_format(&stmt.stmt, &conn.cursors, f).await),
+            None => None,
+        };
+        Ok(desc
+            .map(|d| fields(&d, format.as_ref()))
+            .unwrap_or_default())
+    }
+
     /// Runs one statement for the connection whose transaction state is `txn`, as a response.
     async fn respond(
         &self,
