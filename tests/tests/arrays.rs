@@ -34,6 +34,7 @@ async fn array_values_match_postgres() {
         "SELECT ARRAY[1,2,NULL] AS a, (ARRAY[1,2,3])[2], (ARRAY[1,2,3])[2:], (ARRAY[1,2,3])[:2]",
         "SELECT (ARRAY[1,2,3])[5], (ARRAY[1,2,3])[0], (ARRAY[1,2,3])[0:10], (ARRAY[1,2,3])[3:2], (ARRAY[1,2])[NULL::int]",
         "SELECT ARRAY[1, 2.5], ARRAY['a', 'b'], ARRAY[1::smallint, 2], ARRAY[NULL::int]",
+        "SELECT ARRAY['a'::char(3)], ARRAY[1,2] IS DISTINCT FROM ARRAY[1,2], ARRAY[1,NULL] IS NOT DISTINCT FROM ARRAY[1,NULL]",
         // Functions.
         "SELECT array_length(ARRAY[1,2], 1), array_length('{}'::int[], 1), array_length(ARRAY[1], 2), cardinality(ARRAY[1,2,3]), cardinality('{}'::int[])",
         "SELECT array_lower(ARRAY[5,6], 1), array_upper(ARRAY[5,6], 1), array_upper('{}'::int[], 1), array_ndims(ARRAY[1]), array_ndims('{}'::int[])",
@@ -58,6 +59,11 @@ async fn array_values_match_postgres() {
     ] {
         s.check(sql).await;
     }
+    // Floats in arrays follow extra_float_digits.
+    s.exec("SET extra_float_digits = 0").await;
+    s.check("SELECT ARRAY[0.1::float8 + 0.2::float8, 1.5], ARRAY[431.7726::real]")
+        .await;
+    s.exec("SET extra_float_digits = 1").await;
     for sql in [
         "SELECT '{1,'::int[]",
         "SELECT '{1'::int[]",
@@ -119,6 +125,10 @@ async fn arrays_in_tables_and_views_match_postgres() {
         "SELECT id FROM t WHERE a @> ARRAY[4] OR tags && ARRAY['x'] ORDER BY id",
         "SELECT a, count(*) FROM t GROUP BY a ORDER BY a",
         "SELECT DISTINCT tags FROM t ORDER BY tags",
+        "SELECT max(a), min(tags), count(DISTINCT a), max(tags) FROM t",
+        "SELECT g, max(a) FROM t GROUP BY g ORDER BY g",
+        "SELECT a FROM t UNION SELECT '{1,2,3}'::int[] ORDER BY 1",
+        "SELECT a FROM t INTERSECT SELECT '{1,2,3}'::int[]",
         "SELECT id FROM t ORDER BY a DESC, id",
         "SELECT x.id, y.id FROM t x JOIN t y ON x.tags = y.tags AND x.id < y.id",
         "SELECT array_agg(id ORDER BY id) FILTER (WHERE v > 10), array_agg(v ORDER BY id) FROM t",
