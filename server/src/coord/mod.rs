@@ -359,7 +359,6 @@ impl Coordinator {
                     readable: time + 1,
                     ..Default::default()
                 },
-                ..Default::default()
             },
         );
         state.pending.push_back((seq, time));
