@@ -26,7 +26,9 @@ use super::{consolidate, CatalogOp, CatalogRecord, Commit, Meta, Snapshot, Store
 
 const CATALOG: TableDefinition<u64, &[u8]> = TableDefinition::new("catalog");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
-const UPDATES: TableDefinition<(u64, u64, u32), &[u8]> = TableDefinition::new("updates");
+/// Updates keyed by (table, time, part).
+type UpdateKey = (u64, u64, u32);
+const UPDATES: TableDefinition<UpdateKey, &[u8]> = TableDefinition::new("updates");
 /// (source, partition) -> the next offset to read.
 const OFFSETS: TableDefinition<(u64, u32), i64> = TableDefinition::new("source_offsets");
 /// (source, partition, offset) -> why the record could not be decoded.
@@ -144,7 +146,7 @@ impl RedbStore {
     fn open_updates<'t>(
         &self,
         txn: &'t redb::WriteTransaction,
-    ) -> Result<redb::Table<'t, (u64, u64, u32), &'static [u8]>, StoreError> {
+    ) -> Result<redb::Table<'t, UpdateKey, &'static [u8]>, StoreError> {
         txn.open_table(UPDATES).map_err(|e| self.other_format(e))
     }
 
