@@ -102,24 +102,14 @@ pub fn rewrite(s: &Select) -> Result<Option<Select>, PlanError> {
         };
         out.projection[*i] = SelectItem::ExprWithAlias { expr, alias };
     }
-    out.from.push(TableWithJoins {
-        relation: TableFactor::Function {
-            lateral: !s.from.is_empty(),
-            name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new(factor_name))]),
-            args: factor_args,
-            with_ordinality: ordinality,
-            alias: Some(TableAlias {
-                explicit: true,
-                name: Ident::new(ALIAS),
-                columns: columns
-                    .into_iter()
-                    .map(TableAliasColumnDef::from_name)
-                    .collect(),
-                at: None,
-            }),
-        },
-        joins: vec![],
-    });
+    out.from.push(lateral_call(
+        s,
+        factor_name,
+        factor_args,
+        ordinality,
+        Ident::new(ALIAS),
+        &columns,
+    ));
     Ok(Some(out))
 }
 
@@ -239,28 +229,49 @@ fn zipped(s: &Select, calls: &[(usize, Srf<'_>)]) -> Result<Select, PlanError> {
         };
         out.projection[*item] = SelectItem::ExprWithAlias { expr, alias };
     }
-    let one = parse_expr("1")?;
-    out.from.push(TableWithJoins {
+    let args = [parse_expr("1")?, n]
+        .into_iter()
+        .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
+        .collect();
+    out.from.push(lateral_call(
+        s,
+        "generate_series",
+        args,
+        false,
+        Ident::new(ALIAS),
+        &["i"],
+    ));
+    Ok(out)
+}
+
+/// The FROM item `[LATERAL] name(args) [WITH ORDINALITY] AS alias(columns)` that a rewritten
+/// select list reads (LATERAL unless it is the SELECT's only FROM item).
+pub(crate) fn lateral_call(
+    s: &Select,
+    name: &str,
+    args: Vec<FunctionArg>,
+    with_ordinality: bool,
+    alias: Ident,
+    columns: &[&str],
+) -> TableWithJoins {
+    TableWithJoins {
         relation: TableFactor::Function {
             lateral: !s.from.is_empty(),
-            name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new(
-                "generate_series",
-            ))]),
-            args: [one, n]
-                .into_iter()
-                .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
-                .collect(),
-            with_ordinality: false,
+            name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new(name))]),
+            args,
+            with_ordinality,
             alias: Some(TableAlias {
                 explicit: true,
-                name: Ident::new(ALIAS),
-                columns: vec![TableAliasColumnDef::from_name("i")],
+                name: alias,
+                columns: columns
+                    .iter()
+                    .map(|c| TableAliasColumnDef::from_name(*c))
+                    .collect(),
                 at: None,
             }),
         },
         joins: vec![],
-    });
-    Ok(out)
+    }
 }
 
 fn parse_expr(text: &str) -> Result<Expr, PlanError> {

@@ -14,8 +14,7 @@
 use crate::error::PlanError;
 use sqlparser::ast::{
     AccessExpr, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Ident,
-    ObjectName, ObjectNamePart, Select, SelectItem, TableAlias, TableAliasColumnDef, TableFactor,
-    TableWithJoins,
+    ObjectNamePart, Select, SelectItem,
 };
 
 /// The FROM item's name; not one users write.
@@ -142,23 +141,13 @@ pub fn rewrite(s: &Select) -> Result<Option<Select>, PlanError> {
             "_pg_expandarray in a grouped or DISTINCT query",
         ));
     }
-    out.from.push(TableWithJoins {
-        relation: TableFactor::Function {
-            lateral: !s.from.is_empty(),
-            name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new("unnest"))]),
-            args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(array.clone()))],
-            with_ordinality: true,
-            alias: Some(TableAlias {
-                explicit: true,
-                name: Ident::with_quote('"', ALIAS),
-                columns: ["x", "n"]
-                    .into_iter()
-                    .map(TableAliasColumnDef::from_name)
-                    .collect(),
-                at: None,
-            }),
-        },
-        joins: vec![],
-    });
+    out.from.push(crate::select_srf::lateral_call(
+        s,
+        "unnest",
+        vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(array.clone()))],
+        true,
+        Ident::with_quote('"', ALIAS),
+        &["x", "n"],
+    ));
     Ok(Some(out))
 }
