@@ -31,8 +31,11 @@
 //!   small merges at once, large ones only when no commit is waiting — size-tiered (eight runs
 //!   of a tier into one, so an update is rewritten about log8(table size) times), and a table
 //!   whose retractions could be half its stored updates is merged whole (consolidated), so the
-//!   file stays proportional to the data. A crash between a commit and its merge loses nothing:
-//!   a merge changes how updates are stored, not what they sum to.
+//!   file stays proportional to the data. Small merges (up to 20k updates) commit without an
+//!   fsync of their own; the next commit's fsync covers them. A crash between a commit and its
+//!   merge loses nothing: a merge changes how updates are stored, not what they sum to. (Known
+//!   gap: a large merge waits for a moment with no commit queued, so a table under an unbroken
+//!   stream of commits keeps its unmerged runs until the stream pauses.)
 //! - **Restart.** Replay the records in key order (each allocating from its first id), load
 //!   each collection's rows (consolidated in memory; merging the stored runs is left to the
 //!   committer) right after the statement that created it, rebuild every dataflow, then serve.
