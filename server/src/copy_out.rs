@@ -6,7 +6,7 @@
 
 use kpg_sql::sqlparser::ast::{CopySource, CopyTarget, Statement};
 use kpg_sql::ParsedStatement;
-use kpg_types::{RelationDesc, Row};
+use kpg_types::{OutputStyle, RelationDesc, Row};
 
 use crate::copy_in::{format, Format};
 use crate::error::ExecError;
@@ -69,9 +69,9 @@ pub fn plan(stmt: &ParsedStatement) -> Option<Result<CopyOut, ExecError>> {
 }
 
 impl CopyOut {
-    /// The COPY data lines for `rows` (with the header line first if asked for), floats as the
-    /// session's `extra_float_digits` says.
-    pub fn lines(&self, desc: &RelationDesc, rows: &[Row], extra_float_digits: i32) -> Vec<String> {
+    /// The COPY data lines for `rows` (with the header line first if asked for), values as
+    /// the session's output settings say.
+    pub fn lines(&self, desc: &RelationDesc, rows: &[Row], style: &OutputStyle) -> Vec<String> {
         let mut out = Vec::with_capacity(rows.len() + 1);
         match &self.format {
             Format::Text { delimiter, null } => {
@@ -86,7 +86,7 @@ impl CopyOut {
                             continue;
                         }
                         let mut field = String::new();
-                        copy_text(datum, extra_float_digits, &mut field);
+                        copy_text(datum, style, &mut field);
                         if *delimiter != '\t' {
                             field = field.replace(*delimiter, &format!("\\{delimiter}"));
                         }
@@ -137,11 +137,7 @@ impl CopyOut {
                     push_line(desc.names().map(|n| Some(n.to_string())).collect());
                 }
                 for row in rows {
-                    push_line(
-                        row.iter()
-                            .map(|d| d.to_text_float_digits(extra_float_digits))
-                            .collect(),
-                    );
+                    push_line(row.iter().map(|d| d.to_text_styled(style)).collect());
                 }
             }
         }

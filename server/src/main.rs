@@ -11,7 +11,9 @@ mod cursors;
 mod demo;
 mod error;
 mod pgwire_server;
+mod session_dates;
 mod session_vars;
+mod statement_context;
 mod storage;
 mod txn;
 

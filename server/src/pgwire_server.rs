@@ -454,22 +454,28 @@ impl Session {
             .unwrap_or_default())
     }
 
-    /// Runs one statement for the connection whose transaction state is `txn`, as a response.
+    /// Runs one statement for the connection whose transaction state is `txn`, as a response,
+    /// in the statement context of its session (`statement_context.rs`).
     async fn respond(
         &self,
         conn: &Conn,
         stmt: &ParsedStatement,
         format: &Format,
     ) -> PgWireResult<Response> {
+        let context = conn.statement_context();
+        crate::statement_context::scope(context, self.respond_in_context(conn, stmt, format)).await
+    }
+
+    async fn respond_in_context(
+        &self,
+        conn: &Conn,
+        stmt: &ParsedStatement,
+        format: &Format,
+    ) -> PgWireResult<Response> {
         let txn = &conn.txn;
-        let float_digits = || {
-            conn.vars
-                .lock()
-                .expect("session variables")
-                .extra_float_digits()
-        };
-        if float_digits() <= 0 {
-            if let Err(e) = float_digits::check(stmt, &self.coord) {
+        let float_digits = || conn.vars.lock().expect("session variables").output_style();
+        if let Some(why) = float_digits::refusal(&float_digits()) {
+            if let Err(e) = float_digits::check(stmt, &self.coord, why) {
                 txn.lock().expect("txn").fail();
                 return Ok(error_response(e));
             }
@@ -478,7 +484,7 @@ impl Session {
             let result = match copy {
                 Ok(copy) => match self.coord.execute(&copy.query).await {
                     Ok(ExecuteResult::Rows { desc, rows }) => {
-                        Ok((copy.lines(&desc, &rows, float_digits()), desc))
+                        Ok((copy.lines(&desc, &rows, &float_digits()), desc))
                     }
                     Ok(_) => Err(ExecError::internal("COPY's query returned no rows")),
                     Err(e) => Err(e),
@@ -538,7 +544,7 @@ impl Session {
         {
             return match result {
                 Ok(result) => {
-                    let mut response = to_response(result, &cursor_format, float_digits())?;
+                    let mut response = to_response(result, &cursor_format, &float_digits())?;
                     // PostgreSQL tags a FETCH's rows `FETCH n` (drivers report it), not `SELECT n`.
                     if let (ParsedStatement::Fetch { .. }, Response::Query(rows)) =
                         (stmt, &mut response)
@@ -566,7 +572,7 @@ impl Session {
             None => self.coord.execute_within(stmt, timeout).await,
         };
         match result {
-            Ok(result) => to_response(result, format, float_digits()),
+            Ok(result) => to_response(result, format, &float_digits()),
             Err(e) => {
                 txn.lock().expect("txn").fail();
                 Ok(error_response(e))
@@ -590,17 +596,16 @@ impl Session {
             Some(handle) => Some(handle.start_query().await),
             None => None,
         };
-        let float_digits = connection(client)
-            .vars
-            .lock()
-            .expect("session variables")
-            .extra_float_digits();
-        if float_digits <= 0 {
-            if let Err(e) = float_digits::check(stmt, &self.coord) {
+        let conn = connection(client);
+        let float_digits = conn.vars.lock().expect("session variables").output_style();
+        if let Some(why) = float_digits::refusal(&float_digits) {
+            if let Err(e) = float_digits::check(stmt, &self.coord, why) {
                 return Ok(Err(e));
             }
         }
-        let (desc, mut subscription) = match self.coord.execute(stmt).await {
+        let started = self.coord.execute(stmt);
+        let started = crate::statement_context::scope(conn.statement_context(), started);
+        let (desc, mut subscription) = match started.await {
             Ok(ExecuteResult::Subscription { desc, subscription }) => (desc, subscription),
             Ok(_) => {
                 return Ok(Err(ExecError::internal(
@@ -652,7 +657,7 @@ impl Session {
                         };
                         for datum in row.iter() {
                             line.push('\t');
-                            copy_text(datum, float_digits, &mut line);
+                            copy_text(datum, &float_digits, &mut line);
                         }
                         line.push('\n');
                         client
@@ -731,6 +736,13 @@ struct Conn {
 }
 
 impl Conn {
+    /// What planning and running a statement read of this session (`statement_context.rs`).
+    fn statement_context(&self) -> crate::statement_context::StatementContext {
+        let start = self.txn.lock().expect("txn").started_at();
+        let vars = self.vars.lock().expect("session variables");
+        crate::session_dates::statement_context(vars.time_zone(), start)
+    }
+
     /// Saves the session variables at BEGIN; restores them when the block rolls back (also a
     /// COMMIT that fails or ends a failed block), forgets them at COMMIT.
     fn vars_follow_transaction(&self, outcome: &Result<TxnOutcome, ExecError>) {

@@ -51,6 +51,8 @@ pub struct Txn {
     /// Set while the block has provisional objects: dropped with the session, the block rolls
     /// them back.
     coord: Option<Arc<Coordinator>>,
+    /// When the block began (BEGIN's wall-clock time, UTC): `now()` inside it.
+    started_at: Option<chrono::NaiveDateTime>,
 }
 
 /// A savepoint: where the block's writes, objects and the session's settings stood when it
@@ -75,6 +77,11 @@ static NEXT_BLOCK: AtomicU64 = AtomicU64::new(1);
 impl Txn {
     pub fn is_active(&self) -> bool {
         self.active
+    }
+
+    /// When the open block began, if one is open.
+    pub fn started_at(&self) -> Option<chrono::NaiveDateTime> {
+        self.started_at.filter(|_| self.active)
     }
 
     /// Whether the open block has failed (its statements are refused until it ends).
@@ -123,6 +130,7 @@ pub async fn control(
             if !t.active {
                 *t = Txn::default();
                 t.active = true;
+                t.started_at = Some(chrono::Utc::now().naive_utc());
                 t.block = NEXT_BLOCK.fetch_add(1, Ordering::Relaxed);
             }
             Some(Ok(TxnOutcome::Started))

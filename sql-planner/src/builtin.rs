@@ -16,7 +16,7 @@ use crate::func::no_function;
 use crate::types::{coerce, CastContext, Typed};
 use kpg_types::{
     BinaryFunc, DateKind, DateUnit, Datum, Interval, IntervalField, IntervalFields, IntervalTypmod,
-    ScalarExpr, ScalarType, UnaryFunc, VariadicFunc,
+    ScalarExpr, ScalarType, UnaryFunc, VariadicFunc, ZonedFunc,
 };
 use sqlparser::ast::{DateTimeField, Expr, TrimWhereField, Value};
 
@@ -121,6 +121,7 @@ fn date_kind(ty: Option<ScalarType>) -> Option<DateKind> {
         Some(ScalarType::Timestamp) => Some(DateKind::Timestamp),
         Some(ScalarType::Interval) => Some(DateKind::Interval),
         Some(ScalarType::Time) => Some(DateKind::Time),
+        Some(ScalarType::TimestampTz) => Some(DateKind::TimestampTz),
         _ => None,
     }
 }
@@ -162,6 +163,9 @@ pub fn extract(field: &DateTimeField, x: Typed) -> Result<Typed, PlanError> {
     let u = unit(&field_name(field), kind)?;
     u.check_extract(kind)
         .map_err(|m| PlanError::new("0A000", m))?;
+    if kind == DateKind::TimestampTz {
+        return crate::zoned_funcs::session_zoned(ZonedFunc::Extract(u), x, ScalarType::NUMERIC);
+    }
     unary(x, UnaryFunc::Extract(u), ScalarType::NUMERIC)
 }
 
@@ -196,6 +200,9 @@ fn date_part(args: Vec<Typed>) -> Result<Typed, PlanError> {
     let u = unit(&name, kind)?;
     u.check_extract(kind)
         .map_err(|m| PlanError::new("0A000", m))?;
+    if kind == DateKind::TimestampTz {
+        return crate::zoned_funcs::session_zoned(ZonedFunc::DatePart(u), x, ScalarType::Float64);
+    }
     unary(x, UnaryFunc::DatePart(u), ScalarType::Float64)
 }
 
@@ -211,12 +218,15 @@ fn date_trunc(args: Vec<Typed>) -> Result<Typed, PlanError> {
     let (kind, ty) = match x.ty {
         Some(ScalarType::Timestamp) => (DateKind::Timestamp, ScalarType::Timestamp),
         Some(ScalarType::Interval) => (DateKind::Interval, ScalarType::Interval),
-        // PostgreSQL truncates a date as a timestamp with time zone, which kpg lacks.
-        Some(ScalarType::Date) | None => {
-            return Err(PlanError::unsupported(format!(
-                "date_trunc on {} (timestamp with time zone)",
-                x.type_name()
-            )))
+        // PostgreSQL truncates a date (or an unknown literal) as a timestamp with time zone.
+        Some(ScalarType::Date | ScalarType::TimestampTz) | None => {
+            let x = implicit(x, &ScalarType::TimestampTz, "date_trunc", &args)?;
+            let u = crate::zoned_funcs::trunc_unit(&name)?;
+            return crate::zoned_funcs::session_zoned(
+                ZonedFunc::Trunc(u),
+                x,
+                ScalarType::TimestampTz,
+            );
         }
         _ => return Err(no_function("date_trunc", &args)),
     };

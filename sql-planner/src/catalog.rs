@@ -118,6 +118,18 @@ pub trait Catalog {
     fn always_empty(&self, _id: GlobalId) -> bool {
         false
     }
+
+    /// The session's `TimeZone` as SHOW prints it, in which timestamptz values meet local
+    /// times (`session_zone.rs`).
+    fn time_zone(&self) -> String {
+        "UTC".into()
+    }
+
+    /// The start of the session's transaction and of its statement (`now()` in what the
+    /// planner evaluates), or `None` for the wall clock.
+    fn clock(&self) -> Option<crate::session_zone::Clock> {
+        None
+    }
 }
 
 /// What `Catalog::pg_lookup` answers.
@@ -232,6 +244,14 @@ impl Catalog for RecordingCatalog<'_> {
 
     fn always_empty(&self, id: GlobalId) -> bool {
         self.inner.always_empty(id)
+    }
+
+    fn time_zone(&self) -> String {
+        self.inner.time_zone()
+    }
+
+    fn clock(&self) -> Option<crate::session_zone::Clock> {
+        self.inner.clock()
     }
 
     fn column_defaults(&self, id: GlobalId) -> Vec<Option<ColumnDefault>> {

@@ -127,7 +127,7 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
                 Row::new(
                     defaults
                         .iter()
-                        .map(|d| d.eval_now(&[]))
+                        .map(|d| crate::session_zone::eval_now(d, &[]))
                         .collect::<Result<Vec<_>, _>>()?,
                 ),
                 1,
@@ -153,16 +153,16 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
                         .enumerate()
                         .map(|(c, d)| match targets.contains(&c) {
                             true => Ok(Datum::Null),
-                            false => d.eval_now(&[]),
+                            false => crate::session_zone::eval_now(d, &[]),
                         })
                         .collect::<Result<Vec<_>, _>>()?;
                     for (e, &c) in row.content.iter().zip(&targets) {
                         datums[c] = if is_default(e) {
-                            defaults[c].eval_now(&[])?
+                            crate::session_zone::eval_now(&defaults[c], &[])?
                         } else {
                             let bound = cx.bind(e).map_err(misplaced_default)?;
                             let t = assign(bound, &cols[c].0, &cols[c].1)?;
-                            t.expr.eval_now(&[])?
+                            crate::session_zone::eval_now(&t.expr, &[])?
                         };
                     }
                     rows.push((Row::new(datums), 1));

@@ -359,6 +359,10 @@ impl<'a> ExprContext<'a> {
                 right,
             } => subquery::quantified(self, left, compare_op, right, true),
             Expr::Extract { field, expr, .. } => builtin::extract(field, self.bind(expr)?),
+            Expr::AtTimeZone {
+                timestamp,
+                time_zone,
+            } => crate::zoned_funcs::timezone(self.bind(time_zone)?, self.bind(timestamp)?),
             Expr::Substring {
                 expr,
                 substring_from,

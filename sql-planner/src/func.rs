@@ -46,13 +46,8 @@ const ORDERED_AGGREGATES: &[&str] = &["string_agg", "array_agg"];
 /// Checked before the arguments are bound, so that an aggregate over an ungrouped column is
 /// refused by name rather than with a grouping error.
 const NOT_YET: &[&str] = &[
-    // They return timestamp with time zone (or time with time zone).
-    "now",
-    "current_timestamp",
+    // It returns time with time zone.
     "current_time",
-    "transaction_timestamp",
-    "statement_timestamp",
-    "clock_timestamp",
     "to_char",
     "to_date",
     "gen_random_uuid",
@@ -102,25 +97,6 @@ const NOT_YET: &[&str] = &[
     "range_intersect_agg",
     "xmlagg",
 ];
-
-/// `current_date`, `localtimestamp` and `localtime`: the statement's time (UTC, kpg's only
-/// time zone), bound by the coordinator when the statement runs (`VariadicFunc::CurrentDate`).
-fn statement_time(name: &str, f: &Function) -> Result<Option<Typed>, PlanError> {
-    let (func, ty) = match name {
-        "current_date" => (VariadicFunc::CurrentDate, ScalarType::Date),
-        "localtimestamp" => (VariadicFunc::LocalTimestamp, ScalarType::Timestamp),
-        "localtime" => (VariadicFunc::LocalTime, ScalarType::Time),
-        _ => return Ok(None),
-    };
-    if !matches!(f.args, FunctionArguments::None) {
-        return Err(PlanError::unsupported(format!("{name} with a precision")));
-    }
-    let expr = ScalarExpr::Variadic {
-        func,
-        exprs: Vec::new(),
-    };
-    Ok(Some(Typed::new(expr, ty, false)))
-}
 
 /// A function call's arguments: `*` (count(*)) or expressions.
 pub enum Args<'e> {
@@ -236,7 +212,7 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
             "window function {name} requires an OVER clause"
         )));
     }
-    if let Some(t) = statement_time(&name, f)? {
+    if let Some(t) = crate::zoned_funcs::statement_time(&name, f)? {
         return Ok(t);
     }
     if NOT_YET.contains(&name.as_str()) {
@@ -372,9 +348,12 @@ fn resolve_call(cx: &ExprContext<'_>, name: &str, args: Vec<Typed>) -> Result<Ty
             Some(t) => Ok(t),
             None => match crate::builtin::call(&name, args.clone())? {
                 Some(t) => Ok(t),
-                None => match crate::pg_compat::function(cx, &name, args.clone())? {
+                None => match crate::zoned_funcs::call(&name, args.clone())? {
                     Some(t) => Ok(t),
-                    None => Err(no_function(&name, &args)),
+                    None => match crate::pg_compat::function(cx, &name, args.clone())? {
+                        Some(t) => Ok(t),
+                        None => Err(no_function(&name, &args)),
+                    },
                 },
             },
         },

@@ -56,6 +56,7 @@ mod scalar_funcs;
 mod scope;
 mod select;
 mod select_srf;
+mod session_zone;
 mod share;
 mod show_create;
 pub mod sink;
@@ -66,6 +67,9 @@ mod subscribe;
 mod types;
 mod using;
 mod window;
+mod zoned_casts;
+mod zoned_ops;
+mod zoned_funcs;
 mod words;
 
 #[cfg(test)]
@@ -103,5 +107,7 @@ pub fn parse(sql: &str) -> Result<Vec<ParsedStatement>, PlanError> {
 
 /// Plans one parsed statement against the catalog.
 pub fn plan(stmt: &ParsedStatement, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
-    statement::plan_statement(stmt, catalog)
+    session_zone::with_zone(catalog.time_zone(), catalog.clock(), || {
+        statement::plan_statement(stmt, catalog)
+    })
 }

@@ -109,6 +109,14 @@ pub fn unify_comparable(sym: &str, l: Typed, r: Typed) -> Result<(Typed, Typed),
     if a.same_family(&b) || (a.is_string() && b.is_string()) {
         return Ok((l, r));
     }
+    // date or timestamp against timestamptz: read in the session's zone.
+    let tz = ScalarType::TimestampTz;
+    if matches!(
+        (a, b),
+        (Date | Timestamp, ScalarType::TimestampTz) | (ScalarType::TimestampTz, Date | Timestamp)
+    ) {
+        return Ok((implicit(l, &tz)?, implicit(r, &tz)?));
+    }
     // date against timestamp: the date becomes midnight of its day.
     if matches!((a, b), (Date, Timestamp) | (Timestamp, Date)) {
         return Ok((implicit(l, &Timestamp)?, implicit(r, &Timestamp)?));
@@ -187,8 +195,12 @@ pub fn arithmetic(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanErr
     // timestamp + 'text' and time + 'text' read the text as an interval (PostgreSQL's
     // choice among their + operators).
     let (l, r) = match (l.ty, r.ty, func) {
-        (Some(Timestamp | ScalarType::Time), None, BinaryFunc::Add) => (l, implicit(r, &Interval)?),
-        (None, Some(Timestamp | ScalarType::Time), BinaryFunc::Add) => (implicit(l, &Interval)?, r),
+        (Some(Timestamp | ScalarType::Time | ScalarType::TimestampTz), None, BinaryFunc::Add) => {
+            (l, implicit(r, &Interval)?)
+        }
+        (None, Some(Timestamp | ScalarType::Time | ScalarType::TimestampTz), BinaryFunc::Add) => {
+            (implicit(l, &Interval)?, r)
+        }
         _ => (l, r),
     };
     let (l, r) = resolve_unknown_operand(l, r)?;
@@ -229,6 +241,9 @@ fn datetime_arithmetic(
     }
     let ts = |t: Typed| implicit(t, &Timestamp);
     let f8 = |t: Typed| implicit(t, &Float64);
+    if let Some(t) = crate::zoned_ops::arithmetic(func, &l, &r, a, b)? {
+        return Ok(Some(t));
+    }
     Ok(Some(match (a, b, func) {
         (Date, Int32, Add) => build(BinaryFunc::AddDateDays, l, r, Date)?,
         (Int32, Date, Add) => build(BinaryFunc::AddDateDays, r, l, Date)?,

@@ -507,6 +507,7 @@ fn figure_name(e: &Expr) -> Option<(String, u8)> {
         Expr::Floor { .. } => strong("floor"),
         Expr::Interval(_) => Some(("interval".into(), 1)),
         Expr::Extract { .. } => strong("extract"),
+        Expr::AtTimeZone { .. } => strong("timezone"),
         Expr::Position { .. } => strong("position"),
         Expr::Array(_) => strong("array"),
         Expr::CompoundFieldAccess { root, .. } => figure_name(root),

@@ -93,7 +93,9 @@ pub fn cast_allowed(from: &ScalarType, to: &ScalarType, ctx: CastContext) -> boo
             ctx == CastContext::Explicit
         }
         (Date, Timestamp) | (Time, Interval) => true,
+        (Date | Timestamp, TimestampTz) => true,
         (Timestamp, Date) | (Timestamp, Time) | (Interval, Time) => ctx != CastContext::Implicit,
+        (TimestampTz, Date | Timestamp | Time) => ctx != CastContext::Implicit,
         _ => false,
     }
 }
@@ -104,6 +106,14 @@ pub fn coerce(t: Typed, to: &ScalarType, ctx: CastContext) -> Result<Option<Type
     let Some(from) = t.ty else {
         // An unknown literal: a string is input for the target type, NULL is NULL of it.
         let expr = match t.expr {
+            ScalarExpr::Literal(Datum::String(s)) if zoned_input(to) => {
+                let typed = Typed::new(
+                    ScalarExpr::Literal(Datum::String(s)),
+                    ScalarType::Text,
+                    false,
+                );
+                return coerce(typed, to, CastContext::Explicit);
+            }
             ScalarExpr::Literal(Datum::String(s)) => {
                 ScalarExpr::Literal(Datum::parse_text(&s, to)?)
             }
@@ -131,6 +141,13 @@ pub fn coerce(t: Typed, to: &ScalarType, ctx: CastContext) -> Result<Option<Type
     if !needs_cast(&from, to) {
         return Ok(Some(Typed { ty: Some(*to), ..t }));
     }
+    if let Some(expr) = crate::zoned_casts::cast(&from, to, t.expr.clone())? {
+        return Ok(Some(Typed {
+            expr,
+            ty: Some(*to),
+            nullable: t.nullable,
+        }));
+    }
     let expr = fold::node(t.expr.call_unary(UnaryFunc::Cast(*to)))?;
     Ok(Some(Typed {
         expr,
@@ -148,10 +165,16 @@ fn to_is_unconstrained(to: &ScalarType) -> bool {
         } | ScalarType::VarChar { max_length: None }
             | ScalarType::Interval
             | ScalarType::Timestamp
+            | ScalarType::TimestampTz
             | ScalarType::Time
             | ScalarType::Text
             | ScalarType::Char { length: None }
     )
+}
+
+/// Whether text input of `to` depends on the session's zone (read by a `ZonedFunc`).
+fn zoned_input(to: &ScalarType) -> bool {
+    matches!(to, ScalarType::TimestampTz | ScalarType::TimestampTzOf(_))
 }
 
 /// Whether converting `from` to `to` changes values (or may fail).
@@ -211,7 +234,21 @@ pub fn common_type(types: &[Option<ScalarType>], what: &str) -> Result<ScalarTyp
                     _ => ScalarType::Text,
                 },
                 _ if a.same_family(t) => a.base(),
-                // date and timestamp meet at timestamp, PostgreSQL's preferred datetime type.
+                // date and timestamp meet timestamptz at it, PostgreSQL's preferred datetime
+                // type.
+                _ if matches!(
+                    (a, *t),
+                    (
+                        ScalarType::Date | ScalarType::Timestamp,
+                        ScalarType::TimestampTz
+                    ) | (
+                        ScalarType::TimestampTz,
+                        ScalarType::Date | ScalarType::Timestamp
+                    )
+                ) =>
+                {
+                    ScalarType::TimestampTz
+                }
                 _ if matches!(
                     (a, *t),
                     (ScalarType::Date, ScalarType::Timestamp)
@@ -332,6 +369,12 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
         D::Timestamp(Some(p), TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
             ScalarType::TimestampOf(precision(*p))
         }
+        D::Timestamp(None, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
+            ScalarType::TimestampTz
+        }
+        D::Timestamp(Some(p), TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
+            ScalarType::TimestampTzOf(precision(*p))
+        }
         D::Time(None, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => ScalarType::Time,
         D::Time(Some(p), TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
             ScalarType::TimeOf(precision(*p))
@@ -372,9 +415,8 @@ pub fn scalar_type(dt: &DataType) -> Result<ScalarType, PlanError> {
                 "bytea" => ScalarType::Bytea,
                 "jsonb" => ScalarType::Jsonb,
                 "int2vector" => ScalarType::Int2Vector,
-                "timestamptz" | "timetz" | "json" | "char" => {
-                    return unsupported(&name.to_string())
-                }
+                "timestamptz" => ScalarType::TimestampTz,
+                "timetz" | "json" | "char" => return unsupported(&name.to_string()),
                 // An array type's internal name: `_int4` is `int4[]`.
                 other if other.len() > 1 && other.starts_with('_') => {
                     let elem = sqlparser::ast::ObjectName::from(vec![sqlparser::ast::Ident::new(
@@ -478,6 +520,7 @@ pub fn internal_name(ty: &ScalarType) -> &'static str {
         ScalarType::Timestamp => "timestamp",
         ScalarType::Interval | ScalarType::IntervalOf(_) => "interval",
         ScalarType::TimestampOf(_) => "timestamp",
+        ScalarType::TimestampTz | ScalarType::TimestampTzOf(_) => "timestamptz",
         ScalarType::Time | ScalarType::TimeOf(_) => "time",
         ScalarType::Uuid => "uuid",
         ScalarType::Bytea => "bytea",

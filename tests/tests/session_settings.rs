@@ -412,6 +412,13 @@ async fn settings_kpg_accepts_take_effect_or_are_refused() {
             "SET default_transaction_isolation = 'read committed'",
             "default_transaction_isolation",
         ),
+        // Output styles and zones kpg follows (tests/timestamptz.rs checks their effect).
+        ("SET DateStyle = 'SQL, MDY'", "DateStyle"),
+        ("SET DateStyle = 'Postgres'", "DateStyle"),
+        ("SET IntervalStyle = iso_8601", "IntervalStyle"),
+        ("SET IntervalStyle = postgres_verbose", "IntervalStyle"),
+        ("SET TimeZone = 'Europe/Paris'", "TimeZone"),
+        ("SET TIME ZONE 'America/New_York'", "TimeZone"),
     ] {
         accepted(&s, set, name).await;
     }
@@ -420,15 +427,10 @@ async fn settings_kpg_accepts_take_effect_or_are_refused() {
     // Values PostgreSQL follows and kpg does not.
     for set in [
         "SET DateStyle = 'ISO, DMY'",
-        "SET DateStyle = 'SQL, MDY'",
-        "SET DateStyle = 'Postgres'",
         "SET DateStyle = 'German'",
         "SET DateStyle = YMD",
         "SET IntervalStyle = sql_standard",
-        "SET IntervalStyle = iso_8601",
-        "SET IntervalStyle = postgres_verbose",
-        "SET TimeZone = 'Europe/Paris'",
-        "SET TIME ZONE 'America/New_York'",
+        "SET TimeZone = 'XYZ5ABC'",
         "SET client_encoding = 'LATIN1'",
         "SET search_path = other",
         "SET search_path = pg_catalog",

@@ -34,6 +34,9 @@ pub(crate) fn unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         (UnaryFunc::DateTrunc(u), Datum::Timestamp(t)) => {
             Datum::Timestamp(datetime::trunc_timestamp(*u, &t))
         }
+        (UnaryFunc::ToTimestamp, Datum::Float64(f)) => {
+            Datum::TimestampTz(datetime::to_timestamp(f.0)?)
+        }
         (UnaryFunc::DateTrunc(u), Datum::Interval(iv)) => {
             Datum::Interval(datetime::trunc_interval(*u, &iv))
         }
@@ -77,7 +80,8 @@ pub(crate) fn binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, Eval
         (SubTimestampInterval, Datum::Timestamp(t), Datum::Interval(iv)) => {
             Datum::Timestamp(datetime::add_interval(t, &iv.checked_neg()?)?)
         }
-        (SubTimestamps, Datum::Timestamp(a), Datum::Timestamp(b)) => {
+        (SubTimestamps, Datum::Timestamp(a), Datum::Timestamp(b))
+        | (SubTimestamps, Datum::TimestampTz(a), Datum::TimestampTz(b)) => {
             Datum::Interval(datetime::sub_timestamps(a, b)?)
         }
         (AddTimeInterval, Datum::Time(t), Datum::Interval(iv)) => {

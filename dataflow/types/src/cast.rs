@@ -2,7 +2,8 @@
 //! checks, rounding half away from zero (numeric) or to even (floats) into integers, floats
 //! into numeric through their significant digits, text input and output, and the date and
 //! date, time and timestamp conversions (a `time(p)` or `timestamp(p)` target rounds to its
-//! precision). Split from `expr.rs`, which evaluates expressions and calls these.
+//! precision). Split from `expr.rs`, which evaluates expressions and calls these. Casts that
+//! depend on the session's time zone are `ZonedFunc`s, not casts.
 
 use crate::datetime;
 use crate::datum::{float32, Datum};
@@ -155,6 +156,12 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (Datum::Interval(iv), ScalarType::Time) => Datum::Time(datetime::interval_time(&iv)),
         (Datum::Interval(iv), ScalarType::TimeOf(p)) => {
             Datum::Time(datetime::round_time(datetime::interval_time(&iv), *p))
+        }
+        // The planner reads the casts between timestamptz and the other date/time types in
+        // the session's zone (`expr/tz_funcs.rs`); here, only the zone-free ones.
+        (Datum::TimestampTz(t), ScalarType::TimestampTz) => Datum::TimestampTz(t),
+        (Datum::TimestampTz(t), ScalarType::TimestampTzOf(p)) => {
+            Datum::TimestampTz(datetime::round_timestamp(t, *p)?)
         }
         (Datum::Uuid(u), ScalarType::Uuid) => Datum::Uuid(u),
         (Datum::Bytes(b), ScalarType::Bytea) => Datum::Bytes(b),

@@ -59,6 +59,8 @@ pub enum Datum {
     Int2Vector(Vec<i16>),
     /// The row `(x, n)` of `_pg_expandarray` (`array/record.rs`).
     Record(Vec<Datum>),
+    /// A `timestamp with time zone`: the UTC instant (`datetime/tstz.rs`).
+    TimestampTz(NaiveDateTime),
 }
 
 impl Datum {
@@ -119,6 +121,7 @@ impl Datum {
             (String(a), String(b)) => a.cmp(b),
             (Date(a), Date(b)) => a.cmp(b),
             (Timestamp(a), Timestamp(b)) => a.cmp(b),
+            (TimestampTz(a), TimestampTz(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => tie(a.cmp(b), r, || a.fields().cmp(&b.fields())),
             (Time(a), Time(b)) => a.cmp(b),
             (Uuid(a), Uuid(b)) => a.cmp(b),
@@ -154,6 +157,7 @@ impl Datum {
             Datum::Array(_) => 16,
             Datum::Int2Vector(_) => 17,
             Datum::Record(_) => 18,
+            Datum::TimestampTz(_) => 19,
         }
     }
 
@@ -172,6 +176,9 @@ impl Datum {
             Datum::String(s) => out.push_str(s),
             Datum::Date(d) => datetime::write_date(d, out, true),
             Datum::Timestamp(t) => datetime::write_timestamp(t, out),
+            Datum::TimestampTz(t) => {
+                datetime::write_timestamptz_styled(t, &datetime::DateSettings::default(), out)
+            }
             Datum::Interval(iv) => iv.write_text(out),
             Datum::Time(t) => datetime::write_time(*t, out),
             Datum::Uuid(u) => crate::bytes_text::write_uuid(u, out),
@@ -272,6 +279,14 @@ impl Datum {
                 datetime::round_timestamp(datetime::parse_timestamp(text)?, *p)
                     .map(Datum::Timestamp)
             }
+            ScalarType::TimestampTz => {
+                datetime::parse_timestamptz(text, &datetime::Zone::UTC).map(Datum::TimestampTz)
+            }
+            ScalarType::TimestampTzOf(p) => datetime::round_timestamp(
+                datetime::parse_timestamptz(text, &datetime::Zone::UTC)?,
+                *p,
+            )
+            .map(Datum::TimestampTz),
             ScalarType::Time => datetime::parse_time(text).map(Datum::Time),
             ScalarType::TimeOf(p) => {
                 datetime::parse_time(text).map(|t| Datum::Time(datetime::round_time(t, *p)))

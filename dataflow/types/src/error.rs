@@ -67,6 +67,9 @@ pub enum EvalError {
     /// A time zone offset beyond ±15:59:59.
     #[error("time zone displacement out of range: \"{0}\"")]
     TimeZoneDisplacementOverflow(String),
+    /// to_timestamp of NaN.
+    #[error("timestamp cannot be NaN")]
+    TimestampNaN,
     /// A time zone name that is not known.
     #[error("time zone \"{0}\" not recognized")]
     UnknownTimeZone(String),
@@ -130,7 +133,7 @@ impl EvalError {
             EvalError::InvalidTextRepresentation { type_name, .. }
                 if matches!(
                     type_name.as_str(),
-                    "date" | "time" | "timestamp" | "interval"
+                    "date" | "time" | "timestamp" | "timestamp with time zone" | "interval"
                 ) =>
             {
                 "22007"
@@ -151,7 +154,8 @@ impl EvalError {
             EvalError::Internal(_) => "XX000",
             EvalError::DateTimeFieldOverflow(_)
             | EvalError::DateTimeOutOfRange { .. }
-            | EvalError::DateTimeValueOutOfRange(_) => "22008",
+            | EvalError::DateTimeValueOutOfRange(_)
+            | EvalError::TimestampNaN => "22008",
             EvalError::TimeZoneDisplacementOverflow(_) => "22009",
             EvalError::UnknownTimeZone(_) => "22023",
             EvalError::IntervalFieldOverflow(_) => "22015",

@@ -18,8 +18,11 @@ use serde::{Deserialize, Serialize};
 
 mod arith;
 mod date_funcs;
+mod tz_funcs;
+
 pub use crate::text_funcs::check_pattern as check_regex_pattern;
 use arith::arith;
+pub use tz_funcs::ZonedFunc;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ScalarExpr {
@@ -76,6 +79,8 @@ pub enum UnaryFunc {
     DatePart(DateUnit),
     /// date_trunc(unit, timestamp | interval).
     DateTrunc(DateUnit),
+    /// to_timestamp(double precision): a timestamptz, seconds since the Unix epoch.
+    ToTimestamp,
     /// round(numeric | double precision) to an integral value.
     Round,
     Floor,
@@ -261,6 +266,14 @@ pub enum VariadicFunc {
     CurrentDate,
     LocalTimestamp,
     LocalTime,
+    /// now(), transaction_timestamp(), current_timestamp: the transaction's start, and
+    /// statement_timestamp(): the statement's; bound as `CurrentDate` is (timestamptz).
+    TransactionTimestamp,
+    StatementTimestamp,
+    /// clock_timestamp(): the wall clock at each evaluation (volatile like random()).
+    ClockTimestamp,
+    /// A function of timestamptz that reads a zone, its last argument (`expr/tz_funcs.rs`).
+    Zoned(ZonedFunc),
     /// The date functions of `expr/date_funcs.rs`, strict: make_date(int, int, int),
     /// justify_days, justify_hours and justify_interval of an interval, and
     /// age(timestamp, timestamp).
@@ -299,6 +312,9 @@ impl VariadicFunc {
                 | VariadicFunc::CurrentDate
                 | VariadicFunc::LocalTimestamp
                 | VariadicFunc::LocalTime
+                | VariadicFunc::TransactionTimestamp
+                | VariadicFunc::StatementTimestamp
+                | VariadicFunc::ClockTimestamp
         )
     }
 }
@@ -390,8 +406,20 @@ impl ScalarExpr {
     }
 
     /// Writes the statement's time `now` into the statement-time functions (`current_date`,
-    /// `localtimestamp`, `localtime`).
+    /// `localtimestamp`, `localtime`, `now()`...), as the start of both the transaction and
+    /// the statement.
     pub fn bind_statement_time(&mut self, now: chrono::NaiveDateTime) {
+        self.bind_clock(now, now)
+    }
+
+    /// Writes the transaction's start (`now()`, `current_date`...) and the statement's
+    /// (`statement_timestamp()`) into the statement-time functions.
+    pub fn bind_clock(
+        &mut self,
+        transaction: chrono::NaiveDateTime,
+        statement: chrono::NaiveDateTime,
+    ) {
+        let now = transaction;
         match self {
             ScalarExpr::Variadic { func, exprs } => {
                 let value = match func {
@@ -404,25 +432,31 @@ impl ScalarExpr {
                             + i64::from(chrono::Timelike::nanosecond(&t) / 1000);
                         Some(Datum::Time(micros))
                     }
+                    VariadicFunc::TransactionTimestamp => Some(Datum::TimestampTz(now)),
+                    VariadicFunc::StatementTimestamp => Some(Datum::TimestampTz(statement)),
                     _ => None,
                 };
                 match value {
                     Some(d) => *self = ScalarExpr::Literal(d),
-                    None => exprs.iter_mut().for_each(|e| e.bind_statement_time(now)),
+                    None => exprs
+                        .iter_mut()
+                        .for_each(|e| e.bind_clock(transaction, statement)),
                 }
             }
             ScalarExpr::Column(_) | ScalarExpr::Literal(_) => {}
-            ScalarExpr::Unary { expr, .. } => expr.bind_statement_time(now),
+            ScalarExpr::Unary { expr, .. } => expr.bind_clock(transaction, statement),
             ScalarExpr::Binary { left, right, .. } => {
-                left.bind_statement_time(now);
-                right.bind_statement_time(now);
+                left.bind_clock(transaction, statement);
+                right.bind_clock(transaction, statement);
             }
             ScalarExpr::If { cond, then, els } => {
-                cond.bind_statement_time(now);
-                then.bind_statement_time(now);
-                els.bind_statement_time(now);
+                cond.bind_clock(transaction, statement);
+                then.bind_clock(transaction, statement);
+                els.bind_clock(transaction, statement);
             }
-            ScalarExpr::Subquery(s) => s.operands_mut().for_each(|e| e.bind_statement_time(now)),
+            ScalarExpr::Subquery(s) => s
+                .operands_mut()
+                .for_each(|e| e.bind_clock(transaction, statement)),
         }
     }
 
@@ -525,9 +559,14 @@ impl ScalarExpr {
                     VariadicFunc::ArrayReplace => crate::array::funcs::replace(args),
                     VariadicFunc::StringToArray => crate::array::funcs::from_string(args),
                     VariadicFunc::Random => Ok(Datum::Float64(random_float())),
+                    VariadicFunc::ClockTimestamp => {
+                        Ok(Datum::TimestampTz(chrono::Utc::now().naive_utc()))
+                    }
                     VariadicFunc::CurrentDate
                     | VariadicFunc::LocalTimestamp
-                    | VariadicFunc::LocalTime => Err(EvalError::Internal(format!(
+                    | VariadicFunc::LocalTime
+                    | VariadicFunc::TransactionTimestamp
+                    | VariadicFunc::StatementTimestamp => Err(EvalError::Internal(format!(
                         "{func:?} evaluated before the statement's time was bound"
                     ))),
                     // The others are strict.
@@ -552,6 +591,7 @@ impl ScalarExpr {
                     | VariadicFunc::JustifyHours
                     | VariadicFunc::JustifyInterval
                     | VariadicFunc::Age => date_funcs::eval(*func, &args),
+                    VariadicFunc::Zoned(f) => tz_funcs::eval(*f, &args),
                     _ => crate::text_funcs::variadic_strict(*func, args),
                 }
             }

@@ -37,6 +37,7 @@ pub mod expr;
 pub mod external;
 mod failure;
 mod float_text;
+pub mod styled_text;
 pub mod interval;
 pub mod jsonb;
 mod math;
@@ -56,7 +57,8 @@ pub use datetime::{DateKind, DateUnit};
 pub use datum::{Datum, Row};
 pub use display::expr_list;
 pub use error::EvalError;
-pub use expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc};
+pub use expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc, ZonedFunc};
+pub use styled_text::OutputStyle;
 pub use interval::{
     Interval, IntervalField, IntervalFields, IntervalTypmod, PrecisionWithoutSeconds,
 };

@@ -380,14 +380,23 @@ impl Plan {
 
     /// Writes the statement's time into every expression (`ScalarExpr::bind_statement_time`).
     pub fn bind_statement_time(&mut self, now: chrono::NaiveDateTime) {
+        self.bind_clock(now, now)
+    }
+
+    /// Writes the transaction's and the statement's start into every expression
+    /// (`ScalarExpr::bind_clock`).
+    pub fn bind_clock(&mut self, txn: chrono::NaiveDateTime, stmt: chrono::NaiveDateTime) {
+        self.visit_exprs_mut(&mut |e| e.bind_clock(txn, stmt));
+    }
+
+    /// Calls `f` on every expression of every node (each expression once, at its root).
+    pub fn visit_exprs_mut(&mut self, f: &mut dyn FnMut(&mut ScalarExpr)) {
         match self {
-            Plan::IndexedGet { key, .. } => key.iter_mut().for_each(|e| e.bind_statement_time(now)),
+            Plan::IndexedGet { key, .. } => key.iter_mut().for_each(&mut *f),
             Plan::Map { exprs, .. } | Plan::FlatMap { exprs, .. } => {
-                exprs.iter_mut().for_each(|e| e.bind_statement_time(now))
+                exprs.iter_mut().for_each(&mut *f)
             }
-            Plan::Filter { predicates, .. } => predicates
-                .iter_mut()
-                .for_each(|e| e.bind_statement_time(now)),
+            Plan::Filter { predicates, .. } => predicates.iter_mut().for_each(&mut *f),
             Plan::Join {
                 left_key,
                 right_key,
@@ -395,7 +404,7 @@ impl Plan {
             } => left_key
                 .iter_mut()
                 .chain(right_key.iter_mut())
-                .for_each(|e| e.bind_statement_time(now)),
+                .for_each(&mut *f),
             Plan::Reduce {
                 group_key,
                 aggregates,
@@ -403,11 +412,11 @@ impl Plan {
             } => group_key
                 .iter_mut()
                 .chain(aggregates.iter_mut().map(|a| &mut a.expr))
-                .for_each(|e| e.bind_statement_time(now)),
+                .for_each(&mut *f),
             Plan::Window { funcs, .. } => {
-                for f in funcs {
-                    if let crate::window::WindowFunc::Aggregate(a) = &mut f.func {
-                        a.expr.bind_statement_time(now);
+                for w in funcs {
+                    if let crate::window::WindowFunc::Aggregate(a) = &mut w.func {
+                        f(&mut a.expr);
                     }
                 }
             }
@@ -415,7 +424,7 @@ impl Plan {
         }
         let this = std::mem::replace(self, Plan::Constant { rows: Vec::new() });
         *self = this.map_inputs(|mut input| {
-            input.bind_statement_time(now);
+            input.visit_exprs_mut(f);
             input
         });
     }

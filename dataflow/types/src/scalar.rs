@@ -49,6 +49,11 @@ pub enum ScalarType {
     /// `timestamp(p)`: a timestamp column or cast rounding to `p` (0 to 6) fractional digits.
     /// Expressions have the plain `Timestamp` type, as with `IntervalOf`.
     TimestampOf(u8),
+    /// `timestamp with time zone`: a UTC instant, microsecond precision, shown in the
+    /// session's zone (`datetime/tstz.rs`).
+    TimestampTz,
+    /// `timestamptz(p)`, carried as `TimestampOf` is.
+    TimestampTzOf(u8),
     /// `time without time zone`, microsecond precision, up to 24:00:00.
     Time,
     /// `time(p)`, carried as `TimestampOf` is.
@@ -104,6 +109,7 @@ impl ScalarType {
             ScalarType::Interval | ScalarType::IntervalOf(_) => 1186,
             ScalarType::Numeric { .. } => 1700,
             ScalarType::TimestampOf(_) => 1114,
+            ScalarType::TimestampTz | ScalarType::TimestampTzOf(_) => 1184,
             ScalarType::Time | ScalarType::TimeOf(_) => 1083,
             ScalarType::Uuid => 2950,
             ScalarType::Jsonb => 3802,
@@ -126,7 +132,9 @@ impl ScalarType {
             } => *n as i32 + 4,
             ScalarType::Char { length: Some(n) } => *n as i32 + 4,
             ScalarType::IntervalOf(t) => t.typmod(),
-            ScalarType::TimestampOf(p) | ScalarType::TimeOf(p) => i32::from(*p),
+            ScalarType::TimestampOf(p) | ScalarType::TimeOf(p) | ScalarType::TimestampTzOf(p) => {
+                i32::from(*p)
+            }
             _ => -1,
         }
     }
@@ -145,6 +153,7 @@ impl ScalarType {
             ScalarType::Char { .. } => ScalarType::Char { length: None },
             ScalarType::IntervalOf(_) => ScalarType::Interval,
             ScalarType::TimestampOf(_) => ScalarType::Timestamp,
+            ScalarType::TimestampTzOf(_) => ScalarType::TimestampTz,
             ScalarType::TimeOf(_) => ScalarType::Time,
             ScalarType::Array(e) => ScalarType::array_of(e.get().base()),
             other => *other,
@@ -160,6 +169,7 @@ impl ScalarType {
             ScalarType::Char { .. } => ScalarType::Char { length: None },
             ScalarType::IntervalOf(_) => ScalarType::Interval,
             ScalarType::TimestampOf(_) => ScalarType::Timestamp,
+            ScalarType::TimestampTzOf(_) => ScalarType::TimestampTz,
             ScalarType::TimeOf(_) => ScalarType::Time,
             ScalarType::Array(e) => ScalarType::array_of(e.get().without_modifiers()),
             other => *other,
@@ -174,6 +184,7 @@ impl ScalarType {
         match self {
             ScalarType::IntervalOf(_) => ScalarType::Interval,
             ScalarType::TimestampOf(_) => ScalarType::Timestamp,
+            ScalarType::TimestampTzOf(_) => ScalarType::TimestampTz,
             ScalarType::TimeOf(_) => ScalarType::Time,
             ScalarType::Array(e) => ScalarType::array_of(e.get().value_type()),
             other => *other,
@@ -245,6 +256,8 @@ impl fmt::Display for ScalarType {
             ScalarType::Interval => write!(f, "interval"),
             ScalarType::IntervalOf(t) => write!(f, "{t}"),
             ScalarType::TimestampOf(p) => write!(f, "timestamp({p}) without time zone"),
+            ScalarType::TimestampTz => write!(f, "timestamp with time zone"),
+            ScalarType::TimestampTzOf(p) => write!(f, "timestamp({p}) with time zone"),
             ScalarType::Time => write!(f, "time without time zone"),
             ScalarType::TimeOf(p) => write!(f, "time({p}) without time zone"),
             ScalarType::Uuid => write!(f, "uuid"),

@@ -166,6 +166,29 @@ fn generate_series(args: &[Datum]) -> Result<Vec<Datum>, EvalError> {
                 }
             }
         }
+        (Datum::TimestampTz(a), Datum::TimestampTz(b)) => {
+            // The planner passes the session's zone after the step: days and months are
+            // added in it.
+            let (Some(Datum::Interval(step)), Some(Datum::String(zone))) = (step, args.get(3))
+            else {
+                return Err(EvalError::Internal(
+                    "generate_series of timestamptz without a step and a zone".into(),
+                ));
+            };
+            let zone = crate::datetime::zone_arg(zone)?;
+            let up = match Datum::Interval(*step).sql_cmp(&Datum::Interval(Interval::default())) {
+                Ordering::Equal => return Err(zero_step()),
+                o => o == Ordering::Greater,
+            };
+            let mut v = *a;
+            while (up && v <= *b) || (!up && v >= *b) {
+                push(Datum::TimestampTz(v), &mut out)?;
+                match crate::datetime::add_interval_tz(v, step, &zone) {
+                    Ok(next) => v = next,
+                    Err(_) => break,
+                }
+            }
+        }
         (a, b) => {
             return Err(EvalError::Internal(format!(
                 "generate_series over {a:?} and {b:?}"

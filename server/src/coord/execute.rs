@@ -290,9 +290,10 @@ impl Coordinator {
                     set_view_sql(&mut state.catalog, id, stmt);
                     return Ok(ExecuteResult::Command(tag.into()));
                 }
-                let optimized = Self::optimize(&state, plan.clone())?;
+                let mut optimized = Self::optimize(&state, plan.clone())?;
                 Self::check_imports(&state, &optimized)?;
                 Self::check_maintainable(&optimized)?;
+                Self::bind_durable_zone(&mut optimized)?;
                 // The view reads its inputs, the views it names and any index it imports;
                 // none of them may be dropped while the view exists.
                 let mut depends_on = named;
@@ -403,11 +404,11 @@ impl Coordinator {
                 let mut old = self.stored_rows(table, predicates).await?;
                 by_position(&mut old);
                 // The statement's time, one value for every row (current_date and friends).
-                let now = chrono::Utc::now().naive_utc();
+                let (txn_start, now) = crate::statement_context::clock();
                 let assignments: Vec<_> = assignments
                     .into_iter()
                     .map(|mut e| {
-                        e.bind_statement_time(now);
+                        e.bind_clock(txn_start, now);
                         e
                     })
                     .collect();
@@ -518,20 +519,22 @@ impl Coordinator {
         state: &mut State,
         name: String,
         on: GlobalId,
-        key: Vec<ScalarExpr>,
+        mut key: Vec<ScalarExpr>,
     ) -> Result<(), ExecError> {
         if !state.catalog.contains(on) {
             return Err(ExecError::new("42P01", "the indexed relation was dropped"));
         }
+        Self::bind_durable_key_zone(&mut key)?;
         // An index on a view computes the view: from here on the view is maintained,
         // and readers read the index instead of planning the definition.
         let plan = match state.catalog.kind(on) {
             Some(Kind::View) => {
                 let definition = kpg_sql::Catalog::definition(&state.catalog, on)
                     .ok_or_else(|| ExecError::internal("view without a definition"))?;
-                let plan = Self::optimize(state, definition)?;
+                let mut plan = Self::optimize(state, definition)?;
                 Self::check_imports(state, &plan)?;
                 Self::check_maintainable(&plan)?;
+                Self::bind_durable_zone(&mut plan)?;
                 state.catalog.add_dependencies(on, plan.index_imports());
                 plan
             }

@@ -276,6 +276,14 @@ pub struct SystemCatalog<'a> {
 }
 
 impl kpg_sql::Catalog for SystemCatalog<'_> {
+    fn time_zone(&self) -> String {
+        crate::statement_context::time_zone()
+    }
+
+    fn clock(&self) -> Option<(chrono::NaiveDateTime, chrono::NaiveDateTime)> {
+        Some(crate::statement_context::clock())
+    }
+
     fn resolve(&self, name: &str) -> Option<CatalogItem> {
         if let Some((id, r)) = pg_catalog::by_name(name) {
             return Some(CatalogItem {

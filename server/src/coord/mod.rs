@@ -414,7 +414,9 @@ impl Coordinator {
                 // current_date and friends: one value for the statement, from the wall clock
                 // as the statements that write them take it (so a later read never sees an
                 // earlier time than a write it follows).
-                plan.bind_statement_time(chrono::Utc::now().naive_utc());
+                let (txn_start, now) = crate::statement_context::clock();
+                plan.bind_clock(txn_start, now);
+                plan.bind_session_zone(&crate::statement_context::time_zone());
                 let fast = fast_path::fast_peek(&plan, &state.catalog);
                 match &fast {
                     Some(fast) => coord.compute.send(Command::PeekTrace {
@@ -573,9 +575,11 @@ impl Coordinator {
     ) -> Result<Subscription, ExecError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut state = self.lock();
-        let plan = Self::optimize(&state, plan)?;
+        let mut plan = Self::optimize(&state, plan)?;
         Self::check_imports(&state, &plan)?;
         Self::check_maintainable(&plan)?;
+        // A subscription lives with its session: it follows the session's zone.
+        plan.bind_session_zone(&crate::statement_context::time_zone());
         let valid_from = Self::read_since(&state, &plan);
         let as_of = match options.as_of {
             None => state.upper - 1,
@@ -624,6 +628,35 @@ impl Coordinator {
                 "random(), current_date, localtimestamp or localtime in a materialized view, an \
                  index or a subscription (a maintained result cannot follow a value that changes \
                  between evaluations or over time; use them in a SELECT)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// A materialized view or an index outlives the session that creates it and is rebuilt
+    /// at restart without one, so it computes what reads a session's zone in UTC; PostgreSQL
+    /// would use the creating (refreshing) session's zone, so a session in another zone may
+    /// not create one (0A000), rather than get other values than PostgreSQL.
+    fn bind_durable_zone(plan: &mut Plan) -> Result<(), ExecError> {
+        Self::check_durable_zone(plan.reads_session_zone())?;
+        plan.bind_session_zone("UTC");
+        Ok(())
+    }
+
+    /// `bind_durable_zone` for the key expressions of an index.
+    fn bind_durable_key_zone(key: &mut [ScalarExpr]) -> Result<(), ExecError> {
+        Self::check_durable_zone(key.iter().any(ScalarExpr::reads_session_zone))?;
+        key.iter_mut().for_each(|e| e.bind_session_zone("UTC"));
+        Ok(())
+    }
+
+    fn check_durable_zone(reads_zone: bool) -> Result<(), ExecError> {
+        if reads_zone && !crate::statement_context::zone_is_utc() {
+            return Err(ExecError::unsupported(
+                "a materialized view or an index that reads the session's TimeZone (casts of \
+                 timestamp with time zone to or from local times, date_trunc, EXTRACT, \
+                 + interval on it) while TimeZone is not UTC: kpg maintains them in UTC; SET \
+                 TimeZone = 'UTC' to create it",
             ));
         }
         Ok(())

@@ -1,11 +1,12 @@
 //! Results on the wire: row descriptions (PostgreSQL type OIDs and modifiers), data rows in
-//! text or binary format, command tags, and COPY text for subscriptions. Text output of
-//! floats follows the session's `extra_float_digits`; binary output does not depend on it.
+//! text or binary format, command tags, and COPY text for subscriptions. Text output
+//! follows the session's `extra_float_digits`, `DateStyle`, `IntervalStyle` and `TimeZone`
+//! (`OutputStyle`); binary output does not depend on them.
 
 use std::sync::Arc;
 
 use futures::stream;
-use kpg_types::{Datum, RelationDesc};
+use kpg_types::{Datum, OutputStyle, RelationDesc};
 use pgwire::api::portal::Format;
 use pgwire::api::results::{DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag};
 use pgwire::api::Type;
@@ -45,20 +46,16 @@ fn type_size(ty: &Type) -> i16 {
     }
 }
 
-/// `result` as a response; `extra_float_digits` is the session's, for floats in text format.
+/// `result` as a response; `style` is the session's, for values in text format.
 pub fn to_response(
     result: ExecuteResult,
     format: &Format,
-    extra_float_digits: i32,
+    style: &OutputStyle,
 ) -> PgWireResult<Response> {
     Ok(match result {
         ExecuteResult::Command(tag) => Response::Execution(command_tag(&tag)),
         ExecuteResult::Written { tag, desc, rows } => {
-            let response = to_response(
-                ExecuteResult::Rows { desc, rows },
-                format,
-                extra_float_digits,
-            )?;
+            let response = to_response(ExecuteResult::Rows { desc, rows }, format, style)?;
             match response {
                 Response::Query(mut q) => {
                     // pgwire appends the number of rows sent (`INSERT 0` + ` 3`).
@@ -75,7 +72,7 @@ pub fn to_response(
                 .into_iter()
                 .map(|row| {
                     for (datum, field) in row.iter().zip(schema.iter()) {
-                        encode_datum(&mut encoder, datum, field, extra_float_digits)?;
+                        encode_datum(&mut encoder, datum, field, style)?;
                     }
                     Ok(encoder.take_row())
                 })
@@ -110,7 +107,7 @@ fn encode_datum(
     encoder: &mut DataRowEncoder,
     datum: &Datum,
     field: &FieldInfo,
-    extra_float_digits: i32,
+    style: &OutputStyle,
 ) -> PgWireResult<()> {
     let ty = field.datatype().clone();
     // The text is already PostgreSQL's output; as `text`, pgwire sends it unchanged (it would
@@ -124,7 +121,7 @@ fn encode_datum(
         )
     };
     if field.format() == FieldFormat::Text || datum.is_null() {
-        return text(encoder, datum.to_text_float_digits(extra_float_digits));
+        return text(encoder, datum.to_text_styled(style));
     }
     let fmt = FieldFormat::Binary;
     let opts = field.format_options();
@@ -142,6 +139,9 @@ fn encode_datum(
         Datum::String(s) => encoder.encode_field_with_type_and_format(s, &ty, fmt, opts),
         Datum::Date(d) => encoder.encode_field_with_type_and_format(d, &ty, fmt, opts),
         Datum::Timestamp(t) => encoder.encode_field_with_type_and_format(t, &ty, fmt, opts),
+        Datum::TimestampTz(t) => {
+            encoder.encode_field_with_type_and_format(&t.and_utc(), &ty, fmt, opts)
+        }
         Datum::Interval(iv) => {
             // PostgreSQL's binary interval: microseconds (int8), days (int4), months (int4).
             let mut bytes = [0u8; 16];
@@ -180,10 +180,10 @@ fn encode_datum(
     }
 }
 
-/// Writes a datum in COPY text format: `\N` for NULL, with backslash escapes (floats as
-/// `extra_float_digits` says).
-pub fn copy_text(datum: &Datum, extra_float_digits: i32, out: &mut String) {
-    match datum.to_text_float_digits(extra_float_digits) {
+/// Writes a datum in COPY text format: `\N` for NULL, with backslash escapes (values as
+/// the session's `style` says).
+pub fn copy_text(datum: &Datum, style: &OutputStyle, out: &mut String) {
+    match datum.to_text_styled(style) {
         None => out.push_str("\\N"),
         Some(text) => {
             for c in text.chars() {
@@ -206,10 +206,14 @@ mod tests {
     #[test]
     fn copy_text_escapes() {
         let mut s = String::new();
-        copy_text(&Datum::String("a\tb\\c\nd".into()), 1, &mut s);
+        copy_text(
+            &Datum::String("a\tb\\c\nd".into()),
+            &OutputStyle::default(),
+            &mut s,
+        );
         assert_eq!(s, "a\\tb\\\\c\\nd");
         let mut s = String::new();
-        copy_text(&Datum::Null, 1, &mut s);
+        copy_text(&Datum::Null, &OutputStyle::default(), &mut s);
         assert_eq!(s, "\\N");
     }
 

@@ -99,10 +99,23 @@ fn plan_converts_to_text(plan: &PlannedStatement) -> bool {
         .any(|m| text.contains(m))
 }
 
-/// Refuses `stmt` if, with `extra_float_digits` at 0 or below, it may convert a value to
-/// text inside an expression. The statement (a COPY's query) is planned to see its plan's
+/// Why converting values to text inside a query is refused under `style`, if it is: floats
+/// with `extra_float_digits` at 0 or below, dates, timestamps and intervals in a DateStyle or
+/// IntervalStyle other than the defaults (expressions print them as ISO and postgres do).
+pub fn refusal(style: &kpg_types::OutputStyle) -> Option<&'static str> {
+    if style.extra_float_digits <= 0 {
+        Some("while extra_float_digits is 0 or below (kpg writes the text of a float in an expression with the default digits)")
+    } else if !style.dates.is_default_style() {
+        Some("while DateStyle is not ISO or IntervalStyle is not postgres (kpg writes the text of a date, timestamp or interval in an expression in the default styles)")
+    } else {
+        None
+    }
+}
+
+/// Refuses `stmt` if it may convert a value to text inside an expression, saying `why`
+/// (`refusal`). The statement (a COPY's query) is planned to see its plan's
 /// conversions; an error there is left for running it to report.
-pub fn check(stmt: &ParsedStatement, coord: &Coordinator) -> Result<(), ExecError> {
+pub fn check(stmt: &ParsedStatement, coord: &Coordinator, why: &str) -> Result<(), ExecError> {
     let Some(sql) = computing_sql(stmt) else {
         return Ok(());
     };
@@ -114,10 +127,9 @@ pub fn check(stmt: &ParsedStatement, coord: &Coordinator) -> Result<(), ExecErro
         },
     };
     if sql_converts_to_text(&sql) || planned.is_ok_and(|p| plan_converts_to_text(&p)) {
-        return Err(ExecError::unsupported(
-            "converting values to text inside a query while extra_float_digits is 0 or below \
-             (kpg writes the text of a float in an expression with the default digits)",
-        ));
+        return Err(ExecError::unsupported(format!(
+            "converting values to text inside a query {why}"
+        )));
     }
     Ok(())
 }

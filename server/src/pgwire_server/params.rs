@@ -32,6 +32,7 @@ pub fn declared_type(ty: &Type) -> Result<Option<ScalarType>, ExecError> {
         Type::VARCHAR => ScalarType::VarChar { max_length: None },
         Type::DATE => ScalarType::Date,
         Type::TIMESTAMP => ScalarType::Timestamp,
+        Type::TIMESTAMPTZ => ScalarType::TimestampTz,
         Type::INTERVAL => ScalarType::Interval,
         Type::TIME => ScalarType::Time,
         Type::UUID => ScalarType::Uuid,
@@ -115,8 +116,9 @@ pub fn decode(
                     .to_string(),
             }
         }
-        Type::TIMESTAMP => {
-            // Microseconds since 2000-01-01 00:00:00.
+        Type::TIMESTAMP | Type::TIMESTAMPTZ => {
+            // Microseconds since 2000-01-01 00:00:00 (UTC for timestamptz, written with its
+            // offset, so the session's zone does not change it).
             let usec = i64::from_be_bytes(fixed(8)?.try_into().expect("8 bytes"));
             match usec {
                 i64::MAX => "infinity".to_string(),
@@ -129,7 +131,12 @@ pub fn decode(
                     let ts = epoch
                         .checked_add_signed(chrono::Duration::microseconds(usec))
                         .ok_or_else(bad)?;
-                    Datum::Timestamp(ts).to_text().ok_or_else(bad)?
+                    match *ty {
+                        Type::TIMESTAMPTZ => Datum::TimestampTz(ts),
+                        _ => Datum::Timestamp(ts),
+                    }
+                    .to_text()
+                    .ok_or_else(bad)?
                 }
             }
         }

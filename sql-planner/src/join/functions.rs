@@ -228,6 +228,21 @@ fn generate_series_args(args: Vec<Typed>) -> Result<(Vec<ScalarExpr>, ScalarType
     }
     let types: Vec<Option<ScalarType>> = args.iter().map(|a| a.ty).collect();
     let is = |t: Option<ScalarType>, f: &dyn Fn(ScalarType) -> bool| t.is_some_and(f);
+    // A timestamptz or a date bound: the timestamptz variant, stepping in the session's zone
+    // (passed after the step).
+    if types[..2].iter().any(|t| {
+        is(*t, &|t| {
+            matches!(t, ScalarType::TimestampTz | ScalarType::Date)
+        })
+    }) {
+        if args.len() != 3 {
+            return Err(crate::func::no_function(name, &args));
+        }
+        let tz = ScalarType::TimestampTz;
+        let (mut exprs, ty) = convert(args, &[tz, tz, ScalarType::Interval], tz)?;
+        exprs.push(crate::session_zone::zone_literal());
+        return Ok((exprs, ty));
+    }
     if types[..2]
         .iter()
         .any(|t| is(*t, &|t| t == ScalarType::Timestamp))
@@ -241,15 +256,6 @@ fn generate_series_args(args: Vec<Typed>) -> Result<(Vec<ScalarExpr>, ScalarType
             ScalarType::Interval,
         ];
         return convert(args, &targets, ScalarType::Timestamp);
-    }
-    if types[..2]
-        .iter()
-        .any(|t| is(*t, &|t| t == ScalarType::Date))
-    {
-        return Err(PlanError::unsupported(
-            "generate_series of dates (PostgreSQL returns timestamp with time zone, which kpg \
-             does not have yet; cast the bounds to timestamp)",
-        ));
     }
     if types.iter().all(Option::is_none) {
         return Err(PlanError::new(

@@ -99,7 +99,11 @@ fn extract_date_part_and_trunc() {
         one_text("SELECT date_trunc('hour', interval '3 days 04:05:06')"),
         "3 days 04:00:00"
     );
-    assert_eq!(code("SELECT date_trunc('month', d) FROM t"), "0A000");
+    // A date is truncated as a timestamptz in the session's zone (UTC here).
+    assert_eq!(
+        one_text("SELECT date_trunc('month', date '2020-03-15')"),
+        "2020-03-01 00:00:00+00"
+    );
 }
 
 #[test]

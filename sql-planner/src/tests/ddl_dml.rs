@@ -67,7 +67,7 @@ fn create_errors() {
     assert_eq!(code("CREATE TABLE z (a int DEFAULT b)"), "0A000");
     assert_eq!(code("CREATE TABLE z (a int DEFAULT true)"), "42804");
     assert_eq!(code("CREATE TABLE z (a json)"), "0A000");
-    assert_eq!(code("CREATE TABLE z (a timestamptz)"), "0A000");
+    assert_eq!(code("CREATE TABLE z (a timetz)"), "0A000");
     assert_eq!(code("CREATE TABLE z (a int, A text)"), "42701");
     assert_eq!(code("CREATE TABLE z (a foo)"), "42704");
     assert_eq!(code("CREATE MATERIALIZED VIEW v AS SELECT 1"), "42P07");

@@ -138,6 +138,7 @@ fn oid_of(d: &Datum) -> u32 {
         Datum::String(_) => 25,
         Datum::Date(_) => 1082,
         Datum::Timestamp(_) => 1114,
+        Datum::TimestampTz(_) => 1184,
         Datum::Interval(_) => 1186,
         Datum::Time(_) => 1083,
         Datum::Uuid(_) => 2950,
@@ -169,7 +170,7 @@ fn write_value(d: &Datum, out: &mut Vec<u8>) {
             let days = (*d - epoch().date()).num_days() as i32;
             out.extend_from_slice(&days.to_be_bytes())
         }
-        Datum::Timestamp(t) => {
+        Datum::Timestamp(t) | Datum::TimestampTz(t) => {
             let us = (*t - epoch()).num_microseconds().unwrap_or(i64::MAX);
             out.extend_from_slice(&us.to_be_bytes())
         }

@@ -77,13 +77,20 @@ impl DtErr {
 /// Decodes date/time text into a date and the microseconds since its midnight (more than a
 /// day when a packed time says so, as PostgreSQL allows).
 pub(super) fn decode(text: &str) -> Result<(NaiveDate, i64), DtErr> {
+    decode_zoned(text).map(|(date, micros, _)| (date, micros))
+}
+
+/// As `decode`, also returning the time zone the text names, if any (`timestamptz` input).
+pub(super) fn decode_zoned(text: &str) -> Result<(NaiveDate, i64, Option<zone::InputZone>), DtErr> {
     let lower = text.to_ascii_lowercase();
     let tokens = tokenize(&lower)?;
     let mut draft = Draft::default();
     for (i, token) in tokens.iter().enumerate() {
         draft.take(*token, tokens.get(i + 1))?;
     }
-    draft.finish()
+    let zone = draft.zone.take();
+    let (date, micros) = draft.finish()?;
+    Ok((date, micros, zone))
 }
 
 /// Decodes `time` text into microseconds since midnight (at most 24:00:00), as PostgreSQL's
@@ -134,7 +141,7 @@ struct Draft {
     day_of_year: bool,
     /// The hour as written (for AM/PM) and the time of day in microseconds.
     time: Option<(i64, i64)>,
-    zone: Option<()>,
+    zone: Option<zone::InputZone>,
     pm: Option<bool>,
     bc: Option<bool>,
     weekday: Option<()>,
@@ -172,9 +179,10 @@ impl Draft {
             Token::Compound(c) => self.compound(c),
             Token::Clock(c) => self.clock(c),
             Token::Word(w) => self.word(w, next),
-            Token::Offset(o) => {
-                zone::check_offset(o)?;
-                fill(&mut self.zone, ())
+            Token::Offset { negative, body } => {
+                let east = zone::check_offset(body)?;
+                let east = if negative { -east } else { east };
+                fill(&mut self.zone, zone::InputZone::Offset(east))
             }
             Token::SignedWord {
                 negative: true,
@@ -303,7 +311,7 @@ impl Draft {
                 return Err(DtErr::Syntax);
             }
             zone::check_name(text)?;
-            return fill(&mut self.zone, ());
+            return fill(&mut self.zone, zone::InputZone::Name(text.to_string()));
         }
         let too_late = self.time.is_some()
             || self.weekday.is_some()
@@ -356,7 +364,7 @@ impl Draft {
 
     fn word(&mut self, w: &str, next: Option<&Token>) -> Result<(), DtErr> {
         if zone::is_abbreviation(w) {
-            return fill(&mut self.zone, ());
+            return fill(&mut self.zone, zone::InputZone::Name(w.to_string()));
         }
         if let Some(month) = month_number(w) {
             return self.month_name(month);
@@ -381,7 +389,7 @@ impl Draft {
             }
             "allballs" => {
                 fill(&mut self.time, (0, 0))?;
-                fill(&mut self.zone, ())
+                fill(&mut self.zone, zone::InputZone::Offset(0))
             }
             "epoch" => fill(&mut self.keyword, Keyword::Epoch),
             "infinity" | "today" | "tomorrow" | "yesterday" | "now" => {
@@ -392,7 +400,7 @@ impl Draft {
             }
             // A zone name needs a date to say its offset; a time alone may not have one.
             _ if zone::is_zone_name(w) && (!self.time_only || self.date_complete()) => {
-                fill(&mut self.zone, ())
+                fill(&mut self.zone, zone::InputZone::Name(w.to_string()))
             }
             _ => Err(DtErr::Syntax),
         }

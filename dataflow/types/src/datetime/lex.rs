@@ -25,8 +25,9 @@ pub(super) enum Token<'a> {
     Clock(&'a str),
     /// Letters only (`jan`, `pm`, `epoch`, `pst`).
     Word(&'a str),
-    /// What follows a `+` or `-` that starts with a digit: a zone offset (`05:30`, `0800`).
-    Offset(&'a str),
+    /// What follows a `+` or `-` that starts with a digit: a zone offset (`05:30`, `0800`),
+    /// with its sign.
+    Offset { negative: bool, body: &'a str },
     /// A `+` or `-` followed by letters (`-infinity`).
     SignedWord { negative: bool, word: &'a str },
 }
@@ -176,7 +177,10 @@ impl<'a> Scanner<'a> {
         match self.peek() {
             Some(c) if c.is_ascii_digit() => {
                 self.skip_while(|c| c.is_ascii_digit() || b":.-".contains(&c));
-                Ok(Token::Offset(self.since(start)))
+                Ok(Token::Offset {
+                    negative,
+                    body: self.since(start),
+                })
             }
             Some(c) if c.is_ascii_alphabetic() => {
                 self.skip_while(|c| c.is_ascii_alphabetic());
@@ -258,8 +262,23 @@ mod tests {
                 Compound("est5edt")
             ]
         );
-        assert_eq!(lex("10:00+05:30"), [Clock("10:00"), Offset("05:30")]);
-        assert_eq!(lex("- 08"), [Offset("08")]);
+        assert_eq!(
+            lex("10:00+05:30"),
+            [
+                Clock("10:00"),
+                Offset {
+                    negative: false,
+                    body: "05:30"
+                }
+            ]
+        );
+        assert_eq!(
+            lex("- 08"),
+            [Offset {
+                negative: true,
+                body: "08"
+            }]
+        );
         assert_eq!(
             lex("-infinity"),
             [SignedWord {

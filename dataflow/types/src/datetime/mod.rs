@@ -11,11 +11,25 @@
 //! mean), with the zone checks in `zone`. Which units a type supports is decided by the
 //! planner (`DateUnit::check_extract`), so evaluation never meets an unsupported one.
 
+mod abbrevs;
 mod decode;
 mod extract;
 mod lex;
+mod style;
 mod time;
+mod tstz;
+mod tz;
 mod zone;
+
+pub use style::{
+    parse_datestyle, parse_interval_style, write_date_styled, write_datetime_styled, write_offset,
+    write_timestamptz_styled, DateOrder, DateSettings, DateStyle, IntervalStyle,
+};
+pub use tstz::{
+    add_interval_tz, extract_timestamptz, from_local, parse_timestamptz, to_local, to_timestamp,
+    trunc_timestamptz, zone_arg, SESSION_ZONE,
+};
+pub use tz::{Zone, ZoneError};
 
 pub use time::{
     add_interval as add_time_interval, date_plus_time, extract_time, interval_time, parse_time,
@@ -62,6 +76,7 @@ pub enum DateKind {
     Timestamp,
     Interval,
     Time,
+    TimestampTz,
 }
 
 impl DateKind {
@@ -71,6 +86,7 @@ impl DateKind {
             DateKind::Timestamp => "timestamp without time zone",
             DateKind::Interval => "interval",
             DateKind::Time => "time without time zone",
+            DateKind::TimestampTz => "timestamp with time zone",
         }
     }
 }
@@ -140,7 +156,7 @@ impl DateUnit {
         use DateUnit::*;
         let ok = match kind {
             DateKind::Date => !matches!(self, Microseconds | Milliseconds | Second | Minute | Hour),
-            DateKind::Timestamp => true,
+            DateKind::Timestamp | DateKind::TimestampTz => true,
             DateKind::Interval => !matches!(self, Week | Dow | Isodow | Doy | Isoyear | Julian),
             DateKind::Time => matches!(
                 self,

@@ -17,6 +17,14 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// The time zone date/time text names: a numeric offset (seconds east of UTC, ISO's sign)
+/// or a lowercased name (an abbreviation, a zone of the database, a POSIX zone).
+#[derive(Clone, Debug, PartialEq)]
+pub enum InputZone {
+    Offset(i32),
+    Name(String),
+}
+
 /// PostgreSQL's default zone abbreviations, lowercased and sorted.
 const ABBREVIATIONS: &[&str] = &[
     "acdt", "acsst", "acst", "act", "acwst", "adt", "aedt", "aesst", "aest", "aft", "akdt", "akst",
@@ -88,7 +96,7 @@ pub(super) fn check_name(name: &str) -> Result<(), DtErr> {
 /// The digits after the sign of a numeric offset: `hh`, `hhmm`, `hh:mm` or `hh:mm:ss` (an
 /// empty field after a colon is zero). The ranges are checked before what follows the
 /// digits, so `+0530.5` (530 hours) is out of range while `+05.5` is a syntax error.
-pub(super) fn check_offset(body: &str) -> Result<(), DtErr> {
+pub(super) fn check_offset(body: &str) -> Result<i32, DtErr> {
     fn digits(s: &str) -> (&str, &str) {
         s.split_at(s.bytes().take_while(u8::is_ascii_digit).count())
     }
@@ -117,17 +125,18 @@ pub(super) fn check_offset(body: &str) -> Result<(), DtErr> {
     } else {
         (value(hours)?, value(minutes)?)
     };
-    if hours > 15 || minutes > 59 || value(seconds)? > 59 {
+    let seconds = value(seconds)?;
+    if hours > 15 || minutes > 59 || seconds > 59 {
         return Err(DtErr::ZoneOffset);
     }
     if no_hours || !rest.is_empty() {
         return Err(DtErr::Syntax);
     }
-    Ok(())
+    Ok((hours * 3600 + minutes * 60 + seconds) as i32)
 }
 
 /// `name offset [name [offset]]`, the offset `[+-]h[:mm[:ss]]` of at most 167 hours.
-fn is_posix_zone(spec: &str) -> bool {
+pub(super) fn is_posix_zone(spec: &str) -> bool {
     fn name(s: &str) -> Option<&str> {
         let end = s
             .find(|c: char| !c.is_ascii_alphabetic())
@@ -224,7 +233,7 @@ mod tests {
     #[test]
     fn offsets() {
         for ok in ["05", "0530", "05:30", "15:59:59", "00", "05:", "05::"] {
-            assert_eq!(check_offset(ok), Ok(()), "{ok}");
+            assert!(check_offset(ok).is_ok(), "{ok}");
         }
         for (bad, err) in [
             ("16", DtErr::ZoneOffset),

@@ -12,6 +12,7 @@
 mod fields;
 mod input;
 mod iso8601;
+mod style;
 mod typmod;
 
 pub(crate) use fields::{fraction_micros, split_clock};

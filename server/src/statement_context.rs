@@ -1,0 +1,55 @@
+//! What planning and running a statement read of its session besides the statement: the
+//! session's `TimeZone` (the planner reads timestamptz values in it, `kpg_sql::Catalog::
+//! time_zone`) and the start of its transaction (`now()`, bound when the statement runs).
+//!
+//! The pgwire session sets them for the statement it runs (`scope`); the coordinator's
+//! catalog and its clock binding read them here, so the many paths from a session to the
+//! planner need not each carry them. Outside a session's statement (a restart replaying the
+//! catalog, a test), the zone is UTC and `now()` the wall clock.
+
+use std::future::Future;
+
+use chrono::NaiveDateTime;
+
+/// The session's part of a statement's context.
+#[derive(Clone, Debug)]
+pub struct StatementContext {
+    /// The `TimeZone` setting as SHOW prints it.
+    pub time_zone: String,
+    /// Whether that zone is UTC at every instant.
+    pub zone_is_utc: bool,
+    /// When the transaction block began, if the statement runs in one.
+    pub transaction_start: Option<NaiveDateTime>,
+}
+
+tokio::task_local! {
+    static CONTEXT: StatementContext;
+}
+
+/// Runs `f` (a statement's handling) with `context`.
+pub async fn scope<F: Future>(context: StatementContext, f: F) -> F::Output {
+    CONTEXT.scope(context, f).await
+}
+
+/// The session's zone for the planner (UTC outside a session's statement).
+pub fn time_zone() -> String {
+    CONTEXT
+        .try_with(|c| c.time_zone.clone())
+        .unwrap_or_else(|_| "UTC".into())
+}
+
+/// Whether the session's zone is UTC-equivalent (true outside a session's statement).
+pub fn zone_is_utc() -> bool {
+    CONTEXT.try_with(|c| c.zone_is_utc).unwrap_or(true)
+}
+
+/// The transaction's start and the statement's (now), for `bind_clock`.
+pub fn clock() -> (NaiveDateTime, NaiveDateTime) {
+    let now = chrono::Utc::now().naive_utc();
+    let txn = CONTEXT
+        .try_with(|c| c.transaction_start)
+        .ok()
+        .flatten()
+        .unwrap_or(now);
+    (txn, now)
+}

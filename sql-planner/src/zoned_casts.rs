@@ -1,0 +1,81 @@
+//! Casts between `timestamptz` and the types whose values are local times (`timestamp`,
+//! `date`, `time`, text), which PostgreSQL computes in the session's `TimeZone`: each is
+//! planned as a `ZonedFunc` over the session's zone (`session_zone.rs`), then the zone-free
+//! cast to the exact target (a precision, a length). Constant arguments fold here, so
+//! `'2024-03-10 12:00'::timestamptz` is a literal instant in the plan.
+
+use crate::error::PlanError;
+use crate::fold;
+use crate::session_zone::zone_literal;
+use kpg_types::{ScalarExpr, ScalarType, UnaryFunc, VariadicFunc, ZonedFunc};
+
+fn zoned(func: ZonedFunc, arg: ScalarExpr) -> Result<ScalarExpr, PlanError> {
+    fold::node(ScalarExpr::Variadic {
+        func: VariadicFunc::Zoned(func),
+        exprs: vec![arg, zone_literal()],
+    })
+}
+
+fn then_cast(e: ScalarExpr, to: &ScalarType, unless: ScalarType) -> Result<ScalarExpr, PlanError> {
+    if *to == unless {
+        return Ok(e);
+    }
+    fold::node(e.call_unary(UnaryFunc::Cast(*to)))
+}
+
+fn is_tstz(t: &ScalarType) -> bool {
+    t.base() == ScalarType::TimestampTz
+}
+
+/// The plan of a cast from `from` to `to` that reads the session's zone, or `None` when the
+/// cast does not (the caller plans a plain cast). Casts between arrays that would read the
+/// zone per element are not implemented (0A000).
+pub fn cast(
+    from: &ScalarType,
+    to: &ScalarType,
+    expr: ScalarExpr,
+) -> Result<Option<ScalarExpr>, PlanError> {
+    if let (Some(a), Some(b)) = (from.element(), to.element()) {
+        if is_tstz(&a) != is_tstz(&b) {
+            return Err(PlanError::unsupported(format!(
+                "casts from {from} to {to} (arrays of timestamp with time zone read in the \
+                 session's time zone)"
+            )));
+        }
+        return Ok(None);
+    }
+    let (f, t) = (from.base(), to.base());
+    Ok(Some(match (f, t) {
+        (ScalarType::TimestampTz, ScalarType::TimestampTz) => return Ok(None),
+        (ScalarType::Text, ScalarType::TimestampTz) if to.element().is_none() => then_cast(
+            zoned(ZonedFunc::FromText, expr)?,
+            to,
+            ScalarType::TimestampTz,
+        )?,
+        (ScalarType::Text, ScalarType::Array(_)) if to.element().is_some_and(|e| is_tstz(&e)) => {
+            return Err(PlanError::unsupported(
+                "text input of arrays of timestamp with time zone",
+            ))
+        }
+        (ScalarType::TimestampTz, ScalarType::Text | ScalarType::Char { .. }) => {
+            then_cast(zoned(ZonedFunc::ToText, expr)?, to, ScalarType::Text)?
+        }
+        (ScalarType::Timestamp, ScalarType::TimestampTz) => then_cast(
+            zoned(ZonedFunc::FromLocal, expr)?,
+            to,
+            ScalarType::TimestampTz,
+        )?,
+        (ScalarType::Date, ScalarType::TimestampTz) => {
+            let ts = fold::node(expr.call_unary(UnaryFunc::Cast(ScalarType::Timestamp)))?;
+            then_cast(
+                zoned(ZonedFunc::FromLocal, ts)?,
+                to,
+                ScalarType::TimestampTz,
+            )?
+        }
+        (ScalarType::TimestampTz, ScalarType::Timestamp | ScalarType::Date | ScalarType::Time) => {
+            then_cast(zoned(ZonedFunc::ToLocal, expr)?, to, ScalarType::Timestamp)?
+        }
+        _ => return Ok(None),
+    }))
+}

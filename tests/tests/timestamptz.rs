@@ -1,0 +1,319 @@
+//! `timestamp with time zone`, the session's `TimeZone`, `now()` and its friends, and the
+//! `DateStyle` and `IntervalStyle` output styles (issue 21), compared text for text with a
+//! real PostgreSQL: constants and table data (evaluated by dataflows) under several zones and
+//! styles, the DST changes of America/New_York (2024-03-10) and Europe/Paris (2024-10-27), a
+//! materialized view over a timestamptz column kept through writes, parameters of the
+//! extended protocol in text and binary, COPY TO, and what kpg refuses (0A000) or PostgreSQL
+//! rejects (its SQLSTATE).
+
+use kpg_tests::*;
+
+/// The COPY TO STDOUT output of `sql` on a client, as lines.
+async fn copy_out_lines(c: &tokio_postgres::Client, sql: &str) -> Vec<String> {
+    use futures::StreamExt;
+    let stream = c
+        .copy_out(sql)
+        .await
+        .unwrap_or_else(|e| panic!("`{sql}`: {}", describe_error(&e)));
+    let mut stream = Box::pin(stream);
+    let mut bytes = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        bytes.extend_from_slice(&chunk.expect("copy data"));
+    }
+    String::from_utf8(bytes)
+        .expect("utf-8")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+async fn setup() -> (KpgServer, Postgres, Pair) {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE e (k int, t timestamptz, l timestamp, d date, iv interval)")
+        .await;
+    s.exec(
+        "INSERT INTO e VALUES \
+         (1, '2024-03-10 06:59:59+00', '2024-03-10 01:30', '2024-03-10', '1 day'), \
+         (2, '2024-03-10 07:00:00+00', '2024-03-10 02:30', '2024-03-09', '24 hours'), \
+         (3, '2024-10-27 00:30:00+00', '2024-10-27 02:30', '2024-10-27', '1 mon -1 day'), \
+         (4, '2024-10-27 01:30:00.25+00', '2024-11-03 01:30', '2024-11-03', '-1 day 03:00'), \
+         (5, '1999-12-31 23:59:59.999999+00', '2000-01-01 00:00', '2000-01-01', '1 year 2 mons'), \
+         (6, NULL, NULL, NULL, NULL), \
+         (7, '2024-02-29 12:00:00-05', '2024-02-29 12:00', '2024-02-29', '-3 days -04:05:06.5')",
+    )
+    .await;
+    (kpg, pg, s)
+}
+
+const ZONES: &[&str] = &[
+    "'UTC'",
+    "'America/New_York'",
+    "'Europe/Paris'",
+    "'+02'",
+    "'UTC+3'",
+    "'Asia/Kolkata'",
+    "-7",
+    "INTERVAL '+05:30' HOUR TO MINUTE",
+];
+
+/// Queries whose results depend on the session's zone (and style): over constants and over
+/// the table.
+const ZONED_QUERIES: &[&str] = &[
+    "SELECT timestamptz '2024-03-10 12:00:00+02', timestamptz '2024-03-10 12:00 Europe/Paris', \
+     timestamptz '2024-03-10 12:00 UTC', timestamptz '2024-03-10 12:00', \
+     timestamptz '2024-03-10 02:30', timestamptz '2024-11-03 01:30', \
+     timestamptz '2024-10-27 02:30', timestamptz '2024-01-01 00:00 EST', \
+     timestamptz '2024-07-01 00:00 CEST', timestamptz '2024-01-01 00:00 UTC+3'",
+    "SELECT k, t, l, d, t::timestamp, t::date, l::timestamptz, d::timestamptz, t::text FROM e",
+    "SELECT k, t + iv, t - iv, t + interval '1 day', t - interval '1 mon', \
+     t + interval '24 hours' FROM e",
+    "SELECT k, date_trunc('day', t), date_trunc('hour', t), date_trunc('month', t), \
+     date_trunc('week', t), date_trunc('day', t, 'Europe/Paris') FROM e",
+    "SELECT k, extract(hour FROM t), extract(day FROM t), extract(epoch FROM t), \
+     date_part('dow', t), date_part('doy', t), extract(microseconds FROM t) FROM e",
+    "SELECT k, t AT TIME ZONE 'America/New_York', l AT TIME ZONE 'Europe/Paris', \
+     timezone('UTC', t), timezone('Asia/Tokyo', l), t AT TIME ZONE 'EST', \
+     l AT TIME ZONE '+02', t AT TIME ZONE 'UTC+3' FROM e",
+    "SELECT k, t - timestamptz '2024-01-01 00:00+00', t > l, t = d, l < t FROM e",
+    "SELECT min(t), max(t), count(DISTINCT t) FROM e",
+    "SELECT date_trunc('day', t) AS day, count(*) FROM e GROUP BY 1",
+    "SELECT k, t FROM e ORDER BY t DESC NULLS LAST, k",
+    "SELECT * FROM generate_series(timestamptz '2024-03-09 00:00', \
+     timestamptz '2024-03-12 00:00', interval '1 day')",
+    "SELECT * FROM generate_series(timestamptz '2024-10-26 00:00+02', \
+     timestamptz '2024-10-28 12:00+01', interval '12 hours')",
+    "SELECT to_timestamp(1700000000.5), to_timestamp(0), to_timestamp(-1.25)",
+    "SELECT '2024-03-10'::date + interval '1 day' AS a, timestamptz '2024-03-10 12:00' - \
+     timestamptz '2024-03-09 12:00' AS b",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zones_and_dst_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    for zone in ZONES {
+        s.exec(&format!("SET TIME ZONE {zone}")).await;
+        s.check("SHOW TimeZone").await;
+        for q in ZONED_QUERIES {
+            s.check(q).await;
+        }
+    }
+    for zone in [
+        "'America/New_York'",
+        "'europe/paris'",
+        "'<+0330>-03:30'",
+        "'EST5EDT'",
+    ] {
+        s.exec(&format!("SET TimeZone = {zone}")).await;
+        s.check("SHOW TimeZone").await;
+        s.check(ZONED_QUERIES[1]).await;
+    }
+    s.exec("RESET TimeZone").await;
+    s.check("SHOW TimeZone").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn datestyles_and_interval_styles_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    let shown = "SELECT k, t, l, d, iv FROM e";
+    for style in [
+        "ISO",
+        "SQL",
+        "Postgres",
+        "German, MDY",
+        "SQL, MDY",
+        "ISO, US",
+    ] {
+        s.exec(&format!("SET DateStyle = '{style}'")).await;
+        s.check("SHOW DateStyle").await;
+        for zone in ["UTC", "'America/New_York'", "'+02'", "'Asia/Kolkata'"] {
+            s.exec(&format!("SET TIME ZONE {zone}")).await;
+            s.check(shown).await;
+            s.check(ZONED_QUERIES[0]).await;
+            s.check("SELECT date '0044-03-15', timestamp '2024-01-02 03:04:05.06'")
+                .await;
+        }
+    }
+    s.exec("SET DateStyle = ISO").await;
+    for style in ["postgres", "postgres_verbose", "iso_8601", "Postgres"] {
+        s.exec(&format!("SET IntervalStyle = {style}")).await;
+        s.check("SHOW IntervalStyle").await;
+        s.check("SELECT k, iv, -iv, justify_hours(iv) FROM e").await;
+        s.check(
+            "SELECT interval '0', interval '1 sec', interval '-1 sec', interval '-0.5 sec', \
+             interval '1 year -1 mon', interval '-1 day +02:00', interval 'P1Y2M3DT4H5M6.7S', \
+             interval '@ 1 day ago', interval '1-2', interval '3 4:05:06'",
+        )
+        .await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn materialized_view_over_timestamptz_follows_writes() {
+    let (_kpg, _pg, s) = setup().await;
+    let queries = [
+        "SELECT k, t, t + interval '1 day' AS next, date_trunc('day', t) AS day, \
+         extract(hour FROM t) AS h, t::date AS td FROM e",
+        "SELECT date_trunc('month', t) AS m, count(*), min(t), max(t) FROM e GROUP BY 1",
+        "SELECT k FROM e WHERE t > timestamptz '2024-03-10 00:00+00'",
+    ];
+    s.check_through_writes(
+        &queries,
+        "tzv",
+        &[
+            "INSERT INTO e VALUES (8, '2024-03-31 01:30+00', '2024-03-31 02:30', '2024-03-31', '1 day')",
+            "DELETE FROM e WHERE k = 1",
+            "INSERT INTO e VALUES (9, '2024-12-31 23:00-02', NULL, NULL, NULL), \
+             (10, '2024-03-10 12:00', NULL, NULL, NULL)",
+            "UPDATE e SET t = t + interval '1 mon' WHERE k < 5",
+            "DELETE FROM e WHERE t < timestamptz '2024-03-11'",
+        ],
+    )
+    .await;
+    // A session elsewhere reads the view's instants in its own zone (what the view computed
+    // from local times stays UTC's, as a PostgreSQL view refreshed in UTC would).
+    s.exec("SET TimeZone = 'America/New_York'").await;
+    s.check("SELECT k, t FROM tzv0").await;
+    // The view is maintained in UTC, so a session in another zone may not create one.
+    let (code, msg) = expect_error(
+        &s.kpg,
+        "CREATE MATERIALIZED VIEW ny AS SELECT date_trunc('day', t) FROM e",
+    )
+    .await;
+    assert_eq!(code, "0A000", "{msg}");
+    let (code, msg) = expect_error(&s.kpg, "CREATE INDEX ON e ((t::date))").await;
+    assert!(code == "0A000" || code == "42601", "{msg}");
+    // Zone-free expressions of timestamptz may be maintained in any zone.
+    s.create_view(
+        "plain_tz",
+        "SELECT k, t, t - timestamptz '2024-01-01 00:00+00' AS since FROM e",
+    )
+    .await;
+    s.check_view("plain_tz").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn current_time_functions() {
+    let (kpg, _pg, s) = setup().await;
+    let c = &s.kpg;
+    for q in [
+        "SELECT now() = current_timestamp, now() = transaction_timestamp(), \
+         now() <= statement_timestamp(), statement_timestamp() <= clock_timestamp()",
+        "SELECT now() > timestamptz '2024-01-01', current_date = now()::date, \
+         localtimestamp = now()::timestamp, current_timestamp(0) <= now() + interval '1 sec'",
+        "SELECT abs(extract(epoch FROM now() - clock_timestamp())) < 60",
+    ] {
+        let rows = query(c, q).await;
+        assert!(
+            rows.iter().flatten().all(|v| v.as_deref() == Some("t")),
+            "{q}: {rows:?}"
+        );
+    }
+    // now() is the transaction's start: equal across a block's statements.
+    execute(c, "BEGIN").await;
+    let first = query(c, "SELECT now()::text").await;
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let second = query(c, "SELECT now()::text, statement_timestamp() > now()").await;
+    execute(c, "COMMIT").await;
+    assert_eq!(first[0][0], second[0][0]);
+    assert_eq!(second[0][1].as_deref(), Some("t"));
+    // In a view maintained by a dataflow, they are refused as random() is.
+    for q in [
+        "CREATE MATERIALIZED VIEW nv AS SELECT k, now() FROM e",
+        "CREATE MATERIALIZED VIEW nv AS SELECT k FROM e WHERE t > now() - interval '1 day'",
+        "CREATE MATERIALIZED VIEW nv AS SELECT clock_timestamp()",
+        "SELECT current_time",
+    ] {
+        let (code, msg) = expect_error(c, q).await;
+        assert_eq!(code, "0A000", "{q}: {msg}");
+    }
+    drop(kpg);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_and_refusals() {
+    let (_kpg, _pg, s) = setup().await;
+    for e in [
+        "SET TimeZone = 'Foo/Bar'",
+        "SET TimeZone = 'PST'",
+        "SET TIME ZONE INTERVAL '1 day'",
+        "SET DateStyle = 'ISO, SQL'",
+        "SET DateStyle = 'nonsense'",
+        "SET IntervalStyle = 'nonsense'",
+        "SELECT timestamptz '2024-01-01 00:00' AT TIME ZONE 'Foo/Bar'",
+        "SELECT timestamptz 'not a time'",
+        "SELECT timestamptz '2024-02-30 00:00'",
+        "SELECT timestamptz '2024-01-01 00:00+16'",
+        "SELECT date_trunc('bogus', t) FROM e",
+        "SELECT to_timestamp('NaN'::float8)",
+    ] {
+        s.check_error(e).await;
+    }
+    for q in [
+        "SET DateStyle = 'German'",
+        "SET DateStyle = 'ISO, DMY'",
+        "SET IntervalStyle = sql_standard",
+    ] {
+        let (code, msg) = expect_error(&s.kpg, q).await;
+        assert_eq!(code, "0A000", "{q}: {msg}");
+    }
+    // Text made inside a query keeps the default styles, so it is refused in the others.
+    s.exec("SET DateStyle = SQL").await;
+    let (code, msg) = expect_error(&s.kpg, "SELECT d::text FROM e").await;
+    assert_eq!(code, "0A000", "{msg}");
+    s.exec("SET DateStyle = ISO").await;
+    s.check("SELECT 1").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parameters_and_copy() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("SET TimeZone = 'Europe/Paris'").await;
+    let mut texts = Vec::new();
+    for c in [&s.kpg, &s.pg] {
+        let stmt = c
+            .prepare_typed(
+                "SELECT $1::timestamptz + interval '1 day', $2::timestamptz",
+                &[
+                    tokio_postgres::types::Type::TEXT,
+                    tokio_postgres::types::Type::TEXT,
+                ],
+            )
+            .await
+            .expect("prepare");
+        let rows = c
+            .query(&stmt, &[&"2024-10-26 12:00", &"2024-10-27 02:30+00"])
+            .await
+            .expect("text parameters");
+        let got: Vec<std::time::SystemTime> = (0..2).map(|i| rows[0].get(i)).collect();
+        texts.push(got);
+    }
+    assert_eq!(texts[0], texts[1]);
+    // The same values through both servers, binary in and out.
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_micros(1_729_990_800_250_000);
+    let mut seen = Vec::new();
+    for c in [&s.kpg, &s.pg] {
+        let rows = c
+            .query(
+                "SELECT $1::timestamptz + interval '1 day', $1::timestamptz::text",
+                &[&t],
+            )
+            .await
+            .expect("binary parameter");
+        let plus: std::time::SystemTime = rows[0].get(0);
+        let text: String = rows[0].get(1);
+        seen.push((plus, text));
+    }
+    assert_eq!(seen[0], seen[1]);
+    // COPY TO writes values in the session's zone and style.
+    s.exec("SET DateStyle = 'SQL'").await;
+    s.exec("SET IntervalStyle = iso_8601").await;
+    for sql in [
+        "COPY (SELECT k, t, l, d, iv FROM e ORDER BY k) TO STDOUT",
+        "COPY (SELECT k, t, iv FROM e ORDER BY k) TO STDOUT WITH (FORMAT csv)",
+    ] {
+        let (k, p) = tokio::join!(copy_out_lines(&s.kpg, sql), copy_out_lines(&s.pg, sql));
+        assert_eq!(k, p, "{sql}");
+    }
+    s.check("SELECT k, t FROM e WHERE t IS NOT NULL").await;
+}
