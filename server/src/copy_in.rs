@@ -156,8 +156,9 @@ impl CopyIn {
         self.columns.len()
     }
 
-    /// Parses the collected data into table rows.
-    pub fn rows(&self) -> Result<Vec<Row>, ExecError> {
+    /// Parses the collected data into table rows; `zone` is the session's, in which
+    /// timestamptz text without a zone is read.
+    pub fn rows(&self, zone: &kpg_types::datetime::Zone) -> Result<Vec<Row>, ExecError> {
         let text = std::str::from_utf8(&self.data)
             .map_err(|_| ExecError::new("22021", "invalid byte sequence for encoding \"UTF8\""))?;
         let line = |i: usize| format!("COPY {}, line {}", self.table_name, i + 1);
@@ -169,7 +170,10 @@ impl CopyIn {
                 for (i, record) in text_lines(text).enumerate() {
                     fields.clear();
                     split_text_fields(record, *delimiter, null, &mut fields);
-                    rows.push(self.row(&fields).map_err(|e| e.with_detail(line(i)))?);
+                    rows.push(
+                        self.row(&fields, zone)
+                            .map_err(|e| e.with_detail(line(i)))?,
+                    );
                 }
                 Ok(rows)
             }
@@ -181,12 +185,16 @@ impl CopyIn {
             } => csv_records(text, *delimiter, *quote, null, *header)?
                 .into_iter()
                 .enumerate()
-                .map(|(i, fields)| self.row(&fields).map_err(|e| e.with_detail(line(i))))
+                .map(|(i, fields)| self.row(&fields, zone).map_err(|e| e.with_detail(line(i))))
                 .collect(),
         }
     }
 
-    fn row<S: AsRef<str>>(&self, fields: &[Option<S>]) -> Result<Row, ExecError> {
+    fn row<S: AsRef<str>>(
+        &self,
+        fields: &[Option<S>],
+        zone: &kpg_types::datetime::Zone,
+    ) -> Result<Row, ExecError> {
         if fields.len() != self.columns.len() {
             let what = if fields.len() < self.columns.len() {
                 "missing data for column"
@@ -196,7 +204,11 @@ impl CopyIn {
             return Err(ExecError::new("22P04", what));
         }
         let parse = |field: &Option<S>, column: usize| match field {
-            Some(text) => Datum::parse_text(text.as_ref(), &self.desc.columns[column].1.scalar),
+            Some(text) => kpg_types::datetime::parse_text_in_zone(
+                text.as_ref(),
+                &self.desc.columns[column].1.scalar,
+                zone,
+            ),
             None => Ok(Datum::Null),
         };
         // Room for the position the table adds to each row.

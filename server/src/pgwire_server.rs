@@ -806,7 +806,8 @@ impl CopyHandler for Session {
             )));
         };
         let result = async {
-            let rows: Vec<(Row, i64)> = copy.rows()?.into_iter().map(|r| (r, 1)).collect();
+            let zone = conn.vars.lock().expect("session variables").output_style().dates.zone;
+            let rows: Vec<(Row, i64)> = copy.rows(&zone)?.into_iter().map(|r| (r, 1)).collect();
             let count = rows.len();
             if conn.txn.lock().expect("txn").is_active() {
                 let mut writes = vec![(copy.table, rows)];

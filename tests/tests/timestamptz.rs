@@ -8,6 +8,17 @@
 
 use kpg_tests::*;
 
+/// `COPY ... FROM STDIN` of `data` on a client.
+async fn copy_in(c: &tokio_postgres::Client, sql: &str, data: &str) {
+    use futures::SinkExt;
+    let sink = c.copy_in(sql).await.expect("COPY FROM starts");
+    let mut sink = Box::pin(sink);
+    sink.send(bytes::Bytes::copy_from_slice(data.as_bytes()))
+        .await
+        .expect("COPY data");
+    sink.as_mut().finish().await.expect("COPY FROM ends");
+}
+
 /// The COPY TO STDOUT output of `sql` on a client, as lines.
 async fn copy_out_lines(c: &tokio_postgres::Client, sql: &str) -> Vec<String> {
     use futures::StreamExt;
@@ -305,6 +316,13 @@ async fn parameters_and_copy() {
         seen.push((plus, text));
     }
     assert_eq!(seen[0], seen[1]);
+    // COPY FROM reads text without a zone in the session's zone.
+    s.exec("SET TimeZone = 'America/New_York'").await;
+    let data = "20\t2024-03-10 02:30\n21\t2024-11-03 01:30-04\n22\t2024-11-03 01:30\n";
+    for c in [&s.kpg, &s.pg] {
+        copy_in(c, "COPY e (k, t) FROM STDIN", data).await;
+    }
+    s.check("SELECT k, t FROM e WHERE k >= 20").await;
     // COPY TO writes values in the session's zone and style.
     s.exec("SET DateStyle = 'SQL'").await;
     s.exec("SET IntervalStyle = iso_8601").await;
@@ -316,4 +334,24 @@ async fn parameters_and_copy() {
         assert_eq!(k, p, "{sql}");
     }
     s.check("SELECT k, t FROM e WHERE t IS NOT NULL").await;
+}
+
+/// timestamptz values and a view over them survive a restart (rebuilt without a session, in
+/// UTC, as they were created).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restart_keeps_values_and_views() {
+    let (mut kpg, pg, s) = setup().await;
+    s.create_view(
+        "rv",
+        "SELECT k, t, date_trunc('day', t) AS day, t + interval '1 mon' AS later FROM e",
+    )
+    .await;
+    drop(s);
+    kpg.restart().await;
+    let s = Pair::new(&kpg, &pg).await;
+    s.check("SELECT * FROM e").await;
+    s.check_view("rv").await;
+    s.exec("INSERT INTO e VALUES (30, '2024-10-27 02:30+02', NULL, NULL, NULL)")
+        .await;
+    s.check_view("rv").await;
 }

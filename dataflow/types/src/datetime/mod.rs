@@ -26,8 +26,8 @@ pub use style::{
     write_timestamptz_styled, DateOrder, DateSettings, DateStyle, IntervalStyle,
 };
 pub use tstz::{
-    add_interval_tz, extract_timestamptz, from_local, parse_timestamptz, to_local, to_timestamp,
-    trunc_timestamptz, zone_arg, SESSION_ZONE,
+    add_interval_tz, extract_timestamptz, from_local, parse_text_in_zone, parse_timestamptz,
+    to_local, to_timestamp, trunc_timestamptz, zone_arg, SESSION_ZONE,
 };
 pub use tz::{Zone, ZoneError};
 

@@ -64,6 +64,28 @@ pub fn parse_timestamptz(text: &str, session: &Zone) -> Result<NaiveDateTime, Ev
         .ok_or_else(|| err(decode::DtErr::OutOfRange))
 }
 
+/// Text input of a value of type `ty` where the session's zone is `zone` (COPY FROM): a
+/// timestamptz without a zone is read in it. Arrays of timestamptz are read in UTC only.
+pub fn parse_text_in_zone(
+    text: &str,
+    ty: &crate::ScalarType,
+    zone: &Zone,
+) -> Result<crate::Datum, EvalError> {
+    use crate::{Datum, ScalarType};
+    match ty {
+        ScalarType::TimestampTz => parse_timestamptz(text, zone).map(Datum::TimestampTz),
+        ScalarType::TimestampTzOf(p) => {
+            super::round_timestamp(parse_timestamptz(text, zone)?, *p).map(Datum::TimestampTz)
+        }
+        ScalarType::Array(e) if e.get().base() == ScalarType::TimestampTz && !zone.is_utc() => {
+            Err(EvalError::Unsupported(
+                "text input of arrays of timestamp with time zone outside UTC".into(),
+            ))
+        }
+        ty => Datum::parse_text(text, ty),
+    }
+}
+
 /// The local time in `zone` of the instant `utc` (timestamptz to timestamp, `AT TIME ZONE`).
 pub fn to_local(utc: &NaiveDateTime, zone: &Zone) -> Result<NaiveDateTime, EvalError> {
     zone.utc_to_local(utc).ok_or_else(overflow)
