@@ -355,3 +355,25 @@ async fn restart_keeps_values_and_views() {
         .await;
     s.check_view("rv").await;
 }
+
+/// A subscription and a cursor's FETCH write timestamptz values in the session's zone and
+/// style, as results do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriptions_and_cursors_follow_the_session() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("SET TimeZone = 'Asia/Tokyo'").await;
+    s.exec("SET DateStyle = 'SQL'").await;
+    s.exec("BEGIN").await;
+    s.exec("DECLARE c CURSOR FOR SELECT k, t FROM e ORDER BY k")
+        .await;
+    s.check("FETCH ALL c").await;
+    s.exec("COMMIT").await;
+    let mut sub = Subscription::start(
+        &s.kpg,
+        "COPY (SUBSCRIBE (SELECT k, t FROM e WHERE k = 2)) TO STDOUT",
+    )
+    .await
+    .expect("subscribe");
+    sub.read_until(&[(srow(&["2", "03/10/2024 16:00:00 JST"]), 1)])
+        .await;
+}

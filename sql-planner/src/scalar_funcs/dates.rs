@@ -39,6 +39,12 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
         ("age", 1 | 2) => {
             let datelike =
                 |a: &Typed| matches!(a.ty, None | Some(ScalarType::Date | ScalarType::Timestamp));
+            let tstz = |a: &Typed| a.ty == Some(ScalarType::TimestampTz);
+            if args.iter().any(tstz) && args.iter().all(|a| datelike(a) || tstz(a)) {
+                return Err(PlanError::unsupported(
+                    "age of timestamp with time zone values (cast them to timestamp)",
+                ));
+            }
             if !args.iter().all(datelike) {
                 return Err(no_function(name, &args));
             }
