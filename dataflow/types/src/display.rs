@@ -38,6 +38,13 @@ fn aggregate(a: &AggregateExpr) -> String {
 
 /// A literal as SQL would write it.
 fn literal(d: &Datum) -> String {
+    // The session's zone as a zone argument (`datetime::SESSION_ZONE`), which no SQL text
+    // holds: shown by name, without its mark.
+    if let Datum::String(s) = d {
+        if let Some(zone) = s.strip_prefix(crate::datetime::SESSION_ZONE) {
+            return format!("session TimeZone '{zone}'");
+        }
+    }
     match d.to_text() {
         None => "NULL".to_string(),
         Some(t) => match d {
