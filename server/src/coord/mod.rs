@@ -625,9 +625,10 @@ impl Coordinator {
     fn check_maintainable(plan: &Plan) -> Result<(), ExecError> {
         if plan.is_volatile() {
             return Err(ExecError::unsupported(
-                "random(), current_date, localtimestamp or localtime in a materialized view, an \
-                 index or a subscription (a maintained result cannot follow a value that changes \
-                 between evaluations or over time; use them in a SELECT)",
+                "random(), now(), current_date and the other current-time functions in a \
+                 materialized view, an index or a subscription (a maintained result cannot \
+                 follow a value that changes between evaluations or over time; use them in a \
+                 SELECT)",
             ));
         }
         Ok(())
