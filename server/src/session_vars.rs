@@ -259,6 +259,12 @@ impl SessionVars {
                     .map(|i| i.value.to_lowercase())
                     .collect::<Vec<_>>()
                     .join(" ");
+                // SHOW TIME ZONE is SHOW TimeZone, as SET TIME ZONE sets it.
+                let name = if name == "time zone" {
+                    "timezone".into()
+                } else {
+                    name
+                };
                 self.show(&name)
             }
             _ => {

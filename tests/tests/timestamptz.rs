@@ -105,6 +105,7 @@ async fn zones_and_dst_match_postgres() {
     for zone in ZONES {
         s.exec(&format!("SET TIME ZONE {zone}")).await;
         s.check("SHOW TimeZone").await;
+        s.check("SHOW TIME ZONE").await;
         for q in ZONED_QUERIES {
             s.check(q).await;
         }
