@@ -141,6 +141,7 @@ fn cast_name(ty: &ScalarType) -> String {
         ScalarType::Numeric { .. } => "numeric".into(),
         ScalarType::IntervalOf(_) => "interval".into(),
         ScalarType::TimestampOf(_) => "timestamp without time zone".into(),
+        ScalarType::TimestampTzOf(_) => "timestamp with time zone".into(),
         ScalarType::TimeOf(_) => "time without time zone".into(),
         other => other.to_string(),
     }

@@ -122,6 +122,20 @@ async fn zones_and_dst_match_postgres() {
     }
     s.exec("RESET TimeZone").await;
     s.check("SHOW TimeZone").await;
+    // The catalog describes timestamptz columns as PostgreSQL does.
+    s.exec("CREATE TABLE tz3 (a timestamptz, b timestamptz(3), c timestamp with time zone)")
+        .await;
+    s.check(
+        "SELECT column_name, data_type, datetime_precision FROM information_schema.columns \
+         WHERE table_name = 'tz3' ORDER BY ordinal_position",
+    )
+    .await;
+    s.check(
+        "SELECT attname, format_type(atttypid, atttypmod), attlen FROM pg_attribute a \
+         JOIN pg_class c ON a.attrelid = c.oid WHERE c.relname = 'tz3' AND attnum > 0 \
+         ORDER BY attnum",
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

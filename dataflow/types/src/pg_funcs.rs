@@ -411,6 +411,7 @@ pub fn format_type(oid: i64, typmod: Option<i32>) -> String {
         }
         (1083, Some(m)) => format!("time({m}) without time zone"),
         (1114, Some(m)) => format!("timestamp({m}) without time zone"),
+        (1184, Some(m)) => format!("timestamp({m}) with time zone"),
         (1186, Some(m)) => match crate::IntervalTypmod::from_typmod(m) {
             Some(t) => t.to_string(),
             None => name.to_string(),

@@ -179,10 +179,11 @@ fn measures(
             None,
         ),
         ScalarType::Date => (None, None, None, None, Some(0)),
-        ScalarType::Timestamp | ScalarType::Time | ScalarType::Interval => {
-            (None, None, None, None, Some(6))
-        }
-        ScalarType::TimestampOf(p) | ScalarType::TimeOf(p) => {
+        ScalarType::Timestamp
+        | ScalarType::TimestampTz
+        | ScalarType::Time
+        | ScalarType::Interval => (None, None, None, None, Some(6)),
+        ScalarType::TimestampOf(p) | ScalarType::TimeOf(p) | ScalarType::TimestampTzOf(p) => {
             (None, None, None, None, Some(i32::from(*p)))
         }
         ScalarType::IntervalOf(t) => {

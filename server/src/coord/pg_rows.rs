@@ -290,6 +290,8 @@ fn type_layout(ty: &ScalarType) -> (i32, bool, &'static str) {
         | ScalarType::Float64
         | ScalarType::Timestamp
         | ScalarType::TimestampOf(_)
+        | ScalarType::TimestampTz
+        | ScalarType::TimestampTzOf(_)
         | ScalarType::Time
         | ScalarType::TimeOf(_) => (8, true, "p"),
         ScalarType::Uuid => (16, false, "p"),
