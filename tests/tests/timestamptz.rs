@@ -392,3 +392,22 @@ async fn subscriptions_and_cursors_follow_the_session() {
     sub.read_until(&[(srow(&["2", "03/10/2024 16:00:00 JST"]), 1)])
         .await;
 }
+
+/// The startup packet's `options` set the session's zone and styles, as libpq's `PGOPTIONS`
+/// sends them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn startup_options_set_the_zone() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let options = " options='-c TimeZone=America/New_York -c DateStyle=SQL,MDY'";
+    let k = connect_to(&format!("{}{options}", kpg.conn_str_as("kpg")))
+        .await
+        .expect("kpg connects");
+    let p = connect_to(&format!("{}{options}", pg.conn_str()))
+        .await
+        .expect("PostgreSQL connects");
+    let sql = "SELECT timestamptz '2024-03-10 12:00+00' AS t";
+    let (kr, pr) = tokio::join!(query(&k, sql), query(&p, sql));
+    assert_eq!(kr, pr);
+    let (kr, pr) = tokio::join!(query(&k, "SHOW TimeZone"), query(&p, "SHOW TimeZone"));
+    assert_eq!(kr, pr);
+}
