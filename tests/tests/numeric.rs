@@ -5,8 +5,7 @@
 //! precision), casts to and from integers, floats and text, numeric columns and keys in tables,
 //! aggregates, and materialized views kept up to date over numeric data. Values well beyond 28
 //! significant digits and far below 1e-28 take part everywhere. Every query is compared with a
-//! real PostgreSQL, errors by SQLSTATE. NaN and ±Infinity are not built: the last test checks
-//! that kpg refuses them (0A000).
+//! real PostgreSQL, errors by SQLSTATE. NaN and ±Infinity are tested in `numeric_special.rs`.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -828,33 +827,6 @@ async fn materialized_views_over_numeric() {
     for v in views {
         s.check_view(v).await;
     }
-}
-
-/// NaN and ±Infinity, which PostgreSQL's numeric has since version 14, are not built in kpg:
-/// every way of making one is refused with 0A000 (never a different answer or another error),
-/// and the session goes on.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn nan_and_infinity_are_refused() {
-    let (_kpg, _pg, s) = setup().await;
-    s.exec("CREATE TABLE sp (id int, x numeric)").await;
-    for q in [
-        "SELECT 'NaN'::numeric",
-        "SELECT 'nan'::numeric",
-        "SELECT 'Infinity'::numeric",
-        "SELECT '-Infinity'::numeric",
-        "SELECT 'inf'::numeric",
-        "SELECT ' -inf '::numeric",
-        "SELECT 'NaN'::float8::numeric",
-        "SELECT 'Infinity'::float4::numeric",
-        "SELECT 'NaN'::numeric(10,2)",
-        "SELECT 'Infinity'::text::numeric + 1",
-        "INSERT INTO sp VALUES (1, 'NaN')",
-        "INSERT INTO sp VALUES (2, 'Infinity'::float8)",
-    ] {
-        let e = simple(&s.kpg, q).await.expect_err(q);
-        assert_eq!(e.code().map(|c| c.code()), Some("0A000"), "`{q}`: {e:?}");
-    }
-    s.check("SELECT count(*) FROM sp").await;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,11 @@
 //! beyond 2^127 would need 2^63 of the largest bigints), and numeric sums are kept per scale as
 //! exact integer mantissas (`WideInt`: `i128` while it fits, a big integer beyond), so that the
 //! result has the largest scale of its terms, as in PostgreSQL. A sum over no non-NULL term is
-//! NULL; the result is checked against its type's range only when it is read.
+//! NULL; the result is checked against its type's range only when it is read. Numeric `NaN`,
+//! `Infinity` and `-Infinity` terms are counted apart, each under a pseudo-scale above any real
+//! one (as PostgreSQL's `NumericAggState` counts them), so retracting the last infinity gives
+//! back the finite sum: while any is present the sum is NaN (a NaN, or infinities of both
+//! signs) or that infinity.
 
 use num_bigint::BigInt;
 use num_traits::{ToPrimitive, Zero};
@@ -18,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::agg::AggregateFunc;
 use crate::datum::Datum;
 use crate::error::EvalError;
-use crate::numeric::Numeric;
+use crate::numeric::{Numeric, Special};
 
 /// The accumulated contribution of rows to one aggregate.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -44,8 +48,21 @@ pub enum Accum {
 /// A numeric sum kept per scale: the sum of the terms' mantissas and their number.
 type ScaledSum = Vec<(u32, WideInt, i64)>;
 
+/// The pseudo-scale under which the terms that are `special` are counted (the real scales end
+/// at 16383).
+fn special_scale(special: Special) -> u32 {
+    match special {
+        Special::NegInf => u32::MAX - 2,
+        Special::PosInf => u32::MAX - 1,
+        Special::NaN => u32::MAX,
+    }
+}
+
 /// The contribution of `diff` copies of the numeric `d` to a [`ScaledSum`].
 fn scaled_term(d: &Numeric, diff: i64) -> ScaledSum {
+    if let Some(special) = d.special() {
+        return vec![(special_scale(special), WideInt::Small(0), diff)];
+    }
     let term = match d.small_parts() {
         Some((m, _)) => match m.checked_mul(i128::from(diff)) {
             Some(v) => WideInt::Small(v),
@@ -78,7 +95,31 @@ fn scaled_negate(a: &mut ScaledSum) {
 
 /// The sum at the largest scale of its terms, and the number of terms; `None` without terms.
 fn scaled_total(by_scale: &ScaledSum) -> Result<Option<(Numeric, i64)>, EvalError> {
-    let present = by_scale.iter().filter(|(_, _, n)| *n != 0);
+    let specials = |s: Special| {
+        by_scale
+            .iter()
+            .find(|(scale, _, _)| *scale == special_scale(s))
+            .map_or(0, |(_, _, n)| *n)
+    };
+    let (neg, pos, nan) = (
+        specials(Special::NegInf),
+        specials(Special::PosInf),
+        specials(Special::NaN),
+    );
+    let present = by_scale
+        .iter()
+        .filter(|(s, _, n)| *n != 0 && *s < special_scale(Special::NegInf));
+    let finite = present.clone().map(|(_, _, n)| n).sum::<i64>();
+    let special = match (neg != 0, pos != 0, nan != 0) {
+        (_, _, true) | (true, true, _) => Some(Special::NaN),
+        (true, false, false) => Some(Special::NegInf),
+        (false, true, false) => Some(Special::PosInf),
+        (false, false, false) => None,
+    };
+    if let Some(special) = special {
+        let value = Numeric::special_value(special);
+        return Ok(Some((value, finite + neg + pos + nan)));
+    }
     let Some(scale) = present.clone().map(|(s, _, _)| *s).max() else {
         return Ok(None);
     };
@@ -195,6 +236,13 @@ impl AggregateFunc {
                     sum: Vec::new(),
                     squares: Vec::new(),
                 },
+                d if matches!(d, Datum::Numeric(n) if !n.is_finite()) => {
+                    let x = crate::agg::exact_number(d);
+                    Accum::Moments {
+                        sum: scaled_term(&x, diff),
+                        squares: scaled_term(&x, diff),
+                    }
+                }
                 d => {
                     let x = crate::agg::exact_number(d);
                     // The square's mantissa and scale, exact: a scale beyond numeric's is an
@@ -376,6 +424,16 @@ mod tests {
                 vec![num("1.50"), num("2"), num("-0.125"), Datum::Null],
             ),
             (AggregateFunc::SumNumeric, vec![num("0.00"), num("0")]),
+            (
+                AggregateFunc::SumNumeric,
+                vec![num("Infinity"), num("1.5"), num("-Infinity"), Datum::Null],
+            ),
+            (AggregateFunc::SumNumeric, vec![num("2"), num("-inf")]),
+            (AggregateFunc::SumNumeric, vec![num("NaN"), num("inf")]),
+            (
+                AggregateFunc::VarianceNumeric(crate::agg::Dispersion::VarPop),
+                vec![num("Infinity"), num("2")],
+            ),
             (AggregateFunc::SumNumeric, vec![Datum::Null]),
             (
                 AggregateFunc::BoolAnd,
@@ -433,6 +491,25 @@ mod tests {
                 acc.plus_equals(&back);
             }
             assert!(acc.is_zero(), "{func:?}: {acc:?}");
+        }
+    }
+
+    /// Retracting the infinities and NaNs of a numeric sum gives back the finite sum.
+    #[test]
+    fn special_terms_retract_to_the_finite_sum() {
+        let f = AggregateFunc::SumNumeric;
+        let mut acc = f.accumulate(&num("1.25"), 1);
+        for (v, want) in [("inf", "Infinity"), ("-inf", "NaN"), ("NaN", "NaN")] {
+            acc.plus_equals(&f.accumulate(&num(v), 1));
+            assert_eq!(f.finish(&acc).unwrap(), num(want), "after {v}");
+        }
+        for (v, want) in [("inf", "NaN"), ("NaN", "-Infinity"), ("-inf", "1.25")] {
+            acc.plus_equals(&f.accumulate(&num(v), -1));
+            assert_eq!(
+                f.finish(&acc).unwrap().to_text().unwrap(),
+                want,
+                "without {v}"
+            );
         }
     }
 

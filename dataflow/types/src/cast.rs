@@ -72,6 +72,14 @@ pub fn cast(d: Datum, ty: &ScalarType) -> Result<Datum, EvalError> {
         (Datum::Int64(i), ScalarType::Int16) => {
             Datum::Int16(i16::try_from(i).map_err(|_| out_of_range("smallint"))?)
         }
+        (Datum::Numeric(n), ScalarType::Int16 | ScalarType::Int32 | ScalarType::Int64)
+            if !n.is_finite() =>
+        {
+            return Err(EvalError::NumericSpecialToInteger {
+                what: if n.is_nan() { "NaN" } else { "infinity" }.into(),
+                type_name: ty.to_string(),
+            });
+        }
         (d @ (Datum::Float32(_) | Datum::Float64(_) | Datum::Numeric(_)), ScalarType::Int16) => {
             match cast(d, &ScalarType::Int64)? {
                 Datum::Int64(i) => {
@@ -176,6 +184,10 @@ where
     F: std::str::FromStr + Into<f64> + Copy,
 {
     let text = n.to_string();
+    if !n.is_finite() {
+        // Rust reads PostgreSQL's NaN, Infinity and -Infinity.
+        return text.parse().map_err(|_| EvalError::Internal(text.clone()));
+    }
     let out_of_range = || EvalError::FloatInputOutOfRange {
         value: text.clone(),
         type_name: ty.to_string(),
@@ -189,10 +201,8 @@ where
 }
 
 /// A float as numeric the way PostgreSQL converts it: rounded to `digits` significant digits
-/// (15 for float8, 6 for float4), so `(0.1 + 0.2)::numeric` is 0.3.
+/// (15 for float8, 6 for float4), so `(0.1 + 0.2)::numeric` is 0.3; NaN and the infinities
+/// become numeric's.
 fn float_numeric(f: f64, digits: usize) -> Result<Numeric, EvalError> {
-    if !f.is_finite() {
-        return Err(EvalError::Unsupported("numeric NaN and Infinity".into()));
-    }
     Numeric::from_f64(f, digits)
 }

@@ -96,6 +96,22 @@ pub enum EvalError {
     NtileArgument,
     #[error("argument of nth_value must be greater than zero")]
     NthValueArgument,
+    /// An infinite numeric for a `numeric(p,s)` type (22003).
+    #[error("numeric field overflow")]
+    NumericFieldInfinite { precision: u16, scale: i16 },
+    /// A bad `to_char`/`to_number` picture (42601), with PostgreSQL's message.
+    #[error("{0}")]
+    SyntaxError(String),
+    /// A bad picture with PostgreSQL's DETAIL line (42601).
+    #[error("{message}")]
+    SyntaxErrorDetail { message: String, detail: String },
+    /// 22007 with PostgreSQL's message (a datetime picture or text that does not fit it).
+    #[error("{0}")]
+    InvalidDatetimeFormat(String),
+    /// NaN or an infinity cast to an integer type (0A000, as PostgreSQL): `what` is "NaN" or
+    /// "infinity".
+    #[error("cannot convert {what} to {type_name}")]
+    NumericSpecialToInteger { what: String, type_name: String },
 }
 
 impl EvalError {
@@ -114,6 +130,10 @@ impl EvalError {
                 ))
             }
             EvalError::MalformedArrayLiteral { detail, .. } => Some(detail.clone()),
+            EvalError::SyntaxErrorDetail { detail, .. } => Some(detail.clone()),
+            EvalError::NumericFieldInfinite { precision, scale } => Some(format!(
+                "A field with precision {precision}, scale {scale} cannot hold an infinite value."
+            )),
             _ => None,
         }
     }
@@ -128,7 +148,8 @@ impl EvalError {
             | EvalError::FloatOverflow
             | EvalError::FloatInputOutOfRange { .. }
             | EvalError::FloatUnderflow
-            | EvalError::NumericFieldOverflow { .. } => "22003",
+            | EvalError::NumericFieldOverflow { .. }
+            | EvalError::NumericFieldInfinite { .. } => "22003",
             // PostgreSQL reports bad date/time text as invalid_datetime_format.
             EvalError::InvalidTextRepresentation { type_name, .. }
                 if matches!(
@@ -138,6 +159,8 @@ impl EvalError {
             {
                 "22007"
             }
+            EvalError::SyntaxError(_) | EvalError::SyntaxErrorDetail { .. } => "42601",
+            EvalError::InvalidDatetimeFormat(_) => "22007",
             EvalError::InvalidTextRepresentation { .. }
             | EvalError::InvalidTextSyntax(_)
             | EvalError::MalformedArrayLiteral { .. } => "22P02",
@@ -150,7 +173,8 @@ impl EvalError {
             EvalError::InvalidLogArgument(_) => "2201E",
             EvalError::LengthTooLarge => "54000",
             EvalError::LikePatternEndsWithEscape => "22025",
-            EvalError::Unsupported(_) => "0A000",
+            // PostgreSQL reports NaN and infinities cast to integers as not supported.
+            EvalError::Unsupported(_) | EvalError::NumericSpecialToInteger { .. } => "0A000",
             EvalError::Internal(_) => "XX000",
             EvalError::DateTimeFieldOverflow(_)
             | EvalError::DateTimeOutOfRange { .. }

@@ -10,13 +10,12 @@
 use crate::datum::Datum;
 use crate::error::EvalError;
 use crate::expr::UnaryFunc;
-use crate::numeric::Numeric;
 use ordered_float::OrderedFloat;
 
 pub(crate) fn unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
     let float = |f: f64| Datum::Float64(OrderedFloat(f));
     Ok(match (func, d) {
-        (UnaryFunc::Sign, Datum::Numeric(n)) => Datum::Numeric(Numeric::new(n.signum().into(), 0)),
+        (UnaryFunc::Sign, Datum::Numeric(n)) => Datum::Numeric(n.sign()),
         (UnaryFunc::Sign, Datum::Float64(f)) => float(if f.0 > 0.0 {
             1.0
         } else if f.0 < 0.0 {
@@ -98,6 +97,7 @@ pub(crate) fn power(x: f64, y: f64) -> Result<f64, EvalError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::Numeric;
 
     fn num(s: &str) -> Numeric {
         s.parse().unwrap()

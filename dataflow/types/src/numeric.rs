@@ -10,7 +10,10 @@
 //! digits after the point; those are held inline as a `rust_decimal::Decimal` (no allocation,
 //! and `+ - *` run on `i128`). A value that does not fit is held as a boxed big integer. The form
 //! is canonical — `Big` only when the mantissa and scale do not fit `Small` — and equality,
-//! order and hashing are by value (`1.0 = 1.00`), as PostgreSQL compares numerics.
+//! order and hashing are by value (`1.0 = 1.00`), as PostgreSQL compares numerics. `NaN` and
+//! `±Infinity` are a third inline form, with their rules in `special.rs`; the finite helpers
+//! below (`parts`, the alignments) are reached only after the public operations have dealt
+//! with them.
 
 use crate::error::EvalError;
 use num_bigint::BigInt;
@@ -42,7 +45,11 @@ pub struct Numeric(Repr);
 enum Repr {
     Small(Decimal),
     Big(Box<(BigInt, u32)>),
+    Special(Special),
 }
+
+mod special;
+pub use special::Special;
 
 /// Why text is not a numeric.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,8 +58,6 @@ pub enum ParseError {
     Invalid,
     /// Beyond numeric's limits (22003).
     Overflow,
-    /// NaN or ±Infinity, which PostgreSQL's numeric has and kpg's does not (0A000).
-    Special,
 }
 
 impl ParseError {
@@ -64,7 +69,6 @@ impl ParseError {
                 value: value.to_string(),
             },
             ParseError::Overflow => EvalError::NumericOverflow,
-            ParseError::Special => EvalError::Unsupported("numeric NaN and Infinity".into()),
         }
     }
 }
@@ -203,6 +207,31 @@ fn div_pow10(m: &BigInt, n: u32, rounding: Rounding) -> BigInt {
 
 impl Numeric {
     pub const ZERO: Numeric = Numeric(Repr::Small(Decimal::ZERO));
+    pub const NAN: Numeric = Numeric(Repr::Special(Special::NaN));
+
+    /// `NaN`, `Infinity` or `-Infinity`.
+    pub const fn special_value(s: Special) -> Numeric {
+        Numeric(Repr::Special(s))
+    }
+
+    /// Which special value this is, if it is not a finite number.
+    #[inline]
+    pub fn special(&self) -> Option<Special> {
+        match &self.0 {
+            Repr::Special(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    pub fn is_nan(&self) -> bool {
+        self.special() == Some(Special::NaN)
+    }
+
+    /// Whether the value is a finite number.
+    #[inline]
+    pub fn is_finite(&self) -> bool {
+        self.special().is_none()
+    }
 
     /// `mantissa / 10^scale` for values known to be small (i64 mantissa, scale ≤ 28).
     pub fn new(mantissa: i64, scale: u32) -> Numeric {
@@ -244,7 +273,7 @@ impl Numeric {
     pub fn small_parts(&self) -> Option<(i128, u32)> {
         match &self.0 {
             Repr::Small(d) => Some((d.mantissa(), d.scale())),
-            Repr::Big(_) => None,
+            Repr::Big(_) | Repr::Special(_) => None,
         }
     }
 
@@ -252,23 +281,26 @@ impl Numeric {
     pub fn to_decimal(&self) -> Option<Decimal> {
         match &self.0 {
             Repr::Small(d) => Some(*d),
-            Repr::Big(_) => None,
+            Repr::Big(_) | Repr::Special(_) => None,
         }
     }
 
-    /// The mantissa and scale.
+    /// The mantissa and scale of a finite value (callers deal with the special values
+    /// first: reaching one here is a broken invariant).
     pub fn parts(&self) -> (BigInt, u32) {
         match &self.0 {
             Repr::Small(d) => (BigInt::from(d.mantissa()), d.scale()),
             Repr::Big(b) => (b.0.clone(), b.1),
+            Repr::Special(s) => panic!("mantissa of numeric {}", s.text()),
         }
     }
 
-    /// Digits after the point.
+    /// Digits after the point (0 for the special values).
     pub fn scale(&self) -> u32 {
         match &self.0 {
             Repr::Small(d) => d.scale(),
             Repr::Big(b) => b.1,
+            Repr::Special(_) => 0,
         }
     }
 
@@ -276,10 +308,11 @@ impl Numeric {
         match &self.0 {
             Repr::Small(d) => d.is_zero(),
             Repr::Big(b) => b.0.is_zero(),
+            Repr::Special(_) => false,
         }
     }
 
-    /// -1, 0 or 1.
+    /// -1, 0 or 1 (±1 for the infinities, 0 for NaN: see [`Numeric::sign`]).
     pub fn signum(&self) -> i32 {
         match &self.0 {
             Repr::Small(d) => d.mantissa().signum() as i32,
@@ -288,6 +321,17 @@ impl Numeric {
                 num_bigint::Sign::NoSign => 0,
                 num_bigint::Sign::Plus => 1,
             },
+            Repr::Special(Special::NegInf) => -1,
+            Repr::Special(Special::PosInf) => 1,
+            Repr::Special(Special::NaN) => 0,
+        }
+    }
+
+    /// PostgreSQL's `sign(numeric)`: -1, 0 or 1, and NaN for NaN.
+    pub fn sign(&self) -> Numeric {
+        match self.special() {
+            Some(Special::NaN) => Numeric::NAN,
+            _ => Numeric::new(self.signum().into(), 0),
         }
     }
 
@@ -296,21 +340,29 @@ impl Numeric {
             // Negating or taking the absolute value keeps a mantissa below 2^96.
             Repr::Small(d) => Numeric::from_i128(f(d.mantissa()), d.scale()).expect("small"),
             Repr::Big(b) => Numeric(Repr::Big(Box::new((g(&b.0), b.1)))),
+            Repr::Special(s) => Numeric(Repr::Special(*s)),
         }
     }
 
     pub fn neg(&self) -> Numeric {
-        self.map_mantissa(|m| -m, |m| -m)
+        match self.special() {
+            Some(Special::PosInf) => Numeric::special_value(Special::NegInf),
+            Some(Special::NegInf) => Numeric::special_value(Special::PosInf),
+            _ => self.map_mantissa(|m| -m, |m| -m),
+        }
     }
 
     pub fn abs(&self) -> Numeric {
-        self.map_mantissa(i128::abs, BigInt::abs)
+        match self.special() {
+            Some(Special::NegInf) => Numeric::special_value(Special::PosInf),
+            _ => self.map_mantissa(i128::abs, BigInt::abs),
+        }
     }
 
     /// The value with at least `scale` digits after the point (zeros appended).
     pub fn with_min_scale(self, scale: u32) -> Result<Numeric, EvalError> {
         let s = self.scale();
-        if s >= scale {
+        if s >= scale || !self.is_finite() {
             return Ok(self);
         }
         if let Some(m) = self
@@ -362,6 +414,9 @@ impl Numeric {
                 return Numeric::from_i128(m, s);
             }
         }
+        if let Some(r) = special::add(self, other, subtract) {
+            return Ok(r);
+        }
         let (a, b, s) = self.aligned(other);
         Numeric::from_parts(if subtract { a - b } else { a + b }, s)
     }
@@ -373,6 +428,9 @@ impl Numeric {
             if let Some(m) = mul_i128(a, b) {
                 return Numeric::from_i128(m, sa + sb);
             }
+        }
+        if let Some(r) = special::mul(self, other) {
+            return Ok(r);
         }
         let ((a, sa), (b, sb)) = (self.parts(), other.parts());
         Numeric::from_parts(a * b, sa + sb)
@@ -399,6 +457,9 @@ impl Numeric {
     /// digits, no fewer digits after the point than the argument, at most 1000; rounded half
     /// away from zero from the exact root. 2201F for a negative argument.
     pub fn sqrt(&self) -> Result<Numeric, EvalError> {
+        if matches!(self.special(), Some(Special::NaN | Special::PosInf)) {
+            return Ok(self.clone());
+        }
         if self.signum() < 0 {
             return Err(EvalError::InvalidPowerArgument(
                 "cannot take square root of a negative number".into(),
@@ -422,6 +483,9 @@ impl Numeric {
     /// digits, no fewer digits after the point than either operand, at most 1000; rounded
     /// half away from zero.
     pub fn checked_div(&self, other: &Numeric) -> Result<Numeric, EvalError> {
+        if let Some(r) = special::div(self, other) {
+            return r;
+        }
         if other.is_zero() {
             return Err(EvalError::DivisionByZero);
         }
@@ -478,6 +542,9 @@ impl Numeric {
     /// `self % other`: the remainder of the division truncated toward zero, with the larger of
     /// the two scales and the sign of `self`.
     pub fn checked_rem(&self, other: &Numeric) -> Result<Numeric, EvalError> {
+        if let Some(r) = special::rem(self, other) {
+            return r;
+        }
         if other.is_zero() {
             return Err(EvalError::DivisionByZero);
         }
@@ -494,6 +561,9 @@ impl Numeric {
     /// most 16383 after the point, and one place beyond the 131072 digits before it, where
     /// every value rounds to zero (rounding up to 10^131072 overflows, 22003, as PostgreSQL).
     pub fn round(&self, places: i64, rounding: Rounding) -> Result<Numeric, EvalError> {
+        if !self.is_finite() {
+            return Ok(self.clone());
+        }
         let lowest = -(MAX_INTEGER_DIGITS as i64) - 1;
         let places = places.clamp(lowest, i64::from(MAX_SCALE));
         let s = i64::from(self.scale());
@@ -517,6 +587,9 @@ impl Numeric {
     /// Digits before the point, counted from the first nonzero digit: 3 for 123.4, 0 for
     /// 0.5, -2 for 0.005 (`None` for zero).
     fn leading_digits(&self) -> Option<i64> {
+        if !self.is_finite() {
+            return None;
+        }
         let (m, s) = self.parts();
         let digits = digit_count(&m) as i64;
         (digits > 0).then(|| digits - i64::from(s))
@@ -526,6 +599,11 @@ impl Numeric {
     /// when it is negative) and refuses a value with more than `precision - scale` digits
     /// before the point (22003), as PostgreSQL's `apply_typmod`.
     pub fn apply_typmod(&self, precision: u16, scale: i16) -> Result<Numeric, EvalError> {
+        match self.special() {
+            Some(Special::NaN) => return Ok(Numeric::NAN),
+            Some(_) => return Err(EvalError::NumericFieldInfinite { precision, scale }),
+            None => {}
+        }
         let r = self.round(i64::from(scale), Rounding::HalfAway)?;
         if r.leading_digits().unwrap_or(i64::MIN) > i64::from(precision) - i64::from(scale) {
             return Err(EvalError::NumericFieldOverflow { precision, scale });
@@ -535,12 +613,26 @@ impl Numeric {
 
     /// Rounded half away from zero to an integer, if it fits `i64`.
     pub fn to_i64_rounded(&self) -> Option<i64> {
+        if !self.is_finite() {
+            return None;
+        }
         self.round(0, Rounding::HalfAway).ok()?.parts().0.to_i64()
     }
 
     /// A double as numeric, as PostgreSQL converts it: its `digits` significant digits (15
     /// for float8, 6 for float4) without trailing zeros, so `(0.1 + 0.2)::numeric` is 0.3.
     pub fn from_f64(f: f64, digits: usize) -> Result<Numeric, EvalError> {
+        if f.is_nan() {
+            return Ok(Numeric::NAN);
+        }
+        if f.is_infinite() {
+            let s = if f > 0.0 {
+                Special::PosInf
+            } else {
+                Special::NegInf
+            };
+            return Ok(Numeric::special_value(s));
+        }
         let text = format!("{f:.*e}", digits.saturating_sub(1));
         let n = Numeric::parse(&text).map_err(|_| EvalError::NumericOverflow)?;
         Ok(n.trim_scale())
@@ -548,8 +640,10 @@ impl Numeric {
 
     /// The value with trailing zeros after the point removed.
     pub fn trim_scale(self) -> Numeric {
-        if let Repr::Small(d) = &self.0 {
-            return Numeric::from(d.normalize());
+        match &self.0 {
+            Repr::Small(d) => return Numeric::from(d.normalize()),
+            Repr::Special(_) => return self,
+            Repr::Big(_) => {}
         }
         let (mut m, mut s) = self.parts();
         if m.is_zero() {
@@ -568,6 +662,7 @@ impl Numeric {
         match &self.0 {
             Repr::Small(d) => d.scale() == 0 || d.mantissa() % 10 != 0,
             Repr::Big(b) => b.1 == 0 || !(&b.0 % BigInt::from(10u8)).is_zero(),
+            Repr::Special(_) => true,
         }
     }
 
@@ -575,12 +670,8 @@ impl Numeric {
     /// blanks are the caller's). The scale is the digits written after the point, less the
     /// exponent, at least 0: `1.50` has scale 2, `1e-40` 40, `1e5` 0.
     pub fn parse(text: &str) -> Result<Numeric, ParseError> {
-        let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
-        if ["nan", "infinity", "inf"]
-            .iter()
-            .any(|w| unsigned.eq_ignore_ascii_case(w))
-        {
-            return Err(ParseError::Special);
+        if let Some(s) = Special::parse(text) {
+            return Ok(Numeric::special_value(s));
         }
         let bytes = text.as_bytes();
         let mut i = 0;
@@ -655,6 +746,12 @@ impl Numeric {
     /// PostgreSQL's binary form (`numeric_send`): digit count, weight, sign and display scale
     /// as 16-bit words, then the base-10000 digits, without leading or trailing zero digits.
     pub fn to_pg_binary(&self) -> Vec<u8> {
+        if let Some(special) = self.special() {
+            let mut out = vec![0u8; 4];
+            out.extend(special.sign_word().to_be_bytes());
+            out.extend(special.binary_dscale().to_be_bytes());
+            return out;
+        }
         let (m, s) = self.parts();
         let sign: u16 = if m.is_negative() { 0x4000 } else { 0 };
         // Pad the fraction to whole base-10000 digits.
@@ -740,6 +837,12 @@ impl Ord for Numeric {
     fn cmp(&self, other: &Numeric) -> Ordering {
         match (&self.0, &other.0) {
             (Repr::Small(a), Repr::Small(b)) => a.cmp(b),
+            (Repr::Special(a), Repr::Special(b)) => a.cmp(b),
+            (Repr::Special(a), _) => match a {
+                Special::NegInf => Ordering::Less,
+                _ => Ordering::Greater,
+            },
+            (_, Repr::Special(_)) => other.cmp(self).reverse(),
             _ => {
                 let (a, b, _) = self.aligned(other);
                 a.cmp(&b)
@@ -763,6 +866,7 @@ impl Hash for Numeric {
                 let n = d.normalize();
                 (n.mantissa(), n.scale()).hash(state)
             }
+            Repr::Special(s) => s.hash(state),
             Repr::Big(_) => {
                 let (m, s) = self.normalized();
                 match m.to_i128() {
@@ -778,6 +882,7 @@ impl fmt::Display for Numeric {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Repr::Small(d) => write!(f, "{d}"),
+            Repr::Special(s) => f.write_str(s.text()),
             Repr::Big(b) => {
                 let (m, s) = (&b.0, b.1 as usize);
                 let digits = m.abs().to_str_radix(10);

@@ -126,6 +126,14 @@ fn generate_series(args: &[Datum]) -> Result<Vec<Datum>, EvalError> {
                 Some(Datum::Numeric(s)) => s.clone(),
                 _ => one,
             };
+            for (what, v) in [("start value", a), ("stop value", b), ("step size", &step)] {
+                if !v.is_finite() {
+                    let kind = if v.is_nan() { "NaN" } else { "infinity" };
+                    return Err(EvalError::InvalidParameterValue(format!(
+                        "{what} cannot be {kind}"
+                    )));
+                }
+            }
             if step.is_zero() {
                 return Err(zero_step());
             }

@@ -100,6 +100,10 @@ pub(crate) fn finish_exact(
     if n <= 0 || (kind.sample() && n <= 1) {
         return Ok(Datum::Null);
     }
+    // Any NaN or infinity among the values (PostgreSQL 15).
+    if !sum.is_finite() || !squares.is_finite() {
+        return Ok(Datum::Numeric(Numeric::NAN));
+    }
     let count = Numeric::from(n);
     let numerator = count
         .checked_mul(squares)?
