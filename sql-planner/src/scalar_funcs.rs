@@ -23,6 +23,7 @@ use crate::types::{coerce_all, common_type, Typed};
 use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc, VariadicFunc};
 
 mod dates;
+mod formatting;
 
 /// Binds a call of one of this module's functions, or `None` if the name and argument count
 /// are not one of them.
@@ -221,6 +222,9 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
                 _ => ScalarType::Text,
             };
             strict(func, typed, ty)?
+        }
+        ("to_char" | "to_number" | "to_date" | "to_timestamp", 2) => {
+            return formatting::call(name, args)
         }
         _ => return dates::call(name, args),
     }))

@@ -239,6 +239,10 @@ pub enum VariadicFunc {
     /// starts_with(text, text), translate(text, text, text), ascii(text) and chr(int).
     Repeat,
     SplitPart,
+    /// to_char(value, picture) and to_number(text, picture) (`to_char.rs`), strict; to_char
+    /// of a datetime with an empty picture is NULL.
+    ToChar,
+    ToNumber,
     Initcap,
     Md5,
     Reverse,
@@ -592,6 +596,9 @@ impl ScalarExpr {
                     | VariadicFunc::JustifyInterval
                     | VariadicFunc::Age => date_funcs::eval(*func, &args),
                     VariadicFunc::Zoned(f) => tz_funcs::eval(*f, &args),
+                    VariadicFunc::ToChar | VariadicFunc::ToNumber => {
+                        crate::to_char::eval(*func, &args)
+                    }
                     _ => crate::text_funcs::variadic_strict(*func, args),
                 }
             }

@@ -48,6 +48,7 @@ pub mod scalar;
 pub mod source;
 pub mod subquery;
 pub mod table_func;
+pub mod to_char;
 mod text_funcs;
 pub mod window;
 

@@ -1,0 +1,143 @@
+//! PostgreSQL's formatting functions (`formatting.c`): `to_char` of numbers, timestamps, dates
+//! and intervals, and `to_number`, the picture languages they share, in the C locale (the
+//! locale kpg and its test oracle run in: `.` and `,` for `D` and `G`, a blank for `L`,
+//! English names).
+//!
+//! The picture is parsed once per call (`picture.rs`), then a number is turned into digits
+//! (`num_value.rs`) and written through it (`num_out.rs`), a datetime is broken into fields
+//! and written (`dch_out.rs`), and text is read back into a number (`num_in.rs`). Every
+//! picture and value gives a result or an error with PostgreSQL's SQLSTATE, never a panic.
+
+mod dch_keys;
+mod dch_out;
+mod num_desc;
+mod num_in;
+mod num_out;
+mod num_value;
+mod picture;
+
+use crate::datum::Datum;
+use crate::error::EvalError;
+use crate::expr::VariadicFunc;
+use crate::interval::Interval;
+use crate::numeric::Numeric;
+use chrono::{Datelike, NaiveDateTime, Timelike};
+
+pub use num_value::NumValue;
+
+/// `to_char(number, picture)`; an empty picture gives empty text.
+pub fn number_to_char(value: &NumValue, picture: &str) -> Result<String, EvalError> {
+    if picture.is_empty() {
+        return Ok(String::new());
+    }
+    let (nodes, mut desc) = num_desc::NumDesc::parse(picture)?;
+    let prepared = num_value::prepare(value, &mut desc)?;
+    num_out::write(&nodes, &desc, prepared)
+}
+
+/// `to_char(timestamp, picture)`; `None` (NULL) for an empty picture, as PostgreSQL.
+pub fn timestamp_to_char(ts: &NaiveDateTime, picture: &str) -> Result<Option<String>, EvalError> {
+    if picture.is_empty() {
+        return Ok(None);
+    }
+    let nodes = picture::parse(picture, dch_keys::TABLE, true);
+    let date = ts.date();
+    let (y, m, d) = (
+        i64::from(date.year()),
+        i64::from(date.month()),
+        i64::from(date.day()),
+    );
+    let tm = dch_out::Tm {
+        year: y,
+        mon: m,
+        mday: d,
+        hour: i64::from(ts.hour()),
+        min: i64::from(ts.minute()),
+        sec: i64::from(ts.second()),
+        fsec: i64::from(ts.nanosecond() / 1000),
+        yday: i64::from(date.ordinal()),
+        wday: i64::from(date.weekday().num_days_from_sunday()),
+        gmtoff: 0,
+        tzn: None,
+    };
+    dch_out::format(&nodes, &tm, false).map(Some)
+}
+
+/// Whether a datetime picture reads or writes the time zone (`TZ`, `TZH`, `TZM`, `OF`).
+pub fn picture_has_zone(picture: &str) -> bool {
+    picture::parse(picture, dch_keys::TABLE, true)
+        .iter()
+        .any(|n| matches!(n, picture::Node::Key { key, .. } if key.zoned()))
+}
+
+/// `to_char(interval, picture)`; `None` (NULL) for an empty picture.
+pub fn interval_to_char(iv: &Interval, picture: &str) -> Result<Option<String>, EvalError> {
+    if picture.is_empty() {
+        return Ok(None);
+    }
+    let nodes = picture::parse(picture, dch_keys::TABLE, true);
+    let (months, days, micros) = iv.fields();
+    let (year, mon) = (i64::from(months / 12), i64::from(months % 12));
+    let mday = i64::from(days);
+    let secs = micros / 1_000_000;
+    let tm = dch_out::Tm {
+        year,
+        mon,
+        mday,
+        hour: secs / 3600,
+        min: secs / 60 % 60,
+        sec: secs % 60,
+        fsec: micros % 1_000_000,
+        yday: (year * 12 + mon) * 30 + mday,
+        wday: 0,
+        gmtoff: 0,
+        tzn: None,
+    };
+    dch_out::format(&nodes, &tm, true).map(Some)
+}
+
+/// Evaluates `to_char` or `to_number` over non-NULL arguments.
+pub(crate) fn eval(func: VariadicFunc, args: &[Datum]) -> Result<Datum, EvalError> {
+    let text = |s: String| Datum::String(s);
+    let opt = |s: Option<String>| s.map_or(Datum::Null, Datum::String);
+    Ok(match (func, args) {
+        (VariadicFunc::ToNumber, [Datum::String(t), Datum::String(p)]) => {
+            if p.is_empty() {
+                return Ok(Datum::Null);
+            }
+            Datum::Numeric(to_number(t, p)?)
+        }
+        (VariadicFunc::ToChar, [v, Datum::String(p)]) => match v {
+            Datum::Int16(i) => text(number_to_char(&NumValue::Int4((*i).into()), p)?),
+            Datum::Int32(i) => text(number_to_char(&NumValue::Int4(*i), p)?),
+            Datum::Int64(i) => text(number_to_char(&NumValue::Int8(*i), p)?),
+            Datum::Numeric(n) => text(number_to_char(&NumValue::Numeric(n.clone()), p)?),
+            Datum::Float32(f) => text(number_to_char(&NumValue::Float4(f.0), p)?),
+            Datum::Float64(f) => text(number_to_char(&NumValue::Float8(f.0), p)?),
+            Datum::Timestamp(ts) => opt(timestamp_to_char(ts, p)?),
+            Datum::Date(d) => {
+                if picture_has_zone(p) {
+                    return Err(EvalError::Unsupported(
+                        "to_char of a date with a time zone field (TZ, TZH, TZM, OF)".into(),
+                    ));
+                }
+                opt(timestamp_to_char(&d.and_time(chrono::NaiveTime::MIN), p)?)
+            }
+            Datum::Interval(iv) => opt(interval_to_char(iv, p)?),
+            other => {
+                return Err(EvalError::Internal(format!("to_char of {other:?}")));
+            }
+        },
+        (func, args) => {
+            return Err(EvalError::Internal(format!("{func:?} over {args:?}")));
+        }
+    })
+}
+
+/// `to_number(text, picture)`.
+pub fn to_number(text: &str, picture: &str) -> Result<Numeric, EvalError> {
+    num_in::to_number(text, picture)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,81 @@
+//! Binding of the formatting functions `to_char(value, text)` and `to_number(text, text)`,
+//! resolved as PostgreSQL 15 resolves them.
+//!
+//! to_char exists there for integer, bigint, numeric, real, double precision, timestamp,
+//! timestamp with time zone and interval: smallint takes the integer form; a date takes the
+//! timestamp with time zone form (the preferred type of its category), whose fields are the
+//! date's at midnight in any zone, so kpg formats it as a timestamp and refuses only the zone
+//! fields there; an unknown literal first argument is ambiguous (42725), as there. to_char of
+//! a timestamp with time zone and `to_date`/`to_timestamp(text, text)` are refused (0A000).
+//! A datetime with an empty picture gives NULL, so those calls are nullable.
+
+use super::strict;
+use crate::builtin::implicit;
+use crate::error::PlanError;
+use crate::func::no_function;
+use crate::types::Typed;
+use kpg_types::{ScalarType, VariadicFunc};
+
+/// Binds a call of one of this module's functions, or `None` if the name and argument count
+/// are not one of them.
+pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
+    let text = |i: usize| implicit(args[i].clone(), &ScalarType::Text, name, &args);
+    let stringish = |i: usize| args[i].ty.is_none_or(|t| t.is_string());
+    Ok(Some(match (name, args.len()) {
+        ("to_number", 2) => {
+            if !stringish(0) || !stringish(1) {
+                return Err(no_function(name, &args));
+            }
+            let mut typed = strict(
+                VariadicFunc::ToNumber,
+                vec![text(0)?, text(1)?],
+                ScalarType::NUMERIC,
+            )?;
+            // An empty picture gives NULL.
+            typed.nullable = true;
+            typed
+        }
+        ("to_char", 2) => {
+            if !stringish(1) {
+                return Err(no_function(name, &args));
+            }
+            let value_ty = match args[0].ty {
+                None => {
+                    return Err(PlanError::new(
+                        "42725",
+                        "function to_char(unknown, unknown) is not unique",
+                    ))
+                }
+                Some(ScalarType::Int16 | ScalarType::Int32) => ScalarType::Int32,
+                Some(ScalarType::Int64) => ScalarType::Int64,
+                Some(ScalarType::Numeric { .. }) => ScalarType::NUMERIC,
+                Some(ScalarType::Float32) => ScalarType::Float32,
+                Some(ScalarType::Float64) => ScalarType::Float64,
+                Some(ScalarType::Date) => ScalarType::Date,
+                Some(ScalarType::Timestamp | ScalarType::TimestampOf(_)) => ScalarType::Timestamp,
+                Some(ScalarType::Interval | ScalarType::IntervalOf(_)) => ScalarType::Interval,
+                Some(ScalarType::TimestampTz) => {
+                    return Err(PlanError::unsupported(
+                        "to_char(timestamp with time zone, text) (cast the value to timestamp)",
+                    ))
+                }
+                Some(_) => return Err(no_function(name, &args)),
+            };
+            let value = implicit(args[0].clone(), &value_ty, name, &args)?;
+            let datetime = matches!(
+                value_ty,
+                ScalarType::Date | ScalarType::Timestamp | ScalarType::Interval
+            );
+            let mut typed = strict(
+                VariadicFunc::ToChar,
+                vec![value, text(1)?],
+                ScalarType::Text,
+            )?;
+            typed.nullable |= datetime;
+            typed
+        }
+        ("to_date", 2) => return Err(PlanError::unsupported("to_date(text, text)")),
+        ("to_timestamp", 2) => return Err(PlanError::unsupported("to_timestamp(text, text)")),
+        _ => return Ok(None),
+    }))
+}
