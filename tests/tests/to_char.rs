@@ -346,3 +346,37 @@ async fn maintained_in_a_view_through_writes() {
     ];
     s.check_through_writes(&queries, "tcv", &writes).await;
 }
+
+/// to_char of a timestamp with time zone (and of a date, which PostgreSQL formats as one) in
+/// the session's `TimeZone`: local fields, `TZ`/`tz` abbreviations, `OF`, `TZH`, `TZM`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timestamptz_in_the_session_zone() {
+    let (_kpg, _pg, s) = setup().await;
+    let values = [
+        "timestamptz '2024-03-05 14:07:09.5+00'",
+        "timestamptz '2024-07-05 04:07:09+00'",
+        "timestamptz '2024-03-31 01:30:00+00'",
+        "date '2024-07-05'",
+    ];
+    let pictures = [
+        "YYYY-MM-DD HH24:MI:SS.MS TZ tz OF TZH:TZM",
+        "FMOF Day HH12 AM J IW",
+        "",
+    ];
+    for zone in [
+        "UTC",
+        "America/New_York",
+        "Asia/Kolkata",
+        "Asia/Kathmandu",
+        "America/Sao_Paulo",
+        "Europe/Paris",
+    ] {
+        s.exec(&format!("SET TimeZone = '{zone}'")).await;
+        for v in values {
+            for p in pictures {
+                s.check(&format!("SELECT to_char({v}, {}) AS c", quote(p)))
+                    .await;
+            }
+        }
+    }
+}

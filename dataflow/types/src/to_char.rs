@@ -1,5 +1,5 @@
-//! PostgreSQL's formatting functions (`formatting.c`): `to_char` of numbers, timestamps, dates
-//! and intervals, and `to_number`, the picture languages they share, in the C locale (the
+//! PostgreSQL's formatting functions (`formatting.c`): `to_char` of numbers, timestamps,
+//! timestamps with time zone (dates are formatted as those) and intervals, and `to_number`, the picture languages they share, in the C locale (the
 //! locale kpg and its test oracle run in: `.` and `,` for `D` and `G`, a blank for `L`,
 //! English names).
 //!
@@ -16,6 +16,7 @@ mod num_out;
 mod num_value;
 mod picture;
 
+use crate::datetime::Zone;
 use crate::datum::Datum;
 use crate::error::EvalError;
 use crate::expr::VariadicFunc;
@@ -37,6 +38,41 @@ pub fn number_to_char(value: &NumValue, picture: &str) -> Result<String, EvalErr
 
 /// `to_char(timestamp, picture)`; `None` (NULL) for an empty picture, as PostgreSQL.
 pub fn timestamp_to_char(ts: &NaiveDateTime, picture: &str) -> Result<Option<String>, EvalError> {
+    datetime_to_char(ts, picture, 0, None)
+}
+
+/// `to_char(timestamptz, picture)` in `zone`: the local time's fields, the zone's offset
+/// (`OF`, `TZH`, `TZM`) and abbreviation (`TZ`) at that instant.
+pub fn timestamptz_to_char(
+    utc: &NaiveDateTime,
+    picture: &str,
+    zone: &Zone,
+) -> Result<Option<String>, EvalError> {
+    let local = crate::datetime::to_local(utc, zone)?;
+    let gmtoff = i64::from(zone.offset_at_utc(utc));
+    datetime_to_char(&local, picture, gmtoff, zone_abbrev(zone, utc))
+}
+
+/// The zone's abbreviation as PostgreSQL's `TZ` writes it: the time zone database's letters,
+/// or its numeric form without a colon (`+0545`, `-03`); nothing for a bare offset setting.
+fn zone_abbrev(zone: &Zone, utc: &NaiveDateTime) -> Option<String> {
+    if matches!(zone, Zone::Fixed { abbrev, .. } if abbrev.is_empty()) {
+        return None;
+    }
+    let a = zone.abbrev_at_utc(utc);
+    Some(if a.starts_with(['+', '-']) {
+        a.replace(':', "")
+    } else {
+        a
+    })
+}
+
+fn datetime_to_char(
+    ts: &NaiveDateTime,
+    picture: &str,
+    gmtoff: i64,
+    tzn: Option<String>,
+) -> Result<Option<String>, EvalError> {
     if picture.is_empty() {
         return Ok(None);
     }
@@ -57,17 +93,10 @@ pub fn timestamp_to_char(ts: &NaiveDateTime, picture: &str) -> Result<Option<Str
         fsec: i64::from(ts.nanosecond() / 1000),
         yday: i64::from(date.ordinal()),
         wday: i64::from(date.weekday().num_days_from_sunday()),
-        gmtoff: 0,
-        tzn: None,
+        gmtoff,
+        tzn,
     };
     dch_out::format(&nodes, &tm, false).map(Some)
-}
-
-/// Whether a datetime picture reads or writes the time zone (`TZ`, `TZH`, `TZM`, `OF`).
-pub fn picture_has_zone(picture: &str) -> bool {
-    picture::parse(picture, dch_keys::TABLE, true)
-        .iter()
-        .any(|n| matches!(n, picture::Node::Key { key, .. } if key.zoned()))
 }
 
 /// `to_char(interval, picture)`; `None` (NULL) for an empty picture.
@@ -115,14 +144,6 @@ pub(crate) fn eval(func: VariadicFunc, args: &[Datum]) -> Result<Datum, EvalErro
             Datum::Float32(f) => text(number_to_char(&NumValue::Float4(f.0), p)?),
             Datum::Float64(f) => text(number_to_char(&NumValue::Float8(f.0), p)?),
             Datum::Timestamp(ts) => opt(timestamp_to_char(ts, p)?),
-            Datum::Date(d) => {
-                if picture_has_zone(p) {
-                    return Err(EvalError::Unsupported(
-                        "to_char of a date with a time zone field (TZ, TZH, TZM, OF)".into(),
-                    ));
-                }
-                opt(timestamp_to_char(&d.and_time(chrono::NaiveTime::MIN), p)?)
-            }
             Datum::Interval(iv) => opt(interval_to_char(iv, p)?),
             other => {
                 return Err(EvalError::Internal(format!("to_char of {other:?}")));

@@ -3,18 +3,20 @@
 //!
 //! to_char exists there for integer, bigint, numeric, real, double precision, timestamp,
 //! timestamp with time zone and interval: smallint takes the integer form; a date takes the
-//! timestamp with time zone form (the preferred type of its category), whose fields are the
-//! date's at midnight in any zone, so kpg formats it as a timestamp and refuses only the zone
-//! fields there; an unknown literal first argument is ambiguous (42725), as there. to_char of
-//! a timestamp with time zone and `to_date`/`to_timestamp(text, text)` are refused (0A000).
-//! A datetime with an empty picture gives NULL, so those calls are nullable.
+//! timestamp with time zone form (the preferred type of its category), as here, where that
+//! form reads the session's `TimeZone` (for `TZ`, `OF`, and the local fields); an unknown
+//! literal first argument is ambiguous (42725), as there. `to_date` and
+//! `to_timestamp(text, text)` are refused (0A000). A datetime with an empty picture gives
+//! NULL, so those calls are nullable.
 
 use super::strict;
 use crate::builtin::implicit;
 use crate::error::PlanError;
+use crate::fold;
 use crate::func::no_function;
+use crate::session_zone::zone_literal;
 use crate::types::Typed;
-use kpg_types::{ScalarType, VariadicFunc};
+use kpg_types::{ScalarExpr, ScalarType, VariadicFunc, ZonedFunc};
 
 /// Binds a call of one of this module's functions, or `None` if the name and argument count
 /// are not one of them.
@@ -51,21 +53,21 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
                 Some(ScalarType::Numeric { .. }) => ScalarType::NUMERIC,
                 Some(ScalarType::Float32) => ScalarType::Float32,
                 Some(ScalarType::Float64) => ScalarType::Float64,
-                Some(ScalarType::Date) => ScalarType::Date,
                 Some(ScalarType::Timestamp | ScalarType::TimestampOf(_)) => ScalarType::Timestamp,
                 Some(ScalarType::Interval | ScalarType::IntervalOf(_)) => ScalarType::Interval,
-                Some(ScalarType::TimestampTz) => {
-                    return Err(PlanError::unsupported(
-                        "to_char(timestamp with time zone, text) (cast the value to timestamp)",
-                    ))
+                Some(ScalarType::Date | ScalarType::TimestampTz | ScalarType::TimestampTzOf(_)) => {
+                    let value = implicit(args[0].clone(), &ScalarType::TimestampTz, name, &args)?;
+                    let picture = text(1)?;
+                    let expr = fold::node(ScalarExpr::Variadic {
+                        func: VariadicFunc::Zoned(ZonedFunc::ToChar),
+                        exprs: vec![value.expr, picture.expr, zone_literal()],
+                    })?;
+                    return Ok(Some(Typed::new(expr, ScalarType::Text, true)));
                 }
                 Some(_) => return Err(no_function(name, &args)),
             };
             let value = implicit(args[0].clone(), &value_ty, name, &args)?;
-            let datetime = matches!(
-                value_ty,
-                ScalarType::Date | ScalarType::Timestamp | ScalarType::Interval
-            );
+            let datetime = matches!(value_ty, ScalarType::Timestamp | ScalarType::Interval);
             let mut typed = strict(
                 VariadicFunc::ToChar,
                 vec![value, text(1)?],

@@ -31,6 +31,8 @@ pub enum ZonedFunc {
     /// (timestamptz, zone) → numeric / double precision: EXTRACT and date_part.
     Extract(DateUnit),
     DatePart(DateUnit),
+    /// (timestamptz, picture, zone) → text: to_char (`to_char.rs`); NULL for an empty picture.
+    ToChar,
 }
 
 /// Evaluates `func` over non-NULL arguments.
@@ -73,6 +75,9 @@ pub(crate) fn eval(func: ZonedFunc, args: &[Datum]) -> Result<Datum, EvalError> 
         (ZonedFunc::DatePart(u), [Datum::TimestampTz(t)]) => {
             let v = datetime::extract_timestamptz(u, t, &zone)?;
             Datum::Float64(OrderedFloat(v.to_f64().unwrap_or(f64::NAN)))
+        }
+        (ZonedFunc::ToChar, [Datum::TimestampTz(t), Datum::String(p)]) => {
+            crate::to_char::timestamptz_to_char(t, p, &zone)?.map_or(Datum::Null, Datum::String)
         }
         (func, args) => unreachable!("planner typed {func:?} over {args:?}"),
     })

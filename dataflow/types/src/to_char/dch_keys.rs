@@ -192,9 +192,4 @@ impl DchKey {
             Era(..) | Day(_) | Dy(_) | D | Id | Month(_) | Mon(_) | Tz(_) | Tzh | Tzm | Of
         )
     }
-
-    /// Keys that read or write the time zone.
-    pub fn zoned(self) -> bool {
-        matches!(self, Tz(_) | Tzh | Tzm | Of)
-    }
 }
