@@ -3,7 +3,7 @@
 //! `Infinity` < `NaN`, with `NaN = NaN`), arithmetic, functions, casts to and from floats and
 //! integers, typmods, generate_series, aggregates ad hoc and maintained in views through
 //! inserts and deletes of special values (retracting the last infinity gives the finite sum
-//! back), and errors by SQLSTATE.
+//! back), RANGE window frames over them, and errors by SQLSTATE.
 
 use kpg_tests::*;
 use tokio_postgres::types::{IsNull, ToSql, Type};
@@ -44,6 +44,10 @@ async fn input_output_order_and_arithmetic() {
          t(x) ORDER BY x",
         "SELECT x FROM (VALUES ('nan'::numeric), ('inf'), (1), ('-inf')) t(x) ORDER BY x DESC",
         "SELECT DISTINCT x FROM (VALUES ('nan'::numeric), ('NaN'), ('inf'), ('Infinity')) t(x)",
+        "SELECT x, sum(x) OVER (ORDER BY x RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM \
+         (VALUES (1::numeric), (2), ('inf'), ('nan'), ('-inf'), ('NaN')) t(x) ORDER BY x",
+        "SELECT x, count(x) OVER (ORDER BY x DESC RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING) \
+         FROM (VALUES (1::numeric), (2), ('inf'), ('nan'), ('-inf')) t(x) ORDER BY x",
     ] {
         s.check(q).await;
     }
@@ -69,9 +73,16 @@ async fn errors_match_postgresql() {
         "SELECT * FROM generate_series(1::numeric, 'inf')",
         "SELECT * FROM generate_series('nan'::numeric, 1)",
         "SELECT * FROM generate_series(1::numeric, 2, 'inf')",
+        "SELECT sum(x) OVER (ORDER BY x RANGE BETWEEN ('NaN'::numeric) PRECEDING AND CURRENT ROW) \
+         FROM (VALUES (1::numeric)) t(x)",
     ] {
         s.check_error(q).await;
     }
+    // An infinite RANGE offset is refused rather than given another frame.
+    let q = "SELECT sum(x) OVER (ORDER BY x RANGE BETWEEN ('inf'::numeric) PRECEDING AND \
+             CURRENT ROW) FROM (VALUES (1::numeric)) t(x)";
+    let e = simple(&s.kpg, q).await.expect_err(q);
+    assert_eq!(e.code().map(|c| c.code()), Some("0A000"), "{e:?}");
     let (_, msg) = s.check_error("SELECT 'inf'::numeric::int").await;
     assert_eq!(msg, "cannot convert infinity to integer");
     let (_, msg) = s.check_error("SELECT 'nan'::numeric::int8").await;

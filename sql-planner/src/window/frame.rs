@@ -173,6 +173,11 @@ pub(super) fn range_offsets(
                     "frame starting offset must not be null",
                 ))
             }
+            ScalarExpr::Literal(kpg_types::Datum::Numeric(n))
+                if n.signum() > 0 && !n.is_finite() =>
+            {
+                return Err(PlanError::unsupported("an infinite RANGE offset"))
+            }
             ScalarExpr::Literal(d) if is_negative(d) => {
                 return Err(PlanError::new(
                     "22013",
@@ -209,7 +214,7 @@ fn is_negative(d: &kpg_types::Datum) -> bool {
         Datum::Int64(v) => *v < 0,
         Datum::Float32(v) => v.0 < 0.0,
         Datum::Float64(v) => v.0 < 0.0,
-        Datum::Numeric(v) => v.signum() < 0,
+        Datum::Numeric(v) => v.signum() < 0 || v.is_nan(),
         Datum::Interval(v) => v.months < 0 || v.days < 0 || v.micros < 0,
         _ => false,
     }

@@ -102,7 +102,7 @@ pub fn write(nodes: &[Node<NumKey>], d: &NumDesc, value: Prepared) -> Result<Str
     }
     let sign_wrote;
     if d.plus || d.minus {
-        sign_wrote = !(d.plus && !d.minus);
+        sign_wrote = !d.plus || d.minus;
     } else {
         if sign != '-' && d.fill {
             d.bracket = false;
