@@ -231,8 +231,8 @@ fn date_trunc(args: Vec<Typed>) -> Result<Typed, PlanError> {
         _ => return Err(no_function("date_trunc", &args)),
     };
     let u = unit(&name, kind)?;
-    u.check_trunc(kind == DateKind::Interval)
-        .map_err(|m| PlanError::new("0A000", m))?;
+    u.check_trunc(kind)
+        .map_err(|(code, m)| PlanError::new(code, m))?;
     unary(x, UnaryFunc::DateTrunc(u), ty)
 }
 

@@ -243,7 +243,7 @@ pub fn trunc_unit(name: &str) -> Result<DateUnit, PlanError> {
             ))
         }
     };
-    u.check_trunc(false)
-        .map_err(|m| PlanError::new("0A000", m))?;
+    u.check_trunc(kind)
+        .map_err(|(code, m)| PlanError::new(code, m))?;
     Ok(u)
 }

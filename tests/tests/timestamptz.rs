@@ -83,6 +83,8 @@ const ZONED_QUERIES: &[&str] = &[
      date_trunc('week', t), date_trunc('day', t, 'Europe/Paris') FROM e",
     "SELECT k, extract(hour FROM t), extract(day FROM t), extract(epoch FROM t), \
      date_part('dow', t), date_part('doy', t), extract(microseconds FROM t) FROM e",
+    "SELECT k, extract(timezone FROM t), extract(timezone_hour FROM t), \
+     extract(timezone_minute FROM t), date_part('timezone_m', t) FROM e",
     "SELECT k, t AT TIME ZONE 'America/New_York', l AT TIME ZONE 'Europe/Paris', \
      timezone('UTC', t), timezone('Asia/Tokyo', l), t AT TIME ZONE 'EST', \
      l AT TIME ZONE '+02', t AT TIME ZONE 'UTC+3' FROM e",
@@ -272,6 +274,14 @@ async fn errors_and_refusals() {
         "SELECT timestamptz '2024-01-01 00:00+16'",
         "SELECT date_trunc('bogus', t) FROM e",
         "SELECT to_timestamp('NaN'::float8)",
+        "SELECT date_trunc('dow', t) FROM e",
+        "SELECT date_trunc('timezone', t) FROM e",
+        "SELECT date_trunc('epoch', l) FROM e",
+        "SELECT date_trunc('timezone', l) FROM e",
+        "SELECT date_trunc('week', iv) FROM e",
+        "SELECT date_trunc('dow', iv) FROM e",
+        "SELECT extract(timezone FROM l) FROM e",
+        "SELECT interval '1 timezone'",
     ] {
         s.check_error(e).await;
     }

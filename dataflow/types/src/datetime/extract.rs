@@ -143,7 +143,9 @@ pub fn extract_interval(unit: DateUnit, iv: &Interval) -> Decimal {
             let us = i128::from(secs_from_day_month) * 1_000_000 + i128::from(iv.micros);
             Decimal::from_i128_with_scale(us, 6)
         }
-        Week | Dow | Isodow | Doy | Isoyear | Julian => unreachable!("planner checked the unit"),
+        Week | Dow | Isodow | Doy | Isoyear | Julian | Timezone | TimezoneHour | TimezoneMinute => {
+            unreachable!("planner checked the unit")
+        }
     }
 }
 
@@ -183,7 +185,8 @@ pub fn trunc_timestamp(unit: DateUnit, ts: &NaiveDateTime) -> NaiveDateTime {
         Decade => ymd(d.year() - d.year().rem_euclid(10), 1),
         Century => ymd((d.year() - 1).div_euclid(100) * 100 + 1, 1),
         Millennium => ymd((d.year() - 1).div_euclid(1000) * 1000 + 1, 1),
-        Dow | Isodow | Doy | Isoyear | Epoch | Julian => unreachable!("planner checked the unit"),
+        Dow | Isodow | Doy | Isoyear | Epoch | Julian | Timezone | TimezoneHour
+        | TimezoneMinute => unreachable!("planner checked the unit"),
     }
 }
 
@@ -205,9 +208,8 @@ pub fn trunc_interval(unit: DateUnit, iv: &Interval) -> Interval {
         Decade => years(10),
         Century => years(100),
         Millennium => years(1000),
-        Week | Dow | Isodow | Doy | Isoyear | Epoch | Julian => {
-            unreachable!("planner checked the unit")
-        }
+        Week | Dow | Isodow | Doy | Isoyear | Epoch | Julian | Timezone | TimezoneHour
+        | TimezoneMinute => unreachable!("planner checked the unit"),
     }
 }
 

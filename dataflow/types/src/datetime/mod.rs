@@ -67,6 +67,10 @@ pub enum DateUnit {
     Isoyear,
     Epoch,
     Julian,
+    /// The offset from UTC, of a timestamptz only: seconds, whole hours, minutes.
+    Timezone,
+    TimezoneHour,
+    TimezoneMinute,
 }
 
 /// The three kinds of value EXTRACT reads.
@@ -93,8 +97,9 @@ impl DateKind {
 
 impl DateUnit {
     /// Looks a unit name up the way PostgreSQL does (case-insensitive, with its abbreviations).
-    /// `None` for a name PostgreSQL does not know; a known unit kpg does not handle (time
-    /// zones) is `Some(Err(name))`.
+    /// `None` for a name PostgreSQL does not know; `Some(Err(name))` would be a known unit
+    /// kpg does not handle (there is none at present: the time zone units are the
+    /// timestamptz ones).
     pub fn parse(name: &str) -> Option<Result<DateUnit, String>> {
         use DateUnit::*;
         let lower = name.to_ascii_lowercase();
@@ -120,7 +125,9 @@ impl DateUnit {
             "isoyear" => Isoyear,
             "epoch" => Epoch,
             "julian" | "j" => Julian,
-            "timezone" | "timezone_h" | "timezone_m" => return Some(Err(lower)),
+            "timezone" => Timezone,
+            "timezone_h" | "timezone_hour" => TimezoneHour,
+            "timezone_m" | "timezone_minute" => TimezoneMinute,
             _ => return None,
         }))
     }
@@ -147,6 +154,9 @@ impl DateUnit {
             Isoyear => "isoyear",
             Epoch => "epoch",
             Julian => "julian",
+            Timezone => "timezone",
+            TimezoneHour => "timezone_h",
+            TimezoneMinute => "timezone_m",
         }
     }
 
@@ -154,7 +164,9 @@ impl DateUnit {
     /// PostgreSQL's 0A000 message ("unit "hour" not supported for type date").
     pub fn check_extract(self, kind: DateKind) -> Result<(), String> {
         use DateUnit::*;
+        let zone = matches!(self, Timezone | TimezoneHour | TimezoneMinute);
         let ok = match kind {
+            _ if zone => kind == DateKind::TimestampTz,
             DateKind::Date => !matches!(self, Microseconds | Milliseconds | Second | Minute | Hour),
             DateKind::Timestamp | DateKind::TimestampTz => true,
             DateKind::Interval => !matches!(self, Week | Dow | Isodow | Doy | Isoyear | Julian),
@@ -174,28 +186,31 @@ impl DateUnit {
         }
     }
 
-    /// Whether date_trunc of this unit exists for timestamps (`interval` false) or intervals.
-    pub fn check_trunc(self, interval: bool) -> Result<(), String> {
+    /// Whether date_trunc of this unit exists for a value of `kind`; the error is
+    /// PostgreSQL's SQLSTATE and message: units of EXTRACT that date_trunc does not know are
+    /// 22023 ("not recognized"), the time zone units and an interval's weeks 0A000.
+    pub fn check_trunc(self, kind: DateKind) -> Result<(), (&'static str, String)> {
         use DateUnit::*;
-        let ok = match self {
+        let interval = kind == DateKind::Interval;
+        let known = match self {
             Microseconds | Milliseconds | Second | Minute | Hour | Day | Month | Quarter | Year
-            | Decade | Century | Millennium => true,
-            Week => !interval,
-            _ => false,
+            | Decade | Century | Millennium => return Ok(()),
+            Week if !interval => return Ok(()),
+            Week | Timezone | TimezoneHour | TimezoneMinute => true,
+            Dow | Isodow | Doy | Isoyear | Epoch | Julian => false,
         };
-        if ok {
-            Ok(())
-        } else {
-            let ty = if interval {
-                "interval"
-            } else {
-                "timestamp without time zone"
-            };
-            Err(format!(
-                "unit \"{}\" not supported for type {ty}",
-                self.name()
-            ))
-        }
+        let (code, what) = match known {
+            true => ("0A000", "not supported"),
+            false => ("22023", "not recognized"),
+        };
+        Err((
+            code,
+            format!(
+                "unit \"{}\" {what} for type {}",
+                self.name(),
+                kind.type_name()
+            ),
+        ))
     }
 }
 

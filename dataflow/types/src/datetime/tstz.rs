@@ -145,8 +145,13 @@ pub fn extract_timestamptz(
     utc: &NaiveDateTime,
     zone: &Zone,
 ) -> Result<Decimal, EvalError> {
-    if unit == DateUnit::Epoch {
-        return Ok(extract::extract_timestamp(unit, utc));
+    let east = i64::from(zone.offset_at_utc(utc));
+    match unit {
+        DateUnit::Epoch => return Ok(extract::extract_timestamp(unit, utc)),
+        DateUnit::Timezone => return Ok(Decimal::from(east)),
+        DateUnit::TimezoneHour => return Ok(Decimal::from(east / 3600)),
+        DateUnit::TimezoneMinute => return Ok(Decimal::from(east / 60 % 60)),
+        _ => {}
     }
     Ok(extract::extract_timestamp(unit, &to_local(utc, zone)?))
 }

@@ -148,16 +148,29 @@ fn add(f: &mut Fields, unit: DateUnit, q: Quantity) -> Result<(), Bad> {
         Decade => f.years(q, 10),
         Century => f.years(q, 100),
         Millennium => f.years(q, 1000),
-        Quarter | Dow | Isodow | Doy | Isoyear | Epoch | Julian => Err(Bad::Syntax),
+        Quarter | Dow | Isodow | Doy | Isoyear | Epoch | Julian | Timezone | TimezoneHour
+        | TimezoneMinute => Err(Bad::Syntax),
     }
 }
 
 /// The unit a word names (`hours`, `mins`), if an interval may be written in it.
 fn unit_of(word: &str) -> Option<DateUnit> {
     use DateUnit::*;
-    DateUnit::parse(word)?
-        .ok()
-        .filter(|u| !matches!(u, Quarter | Dow | Isodow | Doy | Isoyear | Epoch | Julian))
+    DateUnit::parse(word)?.ok().filter(|u| {
+        !matches!(
+            u,
+            Quarter
+                | Dow
+                | Isodow
+                | Doy
+                | Isoyear
+                | Epoch
+                | Julian
+                | Timezone
+                | TimezoneHour
+                | TimezoneMinute
+        )
+    })
 }
 
 /// The unit of a number written without one at the end of the text.
