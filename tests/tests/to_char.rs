@@ -87,6 +87,9 @@ const NUMBER_PICTURES: &[&str] = &[
     "S0000.00",
     "FM0000.00",
     "99D9S",
+    "9D,9",
+    "9,999.9,9,9",
+    "0PLBSGDG",
 ];
 
 const NUMBER_VALUES: &[&str] = &[
@@ -317,6 +320,10 @@ async fn reading_numbers() {
         ("-", "S9"),
         ("1.", "9.9"),
         ("1", "9.99"),
+        ("12,3", ",99x"),
+        ("1,234.56", ",,G0D "),
+        ("7-", ",9GLTH "),
+        ("$5.00", "9LV,09PL"),
     ] {
         same(&s, &format!("SELECT to_number({}, {})", quote(t), quote(p))).await;
     }

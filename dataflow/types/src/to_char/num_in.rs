@@ -137,10 +137,9 @@ impl Reader<'_> {
                 self.digit_or_point(matches!(key, NumKey::Nine | NumKey::Zero));
                 true
             }
-            // PostgreSQL never marks the number as begun while reading, so fill mode makes
-            // separators read nothing.
-            NumKey::Comma => !fill,
-            NumKey::G => !fill && self.amount(1) && self.cur() == b',',
+            // A separator skips a `,` of the input, and nothing else; PostgreSQL never marks
+            // the number as begun while reading, so in fill mode it reads nothing.
+            NumKey::Comma | NumKey::G => !fill && self.amount(1) && self.cur() == b',',
             NumKey::L => {
                 self.eat_non_data(1);
                 false

@@ -265,6 +265,8 @@ impl Walk<'_> {
                 if !lr_point || self.d.fill {
                     self.out.push('.');
                 }
+                // A separator right after the point is blank, as in PostgreSQL.
+                self.num_in = false;
             } else if self
                 .last_relevant
                 .is_some_and(|lr| self.p > lr && id != NumKey::Zero)
