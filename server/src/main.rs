@@ -8,6 +8,14 @@
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// jemalloc's options: a background thread returns freed pages to the system (after jemalloc's
+/// default decay of 10 s), so memory goes back near the idle baseline once views, indexes and
+/// tables are dropped (1M rows of a table with an index and a view: 1146 MiB, 62 MiB 25 s after
+/// dropping them all, idle 17 MiB; without the thread 513 MiB stayed).
+#[allow(non_upper_case_globals)]
+#[export_name = "_rjem_malloc_conf"]
+pub static malloc_conf: &[u8] = b"background_thread:true\0";
+
 mod catalog;
 mod cluster;
 mod coord;

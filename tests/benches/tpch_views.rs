@@ -6,6 +6,7 @@
 //! - load: the 8 tables at scale factor 0.1 (`KPG_TPCH_SF`) by `COPY` into kpg and into
 //!   PostgreSQL; kpg's arrangement bytes (`kpg_arrangements`) and RSS after the load beside
 //!   PostgreSQL's `pg_total_relation_size`; what `CREATE INDEX ON lineitem (l_orderkey)` adds;
+//!   kpg's RSS before the load and 25 s after every table is dropped at the end;
 //! - install: each query as `CREATE MATERIALIZED VIEW` over the loaded tables (no indexes), timed
 //!   until its first complete result (a `SELECT count(*)` of the view, which waits for it), then
 //!   dropped; the rate is the input tuples (the rows of the distinct tables it reads) per second,
@@ -149,6 +150,9 @@ async fn load(client: &Client, data: &[(&'static str, CopyText)]) -> Loaded {
 /// One worker count's figures.
 struct KpgRun {
     workers: usize,
+    /// RSS before the load, and 25 s after every table was dropped.
+    idle: u64,
+    dropped: u64,
     copy: Duration,
     arranged: u64,
     rss: u64,
@@ -165,6 +169,7 @@ async fn kpg_run(
 ) -> (KpgRun, Vec<(&'static str, u64)>) {
     let kpg = KpgServer::start_with_workers(workers).await;
     let client = kpg.connect().await;
+    let idle = rss(kpg.pid());
     let loaded = load(&client, data).await;
     let arranged_sql = "SELECT coalesce(sum(bytes), 0) FROM kpg_arrangements";
     let arranged = number(&client, arranged_sql).await;
@@ -215,8 +220,17 @@ async fn kpg_run(
             times.push(timed(&client, &q.sql()).await);
         }
     }
+    // Memory goes back once everything is dropped (jemalloc's background thread returns freed
+    // pages after its 10 s decay).
+    for table in TABLES {
+        run(&client, &format!("DROP TABLE {table}")).await;
+    }
+    tokio::time::sleep(Duration::from_secs(25)).await;
+    let dropped = rss(kpg.pid());
     let run = KpgRun {
         workers,
+        idle,
+        dropped,
         copy: loaded.copy,
         arranged,
         rss: rss_loaded,
@@ -306,10 +320,12 @@ async fn main() {
     let rows_of = |t: &str| rows.iter().find(|(n, _)| *n == t).map_or(0, |(_, r)| *r);
 
     println!("\n## Load (SF {sf})\n");
-    println!("| | COPY s | bytes MiB | RSS MiB | lineitem (l_orderkey) index MiB (RSS MiB) |");
-    println!("|---|---|---|---|---|");
     println!(
-        "| PostgreSQL 15 | {:.2} | {:.0} (pg_total_relation_size) | – | {:.1} |",
+        "| | COPY s | bytes MiB | RSS MiB | lineitem (l_orderkey) index MiB (RSS MiB) | RSS idle / after DROP MiB |"
+    );
+    println!("|---|---|---|---|---|---|");
+    println!(
+        "| PostgreSQL 15 | {:.2} | {:.0} (pg_total_relation_size) | – | {:.1} | – |",
         pg_loaded.copy.as_secs_f64(),
         mib(pg_bytes),
         mib(pg_index)
@@ -320,7 +336,7 @@ async fn main() {
             None => "–".into(),
         };
         println!(
-            "| kpg, {} worker(s) | {:.2} ({:.2}x PG) | {:.0} arranged ({:.2}x PG) | {:.0} ({:.2}x arranged) | {index} |",
+            "| kpg, {} worker(s) | {:.2} ({:.2}x PG) | {:.0} arranged ({:.2}x PG) | {:.0} ({:.2}x arranged) | {index} | {:.0} / {:.0} |",
             r.workers,
             r.copy.as_secs_f64(),
             r.copy.as_secs_f64() / pg_loaded.copy.as_secs_f64(),
@@ -328,6 +344,8 @@ async fn main() {
             r.arranged as f64 / pg_bytes as f64,
             mib(r.rss),
             r.rss as f64 / r.arranged.max(1) as f64,
+            mib(r.idle),
+            mib(r.dropped),
         );
     }
 
