@@ -41,6 +41,7 @@ use pgwire::messages::startup::ParameterStatus;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
 mod encode;
+mod execute;
 pub(crate) use encode::copy_text;
 mod float_digits;
 mod params;
@@ -264,7 +265,7 @@ impl ExtendedQueryHandler for Session {
                 .insert(name);
         }
         client
-            .send(PgWireBackendMessage::ParseComplete(ParseComplete::new()))
+            .feed(PgWireBackendMessage::ParseComplete(ParseComplete::new()))
             .await?;
         Ok(())
     }
@@ -301,7 +302,7 @@ impl ExtendedQueryHandler for Session {
             None => return Err(PgWireError::StatementNotFound(name.to_owned())),
         }
         client
-            .send(PgWireBackendMessage::BindComplete(BindComplete::new()))
+            .feed(PgWireBackendMessage::BindComplete(BindComplete::new()))
             .await?;
         Ok(())
     }
@@ -329,9 +330,9 @@ impl ExtendedQueryHandler for Session {
         // against it here, so that cancelling drops the running read (and its dataflow).
         let cancelled = match client.session_extensions().get::<Arc<ConnectionHandle>>() {
             Some(handle) => handle.start_query().await,
-            None => return self._on_execute(client, message).await,
+            None => return execute::execute_portal(self, client, message).await,
         };
-        let execute = Box::pin(self._on_execute(client, message));
+        let execute = Box::pin(execute::execute_portal(self, client, message));
         match futures::future::select(execute, cancelled).await {
             futures::future::Either::Left((result, _)) => result,
             futures::future::Either::Right((Ok(()), _)) => {

@@ -126,82 +126,6 @@ async fn one_value(client: &Client, sql: &str) -> String {
     query(client, sql).await[0][0].clone().expect("a value")
 }
 
-/// COPY text (tab-separated, PostgreSQL's escapes) in chunks of about 1 MiB, made before any
-/// clock starts so both servers receive the same bytes.
-struct CopyText {
-    chunks: Vec<bytes::Bytes>,
-    rows: u64,
-    bytes: u64,
-}
-
-impl CopyText {
-    fn from_lines(lines: impl Iterator<Item = String>) -> CopyText {
-        let (mut chunks, mut chunk, mut rows, mut size) = (Vec::new(), String::new(), 0, 0);
-        for line in lines {
-            chunk.push_str(&line);
-            chunk.push('\n');
-            rows += 1;
-            if chunk.len() >= 1 << 20 {
-                size += chunk.len() as u64;
-                chunks.push(bytes::Bytes::from(std::mem::take(&mut chunk)));
-            }
-        }
-        size += chunk.len() as u64;
-        chunks.push(bytes::Bytes::from(chunk));
-        CopyText {
-            chunks,
-            rows,
-            bytes: size,
-        }
-    }
-
-    /// Seconds from `COPY ... FROM STDIN` to its acknowledgement.
-    async fn copy_into(&self, client: &Client, table: &str) -> Duration {
-        let started = Instant::now();
-        let sink = client
-            .copy_in(&format!("COPY {table} FROM STDIN"))
-            .await
-            .expect("copy");
-        let mut sink = Box::pin(sink);
-        for chunk in &self.chunks {
-            sink.send(chunk.clone()).await.expect("send");
-        }
-        let n = sink.as_mut().finish().await.expect("finish");
-        let elapsed = started.elapsed();
-        assert_eq!(n, self.rows, "COPY into {table} reports every row");
-        elapsed
-    }
-}
-
-fn copy_escape(s: &str, out: &mut String) {
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c => out.push(c),
-        }
-    }
-}
-
-fn lineitem_text() -> CopyText {
-    CopyText::from_lines(kpg_tpch::rows("lineitem", TPCH_SF, 1, 1).map(|row| {
-        let mut line = String::new();
-        for (i, value) in row.iter().enumerate() {
-            if i > 0 {
-                line.push('\t');
-            }
-            match value {
-                kpg_tpch::Value::Text(s) | kpg_tpch::Value::Date(s) => copy_escape(s, &mut line),
-                // Integers and decimals print as SQL literals, which COPY reads alike.
-                other => other.write_sql(&mut line),
-            }
-        }
-        line
-    }))
-}
-
 fn big_text() -> CopyText {
     CopyText::from_lines((0..RESTART_ROWS).map(|k| {
         let cents = (k * 7_919) % 100_000;
@@ -432,7 +356,7 @@ async fn main() {
     if selected("copy") {
         // 2. Bulk load.
         let started = Instant::now();
-        let lineitem = lineitem_text();
+        let lineitem = CopyText::tpch("lineitem", TPCH_SF);
         println!(
             "\n2. COPY of TPC-H lineitem SF {TPCH_SF}: {} rows, {:.1} MiB of COPY text (generated in {:.1} s)",
             lineitem.rows,

@@ -34,6 +34,8 @@ use tokio_postgres::{Client, CopyOutStream, NoTls, SimpleQueryMessage};
 
 mod cluster;
 pub use cluster::KpgCluster;
+mod copy_text;
+pub use copy_text::CopyText;
 mod kafka;
 pub use kafka::Kafka;
 

@@ -6,7 +6,9 @@
 //! Responses leave through a `ResponseRoute` (straight to the coordinator in process 0, through a
 //! response dataflow to worker 0 elsewhere). Workers never share
 //! memory: each holds its own shard of every arrangement, its own table inputs (fed on worker 0
-//! and exchanged by key inside the arrange operator) and its own catalog of traces.
+//! and exchanged by key inside the arrange operator) and its own catalog of traces. A table
+//! append's rows do not travel with the broadcast command: worker 0 keeps them aside until the
+//! command comes back to it in sequence, so each row crosses to one worker only.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -91,6 +93,8 @@ pub fn run_worker(
         records: HashMap::new(),
     };
     let mut sequence: u64 = 0;
+    // Worker 0's rows of the `Append` commands in flight, by sequence number.
+    let mut held_appends: HashMap<u64, Vec<(Row, i64)>> = HashMap::new();
     // Only worker 0 sends commands; the others close their inputs at once, so that the command
     // stream ends exactly when worker 0's does.
     let mut command_input = commands.as_ref().map(|_| command_input);
@@ -99,7 +103,13 @@ pub fn run_worker(
             let mut sent = false;
             loop {
                 match rx.try_recv() {
-                    Ok(cmd) => {
+                    Ok(mut cmd) => {
+                        // A table's rows enter on worker 0 alone (the arrange operator sends
+                        // each to the worker that arranges it): the other workers, here or in
+                        // other processes, get the command without them.
+                        if let Command::Append { updates, .. } = &mut cmd {
+                            held_appends.insert(sequence, std::mem::take(updates));
+                        }
                         input.send((sequence, cmd));
                         sequence += 1;
                         sent = true;
@@ -122,7 +132,12 @@ pub fn run_worker(
         worker.step_or_park(Some(if loading { Duration::ZERO } else { PARK }));
         let mut batch = std::mem::take(&mut *received.borrow_mut());
         batch.sort_by_key(|(seq, _)| *seq);
-        for (_, cmd) in batch {
+        for (seq, mut cmd) in batch {
+            if let Command::Append { updates, .. } = &mut cmd {
+                if let Some(held) = held_appends.remove(&seq) {
+                    *updates = held;
+                }
+            }
             state.apply(worker, cmd);
         }
         let (index, responses) = (state.index, &state.responses);
