@@ -173,6 +173,14 @@ fn key_out(
             out.push_str(ordinal_suffix(&s, upper).unwrap_or("th"));
         }
     };
+    // A number padded to `width` whatever its sign (PostgreSQL's day and week fields).
+    let fixed = |out: &mut String, v: i64, width: usize| {
+        let s = padded(v, if fm { 0 } else { width });
+        out.push_str(&s);
+        if let Some(upper) = mods.th {
+            out.push_str(ordinal_suffix(&s, upper).unwrap_or("th"));
+        }
+    };
     let plain = |out: &mut String, s: String| {
         if let Some(upper) = mods.th {
             let suffix = ordinal_suffix(&s, upper).unwrap_or("th");
@@ -287,16 +295,16 @@ fn key_out(
                 out.push_str(&cased(&full[..3], case));
             }
         }
-        Ddd => num(out, tm.yday, 3),
+        Ddd => fixed(out, tm.yday, 3),
         Iddd => {
             let wday = j2day(date2j(tm.year, tm.mon, tm.mday));
-            num(out, (iso_week - 1) * 7 + (wday + 6) % 7 + 1, 3);
+            fixed(out, (iso_week - 1) * 7 + (wday + 6) % 7 + 1, 3);
         }
-        Dd => num(out, tm.mday, 2),
+        Dd => fixed(out, tm.mday, 2),
         D => plain(out, (tm.wday + 1).to_string()),
         Id => plain(out, if tm.wday == 0 { 7 } else { tm.wday }.to_string()),
-        Ww => num(out, (tm.yday - 1) / 7 + 1, 2),
-        Iw => num(out, iso_week, 2),
+        Ww => fixed(out, (tm.yday - 1) / 7 + 1, 2),
+        Iw => fixed(out, iso_week, 2),
         Q => {
             if tm.mon == 0 {
                 return Ok(());

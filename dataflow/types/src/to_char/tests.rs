@@ -76,6 +76,14 @@ fn intervals() {
         "-0001 0,-01 -02 03 -417 -04 -04 -04 -05 -06 -700 -700000 00 XI   xi   1 -58 40 1720605 \
          0 -14706 AM -0002 -2 279 -4 TH"
     );
+    // Day and week fields keep their width whatever the sign (PostgreSQL's `%0*d`).
+    let days = Interval::new(0, -7, -3_723_000_000);
+    assert_eq!(
+        interval_to_char(&days, "DD DDD HH MI IW WW")
+            .unwrap()
+            .unwrap(),
+        "-7 -07 -01 -02 47 00"
+    );
     let e = interval_to_char(&iv, "Month").unwrap_err();
     assert_eq!(e.sqlstate(), "22007");
 }
