@@ -177,6 +177,9 @@ async fn picture_errors_and_nulls() {
         "SELECT to_char(interval '1 day', '') IS NULL",
         "SELECT to_number('12', '') IS NULL",
         "SELECT to_char(4000, 'RN'), to_char(0, 'RN'), to_char(3999::int8, 'RN')",
+        // A significand of 20,000 digits (it used to overflow numeric's scale and panic).
+        "SELECT to_char(('1' || repeat('0', 20000))::numeric, '9.99EEEE'), \
+         to_char(-('9' || repeat('9', 20000))::numeric, '9.9EEEE')",
     ] {
         s.check(q).await;
     }

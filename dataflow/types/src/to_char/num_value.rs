@@ -59,25 +59,53 @@ fn c_exp(v: f64, prec: usize) -> String {
 }
 
 /// PostgreSQL's `numeric_out_sci`: the significand rounded to `post` digits after the point
-/// (half away from zero, the exponent chosen before rounding, so 9.99 is `10.0e+00`).
+/// (half away from zero, the exponent chosen before rounding, so 9.99 is `10.0e+00`). Works on
+/// the decimal digits as text, so a value of any size (thousands of digits) and any `post` are
+/// fine: half away from zero only looks at the first digit dropped.
 fn numeric_sci(n: &Numeric, post: usize) -> String {
     if let Some(s) = n.special() {
         return s.text().to_string();
     }
     let (m, s) = n.parts();
-    let digits = m.magnitude().to_string().len() as i64;
-    let (exponent, significand) = if m.sign() == num_bigint::Sign::NoSign {
-        (0, Numeric::ZERO)
+    let all = m.magnitude().to_string();
+    let zero = m.sign() == num_bigint::Sign::NoSign;
+    let exponent = if zero {
+        0
     } else {
-        let e = digits - 1 - i64::from(s);
-        let sig = Numeric::from_parts(m, (digits - 1) as u32).expect("fewer digits");
-        (e, sig)
+        all.len() as i64 - 1 - i64::from(s)
     };
-    let sig = significand
-        .round(post as i64, Rounding::HalfAway)
-        .expect("a rounded significand fits");
+    let mut kept: Vec<u8> = all.bytes().take(post + 1).collect();
+    kept.resize(post + 1, b'0');
+    if !zero && all.as_bytes().get(post + 1).is_some_and(|d| *d >= b'5') {
+        // Carry: 9.99 rounds to 10.0.
+        let mut i = kept.len();
+        loop {
+            if i == 0 {
+                kept.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if kept[i] == b'9' {
+                kept[i] = b'0';
+            } else {
+                kept[i] += 1;
+                break;
+            }
+        }
+    }
+    let (whole, fraction) = kept.split_at(kept.len() - post);
+    let mut out = String::new();
+    if m.sign() == num_bigint::Sign::Minus {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(whole).expect("digits"));
+    if post > 0 {
+        out.push('.');
+        out.push_str(std::str::from_utf8(fraction).expect("digits"));
+    }
     let sign = if exponent < 0 { '-' } else { '+' };
-    format!("{sig}e{sign}{:02}", exponent.abs())
+    out.push_str(&format!("e{sign}{:02}", exponent.abs()));
+    out
 }
 
 /// `#` filler for the picture's digits, with the point (`###.##`).
@@ -298,5 +326,9 @@ mod tests {
         assert_eq!(numeric_sci(&n("-0.00012345"), 2), "-1.23e-04");
         assert_eq!(numeric_sci(&n("0"), 2), "0.00e+00");
         assert_eq!(numeric_sci(&n("12345"), 0), "1e+04");
+        assert_eq!(numeric_sci(&n("-15"), 0), "-2e+01");
+        assert_eq!(numeric_sci(&n("0.5"), 3), "5.000e-01");
+        let huge = Numeric::parse(&format!("1{}", "0".repeat(20000))).unwrap();
+        assert_eq!(numeric_sci(&huge, 2), "1.00e+20000");
     }
 }
