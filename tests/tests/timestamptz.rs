@@ -421,3 +421,23 @@ async fn startup_options_set_the_zone() {
     let (kr, pr) = tokio::join!(query(&k, "SHOW TimeZone"), query(&p, "SHOW TimeZone"));
     assert_eq!(kr, pr);
 }
+
+/// `timestamptz + interval` adds the months, then the days, each resolved in the zone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn months_then_days_in_the_zone() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("SET TimeZone = 'America/New_York'").await;
+    s.check(
+        "SELECT timestamptz '2024-02-10 02:30' + interval '1 month 1 day', \
+         timestamptz '2024-04-11 03:30' - interval '1 month 1 day', \
+         timestamptz '2024-10-02 01:30' + interval '1 month 1 day 1 hour'",
+    )
+    .await;
+    s.check("SELECT k, t + interval '1 mon 1 day', t - interval '1 mon 1 day' FROM e")
+        .await;
+    s.check(
+        "SELECT * FROM generate_series(timestamptz '2024-02-09 02:30', \
+         timestamptz '2024-06-01', interval '1 month 1 day')",
+    )
+    .await;
+}

@@ -104,10 +104,12 @@ pub fn add_interval_tz(
     zone: &Zone,
 ) -> Result<NaiveDateTime, EvalError> {
     let mut t = utc;
-    if iv.months != 0 || iv.days != 0 {
-        let local = to_local(&t, zone)?;
-        let moved = add_interval(local, &Interval::new(iv.months, iv.days, 0))?;
-        t = from_local(&moved, zone)?;
+    // Months, then days, each resolved in the zone, as PostgreSQL's timestamptz_pl_interval.
+    for step in [Interval::new(iv.months, 0, 0), Interval::new(0, iv.days, 0)] {
+        if step.months != 0 || step.days != 0 {
+            let local = to_local(&t, zone)?;
+            t = from_local(&add_interval(local, &step)?, zone)?;
+        }
     }
     t.checked_add_signed(Duration::microseconds(iv.micros))
         .ok_or_else(overflow)
