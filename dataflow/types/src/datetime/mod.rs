@@ -15,6 +15,7 @@ mod abbrevs;
 mod decode;
 mod extract;
 mod lex;
+mod rule_years;
 mod style;
 mod time;
 mod tstz;

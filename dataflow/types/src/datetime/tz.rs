@@ -128,7 +128,10 @@ impl Zone {
     pub fn offset_at_utc(&self, utc: &NaiveDateTime) -> i32 {
         match self {
             Zone::Fixed { east, .. } => *east,
-            Zone::Named(tz) => tz.offset_from_utc_datetime(utc).fix().local_minus_utc(),
+            Zone::Named(tz) => tz
+                .offset_from_utc_datetime(&super::rule_years::listed(utc))
+                .fix()
+                .local_minus_utc(),
         }
     }
 
@@ -142,7 +145,7 @@ impl Zone {
             }
             Zone::Fixed { abbrev, .. } => abbrev.clone(),
             Zone::Named(tz) => {
-                let off = tz.offset_from_utc_datetime(utc);
+                let off = tz.offset_from_utc_datetime(&super::rule_years::listed(utc));
                 match off.abbreviation() {
                     Some(a) => a.to_string(),
                     None => {
@@ -160,12 +163,13 @@ impl Zone {
     pub fn local_to_utc(&self, local: &NaiveDateTime) -> Option<NaiveDateTime> {
         let east = match self {
             Zone::Fixed { east, .. } => *east,
-            Zone::Named(tz) => match tz.from_local_datetime(local) {
+            Zone::Named(tz) => match tz.from_local_datetime(&super::rule_years::listed(local)) {
                 chrono::LocalResult::Single(t) => t.offset().fix().local_minus_utc(),
                 chrono::LocalResult::Ambiguous(_, later) => later.offset().fix().local_minus_utc(),
                 chrono::LocalResult::None => {
                     // Skipped: the offset before the change.
-                    let before = local.checked_sub_signed(Duration::days(1))?;
+                    let before =
+                        super::rule_years::listed(local).checked_sub_signed(Duration::days(1))?;
                     tz.offset_from_utc_datetime(&before).fix().local_minus_utc()
                 }
             },
