@@ -94,9 +94,15 @@ fn sql_converts_to_text(text: &str) -> bool {
 /// Whether a plan (its debug text) converts a value to text.
 fn plan_converts_to_text(plan: &PlannedStatement) -> bool {
     let text = format!("{plan:?}");
-    ["Cast(Text)", "Cast(VarChar", "Cast(Char", "Concat"]
-        .iter()
-        .any(|m| text.contains(m))
+    [
+        "Cast(Text)",
+        "Cast(VarChar",
+        "Cast(Char",
+        "Concat",
+        "Zoned(ToText)",
+    ]
+    .iter()
+    .any(|m| text.contains(m))
 }
 
 /// Why converting values to text inside a query is refused under `style`, if it is: floats
