@@ -46,6 +46,9 @@ pub fn node(e: ScalarExpr) -> Result<ScalarExpr, PlanError> {
             exprs.iter().all(is_literal)
         }
         ScalarExpr::Variadic { func, .. } if func.is_volatile() => return Ok(e),
+        ScalarExpr::Variadic { func, exprs } if crate::zoned_casts::stays_zoned(func, exprs) => {
+            return Ok(e)
+        }
         ScalarExpr::Variadic { exprs, .. } => exprs.iter().all(is_literal),
         ScalarExpr::If { cond, then, els } => {
             if let ScalarExpr::Literal(c) = cond.as_ref() {
@@ -159,11 +162,17 @@ pub fn plan(p: Plan) -> Result<Plan, PlanError> {
 fn constant_rows(p: &Plan) -> Result<Option<Vec<(Row, i64)>>, PlanError> {
     Ok(Some(match p {
         Plan::Constant { rows } => rows.clone(),
-        // Volatile expressions (random(), the statement's time) are evaluated when it runs.
+        // Volatile expressions (random(), the statement's time) are evaluated when it runs,
+        // and so is what reads the session's zone (a view's reader's, `zoned_casts.rs`).
         Plan::Map { exprs, .. }
         | Plan::Filter {
             predicates: exprs, ..
-        } if exprs.iter().any(ScalarExpr::is_volatile) => return Ok(None),
+        } if exprs
+            .iter()
+            .any(|e| e.is_volatile() || crate::zoned_casts::has_late_zone(e)) =>
+        {
+            return Ok(None)
+        }
         Plan::Map { input, exprs } => {
             let Some(rows) = constant_rows(input)? else {
                 return Ok(None);

@@ -79,3 +79,26 @@ pub fn cast(
         _ => return Ok(None),
     }))
 }
+
+/// Whether a constant `ZonedFunc` call stays unfolded: one over the session's zone (the
+/// marked argument, bound when the plan runs) writes or reads local times of the zone of the
+/// session that runs the plan, as PostgreSQL's stable functions evaluate when a view is
+/// read, not when it is created. Text input is folded: PostgreSQL reads a typed literal
+/// (`timestamptz '...'`) when it parses the statement.
+pub fn stays_zoned(func: &VariadicFunc, exprs: &[ScalarExpr]) -> bool {
+    matches!(func, VariadicFunc::Zoned(f) if *f != ZonedFunc::FromText)
+        && matches!(exprs.last(), Some(ScalarExpr::Literal(kpg_types::Datum::String(z)))
+            if z.starts_with(kpg_types::datetime::SESSION_ZONE))
+}
+
+/// Whether `e` holds a call that `stays_zoned`, so a plan of constants over it is evaluated
+/// when it runs, not when it is planned.
+pub fn has_late_zone(e: &ScalarExpr) -> bool {
+    let mut late = false;
+    e.visit(&mut |n| {
+        if let ScalarExpr::Variadic { func, exprs } = n {
+            late |= stays_zoned(func, exprs);
+        }
+    });
+    late
+}
