@@ -478,6 +478,13 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
         ("array_to_string", [a, ..]) if is_array(a) && args.len() <= 3 => {
             let mut args = args.into_iter();
             let a = args.next().expect("array");
+            if a.ty.as_ref().is_some_and(crate::zoned_casts::holds_tstz) {
+                let ty = a.ty.expect("typed");
+                return Err(crate::zoned_casts::array_text_refusal(
+                    "array_to_string()",
+                    &ty,
+                ));
+            }
             let mut exprs = vec![a.expr];
             for t in args {
                 let t = text(t).ok_or_else(no_function)??;

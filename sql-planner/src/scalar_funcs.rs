@@ -94,9 +94,9 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             // Every argument by its output text; unknown literals are text.
             let args = args
                 .into_iter()
-                .map(|a| match a.ty {
+                .map(|a| match &a.ty {
                     None => implicit(a.clone(), &ScalarType::Text, name, &[a]),
-                    Some(_) => Ok(a),
+                    Some(t) => crate::zoned_casts::concat_arg(*t, a),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             variadic(VariadicFunc::Concat, args, ScalarType::Text, false)?

@@ -7,6 +7,7 @@
 use crate::error::PlanError;
 use crate::fold;
 use crate::session_zone::zone_literal;
+use crate::types::{coerce, CastContext, Typed};
 use kpg_types::{ScalarExpr, ScalarType, UnaryFunc, VariadicFunc, ZonedFunc};
 
 fn zoned(func: ZonedFunc, arg: ScalarExpr) -> Result<ScalarExpr, PlanError> {
@@ -27,6 +28,20 @@ fn is_tstz(t: &ScalarType) -> bool {
     t.base() == ScalarType::TimestampTz
 }
 
+/// Whether values of `t` hold timestamptz values (itself, or an array of them).
+pub fn holds_tstz(t: &ScalarType) -> bool {
+    t.element().map_or_else(|| is_tstz(t), |e| holds_tstz(&e))
+}
+
+/// The refusal of an array of timestamptz values written as text by `what`: kpg writes the
+/// elements in UTC, PostgreSQL in the session's zone.
+pub fn array_text_refusal(what: &str, ty: &ScalarType) -> PlanError {
+    PlanError::unsupported(format!(
+        "{what} of {ty} (the text of arrays of timestamp with time zone in the session's \
+         time zone)"
+    ))
+}
+
 /// The plan of a cast from `from` to `to` that reads the session's zone, or `None` when the
 /// cast does not (the caller plans a plain cast). Casts between arrays that would read the
 /// zone per element are not implemented (0A000).
@@ -43,6 +58,9 @@ pub fn cast(
             )));
         }
         return Ok(None);
+    }
+    if from.element().is_some() && holds_tstz(from) && to.element().is_none() {
+        return Err(array_text_refusal("casts to text", from));
     }
     let (f, t) = (from.base(), to.base());
     Ok(Some(match (f, t) {
@@ -78,6 +96,18 @@ pub fn cast(
         }
         _ => return Ok(None),
     }))
+}
+
+/// An argument of concat(): a timestamptz is written in the session's zone (as its cast to
+/// text), an array of them is refused; other values are concat()'s to write.
+pub fn concat_arg(ty: ScalarType, a: Typed) -> Result<Typed, PlanError> {
+    if !holds_tstz(&ty) {
+        return Ok(a);
+    }
+    if ty.element().is_some() {
+        return Err(array_text_refusal("concat()", &ty));
+    }
+    Ok(coerce(a, &ScalarType::Text, CastContext::Explicit)?.expect("timestamptz to text"))
 }
 
 /// Whether a constant `ZonedFunc` call stays unfolded: one over the session's zone (the
