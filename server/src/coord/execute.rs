@@ -524,6 +524,7 @@ impl Coordinator {
         if !state.catalog.contains(on) {
             return Err(ExecError::new("42P01", "the indexed relation was dropped"));
         }
+        crate::coord::zoned_index::check_key(&key)?;
         Self::bind_durable_key_zone(&mut key)?;
         // An index on a view computes the view: from here on the view is maintained,
         // and readers read the index instead of planning the definition.
@@ -534,6 +535,7 @@ impl Coordinator {
                 let mut plan = Self::optimize(state, definition)?;
                 Self::check_imports(state, &plan)?;
                 Self::check_maintainable(&plan)?;
+                crate::coord::zoned_index::check_view(&plan)?;
                 Self::bind_durable_zone(&mut plan)?;
                 state.catalog.add_dependencies(on, plan.index_imports());
                 plan

@@ -36,6 +36,7 @@ mod sources;
 mod table_as;
 mod temporary;
 mod truncate;
+mod zoned_index;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::AtomicBool;
