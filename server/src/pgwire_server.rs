@@ -807,7 +807,13 @@ impl CopyHandler for Session {
             )));
         };
         let result = async {
-            let zone = conn.vars.lock().expect("session variables").output_style().dates.zone;
+            let zone = conn
+                .vars
+                .lock()
+                .expect("session variables")
+                .output_style()
+                .dates
+                .zone;
             let rows: Vec<(Row, i64)> = copy.rows(&zone)?.into_iter().map(|r| (r, 1)).collect();
             let count = rows.len();
             if conn.txn.lock().expect("txn").is_active() {

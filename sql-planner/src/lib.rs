@@ -67,10 +67,10 @@ mod subscribe;
 mod types;
 mod using;
 mod window;
-mod zoned_casts;
-mod zoned_ops;
-mod zoned_funcs;
 mod words;
+mod zoned_casts;
+mod zoned_funcs;
+mod zoned_ops;
 
 #[cfg(test)]
 mod tests;

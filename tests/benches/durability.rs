@@ -22,7 +22,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::SinkExt;
 use kpg_tests::tokio_postgres::Client;
 use kpg_tests::*;
 

@@ -37,7 +37,6 @@ pub mod expr;
 pub mod external;
 mod failure;
 mod float_text;
-pub mod styled_text;
 pub mod interval;
 pub mod jsonb;
 mod math;
@@ -46,10 +45,11 @@ mod pg_funcs;
 pub mod plan;
 pub mod scalar;
 pub mod source;
+pub mod styled_text;
 pub mod subquery;
 pub mod table_func;
-pub mod to_char;
 mod text_funcs;
+pub mod to_char;
 pub mod window;
 
 pub use accum::Accum;
@@ -59,7 +59,6 @@ pub use datum::{Datum, Row};
 pub use display::expr_list;
 pub use error::EvalError;
 pub use expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc, ZonedFunc};
-pub use styled_text::OutputStyle;
 pub use interval::{
     Interval, IntervalField, IntervalFields, IntervalTypmod, PrecisionWithoutSeconds,
 };
@@ -68,4 +67,5 @@ pub use pg_funcs::{format_type, quote_ident, TYPES as PG_TYPES};
 pub use plan::{DataflowDescription, DataflowSink, GlobalId, Plan};
 pub use scalar::{ColumnType, RelationDesc, ScalarType};
 pub use source::{LoadGenerator, SourceDesc, SourceExport};
+pub use styled_text::OutputStyle;
 pub use subquery::{BoundSubquery, SubqueryKind, OUTER_ROW};
