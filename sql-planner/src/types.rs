@@ -107,12 +107,20 @@ pub fn coerce(t: Typed, to: &ScalarType, ctx: CastContext) -> Result<Option<Type
         // An unknown literal: a string is input for the target type, NULL is NULL of it.
         let expr = match t.expr {
             ScalarExpr::Literal(Datum::String(s)) if zoned_input(to) => {
+                // Input of a literal is read once, at parse time, in the planning session's
+                // zone (PostgreSQL stores the instant in a view); a text-typed value cast to
+                // timestamptz is read in the zone of each run (`zoned_casts::stays_zoned`).
                 let typed = Typed::new(
                     ScalarExpr::Literal(Datum::String(s)),
                     ScalarType::Text,
                     false,
                 );
-                return coerce(typed, to, CastContext::Explicit);
+                let cast = coerce(typed, to, CastContext::Explicit)?.expect("text casts to all");
+                let instant = ScalarExpr::Literal(cast.expr.eval(&[])?);
+                return Ok(Some(Typed {
+                    expr: instant,
+                    ..cast
+                }));
             }
             ScalarExpr::Literal(Datum::String(s)) => {
                 ScalarExpr::Literal(Datum::parse_text(&s, to)?)

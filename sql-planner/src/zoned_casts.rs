@@ -113,10 +113,11 @@ pub fn concat_arg(ty: ScalarType, a: Typed) -> Result<Typed, PlanError> {
 /// Whether a constant `ZonedFunc` call stays unfolded: one over the session's zone (the
 /// marked argument, bound when the plan runs) writes or reads local times of the zone of the
 /// session that runs the plan, as PostgreSQL's stable functions evaluate when a view is
-/// read, not when it is created. Text input is folded: PostgreSQL reads a typed literal
-/// (`timestamptz '...'`) when it parses the statement.
+/// read, not when it is created. So is text input of a text-typed value
+/// (`'...'::text::timestamptz`); a literal (`timestamptz '...'`) is read when the statement is
+/// parsed, as PostgreSQL does, by `types::coerce`.
 pub fn stays_zoned(func: &VariadicFunc, exprs: &[ScalarExpr]) -> bool {
-    matches!(func, VariadicFunc::Zoned(f) if *f != ZonedFunc::FromText)
+    matches!(func, VariadicFunc::Zoned(_))
         && matches!(exprs.last(), Some(ScalarExpr::Literal(kpg_types::Datum::String(z)))
             if z.starts_with(kpg_types::datetime::SESSION_ZONE))
 }

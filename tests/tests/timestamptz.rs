@@ -440,7 +440,8 @@ async fn concat_and_array_text_follow_the_zone() {
 }
 
 /// Plain views created in UTC and read in Tokyo: PostgreSQL evaluates them in the reader's
-/// zone, constants included (a typed literal is read when the view is created).
+/// zone, constants included (a typed literal is read when the view is created, a text value
+/// cast to timestamptz when it is read).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plain_views_of_zoned_constants_follow_the_reader() {
     let (_kpg, _pg, s) = setup().await;
@@ -449,11 +450,15 @@ async fn plain_views_of_zoned_constants_follow_the_reader() {
          extract(hour FROM timestamptz '2024-01-01 00:00+00') AS h, \
          date_trunc('day', timestamptz '2024-01-01 00:00+00') AS d, \
          (timestamptz '2024-01-01 00:00+00')::date AS dt, \
-         timestamptz '2024-01-01 00:00' + interval '1 mon' AS lit",
+         timestamptz '2024-01-01 00:00' + interval '1 mon' AS lit, \
+         '2024-01-01 00:00'::text::timestamptz AS from_text, \
+         CAST(CAST('2024-06-01 12:00' AS varchar) AS timestamptz) AS from_varchar",
     )
     .await;
     s.exec("SET TimeZone = 'Asia/Tokyo'").await;
     s.check("SELECT * FROM zc").await;
+    s.check("SELECT '2024-01-01 00:00'::text::timestamptz, timestamptz '2024-01-01 00:00'")
+        .await;
 }
 
 /// Zone-dependent index expressions are not IMMUTABLE (42P17, as PostgreSQL); an index on a
