@@ -117,6 +117,9 @@ async fn zones_and_dst_match_postgres() {
         "'europe/paris'",
         "'<+0330>-03:30'",
         "'EST5EDT'",
+        "'+05:30'",
+        "'-5:30'",
+        "'3'",
     ] {
         s.exec(&format!("SET TimeZone = {zone}")).await;
         s.check("SHOW TimeZone").await;

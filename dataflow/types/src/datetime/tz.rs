@@ -6,7 +6,7 @@
 //! text in three places with three sign conventions, and so does kpg:
 //! - `SET TimeZone` (`Zone::parse_setting`): a plain number is hours *east* (`+02`, `-7`,
 //!   `2.5`) and shows as `<+02>-02`; otherwise a database zone, or a POSIX spec whose offset
-//!   is hours *west* (`UTC+3` is three hours behind UTC).
+//!   is hours *west* (`UTC+3` is three hours behind UTC, and so is `+03:00` alone).
 //! - `AT TIME ZONE` / `timezone()` (`Zone::parse_function`): an abbreviation of PostgreSQL's
 //!   default set, then a database zone, then a POSIX spec, its name optional (`+02` is two
 //!   hours west).
@@ -57,6 +57,23 @@ impl Zone {
         }
         if let Some(tz) = database(t) {
             return Ok((Zone::Named(tz), tz.name().to_string()));
+        }
+        if t.starts_with(|c: char| c == '+' || c == '-' || c.is_ascii_digit()) {
+            // An offset alone (`+05:30`, `5:30`) is a POSIX spec without a name: hours
+            // *west*, shown as written. PostgreSQL refuses one with seconds.
+            return match posix_offset(t) {
+                Some((west, "")) if west % 60 == 0 => Ok((
+                    Zone::Fixed {
+                        east: -west,
+                        abbrev: String::new(),
+                    },
+                    t.to_string(),
+                )),
+                Some((_, rest)) if rest.starts_with(|c: char| c.is_ascii_alphabetic()) => {
+                    Err(ZoneError::Unsupported)
+                }
+                _ => Err(ZoneError::Unknown),
+            };
         }
         posix(t, false).map(|z| (z, t.to_string()))
     }
@@ -321,6 +338,14 @@ mod tests {
         assert_eq!(Zone::parse_setting("2.5").unwrap().1, "<+02:30>-02:30");
         assert_eq!(Zone::parse_setting("PST"), Err(ZoneError::Unknown));
         assert_eq!(Zone::parse_setting("foo"), Err(ZoneError::Unknown));
+        let (z, shown) = Zone::parse_setting("+05:30").unwrap();
+        assert_eq!(
+            (z.offset_at_utc(&ts("2024-01-01 00:00:00")), shown.as_str()),
+            (-19800, "+05:30")
+        );
+        assert_eq!(Zone::parse_setting("-5:30").unwrap().1, "-5:30");
+        assert_eq!(Zone::parse_setting("+05:30:15"), Err(ZoneError::Unknown));
+        assert_eq!(Zone::parse_setting("+168:00"), Err(ZoneError::Unknown));
         assert_eq!(Zone::parse_setting("XYZ5ABC"), Err(ZoneError::Unsupported));
         assert!(Zone::parse_setting("UTC").unwrap().0.is_utc());
         assert!(Zone::parse_setting("Etc/UTC").unwrap().0.is_utc());
