@@ -2,6 +2,7 @@
 //!
 //! - `scalar`: SQL types and relation schemas.
 //! - `datum`: values and rows, with PostgreSQL's text formats.
+//! - `packed`: rows as compact byte strings, read through borrowed datums.
 //! - `numeric`: exact decimal numbers of any size, with PostgreSQL's arithmetic.
 //! - `float_text`: real and double precision as PostgreSQL prints them.
 //! - `array`: one-dimensional arrays, their text and binary formats and functions.
@@ -41,6 +42,7 @@ pub mod interval;
 pub mod jsonb;
 mod math;
 pub mod numeric;
+pub mod packed;
 mod pg_funcs;
 pub mod plan;
 pub mod scalar;

@@ -1,0 +1,193 @@
+//! Comparing borrowed datums and packed rows: `Datum`'s two orders (`datum.rs`) over views.
+//!
+//! `DatumRef::compare` mirrors `Datum::compare` case by case — SQL's order, then (for the
+//! identity order) the representation: a float zero's sign, a numeric's scale, an interval's
+//! fields — and values of different variants by the same rank. Rows compare datum by datum,
+//! a prefix first, as `Vec<Datum>` does; a datum whose bytes are equal is equal without being
+//! read (the encoding is canonical), and two strings compare as their bytes.
+//! Only jsonb values and numerics beyond 96 bits are made owned to be compared.
+
+use super::datum_ref::{read, DatumRef, NumericRef};
+use super::row::PackedSlice;
+use super::tag;
+use std::cmp::Ordering;
+
+impl DatumRef<'_> {
+    /// SQL's order (`Datum::sql_cmp`).
+    pub fn sql_cmp(&self, other: &DatumRef<'_>) -> Ordering {
+        self.compare(other, false)
+    }
+
+    /// `Datum::compare` over views: SQL's order, then (if `r`) the representation.
+    pub fn compare(&self, other: &DatumRef<'_>, r: bool) -> Ordering {
+        use DatumRef::*;
+        #[inline]
+        fn tie(o: Ordering, r: bool, rep: impl FnOnce() -> Ordering) -> Ordering {
+            if r {
+                o.then_with(rep)
+            } else {
+                o
+            }
+        }
+        match (self, other) {
+            (Null, Null) => Ordering::Equal,
+            (Bool(a), Bool(b)) => a.cmp(b),
+            (Int16(a), Int16(b)) => a.cmp(b),
+            (Int32(a), Int32(b)) => a.cmp(b),
+            (Int64(a), Int64(b)) => a.cmp(b),
+            (Float32(a), Float32(b)) => tie(a.cmp(b), r, || {
+                b.0.is_sign_negative().cmp(&a.0.is_sign_negative())
+            }),
+            (Float64(a), Float64(b)) => tie(a.cmp(b), r, || {
+                b.0.is_sign_negative().cmp(&a.0.is_sign_negative())
+            }),
+            (Numeric(a), Numeric(b)) => compare_numeric(a, b, r),
+            (String(a), String(b)) => a.cmp(b),
+            (Date(a), Date(b)) => a.cmp(b),
+            (Timestamp(a), Timestamp(b)) => a.cmp(b),
+            (TimestampTz(a), TimestampTz(b)) => a.cmp(b),
+            (Interval(a), Interval(b)) => tie(a.cmp(b), r, || a.fields().cmp(&b.fields())),
+            (Time(a), Time(b)) => a.cmp(b),
+            (Uuid(a), Uuid(b)) => a.cmp(b),
+            (Bytes(a), Bytes(b)) => a.cmp(b),
+            (Jsonb(a), Jsonb(b)) => a.to_json().compare(&b.to_json(), r),
+            (Array(a), Array(b)) | (Record(a), Record(b)) => compare_elements(*a, *b, r),
+            (Int2Vector(a), Int2Vector(b)) => a.iter().cmp(b.iter()),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+
+    /// The variant's position (`Datum::rank`).
+    fn rank(&self) -> u8 {
+        match self {
+            DatumRef::Null => 0,
+            DatumRef::Bool(_) => 1,
+            DatumRef::Int16(_) => 2,
+            DatumRef::Int32(_) => 3,
+            DatumRef::Int64(_) => 4,
+            DatumRef::Float32(_) => 5,
+            DatumRef::Float64(_) => 6,
+            DatumRef::Numeric(_) => 7,
+            DatumRef::String(_) => 8,
+            DatumRef::Date(_) => 9,
+            DatumRef::Timestamp(_) => 10,
+            DatumRef::Interval(_) => 11,
+            DatumRef::Time(_) => 12,
+            DatumRef::Uuid(_) => 13,
+            DatumRef::Bytes(_) => 14,
+            DatumRef::Jsonb(_) => 15,
+            DatumRef::Array(_) => 16,
+            DatumRef::Int2Vector(_) => 17,
+            DatumRef::Record(_) => 18,
+            DatumRef::TimestampTz(_) => 19,
+        }
+    }
+}
+
+/// Numeric order, then (if `r`) the scale; mantissas of one scale compare directly.
+fn compare_numeric(a: &NumericRef<'_>, b: &NumericRef<'_>, r: bool) -> Ordering {
+    if let (
+        NumericRef::Small {
+            mantissa: ma,
+            scale: sa,
+        },
+        NumericRef::Small {
+            mantissa: mb,
+            scale: sb,
+        },
+    ) = (a, b)
+    {
+        if sa == sb {
+            return ma.cmp(mb);
+        }
+    }
+    let o = a.to_numeric().cmp(&b.to_numeric());
+    if r {
+        o.then_with(|| a.scale().cmp(&b.scale()))
+    } else {
+        o
+    }
+}
+
+/// Arrays and records (`array::compare`): element by element, a NULL after every value, a
+/// prefix first.
+fn compare_elements(a: PackedSlice<'_>, b: PackedSlice<'_>, r: bool) -> Ordering {
+    let (mut x, mut y) = (a.iter(), b.iter());
+    loop {
+        match (x.next(), y.next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(p), Some(q)) => {
+                let o = match (p.is_null(), q.is_null()) {
+                    (true, true) => Ordering::Equal,
+                    (true, false) => Ordering::Greater,
+                    (false, true) => Ordering::Less,
+                    (false, false) => p.compare(&q, r),
+                };
+                if o.is_ne() {
+                    return o;
+                }
+            }
+        }
+    }
+}
+
+impl Ord for DatumRef<'_> {
+    /// Identity: `Datum`'s `Ord`.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.compare(other, true)
+    }
+}
+
+impl PartialOrd for DatumRef<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for DatumRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for DatumRef<'_> {}
+
+/// The identity order of two packed rows: `Vec<Datum>`'s.
+pub(super) fn compare_rows(a: &[u8], b: &[u8]) -> Ordering {
+    let (mut i, mut j) = (0, 0);
+    loop {
+        match (i < a.len(), j < b.len()) {
+            (false, false) => return Ordering::Equal,
+            (false, true) => return Ordering::Less,
+            (true, false) => return Ordering::Greater,
+            (true, true) => {}
+        }
+        let (x, y) = (&a[i..], &b[j..]);
+        // Two short strings: their bytes, without reading them as text.
+        if x[0] >= tag::SHORT_STRING && y[0] >= tag::SHORT_STRING {
+            let (n, m) = (
+                usize::from(x[0] - tag::SHORT_STRING),
+                usize::from(y[0] - tag::SHORT_STRING),
+            );
+            let o = x[1..1 + n].cmp(&y[1..1 + m]);
+            if o.is_ne() {
+                return o;
+            }
+            i += 1 + n;
+            j += 1 + m;
+            continue;
+        }
+        let (p, n) = read(x);
+        let (q, m) = read(y);
+        if x[..n] != y[..m] {
+            let o = p.cmp(&q);
+            if o.is_ne() {
+                return o;
+            }
+        }
+        i += n;
+        j += m;
+    }
+}

@@ -1,0 +1,255 @@
+//! `PackedRow`, an owned packed row stored inline up to `INLINE` bytes, and `PackedSlice`, a
+//! borrowed one (a row, or an array's or record's elements inside one).
+//!
+//! Order is `Vec<Datum>`'s (`order.rs`); equality and hashing are of the bytes, which the
+//! canonical encoding makes agree with it. Serde reads and writes the same format as `Row`'s
+//! derived one (a newtype `Row` around a sequence of `Datum`s), so that a packed row can stand
+//! where rows are already serialized (commands between processes, durable storage).
+
+use super::datum_ref::{read, DatumRef};
+use super::order::compare_rows;
+use super::packer::RowPacker;
+use crate::datum::Datum;
+use serde::ser::SerializeSeq;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use smallvec::SmallVec;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// Bytes a row holds without a heap allocation (the `PackedRow` is then 32 bytes in all).
+pub const INLINE: usize = 24;
+
+/// An owned packed row.
+#[derive(Clone, Default)]
+pub struct PackedRow {
+    data: SmallVec<[u8; INLINE]>,
+}
+
+/// A borrowed packed row: datums one after another, as a `RowPacker` wrote them.
+#[derive(Clone, Copy, Default)]
+pub struct PackedSlice<'a> {
+    data: &'a [u8],
+}
+
+impl PackedRow {
+    /// The row of no columns.
+    pub fn empty() -> PackedRow {
+        PackedRow::default()
+    }
+
+    /// Packs owned datums.
+    pub fn pack<'d>(datums: impl IntoIterator<Item = &'d Datum>) -> PackedRow {
+        let mut p = RowPacker::new();
+        p.extend(datums);
+        p.finish()
+    }
+
+    /// Packs borrowed datums.
+    pub fn pack_refs<'d>(datums: impl IntoIterator<Item = DatumRef<'d>>) -> PackedRow {
+        let mut p = RowPacker::new();
+        datums.into_iter().for_each(|d| p.push_ref(d));
+        p.finish()
+    }
+
+    /// A row of bytes a packer wrote.
+    pub(super) fn from_packed(bytes: &[u8]) -> PackedRow {
+        PackedRow {
+            data: SmallVec::from_slice(bytes),
+        }
+    }
+
+    pub fn as_slice(&self) -> PackedSlice<'_> {
+        PackedSlice { data: &self.data }
+    }
+
+    pub fn iter(&self) -> PackedIter<'_> {
+        self.as_slice().iter()
+    }
+
+    /// The number of columns (counted by reading the row).
+    pub fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Column `i` (found by reading the columns before it); panics past the last column.
+    pub fn get(&self, i: usize) -> DatumRef<'_> {
+        self.as_slice().get(i)
+    }
+
+    /// The owned datums.
+    pub fn unpack(&self) -> Vec<Datum> {
+        self.iter().map(|d| d.to_datum()).collect()
+    }
+
+    /// The encoded bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// Bytes held on the heap (0 when the row is inline).
+    pub fn heap_size(&self) -> usize {
+        if self.data.spilled() {
+            self.data.capacity()
+        } else {
+            0
+        }
+    }
+}
+
+impl<'a> PackedSlice<'a> {
+    pub(super) fn from_packed(data: &'a [u8]) -> PackedSlice<'a> {
+        PackedSlice { data }
+    }
+
+    pub fn iter(&self) -> PackedIter<'a> {
+        PackedIter { data: self.data }
+    }
+
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> DatumRef<'a> {
+        match self.iter().nth(i) {
+            Some(d) => d,
+            None => panic!("column {i} of a packed row of {} columns", self.len()),
+        }
+    }
+
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.data
+    }
+
+    pub fn to_owned_row(&self) -> PackedRow {
+        PackedRow::from_packed(self.data)
+    }
+}
+
+/// The datums of a packed row, in order, borrowed.
+#[derive(Clone)]
+pub struct PackedIter<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Iterator for PackedIter<'a> {
+    type Item = DatumRef<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<DatumRef<'a>> {
+        if self.data.is_empty() {
+            return None;
+        }
+        let (d, n) = read(self.data);
+        self.data = &self.data[n..];
+        Some(d)
+    }
+}
+
+impl Ord for PackedSlice<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        compare_rows(self.data, other.data)
+    }
+}
+
+impl PartialOrd for PackedSlice<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for PackedSlice<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.data == other.data
+    }
+}
+
+impl Eq for PackedSlice<'_> {}
+
+impl Hash for PackedSlice<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.data.hash(state)
+    }
+}
+
+impl Ord for PackedRow {
+    fn cmp(&self, other: &Self) -> Ordering {
+        compare_rows(&self.data, &other.data)
+    }
+}
+
+impl PartialOrd for PackedRow {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for PackedRow {
+    fn eq(&self, other: &Self) -> bool {
+        self.data == other.data
+    }
+}
+
+impl Eq for PackedRow {}
+
+impl Hash for PackedRow {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state)
+    }
+}
+
+impl fmt::Debug for PackedSlice<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl fmt::Debug for PackedRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.as_slice(), f)
+    }
+}
+
+impl From<&[Datum]> for PackedRow {
+    fn from(datums: &[Datum]) -> PackedRow {
+        PackedRow::pack(datums)
+    }
+}
+
+/// The datums as a sequence, each made owned in turn.
+struct Datums<'a>(PackedSlice<'a>);
+
+impl Serialize for Datums<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for d in self.0.iter() {
+            seq.serialize_element(&d.to_datum())?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for PackedRow {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_newtype_struct("Row", &Datums(self.as_slice()))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "Row")]
+struct Wire(Vec<Datum>);
+
+impl<'de> Deserialize<'de> for PackedRow {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PackedRow, D::Error> {
+        let Wire(datums) = Wire::deserialize(d)?;
+        Ok(PackedRow::pack(&datums))
+    }
+}
