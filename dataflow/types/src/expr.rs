@@ -239,10 +239,11 @@ pub enum VariadicFunc {
     /// starts_with(text, text), translate(text, text, text), ascii(text) and chr(int).
     Repeat,
     SplitPart,
-    /// to_char(value, picture) and to_number(text, picture) (`to_char.rs`), strict; to_char
-    /// of a datetime with an empty picture is NULL.
+    /// to_char(value, picture), to_number(text, picture) and to_date(text, picture)
+    /// (`to_char.rs`), strict; to_char of a datetime with an empty picture is NULL.
     ToChar,
     ToNumber,
+    ToDate,
     Initcap,
     Md5,
     Reverse,
@@ -596,7 +597,7 @@ impl ScalarExpr {
                     | VariadicFunc::JustifyInterval
                     | VariadicFunc::Age => date_funcs::eval(*func, &args),
                     VariadicFunc::Zoned(f) => tz_funcs::eval(*f, &args),
-                    VariadicFunc::ToChar | VariadicFunc::ToNumber => {
+                    VariadicFunc::ToChar | VariadicFunc::ToNumber | VariadicFunc::ToDate => {
                         crate::to_char::eval(*func, &args)
                     }
                     _ => crate::text_funcs::variadic_strict(*func, args),

@@ -1,13 +1,16 @@
 //! PostgreSQL's formatting functions (`formatting.c`): `to_char` of numbers, timestamps,
-//! timestamps with time zone (dates are formatted as those) and intervals, and `to_number`, the picture languages they share, in the C locale (the
-//! locale kpg and its test oracle run in: `.` and `,` for `D` and `G`, a blank for `L`,
-//! English names).
+//! timestamps with time zone (dates are formatted as those) and intervals, `to_number`,
+//! `to_date` and `to_timestamp(text, text)`, the picture languages they share, in the C
+//! locale (the locale kpg and its test oracle run in: `.` and `,` for `D` and `G`, a blank for
+//! `L`, English names).
 //!
 //! The picture is parsed once per call (`picture.rs`), then a number is turned into digits
 //! (`num_value.rs`) and written through it (`num_out.rs`), a datetime is broken into fields
-//! and written (`dch_out.rs`), and text is read back into a number (`num_in.rs`). Every
-//! picture and value gives a result or an error with PostgreSQL's SQLSTATE, never a panic.
+//! and written (`dch_out.rs`), and text is read back into a number (`num_in.rs`) or a date or
+//! timestamp (`dch_in.rs`, for `to_date` and `to_timestamp`). Every picture and value gives a
+//! result or an error with PostgreSQL's SQLSTATE, never a panic.
 
+mod dch_in;
 mod dch_keys;
 mod dch_out;
 mod num_desc;
@@ -22,7 +25,7 @@ use crate::error::EvalError;
 use crate::expr::VariadicFunc;
 use crate::interval::Interval;
 use crate::numeric::Numeric;
-use chrono::{Datelike, NaiveDateTime, Timelike};
+use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike};
 
 pub use num_value::NumValue;
 
@@ -136,6 +139,7 @@ pub(crate) fn eval(func: VariadicFunc, args: &[Datum]) -> Result<Datum, EvalErro
             }
             Datum::Numeric(to_number(t, p)?)
         }
+        (VariadicFunc::ToDate, [Datum::String(t), Datum::String(p)]) => Datum::Date(to_date(t, p)?),
         (VariadicFunc::ToChar, [v, Datum::String(p)]) => match v {
             Datum::Int16(i) => text(number_to_char(&NumValue::Int4((*i).into()), p)?),
             Datum::Int32(i) => text(number_to_char(&NumValue::Int4(*i), p)?),
@@ -153,6 +157,72 @@ pub(crate) fn eval(func: VariadicFunc, args: &[Datum]) -> Result<Datum, EvalErro
             return Err(EvalError::Internal(format!("{func:?} over {args:?}")));
         }
     })
+}
+
+/// `to_date(text, picture)`: the date the text writes through the picture.
+pub fn to_date(text: &str, picture: &str) -> Result<NaiveDate, EvalError> {
+    let p = dch_in::parse(text, picture)?;
+    let out_of_range = || EvalError::DateTimeOutOfRange {
+        type_name: "date".into(),
+        value: text.to_string(),
+    };
+    // PostgreSQL's Julian day arithmetic holds from 4714-11-24 BC.
+    if p.year < -4713 || p.year == -4713 && p.mon < 11 || p.year >= 5_874_898 {
+        return Err(out_of_range());
+    }
+    let j = dch_out::date2j(p.year, p.mon, p.mday);
+    // Dates run from Julian day 0 to the end of 5874897 (Julian day 2147483494 after it).
+    if !(0..2_147_483_494).contains(&j) {
+        return Err(out_of_range());
+    }
+    julian_date(j).ok_or_else(|| beyond(text))
+}
+
+/// A date PostgreSQL holds past the year 262143, where kpg's dates end (as for input).
+fn beyond(text: &str) -> EvalError {
+    EvalError::Unsupported(format!(
+        "the date or timestamp \"{text}\" (after the year 262143)"
+    ))
+}
+
+/// `to_timestamp(text, picture)`: the instant the text writes, read in `zone` unless the text
+/// gives an offset (`TZH`, `TZM`), rounded to the precision of an `FF1`..`FF6` field.
+pub fn to_timestamp(text: &str, picture: &str, zone: &Zone) -> Result<NaiveDateTime, EvalError> {
+    let p = dch_in::parse(text, picture)?;
+    let out_of_range = || EvalError::DateTimeValueOutOfRange("timestamp".into());
+    let j = dch_out::date2j(p.year, p.mon, p.mday);
+    // PostgreSQL's timestamps run from 4714-11-24 BC (Julian day 0) to the end of 294276
+    // (294277-01-01 is Julian day 109203528).
+    if !(0..109_203_528).contains(&j) {
+        return Err(out_of_range());
+    }
+    let date = julian_date(j).ok_or_else(|| beyond(text))?;
+    let local = date
+        .and_hms_opt(0, 0, 0)
+        .and_then(|d| {
+            d.checked_add_signed(chrono::Duration::microseconds(
+                ((p.hour * 60 + p.min) * 60 + p.sec) * 1_000_000 + p.fsec,
+            ))
+        })
+        .ok_or_else(out_of_range)?;
+    let utc = match p.east {
+        Some(east) => local
+            .checked_sub_signed(chrono::Duration::seconds(east))
+            .ok_or_else(out_of_range)?,
+        None => crate::datetime::from_local(&local, zone)?,
+    };
+    match p.fprec {
+        Some(precision) => crate::datetime::round_timestamp(utc, precision),
+        None => Ok(utc),
+    }
+}
+
+/// The date of a Julian day, if chrono holds it.
+fn julian_date(j: i64) -> Option<NaiveDate> {
+    // Julian day 2451545 is 2000-01-01, day 730120 of the common era.
+    i32::try_from(j - 1_721_425)
+        .ok()
+        .and_then(NaiveDate::from_num_days_from_ce_opt)
 }
 
 /// `to_number(text, picture)`.

@@ -1,13 +1,15 @@
-//! Binding of the formatting functions `to_char(value, text)` and `to_number(text, text)`,
+//! Binding of the formatting functions `to_char(value, text)`, `to_number(text, text)`,
+//! `to_date(text, text)` and `to_timestamp(text, text)`,
 //! resolved as PostgreSQL 15 resolves them.
 //!
 //! to_char exists there for integer, bigint, numeric, real, double precision, timestamp,
 //! timestamp with time zone and interval: smallint takes the integer form; a date takes the
 //! timestamp with time zone form (the preferred type of its category), as here, where that
 //! form reads the session's `TimeZone` (for `TZ`, `OF`, and the local fields); an unknown
-//! literal first argument is ambiguous (42725), as there. `to_date` and
-//! `to_timestamp(text, text)` are refused (0A000). A datetime with an empty picture gives
-//! NULL, so those calls are nullable.
+//! literal first argument is ambiguous (42725), as there. `to_date(text, text)` and
+//! `to_timestamp(text, text)` read text through a picture; the latter reads a text without
+//! an offset in the session's zone. A datetime with an empty picture gives NULL to to_char,
+//! so those calls are nullable.
 
 use super::strict;
 use crate::builtin::implicit;
@@ -76,8 +78,27 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             typed.nullable |= datetime;
             typed
         }
-        ("to_date", 2) => return Err(PlanError::unsupported("to_date(text, text)")),
-        ("to_timestamp", 2) => return Err(PlanError::unsupported("to_timestamp(text, text)")),
+        ("to_date", 2) => {
+            if !stringish(0) || !stringish(1) {
+                return Err(no_function(name, &args));
+            }
+            strict(
+                VariadicFunc::ToDate,
+                vec![text(0)?, text(1)?],
+                ScalarType::Date,
+            )?
+        }
+        ("to_timestamp", 2) => {
+            if !stringish(0) || !stringish(1) {
+                return Err(no_function(name, &args));
+            }
+            let nullable = args.iter().any(|a| a.nullable);
+            let expr = fold::node(ScalarExpr::Variadic {
+                func: VariadicFunc::Zoned(ZonedFunc::ToTimestamp),
+                exprs: vec![text(0)?.expr, text(1)?.expr, zone_literal()],
+            })?;
+            Typed::new(expr, ScalarType::TimestampTz, nullable)
+        }
         _ => return Ok(None),
     }))
 }

@@ -33,6 +33,9 @@ pub enum ZonedFunc {
     DatePart(DateUnit),
     /// (timestamptz, picture, zone) → text: to_char (`to_char.rs`); NULL for an empty picture.
     ToChar,
+    /// (text, picture, zone) → timestamptz: to_timestamp(text, text) (`to_char.rs`), the zone
+    /// for a text that writes none.
+    ToTimestamp,
 }
 
 /// Evaluates `func` over non-NULL arguments.
@@ -78,6 +81,9 @@ pub(crate) fn eval(func: ZonedFunc, args: &[Datum]) -> Result<Datum, EvalError> 
         }
         (ZonedFunc::ToChar, [Datum::TimestampTz(t), Datum::String(p)]) => {
             crate::to_char::timestamptz_to_char(t, p, &zone)?.map_or(Datum::Null, Datum::String)
+        }
+        (ZonedFunc::ToTimestamp, [Datum::String(t), Datum::String(p)]) => {
+            Datum::TimestampTz(crate::to_char::to_timestamp(t, p, &zone)?)
         }
         (func, args) => unreachable!("planner typed {func:?} over {args:?}"),
     })
