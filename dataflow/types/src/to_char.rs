@@ -10,6 +10,7 @@
 //! timestamp (`dch_in.rs`, for `to_date` and `to_timestamp`). Every picture and value gives a
 //! result or an error with PostgreSQL's SQLSTATE, never a panic.
 
+mod dch_combine;
 mod dch_in;
 mod dch_keys;
 mod dch_out;
