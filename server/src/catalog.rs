@@ -78,6 +78,9 @@ pub struct Catalog {
     connections: BTreeMap<GlobalId, (ConnectionItem, String)>,
     /// Sinks: name, and what they read (and their connection).
     sinks: BTreeMap<GlobalId, SinkEntry>,
+    /// Counts the changes made: a plan made at another generation may name what is gone
+    /// (prepared statements plan again, `pgwire_server/prepared.rs`).
+    generation: u64,
 }
 
 /// A sink as the catalog keeps it (its statement is in the data directory's record).
@@ -88,6 +91,11 @@ pub struct SinkEntry {
 }
 
 impl Catalog {
+    /// The number of changes made so far (see `generation`).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     pub fn insert(
         &mut self,
         id: GlobalId,
@@ -97,6 +105,7 @@ impl Catalog {
         depends_on: Vec<GlobalId>,
         definition: Option<Plan>,
     ) {
+        self.generation += 1;
         self.entries.insert(
             id,
             Entry {
@@ -125,6 +134,7 @@ impl Catalog {
         depends_on: Vec<GlobalId>,
         definition: Option<Plan>,
     ) {
+        self.generation += 1;
         let CatalogItem {
             id,
             name,
@@ -142,6 +152,7 @@ impl Catalog {
     /// Enters `id` (already in `entries` or `indexes`) under its key: its name, or for a
     /// temporary object of `session` its name in the session's schema.
     fn enter(&mut self, id: GlobalId, session: Option<u64>) {
+        self.generation += 1;
         let Some(name) = self.name(id).map(str::to_string) else {
             return;
         };
@@ -161,6 +172,7 @@ impl Catalog {
 
     /// Records the SQL of a view's defining query.
     pub fn set_sql(&mut self, id: GlobalId, sql: String) {
+        self.generation += 1;
         if let Some(entry) = self.entries.get_mut(&id) {
             entry.sql = Some(sql);
         }
@@ -168,6 +180,7 @@ impl Catalog {
 
     /// Records that the subsource `id` belongs to the source `owner`.
     pub fn set_owner(&mut self, id: GlobalId, owner: GlobalId) {
+        self.generation += 1;
         if let Some(entry) = self.entries.get_mut(&id) {
             entry.owner = Some(owner);
         }
@@ -175,6 +188,7 @@ impl Catalog {
 
     /// Records a table's unique constraints.
     pub fn set_keys(&mut self, id: GlobalId, keys: Vec<UniqueKey>) {
+        self.generation += 1;
         if let Some(entry) = self.entries.get_mut(&id) {
             entry.keys = keys;
         }
@@ -182,6 +196,7 @@ impl Catalog {
 
     /// Records a table's column defaults.
     pub fn set_defaults(&mut self, id: GlobalId, defaults: Vec<Option<ColumnDefault>>) {
+        self.generation += 1;
         if let Some(entry) = self.entries.get_mut(&id) {
             entry.defaults = defaults;
         }
@@ -202,6 +217,7 @@ impl Catalog {
 
     /// Enters an index; the index of a temporary table is temporary too.
     pub fn insert_index(&mut self, index: IndexItem) {
+        self.generation += 1;
         let (id, on) = (index.id, index.on);
         self.indexes.insert(index.id, index);
         let session = self.temp_of(on);
@@ -297,6 +313,7 @@ impl Catalog {
 
     /// Enters a sink.
     pub fn insert_sink(&mut self, id: GlobalId, sink: SinkEntry) {
+        self.generation += 1;
         self.sinks.insert(id, sink);
         self.enter(id, None);
     }
@@ -308,6 +325,7 @@ impl Catalog {
 
     /// Enters a connection (its statement is what `SHOW CREATE CONNECTION` shows).
     pub fn insert_connection(&mut self, item: ConnectionItem, sql: String) {
+        self.generation += 1;
         let id = item.id;
         self.connections.insert(id, (item, sql));
         self.enter(id, None);
@@ -319,6 +337,7 @@ impl Catalog {
     }
 
     pub fn remove(&mut self, id: GlobalId) {
+        self.generation += 1;
         self.entries.remove(&id);
         self.indexes.remove(&id);
         self.connections.remove(&id);
@@ -422,6 +441,7 @@ impl Catalog {
 
     /// Records that the view `id` also reads `ids` (indexes imported by its index's dataflow).
     pub fn add_dependencies(&mut self, id: GlobalId, ids: Vec<GlobalId>) {
+        self.generation += 1;
         if let Some(entry) = self.entries.get_mut(&id) {
             entry.depends_on.extend(ids);
             entry.depends_on.sort_unstable();

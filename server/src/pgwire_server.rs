@@ -282,7 +282,21 @@ impl ExtendedQueryHandler for Session {
         let name = message.statement_name.as_deref().unwrap_or(DEFAULT_NAME);
         match client.portal_store().get_statement(name) {
             Some(Entry::Value(stored)) => {
-                let bound = bound_statement(&stored, &message).map_err(pg_error)?;
+                let conn = connection(client);
+                let zone = conn.statement_context().time_zone;
+                let bound = if stored.statement.planned_once()
+                    && conn.txn.lock().expect("txn").is_failed()
+                {
+                    // As PostgreSQL, before looking at the values.
+                    Err(crate::txn::aborted())
+                } else {
+                    bound_statement(&stored, &message, &self.coord, &zone)
+                };
+                // A Bind that fails (a bad value) fails the transaction, as in PostgreSQL.
+                let bound = bound.map_err(|e| {
+                    conn.txn.lock().expect("txn").fail();
+                    pg_error(e)
+                })?;
                 let portal = Portal::try_new(&message, Arc::new(bound))?;
                 client.portal_store().put_portal(Arc::new(portal));
             }
@@ -420,7 +434,8 @@ impl ExtendedQueryHandler for Session {
         let response = match deallocate(client, &conn, &stmt.stmt) {
             Some(response) => response,
             None => {
-                self.respond(&conn, &stmt.stmt, &portal.result_column_format)
+                let respond = self.respond(&conn, &stmt.stmt, &portal.result_column_format);
+                crate::statement_context::with_bound_plan(&stmt.stmt, stmt.bound.clone(), respond)
                     .await?
             }
         };

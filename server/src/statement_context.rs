@@ -53,3 +53,42 @@ pub fn clock() -> (NaiveDateTime, NaiveDateTime) {
         .unwrap_or(now);
     (txn, now)
 }
+
+/// A prepared statement's plan with its parameters bound (`pgwire_server/prepared.rs`), for
+/// the statement it was bound from: planning that statement (`Coordinator::plan`) takes it
+/// instead of planning the text again.
+#[derive(Clone, Debug)]
+struct BoundPlan {
+    /// The address of the statement the plan is for.
+    stmt: usize,
+    plan: std::sync::Arc<kpg_sql::PlannedStatement>,
+}
+
+tokio::task_local! {
+    static BOUND: Option<BoundPlan>;
+}
+
+/// Runs `f` (the handling of `stmt`) with `plan` as the plan of `stmt`.
+pub async fn with_bound_plan<F: Future>(
+    stmt: &kpg_sql::ParsedStatement,
+    plan: Option<std::sync::Arc<kpg_sql::PlannedStatement>>,
+    f: F,
+) -> F::Output {
+    let bound = plan.map(|plan| BoundPlan {
+        stmt: stmt as *const _ as usize,
+        plan,
+    });
+    BOUND.scope(bound, f).await
+}
+
+/// The bound plan of `stmt`, if the statement being handled is a bound prepared statement.
+pub fn bound_plan(stmt: &kpg_sql::ParsedStatement) -> Option<kpg_sql::PlannedStatement> {
+    BOUND
+        .try_with(|b| {
+            b.as_ref()
+                .filter(|b| b.stmt == stmt as *const _ as usize)
+                .map(|b| b.plan.as_ref().clone())
+        })
+        .ok()
+        .flatten()
+}

@@ -262,7 +262,7 @@ fn mark(
     Ok(t.created.split_off(created))
 }
 
-fn aborted() -> ExecError {
+pub fn aborted() -> ExecError {
     ExecError::new(
         "25P02",
         "current transaction is aborted, commands ignored until end of transaction block",

@@ -140,6 +140,8 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
                 let empty = Scope::empty();
                 let cx = ExprContext::new(&empty, "VALUES");
                 let mut rows = Vec::with_capacity(values.rows.len());
+                // Rows with parameters of a prepared statement: evaluated once bound.
+                let mut param_rows = Vec::new();
                 let width = values.rows.first().map_or(0, |r| r.content.len());
                 arity_check(width, &mut targets)?;
                 for row in &values.rows {
@@ -156,18 +158,38 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
                             false => crate::session_zone::eval_now(d, &[]),
                         })
                         .collect::<Result<Vec<_>, _>>()?;
+                    let mut exprs = Vec::new();
                     for (e, &c) in row.content.iter().zip(&targets) {
                         datums[c] = if is_default(e) {
                             crate::session_zone::eval_now(&defaults[c], &[])?
                         } else {
                             let bound = cx.bind(e).map_err(misplaced_default)?;
                             let t = assign(bound, &cols[c].0, &cols[c].1)?;
-                            crate::session_zone::eval_now(&t.expr, &[])?
+                            if crate::plan_params::has_param(&t.expr) {
+                                exprs.push((c, t.expr));
+                                Datum::Null
+                            } else {
+                                crate::session_zone::eval_now(&t.expr, &[])?
+                            }
                         };
                     }
-                    rows.push((Row::new(datums), 1));
+                    if exprs.is_empty() {
+                        rows.push((Row::new(datums), 1));
+                    } else {
+                        // The rows before it, then it, keeping their order.
+                        let before = std::mem::take(&mut rows);
+                        param_rows.push(Plan::Constant { rows: before });
+                        param_rows.push(crate::plan_params::values_row(datums, exprs));
+                    }
                 }
-                Plan::Constant { rows }
+                match param_rows.is_empty() {
+                    true => Plan::Constant { rows },
+                    false => {
+                        param_rows.push(Plan::Constant { rows });
+                        param_rows.retain(|p| p != &Plan::Constant { rows: Vec::new() });
+                        Plan::Union { inputs: param_rows }
+                    }
+                }
             }
             _ => {
                 let (plan, scope, unknown) =

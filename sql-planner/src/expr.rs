@@ -639,7 +639,7 @@ pub fn literal(v: &Value, negative: bool) -> Result<Typed, PlanError> {
             ty: None,
             nullable: true,
         }),
-        Value::Placeholder(p) => Err(PlanError::unsupported(format!("parameter {p}"))),
+        Value::Placeholder(p) => crate::plan_params::reference(p),
         other => Err(PlanError::unsupported(format!("literal {other}"))),
     }
 }

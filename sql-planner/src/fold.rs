@@ -19,7 +19,10 @@ use kpg_types::{BinaryFunc, Datum, Plan, Row, ScalarExpr, UnaryFunc, VariadicFun
 /// left as it is, for `check` or the rows to raise.
 pub fn node(e: ScalarExpr) -> Result<ScalarExpr, PlanError> {
     let all_literal = match &e {
-        ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::Subquery(_) => return Ok(e),
+        ScalarExpr::Column(_)
+        | ScalarExpr::Literal(_)
+        | ScalarExpr::Subquery(_)
+        | ScalarExpr::Param(_) => return Ok(e),
         ScalarExpr::Unary { expr, .. } => is_literal(expr),
         ScalarExpr::Binary {
             func: func @ (BinaryFunc::And | BinaryFunc::Or),
@@ -73,7 +76,10 @@ pub fn node(e: ScalarExpr) -> Result<ScalarExpr, PlanError> {
 /// gone). This is the order PostgreSQL's simplifier evaluates in.
 pub fn check(e: &ScalarExpr) -> Result<(), PlanError> {
     match e {
-        ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::Subquery(_) => Ok(()),
+        ScalarExpr::Column(_)
+        | ScalarExpr::Literal(_)
+        | ScalarExpr::Subquery(_)
+        | ScalarExpr::Param(_) => Ok(()),
         ScalarExpr::Variadic {
             func: VariadicFunc::Coalesce,
             exprs,
@@ -163,13 +169,16 @@ fn constant_rows(p: &Plan) -> Result<Option<Vec<(Row, i64)>>, PlanError> {
     Ok(Some(match p {
         Plan::Constant { rows } => rows.clone(),
         // Volatile expressions (random(), the statement's time) are evaluated when it runs,
-        // and so is what reads the session's zone (a view's reader's, `zoned_casts.rs`).
+        // and so is what reads the session's zone (a view's reader's, `zoned_casts.rs`) or a
+        // parameter (once bound, `plan_params.rs`).
         Plan::Map { exprs, .. }
         | Plan::Filter {
             predicates: exprs, ..
-        } if exprs
-            .iter()
-            .any(|e| e.is_volatile() || crate::zoned_casts::has_late_zone(e)) =>
+        } if exprs.iter().any(|e| {
+            e.is_volatile()
+                || crate::zoned_casts::has_late_zone(e)
+                || crate::plan_params::has_param(e)
+        }) =>
         {
             return Ok(None)
         }

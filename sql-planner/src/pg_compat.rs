@@ -223,6 +223,13 @@ pub fn cast(
     }
     Some((|| {
         let t = cx.bind(expr)?;
+        if t.ty.is_none() && matches!(t.expr, ScalarExpr::Param(_)) {
+            // PostgreSQL gives the parameter the OID type, which kpg does not have: the
+            // statement is bound by rewriting its text instead (`plan_params.rs`).
+            return Err(PlanError::unsupported(format!(
+                "a parameter of unknown type cast to {name}"
+            )));
+        }
         let Some((what, noun)) = lookup else {
             return oid_value(t);
         };

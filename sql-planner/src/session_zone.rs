@@ -33,6 +33,9 @@ pub fn with_zone<R>(zone: String, clock: Option<Clock>, f: impl FnOnce() -> R) -
 /// Evaluates an expression that runs once, now, in the planner: as `ScalarExpr::eval_now`,
 /// with the session's transaction start for `now()`.
 pub fn eval_now(e: &ScalarExpr, row: &[Datum]) -> Result<Datum, kpg_types::EvalError> {
+    if e.is_volatile() {
+        crate::plan_params::note_volatile();
+    }
     let clock = ZONE.with(|z| z.borrow().as_ref().and_then(|(_, c)| *c));
     match clock {
         Some((txn, stmt)) if e.is_volatile() => {

@@ -104,6 +104,11 @@ pub fn cast_allowed(from: &ScalarType, to: &ScalarType, ctx: CastContext) -> boo
 /// literals are parsed (errors are PostgreSQL's input errors); constants are folded.
 pub fn coerce(t: Typed, to: &ScalarType, ctx: CastContext) -> Result<Option<Typed>, PlanError> {
     let Some(from) = t.ty else {
+        if let ScalarExpr::Param(n) = t.expr {
+            // A parameter of unknown type takes the first type its context asks for.
+            let fixed = crate::plan_params::fix(n, to);
+            return coerce(fixed, to, ctx);
+        }
         // An unknown literal: a string is input for the target type, NULL is NULL of it.
         let expr = match t.expr {
             ScalarExpr::Literal(Datum::String(s)) if zoned_input(to) => {

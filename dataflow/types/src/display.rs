@@ -142,6 +142,7 @@ fn expr(e: &ScalarExpr) -> String {
             expr(els)
         ),
         ScalarExpr::Subquery(s) => subquery(s),
+        ScalarExpr::Param(n) => format!("${n}"),
     }
 }
 

@@ -49,6 +49,9 @@ pub enum ScalarExpr {
     },
     /// A subquery before decorrelation (`EXPLAIN RAW` plans only; see `subquery.rs`).
     Subquery(Box<BoundSubquery>),
+    /// Parameter `$n` (1-based) of a prepared statement: planned once, replaced by the bound
+    /// value before the plan runs (`sql-planner/src/params.rs`).
+    Param(usize),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -357,7 +360,10 @@ impl ScalarExpr {
     pub fn is_constant(&self) -> bool {
         let mut constant = true;
         self.visit(&mut |e| {
-            if matches!(e, ScalarExpr::Column(_) | ScalarExpr::Subquery(_)) {
+            if matches!(
+                e,
+                ScalarExpr::Column(_) | ScalarExpr::Subquery(_) | ScalarExpr::Param(_)
+            ) {
                 constant = false;
             }
         });
@@ -383,7 +389,7 @@ impl ScalarExpr {
     pub fn visit(&self, f: &mut impl FnMut(&ScalarExpr)) {
         f(self);
         match self {
-            ScalarExpr::Column(_) | ScalarExpr::Literal(_) => {}
+            ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::Param(_) => {}
             ScalarExpr::Unary { expr, .. } => expr.visit(f),
             ScalarExpr::Binary { left, right, .. } => {
                 left.visit(f);
@@ -448,7 +454,7 @@ impl ScalarExpr {
                         .for_each(|e| e.bind_clock(transaction, statement)),
                 }
             }
-            ScalarExpr::Column(_) | ScalarExpr::Literal(_) => {}
+            ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::Param(_) => {}
             ScalarExpr::Unary { expr, .. } => expr.bind_clock(transaction, statement),
             ScalarExpr::Binary { left, right, .. } => {
                 left.bind_clock(transaction, statement);
@@ -469,7 +475,7 @@ impl ScalarExpr {
     pub fn map_columns(&mut self, f: &impl Fn(usize) -> usize) {
         match self {
             ScalarExpr::Column(c) => *c = f(*c),
-            ScalarExpr::Literal(_) => {}
+            ScalarExpr::Literal(_) | ScalarExpr::Param(_) => {}
             ScalarExpr::Unary { expr, .. } => expr.map_columns(f),
             ScalarExpr::Binary { left, right, .. } => {
                 left.map_columns(f);
@@ -613,6 +619,9 @@ impl ScalarExpr {
             ScalarExpr::Subquery(_) => Err(EvalError::Internal(
                 "a subquery reached evaluation without being decorrelated".into(),
             )),
+            ScalarExpr::Param(n) => Err(EvalError::Internal(format!(
+                "parameter ${n} reached evaluation unbound"
+            ))),
         }
     }
 

@@ -39,7 +39,7 @@ impl ScalarExpr {
                         | VariadicFunc::Concat
                         | VariadicFunc::Replace
                 ),
-                ScalarExpr::Subquery(_) => false,
+                ScalarExpr::Subquery(_) | ScalarExpr::Param(_) => false,
             }
         });
         ok

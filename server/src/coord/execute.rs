@@ -58,6 +58,10 @@ impl Coordinator {
         stmt: &ParsedStatement,
         data: &SystemData,
     ) -> Result<PlannedStatement, ExecError> {
+        if let Some(planned) = crate::statement_context::bound_plan(stmt) {
+            check_system_use(&planned)?;
+            return Ok(planned);
+        }
         let state = self.lock();
         let catalog = SystemCatalog {
             inner: &state.catalog,
@@ -80,6 +84,34 @@ impl Coordinator {
         .map_err(ExecError::from)?;
         check_system_use(&planned)?;
         Ok(planned)
+    }
+
+    /// Plans a prepared statement once, its parameters typed as `declared` (where declared)
+    /// or by their use (`kpg_sql::plan_prepared`): the plan, the parameters' types and the
+    /// catalog generation it holds for.
+    pub fn plan_prepared(
+        &self,
+        stmt: &ParsedStatement,
+        declared: &[Option<kpg_types::ScalarType>],
+    ) -> Result<(PlannedStatement, Vec<kpg_types::ScalarType>, u64), ExecError> {
+        let data = SystemData::default();
+        let state = self.lock();
+        let catalog = SystemCatalog {
+            inner: &state.catalog,
+            data: &data,
+        };
+        let planned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            kpg_sql::plan_prepared(stmt, &catalog, declared)
+        }))
+        .map_err(|_| ExecError::internal("planning failed"))?
+        .map_err(ExecError::from)?;
+        check_system_use(&planned.0)?;
+        Ok((planned.0, planned.1, state.catalog.generation()))
+    }
+
+    /// The catalog's generation (`Catalog::generation`).
+    pub fn catalog_generation(&self) -> u64 {
+        self.lock().catalog.generation()
     }
 
     /// Plans a statement about to run: with the current introspection figures if it names an

@@ -1,13 +1,23 @@
 //! Prepared statements and portals of the extended query protocol.
 //!
-//! Parse keeps the statement's text and AST, the type of each parameter (declared by the
-//! client, else inferred by `kpg_sql::parameter_types`, else text) and, to describe its result
-//! columns, the statement with every parameter NULL (of its declared type where the client
-//! declared one). Bind decodes the values (text or binary) and produces a new prepared
-//! statement with the values bound as literals (`kpg_sql::bind_parameters`); the portal holds
-//! that one, so Describe of a portal and Execute plan exactly the statement that runs.
+//! A query, INSERT, UPDATE or DELETE is planned once, at Parse (`kpg_sql::plan_prepared`):
+//! its parameters are plan parameters, typed by the binder as PostgreSQL types unknown-typed
+//! parameters (or as the client declared them). Bind decodes the values (text or binary) and
+//! substitutes them into that plan (`kpg_sql::bind_values`); the portal holds the bound plan,
+//! which Describe of the portal reads and Execute runs (`statement_context::with_bound_plan`)
+//! without parsing or planning again. A plan is made again at Bind when the catalog changed
+//! or the session's zone is another since it was made.
+//!
+//! Other statements, and those whose plan holds for one execution only (the planner
+//! evaluated the statement's time into it), or that read introspection relations, or that
+//! the planner cannot plan with parameters (LIMIT $1: it needs the value), are bound by
+//! rewriting their text: each `$n` becomes a literal and the bound text is planned when it
+//! runs (`kpg_sql::bind_parameters`); their parameters' types are inferred at Parse
+//! (`kpg_sql::parameter_types`), and Describe plans them with NULL for every parameter.
 
 use std::sync::{Arc, Mutex};
+
+use kpg_sql::PlannedStatement;
 
 use async_trait::async_trait;
 use kpg_sql::sqlparser::ast::Statement;
@@ -36,6 +46,19 @@ pub struct PreparedStatement {
     params: Vec<Param>,
     /// `stmt` with NULL for every parameter: what Describe plans.
     describe: ParsedStatement,
+    /// The plan made at Parse, with parameters, if it was planned once.
+    once: Option<Arc<Mutex<Once>>>,
+    /// In a portal of a statement planned once: the plan with the values bound.
+    pub bound: Option<Arc<PlannedStatement>>,
+}
+
+/// A statement planned once, and what the plan holds for.
+#[derive(Debug)]
+struct Once {
+    planned: PlannedStatement,
+    types: Vec<ScalarType>,
+    generation: u64,
+    zone: String,
 }
 
 #[derive(Clone, Debug)]
@@ -48,7 +71,13 @@ struct Param {
 
 impl PreparedStatement {
     /// Binds the values of a Bind message: a statement with no parameters left.
-    pub fn bind(&self, message: &Bind, name: &str) -> Result<PreparedStatement, ExecError> {
+    pub fn bind(
+        &self,
+        message: &Bind,
+        name: &str,
+        coord: &Coordinator,
+        zone: &str,
+    ) -> Result<PreparedStatement, ExecError> {
         if !takes_parameters(&self.stmt) {
             // As in PostgreSQL, such a statement prepares, and fails when it runs.
             kpg_sql::parameter_not_allowed(&self.sql)?;
@@ -65,7 +94,7 @@ impl PreparedStatement {
                 ),
             ));
         }
-        if values.is_empty() {
+        if values.is_empty() && self.once.is_none() {
             return Ok(self.clone());
         }
         let codes = &message.parameter_format_codes;
@@ -96,6 +125,26 @@ impl PreparedStatement {
                 declared: param.declared,
             });
         }
+        if let Some(once) = &self.once {
+            let texts: Vec<Option<String>> = bound.into_iter().map(|b| b.text).collect();
+            let planned = {
+                let mut once = once.lock().expect("prepared plan");
+                if once.generation != coord.catalog_generation() || once.zone != zone {
+                    // The catalog or the zone changed since Parse: plan again.
+                    let declared: Vec<_> = once.types.iter().copied().map(Some).collect();
+                    let (planned, _, generation) = coord.plan_prepared(&self.stmt, &declared)?;
+                    once.planned = planned;
+                    once.generation = generation;
+                    once.zone = zone.to_string();
+                }
+                kpg_sql::bind_values(&once.planned, &once.types, &texts, zone.to_string())?
+            };
+            return Ok(PreparedStatement {
+                params: Vec::new(),
+                bound: Some(Arc::new(planned)),
+                ..self.clone()
+            });
+        }
         let sql = kpg_sql::bind_parameters(&self.sql, &bound)?;
         let stmt = parse_one(&sql).map_err(|mut e| {
             // Positions would point into the rewritten text.
@@ -107,8 +156,47 @@ impl PreparedStatement {
             describe: stmt.clone(),
             stmt,
             params: Vec::new(),
+            once: None,
+            bound: None,
         })
     }
+
+    /// Whether the statement was planned once at Parse.
+    pub fn planned_once(&self) -> bool {
+        self.once.is_some()
+    }
+
+    /// The plan Describe reads, if the statement was planned once.
+    fn planned_desc(&self) -> Option<Option<kpg_types::RelationDesc>> {
+        if let Some(bound) = &self.bound {
+            return Some(planned_desc(bound));
+        }
+        let once = self.once.as_ref()?;
+        let desc = planned_desc(&once.lock().expect("prepared plan").planned);
+        Some(desc)
+    }
+}
+
+/// The errors planning at Parse reports as they are: undefined names, operators and functions,
+/// and type mismatches (such as a parameter used as an int4 and then compared with a text).
+/// Other errors of planning with parameters (a LIMIT that needs its value, a function that
+/// needs a constant argument) leave the statement to be bound by rewriting its text.
+const PARSE_ERRORS: &[&str] = &[
+    "42601", "42P01", "42703", "42702", "42883", "42804", "42725", "42P18", "42P02",
+];
+
+/// Whether `stmt` (with text `sql`) is planned once at Parse.
+fn plans_once(stmt: &ParsedStatement, sql: &str) -> bool {
+    matches!(
+        stmt,
+        ParsedStatement::Sql(
+            Statement::Query(_)
+                | Statement::Insert(_)
+                | Statement::Update(_)
+                | Statement::Delete(_)
+        )
+    ) && !crate::coord::is_select_into(stmt)
+        && !crate::coord::mentions_system(sql)
 }
 
 fn parse_one(sql: &str) -> Result<ParsedStatement, ExecError> {
@@ -178,7 +266,12 @@ pub struct StatementParser {
 }
 
 impl StatementParser {
-    fn prepare(&self, sql: &str, types: &[Option<Type>]) -> Result<PreparedStatement, ExecError> {
+    fn prepare(
+        &self,
+        sql: &str,
+        types: &[Option<Type>],
+        zone: &str,
+    ) -> Result<PreparedStatement, ExecError> {
         let stmt = parse_one(sql)?;
         let count = if takes_parameters(&stmt) {
             kpg_sql::parameter_count(sql)?
@@ -201,6 +294,45 @@ impl StatementParser {
                 None => Ok(None),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        if plans_once(&stmt, sql) {
+            // A plan that fails here is made again as the text is bound, as before.
+            let planned = self.coord.plan_prepared(&stmt, &declared);
+            match planned {
+                // PostgreSQL's errors of names and types, found at Parse as it finds them.
+                Err(e) if PARSE_ERRORS.contains(&e.code) => return Err(e),
+                // Anything else is planned again with the values in the text, as before.
+                Err(_) => {}
+                Ok((planned, types_of, generation)) => {
+                    let params = types_of
+                        .iter()
+                        .enumerate()
+                        .map(|(i, ty)| {
+                            let declared = declared.get(i).copied().flatten();
+                            Param {
+                                described: match types.get(i).cloned().flatten() {
+                                    Some(t) if declared.is_some() => t,
+                                    _ => described_type(Some(*ty)),
+                                },
+                                declared,
+                            }
+                        })
+                        .collect();
+                    return Ok(PreparedStatement {
+                        sql: sql.to_string(),
+                        describe: stmt.clone(),
+                        stmt,
+                        params,
+                        once: Some(Arc::new(Mutex::new(Once {
+                            planned,
+                            types: types_of,
+                            generation,
+                            zone: zone.to_string(),
+                        }))),
+                        bound: None,
+                    });
+                }
+            }
+        }
         let inferred = if count == 0 && declared.is_empty() {
             Vec::new()
         } else {
@@ -238,6 +370,8 @@ impl StatementParser {
             stmt,
             params,
             describe,
+            once: None,
+            bound: None,
         })
     }
 }
@@ -248,7 +382,7 @@ impl QueryParser for StatementParser {
 
     async fn parse_sql<C>(
         &self,
-        _client: &C,
+        client: &C,
         sql: &str,
         types: &[Option<Type>],
     ) -> PgWireResult<Option<PreparedStatement>>
@@ -261,7 +395,13 @@ impl QueryParser for StatementParser {
         {
             return Ok(None);
         }
-        self.prepare(sql, types).map(Some).map_err(pg_error)
+        // Planned in the session's context (its zone, its temporary tables).
+        let context = super::connection(client).statement_context();
+        let zone = context.time_zone.clone();
+        crate::statement_context::scope(context, async {
+            self.prepare(sql, types, &zone).map(Some).map_err(pg_error)
+        })
+        .await
     }
 
     fn get_parameter_types(&self, stmt: &PreparedStatement) -> PgWireResult<Vec<Type>> {
@@ -273,6 +413,9 @@ impl QueryParser for StatementParser {
         stmt: &PreparedStatement,
         format: Option<&Format>,
     ) -> PgWireResult<Vec<FieldInfo>> {
+        if let Some(desc) = stmt.planned_desc() {
+            return Ok(desc.map(|d| fields(&d, format)).unwrap_or_default());
+        }
         let stmt = &stmt.describe;
         let desc = if let Some(result) =
             session_statement(&Mutex::new(SessionVars::default()), stmt)
@@ -289,25 +432,7 @@ impl QueryParser for StatementParser {
             // Transaction control and COPY return no rows.
             None
         } else if !returns_no_rows(stmt) {
-            match self.coord.plan(stmt).map_err(pg_error)? {
-                kpg_sql::PlannedStatement::Select { desc, .. } => Some(desc),
-                kpg_sql::PlannedStatement::Explain { column, .. } => {
-                    Some(crate::coord::explain_desc(column))
-                }
-                kpg_sql::PlannedStatement::Insert {
-                    returning: Some(r), ..
-                }
-                | kpg_sql::PlannedStatement::Update {
-                    returning: Some(r), ..
-                }
-                | kpg_sql::PlannedStatement::Delete {
-                    returning: Some(r), ..
-                }
-                | kpg_sql::PlannedStatement::JoinedWrite {
-                    returning: Some(r), ..
-                } => Some(r.desc),
-                _ => None,
-            }
+            planned_desc(&self.coord.plan(stmt).map_err(pg_error)?)
         } else {
             // Writes and DDL are checked when they run (a write with its values).
             None
@@ -316,12 +441,37 @@ impl QueryParser for StatementParser {
     }
 }
 
+/// The columns of a planned statement's rows, if it returns rows.
+fn planned_desc(planned: &PlannedStatement) -> Option<kpg_types::RelationDesc> {
+    match planned {
+        kpg_sql::PlannedStatement::Select { desc, .. } => Some(desc.clone()),
+        kpg_sql::PlannedStatement::Explain { column, .. } => {
+            Some(crate::coord::explain_desc(column.clone()))
+        }
+        kpg_sql::PlannedStatement::Insert {
+            returning: Some(r), ..
+        }
+        | kpg_sql::PlannedStatement::Update {
+            returning: Some(r), ..
+        }
+        | kpg_sql::PlannedStatement::Delete {
+            returning: Some(r), ..
+        }
+        | kpg_sql::PlannedStatement::JoinedWrite {
+            returning: Some(r), ..
+        } => Some(r.desc.clone()),
+        _ => None,
+    }
+}
+
 /// A stored statement holding the bound statement, for the portal a Bind creates.
 pub fn bound_statement(
     stored: &StoredStatement<PreparedStatement>,
     message: &Bind,
+    coord: &Coordinator,
+    zone: &str,
 ) -> Result<StoredStatement<PreparedStatement>, ExecError> {
-    let bound = stored.statement.bind(message, &stored.id)?;
+    let bound = stored.statement.bind(message, &stored.id, coord, zone)?;
     Ok(StoredStatement::new(
         stored.id.clone(),
         bound,

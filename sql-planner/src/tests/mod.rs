@@ -9,6 +9,7 @@ mod expressions;
 mod join_order;
 mod join_order_tpch;
 mod optimize;
+mod params;
 mod queries;
 mod recursive;
 mod sources;

@@ -133,7 +133,7 @@ fn bind_zone(e: &mut crate::ScalarExpr, zone: &str) {
         E::Literal(Datum::String(z)) if z.starts_with(datetime::SESSION_ZONE) => {
             *z = format!("{}{zone}", datetime::SESSION_ZONE)
         }
-        E::Column(_) | E::Literal(_) => {}
+        E::Column(_) | E::Literal(_) | E::Param(_) => {}
         E::Unary { expr, .. } => bind_zone(expr, zone),
         E::Binary { left, right, .. } => {
             bind_zone(left, zone);

@@ -1,0 +1,333 @@
+//! Plan parameters: `$n` of a prepared statement planned once, with its values bound later.
+//!
+//! While a statement is planned for Parse (`plan_prepared`), each `$n` binds to
+//! `ScalarExpr::Param(n)`. A parameter whose type the client declared has that type; any other
+//! is of unknown type, like an untyped string literal, until the first context that coerces it
+//! (`types::coerce`) fixes its type in the statement's parameter table: later references to the
+//! same `$n` have that type, so `$1 = int_col AND $1 = text_col` fails as in PostgreSQL. What
+//! nothing constrains resolves to text. The table lives in a thread-local for the duration of
+//! one statement's planning (which runs on one thread), as the session's zone does
+//! (`session_zone.rs`): the binder reaches parameters in `expr::literal`, far from any context.
+//!
+//! Bind (`bind_values`) turns each value's text into the expression an unknown literal of that
+//! text coerced to the parameter's type would be (the same input rules and errors as a literal,
+//! including timestamptz read in the session's zone), substitutes it for every `Param` of the
+//! planned statement, and folds the constants that makes. Outside `plan_prepared`, a `$n` is
+//! 42P02 ("there is no parameter $n"), as PostgreSQL says for statements that take none.
+
+use std::cell::RefCell;
+
+use kpg_types::{Datum, Plan, ScalarExpr, ScalarType};
+
+use crate::error::PlanError;
+use crate::fold;
+use crate::statement::{ParsedStatement, PlannedStatement};
+use crate::types::{coerce, CastContext, Typed};
+use crate::Catalog;
+use crate::{ConflictAction, OnConflict, Returning};
+
+thread_local! {
+    /// The type of each parameter of the statement being planned (`None`: not fixed yet), or
+    /// `None` outside `plan_prepared`.
+    static TABLE: RefCell<Option<Vec<Option<ScalarType>>>> = const { RefCell::new(None) };
+    /// Whether planning evaluated a volatile expression (`note_volatile`).
+    static VOLATILE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Plans `stmt` with its parameters as `Param` expressions; `declared` holds the types the
+/// client declared (`None` for unspecified). Returns the plan and every parameter's type.
+pub fn plan_prepared(
+    stmt: &ParsedStatement,
+    catalog: &dyn Catalog,
+    declared: &[Option<ScalarType>],
+) -> Result<(PlannedStatement, Vec<ScalarType>), PlanError> {
+    let table = declared
+        .iter()
+        .map(|t| t.map(|t| t.without_modifiers()))
+        .collect();
+    let previous = TABLE.with(|t| t.replace(Some(table)));
+    VOLATILE.with(|v| v.set(false));
+    let planned = crate::plan(stmt, catalog);
+    let table = TABLE.with(|t| t.replace(previous)).unwrap_or_default();
+    if VOLATILE.with(|v| v.replace(false)) {
+        return Err(PlanError::new(
+            ONE_EXECUTION,
+            "the plan evaluated a volatile expression",
+        ));
+    }
+    let types = table
+        .into_iter()
+        .map(|t| t.unwrap_or(ScalarType::Text))
+        .collect();
+    Ok((planned?, types))
+}
+
+/// The code of `plan_prepared`'s error for a plan that holds for one execution only (it
+/// evaluated the statement's time or random() while planning): such a statement is planned
+/// again for each execution. Never sent to a client.
+pub const ONE_EXECUTION: &str = "KPG01";
+
+fn no_parameter(p: &str) -> PlanError {
+    PlanError::new("42P02", format!("there is no parameter {p}"))
+}
+
+/// The expression a `$n` placeholder binds to.
+pub fn reference(p: &str) -> Result<Typed, PlanError> {
+    let n = p
+        .strip_prefix('$')
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| no_parameter(p))?;
+    let ty = TABLE.with(|t| {
+        let mut t = t.borrow_mut();
+        let table = t.as_mut().ok_or_else(|| no_parameter(p))?;
+        if table.len() < n {
+            table.resize(n, None);
+        }
+        Ok::<_, PlanError>(table[n - 1])
+    })?;
+    Ok(Typed {
+        expr: ScalarExpr::Param(n),
+        ty,
+        nullable: true,
+    })
+}
+
+/// Fixes the type of parameter `n`, still unknown, as the type `to` a context coerces it to;
+/// returns the parameter typed as it now is (a parameter fixed earlier keeps its type).
+pub fn fix(n: usize, to: &ScalarType) -> Typed {
+    let ty = TABLE.with(|t| {
+        let mut t = t.borrow_mut();
+        let slot = t
+            .as_mut()
+            .and_then(|table| table.get_mut(n - 1))
+            .expect("a parameter is referenced before it is coerced");
+        *slot.get_or_insert(to.without_modifiers())
+    });
+    Typed::new(ScalarExpr::Param(n), ty, true)
+}
+
+/// The planned statement with `values` (each parameter's text, `None` for NULL) bound in
+/// place of its parameters, whose types are `types`. `zone` is the session's zone, in which a
+/// timestamptz value is read.
+pub fn bind_values(
+    planned: &PlannedStatement,
+    types: &[ScalarType],
+    values: &[Option<String>],
+    zone: String,
+) -> Result<PlannedStatement, PlanError> {
+    crate::session_zone::with_zone(zone, None, || {
+        let mut exprs = Vec::with_capacity(values.len());
+        for (value, ty) in values.iter().zip(types) {
+            let literal = match value {
+                Some(text) => Datum::String(text.clone()),
+                None => Datum::Null,
+            };
+            let unknown = Typed {
+                nullable: literal.is_null(),
+                expr: ScalarExpr::Literal(literal),
+                ty: None,
+            };
+            let typed = coerce(unknown, ty, CastContext::Explicit)?
+                .expect("an unknown literal converts to any type");
+            exprs.push(typed.expr);
+        }
+        let mut bound = planned.clone();
+        let mut failed = None;
+        bound.visit_exprs_mut(&mut |e| {
+            if failed.is_none() {
+                if let Err(err) = substitute(e, &exprs) {
+                    failed = Some(err);
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        // VALUES rows and SELECTs without FROM become constant rows again.
+        if let PlannedStatement::Select { plan, .. } | PlannedStatement::Insert { plan, .. } =
+            &mut bound
+        {
+            let taken = std::mem::replace(plan, Plan::Constant { rows: Vec::new() });
+            *plan = fold_rows(taken)?;
+        }
+        Ok(bound)
+    })
+}
+
+/// Replaces every `Param` of `e` with its value, folding the nodes above it.
+fn substitute(e: &mut ScalarExpr, values: &[ScalarExpr]) -> Result<(), PlanError> {
+    if !has_param(e) {
+        return Ok(());
+    }
+    let taken = std::mem::replace(e, ScalarExpr::Literal(Datum::Null));
+    *e = rebuild(taken, values)?;
+    Ok(())
+}
+
+/// Whether `e` reads a parameter.
+pub fn has_param(e: &ScalarExpr) -> bool {
+    let mut found = false;
+    e.visit(&mut |e| found |= matches!(e, ScalarExpr::Param(_)));
+    found
+}
+
+/// `e` with its parameters replaced, each node folded once its children are (`fold::node`).
+fn rebuild(e: ScalarExpr, values: &[ScalarExpr]) -> Result<ScalarExpr, PlanError> {
+    if !has_param(&e) {
+        return Ok(e);
+    }
+    let e = match e {
+        ScalarExpr::Param(n) => {
+            return values
+                .get(n - 1)
+                .cloned()
+                .ok_or_else(|| no_parameter(&format!("${n}")))
+        }
+        ScalarExpr::Unary { func, expr } => ScalarExpr::Unary {
+            func,
+            expr: Box::new(rebuild(*expr, values)?),
+        },
+        ScalarExpr::Binary { func, left, right } => ScalarExpr::Binary {
+            func,
+            left: Box::new(rebuild(*left, values)?),
+            right: Box::new(rebuild(*right, values)?),
+        },
+        ScalarExpr::Variadic { func, exprs } => ScalarExpr::Variadic {
+            func,
+            exprs: exprs
+                .into_iter()
+                .map(|e| rebuild(e, values))
+                .collect::<Result<_, _>>()?,
+        },
+        ScalarExpr::If { cond, then, els } => ScalarExpr::If {
+            cond: Box::new(rebuild(*cond, values)?),
+            then: Box::new(rebuild(*then, values)?),
+            els: Box::new(rebuild(*els, values)?),
+        },
+        ScalarExpr::Subquery(mut s) => {
+            for o in s.operands_mut() {
+                substitute(o, values)?;
+            }
+            return Ok(ScalarExpr::Subquery(s));
+        }
+        other @ (ScalarExpr::Column(_) | ScalarExpr::Literal(_)) => return Ok(other),
+    };
+    fold::node(e)
+}
+
+impl PlannedStatement {
+    /// Calls `f` on every expression of the statement: its plans' and its own (predicates,
+    /// assignments, RETURNING, ON CONFLICT).
+    pub fn visit_exprs_mut(&mut self, f: &mut dyn FnMut(&mut ScalarExpr)) {
+        let plan = |p: &mut Plan, f: &mut dyn FnMut(&mut ScalarExpr)| p.visit_exprs_mut(f);
+        match self {
+            PlannedStatement::Select { plan: p, .. }
+            | PlannedStatement::Subscribe { plan: p, .. }
+            | PlannedStatement::CreateTableAs { plan: p, .. }
+            | PlannedStatement::CreateView { plan: p, .. } => plan(p, f),
+            PlannedStatement::Insert {
+                plan: p,
+                returning,
+                on_conflict,
+                ..
+            } => {
+                plan(p, f);
+                returning_exprs(returning, f);
+                if let Some(OnConflict {
+                    action:
+                        ConflictAction::Update {
+                            assignments,
+                            predicate,
+                        },
+                    ..
+                }) = on_conflict
+                {
+                    assignments.iter_mut().chain(predicate).for_each(&mut *f);
+                }
+            }
+            PlannedStatement::Update {
+                predicates,
+                assignments,
+                returning,
+                ..
+            } => {
+                predicates.iter_mut().for_each(&mut *f);
+                assignments.iter_mut().for_each(&mut *f);
+                returning_exprs(returning, f);
+            }
+            PlannedStatement::Delete {
+                predicates,
+                returning,
+                ..
+            } => {
+                predicates.iter_mut().for_each(&mut *f);
+                returning_exprs(returning, f);
+            }
+            PlannedStatement::JoinedWrite {
+                plan: p, returning, ..
+            } => {
+                plan(p, f);
+                returning_exprs(returning, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn returning_exprs(r: &mut Option<Returning>, f: &mut dyn FnMut(&mut ScalarExpr)) {
+    if let Some(r) = r {
+        r.exprs.iter_mut().for_each(f);
+    }
+}
+
+/// A VALUES row some of whose values (`exprs`, by column) read parameters: the constant row
+/// `datums` with those columns computed once the parameters are bound (`bind_values` folds it
+/// into a constant row again).
+pub fn values_row(datums: Vec<Datum>, exprs: Vec<(usize, ScalarExpr)>) -> Plan {
+    let width = datums.len();
+    let mut outputs: Vec<usize> = (0..width).collect();
+    let mut computed = Vec::with_capacity(exprs.len());
+    for (c, e) in exprs {
+        outputs[c] = width + computed.len();
+        computed.push(e);
+    }
+    Plan::Project {
+        input: Box::new(Plan::Map {
+            input: Box::new(Plan::Constant {
+                rows: vec![(kpg_types::Row::new(datums), 1)],
+            }),
+            exprs: computed,
+        }),
+        outputs,
+    }
+}
+
+/// Notes that the planner evaluated a volatile expression (the statement's time, random())
+/// into the plan: such a plan holds for one execution only.
+pub fn note_volatile() {
+    VOLATILE.with(|v| v.set(true));
+}
+
+/// Folds a plan of constant rows; for a prepared INSERT's VALUES (a union of rows in order,
+/// `values_row`), into one `Constant` of them all.
+fn fold_rows(p: Plan) -> Result<Plan, PlanError> {
+    let Plan::Union { inputs } = p else {
+        return fold::plan(p);
+    };
+    let inputs = inputs
+        .into_iter()
+        .map(fold::plan)
+        .collect::<Result<Vec<_>, _>>()?;
+    if inputs.iter().all(|p| matches!(p, Plan::Constant { .. })) {
+        let rows = inputs
+            .into_iter()
+            .flat_map(|p| match p {
+                Plan::Constant { rows } => rows,
+                _ => Vec::new(),
+            })
+            .collect();
+        return Ok(Plan::Constant { rows });
+    }
+    Ok(Plan::Union { inputs })
+}

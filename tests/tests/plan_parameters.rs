@@ -1,0 +1,310 @@
+//! Parameters of prepared statements typed and bound as PostgreSQL 15 does, compared with it:
+//! the same statements prepared on both servers must describe the same parameter types
+//! (ParameterDescription OIDs) and result columns, give the same rows for the same values (sent
+//! in text format, so one value list serves whatever type each server chose), and fail with the
+//! same SQLSTATE where PostgreSQL refuses (a parameter used where its type conflicts with the
+//! type an earlier use fixed). Each statement runs several times with different values, as a
+//! statement planned once at Parse is (`pgwire_server/prepared.rs`), and again after the
+//! catalog changed (an index created on the table it reads).
+
+use bytes::BytesMut;
+use kpg_tests::tokio_postgres::types::{Format, IsNull, ToSql, Type};
+use kpg_tests::*;
+
+/// A parameter value in text format (PostgreSQL reads it with the parameter type's input
+/// function), or NULL.
+#[derive(Debug)]
+struct Text(Option<&'static str>);
+
+impl ToSql for Text {
+    fn to_sql(
+        &self,
+        _: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match self.0 {
+            Some(s) => {
+                out.extend_from_slice(s.as_bytes());
+                Ok(IsNull::No)
+            }
+            None => Ok(IsNull::Yes),
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    fn encode_format(&self, _: &Type) -> Format {
+        Format::Text
+    }
+
+    tokio_postgres::types::to_sql_checked!();
+}
+
+/// A column's value as the raw bytes of its binary encoding.
+#[derive(Debug, PartialEq)]
+struct Raw(Option<Vec<u8>>);
+
+impl<'a> tokio_postgres::types::FromSql<'a> for Raw {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(Raw(Some(raw.to_vec())))
+    }
+
+    fn from_sql_null(_: &Type) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(Raw(None))
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
+
+fn raw_rows(rows: &[tokio_postgres::Row]) -> Vec<Vec<Raw>> {
+    rows.iter()
+        .map(|r| (0..r.len()).map(|i| r.get::<_, Raw>(i)).collect())
+        .collect()
+}
+
+async fn setup() -> (KpgServer, Postgres, Pair) {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec(
+        "CREATE TABLE t (id int4, big int8, name text, code varchar(8), price numeric(10,2), \
+         score double precision, day date, at timestamp)",
+    )
+    .await;
+    s.exec(
+        "INSERT INTO t VALUES (1, 10, 'one', 'A1', 12.50, 0.5, '2024-01-31', '2024-01-31 10:00'), \
+         (2, -2, 'two', 'B2', 0.01, -1e10, '2023-12-31', '2023-12-31 23:59:59'), \
+         (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL), \
+         (4, 40, 'four', 'D4', 4.00, 4.5, '2024-02-29', '2024-02-29 12:00')",
+    )
+    .await;
+    (kpg, pg, s)
+}
+
+/// Prepares `sql` on both servers, compares what they describe, and runs it with each list of
+/// values, comparing the rows (sorted: `sql` need not order them) or the error.
+async fn check(s: &Pair, sql: &str, runs: &[&[Option<&'static str>]]) {
+    let k = s
+        .kpg
+        .prepare(sql)
+        .await
+        .unwrap_or_else(|e| panic!("kpg prepare `{sql}`: {}", describe_error(&e)));
+    let p =
+        s.pg.prepare(sql)
+            .await
+            .unwrap_or_else(|e| panic!("PostgreSQL prepare `{sql}`: {e} — fix the test"));
+    assert_eq!(k.params(), p.params(), "parameter types of `{sql}`");
+    let cols = |st: &tokio_postgres::Statement| -> Vec<(String, Type)> {
+        st.columns()
+            .iter()
+            .map(|c| (c.name().to_string(), c.type_().clone()))
+            .collect()
+    };
+    assert_eq!(cols(&k), cols(&p), "result columns of `{sql}`");
+    for values in runs {
+        let params: Vec<Text> = values.iter().map(|v| Text(*v)).collect();
+        let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
+        let kr = s.kpg.query(&k, &refs).await;
+        let pr = s.pg.query(&p, &refs).await;
+        match (kr, pr) {
+            (Ok(kr), Ok(pr)) => {
+                let mut kr = raw_rows(&kr);
+                let mut pr = raw_rows(&pr);
+                let key = |r: &Vec<Raw>| format!("{r:?}");
+                kr.sort_by_key(key);
+                pr.sort_by_key(key);
+                assert_eq!(kr, pr, "rows of `{sql}` with {values:?}");
+            }
+            (Err(ke), Err(pe)) => assert_eq!(
+                sqlstate(&ke),
+                sqlstate(&pe),
+                "error of `{sql}` with {values:?}: kpg {}, PostgreSQL {pe}",
+                describe_error(&ke)
+            ),
+            (Ok(_), Err(pe)) => panic!("`{sql}` with {values:?}: kpg ran it, PostgreSQL: {pe}"),
+            (Err(ke), Ok(_)) => panic!(
+                "`{sql}` with {values:?}: kpg failed: {}",
+                describe_error(&ke)
+            ),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queries_with_parameters_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    let cases: &[(&str, &[&[Option<&'static str>]])] = &[
+        (
+            "SELECT id FROM t WHERE id = $1",
+            &[&[Some("1")], &[Some("4")], &[None], &[Some("99")]],
+        ),
+        (
+            "SELECT id FROM t WHERE $1 < score AND big >= $2",
+            &[&[Some("0"), Some("-5")], &[Some("-1e11"), Some("10")]],
+        ),
+        (
+            "SELECT id * $1, price + $2, $3 || name FROM t",
+            &[
+                &[Some("2"), Some("0.5"), Some("x")],
+                &[None, Some("1"), None],
+            ],
+        ),
+        (
+            "SELECT id FROM t WHERE big IN ($1, $2, 40)",
+            &[&[Some("10"), Some("-2")], &[None, Some("10")]],
+        ),
+        (
+            "SELECT id FROM t WHERE price BETWEEN $1 AND $2",
+            &[&[Some("0"), Some("5")], &[Some("1"), Some("100")]],
+        ),
+        (
+            "SELECT id FROM t WHERE name LIKE $1",
+            &[&[Some("t%")], &[Some("%o%")], &[Some("_ne")]],
+        ),
+        (
+            "SELECT CASE WHEN id = $1 THEN $2 ELSE name END FROM t",
+            &[&[Some("1"), Some("first")], &[Some("3"), None]],
+        ),
+        (
+            "SELECT coalesce(name, $1), coalesce(big, $2) FROM t",
+            &[&[Some("none"), Some("0")], &[None, None]],
+        ),
+        (
+            "SELECT upper($1), length($2), abs($3::int4), round(score::numeric, $4) FROM t \
+             WHERE id = 1",
+            &[&[Some("ab"), Some("xyz"), Some("-3"), Some("1")]],
+        ),
+        (
+            "SELECT id FROM t WHERE id = $1 OR big = $1",
+            &[&[Some("1")], &[Some("10")], &[Some("-2")]],
+        ),
+        (
+            "SELECT id, $1 FROM t WHERE day > $2 AND at < $3",
+            &[
+                &[Some("label"), Some("2024-01-01"), Some("2025-01-01")],
+                &[None, Some("2000-01-01"), Some("2024-02-01 00:00")],
+            ],
+        ),
+        (
+            "SELECT $1, $2::int8 + 1, $3 = 'a'",
+            &[&[Some("x"), Some("41"), Some("a")], &[None, None, None]],
+        ),
+        (
+            "SELECT x.n FROM (SELECT name AS n, id FROM t) x WHERE x.id > $1 ORDER BY x.n",
+            &[&[Some("1")], &[Some("3")]],
+        ),
+        (
+            "SELECT count(*), sum(price) FROM t WHERE code <> $1",
+            &[&[Some("A1")], &[Some("zz")]],
+        ),
+        (
+            "SELECT id FROM t ORDER BY id LIMIT $1",
+            &[&[Some("2")], &[Some("0")], &[None]],
+        ),
+        // Bad values: errors of the parameter's type input, at Bind.
+        (
+            "SELECT id FROM t WHERE id = $1",
+            &[&[Some("abc")], &[Some("1.5")]],
+        ),
+        ("SELECT id FROM t WHERE day = $1", &[&[Some("2024-02-30")]]),
+    ];
+    for (sql, runs) in cases {
+        check(&s, sql, runs).await;
+    }
+    // The catalog changes between executions of a statement planned once: it plans again.
+    let sql = "SELECT id, name FROM t WHERE id = $1";
+    let k = s.kpg.prepare(sql).await.expect("kpg prepare");
+    let first = s.kpg.query(&k, &[&Text(Some("2"))]).await.expect("kpg");
+    execute(&s.kpg, "CREATE INDEX t_id ON t (id)").await;
+    execute(&s.kpg, "INSERT INTO t (id, name) VALUES (2, 'again')").await;
+    let second = s.kpg.query(&k, &[&Text(Some("2"))]).await.expect("kpg");
+    assert_eq!((first.len(), second.len()), (1, 2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_with_parameters_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    let cases: &[(&str, &[&[Option<&'static str>]])] = &[
+        (
+            "INSERT INTO t (id, big, name, code, price) VALUES ($1, $2, $3, $4, $5)",
+            &[
+                &[
+                    Some("10"),
+                    Some("100"),
+                    Some("ten"),
+                    Some("T10"),
+                    Some("1.255"),
+                ],
+                &[Some("11"), None, Some("it's"), None, Some("99999999.99")],
+            ],
+        ),
+        (
+            "INSERT INTO t (id, name) VALUES ($1, $2), (20, 'fixed'), ($3, $2)",
+            &[&[Some("21"), Some("pair"), Some("22")]],
+        ),
+        (
+            "UPDATE t SET name = $1, big = big + $2 WHERE id = $3",
+            &[
+                &[Some("renamed"), Some("5"), Some("1")],
+                &[None, None, Some("2")],
+            ],
+        ),
+        (
+            "DELETE FROM t WHERE id = $1 OR name = $2",
+            &[&[Some("21"), Some("nobody")], &[Some("0"), Some("pair")]],
+        ),
+        // Values that do not fit the column: the errors PostgreSQL gives.
+        (
+            "INSERT INTO t (id, code) VALUES ($1, $2)",
+            &[
+                &[Some("30"), Some("much too long")],
+                &[Some("x"), Some("ok")],
+            ],
+        ),
+    ];
+    for (sql, runs) in cases {
+        check(&s, sql, runs).await;
+    }
+    s.check("SELECT * FROM t ORDER BY id, name").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conflicting_parameter_uses_fail_as_in_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    for sql in [
+        // $1 is int4 from its first use; int4 = text has no operator.
+        "SELECT id FROM t WHERE $1 = id AND $1 = name",
+        // $1 is text; text + int4 has no operator.
+        "SELECT $1 || name, $1 + 1 FROM t",
+    ] {
+        let pe =
+            s.pg.prepare(sql)
+                .await
+                .expect_err("PostgreSQL prepared it — fix the test");
+        match s.kpg.prepare(sql).await {
+            Err(ke) => assert_eq!(
+                sqlstate(&ke),
+                sqlstate(&pe),
+                "`{sql}`: kpg {}, PostgreSQL {pe}",
+                describe_error(&ke)
+            ),
+            Ok(k) => {
+                // kpg may find the error only when the statement runs.
+                let ke = s
+                    .kpg
+                    .query(&k, &[&Text(Some("1"))])
+                    .await
+                    .expect_err("kpg ran a statement PostgreSQL refuses");
+                assert_eq!(
+                    sqlstate(&ke),
+                    sqlstate(&pe),
+                    "`{sql}`: kpg {}, PostgreSQL {pe}",
+                    describe_error(&ke)
+                );
+            }
+        }
+    }
+}
