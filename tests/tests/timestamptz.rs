@@ -532,3 +532,35 @@ async fn months_then_days_in_the_zone() {
     )
     .await;
 }
+
+/// age() of timestamptz values: field by field on the local times of the session's zone,
+/// signed by the instants (PostgreSQL's `timestamptz_age`), chosen for dates, unknown
+/// literals and timestamp/timestamptz mixes as PostgreSQL resolves the call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn age_of_timestamptz_in_the_zone() {
+    let (_kpg, _pg, s) = setup().await;
+    for zone in ["'UTC'", "'America/New_York'", "'Asia/Kolkata'", "'+05:30'"] {
+        s.exec(&format!("SET TimeZone = {zone}")).await;
+        s.check(
+            "SELECT a.k, b.k, age(a.t, b.t), age(a.d, b.d), age(a.l, b.t), age(a.t, b.l) \
+             FROM e a, e b ORDER BY 1, 2",
+        )
+        .await;
+        s.check(
+            "SELECT age(timestamptz '2024-11-03 01:30-04', timestamptz '2024-11-03 01:10-05'), \
+             age('2024-03-01', '2023-01-31'), age(timestamp '2024-03-01', '2023-01-31'), \
+             age(timestamptz '2024-03-31 12:00', timestamptz '2024-02-29 13:00')",
+        )
+        .await;
+    }
+    s.exec("RESET TimeZone").await;
+    s.check_through_writes(
+        &["SELECT a.k AS ak, b.k AS bk, age(a.t, b.t) AS g FROM e a, e b"],
+        "agev",
+        &[
+            "INSERT INTO e VALUES (8, '2023-01-31 10:00+00', NULL, NULL, NULL)",
+            "DELETE FROM e WHERE k = 1",
+        ],
+    )
+    .await;
+}

@@ -37,15 +37,21 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             strict(func, all(ScalarType::Interval)?, ScalarType::Interval)?
         }
         ("age", 1 | 2) => {
-            let datelike =
-                |a: &Typed| matches!(a.ty, None | Some(ScalarType::Date | ScalarType::Timestamp));
-            let tstz = |a: &Typed| a.ty == Some(ScalarType::TimestampTz);
-            if args.iter().any(tstz) && args.iter().all(|a| datelike(a) || tstz(a)) {
-                return Err(PlanError::unsupported(
-                    "age of timestamp with time zone values (cast them to timestamp)",
-                ));
-            }
-            if !args.iter().all(datelike) {
+            let datelike = |a: &Typed| {
+                matches!(
+                    a.ty,
+                    None | Some(
+                        ScalarType::Date | ScalarType::Timestamp | ScalarType::TimestampOf(_)
+                    )
+                )
+            };
+            let tstz = |a: &Typed| {
+                matches!(
+                    a.ty,
+                    Some(ScalarType::TimestampTz | ScalarType::TimestampTzOf(_))
+                )
+            };
+            if !args.iter().all(|a| datelike(a) || tstz(a)) {
                 return Err(no_function(name, &args));
             }
             if args.len() == 1 {
@@ -53,11 +59,27 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
                     "age of one argument (it measures from the current date)",
                 ));
             }
-            if !args.iter().any(|a| a.ty == Some(ScalarType::Timestamp)) {
-                return Err(PlanError::unsupported(
-                    "age(timestamp with time zone, timestamp with time zone) (cast an argument \
-                     to timestamp)",
-                ));
+            // PostgreSQL's resolution: age(timestamp, timestamp) when a timestamp argument
+            // matches it exactly and nothing needs timestamptz; otherwise the timestamptz
+            // form (timestamptz is the preferred type of dates and unknown literals).
+            let timestamp = |a: &Typed| {
+                matches!(
+                    a.ty,
+                    Some(ScalarType::Timestamp | ScalarType::TimestampOf(_))
+                )
+            };
+            if !args.iter().any(timestamp) || args.iter().any(tstz) {
+                let tz = |a: &Typed| implicit(a.clone(), &ScalarType::TimestampTz, name, &args);
+                let nullable = args.iter().any(|a| a.nullable);
+                let expr = crate::fold::node(kpg_types::ScalarExpr::Variadic {
+                    func: VariadicFunc::Zoned(kpg_types::ZonedFunc::Age),
+                    exprs: vec![
+                        tz(&args[0])?.expr,
+                        tz(&args[1])?.expr,
+                        crate::session_zone::zone_literal(),
+                    ],
+                })?;
+                return Ok(Some(Typed::new(expr, ScalarType::Interval, nullable)));
             }
             strict(
                 VariadicFunc::Age,

@@ -148,6 +148,16 @@ fn justify_interval(iv: Interval) -> Result<Interval, EvalError> {
 /// age(a, b): `a - b` in years, months, days and time, each field subtracted apart and
 /// borrowed from the next larger one when negative (PostgreSQL's `timestamp_age`).
 fn age(a: &NaiveDateTime, b: &NaiveDateTime) -> Result<Interval, EvalError> {
+    age_of_fields(a, b, a < b)
+}
+
+/// `age` of the local times `a` and `b`, `negative` when `a` is the earlier (for timestamps
+/// with time zone, of the instants: PostgreSQL's `timestamptz_age` compares those).
+pub(super) fn age_of_fields(
+    a: &NaiveDateTime,
+    b: &NaiveDateTime,
+    negative: bool,
+) -> Result<Interval, EvalError> {
     let fields = |t: &NaiveDateTime| {
         [
             i64::from(t.year()),
@@ -160,7 +170,6 @@ fn age(a: &NaiveDateTime, b: &NaiveDateTime) -> Result<Interval, EvalError> {
         ]
     };
     let (fa, fb) = (fields(a), fields(b));
-    let negative = a < b;
     let sign = if negative { -1 } else { 1 };
     let mut d: Vec<i64> = fa.iter().zip(&fb).map(|(x, y)| (x - y) * sign).collect();
     let [year, mon, mday, hour, min, sec, usec] = &mut d[..] else {

@@ -36,6 +36,8 @@ pub enum ZonedFunc {
     /// (text, picture, zone) → timestamptz: to_timestamp(text, text) (`to_char.rs`), the zone
     /// for a text that writes none.
     ToTimestamp,
+    /// (timestamptz, timestamptz, zone) → interval: age(), field by field on the local times.
+    Age,
 }
 
 /// Evaluates `func` over non-NULL arguments.
@@ -84,6 +86,10 @@ pub(crate) fn eval(func: ZonedFunc, args: &[Datum]) -> Result<Datum, EvalError> 
         }
         (ZonedFunc::ToTimestamp, [Datum::String(t), Datum::String(p)]) => {
             Datum::TimestampTz(crate::to_char::to_timestamp(t, p, &zone)?)
+        }
+        (ZonedFunc::Age, [Datum::TimestampTz(a), Datum::TimestampTz(b)]) => {
+            let (la, lb) = (datetime::to_local(a, &zone)?, datetime::to_local(b, &zone)?);
+            Datum::Interval(super::date_funcs::age_of_fields(&la, &lb, a < b)?)
         }
         (func, args) => unreachable!("planner typed {func:?} over {args:?}"),
     })
