@@ -134,6 +134,18 @@ impl Pruner<'_> {
                     predicates,
                 }
             }
+            Plan::TemporalFilter {
+                input,
+                lower,
+                upper,
+            } => {
+                let below = with(d, supports(lower.iter().chain(&upper)));
+                Plan::TemporalFilter {
+                    input: Box::new(self.prune(*input, below)),
+                    lower,
+                    upper,
+                }
+            }
             Plan::Join {
                 left,
                 right,

@@ -199,6 +199,20 @@ impl Printer<'_> {
                 self.line(depth, &format!("Filter {}", preds.join(" AND ")));
                 self.plan(input, depth + 1);
             }
+            Plan::TemporalFilter {
+                input,
+                lower,
+                upper,
+            } => {
+                // Each bound as the comparison it came from: mz_now() >= lower, < upper.
+                let bounds: Vec<String> = lower
+                    .iter()
+                    .map(|e| format!("mz_now() >= {}", expr(e)))
+                    .chain(upper.iter().map(|e| format!("mz_now() < {}", expr(e))))
+                    .collect();
+                self.line(depth, &format!("TemporalFilter {}", bounds.join(" AND ")));
+                self.plan(input, depth + 1);
+            }
             Plan::Project { input, outputs } => {
                 let cols: Vec<String> = outputs.iter().map(|c| format!("#{c}")).collect();
                 self.line(depth, &format!("Project ({})", cols.join(", ")));

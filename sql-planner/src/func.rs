@@ -213,6 +213,14 @@ pub fn bind_function(cx: &ExprContext<'_>, f: &Function) -> Result<Typed, PlanEr
     if let Some(t) = crate::zoned_funcs::statement_time(&name, f)? {
         return Ok(t);
     }
+    let arg_count = match &f.args {
+        FunctionArguments::None => 0,
+        FunctionArguments::List(l) => l.args.len(),
+        FunctionArguments::Subquery(_) => 1,
+    };
+    if let Some(t) = crate::temporal::function(&name, arg_count)? {
+        return Ok(t);
+    }
     if NOT_YET.contains(&name.as_str()) {
         // Before the arguments: they may be ungrouped columns of an aggregate not built yet.
         return Err(PlanError::unsupported(format!("function {name}")));

@@ -207,6 +207,7 @@ pub fn plan_arity(plan: &Plan, catalog: &dyn Catalog) -> Option<usize> {
             ..
         } => group_key.len() + aggregates.len(),
         Plan::Filter { input, .. }
+        | Plan::TemporalFilter { input, .. }
         | Plan::Distinct { input }
         | Plan::Negate { input }
         | Plan::Threshold { input }

@@ -65,6 +65,7 @@ mod source;
 mod statement;
 mod subquery;
 mod subscribe;
+mod temporal;
 mod types;
 mod using;
 mod window;
@@ -101,6 +102,7 @@ pub use statement::{
     ColumnOrder, ParsedStatement, PlannedStatement, RowSetFinishing, SubscribeOptions,
     SubscribeTarget,
 };
+pub use temporal::check_maintained as check_temporal;
 
 /// Parses SQL text into statements.
 pub fn parse(sql: &str) -> Result<Vec<ParsedStatement>, PlanError> {

@@ -142,6 +142,9 @@ pub fn comparison(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanErr
         BinaryFunc::Gte => ">=",
         other => unreachable!("{other:?} is not a comparison"),
     };
+    if let Some(t) = crate::temporal::comparison(func, &l, &r)? {
+        return Ok(t);
+    }
     let (l, r) = unify_comparable(sym, l, r)?;
     build(func, l, r, ScalarType::Bool)
 }

@@ -8,7 +8,8 @@
 //! - `physical_plan` (EXPLAIN PHYSICAL, and what runs): the optimized plan with its joins
 //!   ordered for index reuse (`join_order.rs`), join and reduction inputs narrowed to the
 //!   columns they need, and inputs read through the catalog's indexes where the keys fit
-//!   (`index_reuse.rs`); last, subtrees that occur more than once are computed once
+//!   (`index_reuse.rs`); then the filters' `mz_now()` conjuncts become temporal filters
+//!   (`temporal.rs`); last, subtrees that occur more than once are computed once
 //!   (`share.rs`).
 
 use kpg_types::Plan;
@@ -30,7 +31,9 @@ pub fn optimize(plan: Plan, catalog: &dyn Catalog) -> Plan {
 /// expression that fails where PostgreSQL's planner evaluates it (`fold::check`).
 pub fn physical_plan(plan: Plan, catalog: &dyn Catalog) -> Result<Plan, PlanError> {
     crate::fold::check_plan(&plan)?;
-    Ok(share_common(physical_plan_unshared(plan, catalog)))
+    Ok(share_common(crate::temporal::extract(
+        physical_plan_unshared(plan, catalog),
+    )))
 }
 
 /// The physical plan before repeated subtrees are bound (`share.rs`).

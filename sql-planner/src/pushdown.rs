@@ -38,6 +38,16 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
             all.extend(preds);
             push(*input, all, cat)
         }
+        // Both keep or drop each row by its own values: the predicates go below.
+        Plan::TemporalFilter {
+            input,
+            lower,
+            upper,
+        } => Plan::TemporalFilter {
+            input: Box::new(push(*input, preds, cat)),
+            lower,
+            upper,
+        },
         Plan::Project { input, outputs } => {
             let below = preds
                 .into_iter()

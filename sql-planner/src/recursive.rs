@@ -193,6 +193,7 @@ fn check_step(plan: &Plan, id: u64, distinct: bool, name: &str) -> Result<(), Pl
         }
         Plan::TopK { .. } => refuse("a query with LIMIT/OFFSET"),
         Plan::Window { .. } => refuse("window functions"),
+        Plan::TemporalFilter { .. } => refuse("a temporal filter"),
         Plan::Recursive { .. } => refuse("another recursive query"),
         Plan::Let { .. } | Plan::LocalGet { .. } => refuse("a shared subplan"),
         Plan::Get { .. }

@@ -10,6 +10,7 @@ mod accumulate;
 mod classes;
 mod flat_map;
 mod recursive;
+mod temporal;
 mod top_k;
 mod window;
 
@@ -115,6 +116,14 @@ impl<'a, 's> Renderer<'a, 's> {
                     Some(Ok(row))
                 });
                 split(results, input.errs)
+            }
+            Plan::TemporalFilter {
+                input,
+                lower,
+                upper,
+            } => {
+                let input = self.render(input)?;
+                temporal::render_temporal_filter(input, lower.clone(), upper.clone())
             }
             Plan::Project { input, outputs } => {
                 let input = self.render(input)?;

@@ -101,6 +101,7 @@ fn expr(e: &ScalarExpr) -> String {
                 UnaryFunc::Neg => format!("-{a}"),
                 UnaryFunc::Cast(ty) => format!("{a}::{ty}"),
                 UnaryFunc::OctetLength => format!("octet_length({})", expr(arg)),
+                UnaryFunc::ToMzTimestamp => format!("{a}::mz_timestamp"),
                 other => {
                     let name = format!("{other:?}");
                     let (name, detail) = match name.split_once('(') {
@@ -127,6 +128,10 @@ fn expr(e: &ScalarExpr) -> String {
                 format!("{name}({}, {})", expr(left), expr(right))
             }
         },
+        ScalarExpr::Variadic {
+            func: crate::expr::VariadicFunc::MzNow,
+            ..
+        } => "mz_now()".to_string(),
         ScalarExpr::Variadic { func, exprs: args } => {
             let parts: Vec<String> = args.iter().map(expr).collect();
             format!(

@@ -105,6 +105,9 @@ pub enum UnaryFunc {
     QuoteIdent,
     /// pg_encoding_to_char(encoding id): the encoding's name, '' for an unknown id.
     EncodingToChar,
+    /// The cast of a timestamp, timestamptz, date, integer or numeric to `mz_now()`'s time
+    /// (bigint milliseconds since the Unix epoch, `temporal.rs`).
+    ToMzTimestamp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -308,6 +311,11 @@ pub enum VariadicFunc {
     /// null_string]), with their own NULL rules (`array/funcs.rs`).
     ArrayJoin,
     StringToArray,
+    /// mz_now(): the logical time (milliseconds) at which the query is evaluated. A WHERE
+    /// conjunct comparing it with the row becomes a `Plan::TemporalFilter`; an ad hoc read
+    /// binds the rest to its timestamp (`temporal.rs`); evaluated unbound it is an internal
+    /// error. Volatile, so it is never folded.
+    MzNow,
 }
 
 impl VariadicFunc {
@@ -323,6 +331,7 @@ impl VariadicFunc {
                 | VariadicFunc::TransactionTimestamp
                 | VariadicFunc::StatementTimestamp
                 | VariadicFunc::ClockTimestamp
+                | VariadicFunc::MzNow
         )
     }
 }
@@ -570,6 +579,11 @@ impl ScalarExpr {
                     VariadicFunc::ArrayReplace => crate::array::funcs::replace(args),
                     VariadicFunc::StringToArray => crate::array::funcs::from_string(args),
                     VariadicFunc::Random => Ok(Datum::Float64(random_float())),
+                    // Bound by the reads that have a logical time; anywhere else (VALUES, an
+                    // UPDATE's SET) there is none.
+                    VariadicFunc::MzNow => Err(EvalError::Unsupported(
+                        "mz_now() outside a query (VALUES, SET, DEFAULT)".into(),
+                    )),
                     VariadicFunc::ClockTimestamp => {
                         Ok(Datum::TimestampTz(chrono::Utc::now().naive_utc()))
                     }
@@ -637,6 +651,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         UnaryFunc::IsNotNull => return Ok(Datum::Bool(!d.is_null())),
         UnaryFunc::MultipleRowsError => return Err(EvalError::MultipleRowsFromSubquery),
         _ if d.is_null() => return Ok(Datum::Null),
+        UnaryFunc::ToMzTimestamp => return crate::temporal::to_mz_timestamp(d),
         _ => {}
     }
     Ok(match (func, d) {

@@ -50,6 +50,7 @@ pub mod source;
 pub mod styled_text;
 pub mod subquery;
 pub mod table_func;
+pub mod temporal;
 mod text_funcs;
 pub mod to_char;
 pub mod window;

@@ -44,6 +44,16 @@ pub enum Plan {
         input: Box<Plan>,
         predicates: Vec<ScalarExpr>,
     },
+    /// A temporal filter: each row is present at the times `T` with `lower(row) <= T` for every
+    /// lower bound and `T < upper(row)` for every upper one, each bound a bigint of
+    /// milliseconds (`temporal::presence`; a NULL bound keeps the row out). Rendered as the
+    /// row's insertion at the time it enters and its retraction at the time it leaves, so a
+    /// window is maintained without rescanning (`WHERE mz_now() <= ts + INTERVAL '1 minute'`).
+    TemporalFilter {
+        input: Box<Plan>,
+        lower: Vec<ScalarExpr>,
+        upper: Vec<ScalarExpr>,
+    },
     /// Keeps the listed columns, in order (columns may repeat).
     Project {
         input: Box<Plan>,
@@ -246,6 +256,15 @@ impl Plan {
                 input: boxed(input),
                 predicates,
             },
+            Plan::TemporalFilter {
+                input,
+                lower,
+                upper,
+            } => Plan::TemporalFilter {
+                input: boxed(input),
+                lower,
+                upper,
+            },
             Plan::Project { input, outputs } => Plan::Project {
                 input: boxed(input),
                 outputs,
@@ -342,6 +361,7 @@ impl Plan {
             Plan::IndexedGet { key, .. } => key.iter().collect(),
             Plan::Map { exprs, .. } | Plan::FlatMap { exprs, .. } => exprs.iter().collect(),
             Plan::Filter { predicates, .. } => predicates.iter().collect(),
+            Plan::TemporalFilter { lower, upper, .. } => lower.iter().chain(upper).collect(),
             Plan::Join {
                 left_key,
                 right_key,
@@ -397,6 +417,9 @@ impl Plan {
                 exprs.iter_mut().for_each(&mut *f)
             }
             Plan::Filter { predicates, .. } => predicates.iter_mut().for_each(&mut *f),
+            Plan::TemporalFilter { lower, upper, .. } => {
+                lower.iter_mut().chain(upper.iter_mut()).for_each(&mut *f)
+            }
             Plan::Join {
                 left_key,
                 right_key,
@@ -459,6 +482,7 @@ impl Plan {
             | Plan::LocalGet { .. } => Vec::new(),
             Plan::Map { input, .. }
             | Plan::Filter { input, .. }
+            | Plan::TemporalFilter { input, .. }
             | Plan::Project { input, .. }
             | Plan::Reduce { input, .. }
             | Plan::Distinct { input }
@@ -489,6 +513,14 @@ impl Plan {
             }
             Plan::Filter { input, predicates } => {
                 writeln!(f, "{pad}Filter {predicates:?}")?;
+                input.fmt_indent(f, depth + 1)
+            }
+            Plan::TemporalFilter {
+                input,
+                lower,
+                upper,
+            } => {
+                writeln!(f, "{pad}TemporalFilter lower={lower:?} upper={upper:?}")?;
                 input.fmt_indent(f, depth + 1)
             }
             Plan::Project { input, outputs } => {

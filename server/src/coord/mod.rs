@@ -418,6 +418,8 @@ impl Coordinator {
                 // earlier time than a write it follows).
                 let (txn_start, now) = crate::statement_context::clock();
                 plan.bind_clock(txn_start, now);
+                // mz_now() outside temporal filters: the read's logical time.
+                plan.bind_mz_now(timestamp);
                 plan.bind_session_zone(&crate::statement_context::time_zone());
                 let fast = fast_path::fast_peek(&plan, &state.catalog);
                 match &fast {
@@ -625,6 +627,7 @@ impl Coordinator {
     /// A dataflow that maintains its result (a materialized view, an index, a subscription)
     /// cannot compute volatile functions: a row's retraction would not cancel its insertion.
     fn check_maintainable(plan: &Plan) -> Result<(), ExecError> {
+        kpg_sql::check_temporal(plan)?;
         if plan.is_volatile() {
             return Err(ExecError::unsupported(
                 "random(), now(), current_date and the other current-time functions in a \
