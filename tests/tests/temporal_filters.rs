@@ -313,3 +313,81 @@ async fn other_uses_are_refused_where_maintained() {
         "{text}"
     );
 }
+
+/// A window feeding an aggregate and a join with an indexed table (the streaming TPC-H
+/// shape: windowed events joined with shared, keyed relations), and a temporal HAVING: reads
+/// at many times equal the reference at the read's time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn windows_feed_joins_aggregates_and_having() {
+    let kpg = KpgServer::start().await;
+    let c = kpg.connect().await;
+    execute(&c, "CREATE TABLE e (id int, grp int, start_ms bigint)").await;
+    execute(&c, "CREATE TABLE g (grp int, name text)").await;
+    execute(&c, "CREATE INDEX g_grp ON g (grp)").await;
+    execute(&c, "INSERT INTO g VALUES (0, 'zero'), (1, 'one'), (2, 'two')").await;
+    let b = mz_now(&c).await;
+    let starts: Vec<(i64, i64, u64)> = (0..30i64)
+        .map(|k| (k, k % 3, b - 500 + (k as u64) * 97))
+        .collect();
+    let values: Vec<String> = starts
+        .iter()
+        .map(|(id, grp, s)| format!("({id}, {grp}, {s})"))
+        .collect();
+    execute(&c, &format!("INSERT INTO e VALUES {}", values.join(", "))).await;
+    let window = "mz_now() >= e.start_ms AND mz_now() < e.start_ms + 900";
+    execute(
+        &c,
+        &format!(
+            "CREATE MATERIALIZED VIEW per_name AS SELECT g.name, count(*) AS n \
+             FROM e JOIN g ON e.grp = g.grp WHERE {window} GROUP BY g.name"
+        ),
+    )
+    .await;
+    execute(
+        &c,
+        "CREATE MATERIALIZED VIEW recent_groups AS SELECT grp FROM e GROUP BY grp \
+         HAVING mz_now() < max(start_ms) + 300",
+    )
+    .await;
+    let names = ["zero", "one", "two"];
+    let deadline = std::time::Instant::now() + Duration::from_millis(3500);
+    let mut reads = 0;
+    while std::time::Instant::now() < deadline {
+        let rows = query(
+            &c,
+            "SELECT mz_now(), string_agg(name || ':' || n, ',' ORDER BY name) FROM per_name",
+        )
+        .await;
+        let t: u64 = cell(&rows[0][0]).parse().unwrap();
+        let mut want: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, grp, s) in &starts {
+            if *s <= t && t < s + 900 {
+                *want.entry(names[*grp as usize]).or_default() += 1;
+            }
+        }
+        let want: Vec<String> = want.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        assert_eq!(cell(&rows[0][1]), want.join(","), "per_name at {t} (b = {b})");
+
+        let rows = query(
+            &c,
+            "SELECT mz_now(), string_agg(grp::text, ',' ORDER BY grp) FROM recent_groups",
+        )
+        .await;
+        let t: u64 = cell(&rows[0][0]).parse().unwrap();
+        let want: Vec<String> = (0..3i64)
+            .filter(|grp| {
+                let max = starts.iter().filter(|s| s.1 == *grp).map(|s| s.2).max();
+                max.is_some_and(|m| t < m + 300)
+            })
+            .map(|grp| grp.to_string())
+            .collect();
+        assert_eq!(cell(&rows[0][1]), want.join(","), "recent_groups at {t} (b = {b})");
+        reads += 1;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(reads >= 10, "{reads} reads");
+    let explained = query(&c, "EXPLAIN PHYSICAL PLAN FOR MATERIALIZED VIEW per_name").await;
+    let text: Vec<&str> = explained.iter().map(|r| cell(&r[0])).collect();
+    let text = text.join("\n");
+    assert!(text.contains("TemporalFilter") && text.contains("g_grp"), "{text}");
+}
