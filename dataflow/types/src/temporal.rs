@@ -122,7 +122,7 @@ impl ScalarExpr {
             return;
         }
         match self {
-            ScalarExpr::Column(_) | ScalarExpr::Literal(_) => {}
+            ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::Param(_) => {}
             ScalarExpr::Unary { expr, .. } => expr.bind_mz_now(t),
             ScalarExpr::Binary { left, right, .. } => {
                 left.bind_mz_now(t);
