@@ -77,7 +77,7 @@ impl CopyOut {
             Format::Text { delimiter, null } => {
                 for row in rows {
                     let mut line = String::new();
-                    for (i, datum) in row.iter().enumerate() {
+                    for (i, datum) in row.datums().iter().enumerate() {
                         if i > 0 {
                             line.push(*delimiter);
                         }
@@ -137,7 +137,12 @@ impl CopyOut {
                     push_line(desc.names().map(|n| Some(n.to_string())).collect());
                 }
                 for row in rows {
-                    push_line(row.iter().map(|d| d.to_text_styled(style)).collect());
+                    push_line(
+                        row.datums()
+                            .iter()
+                            .map(|d| d.to_text_styled(style))
+                            .collect(),
+                    );
                 }
             }
         }

@@ -287,7 +287,7 @@ impl Cursor {
                         datums.push(Datum::Bool(false));
                     }
                     datums.push(Datum::Int64(diff));
-                    datums.extend(row.iter().cloned());
+                    datums.extend(row.datums());
                     rows.push_back(Row::new(datums));
                 }
             }

@@ -617,7 +617,9 @@ mod tests {
     fn shown(vars: &mut SessionVars, name: &str) -> String {
         let stmt = &kpg_sql::parse(&format!("SHOW {name}")).unwrap()[0];
         match vars.run(stmt) {
-            Some(Ok(ExecuteResult::Rows { rows, .. })) => rows[0].get(0).to_text().unwrap(),
+            Some(Ok(ExecuteResult::Rows { rows, .. })) => {
+                rows[0].get(0).to_datum().to_text().unwrap()
+            }
             _ => panic!("SHOW {name}"),
         }
     }

@@ -174,7 +174,7 @@ impl Printer<'_> {
                     .map(|(r, n)| {
                         let vals: Vec<String> = r
                             .iter()
-                            .map(|d| ScalarExpr::Literal(d.clone()).to_string())
+                            .map(|d| ScalarExpr::Literal(d.to_datum()).to_string())
                             .collect();
                         if *n == 1 {
                             format!("({})", vals.join(", "))

@@ -203,8 +203,9 @@ fn constant_rows(p: &Plan) -> Result<Option<Vec<(Row, i64)>>, PlanError> {
             };
             let mut out = Vec::with_capacity(rows.len());
             'rows: for (row, diff) in rows {
+                let datums = row.datums();
                 for p in predicates {
-                    if !p.eval_predicate(row.datums())? {
+                    if !p.eval_predicate(&datums)? {
                         continue 'rows;
                     }
                 }

@@ -64,7 +64,7 @@ mod tests {
         acc.into_iter()
             .filter(|(_, d)| *d == 1)
             .map(|(r, _)| match r.get(0) {
-                Datum::Int64(v) => *v,
+                kpg_types::packed::DatumRef::Int64(v) => v,
                 other => panic!("{other:?}"),
             })
             .collect()

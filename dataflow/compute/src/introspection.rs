@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use kpg_engine::{BatchStream, TraceLiveness};
 use kpg_types::command::{ArrangementInfo, DataflowInfo};
-use kpg_types::{expr_list, Datum, EvalError, Row};
+use kpg_types::{expr_list, EvalError, Row};
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::operator::Operator;
 
@@ -32,17 +32,7 @@ impl ByteSize for () {
 
 impl ByteSize for Row {
     fn byte_size(&self) -> usize {
-        std::mem::size_of::<Row>()
-            + self
-                .iter()
-                .map(|d| {
-                    std::mem::size_of::<Datum>()
-                        + match d {
-                            Datum::String(s) => s.capacity(),
-                            _ => 0,
-                        }
-                })
-                .sum::<usize>()
+        std::mem::size_of::<Row>() + self.packed().heap_size()
     }
 }
 

@@ -111,7 +111,7 @@ impl PendingPeek {
                 let mut cursor = trace.cursor();
                 for prefix in prefixes.iter() {
                     cursor.seek_key(prefix);
-                    while cursor.key_valid() && cursor.key().datums().starts_with(prefix.datums()) {
+                    while cursor.key_valid() && cursor.key().starts_with(prefix) {
                         if let Some(n) = sum_at(&cursor, t) {
                             rows.push((cursor.key().clone(), n));
                         }
@@ -141,8 +141,9 @@ impl PendingPeek {
         let mut out = Vec::with_capacity(rows.len());
         for (row, n) in rows {
             let mut keep = true;
+            let datums = row.datums();
             for p in &self.predicates {
-                if !p.eval_predicate(row.datums())? {
+                if !p.eval_predicate(&datums)? {
                     keep = false;
                     break;
                 }

@@ -106,8 +106,9 @@ impl<'a, 's> Renderer<'a, 's> {
                 let input = self.render(input)?;
                 let predicates = predicates.clone();
                 let results = input.oks.flat_map(move |row: Row| {
+                    let datums = row.datums();
                     for p in &predicates {
-                        match p.eval_predicate(row.datums()) {
+                        match p.eval_predicate(&datums) {
                             Ok(true) => {}
                             Ok(false) => return None,
                             Err(e) => return Some(Err(e)),
@@ -143,7 +144,7 @@ impl<'a, 's> Renderer<'a, 's> {
                 let (r_arr, r_errs) = self.arranged(right, right_key)?;
                 // Index arrangements hold rows with NULL keys too; NULL never equals NULL.
                 let oks = l_arr.join_core(&r_arr, |key: &Row, l: &Row, r: &Row| {
-                    (!key.iter().any(Datum::is_null)).then(|| l.concat(r))
+                    (!key.iter().any(|d| d.is_null())).then(|| l.concat(r))
                 });
                 Rendered {
                     oks,
@@ -366,7 +367,7 @@ pub fn keyed_rows<'s, T: timely::progress::Timestamp + kpg_engine::Lattice>(
     let results = oks.flat_map(move |row: Row| {
         let mut datums = Vec::with_capacity(key.len());
         for e in &key {
-            match e.eval(row.datums()) {
+            match e.eval(&row.datums()) {
                 Ok(Datum::Null) if drop_null_keys => return None,
                 Ok(d) => datums.push(d.canonical().unwrap_or(d)),
                 Err(err) => return Some(Err(err)),
@@ -394,7 +395,7 @@ fn render_reduce<'s>(
         let eval_all = |exprs: &[ScalarExpr]| {
             exprs
                 .iter()
-                .map(|e| e.eval(row.datums()))
+                .map(|e| e.eval(&row.datums()))
                 .collect::<Result<Vec<_>, _>>()
         };
         Some(eval_all(&group_key).and_then(|k| Ok((Row::new(k), Row::new(eval_all(&agg_inputs)?)))))
@@ -441,17 +442,21 @@ fn reduce_values<'s>(
             let shown = if present().any(|r| r.len() == arity) {
                 key.clone()
             } else {
-                match present().map(|r| &r.datums()[arity..]).min() {
-                    Some(own) => Row::new(own.to_vec()),
+                match present().map(|r| r.datums()[arity..].to_vec()).min() {
+                    Some(own) => Row::new(own),
                     None => return,
                 }
             };
             let mut out = shown.into_datums();
             out.reserve(aggs.len());
             for (i, agg) in aggs.iter().enumerate() {
+                let column: Vec<(Datum, i64)> = vals
+                    .iter()
+                    .map(|(row, n)| (row.get(i).to_datum(), *n))
+                    .collect();
                 match agg
                     .func
-                    .eval(vals.iter().map(|(row, n)| (row.get(i), *n)), agg.distinct)
+                    .eval(column.iter().map(|(d, n)| (d, *n)), agg.distinct)
                 {
                     Ok(d) => out.push(d),
                     Err(e) => {

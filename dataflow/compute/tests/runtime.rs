@@ -10,6 +10,7 @@ use common::{peek_description, row, stored};
 
 use kpg_compute::ComputeHandle;
 use kpg_types::command::{Command, Response};
+use kpg_types::packed::DatumRef;
 use kpg_types::{
     AggregateExpr, AggregateFunc, BinaryFunc, DataflowDescription, DataflowSink, Datum, Plan, Row,
     ScalarExpr,
@@ -87,7 +88,7 @@ fn table_view_join_and_reduce_on_two_workers() {
     let expected = |orders: &[(Row, i64)]| -> Vec<(Row, i64)> {
         let mut sums: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
         for (r, d) in orders {
-            let (Datum::Int64(c), Datum::Int64(a)) = (r.get(0), r.get(1)) else {
+            let (DatumRef::Int64(c), DatumRef::Int64(a)) = (r.get(0), r.get(1)) else {
                 unreachable!()
             };
             let e = sums.entry(c % 3).or_default();

@@ -13,13 +13,14 @@
 //! yields NULL) are the expression evaluator's.
 //! `uuid`, `bytea` and `time` have one text per value, so they need no canonical form: a
 //! uuid and a bytea order as their bytes (PostgreSQL's memcmp), a time as its microseconds.
-//! `Row` is the owned record that dataflows move and arrange; it is a newtype so that its
-//! representation can become a compact byte encoding without touching its users.
+//! `Row` is the owned record that dataflows move and arrange: a packed row (`packed.rs`), read
+//! through borrowed `DatumRef`s (`get`, `iter`) or unpacked into owned datums (`datums`).
 
 use crate::datetime;
 use crate::error::EvalError;
 use crate::interval::Interval;
 use crate::numeric::Numeric;
+use crate::packed::{DatumRef, PackedIter, PackedRow, RowPacker};
 use crate::scalar::ScalarType;
 use chrono::{NaiveDate, NaiveDateTime};
 use ordered_float::OrderedFloat;
@@ -436,17 +437,27 @@ impl PartialEq for Datum {
 
 impl Eq for Datum {}
 
-/// A record: one datum per column.
+/// A record: one datum per column, packed (`packed.rs`): its order and equality are those of
+/// its datums as a `Vec<Datum>`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct Row(Vec<Datum>);
+pub struct Row(PackedRow);
 
 impl Row {
     pub fn new(datums: Vec<Datum>) -> Self {
-        Row(datums)
+        Row(PackedRow::pack(&datums))
     }
 
     pub fn empty() -> Self {
-        Row(Vec::new())
+        Row(PackedRow::empty())
+    }
+
+    /// A row of a packer's datums.
+    pub fn from_packed(row: PackedRow) -> Self {
+        Row(row)
+    }
+
+    pub fn packed(&self) -> &PackedRow {
+        &self.0
     }
 
     pub fn len(&self) -> usize {
@@ -457,36 +468,47 @@ impl Row {
         self.0.is_empty()
     }
 
-    pub fn get(&self, i: usize) -> &Datum {
-        &self.0[i]
+    /// Column `i`, borrowed.
+    pub fn get(&self, i: usize) -> DatumRef<'_> {
+        self.0.get(i)
     }
 
-    pub fn iter(&self) -> std::slice::Iter<'_, Datum> {
+    /// The columns, borrowed.
+    pub fn iter(&self) -> PackedIter<'_> {
         self.0.iter()
     }
 
     pub fn into_datums(self) -> Vec<Datum> {
-        self.0
+        self.0.unpack()
     }
 
-    pub fn datums(&self) -> &[Datum] {
-        &self.0
+    /// The columns, owned.
+    pub fn datums(&self) -> Vec<Datum> {
+        self.0.unpack()
+    }
+
+    /// Whether this row's first columns are `prefix`'s (the encoding is canonical and
+    /// self-delimiting, so this is a prefix of bytes).
+    pub fn starts_with(&self, prefix: &Row) -> bool {
+        self.0.as_bytes().starts_with(prefix.0.as_bytes())
     }
 
     /// The row made of the given columns of this one.
     pub fn project(&self, columns: &[usize]) -> Row {
-        Row(columns.iter().map(|c| self.0[*c].clone()).collect())
+        let cols: Vec<DatumRef<'_>> = self.iter().collect();
+        Row(PackedRow::pack_refs(columns.iter().map(|c| cols[*c])))
     }
 
     /// The row of the datums' `canonical` representations, or `None` when it is this one.
     pub fn canonical(&self) -> Option<Row> {
+        let datums = self.datums();
         let mut changed: Option<Vec<Datum>> = None;
-        for (i, d) in self.0.iter().enumerate() {
+        for (i, d) in datums.iter().enumerate() {
             if let Some(c) = d.canonical() {
-                changed.get_or_insert_with(|| self.0.clone())[i] = c;
+                changed.get_or_insert_with(|| datums.clone())[i] = c;
             }
         }
-        changed.map(Row)
+        changed.map(Row::new)
     }
 
     /// The row as its canonical representation (see `canonical`).
@@ -499,33 +521,37 @@ impl Row {
 
     /// Appends one datum as a last column.
     pub fn push(&mut self, datum: Datum) {
-        self.0.push(datum);
+        let mut p = RowPacker::new();
+        p.extend_packed(self.0.as_slice());
+        p.push(&datum);
+        self.0 = p.finish();
     }
 
     /// The row without its last column (a stored table row without its position).
     pub fn without_last(&self) -> Row {
-        Row(self.0[..self.0.len().saturating_sub(1)].to_vec())
+        let n = self.len();
+        Row(PackedRow::pack_refs(self.iter().take(n.saturating_sub(1))))
     }
 
     /// This row followed by `other`'s columns.
     pub fn concat(&self, other: &Row) -> Row {
-        let mut datums = Vec::with_capacity(self.len() + other.len());
-        datums.extend_from_slice(&self.0);
-        datums.extend_from_slice(&other.0);
-        Row(datums)
+        let mut p = RowPacker::new();
+        p.extend_packed(self.0.as_slice());
+        p.extend_packed(other.0.as_slice());
+        Row(p.finish())
     }
 }
 
 impl From<Vec<Datum>> for Row {
     fn from(datums: Vec<Datum>) -> Self {
-        Row(datums)
+        Row::new(datums)
     }
 }
 
 impl fmt::Display for Row {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let texts: Vec<String> = self
-            .0
+            .datums()
             .iter()
             .map(|d| d.to_text().unwrap_or_else(|| "NULL".into()))
             .collect();

@@ -22,6 +22,7 @@
 use crate::agg::AggregateExpr;
 use crate::datum::{Datum, Row};
 use crate::error::EvalError;
+use crate::packed::DatumRef;
 use crate::plan::{compare_rows, ColumnOrder};
 use ordered_float::OrderedFloat;
 use serde::{Deserialize, Serialize};
@@ -141,10 +142,10 @@ pub fn evaluate(
 /// One function's value for every row of the sorted partition.
 fn column(rows: &[Row], peers: &[(usize, usize)], f: &WindowExpr) -> Result<Vec<Datum>, EvalError> {
     let n = rows.len();
-    let arg = |i: usize, k: usize| rows[i].get(f.args[k]).clone();
+    let arg = |i: usize, k: usize| rows[i].get(f.args[k]).to_datum();
     let int = |i: usize, k: usize| match rows[i].get(f.args[k]) {
-        Datum::Int32(v) => Some(i64::from(*v)),
-        Datum::Int64(v) => Some(*v),
+        DatumRef::Int32(v) => Some(i64::from(v)),
+        DatumRef::Int64(v) => Some(v),
         _ => None,
     };
     let float = |v: f64| Datum::Float64(OrderedFloat(v));
@@ -235,7 +236,7 @@ fn column(rows: &[Row], peers: &[(usize, usize)], f: &WindowExpr) -> Result<Vec<
         WindowFunc::Aggregate(agg) => {
             let values: Vec<Datum> = rows
                 .iter()
-                .map(|r| agg.expr.eval(r.datums()))
+                .map(|r| agg.expr.eval(&r.datums()))
                 .collect::<Result<_, _>>()?;
             for (i, &group) in peers.iter().enumerate() {
                 let (lo, hi) = frame(f.frame, rows, i, group);

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use kpg_sql::{Catalog as _, UniqueKey};
-use kpg_types::{Datum, GlobalId, Row};
+use kpg_types::{GlobalId, Row};
 
 use super::Coordinator;
 use crate::error::ExecError;
@@ -66,9 +66,10 @@ impl Coordinator {
             .ok_or_else(|| ExecError::new("42P01", "table was dropped"))?;
         let columns = &entry.item.desc.columns;
         for row in rows {
-            for (datum, (name, ty)) in row.iter().zip(columns) {
+            for (datum, (name, ty)) in row.datums().iter().zip(columns) {
                 if !ty.nullable && datum.is_null() {
                     let values: Vec<String> = row
+                        .datums()
                         .iter()
                         .map(|d| d.to_text().unwrap_or_else(|| "null".into()))
                         .collect();
@@ -118,7 +119,7 @@ impl Coordinator {
             // the key as written for the message.
             let project = |row: &Row| -> Option<(Row, Row)> {
                 let k = row.project(&key.columns);
-                (!k.iter().any(Datum::is_null)).then(|| (k.clone().into_canonical(), k))
+                (!k.iter().any(|d| d.is_null())).then(|| (k.clone().into_canonical(), k))
             };
             let mut delta: BTreeMap<Row, (Row, i64)> = BTreeMap::new();
             for (row, n) in net.iter().filter(|(_, n)| **n != 0) {
@@ -145,8 +146,11 @@ impl Coordinator {
             }
             if let Some((_, (k, _))) = delta.iter().find(|(_, (_, n))| *n > 1) {
                 let names: Vec<&str> = key.columns.iter().map(|&c| columns[c].as_str()).collect();
-                let values: Vec<String> =
-                    k.iter().map(|d| d.to_text().unwrap_or_default()).collect();
+                let values: Vec<String> = k
+                    .datums()
+                    .iter()
+                    .map(|d| d.to_text().unwrap_or_default())
+                    .collect();
                 return Err(ExecError::new(
                     "23505",
                     format!(

@@ -449,7 +449,7 @@ impl Coordinator {
                     let new = Row::new(
                         assignments
                             .iter()
-                            .map(|e| e.eval(row.datums()))
+                            .map(|e| e.eval(&row.datums()))
                             .collect::<Result<Vec<_>, _>>()?,
                     );
                     updates.push((row, -n));

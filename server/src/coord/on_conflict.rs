@@ -110,8 +110,8 @@ impl Coordinator {
                          have duplicate constrained values.",
                     ));
                 }
-                let mut both: Vec<Datum> = holder.row.datums().to_vec();
-                both.extend_from_slice(row.datums());
+                let mut both: Vec<Datum> = holder.row.datums();
+                both.extend(row.datums());
                 if let Some(p) = predicate {
                     if p.eval_now(&both)? != Datum::Bool(true) {
                         continue;
@@ -254,5 +254,5 @@ impl Coordinator {
 /// The canonical value of `key` in `row`, `None` if a column of it is NULL (never conflicts).
 fn key_of(row: &Row, key: &UniqueKey) -> Option<Row> {
     let k = row.project(&key.columns);
-    (!k.iter().any(Datum::is_null)).then(|| k.into_canonical())
+    (!k.iter().any(|d| d.is_null())).then(|| k.into_canonical())
 }

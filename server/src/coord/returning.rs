@@ -18,10 +18,10 @@ use crate::error::ExecError;
 
 /// The answer to a write of `rows` (each the row RETURNING reads) whose tag is `tag` followed
 /// by the count.
-pub(super) fn written<'a>(
+pub(super) fn written(
     tag: &str,
     returning: Option<&Returning>,
-    rows: impl Iterator<Item = (&'a [Datum], i64)>,
+    rows: impl Iterator<Item = (Vec<Datum>, i64)>,
 ) -> Result<ExecuteResult, ExecError> {
     match returning {
         None => {
@@ -31,7 +31,7 @@ pub(super) fn written<'a>(
         Some(r) => {
             let mut out = Vec::new();
             for (row, n) in rows {
-                let returned = r.eval(row)?;
+                let returned = r.eval(&row)?;
                 for _ in 0..n {
                     out.push(returned.clone());
                 }

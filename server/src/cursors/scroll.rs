@@ -279,7 +279,7 @@ mod tests {
         f.rows
             .iter()
             .map(|r| match r.get(0) {
-                Datum::Int32(i) => *i,
+                kpg_types::packed::DatumRef::Int32(i) => i,
                 other => panic!("{other:?}"),
             })
             .collect()

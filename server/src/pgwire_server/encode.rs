@@ -71,7 +71,7 @@ pub fn to_response(
             let data: Vec<PgWireResult<DataRow>> = rows
                 .into_iter()
                 .map(|row| {
-                    for (datum, field) in row.iter().zip(schema.iter()) {
+                    for (datum, field) in row.datums().iter().zip(schema.iter()) {
                         encode_datum(&mut encoder, datum, field, style)?;
                     }
                     Ok(encoder.take_row())

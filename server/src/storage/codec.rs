@@ -145,7 +145,7 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
 fn put_row(out: &mut Vec<u8>, row: &Row) {
     use std::io::Write as _;
     put_varint(out, row.len() as u64);
-    for datum in row.iter() {
+    for datum in row.datums().iter() {
         match datum {
             Datum::Null => out.push(NULL),
             Datum::Bool(false) => out.push(FALSE),

@@ -305,7 +305,7 @@ fn insert_select() {
     else {
         panic!()
     };
-    assert_eq!(rows[0].0.get(0), &Datum::Int32(7));
+    assert_eq!(rows[0].0.get(0).to_datum(), Datum::Int32(7));
     assert_eq!(code("INSERT INTO t (a) SELECT 'x'"), "22P02");
     assert_eq!(code("INSERT INTO t (a) SELECT b FROM t"), "42804");
 }

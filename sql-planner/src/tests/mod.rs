@@ -230,7 +230,7 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
             let mut out = Vec::new();
             'rows: for (r, d) in try_eval(input, cat)? {
                 for p in predicates {
-                    if !p.eval_predicate(r.datums())? {
+                    if !p.eval_predicate(&r.datums())? {
                         continue 'rows;
                     }
                 }
@@ -256,7 +256,7 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
             for (lr, ld) in &l {
                 let lk = left_key
                     .iter()
-                    .map(|e| e.eval(lr.datums()))
+                    .map(|e| e.eval(&lr.datums()))
                     .collect::<Result<Vec<_>, _>>()?;
                 if lk.iter().any(Datum::is_null) {
                     continue;
@@ -264,7 +264,7 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
                 for (rr, rd) in &r {
                     let rk = right_key
                         .iter()
-                        .map(|e| e.eval(rr.datums()))
+                        .map(|e| e.eval(&rr.datums()))
                         .collect::<Result<Vec<_>, _>>()?;
                     if lk == rk {
                         out.push((lr.concat(rr), ld * rd));
@@ -282,7 +282,7 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
             for (r, d) in try_eval(input, cat)? {
                 let k = group_key
                     .iter()
-                    .map(|e| e.eval(r.datums()))
+                    .map(|e| e.eval(&r.datums()))
                     .collect::<Result<Vec<_>, _>>()?;
                 groups.entry(Row::new(k)).or_default().push((r, d));
             }
@@ -292,7 +292,7 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
                 for a in aggregates {
                     let mut vals: BTreeMap<Datum, i64> = BTreeMap::new();
                     for (r, d) in &rows {
-                        *vals.entry(a.expr.eval(r.datums())?).or_insert(0) += d;
+                        *vals.entry(a.expr.eval(&r.datums())?).or_insert(0) += d;
                     }
                     datums.push(a.func.eval(vals.iter().map(|(v, d)| (v, *d)), a.distinct)?);
                 }
@@ -377,7 +377,7 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
             for (r, d) in try_eval(input, cat)? {
                 let args = exprs
                     .iter()
-                    .map(|e| e.eval(r.datums()))
+                    .map(|e| e.eval(&r.datums()))
                     .collect::<Result<Vec<_>, _>>()?;
                 for (i, v) in func.eval(&args)?.into_iter().enumerate() {
                     let mut datums = r.datums().to_vec();
@@ -485,9 +485,9 @@ pub fn query(sql: &str) -> Vec<Vec<Datum>> {
                 }
                 (false, false) => {
                     if o.desc {
-                        y.cmp(x)
+                        y.cmp(&x)
                     } else {
-                        x.cmp(y)
+                        x.cmp(&y)
                     }
                 }
             };

@@ -74,7 +74,7 @@ pub fn render_accumulable<'s>(
         let aggs = funcs
             .iter()
             .zip(args.iter())
-            .map(|(f, v)| f.accumulate(v, diff))
+            .map(|(f, v)| f.accumulate(&v.to_datum(), diff))
             .collect();
         let (key, rows) = Members::of(key, diff);
         Some(((key, ()), Accums { rows, aggs }))

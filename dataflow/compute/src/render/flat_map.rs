@@ -17,7 +17,7 @@ pub fn render_flat_map<'s>(
     let results = input.oks.flat_map(move |row: Row| {
         let values = exprs
             .iter()
-            .map(|e| e.eval(row.datums()))
+            .map(|e| e.eval(&row.datums()))
             .collect::<Result<Vec<_>, _>>()
             .and_then(|args| func.eval(&args));
         let out: Vec<Result<Row, EvalError>> = match values {

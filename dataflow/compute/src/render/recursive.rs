@@ -13,7 +13,7 @@
 //! before it is fed back, so updates that cancel do not circulate forever.
 
 use kpg_engine::{Collection, Variable};
-use kpg_types::{Datum, EvalError, Plan, Row, ScalarExpr};
+use kpg_types::{EvalError, Plan, Row, ScalarExpr};
 use timely::dataflow::operators::generic::operator::empty;
 use timely::dataflow::Scope;
 use timely::order::Product;
@@ -144,8 +144,9 @@ fn render_loop<'s, 'i>(
             let (oks, errs) = render_loop(input, id, rows, inner, outside)?;
             let predicates = predicates.clone();
             let results = oks.flat_map(move |row: Row| {
+                let datums = row.datums();
                 for p in &predicates {
-                    match p.eval_predicate(row.datums()) {
+                    match p.eval_predicate(&datums) {
                         Ok(true) => {}
                         Ok(false) => return None,
                         Err(e) => return Some(Err(e)),
@@ -202,7 +203,7 @@ fn render_loop<'s, 'i>(
             let (r, r_errs) = side(right, right_key)?;
             // Index arrangements hold rows with NULL keys too; NULL never equals NULL.
             let oks = l.join_core(&r, |key: &Row, l: &Row, r: &Row| {
-                (!key.iter().any(Datum::is_null)).then(|| l.concat(r))
+                (!key.iter().any(|d| d.is_null())).then(|| l.concat(r))
             });
             (oks, l_errs.concat(r_errs))
         }

@@ -30,7 +30,7 @@ pub fn render_temporal_filter<'s>(
         .inner
         .flat_map(move |(row, time, diff): (Row, u64, i64)| {
             let mut out: Vec<(Result<Row, EvalError>, u64, i64)> = Vec::new();
-            match presence(&lower, &upper, row.datums()) {
+            match presence(&lower, &upper, &row.datums()) {
                 Err(e) => out.push((Err(e), time, diff)),
                 Ok(None) => {}
                 Ok(Some((from, until))) => {

@@ -14,8 +14,8 @@ use std::cmp::Ordering;
 
 impl DatumRef<'_> {
     /// SQL's order (`Datum::sql_cmp`).
-    pub fn sql_cmp(&self, other: &DatumRef<'_>) -> Ordering {
-        self.compare(other, false)
+    pub fn sql_cmp(&self, other: DatumRef<'_>) -> Ordering {
+        self.compare(&other, false)
     }
 
     /// `Datum::compare` over views: SQL's order, then (if `r`) the representation.

@@ -208,7 +208,10 @@ impl Hash for PackedRow {
 
 impl fmt::Debug for PackedSlice<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
+        // As the owned datums print, so that a row's debug text is what it was as a Vec<Datum>.
+        f.debug_list()
+            .entries(self.iter().map(|d| d.to_datum()))
+            .finish()
     }
 }
 

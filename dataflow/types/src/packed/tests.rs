@@ -318,7 +318,7 @@ proptest! {
         // SQL's order over views is the datums' too.
         for (x, y) in pa.iter().zip(pb.iter()) {
             let (dx, dy) = (x.to_datum(), y.to_datum());
-            prop_assert_eq!(x.sql_cmp(&y), dx.sql_cmp(&dy));
+            prop_assert_eq!(x.sql_cmp(y), dx.sql_cmp(&dy));
         }
     }
 }
