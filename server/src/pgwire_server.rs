@@ -332,7 +332,7 @@ impl ExtendedQueryHandler for Session {
         let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
         if let Some(Entry::Value(portal)) = client.portal_store().get_portal(name) {
             let stmt = &portal.statement.statement;
-            if matches!(stmt.stmt, ParsedStatement::Subscribe { .. })
+            if matches!(*stmt.stmt, ParsedStatement::Subscribe { .. })
                 && matches!(client.state(), PgWireConnectionState::ReadyForQuery)
             {
                 client.set_state(PgWireConnectionState::QueryInProgress);
@@ -424,7 +424,7 @@ impl ExtendedQueryHandler for Session {
     {
         // The portal's statement has its parameters bound already (see `on_bind`).
         let stmt = &portal.statement.statement;
-        if matches!(stmt.stmt, ParsedStatement::Subscribe { .. }) {
+        if matches!(*stmt.stmt, ParsedStatement::Subscribe { .. }) {
             return Ok(error_response(ExecError::unsupported(
                 "SUBSCRIBE through the extended protocol",
             )));

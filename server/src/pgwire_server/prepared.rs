@@ -42,10 +42,10 @@ use crate::session_vars::SessionVars;
 #[derive(Clone, Debug)]
 pub struct PreparedStatement {
     sql: String,
-    pub stmt: ParsedStatement,
+    pub stmt: Arc<ParsedStatement>,
     params: Vec<Param>,
     /// `stmt` with NULL for every parameter: what Describe plans.
-    describe: ParsedStatement,
+    describe: Arc<ParsedStatement>,
     /// The plan made at Parse, with parameters, if it was planned once.
     once: Option<Arc<Mutex<Once>>>,
     /// In a portal of a statement planned once: the plan with the values bound.
@@ -153,7 +153,7 @@ impl PreparedStatement {
         })?;
         Ok(PreparedStatement {
             sql,
-            describe: stmt.clone(),
+            describe: Arc::clone(&stmt),
             stmt,
             params: Vec::new(),
             once: None,
@@ -199,10 +199,10 @@ fn plans_once(stmt: &ParsedStatement, sql: &str) -> bool {
         && !crate::coord::mentions_system(sql)
 }
 
-fn parse_one(sql: &str) -> Result<ParsedStatement, ExecError> {
+fn parse_one(sql: &str) -> Result<Arc<ParsedStatement>, ExecError> {
     let mut stmts = kpg_sql::parse(sql)?;
     match stmts.len() {
-        1 => Ok(stmts.remove(0)),
+        1 => Ok(Arc::new(stmts.remove(0))),
         _ => Err(ExecError::new(
             "42601",
             "cannot insert multiple commands into a prepared statement",
@@ -276,7 +276,7 @@ impl StatementParser {
         let count = if takes_parameters(&stmt) {
             kpg_sql::parameter_count(sql)?
         } else {
-            if matches!(&stmt, ParsedStatement::Sql(Statement::CreateView(v)) if v.materialized)
+            if matches!(&*stmt, ParsedStatement::Sql(Statement::CreateView(v)) if v.materialized)
                 && kpg_sql::parameter_count(sql)? > 0
             {
                 // PostgreSQL refuses this one at Parse already.
@@ -319,7 +319,7 @@ impl StatementParser {
                         .collect();
                     return Ok(PreparedStatement {
                         sql: sql.to_string(),
-                        describe: stmt.clone(),
+                        describe: Arc::clone(&stmt),
                         stmt,
                         params,
                         once: Some(Arc::new(Mutex::new(Once {
@@ -354,7 +354,7 @@ impl StatementParser {
             })
             .collect();
         let describe = if params.is_empty() {
-            stmt.clone()
+            Arc::clone(&stmt)
         } else {
             let nulls: Vec<ParamValue> = params
                 .iter()
