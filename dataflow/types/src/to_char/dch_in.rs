@@ -11,6 +11,7 @@
 //! then combines and validates the fields (a missing year is year 0, 1 BC, as in PostgreSQL).
 
 use super::dch_keys::{DchKey, TABLE};
+use super::dch_out::{DAYS, MONTHS, RM as ROMAN};
 use super::picture::{self, Mods, Node};
 use crate::error::EvalError;
 
@@ -65,33 +66,6 @@ pub(super) struct Fields {
     pub(super) tzm: i64,
     pub(super) q: i64,
 }
-
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const ROMAN: [&str; 12] = [
-    "XII", "XI", "X", "IX", "VIII", "VII", "VI", "V", "IV", "III", "II", "I",
-];
 
 fn name_of(key: DchKey) -> &'static str {
     TABLE

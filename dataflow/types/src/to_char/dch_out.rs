@@ -33,7 +33,7 @@ pub struct Tm {
     pub tzn: Option<String>,
 }
 
-const MONTHS: [&str; 12] = [
+pub(super) const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -47,7 +47,7 @@ const MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-const DAYS: [&str; 7] = [
+pub(super) const DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",
@@ -56,7 +56,7 @@ const DAYS: [&str; 7] = [
     "Friday",
     "Saturday",
 ];
-const RM: [&str; 12] = [
+pub(super) const RM: [&str; 12] = [
     "XII", "XI", "X", "IX", "VIII", "VII", "VI", "V", "IV", "III", "II", "I",
 ];
 
