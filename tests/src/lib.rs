@@ -960,6 +960,17 @@ impl Pair {
         }
     }
 
+    /// Runs `sql` on both: the same rows (as `check`), or, when PostgreSQL fails it, an error
+    /// with the same SQLSTATE (as `check_error`).
+    pub async fn check_or_error(&self, sql: &str) {
+        match simple(&self.pg, sql).await {
+            Ok(_) => self.check(sql).await,
+            Err(_) => {
+                self.check_error(sql).await;
+            }
+        }
+    }
+
     /// Runs `sql` on both; both must fail with the same SQLSTATE. Returns (SQLSTATE, kpg's
     /// message). Callers check afterwards that the session still works.
     pub async fn check_error(&self, sql: &str) -> (String, String) {
