@@ -324,7 +324,11 @@ async fn windows_feed_joins_aggregates_and_having() {
     execute(&c, "CREATE TABLE e (id int, grp int, start_ms bigint)").await;
     execute(&c, "CREATE TABLE g (grp int, name text)").await;
     execute(&c, "CREATE INDEX g_grp ON g (grp)").await;
-    execute(&c, "INSERT INTO g VALUES (0, 'zero'), (1, 'one'), (2, 'two')").await;
+    execute(
+        &c,
+        "INSERT INTO g VALUES (0, 'zero'), (1, 'one'), (2, 'two')",
+    )
+    .await;
     let b = mz_now(&c).await;
     let starts: Vec<(i64, i64, u64)> = (0..30i64)
         .map(|k| (k, k % 3, b - 500 + (k as u64) * 97))
@@ -366,7 +370,11 @@ async fn windows_feed_joins_aggregates_and_having() {
             }
         }
         let want: Vec<String> = want.iter().map(|(k, v)| format!("{k}:{v}")).collect();
-        assert_eq!(cell(&rows[0][1]), want.join(","), "per_name at {t} (b = {b})");
+        assert_eq!(
+            cell(&rows[0][1]),
+            want.join(","),
+            "per_name at {t} (b = {b})"
+        );
 
         let rows = query(
             &c,
@@ -381,7 +389,11 @@ async fn windows_feed_joins_aggregates_and_having() {
             })
             .map(|grp| grp.to_string())
             .collect();
-        assert_eq!(cell(&rows[0][1]), want.join(","), "recent_groups at {t} (b = {b})");
+        assert_eq!(
+            cell(&rows[0][1]),
+            want.join(","),
+            "recent_groups at {t} (b = {b})"
+        );
         reads += 1;
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -389,5 +401,8 @@ async fn windows_feed_joins_aggregates_and_having() {
     let explained = query(&c, "EXPLAIN PHYSICAL PLAN FOR MATERIALIZED VIEW per_name").await;
     let text: Vec<&str> = explained.iter().map(|r| cell(&r[0])).collect();
     let text = text.join("\n");
-    assert!(text.contains("TemporalFilter") && text.contains("g_grp"), "{text}");
+    assert!(
+        text.contains("TemporalFilter") && text.contains("g_grp"),
+        "{text}"
+    );
 }
