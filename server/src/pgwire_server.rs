@@ -290,7 +290,10 @@ impl ExtendedQueryHandler for Session {
                     // As PostgreSQL, before looking at the values.
                     Err(crate::txn::aborted())
                 } else {
-                    bound_statement(&stored, &message, &self.coord, &zone)
+                    // Planned again in the session's context if the catalog changed.
+                    crate::statement_context::sync_scope(conn.statement_context(), || {
+                        bound_statement(&stored, &message, &self.coord, &zone)
+                    })
                 };
                 // A Bind that fails (a bad value) fails the transaction, as in PostgreSQL.
                 let bound = bound.map_err(|e| {

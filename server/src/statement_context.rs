@@ -31,6 +31,12 @@ pub async fn scope<F: Future>(context: StatementContext, f: F) -> F::Output {
     CONTEXT.scope(context, f).await
 }
 
+/// Runs `f` (synchronous work of a statement, such as binding a prepared one) with
+/// `context`.
+pub fn sync_scope<R>(context: StatementContext, f: impl FnOnce() -> R) -> R {
+    CONTEXT.sync_scope(context, f)
+}
+
 /// The session's zone for the planner (UTC outside a session's statement).
 pub fn time_zone() -> String {
     CONTEXT

@@ -93,7 +93,7 @@ pub use optimize::{optimize, physical_plan};
 pub use param_types::parameter_types;
 pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};
 pub use pg_compat::DATABASE;
-pub use plan_params::{bind_values, plan_prepared};
+pub use plan_params::{bind_values, plan_prepared, ONE_EXECUTION};
 pub use show_create::ShowCreateObject;
 pub use source::{CreateSource, PlannedExport, SourceTables};
 /// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.

@@ -47,8 +47,11 @@ pub fn plan_prepared(
         .collect();
     let previous = TABLE.with(|t| t.replace(Some(table)));
     VOLATILE.with(|v| v.set(false));
-    let planned = crate::plan(stmt, catalog);
+    // The table is put back even if planning panics (the caller catches panics).
+    let planned =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::plan(stmt, catalog)));
     let table = TABLE.with(|t| t.replace(previous)).unwrap_or_default();
+    let planned = planned.unwrap_or_else(|p| std::panic::resume_unwind(p));
     if VOLATILE.with(|v| v.replace(false)) {
         return Err(PlanError::new(
             ONE_EXECUTION,

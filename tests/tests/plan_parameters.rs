@@ -308,3 +308,86 @@ async fn conflicting_parameter_uses_fail_as_in_postgres() {
         }
     }
 }
+
+/// One server's transcript of statements planned once at Parse and then made again at Bind
+/// after DDL (of this session or another): each execution's rows (binary, as `Raw`) or
+/// SQLSTATE.
+async fn replans(c: &tokio_postgres::Client, other: &tokio_postgres::Client) -> Vec<String> {
+    let mut out = Vec::new();
+    async fn run(
+        c: &tokio_postgres::Client,
+        st: &tokio_postgres::Statement,
+        values: &[Option<&'static str>],
+    ) -> String {
+        let params: Vec<Text> = values.iter().map(|v| Text(*v)).collect();
+        let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
+        match c.query(st, &refs).await {
+            Ok(rows) => format!("{:?}", raw_rows(&rows)),
+            Err(e) => format!("error {:?}", sqlstate(&e)),
+        }
+    }
+    let exec = |sql: &'static str| async move { c.batch_execute(sql).await.unwrap() };
+    // A literal read in the session's zone, then planned again after another session's DDL:
+    // still in the session's zone.
+    exec("CREATE TABLE tzq (id int, ts timestamptz)").await;
+    exec("INSERT INTO tzq VALUES (1, '2024-01-01 03:00+00')").await;
+    exec("SET TimeZone = 'Asia/Tokyo'").await;
+    let q = c
+        .prepare("SELECT count(*) FROM tzq WHERE ts < '2024-01-01 10:00' AND id = $1")
+        .await
+        .unwrap();
+    out.push(run(c, &q, &[Some("1")]).await);
+    other
+        .batch_execute("CREATE TABLE scratch (x int)")
+        .await
+        .unwrap();
+    out.push(run(c, &q, &[Some("1")]).await);
+    // Prepared in Tokyo, run in UTC: the literal keeps the reading of Parse.
+    exec("SET TimeZone = 'UTC'").await;
+    out.push(run(c, &q, &[Some("1")]).await);
+    // The result columns change under a prepared statement: 0A000, as PostgreSQL.
+    exec("CREATE TABLE rt (a int)").await;
+    exec("INSERT INTO rt VALUES (1)").await;
+    let r = c.prepare("SELECT * FROM rt WHERE a = $1").await.unwrap();
+    out.push(run(c, &r, &[Some("1")]).await);
+    exec("DROP TABLE rt").await;
+    exec("CREATE TABLE rt (b text, a int)").await;
+    out.push(run(c, &r, &[Some("1")]).await);
+    // The table made again with a default that reads the clock: the INSERT still runs.
+    exec("CREATE TABLE t3 (a int)").await;
+    let i = c.prepare("INSERT INTO t3 (a) VALUES ($1)").await.unwrap();
+    out.push(run(c, &i, &[Some("1")]).await);
+    exec("DROP TABLE t3").await;
+    exec("CREATE TABLE t3 (a int, b timestamptz DEFAULT now())").await;
+    out.push(run(c, &i, &[Some("2")]).await);
+    let rows = c
+        .query("SELECT a, b IS NOT NULL FROM t3", &[])
+        .await
+        .unwrap();
+    out.push(format!("{:?}", raw_rows(&rows)));
+    // A parameter beside a volatile function in VALUES, inside a transaction block.
+    exec("CREATE TABLE tn (a int, t timestamptz)").await;
+    let v = c
+        .prepare("INSERT INTO tn VALUES ($1, now() + $2::interval)")
+        .await
+        .unwrap();
+    exec("BEGIN").await;
+    out.push(run(c, &v, &[Some("1"), Some("1 day")]).await);
+    exec("COMMIT").await;
+    let rows = c.query("SELECT a, t > now() FROM tn", &[]).await.unwrap();
+    out.push(format!("{:?}", raw_rows(&rows)));
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plans_made_again_after_ddl_match_postgres() {
+    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let (k, k2, p, p2) = (
+        kpg.connect().await,
+        kpg.connect().await,
+        pg.connect().await,
+        pg.connect().await,
+    );
+    let (kt, pt) = (replans(&k, &k2).await, replans(&p, &p2).await);
+    assert_eq!(kt, pt, "kpg (left) and PostgreSQL (right)");
+}

@@ -5,8 +5,10 @@
 //! parameters (or as the client declared them). Bind decodes the values (text or binary) and
 //! substitutes them into that plan (`kpg_sql::bind_values`); the portal holds the bound plan,
 //! which Describe of the portal reads and Execute runs (`statement_context::with_bound_plan`)
-//! without parsing or planning again. A plan is made again at Bind when the catalog changed
-//! or the session's zone is another since it was made.
+//! without parsing or planning again. A plan is made again at Bind, in the session's
+//! context, when the catalog changed since it was made (0A000 if its result columns change,
+//! as PostgreSQL's "cached plan must not change result type"; by rewriting the text if the new
+//! plan holds for one execution only).
 //!
 //! Other statements, and those whose plan holds for one execution only (the planner
 //! evaluated the statement's time into it), or that read introspection relations, or that
@@ -58,7 +60,6 @@ struct Once {
     planned: PlannedStatement,
     types: Vec<ScalarType>,
     generation: u64,
-    zone: String,
 }
 
 #[derive(Clone, Debug)]
@@ -126,26 +127,66 @@ impl PreparedStatement {
             });
         }
         if let Some(once) = &self.once {
-            let texts: Vec<Option<String>> = bound.into_iter().map(|b| b.text).collect();
-            let planned = {
-                let mut once = once.lock().expect("prepared plan");
-                if once.generation != coord.catalog_generation() || once.zone != zone {
-                    // The catalog or the zone changed since Parse: plan again.
-                    let declared: Vec<_> = once.types.iter().copied().map(Some).collect();
-                    let (planned, _, generation) = coord.plan_prepared(&self.stmt, &declared)?;
-                    once.planned = planned;
-                    once.generation = generation;
-                    once.zone = zone.to_string();
+            let texts: Vec<Option<String>> = bound.iter().map(|b| b.text.clone()).collect();
+            let mut once = once.lock().expect("prepared plan");
+            if once.generation != coord.catalog_generation() {
+                // The catalog changed since Parse: plan again, in the session's present
+                // context, with the types the parameters were given at Parse (as PostgreSQL
+                // analyzes a statement again after DDL). A change of the zone alone does not
+                // re-plan: literals keep the reading of Parse, as in PostgreSQL's cached plans,
+                // and what reads the zone is bound to the session's when the plan runs.
+                let declared: Vec<_> = once.types.iter().copied().map(Some).collect();
+                match coord.plan_prepared(&self.stmt, &declared) {
+                    Ok((planned, _, generation)) => {
+                        let columns = |p: &PlannedStatement| {
+                            planned_desc(p).map(|d| {
+                                d.columns
+                                    .into_iter()
+                                    .map(|(name, ty)| (name, ty.scalar))
+                                    .collect::<Vec<_>>()
+                            })
+                        };
+                        if columns(&planned) != columns(&once.planned) {
+                            // The client was told the old columns (PostgreSQL's rule).
+                            return Err(ExecError::new(
+                                "0A000",
+                                "cached plan must not change result type",
+                            ));
+                        }
+                        once.planned = planned;
+                        once.generation = generation;
+                    }
+                    // The new plan holds for one execution only (a column default reads the
+                    // clock, say): bind the values into the text, typed as at Parse.
+                    Err(e) if e.code == kpg_sql::ONE_EXECUTION => {
+                        let typed: Vec<ParamValue> = bound
+                            .into_iter()
+                            .zip(&once.types)
+                            .map(|(b, ty)| ParamValue {
+                                text: b.text,
+                                declared: Some(*ty),
+                            })
+                            .collect();
+                        drop(once);
+                        return self.bound_as_text(&typed);
+                    }
+                    Err(e) => return Err(e),
                 }
-                kpg_sql::bind_values(&once.planned, &once.types, &texts, zone.to_string())?
-            };
+            }
+            let planned =
+                kpg_sql::bind_values(&once.planned, &once.types, &texts, zone.to_string())?;
             return Ok(PreparedStatement {
                 params: Vec::new(),
                 bound: Some(Arc::new(planned)),
                 ..self.clone()
             });
         }
-        let sql = kpg_sql::bind_parameters(&self.sql, &bound)?;
+        self.bound_as_text(&bound)
+    }
+
+    /// The statement with the values written into its text as literals, parsed again.
+    fn bound_as_text(&self, bound: &[ParamValue]) -> Result<PreparedStatement, ExecError> {
+        let sql = kpg_sql::bind_parameters(&self.sql, bound)?;
         let stmt = parse_one(&sql).map_err(|mut e| {
             // Positions would point into the rewritten text.
             e.position = None;
@@ -266,12 +307,7 @@ pub struct StatementParser {
 }
 
 impl StatementParser {
-    fn prepare(
-        &self,
-        sql: &str,
-        types: &[Option<Type>],
-        zone: &str,
-    ) -> Result<PreparedStatement, ExecError> {
+    fn prepare(&self, sql: &str, types: &[Option<Type>]) -> Result<PreparedStatement, ExecError> {
         let stmt = parse_one(sql)?;
         let count = if takes_parameters(&stmt) {
             kpg_sql::parameter_count(sql)?
@@ -326,7 +362,6 @@ impl StatementParser {
                             planned,
                             types: types_of,
                             generation,
-                            zone: zone.to_string(),
                         }))),
                         bound: None,
                     });
@@ -397,9 +432,8 @@ impl QueryParser for StatementParser {
         }
         // Planned in the session's context (its zone, its temporary tables).
         let context = super::connection(client).statement_context();
-        let zone = context.time_zone.clone();
         crate::statement_context::scope(context, async {
-            self.prepare(sql, types, &zone).map(Some).map_err(pg_error)
+            self.prepare(sql, types).map(Some).map_err(pg_error)
         })
         .await
     }
