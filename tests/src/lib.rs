@@ -38,6 +38,8 @@ mod copy_text;
 pub use copy_text::CopyText;
 mod kafka;
 pub use kafka::Kafka;
+mod raw;
+pub use raw::{raw_rows, Raw};
 
 /// How long a server gets to start accepting connections.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);

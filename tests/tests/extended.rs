@@ -127,31 +127,6 @@ async fn numeric_binary_results_match_postgres() {
     }
 }
 
-/// A column's value as the raw bytes of its binary encoding, whatever its type: two servers
-/// agree on a value exactly when they send the same bytes.
-#[derive(Debug, PartialEq)]
-struct Raw(Option<Vec<u8>>);
-
-impl<'a> tokio_postgres::types::FromSql<'a> for Raw {
-    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        Ok(Raw(Some(raw.to_vec())))
-    }
-
-    fn from_sql_null(_: &Type) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        Ok(Raw(None))
-    }
-
-    fn accepts(_: &Type) -> bool {
-        true
-    }
-}
-
-fn raw_rows(rows: &[tokio_postgres::Row]) -> Vec<Vec<Raw>> {
-    rows.iter()
-        .map(|r| (0..r.len()).map(|i| r.get::<_, Raw>(i)).collect())
-        .collect()
-}
-
 type Param<'a> = &'a (dyn tokio_postgres::types::ToSql + Sync);
 
 /// Prepares `sql` on both servers, checks they describe the same parameter and column types,

@@ -129,22 +129,6 @@ async fn tables_aggregates_and_views_through_writes() {
     s.check("SELECT * FROM sp ORDER BY id").await;
 }
 
-/// Raw bytes of a binary column value.
-#[derive(Debug, PartialEq)]
-struct Raw(Option<Vec<u8>>);
-
-impl<'a> tokio_postgres::types::FromSql<'a> for Raw {
-    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        Ok(Raw(Some(raw.to_vec())))
-    }
-    fn from_sql_null(_: &Type) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        Ok(Raw(None))
-    }
-    fn accepts(_: &Type) -> bool {
-        true
-    }
-}
-
 /// A numeric parameter sent as PostgreSQL's binary form with only a sign word.
 #[derive(Debug)]
 struct SpecialParam(u16);

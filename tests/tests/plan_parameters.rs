@@ -42,30 +42,6 @@ impl ToSql for Text {
     tokio_postgres::types::to_sql_checked!();
 }
 
-/// A column's value as the raw bytes of its binary encoding.
-#[derive(Debug, PartialEq)]
-struct Raw(Option<Vec<u8>>);
-
-impl<'a> tokio_postgres::types::FromSql<'a> for Raw {
-    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        Ok(Raw(Some(raw.to_vec())))
-    }
-
-    fn from_sql_null(_: &Type) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        Ok(Raw(None))
-    }
-
-    fn accepts(_: &Type) -> bool {
-        true
-    }
-}
-
-fn raw_rows(rows: &[tokio_postgres::Row]) -> Vec<Vec<Raw>> {
-    rows.iter()
-        .map(|r| (0..r.len()).map(|i| r.get::<_, Raw>(i)).collect())
-        .collect()
-}
-
 async fn setup() -> (KpgServer, Postgres, Pair) {
     let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
     let s = Pair::new(&kpg, &pg).await;
