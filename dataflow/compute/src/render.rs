@@ -392,10 +392,12 @@ fn render_reduce<'s>(
     let key_text = expr_list(&group_key);
     let agg_inputs: Vec<ScalarExpr> = aggregates.iter().map(|a| a.expr.clone()).collect();
     let results = input.oks.flat_map(move |row: Row| {
+        // Unpacked once for the key and every aggregate's input.
+        let datums = row.datums();
         let eval_all = |exprs: &[ScalarExpr]| {
             exprs
                 .iter()
-                .map(|e| e.eval(&row.datums()))
+                .map(|e| e.eval(&datums))
                 .collect::<Result<Vec<_>, _>>()
         };
         Some(eval_all(&group_key).and_then(|k| Ok((Row::new(k), Row::new(eval_all(&agg_inputs)?)))))

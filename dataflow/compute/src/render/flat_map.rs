@@ -15,9 +15,11 @@ pub fn render_flat_map<'s>(
     ordinality: bool,
 ) -> Rendered<'s> {
     let results = input.oks.flat_map(move |row: Row| {
+        // Unpacked once for every argument and every output row.
+        let datums = row.datums();
         let values = exprs
             .iter()
-            .map(|e| e.eval(&row.datums()))
+            .map(|e| e.eval(&datums))
             .collect::<Result<Vec<_>, _>>()
             .and_then(|args| func.eval(&args));
         let out: Vec<Result<Row, EvalError>> = match values {
@@ -26,7 +28,7 @@ pub fn render_flat_map<'s>(
                 .into_iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    let mut datums = row.datums().to_vec();
+                    let mut datums = datums.clone();
                     datums.push(v);
                     if ordinality {
                         datums.push(Datum::Int64(i as i64 + 1));
