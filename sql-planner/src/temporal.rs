@@ -18,7 +18,7 @@
 use crate::error::PlanError;
 use crate::types::Typed;
 use kpg_types::temporal::mz_now;
-use kpg_types::{BinaryFunc, Datum, Plan, ScalarExpr, ScalarType, UnaryFunc};
+use kpg_types::{BinaryFunc, Plan, ScalarExpr, ScalarType, UnaryFunc};
 
 /// `mz_now()` called by `name`, or `None` for another function.
 pub fn function(name: &str, arg_count: usize) -> Result<Option<Typed>, PlanError> {
@@ -174,7 +174,7 @@ fn bound(p: &ScalarExpr) -> Option<(Option<ScalarExpr>, Option<ScalarExpr>)> {
         return None;
     }
     let e = || (**right).clone();
-    let next = || e().call_binary(BinaryFunc::Add, ScalarExpr::Literal(Datum::Int64(1)));
+    let next = || e().call_unary(UnaryFunc::MzTimestampNext);
     Some(match func {
         BinaryFunc::Gte => (Some(e()), None),
         BinaryFunc::Gt => (Some(next()), None),
@@ -188,6 +188,7 @@ fn bound(p: &ScalarExpr) -> Option<(Option<ScalarExpr>, Option<ScalarExpr>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kpg_types::Datum;
 
     fn col_ms(i: usize) -> ScalarExpr {
         ScalarExpr::Column(i).call_unary(UnaryFunc::ToMzTimestamp)

@@ -406,3 +406,36 @@ async fn windows_feed_joins_aggregates_and_having() {
         "{text}"
     );
 }
+
+/// Bounds at bigint's extremes: `mz_now() <= 9223372036854775807` holds at every time (its
+/// exclusive upper bound saturates instead of overflowing) and `mz_now() > 9223372036854775807`
+/// never; `mz_now() >= -9223372036854775808` always. Ad hoc reads agree with the view.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bounds_at_bigint_extremes() {
+    let kpg = KpgServer::start().await;
+    let c = kpg.connect().await;
+    execute(&c, "CREATE TABLE e (id int, lo bigint, hi bigint)").await;
+    execute(
+        &c,
+        "INSERT INTO e VALUES (1, -9223372036854775808, 9223372036854775807), \
+         (2, 9223372036854775807, 9223372036854775807), (3, 0, 9223372036854775806)",
+    )
+    .await;
+    for (name, filter, expected) in [
+        ("le_max", "mz_now() <= hi", vec!["1", "2", "3"]),
+        ("gt_max", "mz_now() > hi", vec![]),
+        ("ge_lo_le_hi", "mz_now() >= lo AND mz_now() <= hi", vec!["1", "3"]),
+        ("eq_max", "mz_now() = hi", vec![]),
+    ] {
+        execute(
+            &c,
+            &format!("CREATE MATERIALIZED VIEW {name} AS SELECT id FROM e WHERE {filter}"),
+        )
+        .await;
+        let view = query(&c, &format!("SELECT id FROM {name} ORDER BY id")).await;
+        let adhoc = query(&c, &format!("SELECT id FROM e WHERE {filter} ORDER BY id")).await;
+        let expected: Vec<_> = expected.iter().map(|id| srow(&[id])).collect();
+        assert_eq!(view, expected, "{filter} as a view");
+        assert_eq!(adhoc, expected, "{filter} ad hoc");
+    }
+}

@@ -102,6 +102,7 @@ fn expr(e: &ScalarExpr) -> String {
                 UnaryFunc::Cast(ty) => format!("{a}::{ty}"),
                 UnaryFunc::OctetLength => format!("octet_length({})", expr(arg)),
                 UnaryFunc::ToMzTimestamp => format!("{a}::mz_timestamp"),
+                UnaryFunc::MzTimestampNext => format!("{a} + 1"),
                 other => {
                     let name = format!("{other:?}");
                     let (name, detail) = match name.split_once('(') {

@@ -108,6 +108,11 @@ pub enum UnaryFunc {
     /// The cast of a timestamp, timestamptz, date, integer or numeric to `mz_now()`'s time
     /// (bigint milliseconds since the Unix epoch, `temporal.rs`).
     ToMzTimestamp,
+    /// The millisecond after an `mz_timestamp` (a strict bound's inclusive form: `mz_now() > x`
+    /// is `mz_now() >= x + 1`), saturating at bigint's maximum: the time 2^63 - 1 ms is some
+    /// 292 million years away, so `mz_now() <= 9223372036854775807` holds at every time that can
+    /// occur rather than failing with "bigint out of range" (`temporal.rs`).
+    MzTimestampNext,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -652,6 +657,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         UnaryFunc::MultipleRowsError => return Err(EvalError::MultipleRowsFromSubquery),
         _ if d.is_null() => return Ok(Datum::Null),
         UnaryFunc::ToMzTimestamp => return crate::temporal::to_mz_timestamp(d),
+        UnaryFunc::MzTimestampNext => return crate::temporal::mz_timestamp_next(d),
         _ => {}
     }
     Ok(match (func, d) {

@@ -56,6 +56,16 @@ pub fn to_mz_timestamp(d: Datum) -> Result<Datum, EvalError> {
     }))
 }
 
+/// The millisecond after `d` (an `mz_timestamp`, bigint), saturating at bigint's maximum.
+pub fn mz_timestamp_next(d: Datum) -> Result<Datum, EvalError> {
+    match d {
+        Datum::Int64(ms) => Ok(Datum::Int64(ms.saturating_add(1))),
+        other => Err(EvalError::Internal(format!(
+            "the mz_timestamp after {other:?}, which is not one"
+        ))),
+    }
+}
+
 /// The times `[from, until)` at which a row whose bounds evaluate as given is present: at or
 /// after every `lower` bound and before every `upper` one (`until` is `None` without upper
 /// bounds). `None` when the interval is empty or a bound is NULL (a comparison with NULL is
