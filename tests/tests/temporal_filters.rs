@@ -424,7 +424,11 @@ async fn bounds_at_bigint_extremes() {
     for (name, filter, expected) in [
         ("le_max", "mz_now() <= hi", vec!["1", "2", "3"]),
         ("gt_max", "mz_now() > hi", vec![]),
-        ("ge_lo_le_hi", "mz_now() >= lo AND mz_now() <= hi", vec!["1", "3"]),
+        (
+            "ge_lo_le_hi",
+            "mz_now() >= lo AND mz_now() <= hi",
+            vec!["1", "3"],
+        ),
         ("eq_max", "mz_now() = hi", vec![]),
     ] {
         execute(
