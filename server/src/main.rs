@@ -24,6 +24,7 @@ mod copy_out;
 mod cursors;
 mod demo;
 mod error;
+mod implicit_txn;
 mod pgwire_server;
 mod session_dates;
 mod session_vars;

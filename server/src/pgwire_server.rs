@@ -35,7 +35,9 @@ use pgwire::api::{
 use pgwire::api::{METADATA_DATABASE, METADATA_USER};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::copy::{CopyData, CopyDone, CopyFail, CopyOutResponse};
-use pgwire::messages::extendedquery::{Bind, BindComplete, Execute, Parse, ParseComplete};
+use pgwire::messages::extendedquery::{
+    Bind, BindComplete, Execute, Parse, ParseComplete, Sync as SyncMessage,
+};
 use pgwire::messages::response::CommandComplete;
 use pgwire::messages::startup::ParameterStatus;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
@@ -57,6 +59,7 @@ use crate::copy_in::{self, CopyIn};
 use crate::copy_out;
 use crate::cursors::{self, Cursors};
 use crate::error::ExecError;
+use crate::implicit_txn;
 use crate::session_vars::SessionVars;
 use crate::txn::{self, SharedTxn, Txn, TxnOutcome};
 
@@ -215,17 +218,28 @@ impl SimpleQueryHandler for Session {
         let conn = connection(client);
         let reported = conn.vars.lock().expect("session variables").reported();
         let mut responses = Vec::with_capacity(stmts.len());
+        // Several statements are one implicit transaction (`implicit_txn.rs`).
+        let implicit = stmts.len() > 1;
+        let mut failed = false;
         for stmt in stmts {
             let response = match deallocate(client, &conn, &stmt) {
                 Some(response) => response,
-                None => self.respond(&conn, &stmt, &Format::UnifiedText).await?,
+                None => {
+                    self.respond(&conn, &stmt, &Format::UnifiedText, implicit)
+                        .await?
+                }
             };
             // Like PostgreSQL, a failed statement ends the rest of the query string.
-            let failed = matches!(response, Response::Error(_));
+            failed = matches!(response, Response::Error(_));
             responses.push(response);
             if failed {
                 break;
             }
+        }
+        if failed {
+            implicit_txn::rollback(&conn.txn);
+        } else if let Err(e) = implicit_txn::commit(&conn.txn, &self.coord).await {
+            responses.push(error_response(e));
         }
         report_changes(client, &conn, reported).await?;
         Ok(responses)
@@ -338,6 +352,12 @@ impl ExtendedQueryHandler for Session {
             if matches!(*stmt.stmt, ParsedStatement::Subscribe { .. })
                 && matches!(client.state(), PgWireConnectionState::ReadyForQuery)
             {
+                // It runs until cancelled: the pipeline's INSERTs before it are committed
+                // first, so that it sees them (`implicit_txn.rs`).
+                let conn = connection(client);
+                if let Err(e) = implicit_txn::commit(&conn.txn, &self.coord).await {
+                    return Err(pg_error(e));
+                }
                 client.set_state(PgWireConnectionState::QueryInProgress);
                 let outcome = self.stream_subscription(client, &stmt.stmt).await?;
                 return Self::complete(client, outcome).await;
@@ -360,6 +380,29 @@ impl ExtendedQueryHandler for Session {
             // The sender went away without a cancel (a newer query replaced it): not a cancel.
             futures::future::Either::Right((Err(_), execute)) => execute.await,
         }
+    }
+
+    /// Sync ends the pipeline's implicit transaction (`implicit_txn.rs`): its INSERTs are
+    /// committed, or dropped if anything in it failed (pgwire then waits for this Sync); a
+    /// failed commit is reported before ReadyForQuery, as PostgreSQL reports a failed COMMIT.
+    async fn on_sync<C>(&self, client: &mut C, _message: SyncMessage) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = PreparedStatement>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let conn = connection(client);
+        if matches!(client.state(), PgWireConnectionState::AwaitingSync) {
+            implicit_txn::rollback(&conn.txn);
+        } else if let Err(e) = implicit_txn::commit(&conn.txn, &self.coord).await {
+            let info = error_info(e);
+            client
+                .feed(PgWireBackendMessage::ErrorResponse(info.into()))
+                .await?;
+        }
+        client.portal_store().rm_portal(DEFAULT_NAME);
+        send_ready_for_query(client, client.transaction_status()).await
     }
 
     /// Cursor statements are described from the session's cursors (a FETCH has its cursor's
@@ -437,7 +480,9 @@ impl ExtendedQueryHandler for Session {
         let response = match deallocate(client, &conn, &stmt.stmt) {
             Some(response) => response,
             None => {
-                let respond = self.respond(&conn, &stmt.stmt, &portal.result_column_format);
+                let format = &portal.result_column_format;
+                // Everything up to Sync is one implicit transaction (`implicit_txn.rs`).
+                let respond = self.respond(&conn, &stmt.stmt, format, true);
                 crate::statement_context::with_bound_plan(&stmt.stmt, stmt.bound.clone(), respond)
                     .await?
             }
@@ -475,14 +520,19 @@ impl Session {
 
     /// Runs one statement for the connection whose transaction state is `txn`, as a response,
     /// in the statement context of its session (`statement_context.rs`).
+    /// `implicit`: the statement is part of an implicit transaction of several statements
+    /// (a pipeline up to Sync, a multi-statement query string), whose INSERTs are held back
+    /// until it ends (`implicit_txn.rs`).
     async fn respond(
         &self,
         conn: &Conn,
         stmt: &ParsedStatement,
         format: &Format,
+        implicit: bool,
     ) -> PgWireResult<Response> {
         let context = conn.statement_context();
-        crate::statement_context::scope(context, self.respond_in_context(conn, stmt, format)).await
+        let respond = self.respond_in_context(conn, stmt, format, implicit);
+        crate::statement_context::scope(context, respond).await
     }
 
     async fn respond_in_context(
@@ -490,6 +540,7 @@ impl Session {
         conn: &Conn,
         stmt: &ParsedStatement,
         format: &Format,
+        implicit: bool,
     ) -> PgWireResult<Response> {
         let txn = &conn.txn;
         let float_digits = || conn.vars.lock().expect("session variables").output_style();
@@ -497,6 +548,14 @@ impl Session {
             if let Err(e) = float_digits::check(stmt, &self.coord, why) {
                 txn.lock().expect("txn").fail();
                 return Ok(error_response(e));
+            }
+        }
+        if implicit {
+            if let Some(result) = implicit_txn::step(txn, stmt, &self.coord).await {
+                return match result {
+                    Ok(result) => to_response(result, format, &float_digits()),
+                    Err(e) => Ok(error_response(e)),
+                };
             }
         }
         if let Some(copy) = copy_out::plan(stmt) {

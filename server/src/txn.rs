@@ -32,7 +32,8 @@ use kpg_sql::ParsedStatement;
 use kpg_types::{GlobalId, Row};
 
 use crate::coord::{
-    is_block_create, is_select_into, refused_in_block, Coordinator, ExecuteResult, Provisional,
+    is_block_create, is_select_into, refused_in_block, ConstantInsert, Coordinator, ExecuteResult,
+    Provisional,
 };
 use crate::error::ExecError;
 use crate::session_vars::SessionVars;
@@ -93,6 +94,14 @@ impl Txn {
     pub fn buffer(&mut self, table: GlobalId, rows: Vec<(Row, i64)>) -> Result<(), ExecError> {
         self.writes.push((table, rows));
         Ok(())
+    }
+
+    /// The writes buffered outside a block (an implicit transaction's), taken out of it.
+    pub fn take_implicit_writes(&mut self) -> Vec<(GlobalId, Vec<(Row, i64)>)> {
+        if self.active {
+            return Vec::new();
+        }
+        std::mem::take(&mut self.writes)
     }
 
     /// Marks the block failed after an error inside it.
@@ -316,9 +325,18 @@ pub async fn run_in_block(
              MATERIALIZED VIEW or INDEX inside a transaction block are",
         ));
     }
-    // Checked against the table and the block's earlier writes to it now (as PostgreSQL
-    // reports a duplicate key at the INSERT), against everything again at COMMIT.
-    let (table, rows, result) = coord.plan_constant_insert(stmt)?;
+    let insert = coord.plan_constant_insert(stmt)?;
+    buffer_insert(txn, insert, coord).await
+}
+
+/// Buffers a constant INSERT's rows in the transaction (a block's or an implicit one's),
+/// checked now against the table and the transaction's earlier writes to it (as PostgreSQL
+/// reports a duplicate key at the INSERT), and against everything again when it commits.
+pub async fn buffer_insert(
+    txn: &SharedTxn,
+    (table, rows, result): ConstantInsert,
+    coord: &Arc<Coordinator>,
+) -> Result<ExecuteResult, ExecError> {
     let mut check: Vec<(GlobalId, Vec<(Row, i64)>)> = {
         let t = txn.lock().expect("txn");
         t.writes

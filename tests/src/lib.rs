@@ -40,6 +40,8 @@ mod kafka;
 pub use kafka::Kafka;
 mod raw;
 pub use raw::{raw_rows, Raw};
+pub mod wire;
+pub use wire::{cstr, Wire};
 
 /// How long a server gets to start accepting connections.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);

@@ -139,95 +139,10 @@ async fn extra_float_digits_as_postgres() {
     s.check("SHOW extra_float_digits").await;
 }
 
-/// A raw protocol connection, for what tokio_postgres does not show: text-format rows of the
-/// extended protocol and the parameters the server reports at startup.
-struct Raw {
-    conn: std::net::TcpStream,
-    /// ParameterStatus values received, the last one of each name.
-    reported: std::collections::BTreeMap<String, String>,
-}
-
-impl Raw {
-    /// Connects as `user` to the database of the same name, up to ReadyForQuery.
-    fn connect(port: u16, user: &str) -> Raw {
-        use std::io::Write;
-        let conn = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
-        let mut startup = 196608i32.to_be_bytes().to_vec();
-        for part in ["user", user, "database", user, ""] {
-            startup.extend(cstr(part));
-        }
-        let mut first = ((startup.len() + 4) as i32).to_be_bytes().to_vec();
-        first.extend(startup);
-        let mut raw = Raw {
-            conn,
-            reported: Default::default(),
-        };
-        raw.conn.write_all(&first).unwrap();
-        raw.read_until_ready();
-        raw
-    }
-
-    fn send(&mut self, messages: &[(u8, Vec<u8>)]) {
-        use std::io::Write;
-        let mut out = Vec::new();
-        for (tag, body) in messages {
-            out.push(*tag);
-            out.extend_from_slice(&(body.len() as i32 + 4).to_be_bytes());
-            out.extend_from_slice(body);
-        }
-        self.conn.write_all(&out).unwrap();
-    }
-
-    /// Reads messages up to ReadyForQuery; returns the DataRows' fields.
-    fn read_until_ready(&mut self) -> Vec<Vec<Option<String>>> {
-        use std::io::Read;
-        let mut rows = Vec::new();
-        loop {
-            let mut head = [0u8; 5];
-            self.conn.read_exact(&mut head).expect("message");
-            let len = i32::from_be_bytes(head[1..].try_into().unwrap()) as usize - 4;
-            let mut body = vec![0u8; len];
-            self.conn.read_exact(&mut body).expect("message body");
-            match head[0] {
-                b'Z' => return rows,
-                b'E' => panic!("error: {}", String::from_utf8_lossy(&body)),
-                b'S' => {
-                    let text = String::from_utf8(body).unwrap();
-                    let mut parts = text.split('\0');
-                    let (name, value) = (parts.next().unwrap(), parts.next().unwrap());
-                    self.reported.insert(name.to_string(), value.to_string());
-                }
-                b'D' => {
-                    let n = i16::from_be_bytes([body[0], body[1]]);
-                    let mut at = 2;
-                    let mut row = Vec::new();
-                    for _ in 0..n {
-                        let len = i32::from_be_bytes(body[at..at + 4].try_into().unwrap());
-                        at += 4;
-                        if len < 0 {
-                            row.push(None);
-                        } else {
-                            let field = &body[at..at + len as usize];
-                            row.push(Some(String::from_utf8(field.to_vec()).unwrap()));
-                            at += len as usize;
-                        }
-                    }
-                    rows.push(row);
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-fn cstr(s: &str) -> Vec<u8> {
-    [s.as_bytes(), &[0]].concat()
-}
-
 /// Text-format rows through the extended protocol (tokio_postgres asks for binary): a
 /// simple-protocol SET, then Parse/Bind (text results)/Execute/Sync. Returns each row's fields.
 fn extended_text_rows(port: u16, user: &str, set: &str, sql: &str) -> Vec<Vec<Option<String>>> {
-    let mut raw = Raw::connect(port, user);
+    let mut raw = Wire::connect(port, user);
     raw.send(&[(b'Q', cstr(set))]);
     raw.read_until_ready();
     let parse = [cstr(""), cstr(sql), 0i16.to_be_bytes().to_vec()].concat();
@@ -260,7 +175,7 @@ async fn reported_parameters_as_postgres() {
     let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
     let (kp, pp) = (kpg.port(), pg.port());
     // Then a SET of reported parameters reports their new values.
-    let after_set = |mut raw: Raw| {
+    let after_set = |mut raw: Wire| {
         raw.send(&[(
             b'Q',
             cstr("SET application_name = 'an app'; SET TIME ZONE 'GMT'"),
@@ -268,8 +183,8 @@ async fn reported_parameters_as_postgres() {
         raw.read_until_ready();
         raw.reported
     };
-    let k = tokio::task::spawn_blocking(move || after_set(Raw::connect(kp, "kpg")));
-    let p = tokio::task::spawn_blocking(move || after_set(Raw::connect(pp, "postgres")));
+    let k = tokio::task::spawn_blocking(move || after_set(Wire::connect(kp, "kpg")));
+    let p = tokio::task::spawn_blocking(move || after_set(Wire::connect(pp, "postgres")));
     let (k, p) = (k.await.unwrap(), p.await.unwrap());
     for name in [
         "DateStyle",

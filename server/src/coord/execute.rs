@@ -596,6 +596,27 @@ impl Coordinator {
         &self,
         stmt: &ParsedStatement,
     ) -> Result<ConstantInsert, ExecError> {
+        self.plan_insert_of_constants(stmt)?.ok_or_else(|| {
+            let what = match stmt {
+                ParsedStatement::Sql(Statement::Insert(i)) if i.on.is_some() => {
+                    "INSERT ... ON CONFLICT"
+                }
+                ParsedStatement::Sql(Statement::Insert(_)) => "INSERT ... SELECT",
+                _ => "this statement",
+            };
+            ExecError::unsupported(format!("{what} inside a transaction block"))
+        })
+    }
+
+    /// Plans `stmt` as an INSERT of constant rows without ON CONFLICT, with what it answers;
+    /// `None` if it is another statement (an INSERT ... SELECT, ON CONFLICT, not an INSERT).
+    pub fn plan_insert_of_constants(
+        &self,
+        stmt: &ParsedStatement,
+    ) -> Result<Option<ConstantInsert>, ExecError> {
+        if !matches!(stmt, ParsedStatement::Sql(Statement::Insert(_))) {
+            return Ok(None);
+        }
         match self.plan(stmt)? {
             PlannedStatement::Insert {
                 table,
@@ -608,20 +629,9 @@ impl Coordinator {
                     returning.as_ref(),
                     rows.iter().map(|(r, n)| (r.datums(), *n)),
                 )?;
-                Ok((table, rows, result))
+                Ok(Some((table, rows, result)))
             }
-            PlannedStatement::Insert {
-                on_conflict: Some(_),
-                ..
-            } => Err(ExecError::unsupported(
-                "INSERT ... ON CONFLICT inside a transaction block",
-            )),
-            PlannedStatement::Insert { .. } => Err(ExecError::unsupported(
-                "INSERT ... SELECT inside a transaction block",
-            )),
-            _ => Err(ExecError::unsupported(
-                "this statement inside a transaction block",
-            )),
+            _ => Ok(None),
         }
     }
 

@@ -1,0 +1,60 @@
+//! PostgreSQL's implicit transactions, for the writes kpg can hold back.
+//!
+//! Outside a `BEGIN` block, PostgreSQL runs everything up to an extended-protocol `Sync` (a
+//! pgjdbc `executeBatch`, a driver's pipeline), or every statement of one multi-statement
+//! query string, as one transaction: if any of them fails, none of their writes stays. kpg
+//! used to commit each statement as it ran, so a batch whose fifth INSERT hit a duplicate key
+//! kept the first four.
+//!
+//! Here consecutive `INSERT ... VALUES` statements of such a sequence are checked when they run
+//! (a duplicate key is still reported at the INSERT that brings it) and buffered in the
+//! session's transaction state; they are committed together, in one durable commit at one
+//! timestamp, at `Sync` or at the end of the query string — or dropped if anything in the
+//! sequence failed. Any other statement (a read, an UPDATE, DDL, COPY, BEGIN) first commits the
+//! INSERTs before it, so it sees them as PostgreSQL's would: a read after writes reads them.
+//! What this leaves different from PostgreSQL: a statement that fails after such a commit does
+//! not undo the writes committed before it (`INSERT ...; SELECT 1/0` keeps the row), written
+//! in README.
+
+use std::sync::Arc;
+
+use kpg_sql::ParsedStatement;
+
+use crate::coord::{Coordinator, ExecuteResult};
+use crate::error::ExecError;
+use crate::txn::{buffer_insert, SharedTxn};
+
+/// Runs the part of `stmt` that belongs to the implicit transaction, outside a block: a
+/// constant INSERT is buffered (`Some` with its answer or its error); before anything else the
+/// INSERTs buffered so far are committed (`Some(Err)` if that fails, `None` to go on and run
+/// the statement as usual). Inside a block: `None`.
+pub async fn step(
+    txn: &SharedTxn,
+    stmt: &ParsedStatement,
+    coord: &Arc<Coordinator>,
+) -> Option<Result<ExecuteResult, ExecError>> {
+    if txn.lock().expect("txn").is_active() {
+        return None;
+    }
+    match coord.plan_insert_of_constants(stmt) {
+        Ok(Some(insert)) => return Some(buffer_insert(txn, insert, coord).await),
+        Ok(None) => {}
+        Err(e) => return Some(Err(e)),
+    }
+    commit(txn, coord).await.err().map(Err)
+}
+
+/// Commits the INSERTs buffered outside a block (at Sync, at the end of a query string, or
+/// before another statement).
+pub async fn commit(txn: &SharedTxn, coord: &Arc<Coordinator>) -> Result<(), ExecError> {
+    let writes = txn.lock().expect("txn").take_implicit_writes();
+    if writes.is_empty() {
+        return Ok(());
+    }
+    coord.commit_block(Vec::new(), writes).await
+}
+
+/// Drops the INSERTs buffered outside a block: something in their sequence failed.
+pub fn rollback(txn: &SharedTxn) {
+    txn.lock().expect("txn").take_implicit_writes();
+}
