@@ -89,6 +89,29 @@ public class JdbcScenario {
                 for (int n : p.executeBatch()) total += n;
                 out("batch", total);
             }
+            // A batch is one implicit transaction up to its Sync: a duplicate key in its third
+            // row leaves none of its rows (PostgreSQL rolls the whole batch back).
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE batch_keys (k int4 PRIMARY KEY, v text)");
+            }
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO batch_keys VALUES (?, ?)")) {
+                for (int k : new int[] {1, 2, 1, 3}) {
+                    p.setInt(1, k);
+                    p.setString(2, "v" + k);
+                    p.addBatch();
+                }
+                try {
+                    p.executeBatch();
+                    out("failing batch", "no error");
+                } catch (BatchUpdateException e) {
+                    SQLException cause = e.getNextException() != null ? e.getNextException() : e;
+                    out("failing batch", cause.getSQLState());
+                }
+            }
+            try (Statement s = c.createStatement();
+                    ResultSet r = s.executeQuery("SELECT count(*) FROM batch_keys")) {
+                out("after failing batch", rows(r));
+            }
 
             // Reused past prepareThreshold (5): pgjdbc switches to a named statement and
             // binary transfer.
