@@ -9,6 +9,7 @@
 mod accumulate;
 mod classes;
 mod flat_map;
+mod mfp;
 mod recursive;
 mod temporal;
 mod top_k;
@@ -17,7 +18,9 @@ mod window;
 use std::collections::HashMap;
 
 use kpg_engine::Collection;
-use kpg_types::{expr_list, AggregateExpr, Datum, EvalError, GlobalId, Plan, Row, ScalarExpr};
+use kpg_types::{
+    expr_list, AggregateExpr, Datum, EvalError, GlobalId, Plan, Row, RowExprs, ScalarExpr,
+};
 use timely::dataflow::Scope;
 use timely::progress::Antichain;
 
@@ -89,34 +92,15 @@ impl<'a, 's> Renderer<'a, 's> {
                 oks: source_rows(self.scope, self.as_of, rows.clone()),
                 errs: empty_errs(self.scope),
             },
-            Plan::Map { input, exprs } => {
+            // A chain of them renders as one operator (`render/mfp.rs`).
+            Plan::Map { .. } | Plan::Filter { .. } | Plan::Project { .. } => {
+                let (input, mfp) = mfp::peel(plan).expect("a map, filter or project node");
                 let input = self.render(input)?;
-                let exprs = exprs.clone();
-                let results = input.oks.map(move |row: Row| {
-                    let mut datums = row.into_datums();
-                    for e in &exprs {
-                        let d = e.eval(&datums)?;
-                        datums.push(d);
-                    }
-                    Ok::<Row, EvalError>(Row::new(datums))
-                });
-                split(results, input.errs)
-            }
-            Plan::Filter { input, predicates } => {
-                let input = self.render(input)?;
-                let predicates = predicates.clone();
-                let results = input.oks.flat_map(move |row: Row| {
-                    let datums = row.datums();
-                    for p in &predicates {
-                        match p.eval_predicate(&datums) {
-                            Ok(true) => {}
-                            Ok(false) => return None,
-                            Err(e) => return Some(Err(e)),
-                        }
-                    }
-                    Some(Ok(row))
-                });
-                split(results, input.errs)
+                let (oks, errs) = mfp::render_mfp(input.oks, mfp);
+                Rendered {
+                    oks,
+                    errs: input.errs.concat(errs),
+                }
             }
             Plan::TemporalFilter {
                 input,
@@ -125,14 +109,6 @@ impl<'a, 's> Renderer<'a, 's> {
             } => {
                 let input = self.render(input)?;
                 temporal::render_temporal_filter(input, lower.clone(), upper.clone())
-            }
-            Plan::Project { input, outputs } => {
-                let input = self.render(input)?;
-                let outputs = outputs.clone();
-                Rendered {
-                    oks: input.oks.map(move |row: Row| row.project(&outputs)),
-                    errs: input.errs,
-                }
             }
             Plan::Join {
                 left,
@@ -335,16 +311,6 @@ impl<'a, 's> Renderer<'a, 's> {
     }
 }
 
-/// Splits evaluation results into rows and errors, adding the errors to `errs`.
-fn split<'s>(results: Collection<'s, u64, Result<Row, EvalError>>, errs: Errs<'s>) -> Rendered<'s> {
-    let oks = results.clone().flat_map(|r| r.ok());
-    let new_errs = results.flat_map(|r| r.err());
-    Rendered {
-        oks,
-        errs: errs.concat(new_errs),
-    }
-}
-
 /// Evaluates key expressions for each row: `(key, row)` pairs, and errors from evaluating them.
 /// Rows with a NULL in the key never match in an equi-join, so they are dropped here.
 fn keyed<'s>(oks: Oks<'s>, key: Vec<ScalarExpr>) -> (Collection<'s, u64, (Row, Row)>, Errs<'s>) {
@@ -364,20 +330,12 @@ pub fn keyed_rows<'s, T: timely::progress::Timestamp + kpg_engine::Lattice>(
     Collection<'s, T, (Row, Row), i64>,
     Collection<'s, T, EvalError, i64>,
 ) {
-    let results = oks.flat_map(move |row: Row| {
-        let mut datums = Vec::with_capacity(key.len());
-        for e in &key {
-            match e.eval(&row.datums()) {
-                Ok(Datum::Null) if drop_null_keys => return None,
-                Ok(d) => datums.push(d.canonical().unwrap_or(d)),
-                Err(err) => return Some(Err(err)),
-            }
-        }
-        Some(Ok((Row::new(datums), row)))
-    });
-    let pairs = results.clone().flat_map(|r| r.ok());
-    let errs = results.flat_map(|r| r.err());
-    (pairs, errs)
+    let mut exprs = RowExprs::new(key, drop_null_keys, true);
+    mfp::fallible_flat_map(oks, move |row: Row| match exprs.eval(&row) {
+        Ok(Some(key)) => Some(Ok((key, row))),
+        Ok(None) => None,
+        Err(e) => Some(Err(e)),
+    })
 }
 
 /// Group by the key expressions; each group's output row is the key followed by the aggregates,
@@ -391,19 +349,18 @@ fn render_reduce<'s>(
 ) -> Rendered<'s> {
     let key_text = expr_list(&group_key);
     let agg_inputs: Vec<ScalarExpr> = aggregates.iter().map(|a| a.expr.clone()).collect();
-    let results = input.oks.flat_map(move |row: Row| {
-        // Unpacked once for the key and every aggregate's input.
-        let datums = row.datums();
-        let eval_all = |exprs: &[ScalarExpr]| {
-            exprs
-                .iter()
-                .map(|e| e.eval(&datums))
-                .collect::<Result<Vec<_>, _>>()
-        };
-        Some(eval_all(&group_key).and_then(|k| Ok((Row::new(k), Row::new(eval_all(&agg_inputs)?)))))
+    // Each reads only the columns it needs; a plain column is copied as bytes.
+    let mut keys = RowExprs::new(group_key, false, false);
+    let mut args = RowExprs::new(agg_inputs, false, false);
+    let (pairs, eval_errs) = mfp::fallible_flat_map(input.oks, move |row: Row| {
+        let pair = keys.eval(&row).and_then(|k| Ok((k, args.eval(&row)?)));
+        match pair {
+            Ok((Some(k), Some(a))) => Some(Ok((k, a))),
+            // Only lists that drop NULLs end a row early.
+            Ok(_) => None,
+            Err(e) => Some(Err(e)),
+        }
     });
-    let pairs = results.clone().flat_map(|r| r.ok());
-    let eval_errs = results.flat_map(|r| r.err());
 
     let results = if accumulate::accumulable(&aggregates) {
         accumulate::render_accumulable(pairs, aggregates, key_text, renderer)

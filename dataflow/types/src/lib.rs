@@ -11,6 +11,7 @@
 //! - `expr`, `agg`: scalar expressions and aggregates, and their evaluation (`builtins`:
 //!   the string, rounding and date/time functions; `cast`: conversions between types;
 //!   `failure`: which expressions can fail).
+//! - `mfp`: a chain of map, filter and project nodes evaluated as one step over packed rows.
 //! - `plan`: the render plan and `DataflowDescription`.
 //! - `command`: the coordinator ⇄ worker protocol.
 //! - `source`: sources (load generators) and the collections they export.
@@ -41,6 +42,7 @@ mod float_text;
 pub mod interval;
 pub mod jsonb;
 mod math;
+pub mod mfp;
 pub mod numeric;
 pub mod packed;
 mod pg_funcs;
@@ -65,6 +67,7 @@ pub use expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc, ZonedFunc};
 pub use interval::{
     Interval, IntervalField, IntervalFields, IntervalTypmod, PrecisionWithoutSeconds,
 };
+pub use mfp::{MapFilterProject, RowExprs};
 pub use numeric::Numeric;
 pub use pg_funcs::{format_type, quote_ident, TYPES as PG_TYPES};
 pub use plan::{DataflowDescription, DataflowSink, GlobalId, Plan};

@@ -127,39 +127,11 @@ fn render_loop<'s, 'i>(
     }
     Ok(match plan {
         Plan::RecursiveGet { .. } => (rows.clone(), Collection::new(empty(inner))),
-        Plan::Map { input, exprs } => {
+        Plan::Map { .. } | Plan::Filter { .. } | Plan::Project { .. } => {
+            let (input, mfp) = super::mfp::peel(plan).expect("a map, filter or project node");
             let (oks, errs) = render_loop(input, id, rows, inner, outside)?;
-            let exprs = exprs.clone();
-            let results = oks.map(move |row: Row| {
-                let mut datums = row.into_datums();
-                for e in &exprs {
-                    let d = e.eval(&datums)?;
-                    datums.push(d);
-                }
-                Ok::<Row, EvalError>(Row::new(datums))
-            });
-            split(results, errs)
-        }
-        Plan::Filter { input, predicates } => {
-            let (oks, errs) = render_loop(input, id, rows, inner, outside)?;
-            let predicates = predicates.clone();
-            let results = oks.flat_map(move |row: Row| {
-                let datums = row.datums();
-                for p in &predicates {
-                    match p.eval_predicate(&datums) {
-                        Ok(true) => {}
-                        Ok(false) => return None,
-                        Err(e) => return Some(Err(e)),
-                    }
-                }
-                Some(Ok(row))
-            });
-            split(results, errs)
-        }
-        Plan::Project { input, outputs } => {
-            let (oks, errs) = render_loop(input, id, rows, inner, outside)?;
-            let outputs = outputs.clone();
-            (oks.map(move |row: Row| row.project(&outputs)), errs)
+            let (oks, new_errs) = super::mfp::render_mfp(oks, mfp);
+            (oks, errs.concat(new_errs))
         }
         Plan::Distinct { input } => {
             let (oks, errs) = render_loop(input, id, rows, inner, outside)?;
@@ -220,13 +192,4 @@ fn render_loop<'s, 'i>(
 fn broken(id: u64, what: &str) -> MissingCollection {
     tracing::error!("recursive query r{id}: {what}");
     MissingCollection(id)
-}
-
-fn split<'i>(
-    results: Collection<'i, Round, Result<Row, EvalError>, i64>,
-    errs: LoopErrs<'i>,
-) -> (LoopOks<'i>, LoopErrs<'i>) {
-    let oks = results.clone().flat_map(|r| r.ok());
-    let new_errs = results.flat_map(|r| r.err());
-    (oks, errs.concat(new_errs))
 }

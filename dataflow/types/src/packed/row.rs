@@ -132,6 +132,23 @@ impl<'a> PackedSlice<'a> {
     pub fn to_owned_row(&self) -> PackedRow {
         PackedRow::from_packed(self.data)
     }
+
+    /// The datum that starts at byte `offset` and the offset where the next one starts.
+    /// `offset` must be a datum boundary: 0, or an offset an earlier `read_at` returned.
+    #[inline]
+    pub fn read_at(&self, offset: usize) -> (DatumRef<'a>, usize) {
+        let (d, n) = read(&self.data[offset..]);
+        (d, offset + n)
+    }
+
+    /// The datums whose bytes lie between `start` and `end`, both datum boundaries (see
+    /// `read_at`): copied with `RowPacker::extend_packed`, columns move without decoding.
+    #[inline]
+    pub fn between(&self, start: usize, end: usize) -> PackedSlice<'a> {
+        PackedSlice {
+            data: &self.data[start..end],
+        }
+    }
 }
 
 /// The datums of a packed row, in order, borrowed.
