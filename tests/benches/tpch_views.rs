@@ -23,41 +23,14 @@
 
 use std::time::{Duration, Instant};
 
-use kpg_tests::tokio_postgres::{Client, SimpleQueryMessage};
+use kpg_tests::tokio_postgres::Client;
+use kpg_tests::tpch_bench::setup::tables_read;
+use kpg_tests::tpch_bench::{mib, rss, run, PAPER_DD_W1};
 use kpg_tests::*;
 use kpg_tpch::{CharColumns, TABLES};
 
-/// Time one statement may take before the benchmark gives up on it.
-const LIMIT: Duration = Duration::from_secs(600);
 /// Time PostgreSQL gets for one ad hoc query.
 const PG_LIMIT: Duration = Duration::from_secs(60);
-
-/// The shared-arrangements paper, Figure 12: differential dataflow with one worker, tuples per
-/// second, TPC-H SF 10 in logical batches of 100,000.
-const PAPER_DD_W1: [f64; 22] = [
-    9_341_713.0,
-    4_388_761.0,
-    11_049_606.0,
-    9_046_854.0,
-    5_802_513.0,
-    33_090_863.0,
-    7_551_628.0,
-    4_949_412.0,
-    2_932_421.0,
-    9_708_371.0,
-    1_720_655.0,
-    11_258_702.0,
-    1_446_223.0,
-    21_908_762.0,
-    5_057_397.0,
-    4_435_818.0,
-    5_218_907.0,
-    5_854_293.0,
-    22_696_357.0,
-    16_089_949.0,
-    1_968_771.0,
-    1_843_397.0,
-];
 
 fn scale_factor() -> f64 {
     std::env::var("KPG_TPCH_SF")
@@ -73,25 +46,6 @@ fn worker_counts() -> Vec<usize> {
         .unwrap_or_else(|| vec![1, 2])
 }
 
-fn mib(bytes: u64) -> f64 {
-    bytes as f64 / (1024.0 * 1024.0)
-}
-
-/// Runs `sql` (simple protocol) and returns its rows' first cells; panics on an error.
-async fn run(client: &Client, sql: &str) -> Vec<Option<String>> {
-    let messages = tokio::time::timeout(LIMIT, client.simple_query(sql))
-        .await
-        .unwrap_or_else(|_| panic!("no answer within {LIMIT:?}: {sql}"))
-        .unwrap_or_else(|e| panic!("{sql}\n  error: {}", describe_error(&e)));
-    messages
-        .into_iter()
-        .filter_map(|m| match m {
-            SimpleQueryMessage::Row(row) => Some(row.get(0).map(str::to_string)),
-            _ => None,
-        })
-        .collect()
-}
-
 async fn number(client: &Client, sql: &str) -> u64 {
     run(client, sql).await[0]
         .as_deref()
@@ -104,28 +58,6 @@ async fn timed(client: &Client, sql: &str) -> Duration {
     let started = Instant::now();
     run(client, sql).await;
     started.elapsed()
-}
-
-/// Resident set size of process `pid`, in bytes.
-fn rss(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
-}
-
-/// The tables a query reads (each counted once, however often it is named).
-fn tables_read(sql: &str) -> Vec<&'static str> {
-    let words: Vec<&str> = sql
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .collect();
-    TABLES
-        .iter()
-        .copied()
-        .filter(|t| words.iter().any(|w| w.eq_ignore_ascii_case(t)))
-        .collect()
 }
 
 struct Loaded {

@@ -42,6 +42,7 @@ mod raw;
 pub use raw::{raw_rows, Raw};
 pub mod wire;
 pub use wire::{cstr, Wire};
+pub mod tpch_bench;
 
 /// How long a server gets to start accepting connections.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);

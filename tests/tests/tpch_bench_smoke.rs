@@ -1,0 +1,63 @@
+//! Smoke test of `tpch bench` (tests/src/tpch_bench/): the streaming experiments at a tiny
+//! scale factor with a few queries, shared and not shared. It checks that every figure is
+//! there and consistent (a time per query and round, RSS samples above zero, the results file
+//! and the PNG plots written), and that sharing does what it is for: a query that reads
+//! lineitem and joins keyed relations installs faster with the shared indexes than when it
+//! arranges its own inputs (summed over the queries, so one slow moment does not decide).
+
+use std::time::Duration;
+
+use kpg_tests::tpch_bench::report::install_ms;
+use kpg_tests::tpch_bench::{suite, Config};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streaming_bench_runs_small_and_its_figures_are_consistent() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let mut config = Config::from_env();
+    config.scale_factor = 0.01;
+    config.workers = 2;
+    // Q3 (customer, orders, lineitem), Q13 (no lineitem), Q5 (six relations).
+    config.queries = [3, 13, 5].into_iter().map(kpg_tpch::query).collect();
+    config.arrivals = 6;
+    config.active = 2;
+    config.dwell = Duration::from_millis(200);
+    config.update_rounds = 5;
+    config.out_dir = out.path().to_path_buf();
+    let outcome = suite::run_suite(&config).await;
+
+    for run in [&outcome.shared, &outcome.not_shared] {
+        assert_eq!(run.installs.len(), 3);
+        assert!(run.installs.iter().all(|i| !i.took.is_zero()));
+        assert_eq!(
+            run.installs.iter().map(|i| i.lineitem).collect::<Vec<_>>(),
+            [true, false, true]
+        );
+        assert!(!run.rss.is_empty() && run.rss.iter().all(|(_, b)| *b > 0));
+        assert_eq!(run.update.len(), 5);
+        assert!(run.update.iter().all(|d| !d.is_zero()));
+        assert!(run.rounds > 0, "the stream inserted events");
+    }
+    let shared: f64 = install_ms(&outcome.shared, true).iter().sum();
+    let not: f64 = install_ms(&outcome.not_shared, true).iter().sum();
+    assert!(
+        shared <= not,
+        "lineitem-derived installs: shared {shared:.1} ms > not shared {not:.1} ms"
+    );
+
+    let md = std::fs::read_to_string(&outcome.results_file).expect("results file");
+    assert_eq!(md, outcome.markdown);
+    for section in [
+        "Install latency",
+        "Memory",
+        "Update latency",
+        "| q03 | yes |",
+    ] {
+        assert!(md.contains(section), "results lack {section}:\n{md}");
+    }
+    assert!(outcome.plot_errors.is_empty(), "{:?}", outcome.plot_errors);
+    assert_eq!(outcome.plots.len(), 3);
+    for plot in &outcome.plots {
+        let bytes = std::fs::read(plot).expect("plot written");
+        assert!(bytes.starts_with(b"\x89PNG"), "{} is a PNG", plot.display());
+    }
+}
