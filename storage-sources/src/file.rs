@@ -129,6 +129,7 @@ impl RecordReader for FileReader {
                 key: None,
                 value: Some(line),
                 timestamp: None,
+                headers: Vec::new(),
             });
         }
         Ok(out)

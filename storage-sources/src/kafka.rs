@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::message::Message;
+use rdkafka::message::{Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::records::{Record, RecordReader};
@@ -194,6 +194,11 @@ impl RecordReader for KafkaReader {
                         key: m.key().map(<[u8]>::to_vec),
                         value: m.payload().map(<[u8]>::to_vec),
                         timestamp: m.timestamp().to_millis(),
+                        headers: m.headers().map_or_else(Vec::new, |h| {
+                            h.iter()
+                                .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
+                                .collect()
+                        }),
                     });
                 }
             }

@@ -1,7 +1,8 @@
 //! Sources: turning a source description into timestamped updates — the built-in load
 //! generators (TPC-H and a counter), and for external streams the readers of Kafka topics
-//! (`kafka.rs`) and files (`file.rs`) behind one trait (`records.rs`) and the decoders of record
-//! keys and values (`decode.rs`), which the server drives.
+//! (`kafka.rs`) and files (`file.rs`) behind one trait (`records.rs`), the decoders of record
+//! keys and values (`decode.rs`) and the rows made of them (`assemble.rs`), which the server
+//! drives.
 //!
 //! A generator is split the way the runtime runs it: every worker generates its own disjoint
 //! share of the snapshot (so the snapshot is generated in parallel and never crosses a
@@ -10,6 +11,7 @@
 //! workers or processes, produces the same data at the same times. This crate knows no timely:
 //! `kpg-compute` feeds what it produces into the engine's inputs.
 
+pub mod assemble;
 mod counter;
 pub mod decode;
 pub mod file;

@@ -16,6 +16,8 @@ pub struct Record {
     pub value: Option<Vec<u8>>,
     /// Milliseconds since the epoch, if the record has a timestamp.
     pub timestamp: Option<i64>,
+    /// Its headers, in order: key and value (`None`: a header without a value).
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
 }
 
 /// A transport, read from given offsets on.

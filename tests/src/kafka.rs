@@ -12,12 +12,15 @@ use std::time::{Duration, Instant};
 use rdkafka::admin::{AdminClient, AdminOptions, NewPartitions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
+use rdkafka::message::OwnedHeaders;
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 
 use crate::free_port;
 
 /// A record to produce: key, value, partition (`None`: the client's choice).
 pub type Produced<'a> = (Option<&'a [u8]>, Option<&'a [u8]>, Option<i32>);
+/// A record header: key and value (`None`: a header without a value).
+pub type Header<'a> = (&'a str, Option<&'a [u8]>);
 
 /// A running single-node Kafka, killed on drop.
 pub struct Kafka {
@@ -219,14 +222,27 @@ impl Kafka {
     /// Produces `records` (key, value, partition) to `topic` in order and waits until the
     /// broker has acknowledged every one.
     pub fn produce(&self, topic: &str, records: &[Produced<'_>]) {
+        let records: Vec<_> = records.iter().map(|r| (*r, Vec::new())).collect();
+        self.produce_with_headers(topic, &records);
+    }
+
+    /// As `produce`, each record with its headers (key, value; `None`: no value), in order.
+    pub fn produce_with_headers(&self, topic: &str, records: &[(Produced<'_>, Vec<Header<'_>>)]) {
         let producer: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
             .set("bootstrap.servers", self.broker())
             .set("enable.idempotence", "true")
             .set("linger.ms", "5")
             .create()
             .expect("producer");
-        for (key, value, partition) in records {
+        for ((key, value, partition), headers) in records {
             let mut record: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(topic);
+            if !headers.is_empty() {
+                let mut owned = OwnedHeaders::new();
+                for (key, value) in headers {
+                    owned = owned.insert(rdkafka::message::Header { key, value: *value });
+                }
+                record = record.headers(owned);
+            }
             if let Some(k) = key {
                 record = record.key(*k);
             }

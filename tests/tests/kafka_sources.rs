@@ -293,7 +293,7 @@ async fn json_text_bytes_keys_and_metadata() {
     assert_eq!(code, "42704");
     let (code, _) = expect_error(
         &c,
-        &format!("CREATE SOURCE x FROM KAFKA BROKER '{b}' TOPIC 't' FORMAT TEXT INCLUDE HEADERS"),
+        &format!("CREATE SOURCE x FROM KAFKA BROKER '{b}' TOPIC 't' FORMAT PROTOBUF"),
     )
     .await;
     assert_eq!(code, "0A000");

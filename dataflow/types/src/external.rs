@@ -4,8 +4,10 @@
 //!
 //! The server runs these sources (a reader per source that decodes records and appends them,
 //! with the offsets they advance, in the same durable commit); `kpg-storage` holds the reader
-//! and the decoders. The planner decides the columns: the value's columns, then the key's (with
-//! `INCLUDE KEY` or `ENVELOPE UPSERT`), then the `INCLUDE`d metadata, in that order.
+//! and the decoders. The planner decides the columns: a key of declared columns (`KEY FORMAT CSV
+//! | JSON WITH n COLUMNS`) first, then the value's columns, then a key of one column (`TEXT`,
+//! `BYTES`, or `JSON` as `jsonb`), then the `INCLUDE`d metadata and headers, in the order they
+//! are listed, and last, with `VALUE DECODING ERRORS = INLINE`, the error column.
 
 use serde::{Deserialize, Serialize};
 
@@ -38,7 +40,7 @@ impl Format {
 }
 
 /// A record's metadata exposed as a column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Include {
     /// `integer`
     Partition,
@@ -46,6 +48,13 @@ pub enum Include {
     Offset,
     /// `timestamp` (the record's timestamp, UTC), NULL when the record has none.
     Timestamp,
+    /// `jsonb`: every header, in order, as an array of `{"key": text, "value": bytes}` objects,
+    /// the bytes in PostgreSQL's `bytea` hex form (`"\\x6869"`, which `::bytea` reads back) or
+    /// `null` for a header without a value.
+    Headers,
+    /// One header's value (the last with this key; NULL if there is none): `text` (it must be
+    /// UTF-8), or `bytea` with `bytes`.
+    Header { key: String, bytes: bool },
 }
 
 /// How records combine into the source's contents.
@@ -106,4 +115,12 @@ pub struct ExternalSourceDesc {
     pub value: Decoding,
     pub include: Vec<Include>,
     pub envelope: Envelope,
+    /// The key's columns come first (a key of declared columns), not after the value's.
+    #[serde(default)]
+    pub key_first: bool,
+    /// With UPSERT: a value that cannot be decoded becomes its key's row, with the value
+    /// columns NULL and the reason in a last `text` column, instead of leaving the key as it
+    /// was (`VALUE DECODING ERRORS = INLINE`).
+    #[serde(default)]
+    pub inline_errors: bool,
 }

@@ -7,9 +7,11 @@
 //! from the stored offsets with exactly the stored rows — nothing read twice or lost. A record
 //! that cannot be decoded is committed as an error (`kpg_source_errors`) with its partition,
 //! offset and reason, and the source goes on. With `ENVELOPE UPSERT` the reader keeps each
-//! key's current row (read back from the source's own contents when it starts) and turns a
-//! record into the retraction of that row and the insertion of the new one (none for a record
-//! without a value: a delete).
+//! key's current row (read back from the source's own contents when it starts; keys are
+//! identified by their decoded columns) and turns a record into the retraction of that row and
+//! the insertion of the new one (none for a record without a value: a delete); with
+//! `VALUE DECODING ERRORS = INLINE` an undecodable value is such a new row too, its value
+//! columns NULL and the reason in the error column.
 //!
 //! The broker being unreachable (or the file missing) stalls the source (its status says why)
 //! and the reader retries with backoff; it never stops the server, also not at a restart. A file
@@ -21,10 +23,10 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use kpg_sql::ItemKind;
-use kpg_storage::decode::Decoder;
+use kpg_storage::assemble::RowMaker;
 use kpg_storage::records::{self, Record};
 use kpg_types::command::Command;
-use kpg_types::external::{Envelope, ExternalSourceDesc, Include, Transport};
+use kpg_types::external::{Envelope, ExternalSourceDesc, Transport};
 use kpg_types::{Datum, GlobalId, RelationDesc, Row};
 
 use super::execute::{exists_result, ExecuteResult};
@@ -207,7 +209,9 @@ impl Coordinator {
 struct Decoded {
     updates: Vec<(Row, i64)>,
     errors: Vec<SourceError>,
-    keys: Vec<Vec<u8>>,
+    keys: Vec<Row>,
+    /// With UPSERT: the keys deleted.
+    deleted: Vec<Row>,
 }
 
 /// One source's reader thread.
@@ -217,15 +221,13 @@ struct Reader {
     runtime: tokio::runtime::Handle,
     id: GlobalId,
     kafka: ExternalSourceDesc,
-    key: Option<Decoder>,
-    value: Decoder,
-    /// The columns that must not be NULL.
-    not_null: Vec<(usize, String)>,
+    rows: RowMaker,
     /// The next offset of each partition, as committed.
     positions: BTreeMap<i32, i64>,
     ingest: Ingest,
-    /// With UPSERT: each key's current row, as stored (with its position).
-    current: HashMap<Vec<u8>, Row>,
+    /// With UPSERT: each key's current row, as stored (with its position), by the key's
+    /// decoded columns.
+    current: HashMap<Row, Row>,
 }
 
 impl Reader {
@@ -242,15 +244,15 @@ impl Reader {
             coord,
             runtime,
             id,
-            key: kafka.key.clone().map(Decoder::new),
-            value: Decoder::new(kafka.value.clone()),
-            not_null: desc
-                .columns
-                .iter()
-                .enumerate()
-                .filter(|(_, (_, t))| !t.nullable)
-                .map(|(i, (n, _))| (i, n.clone()))
-                .collect(),
+            rows: RowMaker::new(
+                kafka.clone(),
+                desc.columns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, t))| !t.nullable)
+                    .map(|(i, (n, _))| (i, n.clone()))
+                    .collect(),
+            ),
             kafka,
             positions,
             ingest,
@@ -317,6 +319,7 @@ impl Reader {
                     updates,
                     errors,
                     keys: upserted,
+                    deleted,
                 } = self.decode_batch(&records);
                 let offsets: Vec<(GlobalId, i32, i64)> = reader
                     .positions()
@@ -329,6 +332,9 @@ impl Reader {
                     return;
                 };
                 in_flight = Some(seq);
+                for key in deleted {
+                    self.current.remove(&key);
+                }
                 for (key, row) in upserted.into_iter().zip(added) {
                     self.current.insert(key, row);
                 }
@@ -364,18 +370,13 @@ impl Reader {
         while coord.restoring.load(Ordering::SeqCst) {
             std::thread::sleep(Duration::from_millis(20));
         }
-        let key_column = self.kafka.value.columns.len();
         match self
             .runtime
             .block_on(coord.stored_rows(self.id, Vec::new()))
         {
             Ok(rows) => {
                 for (row, _) in rows {
-                    if let Datum::String(k) = &row.datums()[key_column] {
-                        self.current.insert(k.as_bytes().to_vec(), row.clone());
-                    } else if let Datum::Bytes(k) = &row.datums()[key_column] {
-                        self.current.insert(k.clone(), row.clone());
-                    }
+                    self.current.insert(self.rows.stored_identity(&row), row);
                 }
                 true
             }
@@ -402,7 +403,11 @@ impl Reader {
         };
         if self.kafka.envelope == Envelope::None {
             for r in records {
-                match self.decode(r) {
+                let row = self
+                    .rows
+                    .key(r)
+                    .and_then(|key| self.rows.row(r, key.as_deref()));
+                match row {
                     Ok(Some(row)) => updates.push((row, 1)),
                     Ok(None) => errors.push(error(r, "a record without a value".into())),
                     Err(reason) => errors.push(error(r, reason)),
@@ -412,80 +417,68 @@ impl Reader {
                 updates,
                 errors,
                 keys: Vec::new(),
+                deleted: Vec::new(),
             };
         }
         // UPSERT: the last record of each key in the batch decides its row.
-        let mut latest: Vec<(Vec<u8>, Option<Row>)> = Vec::new();
-        let mut at: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut latest: Vec<(Row, Option<Row>)> = Vec::new();
+        let mut at: HashMap<Row, usize> = HashMap::new();
         for r in records {
-            let Some(key) = r.key.clone() else {
-                errors.push(error(r, "a record without a key (ENVELOPE UPSERT)".into()));
-                continue;
+            let key = match self.rows.key(r) {
+                Ok(Some(key)) => key,
+                Ok(None) => {
+                    errors.push(error(r, "a record without a key (ENVELOPE UPSERT)".into()));
+                    continue;
+                }
+                Err(reason) => {
+                    errors.push(error(r, reason));
+                    continue;
+                }
             };
-            let row = match self.decode(r) {
+            let row = match self.rows.row(r, Some(&key)) {
                 Ok(row) => row,
+                Err(reason) if self.kafka.inline_errors => {
+                    // The key's row says why (and the error is kept as well).
+                    let row = self.rows.error_row(r, &key, &reason);
+                    errors.push(error(r, reason));
+                    Some(row)
+                }
                 Err(reason) => {
                     // The key keeps its last value.
                     errors.push(error(r, reason));
                     continue;
                 }
             };
-            match at.get(&key) {
+            let identity = RowMaker::identity(&key);
+            match at.get(&identity) {
                 Some(&i) => latest[i].1 = row,
                 None => {
-                    at.insert(key.clone(), latest.len());
-                    latest.push((key, row));
+                    at.insert(identity.clone(), latest.len());
+                    latest.push((identity, row));
                 }
             }
         }
-        let mut keys = Vec::new();
+        let (mut keys, mut deleted) = (Vec::new(), Vec::new());
         for (key, row) in latest {
-            if let Some(old) = self.current.get(&key) {
+            let old = self.current.get(&key);
+            if let Some(old) = old {
                 updates.push((old.clone(), -1));
             }
-            if let Some(row) = row {
-                updates.push((row, 1));
-                keys.push(key);
+            match row {
+                Some(row) => {
+                    updates.push((row, 1));
+                    keys.push(key);
+                }
+                None if old.is_some() => deleted.push(key),
+                None => {}
             }
         }
         Decoded {
             updates,
             errors,
             keys,
+            deleted,
         }
-    }
-
-    /// A record's row (`None` for a record without a value), or why it cannot be decoded.
-    fn decode(&self, r: &Record) -> Result<Option<Row>, String> {
-        let Some(value) = &r.value else {
-            return Ok(None);
-        };
-        let mut datums = self.value.decode(value)?;
-        if let Some(key) = &self.key {
-            match &r.key {
-                Some(k) => datums.extend(key.decode(k).map_err(|e| format!("key: {e}"))?),
-                None => datums.push(Datum::Null),
-            }
-        }
-        for include in &self.kafka.include {
-            datums.push(match include {
-                Include::Partition => Datum::Int32(r.partition),
-                Include::Offset => Datum::Int64(r.offset),
-                Include::Timestamp => match r
-                    .timestamp
-                    .and_then(chrono::DateTime::from_timestamp_millis)
-                {
-                    Some(t) => Datum::Timestamp(t.naive_utc()),
-                    None => Datum::Null,
-                },
-            });
-        }
-        if let Some((_, column)) = self.not_null.iter().find(|(i, _)| datums[*i].is_null()) {
-            return Err(format!(
-                "column \"{column}\" is NOT NULL, and the record has no value for it"
-            ));
-        }
-        Ok(Some(Row::new(datums)))
     }
 }
 
