@@ -3,7 +3,8 @@
 //! factor), the 22 queries with the specification's validation parameters (files under
 //! `tpch/queries/`, PostgreSQL syntax), and a small loader API that turns generated rows
 //! into multi-row `INSERT` statements. The same statements load kpg and PostgreSQL, so the
-//! end-to-end test (`tests/tests/tpch.rs`) can compare both.
+//! end-to-end test (`tests/tests/tpch.rs`) can compare both. The streaming demo's SQL is in
+//! [`demo`]; the `kpg-tpch` binary (src/bin) streams the tables into Kafka and runs the demo.
 //!
 //! Columns the specification declares `CHAR(n)` are `char(n)` with [`CharColumns::Char`] (the
 //! specification's types, which the end-to-end test uses), or `varchar(n)` with
@@ -12,6 +13,7 @@
 
 use std::fmt::Write as _;
 
+pub mod demo;
 mod generate;
 
 pub use generate::{
