@@ -12,7 +12,7 @@
 # temporary directory (logs included), removed at the end (KPG_DEMO_KEEP=1 keeps it).
 #
 # --generator reads the relations from kpg's built-in TPC-H load generator instead (no Kafka,
-# no loader; one order and its line items change every tick).
+# no loader; one order and its line items change every tick of 100 ms).
 #
 # Environment: KPG_DEMO_PORT (kpg, default 6875), KAFKA_DEMO_PORT (broker, default 9092; the
 # controller takes the next port), KPG_WORKERS (default 2).
@@ -115,7 +115,7 @@ pids+=($!)
 
 if $generator; then
     "$bin/kpg-tpch" setup --port "$port" --generator \
-        --scale-factor "${scale_factor:-0.1}" --tick 10ms
+        --scale-factor "${scale_factor:-0.1}" --tick 100ms
 else
     "$bin/kpg-tpch" setup --port "$port" --broker "$broker"
     setsid "$bin/kpg-tpch" load --broker "$broker" --scale-factor "${scale_factor:-0.1}" \

@@ -15,7 +15,8 @@ cargo build --release --bin kpg
 bin="${CARGO_TARGET_DIR:-target}/release/kpg"
 
 listen="${KPG_LISTEN:-127.0.0.1:6875}"
-# --demo creates the built-in demo schema (tables and a materialized view to explore).
+# --demo starts the streaming TPC-H demo: the built-in TPC-H load generator, its primary-key
+# indexes and a few views over it (README, "A psql walkthrough").
 args=(--listen "$listen" --workers "${KPG_WORKERS:-2}" --data-dir "${KPG_DATA_DIR:-./kpg-data}" --demo)
 
 echo "starting kpg on $listen; connect with: psql -h ${listen%:*} -p ${listen##*:} -U kpg kpg" >&2

@@ -15,6 +15,7 @@ source scripts/setup-env.sh
 export RUST_LOG="${RUST_LOG:-info}"
 export RUST_BACKTRACE="${RUST_BACKTRACE:-1}"
 
-# The end-to-end tests run the binary, so build it first; tests never build it themselves.
-cargo build --bin kpg
+# The end-to-end tests run the binaries (kpg; kpg-tpch for tests/tpch_loader.rs), so build them
+# first; tests never build them themselves.
+cargo build --bin kpg --bin kpg-tpch
 cargo test --workspace "$@"

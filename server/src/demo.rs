@@ -1,26 +1,33 @@
-//! The built-in demo: a few tables and a materialized view to explore with psql.
+//! The built-in demo (`kpg --demo`): the streaming TPC-H scenario of issue 20 on the built-in
+//! load generator — the 8 TPC-H relations at scale factor 0.01 with one order and its line
+//! items changing every tick, the seven primary-key indexes, and views that share them (TPC-H
+//! Q1, Q5, Q6 and revenue per nation). The statements are `kpg_tpch::demo`'s, the same that
+//! `scripts/demo-tpch.sh` and docker compose run, so the three show one scenario.
 
 use std::sync::Arc;
 
+use kpg_tpch::demo::{setup_statements, DemoSource};
+
 use crate::coord::Coordinator;
 
-const DEMO_SQL: &str = "
-CREATE TABLE demo_customers (id int NOT NULL, name text NOT NULL, region text);
-CREATE TABLE demo_orders (id int NOT NULL, customer_id int NOT NULL, amount numeric(10,2), ordered_on date);
-INSERT INTO demo_customers VALUES (1, 'Ada', 'north'), (2, 'Brian', 'south'), (3, 'Chen', 'north');
-INSERT INTO demo_orders VALUES (1, 1, 12.50, '2026-11-01'), (2, 1, 7.25, '2026-11-02'), (3, 2, 30.00, '2026-11-02'), (4, 3, 5.00, '2026-11-03');
-CREATE MATERIALIZED VIEW demo_revenue AS
-    SELECT c.region, count(*) AS orders, sum(o.amount) AS revenue
-    FROM demo_orders o JOIN demo_customers c ON o.customer_id = c.id
-    GROUP BY c.region;
-";
+/// The name of the demo's source; its presence means the demo is installed.
+pub const DEMO_SOURCE: &str = "tpch";
+
+fn source() -> DemoSource {
+    DemoSource::Generator {
+        scale_factor: 0.01,
+        tick: "100ms".into(),
+    }
+}
 
 pub async fn install(coord: &Arc<Coordinator>) -> anyhow::Result<()> {
-    for stmt in kpg_sql::parse(DEMO_SQL).map_err(|e| anyhow::anyhow!("{e}"))? {
-        coord
-            .execute(&stmt)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    for sql in setup_statements(&source()) {
+        for stmt in kpg_sql::parse(&sql).map_err(|e| anyhow::anyhow!("{e}"))? {
+            coord
+                .execute(&stmt)
+                .await
+                .map_err(|e| anyhow::anyhow!("{sql}: {e}"))?;
+        }
     }
     Ok(())
 }

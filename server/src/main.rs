@@ -72,8 +72,10 @@ struct Args {
     /// taken from it). Without it, file sources are refused.
     #[arg(long, value_name = "DIR")]
     file_source_dir: Option<PathBuf>,
-    /// Create a small demo schema (tables `demo_customers`, `demo_orders` and the materialized
-    /// view `demo_revenue`) at start.
+    /// Start the streaming TPC-H demo (if it is not there yet): the built-in TPC-H load
+    /// generator (source `tpch`, scale factor 0.01, a tick every 100 ms), the seven primary-key
+    /// indexes and the materialized views `q01_pricing`, `q05_asia_volume`, `q06_forecast` and
+    /// `revenue_by_nation`.
     #[arg(long)]
     demo: bool,
 }
@@ -158,7 +160,7 @@ async fn serve(
         .restore(snapshot)
         .await
         .map_err(|e| anyhow::anyhow!(e))?;
-    if args.demo && coord.resolve("demo_customers").is_none() {
+    if args.demo && coord.resolve(demo::DEMO_SOURCE).is_none() {
         demo::install(&coord)
             .await
             .context("installing the demo schema")?;

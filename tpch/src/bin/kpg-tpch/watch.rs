@@ -26,7 +26,8 @@ pub struct WatchArgs {
     seconds: u64,
 }
 
-/// The text of the rows of a simple query, cells separated by a space, rows by " | ".
+/// The text of the rows of a simple query, cells separated by a space (trimmed: `char(n)`
+/// pads), rows by " | ".
 async fn top_rows(
     client: &tokio_postgres::Client,
     sql: &str,
@@ -34,7 +35,9 @@ async fn top_rows(
     let mut rows = Vec::new();
     for m in client.simple_query(sql).await? {
         if let SimpleQueryMessage::Row(r) = m {
-            let cells: Vec<&str> = (0..r.len()).map(|i| r.get(i).unwrap_or("NULL")).collect();
+            let cells: Vec<&str> = (0..r.len())
+                .map(|i| r.get(i).map_or("NULL", str::trim))
+                .collect();
             rows.push(cells.join(" "));
         }
     }
