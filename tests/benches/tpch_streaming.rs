@@ -1,8 +1,10 @@
 //! `tpch bench` (issue 20): the shared-arrangements paper's streaming TPC-H experiments on kpg,
 //! shared vs not shared — install latency (Figure 1a), memory while queries arrive and retire
-//! (Figure 1c), update latency (Figure 1b) — at scale factor 0.1 (`KPG_TPCH_SF=1` for SF 1).
-//! Writes `tests/results/tpch-streaming.md` and PNG plots beside it (`KPG_BENCH_OUT` for
-//! another directory) and prints the markdown. Run with
+//! (Figure 1c), update latency (Figure 1b) — and the update throughput of each query (Figure
+//! 12, 1 and 2 workers, beside PostgreSQL's REFRESH per batch), at scale factor 0.1
+//! (`KPG_TPCH_SF=1` for SF 1; `KPG_BENCH_PARTS=streaming` or `throughput` for one part).
+//! Writes `tests/results/tpch-streaming.md`, `tests/results/tpch-throughput.md` and PNG plots
+//! beside them (`KPG_BENCH_OUT` for another directory) and prints the markdown. Run with
 //! `KPG_BIN=$PWD/target/release/kpg cargo bench -p kpg-tests --bench tpch_streaming`.
 //!
 //! The experiments live in the test library (`tests/src/tpch_bench/`), so that
@@ -22,5 +24,7 @@ async fn main() {
     for e in &outcome.plot_errors {
         println!("plot not drawn: {e}");
     }
-    println!("results: {}", outcome.results_file.display());
+    for file in &outcome.results_files {
+        println!("results: {}", file.display());
+    }
 }

@@ -7,6 +7,8 @@
 //! - [`install`]: install latency of each query (Figure 1a);
 //! - [`memory`]: RSS while queries arrive and retire, ten active (Figure 1c), then the update
 //!   latency of the ten active views per round of input (Figure 1b);
+//! - [`throughput`], [`throughput_report`]: tuples per second each query sustains over
+//!   batches (Figure 12);
 //! - [`experiment`], [`suite`]: one configuration on a fresh kpg, and the whole run;
 //! - [`stats`], [`plot`], [`report`]: figures, PNG plots and the markdown results file.
 
@@ -18,6 +20,8 @@ pub mod report;
 pub mod setup;
 pub mod stats;
 pub mod suite;
+pub mod throughput;
+pub mod throughput_report;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -85,7 +89,9 @@ pub struct Config {
     pub throughput_workers: Vec<usize>,
     /// The queries (`KPG_BENCH_QUERIES`, e.g. `1,3,13`; default all 22).
     pub queries: Vec<kpg_tpch::Query>,
-    /// Width of lineitem's window, ms.
+    /// Width of lineitem's window, ms (`KPG_BENCH_WINDOW_MS`, default 1000: with 1000 events
+    /// a second, a query starts from about a thousand recent events, as the paper's queries
+    /// start from the events since their deployment).
     pub window_ms: u64,
     /// Time between rounds of streamed events, and events per round.
     pub tick: Duration,
@@ -96,7 +102,10 @@ pub struct Config {
     pub dwell: Duration,
     /// Rounds of the update latency experiment.
     pub update_rounds: usize,
-    /// Rows per logical batch of the throughput experiment (0: skip it).
+    /// Which parts run (`KPG_BENCH_PARTS`: `streaming`, `throughput` or both, the default).
+    pub streaming: bool,
+    pub throughput: bool,
+    /// Rows per logical batch of the throughput experiment.
     pub batch_rows: usize,
     /// Whether PostgreSQL's `REFRESH MATERIALIZED VIEW` per batch is measured too.
     pub postgres: bool,
@@ -110,7 +119,9 @@ fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
 
 impl Config {
     /// The benchmark's settings: SF 0.1 and all 22 queries unless the environment says
-    /// otherwise (`KPG_TPCH_SF`, `KPG_BENCH_WORKERS`, `KPG_BENCH_QUERIES`, `KPG_BENCH_OUT`).
+    /// otherwise (`KPG_TPCH_SF`, `KPG_BENCH_WORKERS`, `KPG_BENCH_QUERIES`, `KPG_BENCH_OUT`,
+    /// `KPG_BENCH_PARTS`, `KPG_BENCH_ARRIVALS`, `KPG_BENCH_ROUNDS`, `KPG_BENCH_BATCH`,
+    /// `KPG_BENCH_POSTGRES=0`).
     pub fn from_env() -> Config {
         let throughput_workers: Vec<usize> = std::env::var("KPG_BENCH_WORKERS")
             .ok()
@@ -126,18 +137,22 @@ impl Config {
                     .collect()
             })
             .unwrap_or_else(kpg_tpch::queries);
+        let parts =
+            std::env::var("KPG_BENCH_PARTS").unwrap_or_else(|_| "streaming,throughput".into());
         Config {
             scale_factor: env("KPG_TPCH_SF").unwrap_or(0.1),
             workers: env("KPG_BENCH_STREAM_WORKERS").unwrap_or(2),
             throughput_workers,
             queries,
-            window_ms: 10_000,
+            window_ms: env("KPG_BENCH_WINDOW_MS").unwrap_or(1_000),
             tick: Duration::from_millis(100),
-            round_events: 200,
+            round_events: 100,
             arrivals: env("KPG_BENCH_ARRIVALS").unwrap_or(40),
             active: 10,
             dwell: Duration::from_millis(500),
             update_rounds: env("KPG_BENCH_ROUNDS").unwrap_or(100),
+            streaming: parts.contains("streaming"),
+            throughput: parts.contains("throughput"),
             batch_rows: env("KPG_BENCH_BATCH").unwrap_or(100_000),
             postgres: env::<u8>("KPG_BENCH_POSTGRES").unwrap_or(1) == 1,
             out_dir: std::env::var("KPG_BENCH_OUT")
