@@ -8,7 +8,7 @@
 use crossbeam_channel::Sender;
 use kpg_engine::{Semigroup, TraceAgent};
 use kpg_types::command::{PeekTarget, Response};
-use kpg_types::{EvalError, Row, ScalarExpr};
+use kpg_types::{EvalError, MapFilterProject, Row, ScalarExpr};
 
 use crate::trace_catalog::TraceCatalog;
 use crate::typedefs::{ErrTrace, KeyedTrace, RowTrace};
@@ -138,23 +138,15 @@ impl PendingPeek {
                 }
             }
         }
+        // Predicates then projection, fused: a row is read in place, not unpacked.
+        let mut mfp = MapFilterProject::new().filter(self.predicates.clone());
+        if let Some(p) = &self.projection {
+            mfp = mfp.project(p.clone());
+        }
         let mut out = Vec::with_capacity(rows.len());
         for (row, n) in rows {
-            let mut keep = true;
-            let datums = row.datums();
-            for p in &self.predicates {
-                if !p.eval_predicate(&datums)? {
-                    keep = false;
-                    break;
-                }
-            }
-            if keep {
-                out.push((
-                    self.projection
-                        .as_ref()
-                        .map_or(row.clone(), |p| row.project(p)),
-                    n,
-                ));
+            if let Some(row) = mfp.apply(row) {
+                out.push((row?, n));
             }
         }
         Ok(out)

@@ -495,20 +495,25 @@ impl Row {
 
     /// The row made of the given columns of this one.
     pub fn project(&self, columns: &[usize]) -> Row {
-        let cols: Vec<DatumRef<'_>> = self.iter().collect();
-        Row(PackedRow::pack_refs(columns.iter().map(|c| cols[*c])))
+        // Columns are copied as bytes, found by one pass over the row.
+        let slice = self.0.as_slice();
+        let width = columns.iter().max().map_or(0, |m| m + 1);
+        let mut offsets: smallvec::SmallVec<[usize; 24]> = smallvec::smallvec![0];
+        while offsets.len() <= width {
+            let (_, next) = slice.read_at(offsets[offsets.len() - 1]);
+            offsets.push(next);
+        }
+        let mut p = RowPacker::new();
+        for &c in columns {
+            p.extend_packed(slice.between(offsets[c], offsets[c + 1]));
+        }
+        Row(p.finish())
     }
 
     /// The row of the datums' `canonical` representations, or `None` when it is this one.
     pub fn canonical(&self) -> Option<Row> {
-        let datums = self.datums();
-        let mut changed: Option<Vec<Datum>> = None;
-        for (i, d) in datums.iter().enumerate() {
-            if let Some(c) = d.canonical() {
-                changed.get_or_insert_with(|| datums.clone())[i] = c;
-            }
-        }
-        changed.map(Row::new)
+        // Read in place: most rows are canonical and cost no allocation.
+        self.0.as_slice().replace_datums(|d| d.canonical()).map(Row)
     }
 
     /// The row as its canonical representation (see `canonical`).

@@ -154,6 +154,27 @@ impl DatumRef<'_> {
         matches!(self, DatumRef::Null)
     }
 
+    /// `Datum::canonical` of the value: its canonical form when it is not that form. Values
+    /// of types with one form per value, and small numerics already trimmed, are answered
+    /// without making an owned datum.
+    pub fn canonical(&self) -> Option<Datum> {
+        match *self {
+            DatumRef::Numeric(NumericRef::Small { mantissa, scale }) => {
+                if scale == 0 || mantissa % 10 != 0 {
+                    None
+                } else {
+                    self.to_datum().canonical()
+                }
+            }
+            DatumRef::Numeric(NumericRef::Big(_))
+            | DatumRef::Interval(_)
+            | DatumRef::Float32(_)
+            | DatumRef::Float64(_)
+            | DatumRef::Array(_) => self.to_datum().canonical(),
+            _ => None,
+        }
+    }
+
     /// The owned value.
     pub fn to_datum(&self) -> Datum {
         match *self {

@@ -133,6 +133,30 @@ impl<'a> PackedSlice<'a> {
         PackedRow::from_packed(self.data)
     }
 
+    /// The row with the datums `f` replaces (`Some`) replaced and the others copied as bytes,
+    /// or `None` when it replaces none (nothing is allocated then).
+    pub fn replace_datums(
+        &self,
+        mut f: impl FnMut(DatumRef<'a>) -> Option<Datum>,
+    ) -> Option<PackedRow> {
+        let mut packer: Option<RowPacker> = None;
+        let (mut at, mut copied) = (0, 0);
+        while at < self.data.len() {
+            let (d, next) = self.read_at(at);
+            if let Some(new) = f(d) {
+                let p = packer.get_or_insert_with(RowPacker::new);
+                p.extend_packed(self.between(copied, at));
+                p.push(&new);
+                copied = next;
+            }
+            at = next;
+        }
+        packer.map(|mut p| {
+            p.extend_packed(self.between(copied, self.data.len()));
+            p.finish()
+        })
+    }
+
     /// The datum that starts at byte `offset` and the offset where the next one starts.
     /// `offset` must be a datum boundary: 0, or an offset an earlier `read_at` returned.
     #[inline]

@@ -323,6 +323,22 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Canonical forms and projections read in place are those of the unpacked datums.
+    #[test]
+    fn canonical_and_project_agree_with_datums((a, _b) in row_pair(), cols in proptest::collection::vec(0usize..4, 0..5)) {
+        let row = Row::new(a.clone());
+        let want: Vec<Datum> = a.iter().map(|d| d.canonical().unwrap_or_else(|| d.clone())).collect();
+        let changed = a.iter().any(|d| d.canonical().is_some());
+        prop_assert_eq!(row.canonical(), changed.then(|| Row::new(want)));
+        let cols: Vec<usize> = cols.into_iter().filter(|c| *c < a.len()).collect();
+        let projected: Vec<Datum> = cols.iter().map(|c| a[*c].clone()).collect();
+        prop_assert_eq!(row.project(&cols), Row::new(projected));
+    }
+}
+
 /// Bytes a lineitem row costs: today's `Vec<Datum>` against the packed row, each counted with
 /// a typical allocator's 16 bytes of overhead per heap block.
 #[test]
