@@ -21,9 +21,19 @@ use std::hash::{Hash, Hasher};
 pub const INLINE: usize = 24;
 
 /// An owned packed row.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct PackedRow {
     data: SmallVec<[u8; INLINE]>,
+}
+
+/// A copy of the bytes (`SmallVec`'s own `clone` copies them one by one).
+impl Clone for PackedRow {
+    #[inline]
+    fn clone(&self) -> PackedRow {
+        PackedRow {
+            data: SmallVec::from_slice(&self.data),
+        }
+    }
 }
 
 /// A borrowed packed row: datums one after another, as a `RowPacker` wrote them.
