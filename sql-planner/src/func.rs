@@ -64,10 +64,8 @@ const NOT_YET: &[&str] = &[
     "sha512",
     "convert_from",
     "convert_to",
-    // They return arrays, which kpg does not have.
-    "regexp_match",
+    // It returns a set of arrays (every match with 'g').
     "regexp_matches",
-    "regexp_split_to_array",
     // Aggregates.
     "json_agg",
     "jsonb_agg",

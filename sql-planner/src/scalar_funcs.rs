@@ -184,7 +184,8 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
         | ("regexp_like", 2 | 3)
         | ("regexp_count", 2..=4)
         | ("regexp_substr", 2..=6)
-        | ("regexp_instr", 2..=7) => {
+        | ("regexp_instr", 2..=7)
+        | ("regexp_match" | "regexp_split_to_array", 2 | 3) => {
             // Which arguments are integers (a start position, a match number) and which text;
             // an unknown literal fourth argument of regexp_replace is its flags, as there.
             let flags_fourth = n == 4 && args[3].ty.is_none_or(|t| t.is_string());
@@ -195,6 +196,10 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
                 "regexp_replace" => (VariadicFunc::RegexpReplace, &[3, 4], (n == 6).then_some(5)),
                 "regexp_like" => (VariadicFunc::RegexpLike, &[], (n == 3).then_some(2)),
                 "regexp_count" => (VariadicFunc::RegexpCount, &[2], (n == 4).then_some(3)),
+                "regexp_match" => (VariadicFunc::RegexpMatch, &[], (n == 3).then_some(2)),
+                "regexp_split_to_array" => {
+                    (VariadicFunc::RegexpSplitToArray, &[], (n == 3).then_some(2))
+                }
                 "regexp_substr" => (
                     VariadicFunc::RegexpSubstr,
                     &[2, 3, 5],
@@ -219,6 +224,9 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             let ty = match func {
                 VariadicFunc::RegexpLike => ScalarType::Bool,
                 VariadicFunc::RegexpCount | VariadicFunc::RegexpInstr => ScalarType::Int32,
+                VariadicFunc::RegexpMatch | VariadicFunc::RegexpSplitToArray => {
+                    ScalarType::array_of(ScalarType::Text)
+                }
                 _ => ScalarType::Text,
             };
             strict(func, typed, ty)?

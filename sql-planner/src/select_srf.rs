@@ -138,6 +138,7 @@ fn srf(e: &Expr) -> Option<Srf<'_>> {
         "generate_series",
         "jsonb_array_elements",
         "jsonb_array_elements_text",
+        "regexp_split_to_table",
     ]
     .into_iter()
     .find(|n| name.value.eq_ignore_ascii_case(n))?;

@@ -1,10 +1,11 @@
 //! The everyday string functions of issue 21 (repeat, split_part, initcap, md5, reverse,
 //! strpos, starts_with, translate, ascii, chr, btrim/ltrim/rtrim with characters and
-//! regexp_replace, regexp_like, regexp_count, regexp_substr, regexp_instr) compared with a real PostgreSQL: over table data (evaluated by dataflows,
+//! regexp_replace, regexp_like, regexp_count, regexp_substr, regexp_instr, regexp_match,
+//! regexp_split_to_array) compared with a real PostgreSQL: over table data (evaluated by dataflows,
 //! not folded) with NULLs, over constants, in a materialized view kept through writes, and
 //! their errors by SQLSTATE. Regular expressions that kpg cannot match as PostgreSQL does (back
 //! references, lookaround, the groups of alternations, quantified groups and non-greedy
-//! patterns) and regexp_match (an array) must be refused with 0A000, never answered
+//! patterns) and the set-returning regexp_matches must be refused with 0A000, never answered
 //! differently; seeded random patterns hold the rest to PostgreSQL's answers.
 
 use kpg_tests::*;
@@ -165,6 +166,31 @@ async fn regexp_replace_matches_postgres() {
          regexp_replace('a{,2}x{', 'a{,2}|x{', '_', 'g')",
     )
     .await;
+    // regexp_match: the first match's groups (the whole match without groups);
+    // regexp_split_to_array: empty matches at either end or right after a match do not split.
+    for q in [
+        "SELECT k, regexp_match(s, 'l+'), regexp_match(v, '(.)-(.)'), regexp_match(v, '(x*)-(y)'), \
+         regexp_match(v, 'HELLO', 'i'), regexp_match(s, sep), regexp_match(s, '') FROM t",
+        "SELECT k, regexp_split_to_array(s, ','), regexp_split_to_array(s, '\\s+'), \
+         regexp_split_to_array(s, ''), regexp_split_to_array(s, 'x*'), \
+         regexp_split_to_array(v, '-', 'i'), regexp_split_to_array(s, sep) FROM t",
+        "SELECT regexp_match('foobarbequebaz', '(bar)(beque)'), regexp_match('abc', 'x'), \
+         (regexp_match('2024-05-06', '(\\d+)-(\\d+)-(\\d+)'))[2], \
+         regexp_split_to_array('hello world', '\\s*'), regexp_split_to_array(',a,,b,', ','), \
+         regexp_split_to_array('', ','), regexp_split_to_array('abc', 'c$'), \
+         array_length(regexp_split_to_array('a1b22c', '\\d+'), 1)",
+        "SELECT k, p, i FROM t, regexp_split_to_table(t.s, t.sep) WITH ORDINALITY AS x(p, i)",
+        "SELECT * FROM regexp_split_to_table('a1b22c', '\\d+', 'i')",
+        "SELECT k, regexp_split_to_table(s, ',') FROM t ORDER BY 1, 2",
+    ] {
+        s.check(q).await;
+    }
+    s.create_view(
+        "mv",
+        "SELECT k, regexp_match(v, '([a-z]+)-([a-z]+)') AS m, \
+         regexp_split_to_array(s, sep) AS parts FROM t",
+    )
+    .await;
     s.create_view(
         "rv",
         "SELECT k, regexp_replace(s, 'l', 'L') AS a, regexp_replace(v, '[a-z]+', '<\\&>', 'g') AS b, \
@@ -178,6 +204,7 @@ async fn regexp_replace_matches_postgres() {
     ] {
         s.exec(w).await;
         s.check_view("rv").await;
+        s.check_view("mv").await;
     }
     // Errors PostgreSQL raises: a bad pattern or flag.
     for e in [
@@ -205,6 +232,9 @@ async fn regexp_replace_matches_postgres() {
         "SELECT regexp_instr(s, 'a', 0) FROM t",
         "SELECT regexp_instr(s, 'a', 1, 1, 0, 'gi') FROM t",
         "SELECT regexp_like(k, 'a') FROM t",
+        "SELECT regexp_match(s, 'a', 'g') FROM t",
+        "SELECT regexp_split_to_array(s, ',', 'g') FROM t",
+        "SELECT regexp_match(s, '(') FROM t",
     ] {
         s.check_error(e).await;
     }
@@ -231,7 +261,8 @@ async fn regexp_replace_matches_postgres() {
         "SELECT regexp_replace(s, '(ab|a)c', '\\1') FROM t",
         "SELECT regexp_substr(s, '(l|o)+', 1, 1, '', 1) FROM t",
         "SELECT regexp_replace('é', 'É', 'e', 'i')",
-        "SELECT regexp_match(s, 'a') FROM t",
+        "SELECT regexp_match(s, '(ab|a)c') FROM t",
+        "SELECT regexp_matches(s, 'a') FROM t",
     ] {
         let (code, msg) = expect_error(&s.kpg, q).await;
         assert_eq!(code, "0A000", "{q}: {msg}");
@@ -366,12 +397,13 @@ async fn random_patterns_match_postgres() {
         let whole = format!(
             "SELECT k, regexp_replace(s, '{p}', '<\\&>', 'g{f}'), regexp_replace(s, '{p}', '#'), \
              regexp_count(s, '{p}', 1, '{f}'), regexp_like(s, '{p}', 'i'), \
-             regexp_substr(s, '{p}', 1, 2, '{f}'), regexp_instr(s, '{p}', 2, 1, 1, '{f}') FROM subj"
+             regexp_substr(s, '{p}', 1, 2, '{f}'), regexp_instr(s, '{p}', 2, 1, 1, '{f}'), \
+             regexp_split_to_array(s, '{p}', '{f}') FROM subj"
         );
         let groups = format!(
             "SELECT k, regexp_replace(s, '{p}', '<\\&\\1>', 'g{f}'), \
-             regexp_substr(s, '{p}', 1, 2, '{f}', 1), regexp_instr(s, '{p}', 1, 1, 0, '{f}', 1) \
-             FROM subj"
+             regexp_substr(s, '{p}', 1, 2, '{f}', 1), regexp_instr(s, '{p}', 1, 1, 0, '{f}', 1), \
+             regexp_match(s, '{p}', '{f}') FROM subj"
         );
         for q in [whole, groups] {
             match simple(&s.kpg, &q).await {

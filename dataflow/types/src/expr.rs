@@ -272,6 +272,10 @@ pub enum VariadicFunc {
     RegexpCount,
     RegexpSubstr,
     RegexpInstr,
+    /// regexp_match(string, pattern [, flags]): the first match's groups as a text array.
+    RegexpMatch,
+    /// regexp_split_to_array(string, pattern [, flags]).
+    RegexpSplitToArray,
     /// random(): a double precision drawn uniformly from [0, 1) at each evaluation. Volatile:
     /// never folded, and refused where a dataflow maintains its result (`is_volatile`).
     Random,

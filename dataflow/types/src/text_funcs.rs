@@ -55,6 +55,8 @@ pub(crate) fn variadic_strict(
         (VariadicFunc::RegexpCount, args) => regex::regexp_count(args)?,
         (VariadicFunc::RegexpSubstr, args) => regex::regexp_find(args, false)?,
         (VariadicFunc::RegexpInstr, args) => regex::regexp_find(args, true)?,
+        (VariadicFunc::RegexpMatch, args) => regex::regexp_match(args)?,
+        (VariadicFunc::RegexpSplitToArray, args) => regex::regexp_split_to_array(args)?,
         (VariadicFunc::Repeat, [Datum::String(s), Datum::Int32(n)]) => {
             let n = (*n).max(0);
             // PostgreSQL's bound: the bytes, with a 4-byte header, under 1 GB.

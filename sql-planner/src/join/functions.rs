@@ -112,6 +112,12 @@ impl FromBuilder<'_> {
             "generate_subscripts" if args.len() == 3 => {
                 return Err(PlanError::unsupported("generate_subscripts in reverse"))
             }
+            // The elements of regexp_split_to_array's array, in order.
+            "regexp_split_to_table" if matches!(args.len(), 2 | 3) => {
+                let array = crate::scalar_funcs::call("regexp_split_to_array", args)?
+                    .expect("regexp_split_to_array takes two or three arguments");
+                (TableFunc::Unnest, vec![array.expr], ScalarType::Text, true)
+            }
             "unnest" if args.len() > 1 => {
                 return Err(PlanError::unsupported("unnest of several arrays"))
             }

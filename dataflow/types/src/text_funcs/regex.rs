@@ -292,6 +292,61 @@ pub(crate) fn regexp_find(args: &[Datum], position: bool) -> Result<Datum, EvalE
     })?
 }
 
+/// regexp_match(string, pattern [, flags]) over non-NULL arguments: the first match's groups
+/// as a text array (its whole text when the pattern has no groups; NULL for a group that took
+/// no part), NULL without a match.
+pub(crate) fn regexp_match(args: &[Datum]) -> Result<Datum, EvalError> {
+    let (s, pattern, flags) = string_pattern_flags(args, "regexp_match");
+    let f = flags_without_global(flags, "regexp_match")?;
+    with_regex(pattern, &f, s, |c| {
+        let groups = c.re.captures_len() - 1;
+        if groups > 0 && !c.groups_exact() {
+            return Err(Compiled::groups_refused());
+        }
+        let Some(m) = matches(c, s, 0).next() else {
+            return Ok(Datum::Null);
+        };
+        let text = |g: Option<regex::Match<'_>>| {
+            g.map_or(Datum::Null, |g| Datum::String(g.as_str().to_string()))
+        };
+        Ok(Datum::Array(match groups {
+            0 => vec![Datum::String(s[m.start..m.end].to_string())],
+            n => (1..=n).map(|g| text(m.caps.get(g))).collect(),
+        }))
+    })?
+}
+
+/// regexp_split_to_array(string, pattern [, flags]) over non-NULL arguments: the text between
+/// the matches. As in PostgreSQL, empty matches at the start or the end of the string or right
+/// after another match do not split.
+pub(crate) fn regexp_split_to_array(args: &[Datum]) -> Result<Datum, EvalError> {
+    let (s, pattern, flags) = string_pattern_flags(args, "regexp_split_to_array");
+    let f = flags_without_global(flags, "regexp_split_to_array")?;
+    with_regex(pattern, &f, s, |c| {
+        let mut pieces = Vec::new();
+        let (mut piece_start, mut previous_end) = (0, 0);
+        for m in matches(c, s, 0) {
+            if m.start < s.len() && m.end > previous_end {
+                pieces.push(Datum::String(s[piece_start..m.start].to_string()));
+                piece_start = m.end;
+            }
+            previous_end = m.end;
+        }
+        pieces.push(Datum::String(s[piece_start..].to_string()));
+        Datum::Array(pieces)
+    })
+}
+
+/// The string, the pattern and the flags ('' when absent) of a (string, pattern [, flags])
+/// call over non-NULL text arguments.
+fn string_pattern_flags<'a>(args: &'a [Datum], function: &str) -> (&'a str, &'a str, &'a str) {
+    match args {
+        [Datum::String(s), Datum::String(p)] => (s, p, ""),
+        [Datum::String(s), Datum::String(p), Datum::String(f)] => (s, p, f),
+        _ => unreachable!("{function} over {args:?}"),
+    }
+}
+
 /// The flags of a function that finds every match anyway and refuses 'g'.
 fn flags_without_global(flags: &str, function: &str) -> Result<Flags, EvalError> {
     let f = parse_flags(flags)?;
