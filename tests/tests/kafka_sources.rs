@@ -488,7 +488,10 @@ async fn connections_name_a_broker_and_survive_restarts() {
         query(&c, "SHOW CONNECTIONS").await,
         rows(&[&["k", "kafka", &kafka.broker()]])
     );
-    assert_eq!(query(&c, "SHOW SOURCES").await, rows(&[&["s", "kafka"]]));
+    assert_eq!(
+        query(&c, "SHOW SOURCES").await,
+        rows(&[&["s", "kafka"], &["s_progress", "progress"]])
+    );
     let shown = query(&c, "SHOW CREATE SOURCE s").await;
     assert!(
         cell(&shown[0][1]).contains("FROM KAFKA CONNECTION k (TOPIC 'c') FORMAT TEXT"),

@@ -31,6 +31,7 @@ use kpg_types::{Datum, GlobalId, RelationDesc, Row};
 
 use super::execute::{exists_result, ExecuteResult};
 use super::introspection::DataflowMeta;
+use super::source_progress::{progress_desc, progress_name, Progress};
 use super::Coordinator;
 use crate::error::ExecError;
 use crate::storage::SourceError;
@@ -151,6 +152,11 @@ impl Coordinator {
         if state.catalog.name_taken(&name) {
             return exists_result(&name, if_not_exists, tag);
         }
+        let kafka_source = matches!(kafka.transport, Transport::Kafka { .. });
+        let progress_name = progress_name(&name);
+        if kafka_source && state.catalog.name_taken(&progress_name) {
+            return exists_result(&progress_name, false, tag);
+        }
         if let Some(gone) = depends_on.iter().find(|c| !state.catalog.contains(**c)) {
             return Err(ExecError::new(
                 "42704",
@@ -170,6 +176,24 @@ impl Coordinator {
         state.dataflows.insert(id, DataflowMeta::source(&name, id));
         let since = state.upper;
         self.compute.send(Command::CreateTable { id, since });
+        // A Kafka source's progress relation: a subsource, dropped with it.
+        let progress = kafka_source.then(|| {
+            let progress = Self::allocate_id(&mut state);
+            state.catalog.insert(
+                progress,
+                progress_name,
+                ItemKind::Source,
+                progress_desc(),
+                Vec::new(),
+                None,
+            );
+            state.catalog.set_owner(progress, id);
+            self.compute.send(Command::CreateTable {
+                id: progress,
+                since,
+            });
+            Progress::new(progress)
+        });
         let start = state.restored_offsets.remove(&id).unwrap_or_default();
         let ingest = Ingest::default();
         ingest.report(|s| s.state = "starting");
@@ -179,28 +203,37 @@ impl Coordinator {
         let runtime = tokio::runtime::Handle::current();
         std::thread::Builder::new()
             .name(format!("kpg-source-u{id}"))
-            .spawn(move || Reader::new(coord, runtime, id, kafka, &desc, start, ingest).run())
+            .spawn(move || {
+                let mut reader = Reader::new(coord, runtime, id, kafka, &desc, start, ingest);
+                reader.progress = progress;
+                reader.run()
+            })
             .map_err(|e| ExecError::internal(format!("starting the source's reader: {e}")))?;
         Ok(ExecuteResult::Command(tag.into()))
     }
 
     /// A reader's batch: appended (if the source still exists) with its offsets and errors;
     /// the commit's number and the rows added, with their positions.
+    /// `progress`: the updates of the source's progress relation, appended in the same
+    /// commit (if it exists: a source kept before there were progress relations has none).
     fn ingest(
         &self,
         id: GlobalId,
         updates: Vec<(Row, i64)>,
+        progress: Option<(GlobalId, Vec<(Row, i64)>)>,
         offsets: Vec<(GlobalId, i32, i64)>,
         errors: Vec<SourceError>,
     ) -> Option<(u64, Vec<Row>)> {
+        let mut appends = vec![(id, updates)];
         {
             let mut state = self.lock();
             if !state.catalog.contains(id) {
                 return None;
             }
             state.source_errors.extend(errors.iter().cloned());
+            appends.extend(progress.filter(|(p, _)| state.catalog.contains(*p)));
         }
-        Some(self.append_with(vec![(id, updates)], offsets, errors, true))
+        Some(self.append_with(appends, offsets, errors, true))
     }
 }
 
@@ -228,6 +261,8 @@ struct Reader {
     /// With UPSERT: each key's current row, as stored (with its position), by the key's
     /// decoded columns.
     current: HashMap<Row, Row>,
+    /// A Kafka source's progress relation.
+    progress: Option<Progress>,
 }
 
 impl Reader {
@@ -257,11 +292,15 @@ impl Reader {
             positions,
             ingest,
             current: HashMap::new(),
+            progress: None,
         }
     }
 
     fn run(mut self) {
         if self.kafka.envelope == Envelope::Upsert && !self.load_current() {
+            return;
+        }
+        if self.progress.is_some() && !self.load_progress() {
             return;
         }
         let mut backoff = Duration::from_millis(100);
@@ -328,10 +367,17 @@ impl Reader {
                     .map(|(p, o)| (self.id, *p, *o))
                     .collect();
                 let error_count = errors.len();
-                let Some((seq, added)) = coord.ingest(self.id, updates, offsets, errors) else {
+                // The rows added: the source's, then its progress relation's.
+                let source_added = updates.iter().filter(|(_, d)| *d > 0).count();
+                let progress = self.progress.as_ref().map(|p| (p.id, p.updates(&offsets)));
+                let Some((seq, added)) = coord.ingest(self.id, updates, progress, offsets, errors)
+                else {
                     return;
                 };
                 in_flight = Some(seq);
+                if let Some(progress) = &mut self.progress {
+                    progress.committed(added.get(source_added..).unwrap_or_default());
+                }
                 for key in deleted {
                     self.current.remove(&key);
                 }
@@ -359,6 +405,41 @@ impl Reader {
         });
         std::thread::sleep(*backoff);
         *backoff = (*backoff * 2).min(MAX_BACKOFF);
+    }
+
+    /// Reads the progress relation's stored rows (after a restart has loaded them). False if
+    /// the server went away.
+    fn load_progress(&mut self) -> bool {
+        let Some(coord) = self.coord.upgrade() else {
+            return false;
+        };
+        while coord.restoring.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let Some(progress) = &mut self.progress else {
+            return true;
+        };
+        match self
+            .runtime
+            .block_on(coord.stored_rows(progress.id, Vec::new()))
+        {
+            Ok(rows) => {
+                progress.load(rows);
+                true
+            }
+            // A progress relation dropped at the restart (kept before they existed): none.
+            Err(_) if !coord.lock().catalog.contains(progress.id) => {
+                self.progress = None;
+                true
+            }
+            Err(e) => {
+                self.ingest.report(|s| {
+                    s.state = "stalled";
+                    s.last_error = Some(format!("reading the progress relation: {e}"));
+                });
+                false
+            }
+        }
     }
 
     /// With UPSERT: reads the source's stored rows (after a restart has loaded them) into

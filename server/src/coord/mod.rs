@@ -32,6 +32,7 @@ mod pg_rows;
 mod returning;
 mod show;
 mod sink;
+mod source_progress;
 mod sources;
 mod table_as;
 mod temporary;

@@ -121,7 +121,8 @@ fn names(catalog: &Catalog, kind: ItemKind) -> ExecuteResult {
 }
 
 /// Sources by name, each with its type as Materialize names it: `load-generator` for a
-/// source, `subsource` for one table of a source with several.
+/// source, `subsource` for one table of a source with several, `progress` for a Kafka
+/// source's progress relation.
 fn sources(catalog: &Catalog) -> ExecuteResult {
     let rows = catalog
         .items()
@@ -129,6 +130,15 @@ fn sources(catalog: &Catalog) -> ExecuteResult {
         .map(|item| {
             let sql = catalog.get(item.id).and_then(|e| e.sql.as_deref());
             let kind = match (catalog.owner(item.id), sql) {
+                // A Kafka source's progress relation, as Materialize calls it.
+                (Some(owner), _)
+                    if catalog
+                        .get(owner)
+                        .and_then(|e| e.sql.as_deref())
+                        .is_some_and(|sql| sql.contains(" FROM KAFKA ")) =>
+                {
+                    "progress"
+                }
                 (Some(_), _) => "subsource",
                 (None, Some(sql)) if sql.contains(" FROM KAFKA ") => "kafka",
                 (None, Some(sql)) if sql.contains(" FROM FILE ") => "file",
