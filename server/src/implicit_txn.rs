@@ -10,14 +10,16 @@
 //! (a duplicate key is still reported at the INSERT that brings it) and buffered in the
 //! session's transaction state; they are committed together, in one durable commit at one
 //! timestamp, at `Sync` or at the end of the query string — or dropped if anything in the
-//! sequence failed. Any other statement (a read, an UPDATE, DDL, COPY, BEGIN) first commits the
-//! INSERTs before it, so it sees them as PostgreSQL's would: a read after writes reads them.
-//! What this leaves different from PostgreSQL: a statement that fails after such a commit does
-//! not undo the writes committed before it (`INSERT ...; SELECT 1/0` keeps the row), written
-//! in README.
+//! sequence failed. Any other statement (a read, an UPDATE, an INSERT ... SELECT or ON
+//! CONFLICT, DDL, COPY) first commits the INSERTs before it, so it sees them as PostgreSQL's
+//! would: a read after writes reads them. Transaction control follows PostgreSQL: `BEGIN` makes
+//! the INSERTs before it its block's, `COMMIT` commits them, `ROLLBACK` drops them. What this
+//! leaves different from PostgreSQL: a statement that fails after such a commit does not undo
+//! the writes committed before it (`INSERT ...; SELECT 1/0` keeps the row), written in README.
 
 use std::sync::Arc;
 
+use kpg_sql::sqlparser::ast::Statement;
 use kpg_sql::ParsedStatement;
 
 use crate::coord::{Coordinator, ExecuteResult};
@@ -36,12 +38,30 @@ pub async fn step(
     if txn.lock().expect("txn").is_active() {
         return None;
     }
+    if is_transaction_control(stmt) {
+        // BEGIN makes the INSERTs before it the block's, COMMIT commits them, ROLLBACK drops
+        // them, a SAVEPOINT outside a block fails the sequence (`txn.rs`).
+        return None;
+    }
     match coord.plan_insert_of_constants(stmt) {
         Ok(Some(insert)) => return Some(buffer_insert(txn, insert, coord).await),
         Ok(None) => {}
         Err(e) => return Some(Err(e)),
     }
     commit(txn, coord).await.err().map(Err)
+}
+
+fn is_transaction_control(stmt: &ParsedStatement) -> bool {
+    matches!(
+        stmt,
+        ParsedStatement::Sql(
+            Statement::StartTransaction { .. }
+                | Statement::Commit { .. }
+                | Statement::Rollback { .. }
+                | Statement::Savepoint { .. }
+                | Statement::ReleaseSavepoint { .. }
+        )
+    )
 }
 
 /// Commits the INSERTs buffered outside a block (at Sync, at the end of a query string, or

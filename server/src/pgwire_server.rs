@@ -11,6 +11,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Debug;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -218,8 +219,9 @@ impl SimpleQueryHandler for Session {
         let conn = connection(client);
         let reported = conn.vars.lock().expect("session variables").reported();
         let mut responses = Vec::with_capacity(stmts.len());
-        // Several statements are one implicit transaction (`implicit_txn.rs`).
-        let implicit = stmts.len() > 1;
+        // Several statements are one implicit transaction (`implicit_txn.rs`), as is a query
+        // after a pipeline's INSERTs that no Sync has ended yet.
+        let implicit = stmts.len() > 1 || conn.txn.lock().expect("txn").has_implicit_writes();
         let mut failed = false;
         for stmt in stmts {
             let response = match deallocate(client, &conn, &stmt) {
@@ -315,7 +317,9 @@ impl ExtendedQueryHandler for Session {
                     pg_error(e)
                 })?;
                 let portal = Portal::try_new(&message, Arc::new(bound))?;
+                let name = portal.name.clone();
                 client.portal_store().put_portal(Arc::new(portal));
+                conn.done_portals.lock().expect("portals").remove(&name);
             }
             Some(Entry::Empty) => {
                 if !message.parameters.is_empty() {
@@ -393,7 +397,12 @@ impl ExtendedQueryHandler for Session {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         let conn = connection(client);
-        if matches!(client.state(), PgWireConnectionState::AwaitingSync) {
+        let after_copy = conn.copy_ended.swap(false, Ordering::Relaxed);
+        conn.done_portals
+            .lock()
+            .expect("portals")
+            .remove(DEFAULT_NAME);
+        if matches!(client.state(), PgWireConnectionState::AwaitingSync) && !after_copy {
             implicit_txn::rollback(&conn.txn);
         } else if let Err(e) = implicit_txn::commit(&conn.txn, &self.coord).await {
             let info = error_info(e);
@@ -811,6 +820,11 @@ struct Conn {
     vars: Arc<Mutex<SessionVars>>,
     /// The variables as they were at BEGIN, restored if the block rolls back.
     vars_at_begin: Arc<Mutex<Option<SessionVars>>>,
+    /// Set when an extended-protocol COPY FROM STDIN ended well: pgwire then waits for Sync as
+    /// it does after an error, and the Sync must not take it for one.
+    copy_ended: Arc<AtomicBool>,
+    /// Portals whose statement (not a query) has run: PostgreSQL refuses to run them again.
+    done_portals: Arc<Mutex<BTreeSet<String>>>,
 }
 
 impl Conn {
@@ -853,6 +867,8 @@ fn connection<C: ClientInfo>(client: &C) -> Conn {
             Mutex::new(vars.unwrap_or_default())
         }),
         vars_at_begin: ext.get_or_insert_with(|| Mutex::new(None::<SessionVars>)),
+        copy_ended: ext.get_or_insert_with(|| AtomicBool::new(false)),
+        done_portals: ext.get_or_insert_with(|| Mutex::new(BTreeSet::<String>::new())),
     }
 }
 
@@ -906,6 +922,9 @@ impl CopyHandler for Session {
         .await;
         match result {
             Ok(count) => {
+                if matches!(client.state(), PgWireConnectionState::CopyInProgress(true)) {
+                    conn.copy_ended.store(true, Ordering::Relaxed);
+                }
                 let tag = Tag::new("COPY").with_rows(count);
                 client
                     .send(PgWireBackendMessage::CommandComplete(

@@ -96,6 +96,11 @@ impl Txn {
         Ok(())
     }
 
+    /// Whether writes are buffered outside a block (an implicit transaction's).
+    pub fn has_implicit_writes(&self) -> bool {
+        !self.active && !self.writes.is_empty()
+    }
+
     /// The writes buffered outside a block (an implicit transaction's), taken out of it.
     pub fn take_implicit_writes(&mut self) -> Vec<(GlobalId, Vec<(Row, i64)>)> {
         if self.active {
@@ -137,7 +142,11 @@ pub async fn control(
         Statement::StartTransaction { .. } => {
             let mut t = txn.lock().expect("txn");
             if !t.active {
+                // The INSERTs of the implicit transaction before BEGIN become the block's, as
+                // in PostgreSQL (`implicit_txn.rs`).
+                let writes = std::mem::take(&mut t.writes);
                 *t = Txn::default();
+                t.writes = writes;
                 t.active = true;
                 t.started_at = Some(chrono::Utc::now().naive_utc());
                 t.block = NEXT_BLOCK.fetch_add(1, Ordering::Relaxed);

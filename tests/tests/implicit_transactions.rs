@@ -76,14 +76,67 @@ fn scenarios() -> Vec<(&'static str, Vec<wire::Message>)> {
             "a failing INSERT ... VALUES with several rows inside a batch",
             pipeline(vec![
                 insert("13", "n"),
-                vec![
-                    parse_message("INSERT INTO t VALUES (14, 'o'), (4, 'dup')"),
-                    bind_message(&[]),
-                    execute_message(),
-                ],
+                statement("INSERT INTO t VALUES (14, 'o'), (4, 'dup')"),
             ]),
         ),
+        (
+            "BEGIN makes the INSERTs before it the block's, and ROLLBACK drops them",
+            vec![query_message(
+                "INSERT INTO t VALUES (15, 'p'); BEGIN; INSERT INTO t VALUES (16, 'q'); ROLLBACK",
+            )],
+        ),
+        (
+            "the same through a pipeline",
+            pipeline(vec![
+                insert("17", "r"),
+                statement("BEGIN"),
+                insert("18", "s"),
+                statement("ROLLBACK"),
+            ]),
+        ),
+        (
+            "ROLLBACK outside a block drops the INSERTs before it",
+            vec![query_message("INSERT INTO t VALUES (19, 't'); ROLLBACK")],
+        ),
+        (
+            "COMMIT outside a block commits them",
+            vec![query_message("INSERT INTO t VALUES (20, 'u'); COMMIT")],
+        ),
+        (
+            "SAVEPOINT outside a block fails the sequence",
+            vec![query_message("INSERT INTO t VALUES (21, 'v'); SAVEPOINT x")],
+        ),
+        (
+            "COPY FROM STDIN in a pipeline, then Sync",
+            vec![
+                insert("22", "w"),
+                statement("COPY t FROM STDIN"),
+                vec![(b'd', b"23\tx\n".to_vec()), (b'c', Vec::new())],
+                vec![sync_message()],
+            ]
+            .concat(),
+        ),
+        (
+            "a query after a pipeline's INSERT and Flush, before Sync",
+            vec![
+                insert("24", "y"),
+                vec![
+                    (b'H', Vec::new()),
+                    query_message("SELECT count(*), max(k) FROM t"),
+                ],
+            ]
+            .concat(),
+        ),
+        (
+            "a statement's portal executed twice",
+            pipeline(vec![insert("25", "z"), vec![execute_message()]]),
+        ),
     ]
+}
+
+/// Parse, Bind and Execute of a statement without parameters.
+fn statement(sql: &str) -> Vec<wire::Message> {
+    vec![parse_message(sql), bind_message(&[]), execute_message()]
 }
 
 /// A scenario's replies, and the table's rows after it.

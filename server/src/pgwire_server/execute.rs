@@ -41,6 +41,14 @@ where
     client.set_state(PgWireConnectionState::QueryInProgress);
     let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
     let max_rows = message.max_rows as usize;
+    let done = super::connection(client).done_portals;
+    if done.lock().expect("portals").contains(name) {
+        // As PostgreSQL: a statement's portal runs once (a query's may be read to its end).
+        return Err(super::pg_error(crate::error::ExecError::new(
+            "55000",
+            format!("portal \"{name}\" cannot be run"),
+        )));
+    }
     let portal = match client.portal_store().get_portal(name) {
         Some(Entry::Value(portal)) => portal,
         Some(Entry::Empty) => {
@@ -113,6 +121,9 @@ where
         // A suspended portal: the next rows.
         true
     };
+    if initial && !has_rows {
+        done.lock().expect("portals").insert(name.to_owned());
+    }
     if has_rows {
         let fetched = portal.fetch(max_rows).await?;
         let mut response = fetched.response;
