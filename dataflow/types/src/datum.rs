@@ -500,8 +500,7 @@ impl Row {
         let width = columns.iter().max().map_or(0, |m| m + 1);
         let mut offsets: smallvec::SmallVec<[usize; 24]> = smallvec::smallvec![0];
         while offsets.len() <= width {
-            let (_, next) = slice.read_at(offsets[offsets.len() - 1]);
-            offsets.push(next);
+            offsets.push(slice.skip_at(offsets[offsets.len() - 1]));
         }
         let mut p = RowPacker::new();
         for &c in columns {

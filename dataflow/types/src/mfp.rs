@@ -203,8 +203,7 @@ impl RowCtx<'_> {
     fn scan_to(&mut self, i: usize) {
         while self.offsets.len() <= i + 1 {
             let start = *self.offsets.last().expect("offsets start with 0");
-            let (_, next) = self.slice.read_at(start);
-            self.offsets.push(next);
+            self.offsets.push(self.slice.skip_at(start));
         }
     }
 

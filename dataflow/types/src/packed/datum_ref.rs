@@ -333,6 +333,40 @@ pub(super) fn read(data: &[u8]) -> (DatumRef<'_>, usize) {
     (d, 1 + n)
 }
 
+/// The number of bytes the datum at the start of `data` takes, tag included: `read`'s length,
+/// found from the tag and length prefixes alone (no value decoded, no text validated).
+#[inline]
+pub(super) fn datum_len(data: &[u8]) -> usize {
+    let t = data[0];
+    if t >= tag::SHORT_STRING {
+        return 1 + usize::from(t - tag::SHORT_STRING);
+    }
+    let p = &data[1..];
+    let prefixed_len = |p: &[u8]| {
+        let (len, n) = get_len(p);
+        n + len
+    };
+    1 + match t {
+        tag::NULL | tag::FALSE | tag::TRUE => 0,
+        tag::NUMERIC_NEG_INF | tag::NUMERIC_POS_INF | tag::NUMERIC_NAN => 0,
+        tag::INT16_1 | tag::INT32_1 | tag::INT64_1 => 1,
+        tag::INT16_2 | tag::INT32_2 | tag::INT64_2 => 2,
+        tag::INT32_4 | tag::INT64_4 | tag::FLOAT32 | tag::DATE => 4,
+        tag::INT64_8 | tag::FLOAT64 | tag::TIMESTAMP | tag::TIMESTAMPTZ | tag::TIME => 8,
+        tag::TIMESTAMP_NANOS | tag::TIMESTAMPTZ_NANOS => 12,
+        tag::INTERVAL | tag::UUID => 16,
+        tag::NUMERIC => 1 + get_varint(&p[1..]).1,
+        tag::NUMERIC_BIG | tag::STRING | tag::BYTES | tag::JSONB | tag::ARRAY | tag::RECORD => {
+            prefixed_len(p)
+        }
+        tag::INT2VECTOR => {
+            let (count, n) = get_len(p);
+            n + 2 * count
+        }
+        other => panic!("packed row: unknown tag {other}"),
+    }
+}
+
 /// The text of a packed string: the packer wrote it from a `&str`.
 fn utf8(b: &[u8]) -> &str {
     std::str::from_utf8(b).expect("packed string is UTF-8")

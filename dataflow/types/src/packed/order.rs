@@ -7,7 +7,7 @@
 //! read (the encoding is canonical), and two strings compare as their bytes.
 //! Only jsonb values and numerics beyond 96 bits are made owned to be compared.
 
-use super::datum_ref::{read, DatumRef, NumericRef};
+use super::datum_ref::{datum_len, read, DatumRef, NumericRef};
 use super::row::PackedSlice;
 use super::tag;
 use std::cmp::Ordering;
@@ -179,9 +179,10 @@ pub(super) fn compare_rows(a: &[u8], b: &[u8]) -> Ordering {
             j += 1 + m;
             continue;
         }
-        let (p, n) = read(x);
-        let (q, m) = read(y);
+        // Equal bytes are equal datums (the encoding is canonical): decode only when not.
+        let (n, m) = (datum_len(x), datum_len(y));
         if x[..n] != y[..m] {
+            let (p, q) = (read(x).0, read(y).0);
             let o = p.cmp(&q);
             if o.is_ne() {
                 return o;

@@ -6,7 +6,7 @@
 //! derived one (a newtype `Row` around a sequence of `Datum`s), so that a packed row can stand
 //! where rows are already serialized (commands between processes, durable storage).
 
-use super::datum_ref::{read, DatumRef};
+use super::datum_ref::{datum_len, read, DatumRef};
 use super::order::compare_rows;
 use super::packer::RowPacker;
 use crate::datum::Datum;
@@ -173,6 +173,13 @@ impl<'a> PackedSlice<'a> {
     pub fn read_at(&self, offset: usize) -> (DatumRef<'a>, usize) {
         let (d, n) = read(&self.data[offset..]);
         (d, offset + n)
+    }
+
+    /// The offset where the datum that starts at byte `offset` ends (see `read_at`), found
+    /// without decoding it.
+    #[inline]
+    pub fn skip_at(&self, offset: usize) -> usize {
+        offset + datum_len(&self.data[offset..])
     }
 
     /// The datums whose bytes lie between `start` and `end`, both datum boundaries (see

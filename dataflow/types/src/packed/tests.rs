@@ -129,6 +129,8 @@ fn every_variant_round_trips() {
         // Packing the borrowed view writes the same bytes.
         let again = PackedRow::pack_refs(row.iter());
         assert_eq!(again.as_bytes(), row.as_bytes(), "{d:?}");
+        // Its length found without decoding it is the decoder's.
+        assert_eq!(row.as_slice().skip_at(0), row.as_bytes().len(), "{d:?}");
     }
     let row = PackedRow::pack(&datums);
     assert_eq!(row.len(), datums.len());
@@ -330,6 +332,14 @@ proptest! {
     #[test]
     fn canonical_and_project_agree_with_datums((a, _b) in row_pair(), cols in proptest::collection::vec(0usize..4, 0..5)) {
         let row = Row::new(a.clone());
+        // Lengths found without decoding are the decoder's.
+        let slice = row.packed().as_slice();
+        let mut at = 0;
+        while at < slice.as_bytes().len() {
+            let (_, next) = slice.read_at(at);
+            prop_assert_eq!(slice.skip_at(at), next);
+            at = next;
+        }
         let want: Vec<Datum> = a.iter().map(|d| d.canonical().unwrap_or_else(|| d.clone())).collect();
         let changed = a.iter().any(|d| d.canonical().is_some());
         prop_assert_eq!(row.canonical(), changed.then(|| Row::new(want)));
