@@ -46,15 +46,7 @@ impl Axis {
     }
 
     fn label(&self, v: f64) -> String {
-        if !self.log {
-            return format!("{v}");
-        }
-        let value = 10f64.powf(v);
-        if value >= 1.0 {
-            format!("{value:.0}")
-        } else {
-            format!("{value}")
-        }
+        number(if self.log { 10f64.powf(v) } else { v })
     }
 
     /// The axis range over `values` (mapped), a little wider; log axes on whole decades.
@@ -72,6 +64,23 @@ impl Axis {
         }
         let pad = ((hi - lo) * 0.05).max(1e-9);
         (lo - pad).min(0.0)..hi + pad
+    }
+}
+
+/// A tick label: at most three significant digits, no trailing zeros (`0.3`, not
+/// `0.30000000000000004`; `3162`, `0.032`).
+fn number(v: f64) -> String {
+    let a = v.abs();
+    let decimals = if a >= 100.0 || a == 0.0 {
+        0
+    } else {
+        (2.0 - a.log10().floor()).max(0.0) as usize
+    };
+    let text = format!("{v:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
     }
 }
 
@@ -103,6 +112,18 @@ pub fn steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
     out
 }
 
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tick_labels_are_short() {
+        let labels: Vec<String> = [0.30000000000000004, 3162.2776, 0.031622, 1.0, 0.0, 12.5]
+            .into_iter()
+            .map(super::number)
+            .collect();
+        assert_eq!(labels, ["0.3", "3162", "0.0316", "1", "0", "12.5"]);
+    }
+}
+
 /// Draws `series` as a line chart into the PNG file `path`.
 pub fn line_chart(
     path: &Path,
@@ -122,7 +143,7 @@ pub fn line_chart(
         .caption(title, ("sans-serif", 22))
         .margin(12)
         .x_label_area_size(48)
-        .y_label_area_size(70)
+        .y_label_area_size(80)
         .build_cartesian_2d(x_range, y_range)
         .map_err(|e| err(&e))?;
     let x_label = |v: &f64| x.label(*v);
