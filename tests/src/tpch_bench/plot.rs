@@ -112,18 +112,6 @@ pub fn steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn tick_labels_are_short() {
-        let labels: Vec<String> = [0.30000000000000004, 3162.2776, 0.031622, 1.0, 0.0, 12.5]
-            .into_iter()
-            .map(super::number)
-            .collect();
-        assert_eq!(labels, ["0.3", "3162", "0.0316", "1", "0", "12.5"]);
-    }
-}
-
 /// Draws `series` as a line chart into the PNG file `path`.
 pub fn line_chart(
     path: &Path,
@@ -184,4 +172,16 @@ pub fn line_chart(
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tick_labels_are_short() {
+        let labels: Vec<String> = [0.30000000000000004, 3162.2776, 0.031622, 1.0, 0.0, 12.5]
+            .into_iter()
+            .map(super::number)
+            .collect();
+        assert_eq!(labels, ["0.3", "3162", "0.0316", "1", "0", "12.5"]);
+    }
 }
