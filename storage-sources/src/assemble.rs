@@ -74,7 +74,7 @@ impl RowMaker {
             return Ok(None);
         };
         let value = self.value.decode(value)?;
-        let datums = self.assemble(r, key, value, None)?;
+        let datums = self.assemble(r, key, value, None, false)?;
         if let Some((_, column)) = self.not_null.iter().find(|(i, _)| datums[*i].is_null()) {
             return Err(format!(
                 "column \"{column}\" is NOT NULL, and the record has no value for it"
@@ -88,14 +88,14 @@ impl RowMaker {
     /// reason in the error column.
     pub fn error_row(&self, r: &Record, key: &[Datum], reason: &str) -> Row {
         let nulls = vec![Datum::Null; self.value_width];
-        let datums = match self.assemble(r, Some(key), nulls.clone(), Some(reason)) {
+        let datums = match self.assemble(r, Some(key), nulls.clone(), Some(reason), false) {
             Ok(datums) => datums,
             Err(also) => {
-                // A header that cannot be read either: NULL, and said in the reason.
-                let mut datums = self.layout(Some(key), nulls);
-                datums.extend(self.desc.include.iter().map(|_| Datum::Null));
-                datums.push(Datum::String(format!("{reason}; {also}")));
-                datums
+                // A header that cannot be read either: NULL (its column is nullable), the
+                // other metadata as it is, and both reasons.
+                let reason = format!("{reason}; {also}");
+                self.assemble(r, Some(key), nulls, Some(&reason), true)
+                    .expect("only headers fail, and leniently they do not")
             }
         };
         Row::new(datums)
@@ -114,12 +114,15 @@ impl RowMaker {
         }
     }
 
+    /// The row's datums; a header that cannot be read is an error, or NULL with
+    /// `lenient_headers` (an INLINE error row, whose reason says so).
     fn assemble(
         &self,
         r: &Record,
         key: Option<&[Datum]>,
         value: Vec<Datum>,
         error: Option<&str>,
+        lenient_headers: bool,
     ) -> Result<Vec<Datum>, String> {
         let mut datums = self.layout(key, value);
         for include in &self.desc.include {
@@ -133,8 +136,10 @@ impl RowMaker {
                     Some(t) => Datum::Timestamp(t.naive_utc()),
                     None => Datum::Null,
                 },
-                Include::Headers => headers_jsonb(&r.headers),
-                Include::Header { key, bytes } => header(&r.headers, key, *bytes)?,
+                Include::Headers | Include::Header { .. } if lenient_headers => {
+                    headers_datum(r, include).unwrap_or(Datum::Null)
+                }
+                Include::Headers | Include::Header { .. } => headers_datum(r, include)?,
             });
         }
         if self.desc.inline_errors {
@@ -144,8 +149,20 @@ impl RowMaker {
     }
 }
 
+/// An included header column's value, or why the record's headers cannot give it.
+fn headers_datum(r: &Record, include: &Include) -> Result<Datum, String> {
+    if let Some(e) = &r.headers_error {
+        return Err(format!("headers: {e}"));
+    }
+    match include {
+        Include::Headers => headers_jsonb(&r.headers),
+        Include::Header { key, bytes } => header(&r.headers, key, *bytes),
+        _ => unreachable!("not a header column: {include:?}"),
+    }
+}
+
 /// Every header as a `jsonb` array of `{"key": text, "value": "\\x<hex>" | null}`.
-fn headers_jsonb(headers: &[(String, Option<Vec<u8>>)]) -> Datum {
+fn headers_jsonb(headers: &[(String, Option<Vec<u8>>)]) -> Result<Datum, String> {
     let list: Vec<serde_json::Value> = headers
         .iter()
         .map(|(k, v)| {
@@ -156,10 +173,9 @@ fn headers_jsonb(headers: &[(String, Option<Vec<u8>>)]) -> Datum {
         })
         .collect();
     let text = serde_json::Value::Array(list).to_string();
-    match kpg_types::jsonb::Json::parse(&text) {
-        Ok(json) => Datum::Jsonb(Box::new(json)),
-        Err(_) => Datum::Null,
-    }
+    kpg_types::jsonb::Json::parse(&text)
+        .map(|json| Datum::Jsonb(Box::new(json)))
+        .map_err(|e| format!("headers as jsonb: {e}"))
 }
 
 /// The last value of header `key`: text (it must be UTF-8) or bytes; NULL if there is none.

@@ -124,6 +124,7 @@ impl RecordReader for FileReader {
                 continue;
             }
             out.push(Record {
+                headers_error: None,
                 partition: 0,
                 offset: start,
                 key: None,

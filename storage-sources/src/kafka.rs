@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::message::{Headers, Message};
+use rdkafka::message::{BorrowedMessage, Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::records::{Record, RecordReader};
@@ -188,17 +188,15 @@ impl RecordReader for KafkaReader {
                 }
                 Some(Ok(m)) => {
                     self.next.insert(m.partition(), m.offset() + 1);
+                    let (headers, headers_error) = read_headers(&m);
                     out.push(Record {
                         partition: m.partition(),
                         offset: m.offset(),
                         key: m.key().map(<[u8]>::to_vec),
                         value: m.payload().map(<[u8]>::to_vec),
                         timestamp: m.timestamp().to_millis(),
-                        headers: m.headers().map_or_else(Vec::new, |h| {
-                            h.iter()
-                                .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
-                                .collect()
-                        }),
+                        headers,
+                        headers_error,
                     });
                 }
             }
@@ -255,5 +253,26 @@ impl RecordReader for KafkaReader {
                     .then_some((*p, high))
             })
             .collect()
+    }
+}
+
+/// A message's headers, or why they cannot be read. rdkafka panics on a header key that is
+/// not UTF-8 (`BorrowedHeaders::try_get` unwraps it); such a record must be a bad record, not
+/// the end of the reader thread.
+fn read_headers(m: &BorrowedMessage<'_>) -> (crate::records::Headers, Option<String>) {
+    let Some(h) = m.headers() else {
+        return (Vec::new(), None);
+    };
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        h.iter()
+            .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
+            .collect::<Vec<_>>()
+    }));
+    match read {
+        Ok(headers) => (headers, None),
+        Err(_) => (
+            Vec::new(),
+            Some("a header key is not valid UTF-8".to_string()),
+        ),
     }
 }

@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use kpg_types::external::Transport;
 
+/// A record's headers, in order: key and value (`None`: a header without a value).
+pub type Headers = Vec<(String, Option<Vec<u8>>)>;
+
 /// One record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
@@ -17,7 +20,10 @@ pub struct Record {
     /// Milliseconds since the epoch, if the record has a timestamp.
     pub timestamp: Option<i64>,
     /// Its headers, in order: key and value (`None`: a header without a value).
-    pub headers: Vec<(String, Option<Vec<u8>>)>,
+    pub headers: Headers,
+    /// Why its headers could not be read (then `headers` is empty): a record whose row
+    /// includes them is a bad record.
+    pub headers_error: Option<String>,
 }
 
 /// A transport, read from given offsets on.

@@ -108,7 +108,7 @@ fn scenarios() -> Vec<(&'static str, Vec<wire::Message>)> {
         ),
         (
             "COPY FROM STDIN in a pipeline, then Sync",
-            vec![
+            [
                 insert("22", "w"),
                 statement("COPY t FROM STDIN"),
                 vec![(b'd', b"23\tx\n".to_vec()), (b'c', Vec::new())],
@@ -118,7 +118,7 @@ fn scenarios() -> Vec<(&'static str, Vec<wire::Message>)> {
         ),
         (
             "a query after a pipeline's INSERT and Flush, before Sync",
-            vec![
+            [
                 insert("24", "y"),
                 vec![
                     (b'H', Vec::new()),

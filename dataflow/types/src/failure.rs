@@ -3,16 +3,27 @@
 //! an equality turned into a join key) may do so only with expressions that cannot fail, or
 //! errors would appear that the query as written never raises.
 
+use crate::datum::Datum;
 use crate::expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc};
 
 impl ScalarExpr {
     /// Whether evaluating the expression can never fail, whatever row it meets: it is built
-    /// only of columns, literals, comparisons, LIKE, AND/OR/NOT, IS [NOT] NULL, COALESCE and
-    /// CASE.
+    /// only of columns, literals, comparisons, LIKE with a constant pattern that does not end
+    /// with its escape character, AND/OR/NOT, IS [NOT] NULL, COALESCE and CASE.
     pub fn cannot_fail(&self) -> bool {
         let mut ok = true;
         self.visit(&mut |e| {
             ok &= match e {
+                // A pattern ending with its escape fails (22025) once text reaches it.
+                ScalarExpr::Binary {
+                    func: BinaryFunc::Like | BinaryFunc::ILike,
+                    right,
+                    ..
+                } => match &**right {
+                    ScalarExpr::Literal(Datum::String(p)) => !ends_with_escape(p),
+                    ScalarExpr::Literal(Datum::Null) => true,
+                    _ => false,
+                },
                 ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::If { .. } => true,
                 ScalarExpr::Unary { func, .. } => matches!(
                     func,
@@ -28,8 +39,6 @@ impl ScalarExpr {
                         | BinaryFunc::Lte
                         | BinaryFunc::Gt
                         | BinaryFunc::Gte
-                        | BinaryFunc::Like
-                        | BinaryFunc::ILike
                 ),
                 ScalarExpr::Variadic { func, .. } => matches!(
                     func,
@@ -46,10 +55,20 @@ impl ScalarExpr {
     }
 }
 
+/// Whether a LIKE pattern ends with a lone escape character (`\`), which LIKE refuses.
+fn ends_with_escape(p: &str) -> bool {
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.next().is_none() {
+            return true;
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::datum::Datum;
 
     #[test]
     fn arithmetic_and_casts_can_fail() {
@@ -62,6 +81,12 @@ mod tests {
                 ScalarExpr::Literal(Datum::String("a%".into()))
             )
             .cannot_fail());
+        // A pattern that is a column, or ends with its escape, can fail.
+        for p in [c(2), ScalarExpr::Literal(Datum::String("x\\".into()))] {
+            assert!(!c(1).call_binary(BinaryFunc::Like, p).cannot_fail());
+        }
+        let escaped = ScalarExpr::Literal(Datum::String("x\\\\".into()));
+        assert!(c(1).call_binary(BinaryFunc::ILike, escaped).cannot_fail());
         let div = c(0).call_binary(BinaryFunc::Div, c(1));
         assert!(!div.clone().cannot_fail());
         assert!(!div.call_binary(BinaryFunc::Gt, c(2)).cannot_fail());

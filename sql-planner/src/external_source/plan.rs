@@ -257,7 +257,8 @@ pub(crate) fn plan(
             Include::Partition => ("partition", ScalarType::Int32, false),
             Include::Offset => ("offset", ScalarType::Int64, false),
             Include::Timestamp => ("timestamp", ScalarType::Timestamp, true),
-            Include::Headers => ("headers", ScalarType::Jsonb, false),
+            // NULL only in an INLINE error row whose headers cannot be read.
+            Include::Headers => ("headers", ScalarType::Jsonb, true),
             Include::Header { bytes: false, .. } => ("header", ScalarType::Text, true),
             Include::Header { bytes: true, .. } => ("header", ScalarType::Bytea, true),
         };
