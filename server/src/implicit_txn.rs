@@ -51,7 +51,8 @@ pub async fn step(
     commit(txn, coord).await.err().map(Err)
 }
 
-fn is_transaction_control(stmt: &ParsedStatement) -> bool {
+/// BEGIN, COMMIT, ROLLBACK [TO], SAVEPOINT, RELEASE.
+pub fn is_transaction_control(stmt: &ParsedStatement) -> bool {
     matches!(
         stmt,
         ParsedStatement::Sql(

@@ -795,19 +795,8 @@ impl Session {
 
 /// Statements that return no rows and need no planning to describe.
 fn describes_without_rows(stmt: &ParsedStatement) -> bool {
-    if matches!(stmt, ParsedStatement::Sql(Statement::Deallocate { .. })) {
-        return true;
-    }
-    matches!(
-        stmt,
-        ParsedStatement::Sql(
-            Statement::StartTransaction { .. }
-                | Statement::Commit { .. }
-                | Statement::Rollback { .. }
-                | Statement::Savepoint { .. }
-                | Statement::ReleaseSavepoint { .. }
-        )
-    )
+    matches!(stmt, ParsedStatement::Sql(Statement::Deallocate { .. }))
+        || implicit_txn::is_transaction_control(stmt)
 }
 
 /// The state kpg keeps per connection: its transaction block, a COPY FROM in progress, the
