@@ -22,16 +22,12 @@ use tokio_postgres::Client;
 use super::{run, Config, Sharing};
 use crate::{CopyText, KpgServer};
 
-/// The seven keyed relations and their primary keys.
-pub const KEYED: [(&str, &str); 7] = [
-    ("region", "r_regionkey"),
-    ("nation", "n_nationkey"),
-    ("supplier", "s_suppkey"),
-    ("part", "p_partkey"),
-    ("partsupp", "ps_partkey, ps_suppkey"),
-    ("customer", "c_custkey"),
-    ("orders", "o_orderkey"),
-];
+/// The seven keyed relations and their primary keys (the demo's indexes, `kpg_tpch::demo`).
+fn keyed() -> impl Iterator<Item = (&'static str, &'static str)> {
+    kpg_tpch::demo::INDEXES
+        .iter()
+        .map(|(_, table, key)| (*table, *key))
+}
 
 /// The generated data, as COPY text (made before any clock starts) and event tuples.
 pub struct Data {
@@ -45,10 +41,7 @@ pub struct Data {
 
 impl Data {
     pub fn generate(sf: f64) -> Data {
-        let keyed = KEYED
-            .iter()
-            .map(|(t, _)| (*t, CopyText::tpch(t, sf)))
-            .collect();
+        let keyed = keyed().map(|(t, _)| (t, CopyText::tpch(t, sf))).collect();
         let lineitem = CopyText::tpch("lineitem", sf);
         let text: String = lineitem
             .chunks
@@ -122,7 +115,7 @@ pub async fn load(client: &Client, data: &Data, config: &Config, sharing: Sharin
     )
     .await;
     if sharing == Sharing::Shared {
-        for (table, key) in KEYED {
+        for (table, key) in keyed() {
             run(
                 client,
                 &format!("CREATE INDEX {table}_pk ON {table} ({key})"),
@@ -135,7 +128,7 @@ pub async fn load(client: &Client, data: &Data, config: &Config, sharing: Sharin
         )
         .await;
         // Wait until every index is built.
-        for (table, _) in KEYED {
+        for (table, _) in keyed() {
             run(client, &format!("SELECT count(*) FROM {table}")).await;
         }
         run(client, "SELECT count(*) FROM lineitem").await;
