@@ -333,6 +333,8 @@ impl ExtendedQueryHandler for Session {
                 }
                 let portal = message.portal_name.as_deref().unwrap_or(DEFAULT_NAME);
                 client.portal_store().put_empty_portal(portal);
+                let conn = connection(client);
+                conn.done_portals.lock().expect("portals").remove(portal);
             }
             None => return Err(PgWireError::StatementNotFound(name.to_owned())),
         }

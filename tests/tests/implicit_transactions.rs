@@ -131,6 +131,10 @@ fn scenarios() -> Vec<(&'static str, Vec<wire::Message>)> {
             "a statement's portal executed twice",
             pipeline(vec![insert("25", "z"), vec![execute_message()]]),
         ),
+        (
+            "an empty query bound to the portal of a statement that ran",
+            pipeline(vec![insert("26", "aa"), statement("")]),
+        ),
     ]
 }
 
