@@ -94,4 +94,152 @@ mod tests {
             .call_unary(UnaryFunc::Cast(crate::ScalarType::Int32))
             .cannot_fail());
     }
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum Ty {
+        Int,
+        Float,
+        Bool,
+        Text,
+    }
+
+    const TYPES: [Ty; 4] = [Ty::Int, Ty::Float, Ty::Bool, Ty::Text];
+
+    fn value(rng: &mut Rng, ty: Ty) -> Datum {
+        if rng.below(5) == 0 {
+            return Datum::Null;
+        }
+        match ty {
+            Ty::Int => [0, 1, -1, i64::MAX, i64::MIN][rng.below(5)].into_datum(),
+            Ty::Float => {
+                Datum::Float64([0.0, -0.0, 1.5, f64::NAN, f64::INFINITY][rng.below(5)].into())
+            }
+            Ty::Bool => Datum::Bool(rng.below(2) == 0),
+            Ty::Text => {
+                Datum::String(["", "a", "a%", "_b", "x\\", "\\\\", "é"][rng.below(7)].into())
+            }
+        }
+    }
+
+    trait IntoDatum {
+        fn into_datum(self) -> Datum;
+    }
+
+    impl IntoDatum for i64 {
+        fn into_datum(self) -> Datum {
+            Datum::Int64(self)
+        }
+    }
+
+    /// A well-typed random expression of type `ty` over columns of `types`: the forms
+    /// `cannot_fail` accepts, mixed with arithmetic (which can fail).
+    fn expr(rng: &mut Rng, types: &[Ty], ty: Ty, depth: usize) -> ScalarExpr {
+        let cols: Vec<usize> = (0..types.len()).filter(|c| types[*c] == ty).collect();
+        if depth == 0 || rng.below(4) == 0 {
+            return match cols.is_empty() || rng.below(3) == 0 {
+                true => ScalarExpr::Literal(value(rng, ty)),
+                false => ScalarExpr::Column(cols[rng.below(cols.len())]),
+            };
+        }
+        let d = depth - 1;
+        let variadic = |func, exprs| ScalarExpr::Variadic { func, exprs };
+        match (ty, rng.below(4)) {
+            (_, 0) => variadic(
+                VariadicFunc::Coalesce,
+                vec![expr(rng, types, ty, d), expr(rng, types, ty, d)],
+            ),
+            (_, 1) => ScalarExpr::If {
+                cond: Box::new(expr(rng, types, Ty::Bool, d)),
+                then: Box::new(expr(rng, types, ty, d)),
+                els: Box::new(expr(rng, types, ty, d)),
+            },
+            (Ty::Int, 2) => variadic(
+                VariadicFunc::Greatest,
+                vec![expr(rng, types, ty, d), expr(rng, types, ty, d)],
+            ),
+            (Ty::Int, _) => {
+                expr(rng, types, ty, d).call_binary(BinaryFunc::Div, expr(rng, types, ty, d))
+            }
+            (Ty::Float, 2) => variadic(
+                VariadicFunc::Least,
+                vec![expr(rng, types, ty, d), expr(rng, types, ty, d)],
+            ),
+            (Ty::Float, _) => {
+                expr(rng, types, ty, d).call_binary(BinaryFunc::Mul, expr(rng, types, ty, d))
+            }
+            (Ty::Text, 2) => variadic(
+                VariadicFunc::Concat,
+                vec![expr(rng, types, ty, d), expr(rng, types, Ty::Int, d)],
+            ),
+            (Ty::Text, _) => variadic(
+                VariadicFunc::Replace,
+                vec![
+                    expr(rng, types, ty, d),
+                    expr(rng, types, ty, d),
+                    expr(rng, types, ty, d),
+                ],
+            ),
+            (Ty::Bool, 2) => {
+                let operand = [Ty::Int, Ty::Float, Ty::Text][rng.below(3)];
+                let f = [
+                    BinaryFunc::Eq,
+                    BinaryFunc::NotEq,
+                    BinaryFunc::Lt,
+                    BinaryFunc::Lte,
+                    BinaryFunc::Gt,
+                    BinaryFunc::Gte,
+                ][rng.below(6)];
+                expr(rng, types, operand, d).call_binary(f, expr(rng, types, operand, d))
+            }
+            (Ty::Bool, _) => match rng.below(5) {
+                0 => expr(rng, types, ty, d).call_binary(BinaryFunc::And, expr(rng, types, ty, d)),
+                1 => expr(rng, types, ty, d).call_binary(BinaryFunc::Or, expr(rng, types, ty, d)),
+                2 => expr(rng, types, ty, d).call_unary(UnaryFunc::Not),
+                3 => {
+                    let any = TYPES[rng.below(4)];
+                    expr(rng, types, any, d).call_unary(UnaryFunc::IsNull)
+                }
+                _ => {
+                    let f = [BinaryFunc::Like, BinaryFunc::ILike][rng.below(2)];
+                    expr(rng, types, Ty::Text, d).call_binary(f, expr(rng, types, Ty::Text, d))
+                }
+            },
+        }
+    }
+
+    /// What `cannot_fail` accepts never fails, over random rows; and the generator reaches
+    /// both kinds of expression often enough for that to mean something.
+    #[test]
+    fn what_cannot_fail_never_fails() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut infallible, mut failed) = (0, 0);
+        for _ in 0..4000 {
+            let types: Vec<Ty> = (0..1 + rng.below(4)).map(|_| TYPES[rng.below(4)]).collect();
+            let ty = TYPES[rng.below(4)];
+            let e = expr(&mut rng, &types, ty, 4);
+            let claimed = e.cannot_fail();
+            infallible += usize::from(claimed);
+            for _ in 0..30 {
+                let row: Vec<Datum> = types.iter().map(|t| value(&mut rng, *t)).collect();
+                let result = e.eval(&row);
+                if claimed {
+                    assert!(result.is_ok(), "{e:?} over {row:?}: {result:?}");
+                }
+                failed += usize::from(result.is_err());
+            }
+        }
+        assert!(infallible > 500 && failed > 500, "{infallible} {failed}");
+    }
 }
