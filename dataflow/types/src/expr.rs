@@ -403,6 +403,27 @@ impl ScalarExpr {
         volatile
     }
 
+    /// Visits every node mutably, parents before children (the children of what `f` leaves
+    /// in a node's place).
+    pub fn visit_mut(&mut self, f: &mut impl FnMut(&mut ScalarExpr)) {
+        f(self);
+        match self {
+            ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::Param(_) => {}
+            ScalarExpr::Unary { expr, .. } => expr.visit_mut(f),
+            ScalarExpr::Binary { left, right, .. } => {
+                left.visit_mut(f);
+                right.visit_mut(f);
+            }
+            ScalarExpr::Variadic { exprs, .. } => exprs.iter_mut().for_each(|e| e.visit_mut(f)),
+            ScalarExpr::If { cond, then, els } => {
+                cond.visit_mut(f);
+                then.visit_mut(f);
+                els.visit_mut(f);
+            }
+            ScalarExpr::Subquery(s) => s.operands_mut().for_each(|e| e.visit_mut(f)),
+        }
+    }
+
     /// Visits every node, parents before children.
     pub fn visit(&self, f: &mut impl FnMut(&ScalarExpr)) {
         f(self);
@@ -491,22 +512,11 @@ impl ScalarExpr {
 
     /// Rewrites every column reference with `f`.
     pub fn map_columns(&mut self, f: &impl Fn(usize) -> usize) {
-        match self {
-            ScalarExpr::Column(c) => *c = f(*c),
-            ScalarExpr::Literal(_) | ScalarExpr::Param(_) => {}
-            ScalarExpr::Unary { expr, .. } => expr.map_columns(f),
-            ScalarExpr::Binary { left, right, .. } => {
-                left.map_columns(f);
-                right.map_columns(f);
+        self.visit_mut(&mut |e| {
+            if let ScalarExpr::Column(c) = e {
+                *c = f(*c);
             }
-            ScalarExpr::Variadic { exprs, .. } => exprs.iter_mut().for_each(|e| e.map_columns(f)),
-            ScalarExpr::If { cond, then, els } => {
-                cond.map_columns(f);
-                then.map_columns(f);
-                els.map_columns(f);
-            }
-            ScalarExpr::Subquery(s) => s.operands_mut().for_each(|e| e.map_columns(f)),
-        }
+        });
     }
 
     /// The columns the expression reads.

@@ -127,25 +127,11 @@ impl ScalarExpr {
 
     /// Replaces every `mz_now()` by the time `t` (an ad hoc read's timestamp).
     pub fn bind_mz_now(&mut self, t: u64) {
-        if self.is_mz_now() {
-            *self = ScalarExpr::Literal(Datum::Int64(t as i64));
-            return;
-        }
-        match self {
-            ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::Param(_) => {}
-            ScalarExpr::Unary { expr, .. } => expr.bind_mz_now(t),
-            ScalarExpr::Binary { left, right, .. } => {
-                left.bind_mz_now(t);
-                right.bind_mz_now(t);
+        self.visit_mut(&mut |e| {
+            if e.is_mz_now() {
+                *e = ScalarExpr::Literal(Datum::Int64(t as i64));
             }
-            ScalarExpr::Variadic { exprs, .. } => exprs.iter_mut().for_each(|e| e.bind_mz_now(t)),
-            ScalarExpr::If { cond, then, els } => {
-                cond.bind_mz_now(t);
-                then.bind_mz_now(t);
-                els.bind_mz_now(t);
-            }
-            ScalarExpr::Subquery(s) => s.operands_mut().for_each(|e| e.bind_mz_now(t)),
-        }
+        });
     }
 }
 

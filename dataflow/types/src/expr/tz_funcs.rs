@@ -134,25 +134,13 @@ impl crate::plan::Plan {
 
 /// Rewrites the session-zone arguments under `e` to `zone` (a `TimeZone` value).
 fn bind_zone(e: &mut crate::ScalarExpr, zone: &str) {
-    use crate::ScalarExpr as E;
-    match e {
-        E::Literal(Datum::String(z)) if z.starts_with(datetime::SESSION_ZONE) => {
-            *z = format!("{}{zone}", datetime::SESSION_ZONE)
+    e.visit_mut(&mut |e| {
+        if let crate::ScalarExpr::Literal(Datum::String(z)) = e {
+            if z.starts_with(datetime::SESSION_ZONE) {
+                *z = format!("{}{zone}", datetime::SESSION_ZONE);
+            }
         }
-        E::Column(_) | E::Literal(_) | E::Param(_) => {}
-        E::Unary { expr, .. } => bind_zone(expr, zone),
-        E::Binary { left, right, .. } => {
-            bind_zone(left, zone);
-            bind_zone(right, zone);
-        }
-        E::Variadic { exprs, .. } => exprs.iter_mut().for_each(|e| bind_zone(e, zone)),
-        E::If { cond, then, els } => {
-            bind_zone(cond, zone);
-            bind_zone(then, zone);
-            bind_zone(els, zone);
-        }
-        E::Subquery(s) => s.operands_mut().for_each(|e| bind_zone(e, zone)),
-    }
+    });
 }
 
 impl crate::ScalarExpr {

@@ -33,17 +33,7 @@ fn reference(nodes: &[Node], row: &Row) -> Option<Result<Row, EvalError>> {
     Some(Ok(Row::new(datums)))
 }
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
+use crate::test_rng::Rng;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Ty {
