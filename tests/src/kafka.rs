@@ -31,8 +31,21 @@ pub struct Kafka {
 }
 
 impl Kafka {
-    /// Starts a broker and waits until it answers metadata requests.
+    /// Starts a broker and waits until it answers metadata requests. A broker that exits
+    /// while starting (a port picked free was taken meanwhile by another test's server) is
+    /// started again on new ports, up to three times.
     pub async fn start() -> Kafka {
+        let mut failures = Vec::new();
+        for _ in 0..3 {
+            match Kafka::try_start().await {
+                Ok(kafka) => return kafka,
+                Err(e) => failures.push(e),
+            }
+        }
+        panic!("Kafka did not start:\n{}", failures.join("\n"));
+    }
+
+    async fn try_start() -> Result<Kafka, String> {
         let classpath = classpath();
         let dir = tempfile::Builder::new()
             .prefix("kafka-test-")
@@ -99,18 +112,19 @@ impl Kafka {
             log,
             _dir: dir,
         };
-        kafka.wait_ready().await;
-        kafka
+        kafka.wait_ready().await?;
+        Ok(kafka)
     }
 
-    async fn wait_ready(&mut self) {
+    /// Waits until the broker answers; `Err` if it exits first (it panics after 60 s).
+    async fn wait_ready(&mut self) -> Result<(), String> {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!(
+                return Err(format!(
                     "Kafka exited during startup ({status}):\n{}",
                     std::fs::read_to_string(&self.log).unwrap_or_default()
-                );
+                ));
             }
             let broker = self.broker();
             let ready = tokio::task::spawn_blocking(move || {
@@ -126,7 +140,7 @@ impl Kafka {
             .unwrap()
             .is_some();
             if ready {
-                return;
+                return Ok(());
             }
             assert!(
                 Instant::now() < deadline,
@@ -180,7 +194,9 @@ impl Kafka {
             .stderr(out);
         crate::die_with_parent(&mut cmd);
         self.child = cmd.spawn().expect("start the Kafka broker again");
-        self.wait_ready().await;
+        if let Err(e) = self.wait_ready().await {
+            panic!("{e}");
+        }
     }
 
     /// Adds partitions to `topic` so that it has `total` of them.
