@@ -9,8 +9,8 @@
 //! covered — the coordinator then makes those writes readable — and only then are the waiters
 //! woken, so a write is acknowledged only once it is both durable and visible. Merging stored
 //! updates (`Store::compact`) happens after that, in transactions of its own: one small step
-//! after each group, and larger ones only while no commit is queued (a commit that arrives
-//! during a large merge waits for that one merge).
+//! after each group, more while no commit is queued; a large merge is computed on a thread of
+//! the store's and written in small steps, so a commit waits at most for one step.
 //!
 //! A store that fails to write leaves memory ahead of disk; continuing would acknowledge writes
 //! a restart loses, so the process stops (after logging the store's error) instead.
@@ -24,6 +24,8 @@ use super::{Commit, Store};
 
 /// While commits are waiting, a merge reads at most this many updates (a few milliseconds).
 const BUSY_MERGE_ROWS: usize = 20_000;
+/// How often an idle committer looks whether a merge computed on its own thread is ready.
+const MERGE_POLL: std::time::Duration = std::time::Duration::from_millis(2);
 
 enum Request {
     Commit {
@@ -93,6 +95,14 @@ impl Committer {
                             Err(mpsc::TryRecvError::Disconnected) => break Err(mpsc::RecvError),
                             Err(mpsc::TryRecvError::Empty) => match store.compact(usize::MAX) {
                                 Ok(true) => continue,
+                                // A large merge is computed on its own thread: look again soon.
+                                Ok(false) if store.merging() => match rx.recv_timeout(MERGE_POLL) {
+                                    Ok(request) => break Ok(request),
+                                    Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                                        break Err(mpsc::RecvError)
+                                    }
+                                },
                                 Ok(false) => break rx.recv(),
                                 Err(e) => halt(&e.0),
                             },

@@ -27,15 +27,17 @@
 //! - **Order and durability.** Every commit goes through the committer in the order the
 //!   coordinator numbered it; writes become readable only once durable, and concurrent writers
 //!   share an fsync. A commit only appends: merging is never on the acknowledgement path. After
-//!   acknowledging a group, the committer merges stored updates in transactions of their own —
-//!   small merges at once, large ones only when no commit is waiting — size-tiered (eight runs
-//!   of a tier into one, so an update is rewritten about log8(table size) times), and a table
-//!   whose retractions could be half its stored updates is merged whole (consolidated), so the
-//!   file stays proportional to the data. Small merges (up to 20k updates) commit without an
-//!   fsync of their own; the next commit's fsync covers them. A crash between a commit and its
-//!   merge loses nothing: a merge changes how updates are stored, not what they sum to. (Known
-//!   gap: a large merge waits for a moment with no commit queued, so a table under an unbroken
-//!   stream of commits keeps its unmerged runs until the stream pauses.)
+//!   acknowledging a group, the committer merges stored updates in transactions of their own,
+//!   size-tiered (eight runs of a tier into one, so an update is rewritten about log8(table
+//!   size) times), and a table whose retractions could be half its stored updates is merged
+//!   whole (consolidated), so the file stays proportional to the data. Small merges (up to 20k
+//!   updates) are done at once and commit without an fsync of their own; the next commit's
+//!   fsync covers them. A larger one is read and consolidated on a thread of its own from a
+//!   read snapshot, written a few chunks at a time between commits beside its inputs, and
+//!   swapped in by one small durable transaction (`redb_store/merge.rs`), so a commit never
+//!   waits for more than one such step. A crash between a commit and its merge, or in the
+//!   middle of a merge, loses nothing: a merge changes how updates are stored, not what they
+//!   sum to, and parts staged by an unfinished merge are deleted at the next start.
 //! - **Restart.** Replay the records in key order (each allocating from its first id), load
 //!   each collection's rows (consolidated in memory; merging the stored runs is left to the
 //!   committer) right after the statement that created it, rebuild every dataflow, then serve.
@@ -192,6 +194,11 @@ pub trait Store: Send {
     /// storage growing with the data, not with the history of writes. A step is atomic, and
     /// changes no table's contents, only how they are stored.
     fn compact(&mut self, max_rows: usize) -> Result<bool, StoreError>;
+    /// Whether a merge is being computed away from the caller's thread (`compact` has more
+    /// to do once it is ready, although it returned false).
+    fn merging(&self) -> bool {
+        false
+    }
 }
 
 /// Sums the multiplicities of equal rows and drops those that cancel.

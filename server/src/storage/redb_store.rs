@@ -17,18 +17,22 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use kpg_types::{GlobalId, Row};
 use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition};
 
 use super::codec::{decode, decode_updates, encode, encode_updates};
 use super::{consolidate, CatalogOp, CatalogRecord, Commit, Meta, Snapshot, Store, StoreError};
+use merge::Background;
+
+mod merge;
 
 const CATALOG: TableDefinition<u64, &[u8]> = TableDefinition::new("catalog");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 /// Updates keyed by (table, time, part).
-type UpdateKey = (u64, u64, u32);
-const UPDATES: TableDefinition<UpdateKey, &[u8]> = TableDefinition::new("updates");
+pub(super) type UpdateKey = (u64, u64, u32);
+pub(super) const UPDATES: TableDefinition<UpdateKey, &[u8]> = TableDefinition::new("updates");
 /// (source, partition) -> the next offset to read.
 const OFFSETS: TableDefinition<(u64, u32), i64> = TableDefinition::new("source_offsets");
 /// (source, partition, offset) -> why the record could not be decoded.
@@ -41,8 +45,11 @@ pub const FILE_NAME: &str = "kpg.redb";
 const MIN_COMPACTION: usize = 1024;
 /// How many runs of one tier are merged together; a tier is a power of this in rows.
 const FAN_IN: usize = 8;
-/// Merges of at most this many updates are committed without an fsync of their own.
+/// Merges of at most this many updates are done at once, in one transaction without an fsync
+/// of its own; larger ones are computed on a thread of their own (`redb_merge.rs`).
 const LAZY_MERGE_ROWS: usize = 20_000;
+/// Chunks of a large merge written per step (about 2 MiB).
+const STAGE_CHUNKS: usize = 32;
 /// More runs than this in one table (tiers out of order) are merged pairwise, smallest first.
 const MAX_RUNS: usize = 4 * FAN_IN;
 
@@ -95,7 +102,7 @@ fn due(runs: &[Run]) -> Option<std::ops::Range<usize>> {
 }
 
 pub struct RedbStore {
-    db: Database,
+    db: Arc<Database>,
     path: PathBuf,
     runs: HashMap<GlobalId, Vec<Run>>,
     /// Each table's last written time and the next part number at it.
@@ -105,6 +112,10 @@ pub struct RedbStore {
     /// Tables that may have a merge due (their runs changed since they were last found
     /// without one).
     unchecked: std::collections::BTreeSet<GlobalId>,
+    /// The large merge in progress, if any (one at a time).
+    background: Option<Background>,
+    /// Merges given up (their table dropped or written into), until their threads end.
+    retired: Vec<Background>,
 }
 
 impl RedbStore {
@@ -129,12 +140,14 @@ impl RedbStore {
             )),
         })?;
         Ok(RedbStore {
-            db,
+            db: Arc::new(db),
             path,
             runs: HashMap::new(),
             next_part: HashMap::new(),
             meta: None,
             unchecked: Default::default(),
+            background: None,
+            retired: Vec::new(),
         })
     }
 
@@ -223,6 +236,7 @@ impl RedbStore {
 
 impl Store for RedbStore {
     fn load(&mut self) -> Result<Snapshot, StoreError> {
+        self.drop_staged()?;
         let txn = self
             .db
             .begin_read()
@@ -406,6 +420,7 @@ impl Store for RedbStore {
                             .map_err(|e| self.fail("writing the catalog", e))?;
                     }
                     CatalogOp::DropTableData(table) => {
+                        self.cancel_merge_for(&txn, &mut updates, *table, None)?;
                         updates
                             .retain_in((*table, 0, 0)..=(*table, u64::MAX, u32::MAX), |_, _| false)
                             .map_err(|e| self.fail("dropping a table's rows", e))?;
@@ -425,6 +440,7 @@ impl Store for RedbStore {
                     continue;
                 }
                 let (table, time) = (append.table, append.time);
+                self.cancel_merge_for(&txn, &mut updates, table, Some(time))?;
                 // Two writes of one table at one time (a transaction's statements) are parts
                 // of one key range.
                 let part = match self.next_part.get(&table) {
@@ -503,39 +519,61 @@ impl Store for RedbStore {
     }
 
     fn compact(&mut self, max_rows: usize) -> Result<bool, StoreError> {
-        let mut next: Option<(usize, GlobalId, std::ops::Range<usize>)> = None;
+        self.retired.retain(|b| !b.finished());
+        if self.background_step()? {
+            return Ok(true);
+        }
+        let busy = self.background.as_ref().map(|b| b.table);
+        type Due = Option<(usize, GlobalId, std::ops::Range<usize>)>;
+        let (mut small, mut large): (Due, Due) = (None, None);
         let runs = &self.runs;
         self.unchecked.retain(|table| {
             let Some(range) = runs.get(table).and_then(|r| due(r)) else {
                 return false;
             };
+            if busy == Some(*table) {
+                return true;
+            }
             let rows: usize = runs[table][range.clone()].iter().map(|r| r.rows).sum();
-            if rows <= max_rows && next.as_ref().is_none_or(|n| (rows, *table) < (n.0, n.1)) {
-                next = Some((rows, *table, range));
+            let slot = if rows <= LAZY_MERGE_ROWS {
+                &mut small
+            } else {
+                &mut large
+            };
+            if slot.as_ref().is_none_or(|n| (rows, *table) < (n.0, n.1)) {
+                *slot = Some((rows, *table, range));
             }
             true
         });
-        match next {
-            Some((_, table, range)) => {
+        if let Some((rows, table, range)) = small {
+            if rows <= max_rows {
                 self.merge(table, range)?;
-                Ok(true)
+                return Ok(true);
             }
-            None => Ok(false),
         }
+        if let (None, Some((_, table, range))) = (busy, large) {
+            self.start_background(table, range)?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn merging(&self) -> bool {
+        self.background.is_some()
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::storage::TableAppend;
     use kpg_types::Datum;
 
-    fn row(i: i64) -> Row {
+    pub(in crate::storage::redb_store) fn row(i: i64) -> Row {
         Row::new(vec![Datum::Int64(i), Datum::String(format!("r{i}"))])
     }
 
-    fn put(ids: &[u64], sql: &str) -> CatalogOp {
+    pub(in crate::storage::redb_store) fn put(ids: &[u64], sql: &str) -> CatalogOp {
         CatalogOp::Put(CatalogRecord {
             key: ids[0],
             ids: ids.to_vec(),
@@ -544,7 +582,11 @@ mod tests {
         })
     }
 
-    fn append(table: u64, time: u64, updates: Vec<(Row, i64)>) -> Commit {
+    pub(in crate::storage::redb_store) fn append(
+        table: u64,
+        time: u64,
+        updates: Vec<(Row, i64)>,
+    ) -> Commit {
         Commit {
             catalog: Vec::new(),
             appends: vec![TableAppend {
@@ -782,9 +824,7 @@ mod tests {
             store
                 .commit(&append(1, 10 + i, vec![(row(100_000 + i as i64), 1)]))
                 .unwrap();
-            // With a budget too small for any merge nothing happens.
-            assert!(!store.compact(0).unwrap());
-            while store.compact(1000).unwrap() {}
+            while store.compact(1000).unwrap() || store.merging() {}
         }
         let runs = store.runs[&1].len();
         assert!(runs < 3 * FAN_IN, "{runs} runs");
@@ -799,7 +839,7 @@ mod tests {
         // Retracting most rows merges the table whole.
         let gone: Vec<(Row, i64)> = (0..45_000).map(|i| (row(i), -1)).collect();
         store.commit(&append(1, 1000, gone)).unwrap();
-        while store.compact(usize::MAX).unwrap() {}
+        while store.compact(usize::MAX).unwrap() || store.merging() {}
         assert_eq!(store.runs[&1].len(), 1);
         let expected: Vec<(Row, i64)> = consolidate(
             (45_000..50_000)
