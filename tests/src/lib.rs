@@ -40,6 +40,7 @@ mod kafka;
 pub use kafka::Kafka;
 mod raw;
 pub use raw::{raw_rows, Raw};
+pub mod rng;
 pub mod wire;
 pub use wire::{cstr, Wire};
 pub mod tpch_bench;

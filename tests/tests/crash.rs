@@ -1238,4 +1238,14 @@ async fn sigkill_under_mixed_load_loses_no_acknowledged_write() {
         started.elapsed(),
         total.summary()
     );
+    let log = server.stderr();
+    eprintln!(
+        "store: {} large merges started, {} finished, {} cut short by a kill after staging \
+         (their parts dropped at the restart)",
+        log.matches("merging stored updates on the merge thread")
+            .count(),
+        log.matches("merge of stored updates finished").count(),
+        log.matches("dropped the parts of an unfinished merge")
+            .count(),
+    );
 }

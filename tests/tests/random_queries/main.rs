@@ -23,7 +23,6 @@
 
 mod expr;
 mod query;
-mod rng;
 mod schema;
 
 use std::collections::BTreeMap;
@@ -32,8 +31,8 @@ use std::time::{Duration, Instant};
 use kpg_tests::tokio_postgres::{Client, SimpleQueryMessage};
 use kpg_tests::*;
 
+use kpg_tests::rng::{mix, Rng};
 use query::Gen;
-use rng::{mix, Rng};
 
 /// Queries per round; each round's views are alive together, and every view costs CPU on
 /// every timestamp tick, so rounds stay small.

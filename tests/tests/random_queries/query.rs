@@ -8,8 +8,8 @@
 //! except sometimes at the top level, where the default names are compared too.
 
 use crate::expr::{canonical_num, Ctx, Mode, Rel};
-use crate::rng::Rng;
 use crate::schema::{Ty, TABLES};
+use kpg_tests::rng::Rng;
 
 pub struct Gen<'r> {
     pub rng: &'r mut Rng,

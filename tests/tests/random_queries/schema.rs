@@ -4,7 +4,7 @@
 //! statement here is valid on both systems for every generated state (no overflow of the
 //! numeric typmods, no casts that can fail), so a write that fails is a kpg bug.
 
-use crate::rng::Rng;
+use kpg_tests::rng::Rng;
 
 /// The SQL types the generator types its expressions with.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -64,6 +64,7 @@ pub struct Background {
     merged: Option<Merged>,
     /// Chunks staged so far.
     pub staged: usize,
+    started: std::time::Instant,
 }
 
 /// The last input key of a merge whose last run ends at `last` (`last > first`, so the key
@@ -129,6 +130,7 @@ impl Background {
             thread: Some(thread),
             merged: None,
             staged: 0,
+            started: std::time::Instant::now(),
         }
     }
 
@@ -241,12 +243,10 @@ impl RedbStore {
             (top(first)?.map_or(0, |p| p + 1), top(last)?)
         };
         let what = format!("updates of table u{table} in {}", self.path.display());
-        tracing::debug!(
+        tracing::info!(
             table,
-            first,
-            last,
-            rows = planned.0,
-            "merging stored updates"
+            inputs = planned.0,
+            "merging stored updates on the merge thread"
         );
         self.background = Some(Background::start(
             Arc::clone(&self.db),
@@ -365,7 +365,13 @@ impl RedbStore {
         }
         self.next_part.remove(&table);
         self.unchecked.insert(table);
-        tracing::debug!(table, rows, "merged stored updates");
+        tracing::info!(
+            table,
+            inputs = bg.planned_rows,
+            rows,
+            ms = bg.started.elapsed().as_millis() as u64,
+            "merge of stored updates finished"
+        );
         Ok(Step::Swapped)
     }
 

@@ -1,4 +1,4 @@
-//! A tiny seeded PRNG (SplitMix64) for the query generator: deterministic across platforms and
+//! A tiny seeded PRNG (SplitMix64) for the randomized tests: deterministic across platforms and
 //! releases, so a printed seed always regenerates the same tables, queries and writes.
 
 pub struct Rng(u64);
