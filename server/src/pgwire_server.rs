@@ -823,7 +823,7 @@ impl Conn {
     fn statement_context(&self) -> crate::statement_context::StatementContext {
         let start = self.txn.lock().expect("txn").started_at();
         let vars = self.vars.lock().expect("session variables");
-        crate::session_dates::statement_context(vars.time_zone(), start)
+        crate::session_dates::statement_context(vars.time_zone(), vars.datestyle(), start)
     }
 
     /// Saves the session variables at BEGIN; restores them when the block rolls back (also a
@@ -898,7 +898,10 @@ impl CopyHandler for Session {
                 .output_style()
                 .dates
                 .zone;
-            let rows: Vec<(Row, i64)> = copy.rows(&zone)?.into_iter().map(|r| (r, 1)).collect();
+            let rows = crate::statement_context::sync_scope(conn.statement_context(), || {
+                crate::statement_context::with_date_input(|| copy.rows(&zone))
+            })?;
+            let rows: Vec<(Row, i64)> = rows.into_iter().map(|r| (r, 1)).collect();
             let count = rows.len();
             if conn.txn.lock().expect("txn").is_active() {
                 let mut writes = vec![(copy.table, rows)];

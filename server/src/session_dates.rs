@@ -5,9 +5,9 @@
 //!
 //! What kpg follows: every zone of the IANA database, fixed offsets (`+02`, `-7`,
 //! `INTERVAL '+05:30'`, POSIX `UTC+3` without summer-time rules); the four output styles with
-//! month-first input (MDY); the interval styles `postgres`, `postgres_verbose` and
-//! `iso_8601`. What it refuses with 0A000 rather than ignore: day-first or year-first input
-//! order (DMY, YMD, and so `German` unless given with MDY), `sql_standard` intervals (they
+//! each input order (MDY, DMY, YMD; `German` alone implies DMY), which statements read through
+//! `statement_context.rs`; the interval styles `postgres`, `postgres_verbose` and
+//! `iso_8601`. What it refuses with 0A000 rather than ignore: `sql_standard` intervals (they
 //! change how a leading minus sign reads in interval input), POSIX zones with summer time.
 
 use kpg_types::datetime::{self, DateOrder, DateSettings, DateStyle, Zone, ZoneError};
@@ -67,14 +67,9 @@ fn interval_zone(value: &str) -> Result<i32, ExecError> {
 /// A `DateStyle` value given the current one, as SHOW prints it, or why it is refused.
 pub fn check_datestyle(value: &str, current: &str) -> Result<String, ExecError> {
     let (style, order) = parse_shown_datestyle(current);
-    let Some((_, order, shown)) = datetime::parse_datestyle(value, (style, order)) else {
+    let Some((_, _, shown)) = datetime::parse_datestyle(value, (style, order)) else {
         return Err(invalid("DateStyle", value));
     };
-    if order != DateOrder::Mdy {
-        return Err(ExecError::unsupported(format!(
-            "DateStyle = '{value}' (kpg reads ambiguous dates month first only: MDY)"
-        )));
-    }
     Ok(shown)
 }
 
@@ -121,6 +116,7 @@ pub fn output_style(extra_float_digits: i32, dates: DateSettings) -> OutputStyle
 /// `transaction_start` if any.
 pub fn statement_context(
     time_zone: &str,
+    datestyle: &str,
     transaction_start: Option<chrono::NaiveDateTime>,
 ) -> StatementContext {
     let zone_is_utc = Zone::parse_setting(time_zone).is_ok_and(|(z, _)| z.is_utc());
@@ -128,6 +124,8 @@ pub fn statement_context(
         time_zone: time_zone.to_string(),
         zone_is_utc,
         transaction_start,
+        date_order: parse_shown_datestyle(datestyle).1,
+        statement_start: chrono::Utc::now().naive_utc(),
     }
 }
 
@@ -159,9 +157,10 @@ mod tests {
             "German, MDY"
         );
         assert_eq!(
-            check_datestyle("German", "ISO, MDY").unwrap_err().code,
-            "0A000"
+            check_datestyle("German", "ISO, MDY").unwrap(),
+            "German, DMY"
         );
+        assert_eq!(check_datestyle("YMD", "SQL, DMY").unwrap(), "SQL, YMD");
         assert_eq!(
             check_datestyle("ISO, SQL", "ISO, MDY").unwrap_err().code,
             "22023"

@@ -5,8 +5,8 @@
 //! `client_encoding`, `DateStyle`). A value kpg accepts either takes effect or changes nothing
 //! kpg does: `extra_float_digits` steers the text of floats (`pgwire_server/encode.rs`),
 //! `statement_timeout` is enforced by the session, and the rest are shown back. A value that
-//! would change what PostgreSQL does where kpg does not follow it (another client encoding, a
-//! DateStyle reading dates day or year first, IntervalStyle sql_standard, `bytea_output`
+//! would change what PostgreSQL does where kpg does not follow it (another client encoding,
+//! IntervalStyle sql_standard, `bytea_output`
 //! escape, a POSIX time zone with summer time (`session_dates.rs` checks the date/time
 //! settings, which steer output), a search_path without `public`, `standard_conforming_strings` off, read-only
 //! transactions, idle session timeouts, messages in another language, `SET LOCAL`) is refused
@@ -177,6 +177,11 @@ impl SessionVars {
             &self.values["intervalstyle"],
         );
         crate::session_dates::output_style(self.extra_float_digits(), dates)
+    }
+
+    /// The `DateStyle` value as SHOW prints it.
+    pub fn datestyle(&self) -> &str {
+        &self.values["datestyle"]
     }
 
     /// The `TimeZone` value as SHOW prints it.
@@ -669,6 +674,11 @@ mod tests {
             "22023"
         );
         assert_eq!(options("-c nonsense=1").unwrap_err().code, "42704");
-        assert_eq!(options("-c DateStyle=German").unwrap_err().code, "0A000");
+        let mut v = options("-c DateStyle=German").unwrap();
+        assert_eq!(shown(&mut v, "datestyle"), "German, DMY");
+        assert_eq!(
+            options("-c bytea_output=nonsense").unwrap_err().code,
+            "22023"
+        );
     }
 }

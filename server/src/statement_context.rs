@@ -10,6 +10,7 @@
 use std::future::Future;
 
 use chrono::NaiveDateTime;
+use kpg_types::datetime::{self, DateOrder};
 
 /// The session's part of a statement's context.
 #[derive(Clone, Debug)]
@@ -20,6 +21,11 @@ pub struct StatementContext {
     pub zone_is_utc: bool,
     /// When the transaction block began, if the statement runs in one.
     pub transaction_start: Option<NaiveDateTime>,
+    /// The field order of the `DateStyle` setting (date/time input).
+    pub date_order: DateOrder,
+    /// When the statement began: one instant for everything that reads the clock while it is
+    /// planned and run (`now()`, `'now'`, `'today'` in its text).
+    pub statement_start: NaiveDateTime,
 }
 
 tokio::task_local! {
@@ -49,15 +55,39 @@ pub fn zone_is_utc() -> bool {
     CONTEXT.try_with(|c| c.zone_is_utc).unwrap_or(true)
 }
 
-/// The transaction's start and the statement's (now), for `bind_clock`.
-pub fn clock() -> (NaiveDateTime, NaiveDateTime) {
-    let now = chrono::Utc::now().naive_utc();
-    let txn = CONTEXT
-        .try_with(|c| c.transaction_start)
+/// The field order of the session's `DateStyle` (MDY outside a session's statement).
+pub fn date_order() -> DateOrder {
+    CONTEXT.try_with(|c| c.date_order).unwrap_or_default()
+}
+
+/// Runs `f` (input of values outside the planner: parameters, COPY FROM) with the session's
+/// date order, and the transaction's start in its zone as the time `'now'` and `'today'`
+/// read (`datetime/input.rs`).
+pub fn with_date_input<R>(f: impl FnOnce() -> R) -> R {
+    let clock = datetime::Zone::parse_setting(&time_zone())
         .ok()
-        .flatten()
-        .unwrap_or(now);
-    (txn, now)
+        .map(|(zone, _)| datetime::InputClock {
+            now: clock().0,
+            zone,
+        });
+    datetime::with_date_input(date_order(), clock, f)
+}
+
+/// The transaction's start and the statement's (now), for `bind_clock`.
+/// Both in whole microseconds, as PostgreSQL's timestamps hold them (so `now()` equals
+/// `'now'` and its own text read back).
+pub fn clock() -> (NaiveDateTime, NaiveDateTime) {
+    use chrono::SubsecRound;
+    let (txn, now) = CONTEXT
+        .try_with(|c| {
+            let now = c.statement_start;
+            (c.transaction_start.unwrap_or(now), now)
+        })
+        .unwrap_or_else(|_| {
+            let now = chrono::Utc::now().naive_utc();
+            (now, now)
+        });
+    (txn.trunc_subsecs(6), now.trunc_subsecs(6))
 }
 
 /// A prepared statement's plan with its parameters bound (`pgwire_server/prepared.rs`), for

@@ -130,6 +130,12 @@ pub trait Catalog {
     fn clock(&self) -> Option<crate::session_zone::Clock> {
         None
     }
+
+    /// The field order of the session's `DateStyle`, which places the numbers of an
+    /// ambiguous date in input (`datetime::with_date_input`).
+    fn date_order(&self) -> kpg_types::datetime::DateOrder {
+        kpg_types::datetime::DateOrder::Mdy
+    }
 }
 
 /// What `Catalog::pg_lookup` answers.
@@ -252,6 +258,10 @@ impl Catalog for RecordingCatalog<'_> {
 
     fn clock(&self) -> Option<crate::session_zone::Clock> {
         self.inner.clock()
+    }
+
+    fn date_order(&self) -> kpg_types::datetime::DateOrder {
+        self.inner.date_order()
     }
 
     fn column_defaults(&self, id: GlobalId) -> Vec<Option<ColumnDefault>> {

@@ -55,3 +55,33 @@ pub fn zone_literal() -> ScalarExpr {
         .unwrap_or_else(|| "UTC".into());
     ScalarExpr::Literal(Datum::String(format!("{}{zone}", datetime::SESSION_ZONE)))
 }
+
+/// The clock date/time input reads (`'today'`, `'now'`) while `stmt` is planned: the
+/// transaction's start in the session's zone for a statement that runs once (a query, a
+/// write), none for one that stores a definition (a view, an index, a default, a
+/// subscription), where those words are refused with 0A000, as `now()` is, rather than
+/// frozen into it as PostgreSQL does.
+pub fn input_clock(
+    stmt: &crate::ParsedStatement,
+    catalog: &dyn crate::Catalog,
+) -> Option<datetime::InputClock> {
+    use sqlparser::ast::Statement;
+    let once = match stmt {
+        crate::ParsedStatement::Sql(s) => matches!(
+            s,
+            Statement::Query(_)
+                | Statement::Insert(_)
+                | Statement::Update { .. }
+                | Statement::Delete(_)
+        ),
+        _ => false,
+    };
+    if !once {
+        return None;
+    }
+    let now = catalog
+        .clock()
+        .map_or_else(|| chrono::Utc::now().naive_utc(), |(txn, _)| txn);
+    let zone = datetime::Zone::parse_setting(&catalog.time_zone()).ok()?.0;
+    Some(datetime::InputClock { now, zone })
+}

@@ -63,6 +63,9 @@ pub fn cast(
         return Err(array_text_refusal("casts to text", from));
     }
     let (f, t) = (from.base(), to.base());
+    if let Some(input) = ordered_input(from, to, &expr)? {
+        return Ok(Some(input));
+    }
     Ok(Some(match (f, t) {
         (ScalarType::TimestampTz, ScalarType::TimestampTz) => return Ok(None),
         (ScalarType::Text, ScalarType::TimestampTz) if to.element().is_none() => then_cast(
@@ -96,6 +99,51 @@ pub fn cast(
         }
         _ => return Ok(None),
     }))
+}
+
+/// Date/time input of text while `DateStyle`'s field order is not MDY: the plan carries the
+/// order (`ZonedFunc::Input`), so a dataflow reads the text as the planning session did;
+/// `None` under MDY, which every dataflow reads by itself. A timestamptz without a zone is
+/// read in the session's zone. Arrays of date/time values read from non-constant text are
+/// refused (their elements would be read month first).
+fn ordered_input(
+    from: &ScalarType,
+    to: &ScalarType,
+    expr: &ScalarExpr,
+) -> Result<Option<ScalarExpr>, PlanError> {
+    use kpg_types::datetime::{date_order, DateOrder};
+    let order = date_order();
+    if order == DateOrder::Mdy
+        || !matches!(from.base(), ScalarType::Text | ScalarType::VarChar { .. })
+    {
+        return Ok(None);
+    }
+    let dated = |t: &ScalarType| {
+        matches!(
+            t.base(),
+            ScalarType::Date | ScalarType::Timestamp | ScalarType::TimestampTz
+        )
+    };
+    if let Some(e) = to.element() {
+        if dated(&e) && !matches!(expr, ScalarExpr::Literal(_)) {
+            return Err(PlanError::unsupported(format!(
+                "casts from text to {to} while DateStyle's order is not MDY"
+            )));
+        }
+        return Ok(None);
+    }
+    if !dated(to) {
+        return Ok(None);
+    }
+    let zone = match to.base() {
+        ScalarType::TimestampTz => zone_literal(),
+        _ => ScalarExpr::Literal(kpg_types::Datum::String("UTC".into())),
+    };
+    fold::node(ScalarExpr::Variadic {
+        func: VariadicFunc::Zoned(ZonedFunc::Input(order, *to)),
+        exprs: vec![expr.clone(), zone],
+    })
+    .map(Some)
 }
 
 /// An argument of concat(): a timestamptz is written in the session's zone (as its cast to

@@ -284,6 +284,10 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         Some(crate::statement_context::clock())
     }
 
+    fn date_order(&self) -> kpg_types::datetime::DateOrder {
+        crate::statement_context::date_order()
+    }
+
     fn resolve(&self, name: &str) -> Option<CatalogItem> {
         if let Some((id, r)) = pg_catalog::by_name(name) {
             return Some(CatalogItem {

@@ -173,8 +173,9 @@ impl PreparedStatement {
                     Err(e) => return Err(e),
                 }
             }
-            let planned =
-                kpg_sql::bind_values(&once.planned, &once.types, &texts, zone.to_string())?;
+            let planned = crate::statement_context::with_date_input(|| {
+                kpg_sql::bind_values(&once.planned, &once.types, &texts, zone.to_string())
+            })?;
             return Ok(PreparedStatement {
                 params: Vec::new(),
                 bound: Some(Arc::new(planned)),

@@ -1,5 +1,5 @@
 //! Turning date/time tokens into a date and a time of day, the second step of `date` and
-//! `timestamp` input, with PostgreSQL's rules for its default `DateStyle` (ISO, MDY).
+//! `timestamp` input, with PostgreSQL's rules and the session's `DateStyle` field order.
 //!
 //! Tokens fill a [`Draft`] one at a time. Each slot (year, month, day, time, zone, AM/PM,
 //! AD/BC, weekday) may be filled once; a second value for it is a syntax error. A number's
@@ -10,8 +10,8 @@
 //! six digits once the date is complete a packed `hhmm`/`hhmmss` time; a year of one or two
 //! digits is 1970-2069. Ranges are checked once every token is in (22008), so `Feb 30` fails
 //! only after the whole text has been read, as in PostgreSQL. What kpg cannot hold
-//! (`infinity`, BC years, years past chrono's range) or does not implement (`today`, `now`,
-//! Julian days) is 0A000.
+//! (`infinity`, BC years, years past chrono's range) or does not implement (Julian days) is
+//! 0A000.
 
 use super::lex::{is_weekday, month_number, tokenize, Token};
 use super::zone;
@@ -20,6 +20,8 @@ use crate::interval::{
     fraction_micros, split_clock, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC,
 };
 use chrono::{Duration, NaiveDate};
+
+mod placement;
 
 /// Why date/time text did not decode.
 #[derive(Debug, PartialEq)]
@@ -38,6 +40,8 @@ pub(crate) enum DtErr {
     BigYear(i64),
     /// A form PostgreSQL accepts that kpg does not implement (0A000), named.
     Unsupported(String),
+    /// A word that reads the statement's time (`today`) where there is none (0A000).
+    NeedsClock(String),
 }
 
 /// The last years PostgreSQL's `date` and `timestamp` hold.
@@ -70,6 +74,11 @@ impl DtErr {
             DtErr::Unsupported(what) => {
                 EvalError::Unsupported(format!("{type_name} input \"{what}\""))
             }
+            DtErr::NeedsClock(word) => EvalError::Unsupported(format!(
+                "{type_name} input \"{word}\" outside an ad hoc statement (in a materialized \
+                 view, an index, a subscription, a stored definition or a value computed in a \
+                 dataflow, as now() is)"
+            )),
         }
     }
 }
@@ -220,44 +229,6 @@ impl Draft {
         self.date_number(n)
     }
 
-    /// One number of a date, placed by what is already known.
-    fn date_number(&mut self, digits: &str) -> Result<(), DtErr> {
-        if self.date_complete() {
-            return self.packed_time(digits);
-        }
-        let value = field_int(digits)?;
-        let long = digits.len() >= 3;
-        let only_year = self.year.is_some() && self.month.is_none() && self.day.is_none();
-        if digits.len() == 3 && only_year && (1..=366).contains(&value) {
-            self.month = Some(Month {
-                value: 1,
-                named: false,
-            });
-            self.day = Some(value);
-            self.day_of_year = true;
-            return Ok(());
-        }
-        let year = Year {
-            value,
-            short: !long,
-        };
-        let nothing_known = self.month.is_none() && self.day.is_none() && self.year.is_none();
-        let after_named_month = self.month.is_some_and(|m| m.named);
-        if self.year.is_none() && long && (nothing_known || after_named_month) {
-            self.year = Some(year);
-        } else if self.month.is_none() {
-            self.month = Some(Month {
-                value,
-                named: false,
-            });
-        } else if self.day.is_none() {
-            self.day = Some(value);
-        } else {
-            self.year = Some(year);
-        }
-        Ok(())
-    }
-
     /// Six or more digits while the date is incomplete: `[Y...]YYMMDD`.
     fn packed_date(&mut self, digits: &str) -> Result<(), DtErr> {
         let (year, rest) = digits.split_at(digits.len() - 4);
@@ -391,10 +362,21 @@ impl Draft {
                 fill(&mut self.time, (0, 0))?;
                 fill(&mut self.zone, zone::InputZone::Offset(0))
             }
-            "epoch" => fill(&mut self.keyword, Keyword::Epoch),
-            "infinity" | "today" | "tomorrow" | "yesterday" | "now" => {
-                fill(&mut self.keyword, Keyword::Unsupported(w.into()))
+            // The instant 1970-01-01 00:00 UTC (also as a timestamptz).
+            "epoch" => {
+                fill(&mut self.keyword, Keyword::Epoch)?;
+                fill(&mut self.zone, zone::InputZone::Offset(0))
             }
+            "now" => self.now(),
+            "today" | "tomorrow" | "yesterday" if !self.time_only => {
+                let days = match w {
+                    "today" => 0,
+                    "tomorrow" => 1,
+                    _ => -1,
+                };
+                self.today(w, days)
+            }
+            "infinity" => fill(&mut self.keyword, Keyword::Unsupported(w.into())),
             "j" | "jd" | "julian" => {
                 fill(&mut self.keyword, Keyword::Unsupported("julian day".into()))
             }
@@ -420,10 +402,6 @@ impl Draft {
     /// Checks a `time`'s fields and returns its microseconds since midnight.
     fn finish_time(self) -> Result<i64, DtErr> {
         match &self.keyword {
-            // `now` is the current time, which kpg does not read; the other words name days.
-            Some(Keyword::Unsupported(w)) if w == "now" => {
-                return Err(DtErr::Unsupported(w.clone()))
-            }
             Some(_) => return Err(DtErr::Syntax),
             None if self.time.is_none() => return Err(DtErr::Syntax),
             None => {}

@@ -84,7 +84,7 @@ fn each_error_kind() {
             DtErr::UnknownZone("xyz+168".into()),
         ),
         ("300000-01-01", DtErr::BigYear(300_000)),
-        ("today", DtErr::Unsupported("today".into())),
+        ("today", DtErr::NeedsClock("today".into())),
         ("j2451545", DtErr::Unsupported("julian day".into())),
         ("-infinity", DtErr::Unsupported("-infinity".into())),
         ("2024-01-05 bc", DtErr::Unsupported("BC".into())),
@@ -403,4 +403,50 @@ proptest::proptest! {
             }
         }
     }
+}
+
+// Expected values from PostgreSQL 15 under `SET DateStyle = 'ISO, DMY'` / `'ISO, YMD'`.
+#[test]
+fn field_orders() {
+    use super::style::DateOrder;
+    let read = |order, s: &str| {
+        super::with_date_input(order, None, || parse_date_text(s).map(|d| d.to_string()))
+    };
+    for (order, text, want) in [
+        (DateOrder::Dmy, "1/5/2024", "2024-05-01"),
+        (DateOrder::Dmy, "05.01.2024", "2024-01-05"),
+        (DateOrder::Dmy, "13/1/24", "2024-01-13"),
+        (DateOrder::Dmy, "5 jan 2024", "2024-01-05"),
+        (DateOrder::Dmy, "2024-01-05", "2024-01-05"),
+        (DateOrder::Ymd, "24/1/5", "2024-01-05"),
+        (DateOrder::Ymd, "05-jan-2024", "2024-01-05"),
+        (DateOrder::Ymd, "jan 5 2024", "2024-01-05"),
+        (DateOrder::Mdy, "1/5/2024", "2024-01-05"),
+    ] {
+        assert_eq!(read(order, text).as_deref(), Ok(want), "{order:?} {text}");
+    }
+    assert!(read(DateOrder::Dmy, "1/13/2024").is_err());
+}
+
+#[test]
+fn words_read_the_clock() {
+    use super::style::DateOrder;
+    let now = chrono::NaiveDate::from_ymd_opt(2024, 3, 9)
+        .unwrap()
+        .and_hms_opt(23, 30, 0)
+        .unwrap();
+    let zone = super::Zone::parse_setting("Europe/Paris").unwrap().0;
+    let clock = super::InputClock { now, zone };
+    let read = |s: &str| {
+        super::with_date_input(DateOrder::Mdy, Some(clock.clone()), || {
+            parse_timestamp(s).map(|d| d.to_string())
+        })
+    };
+    assert_eq!(read("today").unwrap(), "2024-03-10 00:00:00");
+    assert_eq!(read("tomorrow 10:00").unwrap(), "2024-03-11 10:00:00");
+    assert_eq!(read("yesterday").unwrap(), "2024-03-09 00:00:00");
+    assert_eq!(read("now").unwrap(), "2024-03-10 00:30:00");
+    assert!(read("now 10:00").is_err());
+    assert!(read("today 2024-01-05").is_err());
+    assert!(super::take_clock_read());
 }

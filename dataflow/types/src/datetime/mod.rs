@@ -5,8 +5,8 @@
 //! A timestamp is a `chrono::NaiveDateTime` with microsecond precision (input is rounded to
 //! microseconds, as PostgreSQL does). Adding an interval adds months first (clamping the day
 //! to the month's end), then days, then microseconds, as PostgreSQL does. Text input takes
-//! what PostgreSQL 15 takes with its default DateStyle (ISO, MDY): `2024-01-05`, `1/2/2024`,
-//! `Jan 5 2024`, `20240105`, `epoch`, times with AM/PM and time zones (checked, then
+//! what PostgreSQL 15 takes, with the session's `DateStyle` field order (`input`):
+//! `2024-01-05`, `1/2/2024`, `Jan 5 2024`, `20240105`, `epoch`, `today`, `now`, times with AM/PM and time zones (checked, then
 //! ignored); it is read in two steps, `lex` (where tokens end) and `decode` (what they
 //! mean), with the zone checks in `zone`. Which units a type supports is decided by the
 //! planner (`DateUnit::check_extract`), so evaluation never meets an unsupported one.
@@ -14,6 +14,7 @@
 mod abbrevs;
 mod decode;
 mod extract;
+mod input;
 mod lex;
 mod rule_years;
 mod style;
@@ -22,6 +23,7 @@ mod tstz;
 mod tz;
 mod zone;
 
+pub use input::{date_order, take_clock_read, with_date_input, with_date_order, InputClock};
 pub use style::{
     parse_datestyle, parse_interval_style, write_date_styled, write_datetime_styled, write_offset,
     write_timestamptz_styled, DateOrder, DateSettings, DateStyle, IntervalStyle,

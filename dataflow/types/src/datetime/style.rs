@@ -24,7 +24,9 @@ pub enum DateStyle {
 }
 
 /// `DateStyle`'s field order (output of SQL and Postgres styles; input of ambiguous dates).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum DateOrder {
     #[default]
     Mdy,

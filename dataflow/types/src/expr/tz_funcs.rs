@@ -38,6 +38,10 @@ pub enum ZonedFunc {
     ToTimestamp,
     /// (timestamptz, timestamptz, zone) → interval: age(), field by field on the local times.
     Age,
+    /// (text, zone) → the type: date/time input of a non-constant text with a `DateStyle`
+    /// field order other than MDY, which the plan carries (`datetime/input.rs`); the zone
+    /// reads a timestamptz without one.
+    Input(datetime::DateOrder, crate::ScalarType),
 }
 
 /// Evaluates `func` over non-NULL arguments.
@@ -90,6 +94,9 @@ pub(crate) fn eval(func: ZonedFunc, args: &[Datum]) -> Result<Datum, EvalError> 
         (ZonedFunc::Age, [Datum::TimestampTz(a), Datum::TimestampTz(b)]) => {
             let (la, lb) = (datetime::to_local(a, &zone)?, datetime::to_local(b, &zone)?);
             Datum::Interval(super::date_funcs::age_of_fields(&la, &lb, a < b)?)
+        }
+        (ZonedFunc::Input(order, ty), [Datum::String(s)]) => {
+            datetime::with_date_order(order, || datetime::parse_text_in_zone(s, &ty, &zone))?
         }
         (func, args) => unreachable!("planner typed {func:?} over {args:?}"),
     })

@@ -1,0 +1,86 @@
+//! What date/time input reads of the session besides the text: the field order of
+//! `DateStyle` (MDY, DMY, YMD), which places the numbers of an ambiguous date, and the clock
+//! of the statement, which the words `now`, `today`, `tomorrow` and `yesterday` read.
+//!
+//! Input is reached from many places (casts folded by the planner, parameters, COPY FROM,
+//! `Datum::parse_text` in a dataflow), so the context is a thread-local set around the work of
+//! one statement (`with_date_input`) rather than an argument of every parser. Outside it, the
+//! order is MDY and there is no clock: a dataflow evaluates without a session, and a word
+//! that needs the clock is refused with 0A000 there (in a materialized view, an index or a
+//! subscription, as `now()` is). A non-constant cast planned under another order carries
+//! that order itself (`ZonedFunc::Input`). Reading the clock is noted (`take_clock_read`) so
+//! that a plan holding its value is planned again for each execution.
+
+use std::cell::{Cell, RefCell};
+
+use chrono::{Duration, NaiveDate, NaiveDateTime};
+
+use super::decode::DtErr;
+use super::style::DateOrder;
+use super::tz::Zone;
+
+/// The statement's time, as the special words read it.
+#[derive(Clone, Debug)]
+pub struct InputClock {
+    /// The transaction's start, a UTC instant (PostgreSQL's `now`).
+    pub now: NaiveDateTime,
+    /// The session's zone, in which `today` begins and `now` is a local time.
+    pub zone: Zone,
+}
+
+thread_local! {
+    static INPUT: RefCell<(DateOrder, Option<InputClock>)> =
+        const { RefCell::new((DateOrder::Mdy, None)) };
+    static CLOCK_READ: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with `order` as the field order of ambiguous dates and `clock` as the time the
+/// special words read (none: they are refused with 0A000).
+pub fn with_date_input<R>(order: DateOrder, clock: Option<InputClock>, f: impl FnOnce() -> R) -> R {
+    let previous = INPUT.with(|i| i.replace((order, clock)));
+    let result = f();
+    INPUT.with(|i| *i.borrow_mut() = previous);
+    result
+}
+
+/// Runs `f` with `order` as the field order, keeping the clock.
+pub fn with_date_order<R>(order: DateOrder, f: impl FnOnce() -> R) -> R {
+    let previous = INPUT.with(|i| std::mem::replace(&mut i.borrow_mut().0, order));
+    let result = f();
+    INPUT.with(|i| i.borrow_mut().0 = previous);
+    result
+}
+
+/// The field order in effect.
+pub fn date_order() -> DateOrder {
+    INPUT.with(|i| i.borrow().0)
+}
+
+/// Whether input read the clock since the last call (and forgets it).
+pub fn take_clock_read() -> bool {
+    CLOCK_READ.with(|c| c.replace(false))
+}
+
+/// The local date and time of the clock in the session's zone, with the zone's offset east
+/// of UTC then; `word` (the one that asked) is refused with 0A000 without a clock.
+pub(super) fn local_now(word: &str) -> Result<(NaiveDateTime, i32), DtErr> {
+    let clock = INPUT.with(|i| i.borrow().1.clone());
+    let Some(clock) = clock else {
+        return Err(DtErr::NeedsClock(word.to_string()));
+    };
+    CLOCK_READ.with(|c| c.set(true));
+    let east = clock.zone.offset_at_utc(&clock.now);
+    let local = clock
+        .now
+        .checked_add_signed(Duration::seconds(east.into()))
+        .ok_or(DtErr::OutOfRange)?;
+    Ok((local, east))
+}
+
+/// The local date `days` after today (`today`, `tomorrow`, `yesterday`).
+pub(super) fn local_day(word: &str, days: i64) -> Result<NaiveDate, DtErr> {
+    let (now, _) = local_now(word)?;
+    now.date()
+        .checked_add_signed(Duration::days(days))
+        .ok_or(DtErr::OutOfRange)
+}
