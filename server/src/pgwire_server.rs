@@ -823,7 +823,12 @@ impl Conn {
     fn statement_context(&self) -> crate::statement_context::StatementContext {
         let start = self.txn.lock().expect("txn").started_at();
         let vars = self.vars.lock().expect("session variables");
-        crate::session_dates::statement_context(vars.time_zone(), vars.datestyle(), start)
+        crate::session_dates::statement_context(
+            vars.time_zone(),
+            vars.datestyle(),
+            vars.interval_style(),
+            start,
+        )
     }
 
     /// Saves the session variables at BEGIN; restores them when the block rolls back (also a

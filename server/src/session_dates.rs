@@ -6,9 +6,9 @@
 //! What kpg follows: every zone of the IANA database, fixed offsets (`+02`, `-7`,
 //! `INTERVAL '+05:30'`, POSIX `UTC+3` without summer-time rules); the four output styles with
 //! each input order (MDY, DMY, YMD; `German` alone implies DMY), which statements read through
-//! `statement_context.rs`; the interval styles `postgres`, `postgres_verbose` and
-//! `iso_8601`. What it refuses with 0A000 rather than ignore: `sql_standard` intervals (they
-//! change how a leading minus sign reads in interval input), POSIX zones with summer time.
+//! `statement_context.rs`; the four interval styles (`sql_standard` also in input, where a
+//! leading minus then negates every field). What it refuses with 0A000 rather than ignore:
+//! POSIX zones with summer time.
 
 use kpg_types::datetime::{self, DateOrder, DateSettings, DateStyle, Zone, ZoneError};
 use kpg_types::{Interval, OutputStyle};
@@ -76,10 +76,6 @@ pub fn check_datestyle(value: &str, current: &str) -> Result<String, ExecError> 
 /// An `IntervalStyle` value as SHOW prints it, or why it is refused.
 pub fn check_interval_style(value: &str) -> Result<String, ExecError> {
     match datetime::parse_interval_style(value) {
-        Some((datetime::IntervalStyle::SqlStandard, _)) => Err(ExecError::unsupported(format!(
-            "IntervalStyle = '{value}' (its reading of a leading minus sign in interval input \
-             is not implemented; kpg supports postgres, postgres_verbose and iso_8601)"
-        ))),
         Some((_, shown)) => Ok(shown.to_string()),
         None => Err(invalid("intervalstyle", value)
             .with_hint("Available values: postgres, postgres_verbose, sql_standard, iso_8601.")),
@@ -105,10 +101,15 @@ pub fn date_settings(time_zone: &str, datestyle: &str, interval_style: &str) -> 
 }
 
 /// The output style of a session with these settings.
-pub fn output_style(extra_float_digits: i32, dates: DateSettings) -> OutputStyle {
+pub fn output_style(
+    extra_float_digits: i32,
+    dates: DateSettings,
+    bytea_escape: bool,
+) -> OutputStyle {
     OutputStyle {
         extra_float_digits,
         dates,
+        bytea_escape,
     }
 }
 
@@ -117,6 +118,7 @@ pub fn output_style(extra_float_digits: i32, dates: DateSettings) -> OutputStyle
 pub fn statement_context(
     time_zone: &str,
     datestyle: &str,
+    interval_style: &str,
     transaction_start: Option<chrono::NaiveDateTime>,
 ) -> StatementContext {
     let zone_is_utc = Zone::parse_setting(time_zone).is_ok_and(|(z, _)| z.is_utc());
@@ -124,7 +126,10 @@ pub fn statement_context(
         time_zone: time_zone.to_string(),
         zone_is_utc,
         transaction_start,
-        date_order: parse_shown_datestyle(datestyle).1,
+        input_style: datetime::InputStyle {
+            order: parse_shown_datestyle(datestyle).1,
+            sql_standard_intervals: interval_style == "sql_standard",
+        },
         statement_start: chrono::Utc::now().naive_utc(),
     }
 }
@@ -167,8 +172,8 @@ mod tests {
         );
         assert_eq!(check_interval_style("ISO_8601").unwrap(), "iso_8601");
         assert_eq!(
-            check_interval_style("sql_standard").unwrap_err().code,
-            "0A000"
+            check_interval_style("SQL_standard").unwrap(),
+            "sql_standard"
         );
     }
 }

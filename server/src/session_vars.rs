@@ -4,12 +4,12 @@
 //! Each connection has its own values, seeded from the startup message (e.g. `application_name`,
 //! `client_encoding`, `DateStyle`). A value kpg accepts either takes effect or changes nothing
 //! kpg does: `extra_float_digits` steers the text of floats (`pgwire_server/encode.rs`),
-//! `statement_timeout` is enforced by the session, and the rest are shown back. A value that
-//! would change what PostgreSQL does where kpg does not follow it (another client encoding,
-//! IntervalStyle sql_standard, `bytea_output`
-//! escape, a POSIX time zone with summer time (`session_dates.rs` checks the date/time
-//! settings, which steer output), a search_path without `public`, `standard_conforming_strings` off, read-only
-//! transactions, idle session timeouts, messages in another language, `SET LOCAL`) is refused
+//! `statement_timeout` is enforced by the session, `DateStyle`, `IntervalStyle`, `TimeZone`
+//! and `bytea_output` steer the text of values and date/time input (`session_dates.rs` checks
+//! the date/time settings), and the rest are shown back. A value that would change what
+//! PostgreSQL does where kpg does not follow it (another client encoding, a POSIX time zone
+//! with summer time, a search_path without `public`, `standard_conforming_strings` off,
+//! read-only transactions, idle session timeouts, messages in another language) is refused
 //! with 0A000 rather than silently ignored; a value PostgreSQL refuses gets its SQLSTATE and
 //! message, and unknown parameters are 42704, as in PostgreSQL. Values are kept as PostgreSQL
 //! shows them (`1s` for 1000 milliseconds, `ISO, MDY`). A transaction block's SETs are undone
@@ -176,12 +176,18 @@ impl SessionVars {
             &self.values["datestyle"],
             &self.values["intervalstyle"],
         );
-        crate::session_dates::output_style(self.extra_float_digits(), dates)
+        let bytea_escape = self.values["bytea_output"] == "escape";
+        crate::session_dates::output_style(self.extra_float_digits(), dates, bytea_escape)
     }
 
     /// The `DateStyle` value as SHOW prints it.
     pub fn datestyle(&self) -> &str {
         &self.values["datestyle"]
+    }
+
+    /// The `IntervalStyle` value as SHOW prints it.
+    pub fn interval_style(&self) -> &str {
+        &self.values["intervalstyle"]
     }
 
     /// The `TimeZone` value as SHOW prints it.
@@ -397,8 +403,7 @@ fn check(name: &str, value: &str) -> Result<String, ExecError> {
             _ => refuse("UTF8 only"),
         },
         "bytea_output" => match lower.as_str() {
-            "hex" => Ok(lower),
-            "escape" => refuse("hex only"),
+            "hex" | "escape" => Ok(lower),
             _ => choice("escape, hex"),
         },
         "intervalstyle" => crate::session_dates::check_interval_style(value),

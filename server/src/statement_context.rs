@@ -10,7 +10,7 @@
 use std::future::Future;
 
 use chrono::NaiveDateTime;
-use kpg_types::datetime::{self, DateOrder};
+use kpg_types::datetime::{self, InputStyle};
 
 /// The session's part of a statement's context.
 #[derive(Clone, Debug)]
@@ -21,8 +21,9 @@ pub struct StatementContext {
     pub zone_is_utc: bool,
     /// When the transaction block began, if the statement runs in one.
     pub transaction_start: Option<NaiveDateTime>,
-    /// The field order of the `DateStyle` setting (date/time input).
-    pub date_order: DateOrder,
+    /// What steers date/time and interval input: `DateStyle`'s field order, `IntervalStyle`
+    /// sql_standard.
+    pub input_style: InputStyle,
     /// When the statement began: one instant for everything that reads the clock while it is
     /// planned and run (`now()`, `'now'`, `'today'` in its text).
     pub statement_start: NaiveDateTime,
@@ -55,13 +56,13 @@ pub fn zone_is_utc() -> bool {
     CONTEXT.try_with(|c| c.zone_is_utc).unwrap_or(true)
 }
 
-/// The field order of the session's `DateStyle` (MDY outside a session's statement).
-pub fn date_order() -> DateOrder {
-    CONTEXT.try_with(|c| c.date_order).unwrap_or_default()
+/// The session's input style (PostgreSQL's defaults outside a session's statement).
+pub fn input_style() -> InputStyle {
+    CONTEXT.try_with(|c| c.input_style).unwrap_or_default()
 }
 
 /// Runs `f` (input of values outside the planner: parameters, COPY FROM) with the session's
-/// date order, and the transaction's start in its zone as the time `'now'` and `'today'`
+/// input style, and the transaction's start in its zone as the time `'now'` and `'today'`
 /// read (`datetime/input.rs`).
 pub fn with_date_input<R>(f: impl FnOnce() -> R) -> R {
     let clock = datetime::Zone::parse_setting(&time_zone())
@@ -70,7 +71,7 @@ pub fn with_date_input<R>(f: impl FnOnce() -> R) -> R {
             now: clock().0,
             zone,
         });
-    datetime::with_date_input(date_order(), clock, f)
+    datetime::with_date_input(input_style(), clock, f)
 }
 
 /// The transaction's start and the statement's (now), for `bind_clock`.

@@ -131,10 +131,10 @@ pub trait Catalog {
         None
     }
 
-    /// The field order of the session's `DateStyle`, which places the numbers of an
-    /// ambiguous date in input (`datetime::with_date_input`).
-    fn date_order(&self) -> kpg_types::datetime::DateOrder {
-        kpg_types::datetime::DateOrder::Mdy
+    /// The session's settings that steer date/time and interval input (`DateStyle`'s field
+    /// order, `IntervalStyle` sql_standard; `datetime::with_date_input`).
+    fn input_style(&self) -> kpg_types::datetime::InputStyle {
+        kpg_types::datetime::InputStyle::default()
     }
 }
 
@@ -260,8 +260,8 @@ impl Catalog for RecordingCatalog<'_> {
         self.inner.clock()
     }
 
-    fn date_order(&self) -> kpg_types::datetime::DateOrder {
-        self.inner.date_order()
+    fn input_style(&self) -> kpg_types::datetime::InputStyle {
+        self.inner.input_style()
     }
 
     fn column_defaults(&self, id: GlobalId) -> Vec<Option<ColumnDefault>> {

@@ -113,7 +113,7 @@ pub fn parse(sql: &str) -> Result<Vec<ParsedStatement>, PlanError> {
 pub fn plan(stmt: &ParsedStatement, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
     let clock = session_zone::input_clock(stmt, catalog);
     kpg_types::datetime::take_clock_read();
-    let planned = kpg_types::datetime::with_date_input(catalog.date_order(), clock, || {
+    let planned = kpg_types::datetime::with_date_input(catalog.input_style(), clock, || {
         session_zone::with_zone(catalog.time_zone(), catalog.clock(), || {
             statement::plan_statement(stmt, catalog)
         })

@@ -63,7 +63,7 @@ pub fn cast(
         return Err(array_text_refusal("casts to text", from));
     }
     let (f, t) = (from.base(), to.base());
-    if let Some(input) = ordered_input(from, to, &expr)? {
+    if let Some(input) = styled_input(from, to, &expr)? {
         return Ok(Some(input));
     }
     Ok(Some(match (f, t) {
@@ -101,38 +101,37 @@ pub fn cast(
     }))
 }
 
-/// Date/time input of text while `DateStyle`'s field order is not MDY: the plan carries the
-/// order (`ZonedFunc::Input`), so a dataflow reads the text as the planning session did;
-/// `None` under MDY, which every dataflow reads by itself. A timestamptz without a zone is
-/// read in the session's zone. Arrays of date/time values read from non-constant text are
-/// refused (their elements would be read month first).
-fn ordered_input(
+/// Date/time and interval input of text while the session's input style is not the default
+/// (`DateStyle` DMY or YMD, `IntervalStyle` sql_standard): the plan carries the style
+/// (`ZonedFunc::Input`), so a dataflow reads the text as the planning session did; `None`
+/// under the default, which every dataflow reads by itself. A timestamptz without a zone is
+/// read in the session's zone. Arrays of such values read from non-constant text are refused
+/// (their elements would be read in the default style).
+fn styled_input(
     from: &ScalarType,
     to: &ScalarType,
     expr: &ScalarExpr,
 ) -> Result<Option<ScalarExpr>, PlanError> {
-    use kpg_types::datetime::{date_order, DateOrder};
-    let order = date_order();
-    if order == DateOrder::Mdy
-        || !matches!(from.base(), ScalarType::Text | ScalarType::VarChar { .. })
-    {
+    let style = kpg_types::datetime::input_style();
+    let text = matches!(from.base(), ScalarType::Text | ScalarType::VarChar { .. });
+    if style == Default::default() || !text {
         return Ok(None);
     }
-    let dated = |t: &ScalarType| {
-        matches!(
-            t.base(),
-            ScalarType::Date | ScalarType::Timestamp | ScalarType::TimestampTz
-        )
+    let steered = |t: &ScalarType| match t.base() {
+        ScalarType::Date | ScalarType::Timestamp | ScalarType::TimestampTz => true,
+        ScalarType::Interval => style.sql_standard_intervals,
+        _ => false,
     };
     if let Some(e) = to.element() {
-        if dated(&e) && !matches!(expr, ScalarExpr::Literal(_)) {
+        if steered(&e) && !matches!(expr, ScalarExpr::Literal(_)) {
             return Err(PlanError::unsupported(format!(
-                "casts from text to {to} while DateStyle's order is not MDY"
+                "casts from text to {to} while DateStyle's order is not MDY or IntervalStyle \
+                 is sql_standard"
             )));
         }
         return Ok(None);
     }
-    if !dated(to) {
+    if !steered(to) {
         return Ok(None);
     }
     let zone = match to.base() {
@@ -140,7 +139,7 @@ fn ordered_input(
         _ => ScalarExpr::Literal(kpg_types::Datum::String("UTC".into())),
     };
     fold::node(ScalarExpr::Variadic {
-        func: VariadicFunc::Zoned(ZonedFunc::Input(order, *to)),
+        func: VariadicFunc::Zoned(ZonedFunc::Input(style, *to)),
         exprs: vec![expr.clone(), zone],
     })
     .map(Some)

@@ -302,3 +302,116 @@ async fn special_words() {
     assert_eq!(code, "0A000", "{msg}");
     s.check("SELECT 1").await;
 }
+
+/// Intervals whose reading or text depends on `IntervalStyle`.
+const INTERVALS: &[&str] = &[
+    "-1 2:03:04",
+    "-1-2 3 4:05:06",
+    "-1-2",
+    "1-2",
+    "-1 year 2 mons 3 days",
+    "-1 day +2:03:04",
+    "1 day -2:03:04",
+    "-1 day 2 hours ago",
+    "- 1 2:03",
+    "-2:03:04.5",
+    "-1.5 years 3 months",
+    "-1 2",
+    "+1 -2",
+    "3 4:05:06",
+    "-0 1:00",
+    "@ -1 day 2 hours",
+    "-P1Y2M",
+    "P-1Y2M",
+    "-1 week 2 days",
+    "-1 day 2 hours 3 minutes 4.5 seconds",
+    "0",
+];
+
+/// `IntervalStyle = sql_standard`: the output (`1-2 3 4:05:06`, signs as PostgreSQL) and the
+/// reading of a leading minus in input, in literals, qualified literals, casts of stored
+/// text, a materialized view through writes, COPY FROM and parameters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interval_style_sql_standard() {
+    let (_kpg, _pg, s) = setup().await;
+    s.exec("CREATE TABLE texts (k int, t text)").await;
+    for (k, t) in INTERVALS.iter().enumerate() {
+        s.exec(&format!("INSERT INTO texts VALUES ({k}, '{t}')"))
+            .await;
+    }
+    s.exec("CREATE TABLE ivs (k int, iv interval)").await;
+    s.exec("SET IntervalStyle = sql_standard").await;
+    s.check("SHOW IntervalStyle").await;
+    for (k, t) in INTERVALS.iter().enumerate() {
+        for q in [
+            format!("SELECT '{t}'::interval"),
+            format!("SELECT interval '{t}'"),
+            format!("SELECT interval '{t}' day to second"),
+            format!("SELECT interval(0) '{t}'"),
+            format!("SELECT t::interval FROM texts WHERE k = {k}"),
+            format!("SELECT t::interval(1) FROM texts WHERE k = {k}"),
+            format!("SELECT -'{t}'::interval, '{t}'::interval * 2"),
+        ] {
+            s.check_or_error(&q).await;
+        }
+    }
+    // Values that read in every style, stored under sql_standard, then shown in every style.
+    s.exec(
+        "INSERT INTO ivs SELECT k, t::interval FROM texts \
+         WHERE k IN (0, 1, 2, 3, 4, 5, 6, 9, 10, 13, 18, 19, 20)",
+    )
+    .await;
+    s.check_through_writes(
+        &[
+            "SELECT k, t::interval AS iv FROM texts WHERE k IN (0, 1, 5, 10, 100)",
+            "SELECT k, iv, iv + interval '-1 2:00' AS shifted FROM ivs",
+            "SELECT sum(iv) AS total, max(iv) AS longest, count(*) AS n FROM ivs",
+        ],
+        "v",
+        &[
+            "INSERT INTO texts VALUES (100, '-3 4:05')",
+            "INSERT INTO ivs VALUES (100, '-3 4:05'), (101, '-1-1')",
+            "DELETE FROM ivs WHERE k = 0",
+            "UPDATE ivs SET iv = '-7 1:00' WHERE k = 1",
+        ],
+    )
+    .await;
+    // (v0 reads text: PostgreSQL's view reads it again in the reading session's style, kpg's
+    // keeps the style it was created with, so it is compared under sql_standard only.)
+    for style in ["postgres", "postgres_verbose", "iso_8601", "sql_standard"] {
+        s.exec(&format!("SET IntervalStyle = {style}")).await;
+        s.check("SELECT k, iv FROM ivs").await;
+        s.check_view("v1").await;
+        s.check_view("v2").await;
+    }
+    s.check_view("v0").await;
+    // COPY FROM and parameters read under the session's style.
+    s.exec("SET IntervalStyle = sql_standard").await;
+    for client in [&s.kpg, &s.pg] {
+        assert_eq!(
+            copy_in(
+                client,
+                "COPY ivs FROM STDIN",
+                "200\t-1 2:03:04\n201\t-1-2 3 4:00\n"
+            )
+            .await,
+            2
+        );
+    }
+    s.check("SELECT k, iv FROM ivs WHERE k >= 200").await;
+    let sql = "SELECT extract(epoch FROM $1::interval)::float8";
+    let text = [tokio_postgres::types::Type::TEXT];
+    let (ks, ps) = (
+        s.kpg.prepare_typed(sql, &text).await.expect("kpg"),
+        s.pg.prepare_typed(sql, &text).await.expect("pg"),
+    );
+    for t in ["-1 2:03:04", "-1 day +2:00"] {
+        let k = s.kpg.query_one(&ks, &[&t]).await.expect("kpg");
+        let p = s.pg.query_one(&ps, &[&t]).await.expect("pg");
+        assert_eq!(k.get::<_, f64>(0), p.get::<_, f64>(0), "{t}");
+    }
+    // Back in the default style, the same text reads with only its first field negative.
+    s.exec("SET IntervalStyle = postgres").await;
+    s.check("SELECT '-1 2:03:04'::interval, t::interval FROM texts WHERE k = 0")
+        .await;
+}

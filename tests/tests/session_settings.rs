@@ -335,6 +335,7 @@ async fn settings_kpg_accepts_take_effect_or_are_refused() {
         ("SET DateStyle = 'German'", "DateStyle"),
         ("SET DateStyle = YMD", "DateStyle"),
         ("SET IntervalStyle = iso_8601", "IntervalStyle"),
+        ("SET IntervalStyle = sql_standard", "IntervalStyle"),
         ("SET IntervalStyle = postgres_verbose", "IntervalStyle"),
         ("SET TimeZone = 'Europe/Paris'", "TimeZone"),
         ("SET TIME ZONE 'America/New_York'", "TimeZone"),
@@ -345,7 +346,6 @@ async fn settings_kpg_accepts_take_effect_or_are_refused() {
     s.check("SELECT '01/02/2020'::date AS d").await;
     // Values PostgreSQL follows and kpg does not.
     for set in [
-        "SET IntervalStyle = sql_standard",
         "SET TimeZone = 'XYZ5ABC'",
         "SET client_encoding = 'LATIN1'",
         "SET search_path = other",

@@ -287,10 +287,6 @@ async fn errors_and_refusals() {
     ] {
         s.check_error(e).await;
     }
-    for q in ["SET IntervalStyle = sql_standard"] {
-        let (code, msg) = expect_error(&s.kpg, q).await;
-        assert_eq!(code, "0A000", "{q}: {msg}");
-    }
     // Text made inside a query keeps the default styles, so it is refused in the others.
     s.exec("SET DateStyle = SQL").await;
     let (code, msg) = expect_error(&s.kpg, "SELECT d::text FROM e").await;

@@ -1,7 +1,7 @@
 //! The text a client sees of a value under its session's output settings: floats follow
 //! `extra_float_digits` (`float_text.rs`), dates, timestamps and timestamptz values
 //! `DateStyle` and `TimeZone`, intervals `IntervalStyle` (`datetime/style.rs`,
-//! `interval/style.rs`). Results, COPY TO and SUBSCRIBE write values through this; inside
+//! `interval/style.rs`), bytea `bytea_output` (`bytes_text.rs`). Results, COPY TO and SUBSCRIBE write values through this; inside
 //! expressions values print with the defaults (`Datum::write_text`), and the server refuses
 //! in-query conversions to text where a non-default setting would change them.
 
@@ -13,6 +13,8 @@ use crate::datum::Datum;
 pub struct OutputStyle {
     pub extra_float_digits: i32,
     pub dates: DateSettings,
+    /// `bytea_output = 'escape'` (else hex).
+    pub bytea_escape: bool,
 }
 
 impl Default for OutputStyle {
@@ -20,6 +22,7 @@ impl Default for OutputStyle {
         OutputStyle {
             extra_float_digits: 1,
             dates: DateSettings::default(),
+            bytea_escape: false,
         }
     }
 }
@@ -33,6 +36,7 @@ impl Datum {
             Datum::Timestamp(t) => datetime::write_datetime_styled(t, None, dates, out),
             Datum::TimestampTz(t) => datetime::write_timestamptz_styled(t, dates, out),
             Datum::Interval(iv) => iv.write_text_styled(dates.interval_style, out),
+            Datum::Bytes(b) if style.bytea_escape => crate::bytes_text::write_bytea_escaped(b, out),
             Datum::Array(a) => {
                 crate::array::write(a, out, |d, out| d.write_text_styled(style, out))
             }

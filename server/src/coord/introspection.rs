@@ -284,8 +284,8 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         Some(crate::statement_context::clock())
     }
 
-    fn date_order(&self) -> kpg_types::datetime::DateOrder {
-        crate::statement_context::date_order()
+    fn input_style(&self) -> kpg_types::datetime::InputStyle {
+        crate::statement_context::input_style()
     }
 
     fn resolve(&self, name: &str) -> Option<CatalogItem> {

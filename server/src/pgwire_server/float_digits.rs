@@ -107,12 +107,17 @@ fn plan_converts_to_text(plan: &PlannedStatement) -> bool {
 
 /// Why converting values to text inside a query is refused under `style`, if it is: floats
 /// with `extra_float_digits` at 0 or below, dates, timestamps and intervals in a DateStyle or
-/// IntervalStyle other than the defaults (expressions print them as ISO and postgres do).
+/// IntervalStyle other than the defaults (expressions print them as ISO and postgres do),
+/// bytea under `bytea_output = 'escape'` (expressions print hex).
 pub fn refusal(style: &kpg_types::OutputStyle) -> Option<&'static str> {
     if style.extra_float_digits <= 0 {
         Some("while extra_float_digits is 0 or below (kpg writes the text of a float in an expression with the default digits)")
     } else if !style.dates.is_default_style() {
         Some("while DateStyle is not ISO or IntervalStyle is not postgres (kpg writes the text of a date, timestamp or interval in an expression in the default styles)")
+    } else if style.bytea_escape {
+        Some(
+            "while bytea_output is escape (kpg writes the text of a bytea in an expression in hex)",
+        )
     } else {
         None
     }

@@ -1,14 +1,16 @@
 //! What date/time input reads of the session besides the text: the field order of
-//! `DateStyle` (MDY, DMY, YMD), which places the numbers of an ambiguous date, and the clock
-//! of the statement, which the words `now`, `today`, `tomorrow` and `yesterday` read.
+//! `DateStyle` (MDY, DMY, YMD), which places the numbers of an ambiguous date, whether
+//! `IntervalStyle` is `sql_standard` (a leading minus then negates every field of an interval
+//! that has no other sign), and the clock of the statement, which the words `now`, `today`,
+//! `tomorrow` and `yesterday` read.
 //!
 //! Input is reached from many places (casts folded by the planner, parameters, COPY FROM,
 //! `Datum::parse_text` in a dataflow), so the context is a thread-local set around the work of
 //! one statement (`with_date_input`) rather than an argument of every parser. Outside it, the
-//! order is MDY and there is no clock: a dataflow evaluates without a session, and a word
+//! style is PostgreSQL's default (MDY, postgres intervals) and there is no clock: a dataflow evaluates without a session, and a word
 //! that needs the clock is refused with 0A000 there (in a materialized view, an index or a
-//! subscription, as `now()` is). A non-constant cast planned under another order carries
-//! that order itself (`ZonedFunc::Input`). Reading the clock is noted (`take_clock_read`) so
+//! subscription, as `now()` is). A non-constant cast planned under another style carries
+//! that style itself (`ZonedFunc::Input`). Reading the clock is noted (`take_clock_read`) so
 //! that a plan holding its value is planned again for each execution.
 
 use std::cell::{Cell, RefCell};
@@ -18,6 +20,17 @@ use chrono::{Duration, NaiveDate, NaiveDateTime};
 use super::decode::DtErr;
 use super::style::DateOrder;
 use super::tz::Zone;
+
+/// The settings that steer how date/time text reads.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub struct InputStyle {
+    /// `DateStyle`'s field order.
+    pub order: DateOrder,
+    /// `IntervalStyle = sql_standard`.
+    pub sql_standard_intervals: bool,
+}
 
 /// The statement's time, as the special words read it.
 #[derive(Clone, Debug)]
@@ -29,31 +42,47 @@ pub struct InputClock {
 }
 
 thread_local! {
-    static INPUT: RefCell<(DateOrder, Option<InputClock>)> =
-        const { RefCell::new((DateOrder::Mdy, None)) };
+    static INPUT: RefCell<(InputStyle, Option<InputClock>)> = const {
+        RefCell::new((
+            InputStyle {
+                order: DateOrder::Mdy,
+                sql_standard_intervals: false,
+            },
+            None,
+        ))
+    };
     static CLOCK_READ: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Runs `f` with `order` as the field order of ambiguous dates and `clock` as the time the
-/// special words read (none: they are refused with 0A000).
-pub fn with_date_input<R>(order: DateOrder, clock: Option<InputClock>, f: impl FnOnce() -> R) -> R {
-    let previous = INPUT.with(|i| i.replace((order, clock)));
+/// Runs `f` with `style` steering input and `clock` as the time the special words read
+/// (none: they are refused with 0A000).
+pub fn with_date_input<R>(
+    style: InputStyle,
+    clock: Option<InputClock>,
+    f: impl FnOnce() -> R,
+) -> R {
+    let previous = INPUT.with(|i| i.replace((style, clock)));
     let result = f();
     INPUT.with(|i| *i.borrow_mut() = previous);
     result
 }
 
-/// Runs `f` with `order` as the field order, keeping the clock.
-pub fn with_date_order<R>(order: DateOrder, f: impl FnOnce() -> R) -> R {
-    let previous = INPUT.with(|i| std::mem::replace(&mut i.borrow_mut().0, order));
+/// Runs `f` with `style` steering input, keeping the clock.
+pub fn with_input_style<R>(style: InputStyle, f: impl FnOnce() -> R) -> R {
+    let previous = INPUT.with(|i| std::mem::replace(&mut i.borrow_mut().0, style));
     let result = f();
     INPUT.with(|i| i.borrow_mut().0 = previous);
     result
 }
 
+/// The input style in effect.
+pub fn input_style() -> InputStyle {
+    INPUT.with(|i| i.borrow().0)
+}
+
 /// The field order in effect.
 pub fn date_order() -> DateOrder {
-    INPUT.with(|i| i.borrow().0)
+    input_style().order
 }
 
 /// Whether input read the clock since the last call (and forgets it).

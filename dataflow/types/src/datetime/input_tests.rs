@@ -410,7 +410,11 @@ proptest::proptest! {
 fn field_orders() {
     use super::style::DateOrder;
     let read = |order, s: &str| {
-        super::with_date_input(order, None, || parse_date_text(s).map(|d| d.to_string()))
+        let style = super::InputStyle {
+            order,
+            sql_standard_intervals: false,
+        };
+        super::with_date_input(style, None, || parse_date_text(s).map(|d| d.to_string()))
     };
     for (order, text, want) in [
         (DateOrder::Dmy, "1/5/2024", "2024-05-01"),
@@ -430,7 +434,6 @@ fn field_orders() {
 
 #[test]
 fn words_read_the_clock() {
-    use super::style::DateOrder;
     let now = chrono::NaiveDate::from_ymd_opt(2024, 3, 9)
         .unwrap()
         .and_hms_opt(23, 30, 0)
@@ -438,7 +441,7 @@ fn words_read_the_clock() {
     let zone = super::Zone::parse_setting("Europe/Paris").unwrap().0;
     let clock = super::InputClock { now, zone };
     let read = |s: &str| {
-        super::with_date_input(DateOrder::Mdy, Some(clock.clone()), || {
+        super::with_date_input(super::InputStyle::default(), Some(clock.clone()), || {
             parse_timestamp(s).map(|d| d.to_string())
         })
     };

@@ -23,7 +23,10 @@ mod tstz;
 mod tz;
 mod zone;
 
-pub use input::{date_order, take_clock_read, with_date_input, with_date_order, InputClock};
+pub use input::{
+    date_order, input_style, take_clock_read, with_date_input, with_input_style, InputClock,
+    InputStyle,
+};
 pub use style::{
     parse_datestyle, parse_interval_style, write_date_styled, write_datetime_styled, write_offset,
     write_timestamptz_styled, DateOrder, DateSettings, DateStyle, IntervalStyle,

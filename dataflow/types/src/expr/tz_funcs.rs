@@ -38,10 +38,11 @@ pub enum ZonedFunc {
     ToTimestamp,
     /// (timestamptz, timestamptz, zone) → interval: age(), field by field on the local times.
     Age,
-    /// (text, zone) → the type: date/time input of a non-constant text with a `DateStyle`
-    /// field order other than MDY, which the plan carries (`datetime/input.rs`); the zone
-    /// reads a timestamptz without one.
-    Input(datetime::DateOrder, crate::ScalarType),
+    /// (text, zone) → the type: date/time or interval input of a non-constant text with an
+    /// input style other than the default (`DateStyle` DMY or YMD, `IntervalStyle`
+    /// sql_standard), which the plan carries (`datetime/input.rs`); the zone reads a
+    /// timestamptz without one.
+    Input(datetime::InputStyle, crate::ScalarType),
 }
 
 /// Evaluates `func` over non-NULL arguments.
@@ -95,8 +96,11 @@ pub(crate) fn eval(func: ZonedFunc, args: &[Datum]) -> Result<Datum, EvalError> 
             let (la, lb) = (datetime::to_local(a, &zone)?, datetime::to_local(b, &zone)?);
             Datum::Interval(super::date_funcs::age_of_fields(&la, &lb, a < b)?)
         }
-        (ZonedFunc::Input(order, ty), [Datum::String(s)]) => {
-            datetime::with_date_order(order, || datetime::parse_text_in_zone(s, &ty, &zone))?
+        (ZonedFunc::Input(style, ty), [Datum::String(s)]) => {
+            datetime::with_input_style(style, || match ty.base() {
+                crate::ScalarType::TimestampTz => datetime::parse_text_in_zone(s, &ty, &zone),
+                _ => crate::cast::cast(Datum::String(s.clone()), &ty),
+            })?
         }
         (func, args) => unreachable!("planner typed {func:?} over {args:?}"),
     })

@@ -11,7 +11,9 @@
 //! (`1 day 1 day` is a syntax error; a clock takes the hours down to the microseconds), takes
 //! empty clock fields as zero (`1::2`), and reports minutes past 59 or seconds past 60 in an
 //! unsigned clock as a field overflow (22015) but in a signed one as a syntax error; kpg does
-//! the same. A unit without a number before it is ignored, as PostgreSQL ignores it.
+//! the same. A unit without a number before it is ignored, as PostgreSQL ignores it. Under
+//! `IntervalStyle = sql_standard`, a leading minus with no other sign in the text negates
+//! every field (`datetime/input.rs` says which style is in effect).
 
 use super::fields::{fraction_micros, split_clock, Bad, Fields, Quantity};
 use super::{IntervalField, IntervalTypmod, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC};
@@ -228,7 +230,19 @@ enum Item<'a> {
 /// to its right have left (`10:00 1.5 days` is `1 day 10:00:00`, `1.5 days 10:00` is
 /// `1 day 22:00:00`).
 pub(super) fn parse(text: &str, typmod: Option<&IntervalTypmod>) -> Result<Fields, Bad> {
-    let tokens = tokenize(text)?;
+    let mut tokens = tokenize(text)?;
+    if crate::datetime::input_style().sql_standard_intervals && leading_minus_alone(text) {
+        // Every number, year-month and clock is negative, as PostgreSQL negates each field
+        // as it reads it.
+        for token in &mut tokens {
+            match token {
+                Token::Number { negative, .. }
+                | Token::YearMonth { negative, .. }
+                | Token::Clock { negative, .. } => *negative = true,
+                Token::Word(_) => {}
+            }
+        }
+    }
     let mut items = Vec::new();
     let mut ago = false;
     let mut i = 0;
@@ -309,6 +323,23 @@ pub(super) fn parse(text: &str, typmod: Option<&IntervalTypmod>) -> Result<Field
         fields.negate()?;
     }
     Ok(fields)
+}
+
+/// Whether the text starts with a minus and no other field has a sign: under
+/// `IntervalStyle = sql_standard` that minus applies to every field (`-1 2:03:04` is minus
+/// one day, two hours...), as in PostgreSQL. A sign starts a field unless it follows a digit,
+/// a point or a colon (`1-2` is a year and months).
+fn leading_minus_alone(text: &str) -> bool {
+    // `@` is noise before the first field.
+    let t = text.trim_start().trim_start_matches('@').trim_start();
+    if !t.starts_with('-') {
+        return false;
+    }
+    let b = t.as_bytes();
+    !(1..b.len()).any(|i| {
+        matches!(b[i], b'+' | b'-')
+            && !(b[i - 1].is_ascii_digit() || matches!(b[i - 1], b'.' | b':'))
+    })
 }
 
 /// The microseconds of `h:m[:s[.frac]]` or `m:s.frac` (an empty field is zero), negated when
@@ -470,4 +501,30 @@ mod tests {
         let day = parse("90", Some(&t)).unwrap().finish();
         assert_eq!(day.fields(), (0, 90, 0));
     }
+}
+
+// Expected values from PostgreSQL 15 under `SET IntervalStyle = sql_standard`, shown in the
+// postgres style.
+#[cfg(test)]
+#[test]
+fn sql_standard_leading_minus() {
+    let style = crate::datetime::InputStyle {
+        sql_standard_intervals: true,
+        ..Default::default()
+    };
+    let read = |s: &str| {
+        crate::datetime::with_input_style(style, || {
+            let mut out = String::new();
+            super::Interval::parse(s, None)
+                .unwrap()
+                .write_text(&mut out);
+            out
+        })
+    };
+    assert_eq!(read("-1 2:03:04"), "-1 days -02:03:04");
+    assert_eq!(read("-1-2 3 4:05:06"), "-1 years -2 mons -3 days -04:05:06");
+    assert_eq!(read("-1 year 2 mons"), "-1 years -2 mons");
+    assert_eq!(read("-1 day +2:03:04"), "-1 days +02:03:04");
+    assert_eq!(read("1 day -2:03:04"), "1 day -02:03:04");
+    assert_eq!(read("-1 day 2 hours ago"), "1 day 02:00:00");
 }
