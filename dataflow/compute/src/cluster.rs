@@ -87,7 +87,7 @@ pub fn start_cluster(config: ClusterConfig) -> Result<Started, String> {
         return launch(timely_config, threads * processes).map(Started::Coordinator);
     }
     let guards = timely::execute(timely_config, |worker| {
-        worker::run_worker(worker, None, None);
+        worker::run_worker(worker, None, None, None);
     })?;
     Ok(Started::Workers(WorkerProcess { guards }))
 }

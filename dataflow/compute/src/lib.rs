@@ -9,6 +9,7 @@
 //! evaluates the planner's expressions and aggregates, and nothing else.
 
 mod cluster;
+mod direct;
 mod introspection;
 mod peek;
 mod render;
@@ -25,11 +26,18 @@ use crossbeam_channel::{Receiver, Sender};
 use kpg_types::command::{Command, Response};
 
 pub use cluster::{start_cluster, ClusterConfig, Started, WorkerProcess};
+pub use direct::{PeekReply, PeekRequest, PeekShare};
+
+use direct::DirectPeek;
 
 /// The coordinator's end of the runtime.
 pub struct ComputeHandle {
-    commands: Sender<Command>,
+    /// The command channel to worker 0, and the number of commands sent on it (what a direct
+    /// peek waits for, see `direct.rs`): one lock, so the count is the peek's position.
+    commands: Mutex<(Sender<Command>, u64)>,
     worker0: Thread,
+    /// Each worker's direct-peek channel and thread, when every worker is in this process.
+    direct: Vec<(Sender<DirectPeek>, Thread)>,
     /// Responses from every worker (of every process), in the order each worker produced them.
     pub responses: Receiver<Response>,
     /// Workers across all processes.
@@ -42,10 +50,54 @@ pub struct ComputeHandle {
 impl ComputeHandle {
     /// Sends a command to every worker (it enters on worker 0 and is sequenced from there).
     pub fn send(&self, cmd: Command) {
-        if self.commands.send(cmd).is_err() {
-            tracing::error!("compute workers have stopped");
+        {
+            let mut commands = self.commands.lock().expect("command channel");
+            if commands.0.send(cmd).is_err() {
+                tracing::error!("compute workers have stopped");
+            }
+            commands.1 += 1;
         }
         self.worker0.unpark();
+    }
+
+    /// Whether `peek_direct` is available: every worker runs in this process.
+    pub fn direct_peeks(&self) -> bool {
+        !self.direct.is_empty()
+    }
+
+    /// Hands a peek to every worker directly (`direct.rs`); each calls `reply` with its share.
+    /// It reads as a `Command::PeekTrace` sent now would. Returns the request back if direct
+    /// peeks are not available (`direct_peeks`).
+    pub fn peek_direct(&self, request: PeekRequest, reply: PeekReply) -> Result<(), PeekRequest> {
+        let Some(((last, last_thread), others)) = self.direct.split_last() else {
+            return Err(request);
+        };
+        let commands = self.commands.lock().expect("command channel");
+        let after = commands.1;
+        let send = |tx: &Sender<DirectPeek>, thread: &Thread, request: PeekRequest| {
+            let peek = DirectPeek {
+                after,
+                request,
+                reply: Arc::clone(&reply),
+            };
+            if tx.send(peek).is_err() {
+                tracing::error!("compute workers have stopped");
+            }
+            thread.unpark();
+        };
+        for (tx, thread) in others {
+            let copy = PeekRequest {
+                peek_id: request.peek_id,
+                target: request.target.clone(),
+                timestamp: request.timestamp,
+                predicates: request.predicates.clone(),
+                projection: request.projection.clone(),
+            };
+            send(tx, thread, copy);
+        }
+        send(last, last_thread, request);
+        drop(commands);
+        Ok(())
     }
 
     /// The number of workers in the cluster (all processes), each of which answers every peek,
@@ -66,23 +118,63 @@ pub fn start(workers: usize) -> Result<ComputeHandle, String> {
 fn launch(config: timely::Config, total: usize) -> Result<ComputeHandle, String> {
     let (cmd_tx, cmd_rx) = crossbeam_channel::unbounded();
     let (resp_tx, resp_rx) = crossbeam_channel::unbounded();
-    let (thread_tx, thread_rx) = crossbeam_channel::bounded(1);
+    // Direct peeks only when this process holds every worker (`direct.rs`).
+    let local = match &config.communication {
+        timely::CommunicationConfig::Process(threads) => *threads,
+        _ => 0,
+    };
+    let direct = local == total;
+    let (thread_tx, thread_rx) = crossbeam_channel::unbounded();
+    let mut direct_tx = Vec::new();
+    let mut direct_rx = Vec::new();
+    for _ in 0..if direct { total } else { 0 } {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        direct_tx.push(tx);
+        direct_rx.push(Some(rx));
+    }
     let cmd_rx = Arc::new(Mutex::new(Some(cmd_rx)));
+    let direct_rx = Arc::new(Mutex::new(direct_rx));
     let guards = timely::execute(config, move |worker| {
-        let commands = if worker.index() == 0 {
-            let _ = thread_tx.send(std::thread::current());
+        let index = worker.index();
+        let _ = thread_tx.send((index, std::thread::current()));
+        let commands = if index == 0 {
             cmd_rx.lock().expect("command slot").take()
         } else {
             None
         };
-        worker::run_worker(worker, commands, Some(resp_tx.clone()));
+        let direct = direct_rx
+            .lock()
+            .expect("direct-peek slots")
+            .get_mut(index)
+            .and_then(Option::take);
+        worker::run_worker(worker, commands, Some(resp_tx.clone()), direct);
     })?;
-    let worker0 = thread_rx
-        .recv()
-        .map_err(|_| "worker 0 did not start".to_string())?;
+    // Worker 0's thread, and with direct peeks every worker's.
+    let mut threads: Vec<Option<Thread>> = vec![None; total.max(1)];
+    while threads[0].is_none() || (direct && threads.iter().any(Option::is_none)) {
+        let (index, thread) = thread_rx
+            .recv()
+            .map_err(|_| "a worker did not start".to_string())?;
+        if let Some(slot) = threads.get_mut(index) {
+            *slot = Some(thread);
+        }
+    }
+    let worker0 = threads[0].clone().expect("worker 0's thread");
+    let direct = match direct {
+        true => direct_tx
+            .into_iter()
+            .zip(
+                threads
+                    .into_iter()
+                    .map(|t| t.expect("every worker's thread")),
+            )
+            .collect(),
+        false => Vec::new(),
+    };
     Ok(ComputeHandle {
-        commands: cmd_tx,
+        commands: Mutex::new((cmd_tx, 0)),
         worker0,
+        direct,
         responses: resp_rx,
         workers: total,
         _guards: Mutex::new(guards),

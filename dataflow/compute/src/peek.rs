@@ -3,13 +3,15 @@
 //! A pending peek holds its own handles on the traces it reads, so a concurrent DROP cannot pull
 //! the data from under it. Each time the worker has stepped, pending peeks whose traces are
 //! complete at their timestamp read their shard through a cursor (or seek the requested keys of
-//! an index), apply the predicates and projection, and answer the coordinator.
+//! an index), apply the predicates and projection, and answer the coordinator (or, for a direct
+//! peek, whoever asked: `direct.rs`).
 
 use crossbeam_channel::Sender;
 use kpg_engine::{Semigroup, TraceAgent};
 use kpg_types::command::{PeekTarget, Response};
-use kpg_types::{EvalError, MapFilterProject, Row, ScalarExpr};
+use kpg_types::{MapFilterProject, Row, ScalarExpr};
 
+use crate::direct::{PeekReply, PeekRequest, PeekShare};
 use crate::trace_catalog::TraceCatalog;
 use crate::typedefs::{ErrTrace, KeyedTrace, RowTrace};
 
@@ -20,8 +22,39 @@ enum Source {
     Stored(RowTrace, Vec<Row>),
 }
 
+/// Where a peek's answer goes.
+pub enum Reply {
+    /// The coordinator's response channel (`Response::PeekResult`).
+    Coordinator,
+    /// The reply of a direct peek.
+    Direct(PeekReply),
+}
+
+impl Reply {
+    /// Sends this worker's share of peek `peek_id`.
+    pub fn send(
+        &self,
+        peek_id: u64,
+        worker: usize,
+        result: PeekShare,
+        responses: &Sender<Response>,
+    ) {
+        match self {
+            Reply::Coordinator => {
+                let _ = responses.send(Response::PeekResult {
+                    peek_id,
+                    worker,
+                    result,
+                });
+            }
+            Reply::Direct(reply) => reply(worker, result),
+        }
+    }
+}
+
 pub struct PendingPeek {
     peek_id: u64,
+    reply: Reply,
     timestamp: u64,
     source: Source,
     errs: Option<ErrTrace>,
@@ -30,17 +63,37 @@ pub struct PendingPeek {
 }
 
 impl PendingPeek {
-    /// Prepares a peek, or answers at once with an empty result if the target is unknown (the
-    /// coordinator only peeks objects that exist, so this is a dropped object's race).
+    /// Prepares a peek; gives back its id and reply if the target is unknown (the coordinator
+    /// only peeks objects that exist, so this is a dropped object's race: it answers no rows).
     pub fn new(
-        peek_id: u64,
-        target: PeekTarget,
-        timestamp: u64,
-        predicates: Vec<ScalarExpr>,
-        projection: Option<Vec<usize>>,
+        request: PeekRequest,
+        reply: Reply,
         traces: &TraceCatalog,
-    ) -> Option<Self> {
-        let (source, errs) = match target {
+    ) -> Result<Self, (u64, Reply)> {
+        let PeekRequest {
+            peek_id,
+            target,
+            timestamp,
+            predicates,
+            projection,
+        } = request;
+        let Some((source, errs)) = Self::source(target, traces) else {
+            return Err((peek_id, reply));
+        };
+        Ok(PendingPeek {
+            peek_id,
+            reply,
+            timestamp,
+            source,
+            errs,
+            predicates,
+            projection,
+        })
+    }
+
+    /// The traces `target` reads, with handles of their own.
+    fn source(target: PeekTarget, traces: &TraceCatalog) -> Option<(Source, Option<ErrTrace>)> {
+        Some(match target {
             PeekTarget::Collection(id) => {
                 let c = traces.collections.get(&id)?;
                 (Source::Collection(c.oks.clone()), c.errs.clone())
@@ -60,14 +113,6 @@ impl PendingPeek {
                 rows.dedup();
                 (Source::Stored(c.oks.clone(), rows), None)
             }
-        };
-        Some(PendingPeek {
-            peek_id,
-            timestamp,
-            source,
-            errs,
-            predicates,
-            projection,
         })
     }
 
@@ -78,15 +123,11 @@ impl PendingPeek {
             return false;
         }
         let result = self.read();
-        let _ = responses.send(Response::PeekResult {
-            peek_id: self.peek_id,
-            worker,
-            result,
-        });
+        self.reply.send(self.peek_id, worker, result, responses);
         true
     }
 
-    fn read(&mut self) -> Result<Vec<(Row, i64)>, EvalError> {
+    fn read(&mut self) -> PeekShare {
         let t = self.timestamp;
         if let Some(errs) = &mut self.errs {
             if let Some((e, _, _)) = errs.read_at(&t).into_iter().find(|(_, _, n)| *n > 0) {

@@ -8,7 +8,9 @@
 //! memory: each holds its own shard of every arrangement, its own table inputs (fed on worker 0
 //! and exchanged by key inside the arrange operator) and its own catalog of traces. A table
 //! append's rows do not travel with the broadcast command: worker 0 keeps them aside until the
-//! command comes back to it in sequence, so each row crosses to one worker only.
+//! command comes back to it in sequence, so each row crosses to one worker only. Direct peeks
+//! (`direct.rs`) arrive beside the commands and start once the commands sent before them have
+//! been applied.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -27,8 +29,9 @@ use timely::dataflow::InputHandleVec;
 use timely::worker::Worker;
 
 use crate::cluster::ResponseRoute;
+use crate::direct::{DirectPeek, PeekRequest};
 use crate::introspection::{catalog_arrangements, watch_hydration, DataflowRecord};
-use crate::peek::PendingPeek;
+use crate::peek::{PendingPeek, Reply};
 use crate::render::{keyed_rows, Renderer};
 use crate::sinks::{peek_sink, subscribe_sink};
 use crate::sources::SourceRunner;
@@ -57,11 +60,13 @@ struct WorkerState {
 }
 
 /// Runs a worker until the coordinator goes away. `commands` is `Some` on worker 0 only;
-/// `coordinator` (the channel responses go to) only in the process that holds worker 0.
-pub fn run_worker(
+/// `coordinator` (the channel responses go to) only in the process that holds worker 0;
+/// `direct` (direct peeks) only when every worker is in that process.
+pub(crate) fn run_worker(
     worker: &mut Worker,
     commands: Option<Receiver<Command>>,
     coordinator: Option<Sender<Response>>,
+    direct: Option<Receiver<DirectPeek>>,
 ) {
     let received: Rc<RefCell<Vec<(u64, Command)>>> = Rc::new(RefCell::new(Vec::new()));
     let closed = Rc::new(Cell::new(false));
@@ -93,6 +98,10 @@ pub fn run_worker(
         records: HashMap::new(),
     };
     let mut sequence: u64 = 0;
+    // The number of commands this worker has applied (they are applied in sequence), and the
+    // direct peeks waiting for commands sent before them.
+    let mut applied: u64 = 0;
+    let mut direct_waiting: Vec<DirectPeek> = Vec::new();
     // Worker 0's rows of the `Append` commands in flight, by sequence number.
     let mut held_appends: HashMap<u64, Vec<(Row, i64)>> = HashMap::new();
     // Only worker 0 sends commands; the others close their inputs at once, so that the command
@@ -139,6 +148,18 @@ pub fn run_worker(
                 }
             }
             state.apply(worker, cmd);
+            applied = seq + 1;
+        }
+        if let Some(direct) = &direct {
+            direct_waiting.extend(direct.try_iter());
+        }
+        if !direct_waiting.is_empty() {
+            for peek in std::mem::take(&mut direct_waiting) {
+                match peek.after <= applied {
+                    true => state.start_peek(peek.request, Reply::Direct(peek.reply)),
+                    false => direct_waiting.push(peek),
+                }
+            }
         }
         let (index, responses) = (state.index, &state.responses);
         state
@@ -251,24 +272,14 @@ impl WorkerState {
                 predicates,
                 projection,
             } => {
-                match PendingPeek::new(
+                let request = PeekRequest {
                     peek_id,
                     target,
                     timestamp,
                     predicates,
                     projection,
-                    &self.traces,
-                ) {
-                    Some(peek) => self.peeks.push(peek),
-                    None => {
-                        let result = Ok(Vec::new());
-                        let _ = self.responses.send(Response::PeekResult {
-                            peek_id,
-                            worker: self.index,
-                            result,
-                        });
-                    }
-                }
+                };
+                self.start_peek(request, Reply::Coordinator);
             }
             Command::DropCollection { id } => {
                 self.records.remove(&id);
@@ -292,6 +303,17 @@ impl WorkerState {
                     arrangements,
                     dataflows,
                 });
+            }
+        }
+    }
+
+    /// Starts a peek of an arrangement (it answers once the arrangement is complete at its
+    /// time), or answers at once with no rows if the arrangement is unknown.
+    fn start_peek(&mut self, request: PeekRequest, reply: Reply) {
+        match PendingPeek::new(request, reply, &self.traces) {
+            Ok(peek) => self.peeks.push(peek),
+            Err((peek_id, reply)) => {
+                reply.send(peek_id, self.index, Ok(Vec::new()), &self.responses)
             }
         }
     }

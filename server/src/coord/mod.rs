@@ -19,6 +19,7 @@
 
 mod block_ddl;
 mod constraints;
+mod direct_peek;
 mod dispatch;
 mod durable;
 mod execute;
@@ -424,13 +425,16 @@ impl Coordinator {
                 plan.bind_session_zone(&crate::statement_context::time_zone());
                 let fast = fast_path::fast_peek(&plan, &state.catalog);
                 match &fast {
-                    Some(fast) => coord.compute.send(Command::PeekTrace {
-                        peek_id,
-                        target: fast.target.clone(),
-                        timestamp,
-                        predicates: fast.predicates.clone(),
-                        projection: fast.worker_projection(),
-                    }),
+                    Some(fast) => {
+                        let request = kpg_compute::PeekRequest {
+                            peek_id,
+                            target: fast.target.clone(),
+                            timestamp,
+                            predicates: fast.predicates.clone(),
+                            projection: fast.worker_projection(),
+                        };
+                        coord.send_peek(state, request);
+                    }
                     None => {
                         let sink = DataflowSink::Peek { peek_id, timestamp };
                         let desc = DataflowDescription {
@@ -496,8 +500,8 @@ impl Coordinator {
         index: GlobalId,
         keys: Vec<Row>,
     ) -> Result<Vec<(Row, i64)>, ExecError> {
-        self.read(|coord, _, peek_id, timestamp| {
-            coord.compute.send(Command::PeekTrace {
+        self.read(|coord, state, peek_id, timestamp| {
+            let request = kpg_compute::PeekRequest {
                 peek_id,
                 target: PeekTarget::Index {
                     id: index,
@@ -506,7 +510,8 @@ impl Coordinator {
                 timestamp,
                 predicates: Vec::new(),
                 projection: None,
-            });
+            };
+            coord.send_peek(state, request);
             Ok(())
         })
         .await

@@ -1,0 +1,84 @@
+//! How a read straight from an arrangement reaches the workers: lookups of index keys go to
+//! the workers directly (`kpg_compute`'s direct peeks), with their answers gathered here rather
+//! than by the dispatcher; other reads (scans, which may return many rows) and every read in a
+//! cluster of several processes go as a `Command::PeekTrace` through the command stream.
+//!
+//! Both are the same read: it is registered in `State::peeks` under the state lock with the
+//! timestamp the oracle chose (so compaction waits for it), the runtime starts it after every
+//! command sent before it, and each worker answers once its shard is complete at that
+//! timestamp. A direct peek only skips the hand-offs: worker 0's broadcast of the command and
+//! the dispatcher thread between the workers' answers and the waiting session.
+
+use std::sync::{Arc, Mutex};
+
+use kpg_compute::{PeekReply, PeekRequest, PeekShare};
+use kpg_types::command::{Command, PeekTarget};
+use kpg_types::{EvalError, Row};
+use tokio::sync::oneshot;
+
+use super::{Coordinator, PeekResult, State};
+
+/// The workers' shares of a direct peek, until the last one arrives.
+struct Gather {
+    remaining: usize,
+    rows: Vec<(Row, i64)>,
+    error: Option<EvalError>,
+    tx: Option<oneshot::Sender<PeekResult>>,
+}
+
+impl Gather {
+    fn add(&mut self, share: PeekShare) {
+        match share {
+            Ok(rows) => self.rows.extend(rows),
+            Err(e) => self.error = self.error.take().or(Some(e)),
+        }
+        self.remaining = self.remaining.saturating_sub(1);
+        if self.remaining > 0 {
+            return;
+        }
+        let result = match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(crate::storage::consolidate(std::mem::take(&mut self.rows))),
+        };
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.send(result);
+        }
+    }
+}
+
+impl Coordinator {
+    /// Sends the read `request`, registered in `state.peeks` under its id (see `read`), to the
+    /// workers: directly if it looks up index keys and the runtime allows, else as a command.
+    pub(super) fn send_peek(&self, state: &mut State, request: PeekRequest) {
+        let lookup = matches!(request.target, PeekTarget::Index { keys: Some(_), .. });
+        let tx = match lookup && self.compute.direct_peeks() {
+            true => state
+                .peeks
+                .get_mut(&request.peek_id)
+                .and_then(|p| p.tx.take()),
+            false => None,
+        };
+        let Some(tx) = tx else {
+            self.compute.send(Command::PeekTrace {
+                peek_id: request.peek_id,
+                target: request.target,
+                timestamp: request.timestamp,
+                predicates: request.predicates,
+                projection: request.projection,
+            });
+            return;
+        };
+        let gather = Mutex::new(Gather {
+            remaining: self.compute.workers(),
+            rows: Vec::new(),
+            error: None,
+            tx: Some(tx),
+        });
+        let reply: PeekReply =
+            Arc::new(move |_worker, share| gather.lock().expect("peek shares").add(share));
+        if self.compute.peek_direct(request, reply).is_err() {
+            // Not reached (`direct_peeks` said yes); the reader sees the peek abandoned.
+            tracing::error!("a direct peek was refused by the runtime");
+        }
+    }
+}
