@@ -215,6 +215,11 @@ impl Catalog {
         self.entries.get(&id)?.owner
     }
 
+    /// The index `id`, if it is one.
+    pub fn index(&self, id: GlobalId) -> Option<&IndexItem> {
+        self.indexes.get(&id)
+    }
+
     /// Enters an index; the index of a temporary table is temporary too.
     pub fn insert_index(&mut self, index: IndexItem) {
         self.generation += 1;

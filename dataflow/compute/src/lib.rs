@@ -65,11 +65,20 @@ impl ComputeHandle {
         !self.direct.is_empty()
     }
 
-    /// Hands a peek to every worker directly (`direct.rs`); each calls `reply` with its share.
-    /// It reads as a `Command::PeekTrace` sent now would. Returns the request back if direct
-    /// peeks are not available (`direct_peeks`).
-    pub fn peek_direct(&self, request: PeekRequest, reply: PeekReply) -> Result<(), PeekRequest> {
-        let Some(((last, last_thread), others)) = self.direct.split_last() else {
+    /// Hands a peek directly (`direct.rs`) to every worker, or to worker `only` alone; each
+    /// calls `reply` with its share. It reads as a `Command::PeekTrace` sent now would. Returns
+    /// the request back if direct peeks are not available (`direct_peeks`).
+    pub fn peek_direct(
+        &self,
+        request: PeekRequest,
+        reply: PeekReply,
+        only: Option<usize>,
+    ) -> Result<(), PeekRequest> {
+        let chosen = match only {
+            Some(w) => self.direct.get(w..=w).unwrap_or_default(),
+            None => &self.direct[..],
+        };
+        let Some(((last, last_thread), others)) = chosen.split_last() else {
             return Err(request);
         };
         let commands = self.commands.lock().expect("command channel");
@@ -98,6 +107,16 @@ impl ComputeHandle {
         send(last, last_thread, request);
         drop(commands);
         Ok(())
+    }
+
+    /// The worker whose shard of an arrangement holds `key` (arrangements route a key by
+    /// `kpg_engine`'s `hash_key` of its canonical form, as timely's exchange does: the hash
+    /// modulo the number of workers).
+    pub fn key_worker(&self, key: &kpg_types::Row) -> usize {
+        let canonical = key.canonical();
+        let key = canonical.as_ref().unwrap_or(key);
+        let hash = kpg_engine::operators::arrange::hash_key(key);
+        (hash % self.workers.max(1) as u64) as usize
     }
 
     /// The number of workers in the cluster (all processes), each of which answers every peek,

@@ -1,7 +1,8 @@
 //! Direct peeks (`ComputeHandle::peek_direct`) read exactly what a `Command::PeekTrace` sent at
 //! the same moment reads: they start after every command sent before them (an index created
 //! just before is found, rows appended just before are seen), wait until the index is complete
-//! at their time, and every worker answers once. Checked on two workers against the same peeks
+//! at their time, and every worker answers once; a key asked of the worker `key_worker` names
+//! is found there. Checked on two workers against the same peeks
 //! sent as commands and against the rows written.
 
 // Not every helper is used here.
@@ -33,10 +34,18 @@ fn lookup(peek_id: u64, keys: &[i64], timestamp: u64) -> PeekRequest {
     }
 }
 
-/// Sends a direct peek; the receiver gets each worker's (index, share).
+/// Sends a direct peek to every worker; the receiver gets each worker's (index, share).
 fn send_direct(
     compute: &ComputeHandle,
     request: PeekRequest,
+) -> mpsc::Receiver<(usize, PeekShare)> {
+    send_direct_to(compute, request, None)
+}
+
+fn send_direct_to(
+    compute: &ComputeHandle,
+    request: PeekRequest,
+    only: Option<usize>,
 ) -> mpsc::Receiver<(usize, PeekShare)> {
     let (tx, rx) = mpsc::channel();
     let tx = std::sync::Mutex::new(tx);
@@ -44,7 +53,7 @@ fn send_direct(
         let _ = tx.lock().expect("reply").send((worker, share));
     });
     assert!(
-        compute.peek_direct(request, reply).is_ok(),
+        compute.peek_direct(request, reply, only).is_ok(),
         "direct peeks run"
     );
     rx
@@ -52,9 +61,14 @@ fn send_direct(
 
 /// The workers' shares summed; asserts that each worker answered exactly once.
 fn gather(compute: &ComputeHandle, rx: &mpsc::Receiver<(usize, PeekShare)>) -> Vec<(Row, i64)> {
+    gather_from(&(0..compute.workers()).collect::<Vec<_>>(), rx)
+}
+
+/// The shares of `workers` summed; asserts that each of them, and no other, answered once.
+fn gather_from(workers: &[usize], rx: &mpsc::Receiver<(usize, PeekShare)>) -> Vec<(Row, i64)> {
     let mut acc: BTreeMap<Row, i64> = BTreeMap::new();
     let mut answered = Vec::new();
-    for _ in 0..compute.workers() {
+    for _ in workers {
         let (worker, share) = rx
             .recv_timeout(Duration::from_secs(20))
             .expect("every worker answers");
@@ -64,7 +78,7 @@ fn gather(compute: &ComputeHandle, rx: &mpsc::Receiver<(usize, PeekShare)>) -> V
         }
     }
     answered.sort();
-    assert_eq!(answered, (0..compute.workers()).collect::<Vec<_>>());
+    assert_eq!(answered, workers);
     assert!(
         rx.recv_timeout(Duration::from_millis(50)).is_err(),
         "no worker answers twice"
@@ -159,6 +173,21 @@ fn direct_peeks_read_as_sequenced_peeks_do() {
         );
         assert_eq!(direct, expected(&[k], &written), "key {k}");
     }
+
+    // A key asked of the one worker whose shard holds it (`key_worker`): every key is found
+    // there, and both workers hold some of them.
+    let mut owners = std::collections::BTreeSet::new();
+    for k in (0..700).chain([3, 600]) {
+        let owner = compute.key_worker(&row(&[k]));
+        owners.insert(owner);
+        let rx = send_direct_to(&compute, lookup(1000 + k as u64, &[k], 2), Some(owner));
+        assert_eq!(
+            gather_from(&[owner], &rx),
+            expected(&[k], &written),
+            "key {k}"
+        );
+    }
+    assert_eq!(owners.len(), 2, "keys spread over both workers");
 
     // An unknown index: every worker answers, with no rows.
     let mut unknown = lookup(300, &[1], 2);

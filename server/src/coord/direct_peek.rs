@@ -8,6 +8,12 @@
 //! command sent before it, and each worker answers once its shard is complete at that
 //! timestamp. A direct peek only skips the hand-offs: worker 0's broadcast of the command and
 //! the dispatcher thread between the workers' answers and the waiting session.
+//!
+//! A lookup of one key in an index that can hold no errors goes to the one worker whose shard
+//! holds that key (`ComputeHandle::key_worker`): the other workers' shards hold neither rows
+//! nor errors for it. An index may hold errors when its key expressions or the collection it
+//! indexes can fail, so only indexes of tables keyed by plain columns qualify (a table holds
+//! rows only); every other lookup asks every worker, each answering for its shard.
 
 use std::sync::{Arc, Mutex};
 
@@ -68,17 +74,41 @@ impl Coordinator {
             });
             return;
         };
+        let only = match &request.target {
+            PeekTarget::Index {
+                id,
+                keys: Some(keys),
+            } if keys.len() == 1 && holds_no_errors(state, *id) => {
+                Some(self.compute.key_worker(&keys[0]))
+            }
+            _ => None,
+        };
         let gather = Mutex::new(Gather {
-            remaining: self.compute.workers(),
+            remaining: match only {
+                Some(_) => 1,
+                None => self.compute.workers(),
+            },
             rows: Vec::new(),
             error: None,
             tx: Some(tx),
         });
         let reply: PeekReply =
             Arc::new(move |_worker, share| gather.lock().expect("peek shares").add(share));
-        if self.compute.peek_direct(request, reply).is_err() {
+        if self.compute.peek_direct(request, reply, only).is_err() {
             // Not reached (`direct_peeks` said yes); the reader sees the peek abandoned.
             tracing::error!("a direct peek was refused by the runtime");
         }
     }
+}
+
+/// Whether index `id` can hold no errors: it indexes a table by plain columns.
+fn holds_no_errors(state: &State, id: kpg_types::GlobalId) -> bool {
+    let Some(index) = state.catalog.index(id) else {
+        return false;
+    };
+    state.catalog.kind(index.on) == Some(crate::catalog::Kind::Table)
+        && index
+            .key
+            .iter()
+            .all(|e| matches!(e, kpg_types::ScalarExpr::Column(_)))
 }
