@@ -157,7 +157,8 @@ struct PendingPeek {
     tx: Option<oneshot::Sender<PeekResult>>,
 }
 
-/// Drops a transient dataflow when its reader goes away, however it goes away.
+/// Drops a transient dataflow when its reader goes away, however it goes away (and forgets
+/// a read of an arrangement, which has none).
 struct DataflowGuard {
     coord: Arc<Coordinator>,
     id: u64,
@@ -168,10 +169,13 @@ impl Drop for DataflowGuard {
         let mut state = self.coord.state.lock().expect("coordinator state");
         state.peeks.remove(&self.id);
         state.subscribes.remove(&self.id);
-        state.dataflows.remove(&self.id);
-        self.coord
-            .compute
-            .send(Command::DropDataflow { id: self.id });
+        // A read straight from an arrangement installed no dataflow: nothing to tear down,
+        // and no command to wake the workers with.
+        if state.dataflows.remove(&self.id).is_some() {
+            self.coord
+                .compute
+                .send(Command::DropDataflow { id: self.id });
+        }
     }
 }
 
