@@ -19,34 +19,50 @@ use timely::dataflow::operators::generic::operator::Operator;
 
 use crate::trace_catalog::TraceCatalog;
 
-/// Bytes a value occupies, counting what it owns on the heap.
-pub trait ByteSize {
-    fn byte_size(&self) -> usize;
+/// Bytes a value owns on the heap beyond its own `size_of` (which the column holding it counts),
+/// as the allocator rounds them.
+pub trait HeapSize {
+    fn heap_size(&self) -> usize;
 }
 
-impl ByteSize for () {
-    fn byte_size(&self) -> usize {
+/// The bytes the allocator (jemalloc) hands out for a request of `n`: its size classes are
+/// multiples of 16 up to 128 bytes, then four classes per doubling (160, 192, 224, 256, 320, ...).
+pub fn allocation_size(n: usize) -> usize {
+    match n {
+        0 => 0,
+        1..=8 => 8,
+        9..=128 => n.div_ceil(16) * 16,
+        _ => {
+            let group = 1usize << ((usize::BITS - (n - 1).leading_zeros()) - 3);
+            n.div_ceil(group) * group
+        }
+    }
+}
+
+impl HeapSize for () {
+    fn heap_size(&self) -> usize {
         0
     }
 }
 
-impl ByteSize for Row {
-    fn byte_size(&self) -> usize {
-        std::mem::size_of::<Row>() + self.packed().heap_size()
+impl HeapSize for Row {
+    fn heap_size(&self) -> usize {
+        allocation_size(self.packed().heap_size())
     }
 }
 
-impl ByteSize for EvalError {
-    fn byte_size(&self) -> usize {
-        std::mem::size_of::<EvalError>()
+impl HeapSize for EvalError {
+    fn heap_size(&self) -> usize {
+        // Errors are few; the text some carry is not counted.
+        0
     }
 }
 
-impl<T: ByteSize, E: ByteSize> ByteSize for Result<T, E> {
-    fn byte_size(&self) -> usize {
+impl<T: HeapSize, E: HeapSize> HeapSize for Result<T, E> {
+    fn heap_size(&self) -> usize {
         match self {
-            Ok(t) => t.byte_size(),
-            Err(e) => e.byte_size(),
+            Ok(t) => t.heap_size(),
+            Err(e) => e.heap_size(),
         }
     }
 }
@@ -61,14 +77,14 @@ pub struct ArrangementProbe {
 impl ArrangementProbe {
     pub fn new<K, V, R>(name: String, key: String, liveness: TraceLiveness<K, V, u64, R>) -> Self
     where
-        K: kpg_engine::Data + ByteSize,
-        V: kpg_engine::Data + ByteSize,
+        K: kpg_engine::Data + HeapSize,
+        V: kpg_engine::Data + HeapSize,
         R: kpg_engine::Semigroup,
     {
         ArrangementProbe {
             name,
             key,
-            stats: Box::new(move || liveness.stats(|k: &K, v: &V| k.byte_size() + v.byte_size())),
+            stats: Box::new(move || liveness.stats(K::heap_size, V::heap_size)),
         }
     }
 
@@ -140,4 +156,42 @@ pub fn catalog_arrangements(traces: &TraceCatalog) -> Vec<ArrangementInfo> {
         out.extend(ArrangementProbe::new(n, k, i.errs.liveness()).info(*id));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocation_sizes_are_jemallocs_classes() {
+        let classes = [
+            (0, 0),
+            (1, 8),
+            (8, 8),
+            (9, 16),
+            (100, 112),
+            (128, 128),
+            (129, 160),
+            (200, 224),
+            (256, 256),
+            (257, 320),
+            (1000, 1024),
+            (1025, 1280),
+        ];
+        for (n, class) in classes {
+            assert_eq!(allocation_size(n), class, "a request of {n} bytes");
+        }
+    }
+
+    #[test]
+    fn a_rows_heap_size_is_its_allocation() {
+        let small = Row::new(vec![kpg_types::Datum::Int32(7)]);
+        assert_eq!(small.heap_size(), 0, "a small row is inline");
+        let text = "x".repeat(100);
+        let big = Row::new(vec![kpg_types::Datum::String(text)]);
+        let heap = big.packed().heap_size();
+        assert!(heap > 100);
+        assert_eq!(big.heap_size(), allocation_size(heap));
+        assert_eq!(big.heap_size() % 16, 0);
+    }
 }

@@ -24,7 +24,7 @@ use kpg_types::{
 use timely::dataflow::Scope;
 use timely::progress::Antichain;
 
-use crate::introspection::{ArrangementProbe, ByteSize};
+use crate::introspection::{ArrangementProbe, HeapSize};
 use crate::trace_catalog::{import_errs, TraceCatalog};
 use crate::typedefs::{empty_errs, source_rows, Errs, KeyedArrangement, Oks};
 
@@ -260,7 +260,7 @@ impl<'a, 's> Renderer<'a, 's> {
 
     /// Remembers an arrangement this dataflow built, numbered in render order (the same on
     /// every worker, so the workers' shards line up).
-    fn register<V: kpg_engine::Data + ByteSize, R: kpg_engine::Semigroup>(
+    fn register<V: kpg_engine::Data + HeapSize, R: kpg_engine::Semigroup>(
         &mut self,
         what: &str,
         key: String,

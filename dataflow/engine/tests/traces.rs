@@ -423,3 +423,46 @@ fn import_frontier_shares_the_traces_batches() {
     })
     .unwrap();
 }
+
+/// Merges left open when updates stop arriving finish while the input is quiet (the arrange
+/// operator spends fuel on them when it runs): no merge keeps its two inputs and its partial
+/// result, so the reported bytes are what the batches' columns hold — for distinct `(u64, u64)`
+/// pairs, a key, a val and two 32-bit offsets a pair, and a (time, diff) a round. (An open merge
+/// would add its partial result, allocated for both inputs.)
+#[test]
+fn open_merges_finish_when_input_stops_and_bytes_are_the_columns() {
+    const ROUNDS: u64 = 37;
+    const PER_ROUND: u64 = 1_000;
+    timely::execute(timely::Config::thread(), |worker| {
+        let mut session = InputSession::<u64, Kv, i64>::new();
+        let probe = ProbeHandle::new();
+        let trace = worker.dataflow::<u64, _, _>(|scope| {
+            let arranged = session.to_collection(scope).arrange_by_key();
+            arranged.stream.clone().probe_with(&probe);
+            arranged.trace
+        });
+        for round in 0..ROUNDS {
+            for i in 0..PER_ROUND {
+                session.update((round * PER_ROUND + i, round), 1);
+            }
+            session.advance_to(round + 1);
+            session.flush();
+            worker.step_while(|| probe.less_than(&(round + 1)));
+        }
+        let liveness = trace.liveness();
+        for _ in 0..100 {
+            worker.step();
+        }
+        let stats = liveness.stats(|_| 0, |_| 0).expect("the trace lives");
+        let pairs = (ROUNDS * PER_ROUND) as usize;
+        assert_eq!(stats.records, pairs);
+        assert!(stats.batches <= 6, "{} batches", stats.batches);
+        let columns = pairs * (8 + 8 + 4 + 4);
+        assert!(
+            stats.bytes >= columns && stats.bytes <= columns + 64 * ROUNDS as usize,
+            "{} bytes reported for {pairs} pairs ({columns} in their columns)",
+            stats.bytes
+        );
+    })
+    .unwrap();
+}

@@ -131,6 +131,11 @@ impl<'scope, T: Timestamp + Lattice, K: Data, R: Semigroup> Collection<'scope, T
     }
 }
 
+/// Merge work (updates read) the arrange operator spends on its trace's open merges each time it
+/// runs: large enough to finish a merge of a few million updates within tens of activations,
+/// small enough not to stall the worker's other operators for long.
+const IDLE_MERGE_FUEL: isize = 1 << 18;
+
 /// Builds the arrange operator over `stream` with parallelization contract `pact`.
 pub(crate) fn arrange_core<'scope, T, K, V, R, P>(
     stream: StreamVec<'scope, T, ((K, V), T, R)>,
@@ -145,11 +150,13 @@ where
     P: timely::dataflow::channels::pact::ParallelizationContract<T, Vec<((K, V), T, R)>>,
 {
     let (agent, writer) = TraceAgent::new(Effort::Default);
+    let scope = stream.scope();
     let stream = stream
         .unary_frontier::<CapacityContainerBuilder<Vec<BatchRef<K, V, T, R>>>, _, _, _>(
             pact,
             name,
-            move |_capability, _info| {
+            move |_capability, info| {
+                let activator = scope.activator_for(Rc::clone(&info.address));
                 let mut batcher = Batcher::<(K, V), T, R>::new();
                 let mut capabilities = Antichain::<Capability<T>>::new();
                 let mut prev_frontier = Antichain::from_elem(T::minimum());
@@ -160,6 +167,12 @@ where
                         }
                         batcher.push(data);
                     });
+                    // Merges the spine left open finish while the input is quiet, a bounded
+                    // amount each time the operator runs, so that no merge holds its two inputs
+                    // and its partial result for good once updates stop arriving.
+                    if writer.exert(IDLE_MERGE_FUEL) {
+                        activator.activate();
+                    }
                     let current = frontier.frontier();
                     assert!(
                         PartialOrder::less_equal(&prev_frontier.borrow(), &current),

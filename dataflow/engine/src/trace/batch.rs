@@ -96,6 +96,27 @@ struct Columns<K, V, R> {
     updates: usize,
 }
 
+impl<K, V, R> Columns<K, V, R> {
+    fn heap_bytes(&self, key_heap: &dyn Fn(&K) -> usize, val_heap: &dyn Fn(&V) -> usize) -> usize {
+        column_bytes(&self.keys, self.keys.capacity(), key_heap)
+            + self.key_offs.heap_bytes()
+            + column_bytes(&self.vals, self.vals.capacity(), val_heap)
+            + self.val_offs.heap_bytes()
+            + self.diffs.capacity() * std::mem::size_of::<R>()
+    }
+}
+
+/// Bytes of a column of `capacity` elements holding `column`: its allocation and what the
+/// elements own on the heap (nothing is walked when `X` cannot own any, e.g. a zero-sized val).
+pub(crate) fn column_bytes<X>(column: &[X], capacity: usize, heap: &dyn Fn(&X) -> usize) -> usize {
+    let owned = if std::mem::size_of::<X>() == 0 {
+        0
+    } else {
+        column.iter().map(heap).sum::<usize>()
+    };
+    capacity * std::mem::size_of::<X>() + owned
+}
+
 /// A batch's time column: stored, or computed on the fly from another batch's times (the batch
 /// of an arrangement entered into an iterative scope, whose times gain a round `0`).
 enum Times<T> {
@@ -325,6 +346,21 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R>
             distinct_times: false,
             desc,
         }
+    }
+    /// Bytes this batch's storage holds: each column's allocation (its capacity, shared with
+    /// the batch's views and counted here once per call) plus what each key and val owns on
+    /// the heap as `key_heap` and `val_heap` measure it. A view whose times are derived (an
+    /// entered batch) counts no time column.
+    pub fn heap_bytes(
+        &self,
+        key_heap: &dyn Fn(&K) -> usize,
+        val_heap: &dyn Fn(&V) -> usize,
+    ) -> usize {
+        let times = match &self.times {
+            Times::Owned(times) => times.capacity() * std::mem::size_of::<T>(),
+            Times::Derived(_) => 0,
+        };
+        self.cols.heap_bytes(key_heap, val_heap) + times
     }
     /// True when `self` and `other` read the same stored columns (one is a view of the other,
     /// or both of a third batch): a way to observe that a view copied nothing.

@@ -34,7 +34,10 @@ pub(crate) trait Storage<K, V, T, R> {
     fn set_physical(&mut self, frontier: AntichainRef<T>);
     fn set_effort(&mut self, effort: Effort);
     fn exert(&mut self, fuel: isize);
+    fn merging(&self) -> bool;
     fn len(&self) -> usize;
+    /// Bytes the stored batches and in-progress merges hold (see `Spine::heap_bytes`).
+    fn heap_bytes(&self, key_heap: &dyn Fn(&K) -> usize, val_heap: &dyn Fn(&V) -> usize) -> usize;
     fn batches(&self) -> Vec<BatchRc<K, V, T, R>>;
     fn batches_through(&self, frontier: AntichainRef<T>) -> Option<Vec<BatchRc<K, V, T, R>>>;
     fn settled_through(&self, frontier: AntichainRef<T>) -> bool;
@@ -64,8 +67,14 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice + Timestamp, R: Semigroup> Stora
     fn exert(&mut self, fuel: isize) {
         Spine::exert(self, fuel)
     }
+    fn merging(&self) -> bool {
+        Spine::merging(self)
+    }
     fn len(&self) -> usize {
         Spine::len(self)
+    }
+    fn heap_bytes(&self, key_heap: &dyn Fn(&K) -> usize, val_heap: &dyn Fn(&V) -> usize) -> usize {
+        Spine::heap_bytes(self, key_heap, val_heap)
     }
     fn batches(&self) -> Vec<BatchRc<K, V, T, R>> {
         Spine::batches(self)
@@ -136,8 +145,14 @@ where
     fn exert(&mut self, fuel: isize) {
         self.outer.exert(fuel)
     }
+    fn merging(&self) -> bool {
+        self.outer.merging()
+    }
     fn len(&self) -> usize {
         self.outer.len()
+    }
+    fn heap_bytes(&self, key_heap: &dyn Fn(&K) -> usize, val_heap: &dyn Fn(&V) -> usize) -> usize {
+        self.outer.heap_bytes(key_heap, val_heap)
     }
     fn batches(&self) -> Vec<BatchRc<K, V, TI, R>> {
         self.outer

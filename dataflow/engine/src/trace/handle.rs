@@ -129,6 +129,22 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceWriter<K, V, T
         }
     }
 
+    /// Spends `fuel` on the trace's in-progress merges (the arrange operator does, when it
+    /// runs, so that merges left open when input stops still finish and free their inputs);
+    /// returns whether merges remain.
+    pub fn exert(&self, fuel: isize) -> bool {
+        match self.trace.upgrade() {
+            Some(trace) => {
+                let mut trace = trace.borrow_mut();
+                if trace.store.merging() {
+                    trace.store.exert(fuel);
+                }
+                trace.store.merging()
+            }
+            None => false,
+        }
+    }
+
     /// True while some handle keeps the trace alive.
     pub fn is_alive(&self) -> bool {
         self.trace.strong_count() > 0
@@ -153,8 +169,10 @@ pub struct TraceStats {
     /// Updates stored, over all batches.
     pub records: usize,
     pub batches: usize,
-    /// Bytes of the stored updates as `size` measures each (key, value) plus the times and
-    /// differences; batches shared by several traces are counted in each.
+    /// Bytes the trace's storage holds: every column of every stored batch at its capacity
+    /// (keys, vals, offsets, times, differences), what the keys and vals own on the heap, and
+    /// the partial results of merges in progress (whose inputs are stored batches too). Batches
+    /// shared by several traces are counted in each.
     pub bytes: usize,
     /// Handles holding the trace: its owner's and each importing dataflow's (an import's source
     /// holds one of its own until the trace's upper is empty, besides those of the operators
@@ -165,36 +183,27 @@ pub struct TraceStats {
 }
 
 impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceLiveness<K, V, T, R> {
-    /// The trace's figures, or `None` once it is gone; `size` gives the bytes of one (key,
-    /// value) pair including what they own on the heap. Walks every stored update.
-    pub fn stats(&self, size: impl Fn(&K, &V) -> usize) -> Option<TraceStats> {
+    /// The trace's figures, or `None` once it is gone; `key_heap` and `val_heap` give what one
+    /// key or val owns on the heap (beyond its own `size_of`). Walks every stored key and val.
+    pub fn stats(
+        &self,
+        key_heap: impl Fn(&K) -> usize,
+        val_heap: impl Fn(&V) -> usize,
+    ) -> Option<TraceStats> {
         let trace = self.trace.upgrade()?;
         let handles = Rc::strong_count(&trace) - 1; // not counting this temporary one
         let trace = trace.borrow();
-        let batches = trace.store.batches();
-        let mut stats = TraceStats {
+        Some(TraceStats {
             records: trace.store.len(),
-            batches: batches.len(),
-            bytes: 0,
+            batches: trace.store.batches().len(),
+            bytes: trace.store.heap_bytes(&key_heap, &val_heap),
             handles,
             readers: trace
                 .listeners
                 .iter()
                 .filter(|l| l.strong_count() > 0)
                 .count(),
-        };
-        let update = std::mem::size_of::<T>() + std::mem::size_of::<R>();
-        let mut cursor = TraceCursor::new(batches, None);
-        while cursor.key_valid() {
-            while cursor.val_valid() {
-                let mut updates = 0;
-                cursor.map_times(|_, _| updates += 1);
-                stats.bytes += size(cursor.key(), cursor.val()) + updates * update;
-                cursor.step_val();
-            }
-            cursor.step_key();
-        }
-        Some(stats)
+        })
     }
 }
 
@@ -285,6 +294,20 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
     /// Spends `fuel` units of merge work now (e.g. when the worker is idle).
     pub fn exert(&mut self, fuel: isize) {
         self.trace.borrow_mut().store.exert(fuel);
+    }
+
+    /// Bytes the trace's batches and in-progress merges hold (see [`TraceStats::bytes`]).
+    pub fn heap_bytes(
+        &self,
+        key_heap: &dyn Fn(&K) -> usize,
+        val_heap: &dyn Fn(&V) -> usize,
+    ) -> usize {
+        self.trace.borrow().store.heap_bytes(key_heap, val_heap)
+    }
+
+    /// True while the trace has a merge in progress.
+    pub(crate) fn merging(&self) -> bool {
+        self.trace.borrow().store.merging()
     }
 
     /// Number of updates the trace stores (a memory measure).

@@ -48,6 +48,15 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Merger<K, V, T, R
         }
     }
 
+    /// Bytes the partial result holds so far (the inputs are counted as batches).
+    pub fn heap_bytes(
+        &self,
+        key_heap: &dyn Fn(&K) -> usize,
+        val_heap: &dyn Fn(&V) -> usize,
+    ) -> usize {
+        self.builder.heap_bytes(key_heap, val_heap)
+    }
+
     /// True once every key of both inputs has been merged.
     pub fn is_done(&self) -> bool {
         self.pos.0 >= self.older.key_count() && self.pos.1 >= self.newer.key_count()

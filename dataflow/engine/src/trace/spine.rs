@@ -156,6 +156,30 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice + timely::progress::Timestamp, R
         result
     }
 
+    /// Bytes held by the stored batches (both inputs of each in-progress merge included) and by
+    /// the partial results of in-progress merges; `key_heap` and `val_heap` give what one key
+    /// or val owns on the heap.
+    pub fn heap_bytes(
+        &self,
+        key_heap: &dyn Fn(&K) -> usize,
+        val_heap: &dyn Fn(&V) -> usize,
+    ) -> usize {
+        let merging: usize = self
+            .levels
+            .iter()
+            .map(|level| match level {
+                Level::Merging(_, _, merger) => merger.heap_bytes(key_heap, val_heap),
+                _ => 0,
+            })
+            .sum();
+        let batches: usize = self
+            .batches()
+            .iter()
+            .map(|b| b.heap_bytes(key_heap, val_heap))
+            .sum();
+        merging + batches
+    }
+
     /// The stored batches that end at or before `frontier`, if no stored batch straddles it.
     pub fn batches_through(&self, frontier: AntichainRef<T>) -> Option<Vec<BatchRc<K, V, T, R>>> {
         let mut result = Vec::new();
@@ -183,6 +207,13 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice + timely::progress::Timestamp, R
     /// Spends `fuel` on in-progress merges, e.g. when the worker is otherwise idle.
     pub fn exert(&mut self, fuel: isize) {
         self.apply_fuel(fuel);
+    }
+
+    /// True while some merge is in progress (it holds both inputs and its partial result).
+    pub fn merging(&self) -> bool {
+        self.levels
+            .iter()
+            .any(|level| matches!(level, Level::Merging(..)))
     }
 
     fn promote_pending(&mut self) {

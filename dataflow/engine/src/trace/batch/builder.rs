@@ -5,9 +5,19 @@
 
 use std::rc::Rc;
 
-use super::{Batch, Columns, Description, Offsets, Times};
+use super::{column_bytes, Batch, Columns, Description, Offsets, Times};
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
+
+/// Where a pushed update goes.
+enum Place {
+    /// A key after the last one (and its first val).
+    NewKey,
+    /// A val after the last one, of the last key.
+    NewVal,
+    /// Another update of the last (key, val).
+    Same,
+}
 
 /// Builds a [`Batch`] from updates pushed in (key, val, time) order, already consolidated.
 pub struct BatchBuilder<K, V, T, R> {
@@ -61,26 +71,67 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V
     pub fn is_empty(&self) -> bool {
         self.updates == 0
     }
+    /// Bytes the builder holds so far (its columns' allocations and what the pushed keys and
+    /// vals own on the heap), as [`Batch::heap_bytes`] counts a batch.
+    pub fn heap_bytes(
+        &self,
+        key_heap: &dyn Fn(&K) -> usize,
+        val_heap: &dyn Fn(&V) -> usize,
+    ) -> usize {
+        column_bytes(&self.keys, self.keys.capacity(), key_heap)
+            + self.key_offs.heap_bytes()
+            + column_bytes(&self.vals, self.vals.capacity(), val_heap)
+            + self.val_offs.heap_bytes()
+            + self.times.capacity() * std::mem::size_of::<T>()
+            + self.diffs.capacity() * std::mem::size_of::<R>()
+    }
     /// Appends one update; must follow the previous one in (key, val, time) order.
     pub fn push(&mut self, key: &K, val: &V, time: T, diff: R) {
-        let new_key = self.keys.last() != Some(key);
-        if new_key {
+        match self.place(key, val) {
+            Place::NewKey => {
+                self.keys.push(key.clone());
+                self.vals.push(val.clone());
+            }
+            Place::NewVal => self.vals.push(val.clone()),
+            Place::Same => {}
+        }
+        self.push_update(time, diff);
+    }
+    /// As [`push`](Self::push), taking the key and val: a new key or val is moved into the
+    /// batch, not copied (building from a sorted buffer allocates nothing per row).
+    pub fn push_owned(&mut self, key: K, val: V, time: T, diff: R) {
+        match self.place(&key, &val) {
+            Place::NewKey => {
+                self.keys.push(key);
+                self.vals.push(val);
+            }
+            Place::NewVal => self.vals.push(val),
+            Place::Same => {}
+        }
+        self.push_update(time, diff);
+    }
+    /// Where an update for (`key`, `val`) goes, closing the open val and key ranges it ends.
+    fn place(&mut self, key: &K, val: &V) -> Place {
+        if self.keys.last() != Some(key) {
             assert!(
                 self.keys.last().is_none_or(|k| k < key),
                 "batch keys pushed out of order"
             );
             self.close_val();
             self.close_key();
-            self.keys.push(key.clone());
-            self.vals.push(val.clone());
+            Place::NewKey
         } else if !Batch::<K, V, T, R>::key_only() && self.vals.last() != Some(val) {
             assert!(
                 self.vals.last().is_none_or(|v| v < val),
                 "batch vals pushed out of order"
             );
             self.close_val();
-            self.vals.push(val.clone());
+            Place::NewVal
+        } else {
+            Place::Same
         }
+    }
+    fn push_update(&mut self, time: T, diff: R) {
         self.times.push(time);
         self.diffs.push(diff);
         self.updates += 1;
@@ -162,7 +213,7 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V
         let n = updates.len();
         let mut builder = Self::with_capacities(n, n, 0);
         for ((k, v), t, r) in updates {
-            builder.push(&k, &v, t, r);
+            builder.push_owned(k, v, t, r);
         }
         builder.done(desc)
     }

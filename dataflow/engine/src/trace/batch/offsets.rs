@@ -41,6 +41,11 @@ impl Offsets {
             None => self.small.last().map(|o| *o as usize),
         }
     }
+    /// Bytes of the two columns' allocations.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.small.capacity() * std::mem::size_of::<u32>()
+            + self.large.capacity() * std::mem::size_of::<u64>()
+    }
     pub(crate) fn shrink_to_fit(&mut self) {
         self.small.shrink_to_fit();
         self.large.shrink_to_fit();
