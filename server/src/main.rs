@@ -16,6 +16,7 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[export_name = "_rjem_malloc_conf"]
 pub static malloc_conf: &[u8] = b"background_thread:true\0";
 
+mod allocator;
 mod catalog;
 mod cluster;
 mod coord;
@@ -88,6 +89,7 @@ fn main() -> anyhow::Result<()> {
         )
         .with_writer(std::io::stderr)
         .init();
+    allocator::log_periodically();
     if args.workers == 0 {
         anyhow::bail!("--workers must be at least 1");
     }
