@@ -18,6 +18,12 @@
 //!   60 s a query (it runs Q20's correlated subquery per outer row), a query it does not
 //!   finish counts as 60 s in the median, so the median ratio is an upper bound.
 //!
+//! `KPG_BENCH_PARTS=memory` runs only the memory part on one kpg (the first of
+//! `KPG_BENCH_WORKERS`): the load, each table's arrangement bytes and bytes a row, RSS and kpg's
+//! CPU time of the load, then `CREATE INDEX ON lineitem (l_orderkey)`, each figure read at once
+//! and again 15 s later (after jemalloc's decay has returned freed pages), beside PostgreSQL's
+//! `pg_total_relation_size`.
+//!
 //! It prints figures and ratios; it asserts only that every row arrived and every query
 //! answered, never anything about time (machines are shared and noisy).
 
@@ -25,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use kpg_tests::tokio_postgres::Client;
 use kpg_tests::tpch_bench::setup::tables_read;
-use kpg_tests::tpch_bench::{mib, rss, run, PAPER_DD_W1};
+use kpg_tests::tpch_bench::{cpu_seconds, mib, rss, run, PAPER_DD_W1};
 use kpg_tests::*;
 use kpg_tpch::{CharColumns, TABLES};
 
@@ -182,6 +188,145 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// The arrangement bytes, records and batches of each owner, and their sum.
+async fn arrangements(client: &Client) -> (Vec<(String, u64, u64, u64)>, u64) {
+    let sql = "SELECT owner, sum(bytes), sum(records), sum(batches) FROM kpg_arrangements \
+               GROUP BY owner ORDER BY owner";
+    let messages = client.simple_query(sql).await.expect("kpg_arrangements");
+    let number = |row: &kpg_tests::tokio_postgres::SimpleQueryRow, i: usize| -> u64 {
+        row.get(i).unwrap_or("0").parse().expect("a number")
+    };
+    let owners: Vec<_> = messages
+        .iter()
+        .filter_map(|m| match m {
+            kpg_tests::tokio_postgres::SimpleQueryMessage::Row(row) => Some((
+                row.get(0).unwrap_or_default().to_string(),
+                number(row, 1),
+                number(row, 2),
+                number(row, 3),
+            )),
+            _ => None,
+        })
+        .collect();
+    let total = owners.iter().map(|o| o.1).sum();
+    (owners, total)
+}
+
+/// jemalloc's figures kpg logged last (it logs them every second in the memory part).
+fn allocator_figures(kpg: &KpgServer) -> String {
+    let tail = kpg.log_tail(40);
+    let line = tail.lines().rev().find(|l| l.contains(" allocator"));
+    let plain = |s: &str| {
+        // Without the log's colour escapes (ESC [ ... m).
+        let mut out = String::new();
+        let mut escape = false;
+        for c in s.chars() {
+            match (escape, c) {
+                (false, '\u{1b}') => escape = true,
+                (true, 'm') => escape = false,
+                (false, c) => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    };
+    line.map(plain)
+        .and_then(|l| l.split(" allocator").nth(1).map(|s| s.trim().to_string()))
+        .unwrap_or_else(|| "(no allocator figures logged)".into())
+}
+
+/// `KPG_BENCH_PARTS=memory`: the load and the lineitem index on one kpg, memory and CPU figures.
+async fn memory_part(workers: usize, data: &[(&'static str, CopyText)], pg: (u64, u64)) {
+    // kpg logs jemalloc's figures (server/src/allocator.rs) every second.
+    std::env::set_var("KPG_LOG_ALLOCATOR_SECS", "1");
+    let kpg = KpgServer::start_with_workers(workers).await;
+    let client = kpg.connect().await;
+    let pid = kpg.pid();
+    let (idle, cpu_idle) = (rss(pid), cpu_seconds(pid));
+    let loaded = load(&client, data).await;
+    let count = number(&client, "SELECT count(*) FROM lineitem").await;
+    let cpu_load = cpu_seconds(pid) - cpu_idle;
+    let rss_loaded = rss(pid);
+    let (owners, arranged) = arrangements(&client).await;
+    println!(
+        "kpg, {workers} worker(s): RSS idle {:.0} MiB; COPY {:.2} s wall, {cpu_load:.2} s CPU",
+        mib(idle),
+        loaded.copy.as_secs_f64()
+    );
+    println!("| table | rows | arrangement bytes MiB | bytes a row | batches |");
+    println!("|---|---|---|---|---|");
+    for (owner, bytes, records, batches) in &owners {
+        let rows = loaded
+            .rows
+            .iter()
+            .find(|(t, _)| t == owner)
+            .map_or(*records, |(_, r)| *r);
+        println!(
+            "| {owner} | {rows} | {:.1} | {:.0} | {batches} |",
+            mib(*bytes),
+            *bytes as f64 / rows.max(1) as f64
+        );
+    }
+    assert_eq!(
+        count,
+        loaded
+            .rows
+            .iter()
+            .find(|(t, _)| *t == "lineitem")
+            .unwrap()
+            .1
+    );
+    println!("  jemalloc after the load: {}", allocator_figures(&kpg));
+    tokio::time::sleep(Duration::from_secs(15)).await;
+    let rss_settled = rss(pid);
+    let (_, arranged_settled) = arrangements(&client).await;
+    println!("  jemalloc 15 s later: {}", allocator_figures(&kpg));
+    println!(
+        "after the load: arrangements {:.1} MiB ({:.2}x PostgreSQL's {:.1} MiB), RSS {:.0} MiB \
+         ({:.2}x arranged); 15 s later: arrangements {:.1} MiB, RSS {:.0} MiB ({:.2}x)",
+        mib(arranged),
+        arranged as f64 / pg.0 as f64,
+        mib(pg.0),
+        mib(rss_loaded),
+        rss_loaded as f64 / arranged.max(1) as f64,
+        mib(arranged_settled),
+        mib(rss_settled),
+        rss_settled as f64 / arranged_settled.max(1) as f64,
+    );
+    let cpu_before = cpu_seconds(pid);
+    let started = Instant::now();
+    run(
+        &client,
+        "CREATE INDEX lineitem_orderkey ON lineitem (l_orderkey)",
+    )
+    .await;
+    number(
+        &client,
+        "SELECT count(*) FROM lineitem WHERE l_orderkey = 1",
+    )
+    .await;
+    let took = started.elapsed();
+    let cpu_index = cpu_seconds(pid) - cpu_before;
+    let rss_index = rss(pid);
+    let (_, with_index) = arrangements(&client).await;
+    println!("  jemalloc after the index: {}", allocator_figures(&kpg));
+    tokio::time::sleep(Duration::from_secs(15)).await;
+    let rss_index_settled = rss(pid);
+    let (_, with_index_settled) = arrangements(&client).await;
+    println!("  jemalloc 15 s later: {}", allocator_figures(&kpg));
+    println!(
+        "CREATE INDEX ON lineitem (l_orderkey): {:.2} s wall, {cpu_index:.2} s CPU; arrangements \
+         +{:.1} MiB, RSS +{:.0} MiB; 15 s later: arrangements +{:.1} MiB, RSS +{:.0} MiB \
+         (PostgreSQL's btree {:.1} MiB)",
+        took.as_secs_f64(),
+        mib(with_index.saturating_sub(arranged_settled)),
+        mib(rss_index.saturating_sub(rss_settled)),
+        mib(with_index_settled.saturating_sub(arranged_settled)),
+        mib(rss_index_settled.saturating_sub(rss_settled)),
+        mib(pg.1),
+    );
+}
+
 #[tokio::main]
 async fn main() {
     let sf = scale_factor();
@@ -212,6 +357,18 @@ async fn main() {
     .await;
     let pg_index = number(&pc, "SELECT pg_total_relation_size('lineitem_orderkey')").await;
     run(&pc, "DROP INDEX lineitem_orderkey").await;
+    if std::env::var("KPG_BENCH_PARTS").as_deref() == Ok("memory") {
+        println!(
+            "PostgreSQL 15: COPY {:.2} s, tables {:.1} MiB, lineitem (l_orderkey) btree {:.1} MiB",
+            pg_loaded.copy.as_secs_f64(),
+            mib(pg_bytes),
+            mib(pg_index)
+        );
+        drop(pc);
+        drop(pg);
+        memory_part(worker_counts()[0], &data, (pg_bytes, pg_index)).await;
+        return;
+    }
     // PostgreSQL runs some correlated subqueries (Q20 without an index on partsupp) as a
     // subplan per outer row, for many minutes; those are cut off and printed as a lower bound.
     run(

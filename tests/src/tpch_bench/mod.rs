@@ -196,6 +196,22 @@ pub fn rss(pid: u32) -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
+/// CPU seconds (user + system, all threads) process `pid` has used so far (0 if it is gone).
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let Some(close) = stat.rfind(')') else {
+        return 0.0;
+    };
+    // After the command name: the state is field 3, utime and stime fields 14 and 15.
+    let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|i| fields.get(*i).and_then(|f| f.parse::<f64>().ok()))
+        .sum();
+    // The kernel's USER_HZ: 100 on every Linux kpg runs on.
+    ticks / 100.0
+}
+
 /// Bytes in MiB.
 pub fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
