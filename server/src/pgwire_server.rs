@@ -222,6 +222,12 @@ impl SimpleQueryHandler for Session {
         // Several statements are one implicit transaction (`implicit_txn.rs`), as is a query
         // after a pipeline's INSERTs that no Sync has ended yet.
         let implicit = stmts.len() > 1 || conn.txn.lock().expect("txn").has_implicit_writes();
+        // For SET LOCAL, several statements are a block too (PostgreSQL's implicit block).
+        let implicit_block =
+            stmts.len() > 1 && !conn.vars.lock().expect("session variables").in_block();
+        if implicit_block {
+            conn.vars.lock().expect("session variables").begin_block();
+        }
         let mut failed = false;
         for stmt in stmts {
             let response = match deallocate(client, &conn, &stmt) {
@@ -243,7 +249,11 @@ impl SimpleQueryHandler for Session {
         } else if let Err(e) = implicit_txn::commit(&conn.txn, &self.coord).await {
             responses.push(error_response(e));
         }
+        if implicit_block && !conn.txn.lock().expect("txn").is_active() {
+            conn.vars.lock().expect("session variables").end_block();
+        }
         report_changes(client, &conn, reported).await?;
+        send_warnings(client, &conn).await?;
         Ok(responses)
     }
 }
@@ -499,6 +509,7 @@ impl ExtendedQueryHandler for Session {
             }
         };
         report_changes(client, &conn, reported).await?;
+        send_warnings(client, &conn).await?;
         match response {
             // As an error, not an error response, so that the connection skips the rest of
             // the pipeline up to Sync, as PostgreSQL does.
@@ -837,10 +848,15 @@ impl Conn {
         let mut saved = self.vars_at_begin.lock().expect("session variables");
         match outcome {
             Ok(TxnOutcome::Started) if saved.is_none() => {
-                *saved = Some(self.vars.lock().expect("session variables").clone())
+                let mut vars = self.vars.lock().expect("session variables");
+                *saved = Some(vars.clone());
+                vars.begin_block();
             }
             Ok(TxnOutcome::Started) => {}
-            Ok(TxnOutcome::Ended("COMMIT")) => *saved = None,
+            Ok(TxnOutcome::Ended("COMMIT")) => {
+                *saved = None;
+                self.vars.lock().expect("session variables").end_block();
+            }
             Ok(TxnOutcome::Ended(_)) | Err(_) => {
                 if let Some(vars) = saved.take() {
                     *self.vars.lock().expect("session variables") = vars;
@@ -976,6 +992,23 @@ where
                 )))
                 .await?;
         }
+    }
+    Ok(())
+}
+
+/// Sends the session's pending warnings (`SET LOCAL` outside a block) as NoticeResponses.
+async fn send_warnings<C>(client: &mut C, conn: &Conn) -> PgWireResult<()>
+where
+    C: Sink<PgWireBackendMessage> + Unpin + Send,
+    C::Error: Debug,
+    PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+{
+    let warnings = conn.vars.lock().expect("session variables").take_warnings();
+    for w in warnings {
+        let info = ErrorInfo::new("WARNING".to_string(), w.code.to_string(), w.message);
+        client
+            .feed(PgWireBackendMessage::NoticeResponse(info.into()))
+            .await?;
     }
     Ok(())
 }

@@ -13,7 +13,8 @@
 //! with 0A000 rather than silently ignored; a value PostgreSQL refuses gets its SQLSTATE and
 //! message, and unknown parameters are 42704, as in PostgreSQL. Values are kept as PostgreSQL
 //! shows them (`1s` for 1000 milliseconds, `ISO, MDY`). A transaction block's SETs are undone
-//! when it rolls back (`pgwire_server.rs`).
+//! when it rolls back (`pgwire_server.rs`); `SET LOCAL` values end with the block either way
+//! (`assign`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -82,6 +83,15 @@ pub struct SessionVars {
     /// What RESET and `SET ... TO DEFAULT` go back to: the values after the startup message,
     /// as in PostgreSQL.
     reset: BTreeMap<String, String>,
+    /// The values `SET LOCAL` replaced (the first time in the block), put back when the block
+    /// ends; a later plain SET or RESET of the name drops its entry (its value then stays
+    /// after COMMIT), as PostgreSQL's GUC stack does.
+    local: BTreeMap<String, String>,
+    /// Whether a transaction block is open (explicit, or a query string of several
+    /// statements, PostgreSQL's implicit block): `SET LOCAL` holds until it ends.
+    in_block: bool,
+    /// Warnings for the client (`SET LOCAL` outside a block).
+    warnings: Vec<ExecError>,
 }
 
 impl Default for SessionVars {
@@ -93,6 +103,9 @@ impl Default for SessionVars {
         SessionVars {
             reset: values.clone(),
             values,
+            local: BTreeMap::new(),
+            in_block: false,
+            warnings: Vec::new(),
         }
     }
 }
@@ -195,6 +208,53 @@ impl SessionVars {
         &self.values["timezone"]
     }
 
+    /// `SET [LOCAL] name = value`: a plain SET lasts for the session (and ends a `SET LOCAL`
+    /// of the name in the block); `SET LOCAL` until the block ends, and outside one it is
+    /// checked, then has no effect but a warning (25P01), as in PostgreSQL 15.
+    fn assign(&mut self, name: &str, value: &str, local: bool) -> Result<ExecuteResult, ExecError> {
+        if !local {
+            self.set(name, value)?;
+            self.local.remove(name);
+        } else if !self.in_block {
+            self.clone().set(name, value)?;
+            self.warnings.push(ExecError::new(
+                "25P01",
+                "SET LOCAL can only be used in transaction blocks",
+            ));
+        } else {
+            let prior = self.values.get(name).cloned();
+            self.set(name, value)?;
+            if let Some(prior) = prior {
+                self.local.entry(name.to_string()).or_insert(prior);
+            }
+        }
+        Ok(ExecuteResult::Command("SET".into()))
+    }
+
+    /// A transaction block (or a query string's implicit one) begins: `SET LOCAL` holds.
+    pub fn begin_block(&mut self) {
+        self.in_block = true;
+    }
+
+    /// The block ends (committed: a rollback restores the values saved at its start): the
+    /// values `SET LOCAL` replaced come back.
+    pub fn end_block(&mut self) {
+        for (name, value) in std::mem::take(&mut self.local) {
+            self.values.insert(name, value);
+        }
+        self.in_block = false;
+    }
+
+    /// Whether a block is open.
+    pub fn in_block(&self) -> bool {
+        self.in_block
+    }
+
+    /// The warnings for the client since the last call.
+    pub fn take_warnings(&mut self) -> Vec<ExecError> {
+        std::mem::take(&mut self.warnings)
+    }
+
     /// Runs SET / RESET / SHOW; `None` if `stmt` is none of them (or a SHOW the coordinator
     /// answers, such as SHOW INDEXES).
     pub fn run(&mut self, stmt: &ParsedStatement) -> Option<Result<ExecuteResult, ExecError>> {
@@ -203,12 +263,12 @@ impl SessionVars {
         };
         Some(match stmt {
             Statement::Set(Set::SingleAssignment {
-                scope: Some(ContextModifier::Local),
+                scope,
+                variable,
+                values,
                 ..
-            }) => Err(ExecError::unsupported("SET LOCAL")),
-            Statement::Set(Set::SingleAssignment {
-                variable, values, ..
             }) => {
+                let local = matches!(scope, Some(ContextModifier::Local));
                 let name = variable.to_string().to_lowercase();
                 let value = match values.as_slice() {
                     [v] if is_default(v) => self.reset.get(&name).cloned().unwrap_or_default(),
@@ -225,10 +285,12 @@ impl SessionVars {
                         .join(", "),
                     vs => vs.iter().map(value_text).collect::<Vec<_>>().join(", "),
                 };
-                self.set(&name, &value)
-                    .map(|()| ExecuteResult::Command("SET".into()))
+                self.assign(&name, &value, local)
             }
-            Statement::Set(Set::SetTimeZone { value, .. }) => {
+            Statement::Set(Set::SetTimeZone {
+                local: set_local,
+                value,
+            }) => {
                 // SET TIME ZONE LOCAL | DEFAULT is RESET TimeZone.
                 let local = matches!(value, Expr::Identifier(i) if i.quote_style.is_none()
                     && ["local", "default"].contains(&i.value.to_lowercase().as_str()));
@@ -236,15 +298,13 @@ impl SessionVars {
                     true => self.reset["timezone"].clone(),
                     false => value_text(value),
                 };
-                self.set("timezone", &zone)
-                    .map(|()| ExecuteResult::Command("SET".into()))
+                self.assign("timezone", &zone, *set_local)
             }
-            Statement::Set(Set::SetNames { charset_name, .. }) => self
-                .set(
-                    "client_encoding",
-                    charset_name.to_string().trim_matches(['\'', '"']),
-                )
-                .map(|()| ExecuteResult::Command("SET".into())),
+            Statement::Set(Set::SetNames { charset_name, .. }) => self.assign(
+                "client_encoding",
+                charset_name.to_string().trim_matches(['\'', '"']),
+                false,
+            ),
             Statement::Set(Set::SetTransaction {
                 modes,
                 snapshot,
@@ -286,12 +346,13 @@ impl SessionVars {
                         let name = name.to_lowercase();
                         if name == "all" {
                             self.values = self.reset.clone();
+                            self.local.clear();
                             Ok(ExecuteResult::Command("RESET".into()))
                         } else {
                             match self.reset.get(&name).cloned() {
                                 Some(v) => self
-                                    .set(&name, &v)
-                                    .map(|()| ExecuteResult::Command("RESET".into())),
+                                    .assign(&name, &v, false)
+                                    .map(|_| ExecuteResult::Command("RESET".into())),
                                 None => Err(unknown(&name)),
                             }
                         }

@@ -353,7 +353,6 @@ async fn settings_kpg_accepts_take_effect_or_are_refused() {
         "SET standard_conforming_strings = off",
         "SET idle_in_transaction_session_timeout = '10s'",
         "SET transaction_read_only = on",
-        "SET LOCAL extra_float_digits = 0",
         "SET TRANSACTION READ ONLY",
         "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
     ] {
