@@ -27,6 +27,7 @@ mod demo;
 mod error;
 mod implicit_txn;
 mod pgwire_server;
+mod planner_settings;
 mod session_dates;
 mod session_vars;
 mod statement_context;

@@ -98,6 +98,8 @@ impl Default for SessionVars {
     fn default() -> Self {
         let values: BTreeMap<String, String> = DEFAULTS
             .iter()
+            .copied()
+            .chain(crate::planner_settings::defaults())
             .map(|(k, v)| (k.to_lowercase(), v.to_string()))
             .collect();
         SessionVars {
@@ -457,6 +459,9 @@ fn check(name: &str, value: &str) -> Result<String, ExecError> {
             format!("parameter \"{name}\" requires a Boolean value"),
         ))
     };
+    if let Some(checked) = crate::planner_settings::check(name, value) {
+        return checked;
+    }
     let lower = value.trim().to_ascii_lowercase();
     match name {
         "client_encoding" => match lower.as_str() {
@@ -605,7 +610,7 @@ fn command_line_settings(options: &str) -> Result<Vec<(String, String)>, ExecErr
 }
 
 /// A boolean parameter's value as PostgreSQL reads it.
-fn bool_value(v: &str) -> Option<bool> {
+pub(crate) fn bool_value(v: &str) -> Option<bool> {
     match v {
         "on" | "true" | "yes" | "1" | "t" | "y" => Some(true),
         "off" | "false" | "no" | "0" | "f" | "n" => Some(false),
