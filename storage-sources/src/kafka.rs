@@ -5,13 +5,21 @@
 //! restart resumes exactly where the stored data ends (no record read twice or skipped). New
 //! partitions are picked up by re-reading the topic's metadata every few seconds; a partition
 //! kpg has not read before starts at its beginning.
+//!
+//! If the broker no longer has the records kpg needs next (the topic's retention deleted them
+//! while kpg was stopped or behind), librdkafka is told not to jump elsewhere
+//! (`auto.offset.reset = error`): the reader reports the loss (`RecordReader::lost`), the
+//! partition reads no further, and the source says so in its status rather than silently
+//! skipping records.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
 use rdkafka::message::{BorrowedMessage, Headers, Message};
+use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::records::{Record, RecordReader};
@@ -36,6 +44,8 @@ pub struct KafkaReader {
     /// than `ERROR_MEMORY`, an empty poll reports it (librdkafka repeats it only as often as
     /// it retries, so a down broker must not look healthy in between).
     last_error: Option<(Instant, String)>,
+    /// Why records kpg needs are gone from the broker, once that happened.
+    lost: Option<String>,
 }
 
 impl KafkaReader {
@@ -56,6 +66,8 @@ impl KafkaReader {
             .set("enable.auto.offset.store", "false")
             .set("enable.partition.eof", "false")
             .set("allow.auto.create.topics", "false")
+            // An offset the broker no longer has is an error, never a silent jump.
+            .set("auto.offset.reset", "error")
             .create()
             .map_err(|e| format!("cannot create a Kafka consumer for {broker}: {e}"))?;
         let mut reader = KafkaReader {
@@ -64,6 +76,7 @@ impl KafkaReader {
             next: start.clone(),
             refreshed: Instant::now(),
             last_error: None,
+            lost: None,
         };
         let partitions = reader.partitions()?;
         let from_time = match first {
@@ -145,6 +158,36 @@ impl KafkaReader {
         Ok(topic.partitions().iter().map(|p| p.id()).collect())
     }
 
+    /// Records which partitions the broker no longer has kpg's next offset of (asking it for
+    /// each partition's earliest offset; this happens once, not per record).
+    fn note_lost_records(&mut self) {
+        let mut gone = Vec::new();
+        for (p, next) in &self.next {
+            if let Ok((low, _)) = self
+                .consumer
+                .fetch_watermarks(&self.topic, *p, METADATA_TIMEOUT)
+            {
+                if low > *next {
+                    gone.push(format!(
+                        "partition {p}: kpg needs offset {next} next, the earliest the broker \
+                         still has is {low}"
+                    ));
+                }
+            }
+        }
+        if gone.is_empty() {
+            gone.push("the broker reported an offset out of range".into());
+        }
+        let why = format!(
+            "records of topic \"{}\" that kpg has not read were deleted by the broker \
+             (retention) — {}; the source keeps what it read and reads no further from there",
+            self.topic,
+            gone.join("; ")
+        );
+        tracing::error!("{why}");
+        self.lost = Some(why);
+    }
+
     /// Starts reading partitions that appeared since the last look (from their beginning).
     fn pick_up_new_partitions(&mut self) -> Result<(), String> {
         self.refreshed = Instant::now();
@@ -182,6 +225,9 @@ impl RecordReader for KafkaReader {
         while out.len() < max && errors < MAX_ERRORS_PER_POLL {
             match self.consumer.poll(timeout) {
                 None => break,
+                Some(Err(KafkaError::MessageConsumption(RDKafkaErrorCode::AutoOffsetReset))) => {
+                    self.note_lost_records();
+                }
                 Some(Err(e)) => {
                     errors += 1;
                     last_error = Some(e);
@@ -221,6 +267,10 @@ impl RecordReader for KafkaReader {
     /// The next offset of each partition (what the records returned so far advance to).
     fn positions(&self) -> &BTreeMap<i32, i64> {
         &self.next
+    }
+
+    fn lost(&self) -> Option<&str> {
+        self.lost.as_deref()
     }
 
     /// Each partition's high watermark (the offset after its last record), for the lag: the

@@ -38,6 +38,12 @@ pub trait RecordReader: Send {
     /// Each partition's end (the offset after its last record), when known, for the lag.
     fn high_watermarks(&self) -> BTreeMap<i32, i64>;
 
+    /// Why records the source needs are gone for good (deleted by the transport before they
+    /// were read), once that is known: the source has failed, though it keeps what it read.
+    fn lost(&self) -> Option<&str> {
+        None
+    }
+
     /// Whether every record there will ever be has been returned (a file read without TAIL).
     fn finished(&self) -> bool {
         false

@@ -201,10 +201,7 @@ impl Kafka {
 
     /// Adds partitions to `topic` so that it has `total` of them.
     pub async fn add_partitions(&self, topic: &str, total: usize) {
-        let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-            .set("bootstrap.servers", self.broker())
-            .create()
-            .expect("admin client");
+        let admin = self.admin();
         let results = admin
             .create_partitions([&NewPartitions::new(topic, total)], &AdminOptions::new())
             .await
@@ -214,6 +211,30 @@ impl Kafka {
         }
     }
 
+    /// Deletes the records of `topic`'s `partition` before `offset`, as retention would.
+    pub async fn delete_records(&self, topic: &str, partition: i32, offset: i64) {
+        let admin = self.admin();
+        let mut list = rdkafka::TopicPartitionList::new();
+        list.add_partition_offset(topic, partition, rdkafka::Offset::Offset(offset))
+            .expect("partition offset");
+        let result = admin
+            .delete_records(&list, &AdminOptions::new())
+            .await
+            .expect("delete records");
+        for e in result.elements() {
+            if let Err(err) = e.error() {
+                panic!("deleting records of {topic}[{partition}]: {err}");
+            }
+        }
+    }
+
+    fn admin(&self) -> AdminClient<DefaultClientContext> {
+        ClientConfig::new()
+            .set("bootstrap.servers", self.broker())
+            .create()
+            .expect("admin client")
+    }
+
     /// `127.0.0.1:port`, for `BROKER '...'`.
     pub fn broker(&self) -> String {
         format!("127.0.0.1:{}", self.port)
@@ -221,10 +242,7 @@ impl Kafka {
 
     /// Creates `topic` with `partitions` partitions.
     pub async fn create_topic(&self, topic: &str, partitions: i32) {
-        let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-            .set("bootstrap.servers", self.broker())
-            .create()
-            .expect("admin client");
+        let admin = self.admin();
         let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(1));
         let results = admin
             .create_topics([&new], &AdminOptions::new())

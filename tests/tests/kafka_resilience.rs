@@ -3,9 +3,10 @@
 //! it is down, then resume with every record exactly once), a 4-partition topic read by a
 //! 2-process kpg cluster and by one kpg of 2 workers (the same exact contents, an index, joins,
 //! a subscription seeing later records), partitions added to a topic while a source reads it,
-//! and kpg restarted while the broker is down (it starts anyway, the source stalls, then catches
-//! up exactly once when the broker is back). Every record's id, partition and offset are known,
-//! so contents are checked exactly, not just counted.
+//! kpg restarted while the broker is down (it starts anyway, the source stalls, then catches up
+//! exactly once when the broker is back), and records deleted by the broker before kpg read them
+//! (the source fails visibly instead of skipping them). Every record's id, partition and offset
+//! are known, so contents are checked exactly, not just counted.
 
 use std::time::{Duration, Instant};
 
@@ -575,4 +576,58 @@ async fn kpg_restarted_while_the_broker_is_down() {
     wait_running(&c, "down").await;
     flapping.unwrap();
     resumed_promptly(resumed);
+}
+
+/// Records kpg has not read yet are deleted by the broker (as retention would) while kpg is
+/// stopped: after its restart the source must say `failed` with the partition and offsets, keep
+/// the rows it had, and add nothing from that partition — neither the records after the gap nor
+/// later ones (librdkafka's default would jump to the end and skip the gap silently). The other
+/// partition goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn records_deleted_before_kpg_read_them_fail_the_source_visibly() {
+    let (kafka, mut kpg) = tokio::join!(Kafka::start(), KpgServer::start());
+    kafka.create_topic("gone", 2).await;
+    let c = kpg.connect().await;
+    create_counted_source(&c, &kafka, "gone", "gone").await;
+    produce_ids(&kafka, "gone", 0, 200, 2);
+    check_exactly_once(&c, "gone", "gone_totals", 200).await;
+
+    drop(c);
+    kpg.kill();
+    // Partition 0 gets ids 200, 202, ... at offsets 100..150; all before offset 120 go.
+    produce_ids(&kafka, "gone", 200, 300, 2);
+    kafka.delete_records("gone", 0, 120).await;
+    kpg.restart().await;
+    let c = kpg.connect().await;
+    let start = Instant::now();
+    let why = loop {
+        let s = states(&c, "gone").await;
+        if let Some((_, _, why)) = s.iter().find(|(_, state, _)| state == "failed") {
+            break why.clone().unwrap_or_default();
+        }
+        assert!(
+            start.elapsed() < PATIENCE,
+            "source not failed {PATIENCE:?} after records it needs were deleted: {s:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(
+        why.contains("partition 0") && why.contains("100") && why.contains("120"),
+        "{why}"
+    );
+    // Partition 1 is read on: its 50 new records arrive; partition 0 adds nothing.
+    wait_with_status(&c, "SELECT count(*) FROM gone WHERE p = 1", "150").await;
+    produce_ids(&kafka, "gone", 300, 400, 2);
+    wait_with_status(&c, "SELECT count(*) FROM gone WHERE p = 1", "200").await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        query(&c, "SELECT count(*), max(o) FROM gone WHERE p = 0").await,
+        rows(&[&["100", "99"]]),
+        "partition 0 must keep what kpg had read and add nothing past the deleted records"
+    );
+    let s = states(&c, "gone").await;
+    assert!(
+        s.iter().all(|(_, state, _)| state == "failed"),
+        "the failure is sticky: {s:?}"
+    );
 }

@@ -333,9 +333,17 @@ impl Reader {
                     });
                 }
                 let finished = reader.finished();
-                self.ingest.report(|s| {
-                    s.state = if finished { "finished" } else { "running" };
-                    s.last_error = None;
+                let lost = reader.lost().map(str::to_string);
+                self.ingest.report(|s| match lost {
+                    // Sticky: the records are gone; the rest of the topic is still read.
+                    Some(why) => {
+                        s.state = "failed";
+                        s.last_error = Some(why);
+                    }
+                    None => {
+                        s.state = if finished { "finished" } else { "running" };
+                        s.last_error = None;
+                    }
                 });
                 if records.is_empty() {
                     continue;
