@@ -238,11 +238,25 @@ fn plan_select_block(
     let unknown: Vec<bool> = exprs.iter().map(|t| t.ty.is_none()).collect();
     let mut exprs = resolve_outputs(exprs)?;
     let visible = exprs.len();
-    let mut order = order_by_columns(&cx_order, order_by, &names, nd, &mut exprs, distinct)?;
+    // The select list as written: an ORDER BY or DISTINCT ON expression written as an item is
+    // that item (binding it again would not make an equal expression of a subquery).
+    let syntax: Vec<Option<&Expr>> = targets
+        .iter()
+        .map(|(t, _)| match t {
+            Target::Expr(e) => Some(*e),
+            Target::Column(_) => None,
+        })
+        .collect();
+    let outputs = Outputs {
+        names: &names,
+        syntax: &syntax,
+        nd,
+    };
+    let mut order = order_by_columns(&cx_order, order_by, &outputs, &mut exprs, distinct)?;
     // DISTINCT ON's own columns come last, so dropping them keeps ORDER BY's.
     let before_on = exprs.len();
     let distinct_on = distinct_on
-        .map(|on| distinct_on_columns(&cx_order, on, &names, nd, &mut exprs, &order))
+        .map(|on| distinct_on_columns(&cx_order, on, &outputs, &mut exprs, &order))
         .transpose()?;
     if let Some(p) = position {
         exprs.push(cx_select.column(p)?);
@@ -637,8 +651,7 @@ pub fn order_options(item: &OrderByExpr) -> Result<(bool, bool), PlanError> {
 fn distinct_on_columns(
     cx: &ExprContext<'_>,
     on: &[Expr],
-    names: &[String],
-    nd: usize,
+    outputs: &Outputs<'_>,
     exprs: &mut Vec<Typed>,
     order: &[ColumnOrder],
 ) -> Result<Vec<usize>, PlanError> {
@@ -654,7 +667,7 @@ fn distinct_on_columns(
         })
         .collect();
     let mut columns: Vec<usize> = Vec::new();
-    for o in order_by_columns(cx, &items, names, nd, exprs, false)? {
+    for o in order_by_columns(cx, &items, outputs, exprs, false)? {
         if !columns.contains(&o.column) {
             columns.push(o.column);
         }
@@ -672,16 +685,24 @@ fn distinct_on_columns(
     Ok(columns)
 }
 
+/// The output columns ORDER BY and DISTINCT ON items refer to: their names, their select-list
+/// expressions as written (`None` for a `*` column), and how many leading columns (a
+/// correlated subquery's domain) names and positions do not see.
+struct Outputs<'a> {
+    names: &'a [String],
+    syntax: &'a [Option<&'a Expr>],
+    nd: usize,
+}
+
 /// Resolves ORDER BY items to output columns, appending hidden columns to `exprs` as needed.
-/// Names and positions do not see the `nd` leading columns (a correlated subquery's domain).
 fn order_by_columns(
     cx: &ExprContext<'_>,
     items: &[OrderByExpr],
-    names: &[String],
-    nd: usize,
+    outputs: &Outputs<'_>,
     exprs: &mut Vec<Typed>,
     distinct: bool,
 ) -> Result<Vec<ColumnOrder>, PlanError> {
+    let (names, nd) = (outputs.names, outputs.nd);
     let visible = names.len();
     let mut out = Vec::with_capacity(items.len());
     for item in items {
@@ -712,6 +733,10 @@ fn order_by_columns(
                 (Expr::Value(v), None) if matches!(v.value, Value::Number(..)) => {
                     nd + ordinal(&v.value, visible - nd, "ORDER BY")?
                 }
+                (e, None) if (nd..visible).any(|i| outputs.syntax.get(i) == Some(&Some(e))) => (nd
+                    ..visible)
+                    .find(|&i| outputs.syntax.get(i) == Some(&Some(e)))
+                    .expect("found"),
                 (e, None) => {
                     let t = resolve_unknown(cx.bind(e)?)?;
                     match exprs.iter().position(|x| x.expr == t.expr) {

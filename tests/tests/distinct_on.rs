@@ -46,6 +46,12 @@ const QUERIES: &[&str] = &[
     "SELECT c.name, (SELECT id FROM (SELECT DISTINCT ON (o.placed IS NULL) o.id FROM orders o \
      WHERE o.customer = c.id ORDER BY o.placed IS NULL, o.id DESC) k ORDER BY id LIMIT 1) FROM customers c \
      ORDER BY c.name",
+    // A key with a subquery, written again in DISTINCT ON and as a position in ORDER BY: the
+    // same select item (kpg bound it twice and found the two different, 42P10).
+    "SELECT DISTINCT ON ((SELECT max(id) FROM customers) - id) (SELECT max(id) FROM customers) - id AS d, \
+     amount FROM orders ORDER BY 1, 2",
+    "SELECT DISTINCT ON (customer) customer, (SELECT count(*) FROM customers) AS n FROM orders \
+     ORDER BY customer, (SELECT count(*) FROM customers)",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

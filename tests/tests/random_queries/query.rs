@@ -1,6 +1,7 @@
 //! Random queries: FROM clauses with tables, derived tables and inner/left/right/full/cross
 //! joins; WHERE; plain and DISTINCT selects; GROUP BY with aggregates and HAVING; global
-//! aggregates; UNION/INTERSECT/EXCEPT [ALL]; and at the top level sometimes ORDER BY over
+//! aggregates; UNION/INTERSECT/EXCEPT [ALL]; `DISTINCT ON` at an unordered top level; and at
+//! the top level sometimes ORDER BY over
 //! every output column (a total order, so LIMIT/OFFSET pick the same rows on both systems).
 //!
 //! Aliases are unique per query (`x1`, `x2`, ...) and every column reference is qualified,
@@ -293,6 +294,25 @@ impl<'r> Gen<'r> {
             let distinct = self.rng.chance(15);
             canon |= distinct;
             let mut items: Vec<String> = types.iter().map(|t| self.expr(row, *t, 2)).collect();
+            // Sometimes, at an unordered top level, `DISTINCT ON (first item)` ordered by
+            // every item: among the rows of a group that tie on the order, the items are
+            // equal, so the first row's items are the same on both systems.
+            if !distinct && block.top && !block.canon && self.rng.chance(10) {
+                let order: Vec<String> = (1..=items.len()).map(|i| i.to_string()).collect();
+                let sql = format!(
+                    "SELECT DISTINCT ON ({}) {} FROM {from}{filter} ORDER BY {}",
+                    items[0],
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, e)| format!("{e} AS c{i}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    order.join(", ")
+                );
+                self.raw_division_ok = false;
+                return (sql, types);
+            }
             // Sometimes a bigint item is a window function whose value the rows' values
             // decide (no row numbers among ties).
             if let Some(i) = types.iter().position(|t| *t == Ty::Int8) {
