@@ -1,5 +1,6 @@
-//! Random queries: FROM clauses with tables, derived tables and inner/left/right/full/cross
-//! joins; WHERE; plain and DISTINCT selects; GROUP BY with aggregates and HAVING; global
+//! Random queries: FROM clauses with tables, derived tables, inner/left/right/full/cross
+//! joins and LATERAL items (`generate_series` over a column, correlated derived tables);
+//! WHERE; plain and DISTINCT selects; GROUP BY with aggregates and HAVING; global
 //! aggregates; UNION/INTERSECT/EXCEPT [ALL]; `DISTINCT ON` at an unordered top level; and at
 //! the top level sometimes ORDER BY over
 //! every output column (a total order, so LIMIT/OFFSET pick the same rows on both systems).
@@ -497,6 +498,48 @@ impl<'r> Gen<'r> {
                 conds.push("TRUE".into());
             }
             sql = format!("{sql} {kind} {tsql} ON {}", conds.join(" AND "));
+        }
+        // Sometimes a LATERAL item reading the items before it: a set-returning function or
+        // a correlated derived table.
+        if self.rng.chance(10) {
+            let ints: Vec<String> = columns(&scope)
+                .into_iter()
+                .filter(|(_, t)| *t == Ty::Int4)
+                .map(|(c, _)| c)
+                .collect();
+            let alias = self.alias();
+            if !ints.is_empty() && self.rng.chance(50) {
+                let c = self.rng.pick(&ints).clone();
+                let join = self.rng.pick(&[", LATERAL", " CROSS JOIN LATERAL"]);
+                sql = format!(
+                    "{sql}{join} generate_series({c} % 3, {}) AS {alias}(g)",
+                    self.rng.range(0, 2)
+                );
+                scope.push(Rel {
+                    alias,
+                    cols: vec![("g".into(), Ty::Int4)],
+                });
+            } else if subq > 0 {
+                let scopes = with_scope(outer, scope.clone());
+                let block = Block {
+                    canon: true,
+                    top: false,
+                };
+                self.nesting += 1;
+                let (q, types) = self.select(&scopes, None, subq - 1, block);
+                self.nesting -= 1;
+                let cols = types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (format!("c{i}"), *t))
+                    .collect();
+                sql = if self.rng.chance(50) {
+                    format!("{sql} CROSS JOIN LATERAL ({q}) AS {alias}")
+                } else {
+                    format!("{sql} LEFT JOIN LATERAL ({q}) AS {alias} ON TRUE")
+                };
+                scope.push(Rel { alias, cols });
+            }
         }
         (sql, scope)
     }
