@@ -141,6 +141,14 @@ pub(crate) fn run_worker(
         worker.step_or_park(Some(if loading { Duration::ZERO } else { PARK }));
         let mut batch = std::mem::take(&mut *received.borrow_mut());
         batch.sort_by_key(|(seq, _)| *seq);
+        // Direct peeks are taken after the batch: one sent before a command in the batch was
+        // sent before that command, so it is in the channel by now. Each starts exactly
+        // between the commands sent before it and those sent after it (a DROP of its index
+        // later in the same batch must not be applied first).
+        if let Some(direct) = &direct {
+            direct_waiting.extend(direct.try_iter());
+        }
+        start_direct_peeks(&mut state, &mut direct_waiting, applied);
         for (seq, mut cmd) in batch {
             if let Command::Append { updates, .. } = &mut cmd {
                 if let Some(held) = held_appends.remove(&seq) {
@@ -149,17 +157,7 @@ pub(crate) fn run_worker(
             }
             state.apply(worker, cmd);
             applied = seq + 1;
-        }
-        if let Some(direct) = &direct {
-            direct_waiting.extend(direct.try_iter());
-        }
-        if !direct_waiting.is_empty() {
-            for peek in std::mem::take(&mut direct_waiting) {
-                match peek.after <= applied {
-                    true => state.start_peek(peek.request, Reply::Direct(peek.reply)),
-                    false => direct_waiting.push(peek),
-                }
-            }
+            start_direct_peeks(&mut state, &mut direct_waiting, applied);
         }
         let (index, responses) = (state.index, &state.responses);
         state
@@ -183,6 +181,20 @@ pub(crate) fn run_worker(
 enum Export {
     Collection(GlobalId, CollectionTraces),
     Index(GlobalId, IndexTraces),
+}
+
+/// Starts the waiting direct peeks that were sent after exactly the commands applied so far
+/// (`after <= applied`); the others keep waiting.
+fn start_direct_peeks(state: &mut WorkerState, waiting: &mut Vec<DirectPeek>, applied: u64) {
+    if waiting.iter().all(|p| p.after > applied) {
+        return;
+    }
+    for peek in std::mem::take(waiting) {
+        match peek.after <= applied {
+            true => state.start_peek(peek.request, Reply::Direct(peek.reply)),
+            false => waiting.push(peek),
+        }
+    }
 }
 
 impl WorkerState {
