@@ -860,7 +860,12 @@ impl Conn {
                 self.vars.lock().expect("session variables").end_block();
             }
             Ok(TxnOutcome::Ended(_)) | Err(_) => {
-                if let Some(vars) = saved.take() {
+                if let Some(mut vars) = saved.take() {
+                    // Saved inside a multi-statement string's implicit block, the copy says a
+                    // block is open; none is once the explicit one has ended.
+                    if vars.in_block() {
+                        vars.end_block();
+                    }
                     *self.vars.lock().expect("session variables") = vars;
                 }
             }

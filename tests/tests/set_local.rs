@@ -113,6 +113,14 @@ async fn warning_outside_a_block() {
             .args(["-c", "SET LOCAL extra_float_digits = 0"])
             .args(["-c", "SHOW extra_float_digits"])
             .args(["-c", "SET LOCAL TIME ZONE 'Asia/Tokyo'"])
+            // A block begun in a multi-statement string and rolled back later: no block is
+            // open after it (kpg restored a copy saved with its implicit block's flag, so the
+            // next SET LOCAL acted as SET; review finding).
+            .args(["-c", "BEGIN; SET LOCAL datestyle = 'SQL, DMY'"])
+            .args(["-c", "ROLLBACK"])
+            .args(["-c", "SET LOCAL datestyle = 'German'"])
+            .args(["-c", "SHOW datestyle"])
+            .args(["-c", "SELECT '1.2.2003'::date"])
             .output()
             .expect("run psql");
         (
