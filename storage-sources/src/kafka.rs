@@ -175,15 +175,22 @@ impl KafkaReader {
                 }
             }
         }
-        if gone.is_empty() {
-            gone.push("the broker reported an offset out of range".into());
-        }
-        let why = format!(
-            "records of topic \"{}\" that kpg has not read were deleted by the broker \
-             (retention) — {}; the source keeps what it read and reads no further from there",
-            self.topic,
-            gone.join("; ")
-        );
+        let why = if gone.is_empty() {
+            // Not below the earliest offset: past the end (a topic recreated or truncated).
+            format!(
+                "the broker has no record at the offset kpg needs next in topic \"{}\" \
+                 (offset out of range; the topic may have been recreated or truncated); the \
+                 source keeps what it read and reads no further from that partition",
+                self.topic
+            )
+        } else {
+            format!(
+                "records of topic \"{}\" that kpg has not read were deleted by the broker \
+                 (retention) — {}; the source keeps what it read and reads no further from there",
+                self.topic,
+                gone.join("; ")
+            )
+        };
         tracing::error!("{why}");
         self.lost = Some(why);
     }
