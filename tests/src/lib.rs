@@ -42,7 +42,7 @@ mod raw;
 pub use raw::{raw_rows, Raw};
 pub mod rng;
 pub mod wire;
-pub use wire::{cstr, Wire};
+pub use wire::{cstr, extended_text_rows, Wire};
 pub mod tpch_bench;
 
 /// How long a server gets to start accepting connections.

@@ -33,31 +33,6 @@ async fn setup() -> (KpgServer, Postgres, Pair) {
     (kpg, pg, s)
 }
 
-/// Text-format rows through the extended protocol after a simple-protocol SET.
-fn extended_text_rows(port: u16, user: &str, set: &str, sql: &str) -> Vec<Vec<Option<String>>> {
-    let mut raw = Wire::connect(port, user);
-    raw.send(&[(b'Q', cstr(set))]);
-    raw.read_until_ready();
-    let parse = [cstr(""), cstr(sql), 0i16.to_be_bytes().to_vec()].concat();
-    let bind = [
-        cstr(""),
-        cstr(""),
-        0i16.to_be_bytes().to_vec(),
-        0i16.to_be_bytes().to_vec(),
-        1i16.to_be_bytes().to_vec(),
-        0i16.to_be_bytes().to_vec(),
-    ]
-    .concat();
-    let execute = [cstr(""), 0i32.to_be_bytes().to_vec()].concat();
-    raw.send(&[
-        (b'P', parse),
-        (b'B', bind),
-        (b'E', execute),
-        (b'S', Vec::new()),
-    ]);
-    raw.read_until_ready()
-}
-
 async fn copy_out(c: &tokio_postgres::Client, sql: &str) -> String {
     let stream = c.copy_out(sql).await.expect("copy out");
     let chunks: Vec<_> = Box::pin(stream).try_collect().await.expect("copy data");

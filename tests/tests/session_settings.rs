@@ -139,33 +139,6 @@ async fn extra_float_digits_as_postgres() {
     s.check("SHOW extra_float_digits").await;
 }
 
-/// Text-format rows through the extended protocol (tokio_postgres asks for binary): a
-/// simple-protocol SET, then Parse/Bind (text results)/Execute/Sync. Returns each row's fields.
-fn extended_text_rows(port: u16, user: &str, set: &str, sql: &str) -> Vec<Vec<Option<String>>> {
-    let mut raw = Wire::connect(port, user);
-    raw.send(&[(b'Q', cstr(set))]);
-    raw.read_until_ready();
-    let parse = [cstr(""), cstr(sql), 0i16.to_be_bytes().to_vec()].concat();
-    // Bind: no parameters, one result format code for all columns: 0, text.
-    let bind = [
-        cstr(""),
-        cstr(""),
-        0i16.to_be_bytes().to_vec(),
-        0i16.to_be_bytes().to_vec(),
-        1i16.to_be_bytes().to_vec(),
-        0i16.to_be_bytes().to_vec(),
-    ]
-    .concat();
-    let execute = [cstr(""), 0i32.to_be_bytes().to_vec()].concat();
-    raw.send(&[
-        (b'P', parse),
-        (b'B', bind),
-        (b'E', execute),
-        (b'S', Vec::new()),
-    ]);
-    raw.read_until_ready()
-}
-
 /// The parameters reported at startup (ParameterStatus) that drivers read have PostgreSQL's
 /// values: DateStyle (pgjdbc and others read the date order from it), IntervalStyle,
 /// TimeZone, client_encoding, standard_conforming_strings, integer_datetimes; a SET of one
