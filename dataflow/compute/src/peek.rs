@@ -54,6 +54,8 @@ impl Reply {
 
 pub struct PendingPeek {
     peek_id: u64,
+    /// The index or collection read (a drop of it fails the peek if it is still incomplete).
+    target: kpg_types::GlobalId,
     reply: Reply,
     timestamp: u64,
     source: Source,
@@ -77,11 +79,17 @@ impl PendingPeek {
             predicates,
             projection,
         } = request;
+        let target_id = match &target {
+            PeekTarget::Collection(id)
+            | PeekTarget::Index { id, .. }
+            | PeekTarget::StoredRows { id, .. } => *id,
+        };
         let Some((source, errs)) = Self::source(target, traces) else {
             return Err((peek_id, reply));
         };
         Ok(PendingPeek {
             peek_id,
+            target: target_id,
             reply,
             timestamp,
             source,
@@ -123,6 +131,23 @@ impl PendingPeek {
             return false;
         }
         let result = self.read();
+        self.reply.send(self.peek_id, worker, result, responses);
+        true
+    }
+
+    /// After `dropped` was dropped on this worker: a peek of it whose data is not complete at
+    /// its timestamp never will be (the dataflow that advanced it is gone), so it fails now
+    /// instead of waiting forever (and holding back compaction). Returns whether it answered.
+    pub fn fail_if_dropped(
+        &mut self,
+        dropped: kpg_types::GlobalId,
+        worker: usize,
+        responses: &Sender<Response>,
+    ) -> bool {
+        if self.target != dropped || complete(&self.source, self.errs.as_ref(), self.timestamp) {
+            return false;
+        }
+        let result = Err(kpg_types::EvalError::ReadTargetDropped);
         self.reply.send(self.peek_id, worker, result, responses);
         true
     }

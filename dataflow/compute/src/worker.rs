@@ -276,6 +276,7 @@ impl WorkerState {
                 if let Some(index) = self.dataflows.remove(&id) {
                     worker.drop_dataflow(index);
                 }
+                self.fail_peeks_of(id);
             }
             Command::PeekTrace {
                 peek_id,
@@ -301,6 +302,7 @@ impl WorkerState {
                 if let Some(index) = self.dataflows.remove(&id) {
                     worker.drop_dataflow(index);
                 }
+                self.fail_peeks_of(id);
             }
             Command::AllowCompaction { id, since } => self.traces.allow_compaction(id, since),
             Command::Introspect { request_id } => {
@@ -321,6 +323,13 @@ impl WorkerState {
 
     /// Starts a peek of an arrangement (it answers once the arrangement is complete at its
     /// time), or answers at once with no rows if the arrangement is unknown.
+    /// Fails the pending peeks of `id`, just dropped, that wait for data it will never have.
+    fn fail_peeks_of(&mut self, id: GlobalId) {
+        let (index, responses) = (self.index, &self.responses);
+        self.peeks
+            .retain_mut(|peek| !peek.fail_if_dropped(id, index, responses));
+    }
+
     fn start_peek(&mut self, request: PeekRequest, reply: Reply) {
         match PendingPeek::new(request, reply, &self.traces) {
             Ok(peek) => self.peeks.push(peek),

@@ -58,6 +58,10 @@ pub enum EvalError {
     /// A broken invariant of kpg's own, reported rather than panicking a worker.
     #[error("internal error: {0}")]
     Internal(String),
+    /// A read of an index, view or table that was dropped before its data was complete at the
+    /// read's time (40001: running the query again plans it without the dropped object).
+    #[error("the index or relation this query read was dropped before the query could read it; run the query again")]
+    ReadTargetDropped,
     /// A date/time field out of range, such as February 30.
     #[error("date/time field value out of range: \"{0}\"")]
     DateTimeFieldOverflow(String),
@@ -176,6 +180,7 @@ impl EvalError {
             // PostgreSQL reports NaN and infinities cast to integers as not supported.
             EvalError::Unsupported(_) | EvalError::NumericSpecialToInteger { .. } => "0A000",
             EvalError::Internal(_) => "XX000",
+            EvalError::ReadTargetDropped => "40001",
             EvalError::DateTimeFieldOverflow(_)
             | EvalError::DateTimeOutOfRange { .. }
             | EvalError::DateTimeValueOutOfRange(_)
