@@ -54,6 +54,13 @@ pub const POSITION: &str = "\0position";
 /// domain columns.
 const DOMAIN_COPY: &str = "\0domain";
 
+/// Whether a join list has a LATERAL subquery among its items.
+fn has_lateral(twj: &TableWithJoins) -> bool {
+    std::iter::once(&twj.relation)
+        .chain(twj.joins.iter().map(|j| &j.relation))
+        .any(|f| matches!(f, TableFactor::Derived { lateral: true, .. }))
+}
+
 /// Whether the derived table `q`, inside a correlated subquery, reads columns of the queries
 /// enclosing that subquery: planned once with the outer columns' uses tracked.
 fn reads_outer(cx: &QueryContext<'_>, q: &Query) -> Result<bool, PlanError> {
@@ -76,20 +83,7 @@ pub fn plan_from_where(
     selection: Option<&Expr>,
     positions: bool,
 ) -> Result<(Plan, Scope), PlanError> {
-    let mut b = FromBuilder {
-        cx,
-        rels: Vec::new(),
-        scope: Scope::empty(),
-        names: Vec::new(),
-        predicates: Vec::new(),
-        domain: cx.outer.is_some(),
-        deferred_on: Vec::new(),
-    };
-    if let Some(outer) = &cx.outer {
-        // A correlated subquery reads its domain of outer values first.
-        b.rels.push((outer.plan.clone(), outer.scope.len()));
-        b.scope = outer.scope.clone();
-    }
+    let mut b = FromBuilder::new(cx);
     for twj in from {
         b.add_twj(twj)?;
     }
@@ -114,6 +108,36 @@ pub fn plan_from_where(
         }
     }
     Ok((b.build_with_host(&host, after), scope))
+}
+
+impl<'a> FromBuilder<'a> {
+    /// A builder with no FROM items yet; in a correlated subquery (`cx.outer`), it reads its
+    /// domain of outer values first.
+    fn new(cx: &'a QueryContext<'a>) -> FromBuilder<'a> {
+        let mut b = FromBuilder {
+            cx,
+            rels: Vec::new(),
+            scope: Scope::empty(),
+            names: Vec::new(),
+            predicates: Vec::new(),
+            domain: cx.outer.is_some(),
+            deferred_on: Vec::new(),
+        };
+        if let Some(outer) = &cx.outer {
+            b.rels.push((outer.plan.clone(), outer.scope.len()));
+            b.scope = outer.scope.clone();
+        }
+        b
+    }
+
+    /// The plan of the items added (with ON conditions reading subqueries bound and applied)
+    /// and its scope.
+    fn finish(mut self) -> Result<(Plan, Scope), PlanError> {
+        let scope = self.scope.clone();
+        let host = Host::new(self.cx, None);
+        let after = self.bind_deferred_on(&host)?;
+        Ok((self.build_with_host(&host, after), scope))
+    }
 }
 
 impl FromBuilder<'_> {
@@ -200,6 +224,10 @@ impl FromBuilder<'_> {
         }) {
             let (plan, scope) = match self.joined(twj, false) {
                 Ok((plan, scope, _)) => (plan, scope),
+                // A LATERAL item in it may read the FROM items before the list.
+                Err(e) if self.scope.len() > self.scope.outer_prefix() && has_lateral(twj) => {
+                    return self.add_join_list_per_value(twj, e)
+                }
                 // Refused or unresolved apart from the domain: it may read the enclosing
                 // query's columns, and planned per outer value it can (its error, if any,
                 // is the one that saw every name).
@@ -453,6 +481,8 @@ impl FromBuilder<'_> {
                 table_with_joins,
                 alias: None,
             } => {
+                // Its own list: it reads no domain (an enclosing query's columns make it
+                // fail here, and the list is then planned per outer value).
                 let mut b = FromBuilder {
                     cx: self.cx,
                     rels: Vec::new(),
@@ -463,10 +493,7 @@ impl FromBuilder<'_> {
                     deferred_on: Vec::new(),
                 };
                 b.add_twj(table_with_joins)?;
-                let scope = b.scope.clone();
-                let host = Host::new(self.cx, None);
-                let after = b.bind_deferred_on(&host)?;
-                (b.build_with_host(&host, after), scope)
+                b.finish()?
             }
             TableFactor::Function {
                 name,

@@ -58,10 +58,10 @@ pub struct ScopeItem {
 }
 
 impl ScopeItem {
-    /// Whether the column is an enclosing query's (hidden items, at `using::HIDDEN` and above,
-    /// are the query's own).
+    /// Whether the column is an enclosing query's, hidden or not (a side's copy of a USING
+    /// column read by a subquery is an outer column hidden from unqualified names there too).
     pub fn is_outer(&self) -> bool {
-        self.level > 0 && self.level < crate::using::HIDDEN
+        self.query_level() > 0
     }
 
     /// How many queries out the column's FROM item is (hidden items count as their query's).

@@ -322,3 +322,44 @@ async fn subqueries_in_join_conditions() {
     let (_kpg, _pg, s) = setup().await;
     check_ad_hoc_and_through_writes(&s, JOIN_ON_QUERIES, "on_sub").await;
 }
+
+/// A LATERAL item inside a join list that reads FROM items before the list (a comma before
+/// it), as PostgreSQL lets it: the list is planned per value of what it reads
+/// (`join/lateral.rs`, `add_join_list_per_value`), whatever its join kinds, so each earlier
+/// row meets the list's rows — padded or not — as PostgreSQL's per-row evaluation gives them.
+const LATERAL_IN_JOIN_LIST_QUERIES: &[&str] = &[
+    "SELECT a.id, b.w, k.s FROM t a, u b LEFT JOIN LATERAL (SELECT a.v + b.x AS s) k ON true",
+    "SELECT a.id, b.w, c.id AS cid, k.s FROM t a, u b RIGHT JOIN t c ON c.x = b.x \
+     LEFT JOIN LATERAL (SELECT a.id * 100 + c.id AS s WHERE a.x IS NOT NULL) k ON true",
+    "SELECT a.id, b.x, b.w, c.id AS cid, k.n FROM t a, u b JOIN t c USING (x) LEFT JOIN LATERAL \
+     (SELECT count(*) AS n FROM u d WHERE d.x = a.x AND d.w <= b.w) k ON true",
+    // It reads only the earlier item: any join kind.
+    "SELECT a.id, b.w, k.q FROM t a, u b FULL JOIN LATERAL (SELECT a.x AS q) k ON k.q = b.x",
+    "SELECT a.id, k.q, b.w FROM t a, LATERAL (SELECT a.x AS q) k LEFT JOIN u b ON b.x = k.q",
+    "SELECT a.id, b.w, k.s, l.z FROM t a, u b LEFT JOIN LATERAL (SELECT a.v + b.x AS s) k \
+     ON true LEFT JOIN LATERAL (SELECT k.s * a.id AS z) l ON l.z > 2",
+    // A side's copy of a USING column (hidden from unqualified names) read by a LATERAL
+    // item and by a scalar subquery: its own columns were lost, and no rows came out.
+    "SELECT x, a.id, b.id AS bid, k.n FROM t a JOIN t b USING (x) CROSS JOIN LATERAL \
+     (SELECT count(*) AS n FROM u WHERE u.x = b.x) k",
+    "SELECT a.id, (SELECT count(*) FROM u WHERE u.x = b.x) AS n FROM t a JOIN t b USING (x)",
+    "SELECT a.id, k.w FROM t a JOIN u b USING (x) LEFT JOIN LATERAL (SELECT c.w FROM u c \
+     WHERE c.x = a.x AND c.w > b.w) k ON true",
+    // Inside a correlated subquery: it also reads the enclosing query.
+    "SELECT a.id, (SELECT count(*) FROM u b, t c LEFT JOIN LATERAL \
+     (SELECT a.id + b.x + c.id AS s) k ON true WHERE k.s > 5) FROM t a",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lateral_items_in_join_lists_read_earlier_from_items() {
+    let (_kpg, _pg, s) = setup().await;
+    check_ad_hoc_and_through_writes(&s, LATERAL_IN_JOIN_LIST_QUERIES, "lat").await;
+    for e in [
+        // Only a LATERAL item may read them; an ON condition may not.
+        "SELECT * FROM t a, u b LEFT JOIN t c ON c.x = a.x",
+        // Reading the left side of a RIGHT or FULL join.
+        "SELECT * FROM t a, u b RIGHT JOIN LATERAL (SELECT b.x AS q) k ON true",
+    ] {
+        s.check_error(e).await;
+    }
+}

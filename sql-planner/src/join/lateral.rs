@@ -29,6 +29,49 @@ impl FromBuilder<'_> {
         Ok((0..read.len()).filter(|&i| read[i]).collect())
     }
 
+    /// The distinct values of the `used` columns of `before` (a plan with `scope`'s columns),
+    /// as the outer scope of what is planned per value: the key expressions over `before`
+    /// (with the text of columns whose equal values can print differently) and the domain.
+    fn values_of(&self, before: &Plan, scope: &Scope, used: &[usize]) -> (Vec<ScalarExpr>, Outer) {
+        let arity = scope.len();
+        let mut keys: Vec<ScalarExpr> = used.iter().map(|&c| ScalarExpr::Column(c)).collect();
+        let mut items: Vec<ScopeItem> = used
+            .iter()
+            .map(|&c| ScopeItem {
+                level: scope.items[c].level + 1,
+                ..scope.items[c].clone()
+            })
+            .collect();
+        crate::subquery::add_texts(&mut keys, &mut items);
+        let nk = keys.len();
+        let plan = Plan::Distinct {
+            input: Box::new(Plan::Project {
+                input: Box::new(Plan::Map {
+                    input: Box::new(before.clone()),
+                    exprs: keys.clone(),
+                }),
+                outputs: (arity..arity + nk).collect(),
+            }),
+        };
+        (
+            keys,
+            Outer {
+                plan,
+                scope: Scope { items },
+            },
+        )
+    }
+
+    /// A context planning per value of `outer`.
+    fn per_value(&self, outer: Outer) -> QueryContext<'_> {
+        QueryContext {
+            catalog: self.cx.catalog,
+            ctes: self.cx.ctes.clone(),
+            raw: self.cx.raw,
+            outer: Some(outer),
+        }
+    }
+
     /// The LATERAL subquery planned once over the distinct values of the `used` columns of
     /// `before` (a plan with `scope`'s columns): its output leads with those values (`nk`
     /// columns), followed by its own, whose scope it returns with the key expressions over
@@ -41,37 +84,10 @@ impl FromBuilder<'_> {
         subquery: &Query,
         alias: &TableAlias,
     ) -> Result<(Plan, Scope, Vec<ScalarExpr>, Vec<ColumnType>), PlanError> {
-        let arity = scope.len();
-        let mut keys: Vec<ScalarExpr> = used.iter().map(|&c| ScalarExpr::Column(c)).collect();
-        let mut items: Vec<ScopeItem> = used
-            .iter()
-            .map(|&c| ScopeItem {
-                level: scope.items[c].level + 1,
-                ..scope.items[c].clone()
-            })
-            .collect();
-        crate::subquery::add_texts(&mut keys, &mut items);
+        let (keys, outer) = self.values_of(before, scope, used);
         let nk = keys.len();
-        let key_types = items.iter().map(|i| i.ty).collect();
-        let domain = Plan::Distinct {
-            input: Box::new(Plan::Project {
-                input: Box::new(Plan::Map {
-                    input: Box::new(before.clone()),
-                    exprs: keys.clone(),
-                }),
-                outputs: (arity..arity + nk).collect(),
-            }),
-        };
-        let inner = QueryContext {
-            catalog: self.cx.catalog,
-            ctes: self.cx.ctes.clone(),
-            raw: self.cx.raw,
-            outer: Some(Outer {
-                plan: domain,
-                scope: Scope { items },
-            }),
-        };
-        let (plan, out) = plan_subquery(&inner, subquery)?;
+        let key_types = outer.scope.items.iter().map(|i| i.ty).collect();
+        let (plan, out) = plan_subquery(&self.per_value(outer), subquery)?;
         let own = Scope {
             items: out.items[nk..].to_vec(),
         };
@@ -79,23 +95,17 @@ impl FromBuilder<'_> {
         Ok((plan, own, keys, key_types))
     }
 
-    /// Adds `LATERAL (subquery) AS alias` (inner: a comma or CROSS JOIN item).
-    pub(super) fn add_lateral(
+    /// Replaces the items so far (`before`, their plan) with their join to `plan` (planned per
+    /// value: its output led by the values, matched NULL-safely with `keys` over `before`),
+    /// whose own columns (`own`) follow theirs.
+    fn join_per_value(
         &mut self,
-        subquery: &Query,
-        alias: &TableAlias,
+        before: Plan,
+        keys: Vec<ScalarExpr>,
+        plan: Plan,
+        own: Scope,
     ) -> Result<(), PlanError> {
-        let used = self.lateral_reads(&self.scope, subquery)?;
-        if used.is_empty() {
-            // It reads nothing before it: an ordinary derived table.
-            let (plan, scope) = plan_subquery(&self.cx.uncorrelated(), subquery)?;
-            let scope = aliased(scope, Some(alias), &fold(&alias.name))?;
-            return self.push_rel(plan, scope);
-        }
         let arity = self.scope.len();
-        let before = self.take_joined();
-        let (plan, own, keys, _) =
-            self.lateral_per_value(&before, &self.scope, &used, subquery, alias)?;
         let nk = keys.len();
         let nout = own.len();
         let joined = Plan::Join {
@@ -114,25 +124,123 @@ impl FromBuilder<'_> {
         Ok(())
     }
 
+    /// Adds `LATERAL (subquery) AS alias` (inner: a comma or CROSS JOIN item).
+    pub(super) fn add_lateral(
+        &mut self,
+        subquery: &Query,
+        alias: &TableAlias,
+    ) -> Result<(), PlanError> {
+        let used = self.lateral_reads(&self.scope, subquery)?;
+        if used.is_empty() {
+            // It reads nothing before it: an ordinary derived table.
+            let (plan, scope) = plan_subquery(&self.cx.uncorrelated(), subquery)?;
+            let scope = aliased(scope, Some(alias), &fold(&alias.name))?;
+            return self.push_rel(plan, scope);
+        }
+        let before = self.take_joined();
+        let (plan, own, keys, _) =
+            self.lateral_per_value(&before, &self.scope, &used, subquery, alias)?;
+        self.join_per_value(before, keys, plan, own)
+    }
+
+    /// Adds a join list (a comma item) with a LATERAL item that reads the FROM items before
+    /// the list, as PostgreSQL lets it: the list is planned per value of the columns of those
+    /// items that it reads (as a correlated subquery is), and joined back to them on those
+    /// values. `unplanned` is the error of planning it on its own, returned if it reads none.
+    pub(super) fn add_join_list_per_value(
+        &mut self,
+        twj: &TableWithJoins,
+        unplanned: PlanError,
+    ) -> Result<(), PlanError> {
+        let used = self.join_list_reads(twj)?;
+        if used.is_empty() {
+            return Err(unplanned);
+        }
+        let before = self.take_joined();
+        let (keys, outer) = self.values_of(&before, &self.scope, &used);
+        let nk = keys.len();
+        let cx = self.per_value(outer);
+        let mut b = FromBuilder::new(&cx);
+        b.add_twj(twj)?;
+        let (plan, scope) = b.finish()?;
+        let own = Scope {
+            items: scope.items[nk..].to_vec(),
+        };
+        self.join_per_value(before, keys, plan, own)
+    }
+
+    /// Which columns of the items so far the join list `twj` reads: planned once with all of
+    /// them in its outer scope, their uses tracked.
+    fn join_list_reads(&self, twj: &TableWithJoins) -> Result<Vec<usize>, PlanError> {
+        let marks: Vec<UseMark> = self
+            .scope
+            .items
+            .iter()
+            .map(|_| UseMark::tracked())
+            .collect();
+        let items = self
+            .scope
+            .items
+            .iter()
+            .zip(&marks)
+            .map(|(i, m)| ScopeItem {
+                level: i.level + 1,
+                used: m.clone(),
+                ..i.clone()
+            })
+            .collect();
+        let cx = self.per_value(Outer {
+            plan: Plan::Constant { rows: Vec::new() },
+            scope: Scope { items },
+        });
+        let mut b = FromBuilder::new(&cx);
+        b.add_twj(twj)?;
+        b.finish()?;
+        Ok((0..marks.len()).filter(|&i| marks[i].is_set()).collect())
+    }
+
     /// `[LEFT] JOIN LATERAL (subquery) AS alias ON ...` inside a join list planned as written
     /// (`joined`), to the left side `left` of scope `scope`: the subquery planned per value of
     /// the left columns it reads, its output led by hidden copies of those values, and the
     /// NULL-safe equalities that match them, to add to the join's ON. `None` when it reads
-    /// nothing from the left (an ordinary derived table).
+    /// nothing from the left (an ordinary derived table, or one planned per outer value).
+    ///
+    /// In a join list planned per outer value, `dcols` are where the left side holds its copies
+    /// of the domain's columns: the subquery sees them under the enclosing queries' names, and
+    /// its values always include them, so that its output carries copies of its own (the last
+    /// value returned: where they are in its output).
+    #[allow(clippy::type_complexity)]
     pub(super) fn lateral_item(
         &self,
         left: &Plan,
         scope: &Scope,
+        dcols: &[usize],
         subquery: &Query,
         alias: &TableAlias,
-    ) -> Result<Option<(Plan, Scope, Vec<ScalarExpr>)>, PlanError> {
-        let used = self.lateral_reads(scope, subquery)?;
-        if used.is_empty() {
+    ) -> Result<Option<(Plan, Scope, Vec<ScalarExpr>, Vec<usize>)>, PlanError> {
+        let mut view = scope.clone();
+        for (j, &c) in dcols.iter().enumerate() {
+            view.items[c] = self.scope.items[j].clone();
+        }
+        let mut used = self.lateral_reads(&view, subquery)?;
+        if used.iter().all(|c| dcols.contains(c)) {
+            // It reads nothing of the left side (perhaps the enclosing queries).
             return Ok(None);
         }
+        used.extend_from_slice(dcols);
+        used.sort_unstable();
+        used.dedup();
+        let rdcols = dcols
+            .iter()
+            .map(|d| {
+                used.iter()
+                    .position(|u| u == d)
+                    .expect("domain copies are read")
+            })
+            .collect();
         let nl = scope.len();
         let (plan, own, keys, key_types) =
-            self.lateral_per_value(left, scope, &used, subquery, alias)?;
+            self.lateral_per_value(left, &view, &used, subquery, alias)?;
         let nk = keys.len();
         // Hidden from names and `*`, like a correlated FROM item's copies of its domain.
         let copies: Vec<ScopeItem> = key_types
@@ -150,6 +258,11 @@ impl FromBuilder<'_> {
             .zip(null_safe((nl..nl + nk).map(ScalarExpr::Column).collect()))
             .map(|(l, r)| l.call_binary(BinaryFunc::Eq, r))
             .collect();
-        Ok(Some((plan, Scope { items: copies }.concat(own), on)))
+        Ok(Some((
+            plan,
+            Scope { items: copies }.concat(own),
+            on,
+            rdcols,
+        )))
     }
 }

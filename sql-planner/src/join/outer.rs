@@ -67,8 +67,9 @@ impl FromBuilder<'_> {
         factor: &TableFactor,
     ) -> Result<(Plan, Scope, Vec<usize>), PlanError> {
         match factor {
+            // First in its join list, a LATERAL item can read only the enclosing queries.
             TableFactor::Derived {
-                lateral: false,
+                lateral: _,
                 subquery,
                 alias: Some(alias),
                 sample: None,
@@ -125,24 +126,20 @@ impl FromBuilder<'_> {
                 other => return Err(PlanError::unsupported(format!("join {other:?}"))),
             };
             // A LATERAL subquery reading the left side: planned per value of what it reads,
-            // matched on hidden copies of those values (inner and left joins only).
+            // matched on hidden copies of those values (inner and left joins only). Per outer
+            // value, it also sees the enclosing queries' columns (the left side's copies).
             let lateral = match &join.relation {
                 TableFactor::Derived {
                     lateral: true,
                     subquery,
                     alias: Some(alias),
                     sample: None,
-                } if !per_domain => self.lateral_item(&plan, &scope, subquery, alias)?,
-                TableFactor::Derived { lateral: true, .. } => {
-                    return Err(PlanError::unsupported(
-                        "LATERAL in a join list inside a correlated subquery",
-                    ))
-                }
+                } => self.lateral_item(&plan, &scope, &dcols, subquery, alias)?,
                 _ => None,
             };
             let mut lateral_on = Vec::new();
             let (rplan, rscope, rdcols) = match lateral {
-                Some((rplan, rscope, on)) => {
+                Some((rplan, rscope, on, rdcols)) => {
                     if matches!(kind, JoinKind::Right | JoinKind::Full) {
                         return Err(PlanError::new(
                             "42P10",
@@ -151,7 +148,7 @@ impl FromBuilder<'_> {
                         ));
                     }
                     lateral_on = on;
-                    (rplan, rscope, Vec::new())
+                    (rplan, rscope, rdcols)
                 }
                 None => item(&join.relation)?,
             };
