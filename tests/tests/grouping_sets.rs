@@ -38,6 +38,11 @@ const QUERIES: &[&str] = &[
     "SELECT coalesce(region, 'all') AS r, upper(product) AS p, sum(amount) AS total FROM sales \
      GROUP BY ROLLUP (region, product)",
     "SELECT year, region, sum(amount) AS total FROM sales GROUP BY ROLLUP (year, (region, product))",
+    // Dividing by an aggregate: the empty set's row over no input (count 0) is made on one
+    // worker and retracted by the group's row on another; the two cancel (ad hoc, 22012 was
+    // raised).
+    "SELECT region, 100 / count(*) AS share FROM sales GROUP BY ROLLUP (region)",
+    "SELECT product, 100 / count(*) AS share FROM sales GROUP BY CUBE (region, product)",
     // The empty set yields one row over no input.
     "SELECT region, count(*) AS n, sum(amount) AS s FROM empty_sales GROUP BY ROLLUP (region)",
     "SELECT count(*) AS n FROM empty_sales GROUP BY GROUPING SETS ((), ())",

@@ -8,17 +8,24 @@
 //!   changes in timestamp order.
 
 use crossbeam_channel::Sender;
+use kpg_engine::operators::arrange::hash_key;
 use kpg_engine::{consolidate, consolidate_updates};
 use kpg_types::command::Response;
 use kpg_types::{EvalError, Row};
 use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::operators::core::Exchange;
 use timely::dataflow::operators::generic::operator::Operator;
 
 use crate::typedefs::{Errs, Oks};
 
 type Outcome = Result<Row, EvalError>;
 
+/// The rows and the errors as one collection. Equal errors are sent to one worker first: an
+/// error and its retraction raised on different workers (a grouping set's row over no input,
+/// made on one worker and retracted by the group's row on another) must cancel in the sink's
+/// consolidation, which is per worker.
 fn combine<'s>(oks: Oks<'s>, errs: Errs<'s>) -> kpg_engine::Collection<'s, u64, Outcome, i64> {
+    let errs = kpg_engine::Collection::new(errs.inner.exchange(|(e, _, _)| hash_key(e)));
     oks.map(Ok).concat(errs.map(Err))
 }
 
