@@ -54,11 +54,20 @@ pub const POSITION: &str = "\0position";
 /// domain columns.
 const DOMAIN_COPY: &str = "\0domain";
 
-/// Whether a join list has a LATERAL subquery among its items.
+/// Whether a join list has a LATERAL subquery or a function call (implicitly lateral) among
+/// its items.
 fn has_lateral(twj: &TableWithJoins) -> bool {
     std::iter::once(&twj.relation)
         .chain(twj.joins.iter().map(|j| &j.relation))
-        .any(|f| matches!(f, TableFactor::Derived { lateral: true, .. }))
+        .any(|f| {
+            matches!(
+                f,
+                TableFactor::Derived { lateral: true, .. }
+                    | TableFactor::Table { args: Some(_), .. }
+                    | TableFactor::Function { .. }
+                    | TableFactor::UNNEST { .. }
+            )
+        })
 }
 
 /// Whether the derived table `q`, inside a correlated subquery, reads columns of the queries

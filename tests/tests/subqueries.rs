@@ -345,6 +345,11 @@ const LATERAL_IN_JOIN_LIST_QUERIES: &[&str] = &[
     "SELECT a.id, (SELECT count(*) FROM u WHERE u.x = b.x) AS n FROM t a JOIN t b USING (x)",
     "SELECT a.id, k.w FROM t a JOIN u b USING (x) LEFT JOIN LATERAL (SELECT c.w FROM u c \
      WHERE c.x = a.x AND c.w > b.w) k ON true",
+    // A function call in an outer join list reading the items before it (implicitly lateral).
+    "SELECT a.id, g FROM t a LEFT JOIN generate_series(1, a.x) g ON g > 1",
+    "SELECT a.id, b.w, g FROM t a, u b LEFT JOIN generate_series(b.x, a.x) g ON true",
+    "SELECT a.id, e FROM t a JOIN t b ON b.id = a.id LEFT JOIN unnest(ARRAY[a.x, b.x, 7]) \
+     WITH ORDINALITY AS z(e, n) ON z.e <> 7",
     // Inside a correlated subquery: it also reads the enclosing query.
     "SELECT a.id, (SELECT count(*) FROM u b, t c LEFT JOIN LATERAL \
      (SELECT a.id + b.x + c.id AS s) k ON true WHERE k.s > 5) FROM t a",
@@ -359,6 +364,7 @@ async fn lateral_items_in_join_lists_read_earlier_from_items() {
         "SELECT * FROM t a, u b LEFT JOIN t c ON c.x = a.x",
         // Reading the left side of a RIGHT or FULL join.
         "SELECT * FROM t a, u b RIGHT JOIN LATERAL (SELECT b.x AS q) k ON true",
+        "SELECT * FROM t a FULL JOIN generate_series(1, a.x) g ON true",
     ] {
         s.check_error(e).await;
     }

@@ -169,8 +169,8 @@ impl FromBuilder<'_> {
     }
 
     /// A function call in FROM that reads no other FROM item, as a relation of its own (a
-    /// join list planned as written, `joined`, uses this; a call there that reads the items
-    /// before it is refused).
+    /// join list planned as written, `joined`, uses this for a call that reads nothing on its
+    /// left: one that does is planned per value, `lateral_item`).
     pub(super) fn function_relation(
         &self,
         name: &ObjectName,

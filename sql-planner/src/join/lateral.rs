@@ -152,7 +152,7 @@ impl FromBuilder<'_> {
         twj: &TableWithJoins,
         unplanned: PlanError,
     ) -> Result<(), PlanError> {
-        let used = self.join_list_reads(twj)?;
+        let used = self.join_list_reads(&self.scope, twj)?;
         if used.is_empty() {
             return Err(unplanned);
         }
@@ -169,17 +169,15 @@ impl FromBuilder<'_> {
         self.join_per_value(before, keys, plan, own)
     }
 
-    /// Which columns of the items so far the join list `twj` reads: planned once with all of
-    /// them in its outer scope, their uses tracked.
-    fn join_list_reads(&self, twj: &TableWithJoins) -> Result<Vec<usize>, PlanError> {
-        let marks: Vec<UseMark> = self
-            .scope
-            .items
-            .iter()
-            .map(|_| UseMark::tracked())
-            .collect();
-        let items = self
-            .scope
+    /// Which columns of `before` (a scope of the items before it) the join list `twj` reads:
+    /// planned once with all of them in its outer scope, their uses tracked.
+    fn join_list_reads(
+        &self,
+        before: &Scope,
+        twj: &TableWithJoins,
+    ) -> Result<Vec<usize>, PlanError> {
+        let marks: Vec<UseMark> = before.items.iter().map(|_| UseMark::tracked()).collect();
+        let items = before
             .items
             .iter()
             .zip(&marks)
@@ -199,14 +197,15 @@ impl FromBuilder<'_> {
         Ok((0..marks.len()).filter(|&i| marks[i].is_set()).collect())
     }
 
-    /// `[LEFT] JOIN LATERAL (subquery) AS alias ON ...` inside a join list planned as written
-    /// (`joined`), to the left side `left` of scope `scope`: the subquery planned per value of
-    /// the left columns it reads, its output led by hidden copies of those values, and the
-    /// NULL-safe equalities that match them, to add to the join's ON. `None` when it reads
-    /// nothing from the left (an ordinary derived table, or one planned per outer value).
+    /// `[LEFT] JOIN LATERAL (subquery) AS alias ON ...`, or a function call reading the left
+    /// side (implicitly lateral), inside a join list planned as written (`joined`), to the left
+    /// side `left` of scope `scope`: the item planned per value of the left columns it reads,
+    /// its output led by hidden copies of those values, and the NULL-safe equalities that
+    /// match them, to add to the join's ON. `None` when it reads nothing from the left (an
+    /// ordinary FROM item, or one planned per outer value).
     ///
     /// In a join list planned per outer value, `dcols` are where the left side holds its copies
-    /// of the domain's columns: the subquery sees them under the enclosing queries' names, and
+    /// of the domain's columns: the item sees them under the enclosing queries' names, and
     /// its values always include them, so that its output carries copies of its own (the last
     /// value returned: where they are in its output).
     #[allow(clippy::type_complexity)]
@@ -215,14 +214,28 @@ impl FromBuilder<'_> {
         left: &Plan,
         scope: &Scope,
         dcols: &[usize],
-        subquery: &Query,
-        alias: &TableAlias,
+        factor: &TableFactor,
     ) -> Result<Option<(Plan, Scope, Vec<ScalarExpr>, Vec<usize>)>, PlanError> {
         let mut view = scope.clone();
         for (j, &c) in dcols.iter().enumerate() {
             view.items[c] = self.scope.items[j].clone();
         }
-        let mut used = self.lateral_reads(&view, subquery)?;
+        let subquery = match factor {
+            TableFactor::Derived {
+                subquery,
+                alias: Some(alias),
+                ..
+            } => Some((subquery, alias)),
+            _ => None,
+        };
+        let alone = TableWithJoins {
+            relation: factor.clone(),
+            joins: Vec::new(),
+        };
+        let mut used = match subquery {
+            Some((q, _)) => self.lateral_reads(&view, q)?,
+            None => self.join_list_reads(&view, &alone)?,
+        };
         if used.iter().all(|c| dcols.contains(c)) {
             // It reads nothing of the left side (perhaps the enclosing queries).
             return Ok(None);
@@ -239,8 +252,22 @@ impl FromBuilder<'_> {
             })
             .collect();
         let nl = scope.len();
-        let (plan, own, keys, key_types) =
-            self.lateral_per_value(left, &view, &used, subquery, alias)?;
+        let (plan, own, keys, key_types) = match subquery {
+            Some((q, alias)) => self.lateral_per_value(left, &view, &used, q, alias)?,
+            None => {
+                let (keys, outer) = self.values_of(left, &view, &used);
+                let nk = keys.len();
+                let key_types = outer.scope.items.iter().map(|i| i.ty).collect();
+                let cx = self.per_value(outer);
+                let mut b = FromBuilder::new(&cx);
+                b.add_twj(&alone)?;
+                let (plan, scope) = b.finish()?;
+                let own = Scope {
+                    items: scope.items[nk..].to_vec(),
+                };
+                (plan, own, keys, key_types)
+            }
+        };
         let nk = keys.len();
         // Hidden from names and `*`, like a correlated FROM item's copies of its domain.
         let copies: Vec<ScopeItem> = key_types

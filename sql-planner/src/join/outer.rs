@@ -129,12 +129,15 @@ impl FromBuilder<'_> {
             // matched on hidden copies of those values (inner and left joins only). Per outer
             // value, it also sees the enclosing queries' columns (the left side's copies).
             let lateral = match &join.relation {
-                TableFactor::Derived {
+                f @ (TableFactor::Derived {
                     lateral: true,
-                    subquery,
-                    alias: Some(alias),
+                    alias: Some(_),
                     sample: None,
-                } => self.lateral_item(&plan, &scope, &dcols, subquery, alias)?,
+                    ..
+                }
+                | TableFactor::Table { args: Some(_), .. }
+                | TableFactor::Function { .. }
+                | TableFactor::UNNEST { .. }) => self.lateral_item(&plan, &scope, &dcols, f)?,
                 _ => None,
             };
             let mut lateral_on = Vec::new();
