@@ -6,9 +6,12 @@
 //! Statements for sources, sinks and connections, which kpg does not have yet, are refused
 //! with 0A000 before sqlparser would call them syntax errors.
 //!
-//! One literal sqlparser misreads is rewritten in the tokens first: `INTERVAL (p) '...'`,
+//! Two forms sqlparser misreads are rewritten in the tokens first: `INTERVAL (p) '...'`,
 //! which sqlparser reads as the type `interval(p)` followed by an interval literal without
-//! the precision, becomes `CAST('...' AS INTERVAL (p))`, what PostgreSQL makes of it.
+//! the precision, becomes `CAST('...' AS INTERVAL (p))`, what PostgreSQL makes of it; and an
+//! element of `ROLLUP (...)`, `CUBE (...)` or `GROUPING SETS (...)` that starts with a
+//! parenthesis but goes on after it (`ROLLUP ((a % 10)::int4, b)`), which sqlparser takes for
+//! a parenthesized list and then fails on, is put in parentheses of its own.
 
 use crate::error::PlanError;
 use crate::statement::ParsedStatement;
@@ -41,7 +44,8 @@ fn parse_inner(sql: &str) -> Result<Vec<ParsedStatement>, Refusal> {
     let tokens = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
         .map_err(ParserError::from)?;
-    let mut parser = Parser::new(&dialect).with_tokens_with_locations(interval_precision(tokens)?);
+    let mut parser = Parser::new(&dialect)
+        .with_tokens_with_locations(grouping_elements(interval_precision(tokens)?));
     let mut stmts = Vec::new();
     let mut expecting_delimiter = false;
     loop {
@@ -145,4 +149,79 @@ fn interval_precision(tokens: Vec<TokenWithSpan>) -> Result<Vec<TokenWithSpan>, 
     }
     out.extend(tokens[copied..].iter().cloned());
     Ok(out)
+}
+
+/// Puts each element of `ROLLUP (...)`, `CUBE (...)` and `GROUPING SETS (...)` that starts
+/// with `(` but does not end with its matching `)` in parentheses of its own: sqlparser reads
+/// an element starting with `(` as a parenthesized list, so `ROLLUP ((a % 10)::int4, b)` was a
+/// syntax error; `((a % 10)::int4)` is the one-expression list PostgreSQL reads it as.
+fn grouping_elements(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let sig: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
+    let keyword = |k: usize| match sig.get(k).map(|&i| &tokens[i].token) {
+        Some(Token::Word(w)) if w.quote_style.is_none() => w.keyword,
+        _ => Keyword::NoKeyword,
+    };
+    let is = |k: usize, t: &Token| sig.get(k).is_some_and(|&i| &tokens[i].token == t);
+    // (first, last) token indices of the elements to wrap.
+    let mut wrap: Vec<(usize, usize)> = Vec::new();
+    for k in 0..sig.len() {
+        let open = match keyword(k) {
+            Keyword::ROLLUP | Keyword::CUBE => k + 1,
+            Keyword::GROUPING if keyword(k + 1) == Keyword::SETS => k + 2,
+            _ => continue,
+        };
+        if !is(open, &Token::LParen) {
+            continue;
+        }
+        let mut j = open + 1;
+        'elements: loop {
+            let start = j;
+            // The element's last token, and where the `(` it starts with closes.
+            let mut depth = 0usize;
+            let mut first_closed = None;
+            while j < sig.len() {
+                match tokens[sig[j]].token {
+                    Token::LParen => depth += 1,
+                    Token::RParen if depth == 0 => break,
+                    Token::RParen => {
+                        depth -= 1;
+                        if depth == 0 && first_closed.is_none() {
+                            first_closed = Some(j);
+                        }
+                    }
+                    Token::Comma if depth == 0 => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            if j >= sig.len() || j == start {
+                break 'elements;
+            }
+            if is(start, &Token::LParen) && first_closed.is_some_and(|c| c + 1 < j) {
+                wrap.push((sig[start], sig[j - 1]));
+            }
+            if is(j, &Token::Comma) {
+                j += 1;
+            } else {
+                break 'elements;
+            }
+        }
+    }
+    if wrap.is_empty() {
+        return tokens;
+    }
+    let mut out = Vec::with_capacity(tokens.len() + 2 * wrap.len());
+    for (i, t) in tokens.into_iter().enumerate() {
+        let span = t.span;
+        for _ in wrap.iter().filter(|w| w.0 == i) {
+            out.push(TokenWithSpan::new(Token::LParen, span));
+        }
+        out.push(t);
+        for _ in wrap.iter().filter(|w| w.1 == i) {
+            out.push(TokenWithSpan::new(Token::RParen, span));
+        }
+    }
+    out
 }

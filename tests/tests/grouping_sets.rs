@@ -43,6 +43,12 @@ const QUERIES: &[&str] = &[
     // raised).
     "SELECT region, 100 / count(*) AS share FROM sales GROUP BY ROLLUP (region)",
     "SELECT product, 100 / count(*) AS share FROM sales GROUP BY CUBE (region, product)",
+    // An element that starts with a parenthesis and goes on after it (sqlparser read it as a
+    // parenthesized list: 42601).
+    "SELECT (year % 100)::int4 AS y, region, count(*) AS n FROM sales \
+     GROUP BY ROLLUP ((year % 100)::int4, region)",
+    "SELECT (year) + (length(product)) AS k, count(*) AS n FROM sales \
+     GROUP BY GROUPING SETS ((year) + (length(product)), (), (year, product))",
     // The empty set yields one row over no input.
     "SELECT region, count(*) AS n, sum(amount) AS s FROM empty_sales GROUP BY ROLLUP (region)",
     "SELECT count(*) AS n FROM empty_sales GROUP BY GROUPING SETS ((), ())",
