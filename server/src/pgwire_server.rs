@@ -225,11 +225,14 @@ impl SimpleQueryHandler for Session {
         // For SET LOCAL, several statements are a block too (PostgreSQL's implicit block).
         let implicit_block =
             stmts.len() > 1 && !conn.vars.lock().expect("session variables").in_block();
+        // The variables as the implicit transaction found them: its SETs roll back with it.
+        let mut vars_at_start = implicit_block.then(|| vars_now(&conn));
         if implicit_block {
             conn.vars.lock().expect("session variables").begin_block();
         }
         let mut failed = false;
         for stmt in stmts {
+            let in_block = conn.txn.lock().expect("txn").is_active();
             let response = match deallocate(client, &conn, &stmt) {
                 Some(response) => response,
                 None => {
@@ -243,9 +246,19 @@ impl SimpleQueryHandler for Session {
             if failed {
                 break;
             }
+            if in_block && !conn.txn.lock().expect("txn").is_active() && vars_at_start.is_some() {
+                // An explicit block in the string ended: what follows is a new transaction.
+                vars_at_start = Some(vars_now(&conn));
+            }
         }
         if failed {
             implicit_txn::rollback(&conn.txn);
+            // An explicit block still open restores its own at ROLLBACK.
+            if let Some(vars) = vars_at_start {
+                if !conn.txn.lock().expect("txn").is_active() {
+                    *conn.vars.lock().expect("session variables") = vars;
+                }
+            }
         } else if let Err(e) = implicit_txn::commit(&conn.txn, &self.coord).await {
             responses.push(error_response(e));
         }
@@ -871,6 +884,15 @@ impl Conn {
             }
         }
     }
+}
+
+/// A copy of the session's variables, outside any block.
+fn vars_now(conn: &Conn) -> SessionVars {
+    let mut vars = conn.vars.lock().expect("session variables").clone();
+    if vars.in_block() {
+        vars.end_block();
+    }
+    vars
 }
 
 fn connection<C: ClientInfo>(client: &C) -> Conn {

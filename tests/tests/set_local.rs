@@ -136,3 +136,29 @@ async fn warning_outside_a_block() {
         "{k:?}"
     );
 }
+
+/// A query string of several statements is one implicit transaction: when a statement in it
+/// fails, the SETs before it roll back with it (kpg kept them); after an explicit block in the
+/// string has ended, only what follows it does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_query_string_rolls_back_its_sets() {
+    let (_kpg, _pg, s) = setup().await;
+    s.check_error("SET DateStyle = 'German'; SELECT k / 0 FROM t")
+        .await;
+    s.check("SHOW DateStyle").await;
+    s.check("SELECT d FROM t").await;
+    s.check_error(
+        "BEGIN; SET DateStyle = 'SQL'; COMMIT; SET IntervalStyle = 'sql_standard'; SELECT 1 / 0",
+    )
+    .await;
+    s.check("SHOW DateStyle").await;
+    s.check("SHOW IntervalStyle").await;
+    s.check_error("SET extra_float_digits = 0; SET LOCAL bytea_output = 'escape'; SELECT 1 / 0")
+        .await;
+    s.check("SELECT f, b FROM t").await;
+    // A block begun in the string and left open restores its own at ROLLBACK.
+    s.check_error("BEGIN; SET DateStyle = 'Postgres'; SELECT 1 / 0")
+        .await;
+    s.exec("ROLLBACK").await;
+    s.check("SHOW DateStyle").await;
+}
