@@ -168,9 +168,12 @@ pub fn read_plan(catalog: &dyn Catalog, item: &CatalogItem) -> Result<Plan, Plan
             key: index.key,
         });
     }
-    catalog
-        .definition(item.id)
-        .ok_or_else(|| PlanError::new("XX000", format!("view \"{}\" has no definition", item.name)))
+    let mut plan = catalog.definition(item.id).ok_or_else(|| {
+        PlanError::new("XX000", format!("view \"{}\" has no definition", item.name))
+    })?;
+    // A plain view reads text as dates, times and intervals in its reader's style.
+    crate::zoned_casts::bind_input_style(&mut plan);
+    Ok(plan)
 }
 
 /// A catalog that remembers every object resolved through it, so that a view records the

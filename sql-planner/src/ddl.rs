@@ -168,7 +168,10 @@ pub fn plan_create_view(
         ));
     }
     let recording = RecordingCatalog::new(catalog);
-    let (plan, scope) = plan_subquery(&QueryContext::new(&recording), &cv.query)?;
+    // A plain view's casts of text to dates, times and intervals read in its reader's style.
+    let (plan, scope) = crate::zoned_casts::with_late_style(!cv.materialized, || {
+        plan_subquery(&QueryContext::new(&recording), &cv.query)
+    })?;
     let mut desc = scope.desc();
     if cv.columns.len() > desc.arity() {
         return Err(PlanError::syntax(format!(

@@ -4,6 +4,8 @@
 //! cast to the exact target (a precision, a length). Constant arguments fold here, so
 //! `'2024-03-10 12:00'::timestamptz` is a literal instant in the plan.
 
+use std::cell::Cell;
+
 use crate::error::PlanError;
 use crate::fold;
 use crate::session_zone::zone_literal;
@@ -107,6 +109,10 @@ pub fn cast(
 /// under the default, which every dataflow reads by itself. A timestamptz without a zone is
 /// read in the session's zone. Arrays of such values read from non-constant text are refused
 /// (their elements would be read in the default style).
+///
+/// In a plain view's definition (`with_late_style`) the input is planned so under the default
+/// style too: `catalog::read_plan` binds it to the style of the session reading the view, as
+/// PostgreSQL evaluates a view's casts when it is read.
 fn styled_input(
     from: &ScalarType,
     to: &ScalarType,
@@ -114,16 +120,18 @@ fn styled_input(
 ) -> Result<Option<ScalarExpr>, PlanError> {
     let style = kpg_types::datetime::input_style();
     let text = matches!(from.base(), ScalarType::Text | ScalarType::VarChar { .. });
-    if style == Default::default() || !text {
+    let default = style == Default::default();
+    let late = LATE_STYLE.with(Cell::get);
+    if !text || (default && !late) {
         return Ok(None);
     }
     let steered = |t: &ScalarType| match t.base() {
         ScalarType::Date | ScalarType::Timestamp | ScalarType::TimestampTz => true,
-        ScalarType::Interval => style.sql_standard_intervals,
+        ScalarType::Interval => style.sql_standard_intervals || late,
         _ => false,
     };
     if let Some(e) = to.element() {
-        if steered(&e) && !matches!(expr, ScalarExpr::Literal(_)) {
+        if !default && steered(&e) && !matches!(expr, ScalarExpr::Literal(_)) {
             return Err(PlanError::unsupported(format!(
                 "casts from text to {to} while DateStyle's order is not MDY or IntervalStyle \
                  is sql_standard"
@@ -143,6 +151,37 @@ fn styled_input(
         exprs: vec![expr.clone(), zone],
     })
     .map(Some)
+}
+
+thread_local! {
+    /// Whether a plain view's definition is being planned (`styled_input`).
+    static LATE_STYLE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` (the planning of a plain view's definition when `late`) with text input of
+/// dates, times and intervals planned to be bound to the reading session's style.
+pub fn with_late_style<R>(late: bool, f: impl FnOnce() -> R) -> R {
+    let previous = LATE_STYLE.with(|l| l.replace(late));
+    let result = f();
+    LATE_STYLE.with(|l| l.set(previous));
+    result
+}
+
+/// Binds the text input of dates, times and intervals in a plain view's stored plan to the
+/// input style of the session planning a read of it (`DateStyle`'s order, `IntervalStyle`).
+pub fn bind_input_style(plan: &mut kpg_types::Plan) {
+    let style = kpg_types::datetime::input_style();
+    plan.visit_exprs_mut(&mut |e| {
+        e.visit_mut(&mut |e| {
+            if let ScalarExpr::Variadic {
+                func: VariadicFunc::Zoned(ZonedFunc::Input(s, _)),
+                ..
+            } = e
+            {
+                *s = style;
+            }
+        })
+    });
 }
 
 /// An argument of concat(): a timestamptz is written in the session's zone (as its cast to
