@@ -19,13 +19,14 @@ use std::collections::HashMap;
 
 use kpg_engine::Collection;
 use kpg_types::{
-    expr_list, AggregateExpr, Datum, EvalError, GlobalId, Plan, Row, RowExprs, ScalarExpr,
+    expr_list, AggregateExpr, Datum, EvalError, GlobalId, MapFilterProject, Plan, Row, RowExprs,
+    ScalarExpr,
 };
 use timely::dataflow::Scope;
 use timely::progress::Antichain;
 
 use crate::introspection::{ArrangementProbe, HeapSize};
-use crate::trace_catalog::{import_errs, TraceCatalog};
+use crate::trace_catalog::{self, import_errs, ImportedRows, TraceCatalog};
 use crate::typedefs::{empty_errs, source_rows, Errs, KeyedArrangement, Oks};
 
 /// The collections a plan node produces.
@@ -40,7 +41,8 @@ pub struct Renderer<'a, 's> {
     scope: Scope<'s, u64>,
     as_of: u64,
     traces: &'a mut TraceCatalog,
-    imported: HashMap<(GlobalId, bool), (Oks<'s>, Errs<'s>)>,
+    /// Collections imported so far, still arranged, and whether their rows end with positions.
+    imported: HashMap<GlobalId, (ImportedRows<'s>, Errs<'s>, bool)>,
     /// Indexes imported so far: a dataflow reading one index twice (a self-join) imports it once.
     imported_indexes: HashMap<GlobalId, (KeyedArrangement<'s>, Errs<'s>)>,
     /// The arrangements this dataflow builds for itself (for introspection).
@@ -73,14 +75,8 @@ impl<'a, 's> Renderer<'a, 's> {
 
     pub fn render(&mut self, plan: &Plan) -> Result<Rendered<'s>, MissingCollection> {
         Ok(match plan {
-            Plan::Get { id } => {
-                let (oks, errs) = self.import(*id, false)?;
-                Rendered { oks, errs }
-            }
-            Plan::GetWithPosition { id } => {
-                let (oks, errs) = self.import(*id, true)?;
-                Rendered { oks, errs }
-            }
+            Plan::Get { id } => self.read(*id, false, MapFilterProject::new())?,
+            Plan::GetWithPosition { id } => self.read(*id, true, MapFilterProject::new())?,
             Plan::IndexedGet { index, .. } => {
                 let (arranged, errs) = self.import_index(*index)?;
                 Rendered {
@@ -95,6 +91,12 @@ impl<'a, 's> Renderer<'a, 's> {
             // A chain of them renders as one operator (`render/mfp.rs`).
             Plan::Map { .. } | Plan::Filter { .. } | Plan::Project { .. } => {
                 let (input, mfp) = mfp::peel(plan).expect("a map, filter or project node");
+                match input {
+                    // Read from the imported arrangement in place.
+                    Plan::Get { id } => return self.read(*id, false, mfp),
+                    Plan::GetWithPosition { id } => return self.read(*id, true, mfp),
+                    _ => {}
+                }
                 let input = self.render(input)?;
                 let (oks, errs) = mfp::render_mfp(input.oks, mfp);
                 Rendered {
@@ -291,23 +293,29 @@ impl<'a, 's> Renderer<'a, 's> {
         Ok((arranged, errs))
     }
 
-    fn import(
+    /// The rows of collection `id` through `mfp`, read from its imported arrangement (imported
+    /// once per dataflow); a table's rows keep their positions only if `with_positions`.
+    fn read(
         &mut self,
         id: GlobalId,
         with_positions: bool,
-    ) -> Result<(Oks<'s>, Errs<'s>), MissingCollection> {
-        if let Some((oks, errs)) = self.imported.get(&(id, with_positions)) {
-            return Ok((oks.clone(), errs.clone()));
+        mfp: MapFilterProject,
+    ) -> Result<Rendered<'s>, MissingCollection> {
+        if !self.imported.contains_key(&id) {
+            let traces = self
+                .traces
+                .collections
+                .get_mut(&id)
+                .ok_or(MissingCollection(id))?;
+            let (rows, errs) = traces.import(self.scope, self.as_of);
+            self.imported.insert(id, (rows, errs, traces.positions));
         }
-        let traces = self
-            .traces
-            .collections
-            .get_mut(&id)
-            .ok_or(MissingCollection(id))?;
-        let (oks, errs) = traces.import(self.scope, self.as_of, with_positions);
-        self.imported
-            .insert((id, with_positions), (oks.clone(), errs.clone()));
-        Ok((oks, errs))
+        let (imported, errs, positions) = &self.imported[&id];
+        let (oks, mfp_errs) = trace_catalog::rows(imported, *positions, with_positions, mfp);
+        Ok(Rendered {
+            oks,
+            errs: errs.clone().concat(mfp_errs),
+        })
     }
 }
 

@@ -4,11 +4,14 @@
 //! Each has a trace of its rows and, except tables, a trace of its errors. Dataflows import them
 //! as of their `as_of`; peeks read them directly; the coordinator advances their compaction.
 //! A table's rows end with their position (see `Plan::GetWithPosition`), which an import drops
-//! unless it asks for it.
+//! unless it asks for it; an import reads the rows through the map, filter and project chain
+//! above it, so rows it drops are never copied out of the arrangement.
 
 use std::collections::HashMap;
 
-use kpg_types::{EvalError, GlobalId, Row, ScalarExpr};
+use kpg_engine::Collection;
+use kpg_types::{EvalError, GlobalId, MapFilterProject, Row, ScalarExpr};
+use timely::dataflow::operators::core::OkErr;
 use timely::dataflow::Scope;
 use timely::progress::Antichain;
 
@@ -65,28 +68,54 @@ impl TraceCatalog {
     }
 }
 
+/// A collection's rows imported into a dataflow, still arranged (see `CollectionTraces::import`).
+pub type ImportedRows<'s> = kpg_engine::Arranged<'s, u64, Row, (), i64>;
+
 impl CollectionTraces {
-    /// Imports both traces into `scope`, with history before `as_of` collapsed to `as_of`; a
-    /// table's rows keep their positions only if `with_positions`.
+    /// Imports both traces into `scope`, with history before `as_of` collapsed to `as_of`: the
+    /// rows still arranged (`rows` reads them), and the errors.
     pub fn import<'s>(
         &mut self,
         scope: Scope<'s, u64>,
         as_of: u64,
-        with_positions: bool,
-    ) -> (Oks<'s>, Errs<'s>) {
+    ) -> (ImportedRows<'s>, Errs<'s>) {
         let frontier = Antichain::from_elem(as_of);
         let imported = self.oks.import_frontier(scope, frontier.borrow());
-        let oks = if self.positions && !with_positions {
-            imported.as_collection(|row: &Row, _: &()| row.without_last())
-        } else {
-            imported.as_collection(|row: &Row, _: &()| row.clone())
-        };
         let errs = match &mut self.errs {
             Some(errs) => import_errs(errs, scope, as_of),
             None => empty_errs(scope),
         };
-        (oks, errs)
+        (imported, errs)
     }
+}
+
+/// The rows of an imported collection passed through `mfp` (a chain of map, filter and project
+/// read in place, so that rows a filter drops are never copied), and the errors it raises. A
+/// table's rows (`positions`) lose their positions first unless `with_positions`.
+pub fn rows<'s>(
+    imported: &ImportedRows<'s>,
+    positions: bool,
+    with_positions: bool,
+    mfp: MapFilterProject,
+) -> (Oks<'s>, Errs<'s>) {
+    let mut mfp = match positions && !with_positions {
+        true => mfp.after_dropping_last(),
+        false => mfp,
+    };
+    if mfp.is_identity() {
+        return (
+            imported.as_collection(|row: &Row, _: &()| row.clone()),
+            empty_errs(imported.scope()),
+        );
+    }
+    let (oks, errs) = imported
+        .flat_map_ref(move |row: &Row, _: &()| mfp.apply_ref(row))
+        .inner
+        .ok_err(|(res, t, r)| match res {
+            Ok(d) => Ok((d, t, r)),
+            Err(e) => Err((e, t, r)),
+        });
+    (Collection::new(oks), Collection::new(errs))
 }
 
 /// Imports an error trace as a collection of errors.

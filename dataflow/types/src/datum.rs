@@ -533,8 +533,14 @@ impl Row {
 
     /// The row without its last column (a stored table row without its position).
     pub fn without_last(&self) -> Row {
-        let n = self.len();
-        Row(PackedRow::pack_refs(self.iter().take(n.saturating_sub(1))))
+        // The bytes before the last datum, found by skipping datums without decoding them.
+        let slice = self.0.as_slice();
+        let (mut start, mut last) = (0, 0);
+        while start < slice.as_bytes().len() {
+            last = start;
+            start = slice.skip_at(start);
+        }
+        Row(slice.between(0, last).to_owned_row())
     }
 
     /// This row followed by `other`'s columns.

@@ -35,6 +35,8 @@ pub use exprs::RowExprs;
 /// One node of the chain, in the plan's terms.
 #[derive(Clone, Debug)]
 enum Node {
+    /// Drops the input's last column (only first in a chain).
+    DropLast,
     Map(Vec<ScalarExpr>),
     Filter(Vec<ScalarExpr>),
     Project(Vec<usize>),
@@ -101,9 +103,23 @@ impl MapFilterProject {
         MapFilterProject::default()
     }
 
+    /// Whether the chain changes nothing (no nodes).
+    pub fn is_identity(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
     /// Appends a `Map` node: each expression reads the columns so far.
     pub fn map(mut self, exprs: Vec<ScalarExpr>) -> Self {
         self.nodes.push(Node::Map(exprs));
+        self.compiled = None;
+        self
+    }
+
+    /// The chain over input rows that carry one more column at the end, which it drops first
+    /// (a table's stored rows end with their positions): the column is never read, and the
+    /// columns kept are copied as bytes.
+    pub fn after_dropping_last(mut self) -> Self {
+        self.nodes.insert(0, Node::DropLast);
         self.compiled = None;
         self
     }
@@ -125,6 +141,24 @@ impl MapFilterProject {
     /// The chain's output for `row`: `None` when a filter drops it, the first error an
     /// expression raises, or the output row.
     pub fn apply(&mut self, row: Row) -> Option<Result<Row, EvalError>> {
+        match self.evaluate(&row)? {
+            Ok(Some(out)) => Some(Ok(out)),
+            Ok(None) => Some(Ok(row)),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// As `apply`, for a borrowed row (copied only when the output is the row itself).
+    pub fn apply_ref(&mut self, row: &Row) -> Option<Result<Row, EvalError>> {
+        match self.evaluate(row)? {
+            Ok(Some(out)) => Some(Ok(out)),
+            Ok(None) => Some(Ok(row.clone())),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// The chain's output for `row` as `apply`'s, with `Ok(None)` for the row itself.
+    fn evaluate(&mut self, row: &Row) -> Option<Result<Option<Row>, EvalError>> {
         if self.compiled.is_none() {
             let compiled = compile(&self.nodes, row.len());
             self.datums = vec![Datum::Null; compiled.slots];
@@ -156,7 +190,7 @@ impl MapFilterProject {
             }
         }
         if c.identity {
-            return Some(Ok(row));
+            return Some(Ok(None));
         }
         if let Err(e) = ctx.prepare(&c.out_prep) {
             return Some(Err(e));
@@ -186,7 +220,7 @@ impl MapFilterProject {
         if let Some((start, end)) = run {
             ctx.copy(&mut self.packer, start, end);
         }
-        Some(Ok(Row::from_packed(self.packer.finish())))
+        Some(Ok(Some(Row::from_packed(self.packer.finish()))))
     }
 }
 
@@ -259,6 +293,9 @@ fn compile(nodes: &[Node], arity: usize) -> Compiled {
                 }
             }
             Node::Project(outputs) => cols = outputs.iter().map(|o| cols[*o]).collect(),
+            Node::DropLast => {
+                cols.pop();
+            }
         }
     }
     // Expressions that cannot fail wait until something reads them.

@@ -1,7 +1,7 @@
 //! The arrange operator and the [`Arranged`] pair (batch stream + shared trace).
 //!
 //! Owns: [`Arranged`], `arrange_by_key` / `arrange_by_self` / `consolidate` on collections, and
-//! `as_collection`. Invariants (ENGINE-NOTES "The arrange operator"): updates are exchanged by a
+//! `as_collection` / `flat_map_ref`. Invariants (ENGINE-NOTES "The arrange operator"): updates are exchanged by a
 //! hash of the key, buffered in a consolidating batcher, and when the input frontier moves from
 //! `F1` to `F2` exactly one batch `[F1, F2)` holding every buffered update not beyond `F2` is
 //! sealed, inserted into the trace (if any handle still lives) and sent under the capabilities it
@@ -72,6 +72,17 @@ impl<'scope, T: Timestamp + Lattice, K: Data, V: Data, R: Semigroup> Arranged<'s
         &self,
         mut logic: impl FnMut(&K, &V) -> D + 'static,
     ) -> Collection<'scope, T, D, R> {
+        self.flat_map_ref(move |k, v| Some(logic(k, v)))
+    }
+
+    /// The updates of the arrangement as a collection of `logic(key, val)` where it is `Some`:
+    /// `logic` sees each (key, val) once, by reference, so a filter drops a record without
+    /// copying it. The result is moved into its last update (cloned only for further times).
+    pub fn flat_map_ref<D: Data>(
+        &self,
+        mut logic: impl FnMut(&K, &V) -> Option<D> + 'static,
+    ) -> Collection<'scope, T, D, R> {
+        let mut times: Vec<(T, R)> = Vec::new();
         let stream = self
             .stream
             .clone()
@@ -86,10 +97,17 @@ impl<'scope, T: Timestamp + Lattice, K: Data, V: Data, R: Semigroup> Arranged<'s
                                 let mut cursor = crate::trace::batch::BatchCursor::new(batch);
                                 while cursor.key_valid() {
                                     while cursor.val_valid() {
-                                        let d = logic(cursor.key(), cursor.val());
-                                        cursor.map_times(|t, r| {
-                                            session.give((d.clone(), t.clone(), r.clone()))
-                                        });
+                                        if let Some(d) = logic(cursor.key(), cursor.val()) {
+                                            cursor.map_times(|t, r| {
+                                                times.push((t.clone(), r.clone()))
+                                            });
+                                            if let Some((t, r)) = times.pop() {
+                                                for (t, r) in times.drain(..) {
+                                                    session.give((d.clone(), t, r));
+                                                }
+                                                session.give((d, t, r));
+                                            }
+                                        }
                                         cursor.step_val();
                                     }
                                     cursor.step_key();

@@ -28,6 +28,9 @@ fn reference(nodes: &[Node], row: &Row) -> Option<Result<Row, EvalError>> {
                 }
             }
             Node::Project(outputs) => datums = outputs.iter().map(|o| datums[*o].clone()).collect(),
+            Node::DropLast => {
+                datums.pop();
+            }
         }
     }
     Some(Ok(Row::new(datums)))
@@ -157,16 +160,26 @@ fn fused_chains_agree_with_node_by_node_evaluation() {
         let input: Vec<Ty> = (0..1 + rng.below(5))
             .map(|_| [Ty::Int, Ty::Bool, Ty::Text][rng.below(3)])
             .collect();
-        let nodes = chain(&mut rng, &input);
+        let mut nodes = chain(&mut rng, &input);
+        // Half the chains read rows with one more column that they drop first (a position).
+        let positions = rng.below(2) == 0;
+        if positions {
+            nodes.insert(0, Node::DropLast);
+        }
         let mut mfp = MapFilterProject {
             nodes: nodes.clone(),
             ..MapFilterProject::default()
         };
         for _ in 0..20 {
-            let row = Row::new(input.iter().map(|t| value(&mut rng, *t)).collect());
+            let mut datums: Vec<Datum> = input.iter().map(|t| value(&mut rng, *t)).collect();
+            if positions {
+                datums.push(Datum::Int64(rng.below(1000) as i64));
+            }
+            let row = Row::new(datums);
             let want = reference(&nodes, &row);
-            let got = mfp.apply(row.clone());
+            let got = mfp.apply_ref(&row);
             assert_eq!(got, want, "{nodes:?} over {row:?}");
+            assert_eq!(mfp.apply(row.clone()), want, "{nodes:?} over {row:?}");
             match want {
                 None => dropped += 1,
                 Some(Err(_)) => errors += 1,
@@ -217,4 +230,32 @@ fn a_filter_only_chain_passes_the_row_itself() {
     let row = Row::new(vec![Datum::Bool(true), Datum::String("y".repeat(100))]);
     assert_eq!(mfp.apply(row.clone()), Some(Ok(row)));
     assert!(mfp.compiled.as_ref().unwrap().identity);
+}
+
+#[test]
+fn dropping_the_last_column_copies_the_others_and_numbers_maps_after_them() {
+    let stored = Row::new(vec![
+        Datum::Int64(7),
+        Datum::String("x".repeat(30)),
+        Datum::Int64(123_456),
+    ]);
+    let mut plain = MapFilterProject::new().after_dropping_last();
+    assert_eq!(
+        plain.apply_ref(&stored),
+        Some(Ok(Row::new(vec![
+            Datum::Int64(7),
+            Datum::String("x".repeat(30))
+        ])))
+    );
+    // Column 2 is the map's value, not the dropped position.
+    let plus_one =
+        ScalarExpr::Column(0).call_binary(BinaryFunc::Add, ScalarExpr::Literal(Datum::Int64(1)));
+    let mut mapped = MapFilterProject::new()
+        .map(vec![plus_one])
+        .project(vec![2, 0])
+        .after_dropping_last();
+    assert_eq!(
+        mapped.apply_ref(&stored),
+        Some(Ok(Row::new(vec![Datum::Int64(8), Datum::Int64(7)])))
+    );
 }

@@ -346,6 +346,9 @@ proptest! {
         let cols: Vec<usize> = cols.into_iter().filter(|c| *c < a.len()).collect();
         let projected: Vec<Datum> = cols.iter().map(|c| a[*c].clone()).collect();
         prop_assert_eq!(row.project(&cols), Row::new(projected));
+        // The row without its last column, cut as bytes.
+        let shorter = a[..a.len().saturating_sub(1)].to_vec();
+        prop_assert_eq!(row.without_last(), Row::new(shorter));
     }
 }
 
