@@ -4,11 +4,18 @@
 //! difference per time. The reduce then reads that one value instead of the whole group: a
 //! change costs the same for a group of ten rows and of ten million. Groups are SQL-equal
 //! classes of keys, their rows counted by `Members` (`classes.rs`), which also tells which of
-//! the group's own keys the output shows.
+//! the group's own keys the output shows. Contributions are summed per key and time before
+//! they are exchanged and arranged (within what the operator receives at once), so that a scan
+//! of many rows into few groups sorts few updates.
+
+use std::collections::hash_map::{Entry, HashMap};
 
 use kpg_engine::{Abelian, Collection, Semigroup};
-use kpg_types::{Accum, AggregateExpr, EvalError, Row};
+use kpg_types::{Accum, AggregateExpr, AggregateFunc, EvalError, Row};
 use serde::{Deserialize, Serialize};
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::operators::generic::Operator;
 
 use super::classes::Members;
 use super::Renderer;
@@ -61,6 +68,52 @@ pub fn accumulable(aggregates: &[AggregateExpr]) -> bool {
             .all(|a| a.func.accumulable() && !a.distinct)
 }
 
+/// Each row's contribution as a `(key, ())` update, summed per key and time over what the
+/// operator receives at once (under one capability) before the arrangement exchanges and sorts
+/// them: a batch of rows of a few groups travels as a few updates.
+fn contributions<'s>(
+    pairs: Collection<'s, u64, (Row, Row), i64>,
+    funcs: Vec<AggregateFunc>,
+) -> Collection<'s, u64, (Row, ()), Accums> {
+    let mut sums: HashMap<(Row, u64), Accums> = HashMap::new();
+    let stream = pairs
+        .inner
+        .unary::<CapacityContainerBuilder<Vec<((Row, ()), u64, Accums)>>, _, _, _>(
+            Pipeline,
+            "Preaggregate",
+            move |_cap, _info| {
+                move |input, output| {
+                    input.for_each_stamp(|cap, containers| {
+                        for data in containers {
+                            for ((key, args), time, diff) in data.drain(..) {
+                                let aggs = funcs
+                                    .iter()
+                                    .zip(args.iter())
+                                    .map(|(f, v)| f.accumulate(&v.to_datum(), diff))
+                                    .collect();
+                                let (key, rows) = Members::of(key, diff);
+                                let acc = Accums { rows, aggs };
+                                match sums.entry((key, time)) {
+                                    Entry::Occupied(mut e) => e.get_mut().plus_equals(&acc),
+                                    Entry::Vacant(e) => {
+                                        e.insert(acc);
+                                    }
+                                }
+                            }
+                        }
+                        let mut session = output.session(&cap);
+                        for ((key, time), acc) in sums.drain() {
+                            if !acc.is_zero() {
+                                session.give(((key, ()), time, acc));
+                            }
+                        }
+                    });
+                }
+            },
+        );
+    Collection::new(stream)
+}
+
 /// Groups `(key, aggregate arguments)` pairs by key; each group's output is the key followed by
 /// the aggregates' values, or the error computing one gave.
 pub fn render_accumulable<'s>(
@@ -70,16 +123,7 @@ pub fn render_accumulable<'s>(
     renderer: &mut Renderer<'_, 's>,
 ) -> Collection<'s, u64, Result<Row, EvalError>, i64> {
     let funcs: Vec<_> = aggregates.iter().map(|a| a.func).collect();
-    let contributions = pairs.explode(move |(key, args): (Row, Row), diff: i64| {
-        let aggs = funcs
-            .iter()
-            .zip(args.iter())
-            .map(|(f, v)| f.accumulate(&v.to_datum(), diff))
-            .collect();
-        let (key, rows) = Members::of(key, diff);
-        Some(((key, ()), Accums { rows, aggs }))
-    });
-    let arranged = contributions.arrange_by_key();
+    let arranged = contributions(pairs, funcs).arrange_by_key();
     renderer.register("reduce input", key_text.clone(), &arranged.trace);
     let funcs: Vec<_> = aggregates.into_iter().map(|a| a.func).collect();
     let reduced = arranged.reduce_abelian(
