@@ -18,6 +18,9 @@
 //!   60 s a query (it runs Q20's correlated subquery per outer row), a query it does not
 //!   finish counts as 60 s in the median, so the median ratio is an upper bound.
 //!
+//! `KPG_BENCH_PARTS=adhoc` runs only the ad hoc part: PostgreSQL's runs, then the load and the
+//! 22 SELECTs on one kpg (the last of `KPG_BENCH_WORKERS`), no views and no index.
+//!
 //! `KPG_BENCH_PARTS=memory` runs only the memory part on one kpg (the first of
 //! `KPG_BENCH_WORKERS`): the load, each table's arrangement bytes and bytes a row, RSS and kpg's
 //! CPU time of the load, then `CREATE INDEX ON lineitem (l_orderkey)`, each figure read at once
@@ -103,12 +106,19 @@ async fn kpg_run(
     workers: usize,
     data: &[(&'static str, CopyText)],
     index: bool,
+    install: bool,
     ad_hoc: bool,
 ) -> (KpgRun, Vec<(&'static str, u64)>) {
     let kpg = KpgServer::start_with_workers(workers).await;
     let client = kpg.connect().await;
     let idle = rss(kpg.pid());
     let loaded = load(&client, data).await;
+    // A read of each table waits until its rows are arranged (COPY returns once they are
+    // durable, before the workers have arranged them).
+    for (table, rows) in &loaded.rows {
+        let counted = number(&client, &format!("SELECT count(*) FROM {table}")).await;
+        assert_eq!(counted, *rows, "{table}");
+    }
     let arranged_sql = "SELECT coalesce(sum(bytes), 0) FROM kpg_arrangements";
     let arranged = number(&client, arranged_sql).await;
     let rss_loaded = rss(kpg.pid());
@@ -137,7 +147,7 @@ async fn kpg_run(
         None
     };
     let mut installs = Vec::new();
-    for q in kpg_tpch::queries() {
+    for q in kpg_tpch::queries().into_iter().filter(|_| install) {
         let name = q.name();
         let started = Instant::now();
         run(
@@ -327,6 +337,59 @@ async fn memory_part(workers: usize, data: &[(&'static str, CopyText)], pg: (u64
     );
 }
 
+/// The install part's table: each query's install time and input tuples per second.
+fn print_installs(runs: &[KpgRun], rows_of: &dyn Fn(&str) -> u64) {
+    println!("\n## Install as materialized views (input tuples per second, M/s)\n");
+    let mut header = String::from("| query | input tuples |");
+    let mut rule = String::from("|---|---|");
+    for r in runs {
+        header += &format!(" kpg {}w s | kpg {}w M/s |", r.workers, r.workers);
+        rule += "---|---|";
+    }
+    header += " paper DD w=1 M/s | kpg 1st / paper |";
+    rule += "---|---|";
+    if runs.len() > 1 {
+        header += " last / first |";
+        rule += "---|";
+    }
+    println!("{header}\n{rule}");
+    let mut ratios = vec![Vec::new(); runs.len()];
+    for (i, q) in kpg_tpch::queries().iter().enumerate() {
+        let tuples: u64 = tables_read(&q.sql()).iter().map(|t| rows_of(t)).sum();
+        let mut line = format!("| {} | {tuples} |", q.name());
+        let mut rates = Vec::new();
+        for r in runs {
+            let rate = tuples as f64 / r.installs[i].as_secs_f64();
+            rates.push(rate);
+            line += &format!(" {:.3} | {:.2} |", r.installs[i].as_secs_f64(), rate / 1e6);
+        }
+        line += &format!(
+            " {:.2} | {:.2} |",
+            PAPER_DD_W1[i] / 1e6,
+            rates[0] / PAPER_DD_W1[i]
+        );
+        if runs.len() > 1 {
+            line += &format!(" {:.2} |", rates[rates.len() - 1] / rates[0]);
+        }
+        for (j, rate) in rates.iter().enumerate() {
+            ratios[j].push(*rate);
+        }
+        println!("{line}");
+    }
+    for (r, rates) in runs.iter().zip(&ratios) {
+        println!(
+            "\nkpg {} worker(s): median {:.2} M/s; queries at or above the paper's DD w=1 rate: {} of 22",
+            r.workers,
+            median(rates.clone()) / 1e6,
+            rates
+                .iter()
+                .zip(PAPER_DD_W1)
+                .filter(|(k, p)| **k >= *p)
+                .count()
+        );
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let sf = scale_factor();
@@ -398,11 +461,16 @@ async fn main() {
     drop(pc);
     drop(pg);
 
-    let counts = worker_counts();
+    let ad_hoc_only = std::env::var("KPG_BENCH_PARTS").as_deref() == Ok("adhoc");
+    let mut counts = worker_counts();
+    if ad_hoc_only {
+        counts.drain(..counts.len() - 1);
+    }
     let mut runs = Vec::new();
     let mut rows = Vec::new();
     for (i, &w) in counts.iter().enumerate() {
-        let (r, loaded_rows) = kpg_run(w, &data, i == 0, i + 1 == counts.len()).await;
+        let first = i == 0 && !ad_hoc_only;
+        let (r, loaded_rows) = kpg_run(w, &data, first, !ad_hoc_only, i + 1 == counts.len()).await;
         runs.push(r);
         rows = loaded_rows;
     }
@@ -438,56 +506,9 @@ async fn main() {
         );
     }
 
-    println!("\n## Install as materialized views (input tuples per second, M/s)\n");
-    let mut header = String::from("| query | input tuples |");
-    let mut rule = String::from("|---|---|");
-    for r in &runs {
-        header += &format!(" kpg {}w s | kpg {}w M/s |", r.workers, r.workers);
-        rule += "---|---|";
+    if !ad_hoc_only {
+        print_installs(&runs, &rows_of);
     }
-    header += " paper DD w=1 M/s | kpg 1st / paper |";
-    rule += "---|---|";
-    if runs.len() > 1 {
-        header += " last / first |";
-        rule += "---|";
-    }
-    println!("{header}\n{rule}");
-    let mut ratios = vec![Vec::new(); runs.len()];
-    for (i, q) in kpg_tpch::queries().iter().enumerate() {
-        let tuples: u64 = tables_read(&q.sql()).iter().map(|t| rows_of(t)).sum();
-        let mut line = format!("| {} | {tuples} |", q.name());
-        let mut rates = Vec::new();
-        for r in &runs {
-            let rate = tuples as f64 / r.installs[i].as_secs_f64();
-            rates.push(rate);
-            line += &format!(" {:.3} | {:.2} |", r.installs[i].as_secs_f64(), rate / 1e6);
-        }
-        line += &format!(
-            " {:.2} | {:.2} |",
-            PAPER_DD_W1[i] / 1e6,
-            rates[0] / PAPER_DD_W1[i]
-        );
-        if runs.len() > 1 {
-            line += &format!(" {:.2} |", rates[rates.len() - 1] / rates[0]);
-        }
-        for (j, rate) in rates.iter().enumerate() {
-            ratios[j].push(*rate);
-        }
-        println!("{line}");
-    }
-    for (r, rates) in runs.iter().zip(&ratios) {
-        println!(
-            "\nkpg {} worker(s): median {:.2} M/s; queries at or above the paper's DD w=1 rate: {} of 22",
-            r.workers,
-            median(rates.clone()) / 1e6,
-            rates
-                .iter()
-                .zip(PAPER_DD_W1)
-                .filter(|(k, p)| **k >= *p)
-                .count()
-        );
-    }
-
     let last = runs.last().expect("a kpg run");
     println!(
         "\n## Ad hoc (kpg {} worker(s) vs PostgreSQL 15, no indexes, second of two runs)\n",
