@@ -285,7 +285,14 @@ fn datum_of(kind: u8) -> BoxedStrategy<Datum> {
 
 /// Two rows of one random schema; the second sometimes shorter.
 fn row_pair() -> impl Strategy<Value = (Vec<Datum>, Vec<Datum>)> {
-    proptest::collection::vec(0u8..19, 0..4).prop_flat_map(|kinds| {
+    row_pair_of(0..4)
+}
+
+/// As `row_pair`, with `columns` columns.
+fn row_pair_of(
+    columns: std::ops::Range<usize>,
+) -> impl Strategy<Value = (Vec<Datum>, Vec<Datum>)> {
+    proptest::collection::vec(0u8..19, columns).prop_flat_map(|kinds| {
         let row = |kinds: &[u8]| {
             kinds
                 .iter()
@@ -327,6 +334,15 @@ proptest! {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Rows long enough that their first difference lies past whole 8-byte words: packed
+    /// order is still `Vec<Datum>`'s.
+    #[test]
+    fn long_rows_order_as_datums((a, b) in row_pair_of(6..14)) {
+        let (pa, pb) = (PackedRow::pack(&a), PackedRow::pack(&b));
+        prop_assert_eq!(pa.cmp(&pb), a.cmp(&b), "{:?} vs {:?}", a, b);
+        prop_assert_eq!(pb.cmp(&pa), b.cmp(&a));
+    }
 
     /// Canonical forms and projections read in place are those of the unpacked datums.
     #[test]
