@@ -289,9 +289,7 @@ fn row_pair() -> impl Strategy<Value = (Vec<Datum>, Vec<Datum>)> {
 }
 
 /// As `row_pair`, with `columns` columns.
-fn row_pair_of(
-    columns: std::ops::Range<usize>,
-) -> impl Strategy<Value = (Vec<Datum>, Vec<Datum>)> {
+fn row_pair_of(columns: std::ops::Range<usize>) -> impl Strategy<Value = (Vec<Datum>, Vec<Datum>)> {
     proptest::collection::vec(0u8..19, columns).prop_flat_map(|kinds| {
         let row = |kinds: &[u8]| {
             kinds
