@@ -275,3 +275,37 @@ async fn a_second_kpg_and_a_damaged_directory_are_refused() {
         .expect("kpg must not start on a damaged data directory");
     assert!(refused.contains("kpg.redb"), "{refused}");
 }
+
+/// Definitions made under a non-default DateStyle order and IntervalStyle keep the values
+/// their creator's session read (date literals, casts of stored text in a materialized view, a
+/// column DEFAULT) across a SIGKILL: the catalog is replayed in that style, not the default
+/// (a materialized view's rows changed silently before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn definitions_keep_their_creators_input_style_across_restarts() {
+    let (mut kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+    let mut s = Pair::new(&kpg, &pg).await;
+    s.exec("SET DateStyle = 'ISO, DMY'").await;
+    s.exec("SET IntervalStyle = 'sql_standard'").await;
+    s.exec("CREATE TABLE ts (k int, s text, d date DEFAULT '01/02/2024')")
+        .await;
+    s.exec("INSERT INTO ts (k, s) VALUES (1, '03/04/2024')")
+        .await;
+    s.exec(
+        "CREATE MATERIALIZED VIEW m AS SELECT k, '01/02/2024'::date AS c, s::date AS sd, \
+         '-1 2:00'::interval AS iv FROM ts",
+    )
+    .await;
+    s.exec("CREATE VIEW pv AS SELECT '05/06/2024'::date AS c")
+        .await;
+    s.exec("SET IntervalStyle = 'postgres'").await;
+    s.check("SELECT * FROM m").await;
+    kpg.kill();
+    kpg.restart().await;
+    reconnect(&kpg, &mut s).await;
+    s.exec("SET IntervalStyle = 'postgres'").await;
+    s.check("SELECT * FROM m").await;
+    s.check("SELECT * FROM pv").await;
+    s.exec("INSERT INTO ts (k, s) VALUES (2, '11/12/2024')")
+        .await;
+    s.check("SELECT k, d FROM ts").await;
+}

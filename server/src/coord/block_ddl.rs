@@ -110,7 +110,7 @@ impl Coordinator {
                 (DurableText::Sql(Some(sql)), Some(&key)) => Ok(Some(CatalogRecord {
                     key,
                     ids: durable.clone(),
-                    sql: sql.clone(),
+                    sql: super::durable::with_input_style(sql.clone()),
                     source: None,
                 })),
                 _ => Err(ExecError::unsupported(

@@ -249,7 +249,7 @@ impl Coordinator {
             let record = CatalogRecord {
                 key,
                 ids: created.clone(),
-                sql,
+                sql: with_input_style(sql),
                 source: state.source_progress.get(&key).copied(),
             };
             for id in &created {
@@ -286,7 +286,8 @@ impl Coordinator {
             let fail = |what: String| {
                 format!("restoring `{}` from the data directory: {what}", record.sql)
             };
-            let stmt = match kpg_sql::parse(&record.sql) {
+            let (style, sql) = stored_input_style(&record.sql);
+            let stmt = match kpg_sql::parse(sql) {
                 Ok(mut stmts) if stmts.len() == 1 => stmts.remove(0),
                 Ok(_) => return Err(fail("not one statement".into())),
                 Err(e) => return Err(fail(e.to_string())),
@@ -299,7 +300,17 @@ impl Coordinator {
                 }
                 state.catalog.durable_ids()
             };
-            self.execute(&stmt).await.map_err(|e| fail(e.to_string()))?;
+            // Planned in the input style of the session that created it (DateStyle's order
+            // for its date literals and casts of text), as it was then.
+            let context =
+                crate::session_dates::statement_context("UTC", "ISO, MDY", "postgres", None);
+            let context = crate::statement_context::StatementContext {
+                input_style: style,
+                ..context
+            };
+            crate::statement_context::scope(context, self.execute(&stmt))
+                .await
+                .map_err(|e| fail(e.to_string()))?;
             let after = self.lock().catalog.durable_ids();
             let created: Vec<GlobalId> = after.difference(&before).copied().collect();
             if !record.ids.iter().all(|id| created.contains(id)) {
@@ -379,4 +390,29 @@ impl Coordinator {
         state.write_frontier = time + 1;
         self.compute.send(Command::AdvanceTables { time: time + 1 });
     }
+}
+
+/// The mark before a stored statement planned under a non-default input style (`DateStyle`'s
+/// order, `IntervalStyle = sql_standard`): the style as JSON, then `*/`. A comment, so the
+/// text still parses as the statement.
+const INPUT_STYLE_MARK: &str = "/*kpg input style ";
+
+/// `sql` as stored: marked with the session's input style when it is not the default, so a
+/// restart plans it as its creator's session did (its date literals, casts of text).
+pub(super) fn with_input_style(sql: String) -> String {
+    let style = crate::statement_context::input_style();
+    if style == kpg_types::datetime::InputStyle::default() {
+        return sql;
+    }
+    let json = serde_json::to_string(&style).expect("an input style serializes");
+    format!("{INPUT_STYLE_MARK}{json}*/ {sql}")
+}
+
+/// The input style a stored statement was planned in, and its text.
+fn stored_input_style(sql: &str) -> (kpg_types::datetime::InputStyle, &str) {
+    let marked = sql.strip_prefix(INPUT_STYLE_MARK).and_then(|rest| {
+        let (json, sql) = rest.split_once("*/")?;
+        Some((serde_json::from_str(json).ok()?, sql.trim_start()))
+    });
+    marked.unwrap_or((Default::default(), sql))
 }
