@@ -20,7 +20,9 @@
 //!   named.
 //!
 //! `KPG_BENCH_ONLY=ingest` or `freshness` runs one part. `KPG_PERF_DIR=dir` also records
-//! `perf record` profiles of kpg over each ingest window (`dir/ingest-<workers>w.data`). It
+//! `perf record` profiles of kpg over each ingest window (`dir/ingest-<workers>w.data`;
+//! `KPG_PERF_CALLGRAPH=dwarf` for call graphs of a build without frame pointers);
+//! `KPG_BENCH_CASES=1w,2w,2w-noindex` (the default) picks kpg's ingest runs. It
 //! prints figures and ratios; it asserts that the rows arrived, never anything about time
 //! (machines are shared and noisy).
 
@@ -151,31 +153,42 @@ fn peer_read(broker: &str, topic: &str, total: usize) -> Duration {
     started.elapsed()
 }
 
-/// CPU seconds (user + system) of each thread of `pid`, summed by thread name.
-fn thread_cpu(pid: u32) -> BTreeMap<String, f64> {
+/// CPU seconds (user + system) in a `/proc/.../stat` file, and the name in it.
+fn stat_cpu(path: &std::path::Path) -> Option<(String, f64)> {
     let tick = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let stat = std::fs::read_to_string(path).ok()?;
+    let (open, close) = (stat.find('(')?, stat.rfind(')')?);
+    let name = stat[open + 1..close].to_string();
+    // After the name: state is field 3; utime and stime are fields 14 and 15.
+    let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
+    let field = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    Some((name, (field(11) + field(12)) / tick))
+}
+
+/// What `thread_cpu` calls the CPU of threads that are gone (the process's own figure counts
+/// them: the store's merge threads, for one, end when their merge is done).
+const ENDED_THREADS: &str = "(threads that ended)";
+
+/// CPU seconds (user + system) of each thread of `pid`, summed by thread name, and of its
+/// threads that ended, under [`ENDED_THREADS`].
+fn thread_cpu(pid: u32) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return out;
     };
     for task in tasks.flatten() {
-        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
-            continue;
-        };
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
-            continue;
-        };
-        let name = stat[open + 1..close].to_string();
-        // After the name: state is field 3; utime and stime are fields 14 and 15.
-        let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
-        let field = |i: usize| {
-            fields
-                .get(i)
-                .and_then(|f| f.parse::<f64>().ok())
-                .unwrap_or(0.0)
-        };
-        let ticks = field(11) + field(12);
-        *out.entry(name).or_insert(0.0) += ticks / tick;
+        if let Some((name, seconds)) = stat_cpu(&task.path().join("stat")) {
+            *out.entry(name).or_insert(0.0) += seconds;
+        }
+    }
+    if let Some((_, total)) = stat_cpu(std::path::Path::new(&format!("/proc/{pid}/stat"))) {
+        let live: f64 = out.values().sum();
+        out.insert(ENDED_THREADS.to_string(), (total - live).max(0.0));
     }
     out
 }
@@ -218,8 +231,11 @@ impl Perf {
             return Perf(None);
         };
         let out = std::path::Path::new(&dir).join(format!("{name}.data"));
+        // `KPG_PERF_CALLGRAPH=dwarf` for call graphs of a build without frame pointers.
+        let graph = std::env::var("KPG_PERF_CALLGRAPH").unwrap_or_else(|_| "fp".into());
         let child = std::process::Command::new("perf")
-            .args(["record", "-F", "999", "-g", "-p", &pid.to_string(), "-o"])
+            .args(["record", "-F", "999", "--call-graph", &graph])
+            .args(["-p", &pid.to_string(), "-o"])
             .arg(&out)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -803,7 +819,13 @@ async fn ingest(kafka: &Kafka) {
         pg_rate,
         pg_time.as_secs_f64()
     );
+    // `KPG_BENCH_CASES=1w,2w,2w-noindex` (the default: all three) picks kpg's runs.
+    let cases = std::env::var("KPG_BENCH_CASES").unwrap_or_else(|_| "1w,2w,2w-noindex".into());
     for (workers, index) in [(1, true), (2, true), (2, false)] {
+        let case = format!("{workers}w{}", if index { "" } else { "-noindex" });
+        if !cases.split(',').any(|c| c.trim() == case) {
+            continue;
+        }
         let run = kpg_ingest(kafka, workers, index, &lines).await;
         let rate = total as f64 / run.visible.as_secs_f64();
         let half = run.tenths[4];
