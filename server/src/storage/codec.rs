@@ -9,6 +9,7 @@
 //! (bincode for rows too, with one value per table write) is refused with a clear message.
 
 use chrono::{DateTime, Datelike as _, NaiveDate};
+use kpg_types::packed::{DatumRef, NumericRef, RowPacker};
 use kpg_types::{Datum, Row};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -50,15 +51,12 @@ pub const CHUNK_BYTES: usize = 60 * 1024;
 pub fn encode_updates(updates: &[(Row, i64)]) -> Vec<Vec<u8>> {
     let mut chunks = Vec::new();
     let mut rest = updates;
-    let mut row_bytes = Vec::new();
     while !rest.is_empty() || chunks.is_empty() {
         let mut body = Vec::with_capacity(CHUNK_BYTES + 1024);
         let mut n = 0usize;
         for (row, diff) in rest {
-            row_bytes.clear();
-            put_zigzag(&mut row_bytes, *diff);
-            put_row(&mut row_bytes, row);
-            body.extend_from_slice(&row_bytes);
+            put_zigzag(&mut body, *diff);
+            put_row(&mut body, row);
             n += 1;
             if body.len() >= CHUNK_BYTES {
                 break;
@@ -85,9 +83,10 @@ pub fn decode_updates(
     let mut reader = Reader(body(bytes, what)?);
     let n = reader.varint().ok_or_else(|| damaged("no count"))? as usize;
     out.reserve(n.min(1 << 20));
+    let mut packer = RowPacker::new();
     for _ in 0..n {
         let diff = reader.zigzag().ok_or_else(|| damaged("truncated"))?;
-        let row = reader.row().map_err(|e| damaged(&e))?;
+        let row = reader.row(&mut packer).map_err(|e| damaged(&e))?;
         out.push((row, diff));
     }
     if !reader.0.is_empty() {
@@ -142,87 +141,114 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
+/// Writes a row datum by datum, read in place from its packed form (no owned datums are
+/// made except for the rare types stored as bincode).
 fn put_row(out: &mut Vec<u8>, row: &Row) {
-    use std::io::Write as _;
-    put_varint(out, row.len() as u64);
-    for datum in row.datums().iter() {
-        match datum {
-            Datum::Null => out.push(NULL),
-            Datum::Bool(false) => out.push(FALSE),
-            Datum::Bool(true) => out.push(TRUE),
-            Datum::Int16(v) => {
-                out.push(INT16);
-                put_zigzag(out, *v as i64);
-            }
-            Datum::Int32(v) => {
-                out.push(INT32);
-                put_zigzag(out, *v as i64);
-            }
-            Datum::Int64(v) => {
-                out.push(INT64);
-                put_zigzag(out, *v);
-            }
-            Datum::Float32(v) => {
-                out.push(FLOAT32);
-                out.extend_from_slice(&v.0.to_le_bytes());
-            }
-            Datum::Float64(v) => {
-                out.push(FLOAT64);
-                out.extend_from_slice(&v.0.to_le_bytes());
-            }
-            Datum::Numeric(n) if n.small_parts().is_some() => {
-                let (mantissa, scale) = n.small_parts().expect("small");
-                out.push(SMALL_NUMERIC);
-                put_varint(out, scale as u64);
-                put_zigzag128(out, mantissa);
-            }
-            Datum::Numeric(n) => {
-                out.push(NUMERIC);
-                // The text is short: a one-byte length, fixed up afterwards if it is not.
-                let at = out.len();
-                out.push(0);
-                write!(out, "{n}").expect("writing into memory cannot fail");
-                let len = out.len() - at - 1;
-                if len < 0x80 {
-                    out[at] = len as u8;
-                } else {
-                    let text = out.split_off(at + 1);
-                    out.truncate(at);
-                    put_bytes(out, &text);
-                }
-            }
-            Datum::String(s) => {
-                out.push(STRING);
-                put_bytes(out, s.as_bytes());
-            }
-            Datum::Date(d) => {
-                out.push(DATE);
-                put_zigzag(out, d.num_days_from_ce() as i64);
-            }
-            Datum::Timestamp(ts) => {
-                out.push(TIMESTAMP);
-                let utc = ts.and_utc();
-                put_zigzag(out, utc.timestamp());
-                put_varint(out, utc.timestamp_subsec_nanos() as u64);
-            }
-            Datum::Time(micros) => {
-                out.push(TIME);
-                put_zigzag(out, *micros);
-            }
-            Datum::Uuid(u) => {
-                out.push(UUID);
-                out.extend_from_slice(u);
-            }
-            Datum::Bytes(b) => {
-                out.push(BYTES);
-                put_bytes(out, b);
-            }
-            other => {
-                out.push(OTHER);
-                let bytes = bincode::serialize(other).expect("serializing into memory cannot fail");
-                put_bytes(out, &bytes);
-            }
+    // The arity goes first; it is known after the datums (counting them first would read the
+    // row twice): a one-byte place for it, widened afterwards if it is not enough.
+    let at = out.len();
+    out.push(0);
+    let mut arity = 0u64;
+    for datum in row.iter() {
+        arity += 1;
+        put_datum(out, datum);
+    }
+    if arity < 0x80 {
+        out[at] = arity as u8;
+    } else {
+        let mut prefix = Vec::with_capacity(4);
+        put_varint(&mut prefix, arity);
+        out.splice(at..at + 1, prefix);
+    }
+}
+
+fn put_datum(out: &mut Vec<u8>, datum: DatumRef<'_>) {
+    match datum {
+        DatumRef::Null => out.push(NULL),
+        DatumRef::Bool(false) => out.push(FALSE),
+        DatumRef::Bool(true) => out.push(TRUE),
+        DatumRef::Int16(v) => {
+            out.push(INT16);
+            put_zigzag(out, v as i64);
         }
+        DatumRef::Int32(v) => {
+            out.push(INT32);
+            put_zigzag(out, v as i64);
+        }
+        DatumRef::Int64(v) => {
+            out.push(INT64);
+            put_zigzag(out, v);
+        }
+        DatumRef::Float32(v) => {
+            out.push(FLOAT32);
+            out.extend_from_slice(&v.0.to_le_bytes());
+        }
+        DatumRef::Float64(v) => {
+            out.push(FLOAT64);
+            out.extend_from_slice(&v.0.to_le_bytes());
+        }
+        DatumRef::Numeric(NumericRef::Small { mantissa, scale }) => {
+            out.push(SMALL_NUMERIC);
+            put_varint(out, scale as u64);
+            put_zigzag128(out, mantissa);
+        }
+        DatumRef::Numeric(n) => put_numeric(out, &n.to_numeric()),
+        DatumRef::String(s) => {
+            out.push(STRING);
+            put_bytes(out, s.as_bytes());
+        }
+        DatumRef::Date(d) => {
+            out.push(DATE);
+            put_zigzag(out, d.num_days_from_ce() as i64);
+        }
+        DatumRef::Timestamp(ts) => {
+            out.push(TIMESTAMP);
+            let utc = ts.and_utc();
+            put_zigzag(out, utc.timestamp());
+            put_varint(out, utc.timestamp_subsec_nanos() as u64);
+        }
+        DatumRef::Time(micros) => {
+            out.push(TIME);
+            put_zigzag(out, micros);
+        }
+        DatumRef::Uuid(u) => {
+            out.push(UUID);
+            out.extend_from_slice(u);
+        }
+        DatumRef::Bytes(b) => {
+            out.push(BYTES);
+            put_bytes(out, b);
+        }
+        other => {
+            out.push(OTHER);
+            let bytes = bincode::serialize(&other.to_datum())
+                .expect("serializing into memory cannot fail");
+            put_bytes(out, &bytes);
+        }
+    }
+}
+
+/// A numeric that is not a small packed one: small parts if it has them, else its text.
+fn put_numeric(out: &mut Vec<u8>, n: &kpg_types::Numeric) {
+    use std::io::Write as _;
+    if let Some((mantissa, scale)) = n.small_parts() {
+        out.push(SMALL_NUMERIC);
+        put_varint(out, scale as u64);
+        put_zigzag128(out, mantissa);
+        return;
+    }
+    out.push(NUMERIC);
+    // The text is short: a one-byte length, fixed up afterwards if it is not.
+    let at = out.len();
+    out.push(0);
+    write!(out, "{n}").expect("writing into memory cannot fail");
+    let len = out.len() - at - 1;
+    if len < 0x80 {
+        out[at] = len as u8;
+    } else {
+        let text = out.split_off(at + 1);
+        out.truncate(at);
+        put_bytes(out, &text);
     }
 }
 
@@ -283,14 +309,16 @@ impl<'a> Reader<'a> {
         std::str::from_utf8(bytes).map_err(|_| "text that is not UTF-8".to_string())
     }
 
-    fn row(&mut self) -> Result<Row, String> {
+    /// Reads a row straight into `packer` (owned datums are made only for values that need
+    /// no allocation, or for the rare types stored as bincode).
+    fn row(&mut self, packer: &mut RowPacker) -> Result<Row, String> {
         let truncated = || "truncated row".to_string();
         let arity = self.varint().ok_or_else(truncated)? as usize;
-        let mut datums = Vec::with_capacity(arity.min(1024));
+        packer.clear();
         for _ in 0..arity {
             let tag = self.byte().ok_or_else(truncated)?;
             let narrow = |v: i64| format!("integer {v} out of range for its type");
-            datums.push(match tag {
+            let datum = match tag {
                 NULL => Datum::Null,
                 FALSE => Datum::Bool(false),
                 TRUE => Datum::Bool(true),
@@ -328,7 +356,10 @@ impl<'a> Reader<'a> {
                             .ok_or_else(|| format!("numeric {mantissa}e-{scale} out of range"))?,
                     )
                 }
-                STRING => Datum::String(self.text()?.to_string()),
+                STRING => {
+                    packer.push_ref(DatumRef::String(self.text()?));
+                    continue;
+                }
                 DATE => {
                     let days = self.zigzag().ok_or_else(truncated)?;
                     Datum::Date(
@@ -351,15 +382,19 @@ impl<'a> Reader<'a> {
                 }
                 TIME => Datum::Time(self.zigzag().ok_or_else(truncated)?),
                 UUID => Datum::Uuid(self.take(16).ok_or_else(truncated)?.try_into().unwrap()),
-                BYTES => Datum::Bytes(self.bytes().ok_or_else(truncated)?.to_vec()),
+                BYTES => {
+                    packer.push_ref(DatumRef::Bytes(self.bytes().ok_or_else(truncated)?));
+                    continue;
+                }
                 OTHER => {
                     let bytes = self.bytes().ok_or_else(truncated)?;
                     bincode::deserialize(bytes).map_err(|e| e.to_string())?
                 }
                 other => return Err(format!("unknown datum tag {other}")),
-            });
+            };
+            packer.push(&datum);
         }
-        Ok(Row::new(datums))
+        Ok(Row::from_packed(packer.finish()))
     }
 }
 
@@ -413,7 +448,9 @@ mod tests {
                 micros: 3,
             }),
         ]);
-        let mut updates = vec![(every.clone(), -3), (Row::empty(), 1)];
+        // More columns than a one-byte arity holds.
+        let wide = Row::new((0..200).map(Datum::Int32).collect());
+        let mut updates = vec![(every.clone(), -3), (Row::empty(), 1), (wide, 2)];
         for i in 0..20_000i64 {
             updates.push((
                 Row::new(vec![Datum::Int64(i), Datum::String(i.to_string())]),
