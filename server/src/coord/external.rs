@@ -351,10 +351,6 @@ impl Reader {
                 let Some(coord) = self.coord.upgrade() else {
                     return;
                 };
-                // At most one batch in flight: the reader never runs ahead of the disk.
-                if let Some(seq) = in_flight.take() {
-                    futures::executor::block_on(coord.committer.wait(seq));
-                }
                 let bytes: usize = records
                     .iter()
                     .map(|r| {
@@ -374,6 +370,13 @@ impl Reader {
                     .filter(|(p, o)| self.positions.get(p) != Some(o))
                     .map(|(p, o)| (self.id, *p, *o))
                     .collect();
+                // At most one batch in flight: the reader never runs ahead of the disk. It
+                // decodes the next batch while the previous one is being made durable (what
+                // decoding reads, the positions and UPSERT's current rows, were updated when
+                // that batch was handed over).
+                if let Some(seq) = in_flight.take() {
+                    futures::executor::block_on(coord.committer.wait(seq));
+                }
                 let error_count = errors.len();
                 // The rows added: the source's, then its progress relation's.
                 let source_added = updates.iter().filter(|(_, d)| *d > 0).count();
