@@ -221,8 +221,8 @@ fn put_datum(out: &mut Vec<u8>, datum: DatumRef<'_>) {
         }
         other => {
             out.push(OTHER);
-            let bytes = bincode::serialize(&other.to_datum())
-                .expect("serializing into memory cannot fail");
+            let bytes =
+                bincode::serialize(&other.to_datum()).expect("serializing into memory cannot fail");
             put_bytes(out, &bytes);
         }
     }
