@@ -226,13 +226,16 @@ impl SimpleQueryHandler for Session {
         let implicit_block =
             stmts.len() > 1 && !conn.vars.lock().expect("session variables").in_block();
         // The variables as the implicit transaction found them: its SETs roll back with it.
-        let mut vars_at_start = implicit_block.then(|| vars_now(&conn));
+        let multi = stmts.len() > 1;
+        let mut vars_at_start =
+            (multi && !conn.txn.lock().expect("txn").is_active()).then(|| vars_now(&conn));
         if implicit_block {
             conn.vars.lock().expect("session variables").begin_block();
         }
         let mut failed = false;
         for stmt in stmts {
             let in_block = conn.txn.lock().expect("txn").is_active();
+            let ends = ends_transaction(&stmt);
             let response = match deallocate(client, &conn, &stmt) {
                 Some(response) => response,
                 None => {
@@ -246,9 +249,31 @@ impl SimpleQueryHandler for Session {
             if failed {
                 break;
             }
-            if in_block && !conn.txn.lock().expect("txn").is_active() && vars_at_start.is_some() {
-                // An explicit block in the string ended: what follows is a new transaction.
-                vars_at_start = Some(vars_now(&conn));
+            let in_block_after = conn.txn.lock().expect("txn").is_active();
+            match (multi, in_block, in_block_after, ends) {
+                // BEGIN: the SETs of the implicit transaction so far become the block's, undone
+                // if it rolls back.
+                (true, false, true, _) => {
+                    if let Some(vars) = vars_at_start.take() {
+                        *conn.vars_at_begin.lock().expect("session variables") = Some(vars);
+                    }
+                }
+                // A block ended, or COMMIT ended the implicit transaction: what follows is a
+                // new one.
+                (true, true, false, _) | (true, false, false, Some(true)) => {
+                    vars_at_start = Some(vars_now(&conn));
+                }
+                // ROLLBACK of the implicit transaction undoes its SETs.
+                (true, false, false, Some(false)) => {
+                    if let Some(vars) = &vars_at_start {
+                        let mut now = conn.vars.lock().expect("session variables");
+                        *now = vars.clone();
+                        if implicit_block {
+                            now.begin_block();
+                        }
+                    }
+                }
+                _ => {}
             }
         }
         if failed {
@@ -883,6 +908,18 @@ impl Conn {
                 }
             }
         }
+    }
+}
+
+/// `Some(true)` for COMMIT (or END), `Some(false)` for ROLLBACK (not to a savepoint).
+fn ends_transaction(stmt: &kpg_sql::ParsedStatement) -> Option<bool> {
+    use kpg_sql::sqlparser::ast::Statement;
+    match stmt {
+        kpg_sql::ParsedStatement::Sql(Statement::Commit { .. }) => Some(true),
+        kpg_sql::ParsedStatement::Sql(Statement::Rollback {
+            savepoint: None, ..
+        }) => Some(false),
+        _ => None,
     }
 }
 

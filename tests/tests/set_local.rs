@@ -156,6 +156,25 @@ async fn a_failed_query_string_rolls_back_its_sets() {
     s.check_error("SET extra_float_digits = 0; SET LOCAL bytea_output = 'escape'; SELECT 1 / 0")
         .await;
     s.check("SELECT f, b FROM t").await;
+    // COMMIT ends the implicit transaction: the SET before it stays.
+    s.check_error("SET DateStyle = 'German'; COMMIT; SELECT 1 / 0")
+        .await;
+    s.check("SHOW DateStyle").await;
+    s.exec("RESET DateStyle").await;
+    // A string that begins inside a block and ends it.
+    s.exec("BEGIN").await;
+    s.exec("SET LOCAL DateStyle = 'SQL'").await;
+    s.check_error("COMMIT; SET DateStyle = 'German'; SELECT 1 / 0")
+        .await;
+    s.check("SHOW DateStyle").await;
+    // ROLLBACK of the implicit transaction undoes its SET.
+    s.exec("SET DateStyle = 'German'; ROLLBACK; SELECT 1").await;
+    s.check("SHOW DateStyle").await;
+    // BEGIN makes the SET before it part of the block: ROLLBACK undoes it.
+    s.check_error("SET DateStyle = 'Postgres'; BEGIN; SELECT 1 / 0")
+        .await;
+    s.exec("ROLLBACK").await;
+    s.check("SHOW DateStyle").await;
     // A block begun in the string and left open restores its own at ROLLBACK.
     s.check_error("BEGIN; SET DateStyle = 'Postgres'; SELECT 1 / 0")
         .await;
