@@ -131,10 +131,11 @@ fn styled_input(
         _ => false,
     };
     if let Some(e) = to.element() {
-        if !default && steered(&e) && !matches!(expr, ScalarExpr::Literal(_)) {
+        // (In a plain view under the default style too: its reader's style would be ignored.)
+        if steered(&e) && !matches!(expr, ScalarExpr::Literal(_)) {
             return Err(PlanError::unsupported(format!(
                 "casts from text to {to} while DateStyle's order is not MDY or IntervalStyle \
-                 is sql_standard"
+                 is sql_standard, or in a plain view (read in its reader's styles)"
             )));
         }
         return Ok(None);

@@ -428,6 +428,13 @@ async fn plain_views_read_text_in_the_readers_style() {
         .await;
     s.exec("CREATE VIEW pv AS SELECT k, t::date AS d, t::timestamp AS ts, t::timestamptz AS tz, i::interval AS iv FROM texts")
         .await;
+    // An array of dates read from stored text would keep its creator's order: refused.
+    let (code, msg) = expect_error(
+        &s.kpg,
+        "CREATE VIEW av AS SELECT ('{' || t || '}')::date[] AS a FROM texts",
+    )
+    .await;
+    assert_eq!(code, "0A000", "{msg}");
     s.exec("SET DateStyle = 'ISO, DMY'").await;
     s.exec("CREATE VIEW pv2 AS SELECT k, d, iv FROM pv WHERE d > '1/1/2023'")
         .await;

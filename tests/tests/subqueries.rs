@@ -350,6 +350,10 @@ const LATERAL_IN_JOIN_LIST_QUERIES: &[&str] = &[
     "SELECT a.id, b.w, g FROM t a, u b LEFT JOIN generate_series(b.x, a.x) g ON true",
     "SELECT a.id, e FROM t a JOIN t b ON b.id = a.id LEFT JOIN unnest(ARRAY[a.x, b.x, 7]) \
      WITH ORDINALITY AS z(e, n) ON z.e <> 7",
+    // A function call reading only an item before the comma, or only the enclosing query.
+    "SELECT a.id, b.w, g FROM t a, u b LEFT JOIN generate_series(1, a.x) g ON g = b.x",
+    "SELECT a.id, (SELECT count(g) FROM u b LEFT JOIN generate_series(1, a.x) g ON g = b.x) \
+     AS n FROM t a",
     // Inside a correlated subquery: it also reads the enclosing query.
     "SELECT a.id, (SELECT count(*) FROM u b, t c LEFT JOIN LATERAL \
      (SELECT a.id + b.x + c.id AS s) k ON true WHERE k.s > 5) FROM t a",

@@ -78,6 +78,24 @@ impl FromBuilder<'_> {
                 table_with_joins,
                 alias: None,
             } => self.joined(table_with_joins, true),
+            // A function call reading the domain (a join list planned per value of FROM items
+            // before it): applied to each outer value.
+            f @ (TableFactor::Table { args: Some(_), .. }
+            | TableFactor::Function { .. }
+            | TableFactor::UNNEST { .. })
+                if self.factor(f).is_err() =>
+            {
+                let nd = self.cx.outer.as_ref().map_or(0, |o| o.scope.len());
+                let mut b = FromBuilder::new(self.cx);
+                b.add_twj(&TableWithJoins {
+                    relation: f.clone(),
+                    joins: Vec::new(),
+                })?;
+                let (plan, scope) = b.finish()?;
+                let mut items: Vec<ScopeItem> = scope.items[..nd].iter().map(domain_copy).collect();
+                items.extend_from_slice(&scope.items[nd..]);
+                Ok((plan, Scope { items }, (0..nd).collect()))
+            }
             _ => {
                 let outer = self.cx.outer.as_ref().expect("planned per domain");
                 let nd = outer.scope.len();
