@@ -118,7 +118,7 @@ fn plan_select_block(
         .collect();
     targets.extend(expand_targets(s, &from_scope)?);
     let names: Vec<String> = targets.iter().map(|(_, n)| n.clone()).collect();
-    let group_by = match &s.group_by {
+    let written = match &s.group_by {
         GroupByExpr::Expressions(exprs, mods) if mods.is_empty() => exprs,
         _ => {
             return Err(PlanError::unsupported(
@@ -126,9 +126,16 @@ fn plan_select_block(
             ))
         }
     };
+    // `()` is the empty grouping set: with nothing else, one group of every row.
+    let keys: Vec<Expr> = written
+        .iter()
+        .filter(|e| !matches!(e, Expr::Tuple(t) if t.is_empty()))
+        .cloned()
+        .collect();
+    let group_by = keys.as_slice();
     let expanded = crate::grouping_sets::expand(group_by)?;
     let grouped = !outer_aggs.is_empty()
-        || !group_by.is_empty()
+        || !written.is_empty()
         || s.having.is_some()
         || targets.iter().any(
             |(t, _)| matches!(t, Target::Expr(e) if contains_own_aggregate(e, &from_scope, 1)),

@@ -49,6 +49,10 @@ const QUERIES: &[&str] = &[
      GROUP BY ROLLUP ((year % 100)::int4, region)",
     "SELECT (year) + (length(product)) AS k, count(*) AS n FROM sales \
      GROUP BY GROUPING SETS ((year) + (length(product)), (), (year, product))",
+    // `GROUP BY ()`: the empty grouping set, alone or beside keys (was 0A000).
+    "SELECT count(*) AS n, sum(amount) AS s FROM sales GROUP BY ()",
+    "SELECT region, count(*) AS n FROM sales GROUP BY region, ()",
+    "SELECT count(*) AS n FROM empty_sales GROUP BY ()",
     // The empty set yields one row over no input.
     "SELECT region, count(*) AS n, sum(amount) AS s FROM empty_sales GROUP BY ROLLUP (region)",
     "SELECT count(*) AS n FROM empty_sales GROUP BY GROUPING SETS ((), ())",
@@ -89,6 +93,7 @@ async fn grouping_errors_as_postgres() {
         "SELECT region, grouping(product) FROM sales GROUP BY ROLLUP (region)",
         "SELECT region, product FROM sales GROUP BY ROLLUP (region)",
         "SELECT region FROM sales WHERE grouping(region) = 0 GROUP BY ROLLUP (region)",
+        "SELECT region FROM sales GROUP BY ()",
     ] {
         s.check_error(e).await;
     }
