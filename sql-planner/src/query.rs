@@ -370,7 +370,10 @@ pub fn plan_set_expr(cx: &QueryContext<'_>, e: &SetExpr) -> Result<(Plan, Scope)
             Ok((p.plan, p.scope))
         }
         SetExpr::Query(q) => plan_subquery(cx, q),
-        SetExpr::Values(v) => plan_values(v),
+        SetExpr::Values(v) => match &cx.outer {
+            Some(outer) => plan_values_over(Some(outer), v),
+            None => plan_values(v),
+        },
         SetExpr::SetOperation {
             left,
             op,
@@ -511,8 +514,16 @@ fn set_operation(
 
 /// VALUES (...), (...): constant rows, each column converted to the columns' common type.
 pub fn plan_values(v: &Values) -> Result<(Plan, Scope), PlanError> {
+    plan_values_over(None, v)
+}
+
+/// VALUES in a correlated subquery (a LATERAL item, `EXISTS (VALUES (o.x))`): its rows may
+/// read the enclosing queries' columns, so they are computed per outer value, the plan leading
+/// with the domain's columns as a correlated query's does.
+fn plan_values_over(outer: Option<&Outer>, v: &Values) -> Result<(Plan, Scope), PlanError> {
     let empty = Scope::empty();
-    let cx = ExprContext::new(&empty, "VALUES");
+    let scope = outer.map_or(&empty, |o| &o.scope);
+    let cx = ExprContext::new(scope, "VALUES");
     let mut rows: Vec<Vec<Typed>> = Vec::with_capacity(v.rows.len());
     for row in &v.rows {
         let bound: Vec<Typed> = row
@@ -552,6 +563,16 @@ pub fn plan_values(v: &Values) -> Result<(Plan, Scope), PlanError> {
         converted.push(col);
     }
     let nrows = v.rows.len();
+    if let Some(outer) = outer {
+        let inputs = (0..nrows)
+            .map(|r| Plan::Map {
+                input: Box::new(outer.plan.clone()),
+                exprs: converted.iter().map(|col| col[r].expr.clone()).collect(),
+            })
+            .collect();
+        let items = outer.scope.items.iter().cloned().chain(items).collect();
+        return Ok((Plan::Union { inputs }, Scope { items }));
+    }
     if converted.iter().flatten().any(|t| t.expr.is_volatile()) {
         // random() or the statement's time: each row is computed when the query runs.
         let one = Plan::Constant {

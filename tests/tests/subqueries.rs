@@ -354,6 +354,11 @@ const LATERAL_IN_JOIN_LIST_QUERIES: &[&str] = &[
     "SELECT a.id, b.w, g FROM t a, u b LEFT JOIN generate_series(1, a.x) g ON g = b.x",
     "SELECT a.id, (SELECT count(g) FROM u b LEFT JOIN generate_series(1, a.x) g ON g = b.x) \
      AS n FROM t a",
+    // VALUES reading the enclosing query's columns (was 42P01).
+    "SELECT a.id, l.v FROM t a JOIN LATERAL (VALUES (a.x), (a.x + 1), (NULL)) l(v) ON true",
+    "SELECT a.id, l.v, l.w FROM t a LEFT JOIN LATERAL (VALUES (a.x, a.v * 2)) l(v, w) ON l.v > 1",
+    "SELECT a.id, EXISTS (VALUES (a.x)) AS e, (SELECT max(k.v) FROM (VALUES (a.x), (5)) k(v)) \
+     AS m FROM t a",
     // Inside a correlated subquery: it also reads the enclosing query.
     "SELECT a.id, (SELECT count(*) FROM u b, t c LEFT JOIN LATERAL \
      (SELECT a.id + b.x + c.id AS s) k ON true WHERE k.s > 5) FROM t a",
