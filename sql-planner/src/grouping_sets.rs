@@ -119,14 +119,26 @@ fn element_lists<'e>(
         .map(|list| {
             list.iter()
                 .map(|e| match e {
-                    Expr::Rollup(_) | Expr::Cube(_) | Expr::GroupingSets(_) => Err(
-                        PlanError::unsupported("ROLLUP, CUBE or GROUPING SETS nested in another"),
-                    ),
+                    Expr::Rollup(_) | Expr::Cube(_) | Expr::GroupingSets(_) => Err(nested()),
+                    // sqlparser reads `ROLLUP (a, b)` inside GROUPING SETS as a function call.
+                    Expr::Function(f) if is_nested_set(f) => Err(nested()),
                     e => Ok(position(e)),
                 })
                 .collect()
         })
         .collect()
+}
+
+fn nested() -> PlanError {
+    PlanError::unsupported("ROLLUP, CUBE or GROUPING SETS nested in another")
+}
+
+/// Whether a call inside a grouping set's list is `ROLLUP (...)` or `CUBE (...)` as written
+/// (unquoted).
+fn is_nested_set(f: &sqlparser::ast::Function) -> bool {
+    matches!(f.name.0.as_slice(), [sqlparser::ast::ObjectNamePart::Identifier(id)]
+        if id.quote_style.is_none()
+            && ["rollup", "cube"].contains(&id.value.to_lowercase().as_str()))
 }
 
 /// The key standing for the set number (the last grouping key): no expression a user writes
