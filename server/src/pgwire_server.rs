@@ -704,12 +704,22 @@ impl Session {
             .lock()
             .expect("session variables")
             .statement_timeout();
-        let result = match session_statement(&conn.vars, stmt) {
-            Some(result) => result,
-            None if txn.lock().expect("txn").is_active() => {
-                txn::run_in_block(txn, stmt, &self.coord).await
+        // In a failed block, SET, RESET and SHOW are refused too (tried on a copy of the
+        // variables to tell them), as every statement but the ones ending it.
+        let session_in_failed_block = failed && {
+            let mut copy = conn.vars.lock().expect("session variables").clone();
+            copy.run(stmt).is_some()
+        };
+        let result = if session_in_failed_block {
+            Err(txn::aborted())
+        } else {
+            match session_statement(&conn.vars, stmt) {
+                Some(result) => result,
+                None if txn.lock().expect("txn").is_active() => {
+                    txn::run_in_block(txn, stmt, &self.coord).await
+                }
+                None => self.coord.execute_within(stmt, timeout).await,
             }
-            None => self.coord.execute_within(stmt, timeout).await,
         };
         match result {
             Ok(result) => to_response(result, format, &float_digits()),

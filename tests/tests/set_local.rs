@@ -175,6 +175,19 @@ async fn a_failed_query_string_rolls_back_its_sets() {
         .await;
     s.exec("ROLLBACK").await;
     s.check("SHOW DateStyle").await;
+    // In a failed block SET, RESET and SHOW are refused (25P02), as PostgreSQL does.
+    s.exec("BEGIN").await;
+    s.check_error("SELECT 1 / 0").await;
+    for stmt in [
+        "SHOW DateStyle",
+        "SET DateStyle = 'German'",
+        "RESET DateStyle",
+        "SET LOCAL DateStyle = 'SQL'",
+    ] {
+        s.check_error(stmt).await;
+    }
+    s.exec("ROLLBACK").await;
+    s.check("SHOW DateStyle").await;
     // A block begun in the string and left open restores its own at ROLLBACK.
     s.check_error("BEGIN; SET DateStyle = 'Postgres'; SELECT 1 / 0")
         .await;
