@@ -908,13 +908,10 @@ impl Conn {
                 self.vars.lock().expect("session variables").end_block();
             }
             Ok(TxnOutcome::Ended(_)) | Err(_) => {
-                if let Some(mut vars) = saved.take() {
+                if let Some(vars) = saved.take() {
                     // Saved inside a multi-statement string's implicit block, the copy says a
                     // block is open; none is once the explicit one has ended.
-                    if vars.in_block() {
-                        vars.end_block();
-                    }
-                    *self.vars.lock().expect("session variables") = vars;
+                    *self.vars.lock().expect("session variables") = outside_block(vars);
                 }
             }
         }
@@ -935,7 +932,11 @@ fn ends_transaction(stmt: &kpg_sql::ParsedStatement) -> Option<bool> {
 
 /// A copy of the session's variables, outside any block.
 fn vars_now(conn: &Conn) -> SessionVars {
-    let mut vars = conn.vars.lock().expect("session variables").clone();
+    outside_block(conn.vars.lock().expect("session variables").clone())
+}
+
+/// `vars` with the block they were taken in (if any) ended.
+fn outside_block(mut vars: SessionVars) -> SessionVars {
     if vars.in_block() {
         vars.end_block();
     }

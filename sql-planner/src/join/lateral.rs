@@ -157,8 +157,24 @@ impl FromBuilder<'_> {
             return Err(unplanned);
         }
         let before = self.take_joined();
-        let (keys, outer) = self.values_of(&before, &self.scope, &used);
+        let (plan, own, keys, _) = self.list_per_value(&before, &self.scope, &used, twj)?;
+        self.join_per_value(before, keys, plan, own)
+    }
+
+    /// The join list `twj` planned once over the distinct values of the `used` columns of
+    /// `before` (a plan with `scope`'s columns), as `lateral_per_value` plans a subquery: its
+    /// output leads with those values, followed by the list's own columns (their scope
+    /// returned, with the key expressions over `before` and the values' types).
+    fn list_per_value(
+        &self,
+        before: &Plan,
+        scope: &Scope,
+        used: &[usize],
+        twj: &TableWithJoins,
+    ) -> Result<(Plan, Scope, Vec<ScalarExpr>, Vec<ColumnType>), PlanError> {
+        let (keys, outer) = self.values_of(before, scope, used);
         let nk = keys.len();
+        let key_types = outer.scope.items.iter().map(|i| i.ty).collect();
         let cx = self.per_value(outer);
         let mut b = FromBuilder::new(&cx);
         b.add_twj(twj)?;
@@ -166,7 +182,7 @@ impl FromBuilder<'_> {
         let own = Scope {
             items: scope.items[nk..].to_vec(),
         };
-        self.join_per_value(before, keys, plan, own)
+        Ok((plan, own, keys, key_types))
     }
 
     /// Which columns of `before` (a scope of the items before it) the join list `twj` reads:
@@ -254,19 +270,7 @@ impl FromBuilder<'_> {
         let nl = scope.len();
         let (plan, own, keys, key_types) = match subquery {
             Some((q, alias)) => self.lateral_per_value(left, &view, &used, q, alias)?,
-            None => {
-                let (keys, outer) = self.values_of(left, &view, &used);
-                let nk = keys.len();
-                let key_types = outer.scope.items.iter().map(|i| i.ty).collect();
-                let cx = self.per_value(outer);
-                let mut b = FromBuilder::new(&cx);
-                b.add_twj(&alone)?;
-                let (plan, scope) = b.finish()?;
-                let own = Scope {
-                    items: scope.items[nk..].to_vec(),
-                };
-                (plan, own, keys, key_types)
-            }
+            None => self.list_per_value(left, &view, &used, &alone)?,
         };
         let nk = keys.len();
         // Hidden from names and `*`, like a correlated FROM item's copies of its domain.
