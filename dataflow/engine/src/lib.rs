@@ -16,7 +16,8 @@
 //! ```text
 //! trait Lattice: PartialOrder + Ord + Clone + Debug + 'static { join, meet, advance_by(AntichainRef) }
 //! trait Semigroup { is_zero, plus_equals }   trait Abelian: Semigroup { negate, zero }   trait Multiply
-//! trait Data: timely::ExchangeData + Ord + Hash + Debug + Clone {}          (blanket impl)
+//! trait Data: timely::ExchangeData + Ord + Hash + Debug + Clone + SortKey {}   (blanket impl;
+//!   SortKey from kpg-sortkey: an order-preserving u64 prefix the batcher sorts by, default none)
 //! consolidate(&mut Vec<(D, R)>)   consolidate_updates(&mut Vec<(D, T, R)>)
 //! struct Collection<'s, T, D, R = i64> { pub inner: StreamVec<'s, T, (D, T, R)> }
 //!   map, filter, flat_map, concat, negate, inspect, probe, probe_with, enter, leave,
@@ -63,6 +64,7 @@ pub use collection::Collection;
 pub use consolidation::{consolidate, consolidate_updates};
 pub use difference::{Abelian, Multiply, Semigroup};
 pub use input::InputSession;
+pub use kpg_sortkey::SortKey;
 pub use lattice::Lattice;
 pub use operators::arrange::{Arranged, BatchStream};
 pub use operators::iterate::Variable;
@@ -71,9 +73,10 @@ pub use trace::cursor::TraceCursor;
 pub use trace::handle::{TraceAgent, TraceLiveness, TraceStats};
 pub use trace::spine::Effort;
 
-/// Data that can be updated, arranged and exchanged between workers.
-pub trait Data: timely::ExchangeData + Ord + Hash + Debug + Clone {}
-impl<D: timely::ExchangeData + Ord + Hash + Debug + Clone> Data for D {}
+/// Data that can be updated, arranged and exchanged between workers; its `SortKey` (an
+/// order-preserving integer prefix, none by default) lets the batcher's sorts compare integers.
+pub trait Data: timely::ExchangeData + Ord + Hash + Debug + Clone + SortKey {}
+impl<D: timely::ExchangeData + Ord + Hash + Debug + Clone + SortKey> Data for D {}
 
 /// A shared, immutable batch.
 pub type BatchRef<K, V, T, R> = Rc<Batch<K, V, T, R>>;

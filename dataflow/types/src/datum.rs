@@ -442,6 +442,14 @@ impl Eq for Datum {}
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Row(PackedRow);
 
+impl kpg_sortkey::SortKey for Row {
+    const HAS_KEY: bool = true;
+    #[inline]
+    fn sort_key(&self) -> u64 {
+        self.0.sort_key()
+    }
+}
+
 impl Row {
     pub fn new(datums: Vec<Datum>) -> Self {
         Row(PackedRow::pack(&datums))

@@ -118,6 +118,9 @@ pub enum EvalError {
     NumericSpecialToInteger { what: String, type_name: String },
 }
 
+/// Errors are arranged like rows but rarely many: no sort key (the engine's default).
+impl kpg_sortkey::SortKey for EvalError {}
+
 impl EvalError {
     /// The DETAIL line PostgreSQL sends with this error, if any.
     pub fn detail(&self) -> Option<String> {

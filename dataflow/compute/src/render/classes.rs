@@ -27,6 +27,9 @@ pub struct Members {
     others: Vec<(Row, i64)>,
 }
 
+/// A difference, not a key: no sort key (the engine's default).
+impl kpg_engine::SortKey for Members {}
+
 impl Members {
     /// `row` with multiplicity `diff`, keyed by its canonical form.
     pub fn of(row: Row, diff: i64) -> (Row, Members) {

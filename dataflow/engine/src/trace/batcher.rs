@@ -12,6 +12,8 @@ use std::cmp::Ordering;
 
 use timely::progress::frontier::{Antichain, AntichainRef};
 
+use kpg_sortkey::SortKey;
+
 use crate::consolidation::consolidate_updates;
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
@@ -30,13 +32,13 @@ pub struct Batcher<D, T, R> {
     staged: Vec<(D, T, R)>,
 }
 
-impl<D: Ord + Clone, T: Lattice, R: Semigroup> Default for Batcher<D, T, R> {
+impl<D: Ord + Clone + SortKey, T: Lattice, R: Semigroup> Default for Batcher<D, T, R> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<D: Ord + Clone, T: Lattice, R: Semigroup> Batcher<D, T, R> {
+impl<D: Ord + Clone + SortKey, T: Lattice, R: Semigroup> Batcher<D, T, R> {
     /// An empty batcher.
     pub fn new() -> Self {
         Batcher {

@@ -192,3 +192,38 @@ pub(super) fn compare_rows(a: &[u8], b: &[u8]) -> Ordering {
         j += m;
     }
 }
+
+/// Bits of a row's sort key below its first datum's rank.
+const KEY_PAYLOAD_BITS: u32 = 59;
+
+/// `x` offset to be non-negative and clamped into the payload's bits: monotone, and exact for
+/// the integers of everyday keys (|x| < 2^58).
+fn clamped_payload(x: i64) -> u64 {
+    let max = (1i128 << KEY_PAYLOAD_BITS) - 1;
+    (i128::from(x) + (1i128 << (KEY_PAYLOAD_BITS - 1))).clamp(0, max) as u64
+}
+
+/// A row's order-preserving prefix, from its first datum: the datum's rank + 1 in the top five
+/// bits (datums of different variants order by rank; the empty row, first of all, keys 0), then
+/// an order-preserving payload for the variants whose order is an integer's or bytes' — the
+/// integers, booleans, dates and times by value (clamped), strings, bytea and uuids by their
+/// first seven bytes — and 0 for the rest, whose ties the full compare breaks.
+pub(super) fn row_sort_key(row: &[u8]) -> u64 {
+    if row.is_empty() {
+        return 0;
+    }
+    let first = read(row).0;
+    let payload = match first {
+        DatumRef::Bool(b) => u64::from(b),
+        DatumRef::Int16(i) => clamped_payload(i64::from(i)),
+        DatumRef::Int32(i) => clamped_payload(i64::from(i)),
+        DatumRef::Int64(i) => clamped_payload(i),
+        DatumRef::Date(d) => clamped_payload(i64::from(chrono::Datelike::num_days_from_ce(&d))),
+        DatumRef::Time(t) => clamped_payload(t),
+        DatumRef::String(s) => kpg_sortkey::bytes_key(s.as_bytes()) >> 8,
+        DatumRef::Bytes(b) => kpg_sortkey::bytes_key(b) >> 8,
+        DatumRef::Uuid(u) => kpg_sortkey::bytes_key(u) >> 8,
+        _ => 0,
+    };
+    ((u64::from(first.rank()) + 1) << KEY_PAYLOAD_BITS) | payload
+}

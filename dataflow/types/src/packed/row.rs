@@ -7,7 +7,7 @@
 //! where rows are already serialized (commands between processes, durable storage).
 
 use super::datum_ref::{datum_len, read, DatumRef};
-use super::order::compare_rows;
+use super::order::{compare_rows, row_sort_key};
 use super::packer::RowPacker;
 use crate::datum::Datum;
 use serde::ser::SerializeSeq;
@@ -241,6 +241,15 @@ impl Hash for PackedSlice<'_> {
 impl Ord for PackedRow {
     fn cmp(&self, other: &Self) -> Ordering {
         compare_rows(&self.data, &other.data)
+    }
+}
+
+/// The first datum's order-preserving prefix (`order.rs`), for the engine's sorts.
+impl kpg_sortkey::SortKey for PackedRow {
+    const HAS_KEY: bool = true;
+    #[inline]
+    fn sort_key(&self) -> u64 {
+        row_sort_key(&self.data)
     }
 }
 

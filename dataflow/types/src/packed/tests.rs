@@ -308,6 +308,41 @@ fn row_pair_of(columns: std::ops::Range<usize>) -> impl Strategy<Value = (Vec<Da
     })
 }
 
+/// The engine's sort key (`SortKey`) never contradicts the order: `a < b` gives
+/// `key(a) <= key(b)`, and equal rows have equal keys.
+fn sort_key_agrees(a: &PackedRow, b: &PackedRow) -> Result<(), TestCaseError> {
+    use kpg_sortkey::SortKey;
+    let (ka, kb) = (a.sort_key(), b.sort_key());
+    match a.cmp(b) {
+        Ordering::Less => prop_assert!(ka <= kb, "{:?} < {:?}: keys {ka:#x} {kb:#x}", a, b),
+        Ordering::Greater => prop_assert!(ka >= kb, "{:?} > {:?}: keys {ka:#x} {kb:#x}", a, b),
+        Ordering::Equal => prop_assert_eq!(ka, kb),
+    }
+    Ok(())
+}
+
+/// Two rows whose first columns are of any two kinds (the key orders variants by rank).
+fn mixed_pair() -> impl Strategy<Value = (Vec<Datum>, Vec<Datum>)> {
+    (0u8..19, 0u8..19, 0u8..19).prop_flat_map(|(x, y, z)| {
+        (
+            proptest::collection::vec(datum_of(x), 0..2),
+            (datum_of(y), datum_of(z)).prop_map(|(a, b)| vec![a, b]),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// As in `packed_order_is_datum_order`, across variants and with the empty row.
+    #[test]
+    fn sort_key_is_monotone_across_variants((a, b) in mixed_pair()) {
+        let (pa, pb) = (PackedRow::pack(&a), PackedRow::pack(&b));
+        sort_key_agrees(&pa, &pb)?;
+        sort_key_agrees(&pb, &pa)?;
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4000))]
 
@@ -318,6 +353,7 @@ proptest! {
         prop_assert_eq!(pa.cmp(&pb), a.cmp(&b), "{:?} vs {:?}", a, b);
         prop_assert_eq!(pa == pb, a == b);
         prop_assert_eq!(pa.cmp(&pa), Ordering::Equal);
+        sort_key_agrees(&pa, &pb)?;
         let state = std::collections::hash_map::RandomState::new();
         if pa == pb {
             prop_assert_eq!(state.hash_one(&pa), state.hash_one(&pb));
