@@ -9,6 +9,7 @@
 mod accumulate;
 mod classes;
 mod flat_map;
+mod join;
 mod mfp;
 mod recursive;
 mod temporal;
@@ -95,6 +96,13 @@ impl<'a, 's> Renderer<'a, 's> {
                     // Read from the imported arrangement in place.
                     Plan::Get { id } => return self.read(*id, false, mfp),
                     Plan::GetWithPosition { id } => return self.read(*id, true, mfp),
+                    // Evaluated over each matching pair in place (`render/join.rs`).
+                    Plan::Join {
+                        left,
+                        right,
+                        left_key,
+                        right_key,
+                    } => return self.join(left, right, left_key, right_key, mfp),
                     _ => {}
                 }
                 let input = self.render(input)?;
@@ -117,18 +125,7 @@ impl<'a, 's> Renderer<'a, 's> {
                 right,
                 left_key,
                 right_key,
-            } => {
-                let (l_arr, l_errs) = self.arranged(left, left_key)?;
-                let (r_arr, r_errs) = self.arranged(right, right_key)?;
-                // Index arrangements hold rows with NULL keys too; NULL never equals NULL.
-                let oks = l_arr.join_core(&r_arr, |key: &Row, l: &Row, r: &Row| {
-                    (!key.iter().any(|d| d.is_null())).then(|| l.concat(r))
-                });
-                Rendered {
-                    oks,
-                    errs: l_errs.concat(r_errs),
-                }
-            }
+            } => self.join(left, right, left_key, right_key, MapFilterProject::new())?,
             Plan::Reduce {
                 input,
                 group_key,
@@ -228,6 +225,28 @@ impl<'a, 's> Renderer<'a, 's> {
                 body?
             }
             Plan::LocalGet { id } => self.locals.get(id).cloned().ok_or(MissingCollection(*id))?,
+        })
+    }
+
+    /// `left` and `right` joined on their keys, through `mfp` (`render/join.rs`).
+    fn join(
+        &mut self,
+        left: &Plan,
+        right: &Plan,
+        left_key: &[ScalarExpr],
+        right_key: &[ScalarExpr],
+        mfp: MapFilterProject,
+    ) -> Result<Rendered<'s>, MissingCollection> {
+        let (l_arr, l_errs) = self.arranged(left, left_key)?;
+        let (r_arr, r_errs) = self.arranged(right, right_key)?;
+        let (oks, mfp_errs) = join::render_join(&l_arr, &r_arr, mfp);
+        let errs = l_errs.concat(r_errs);
+        Ok(Rendered {
+            oks,
+            errs: match mfp_errs {
+                Some(e) => errs.concat(e),
+                None => errs,
+            },
         })
     }
 

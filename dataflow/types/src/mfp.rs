@@ -52,6 +52,8 @@ pub struct MapFilterProject {
     /// Byte offsets of the current row's columns found so far (`offsets[i]` starts column i).
     offsets: Vec<usize>,
     packer: RowPacker,
+    /// The two rows of a join's pair, side by side (`apply_concat`), reused across pairs.
+    pair: RowPacker,
 }
 
 /// Where a column of the chain's current output lives.
@@ -157,15 +159,37 @@ impl MapFilterProject {
         }
     }
 
+    /// The chain's output for the concatenation of `left` and `right` (a join's pair), as
+    /// `apply_ref`'s for `left.concat(right)`, without packing the concatenation: the two rows'
+    /// bytes are put side by side in a buffer reused across pairs, and read there.
+    pub fn apply_concat(&mut self, left: &Row, right: &Row) -> Option<Result<Row, EvalError>> {
+        let mut pair = std::mem::take(&mut self.pair);
+        pair.clear();
+        pair.extend_packed(left.packed().as_slice());
+        pair.extend_packed(right.packed().as_slice());
+        let slice = pair.as_slice();
+        let result = self.evaluate_slice(slice).map(|r| match r {
+            Ok(Some(out)) => Ok(out),
+            Ok(None) => Ok(Row::from_packed(slice.to_owned_row())),
+            Err(e) => Err(e),
+        });
+        self.pair = pair;
+        result
+    }
+
     /// The chain's output for `row` as `apply`'s, with `Ok(None)` for the row itself.
     fn evaluate(&mut self, row: &Row) -> Option<Result<Option<Row>, EvalError>> {
+        self.evaluate_slice(row.packed().as_slice())
+    }
+
+    /// `evaluate` over a borrowed packed row.
+    fn evaluate_slice(&mut self, slice: PackedSlice<'_>) -> Option<Result<Option<Row>, EvalError>> {
         if self.compiled.is_none() {
-            let compiled = compile(&self.nodes, row.len());
+            let compiled = compile(&self.nodes, slice.len());
             self.datums = vec![Datum::Null; compiled.slots];
             self.compiled = Some(compiled);
         }
         let c = self.compiled.as_ref().expect("compiled above");
-        let slice = row.packed().as_slice();
         self.offsets.clear();
         self.offsets.push(0);
         let mut ctx = RowCtx {

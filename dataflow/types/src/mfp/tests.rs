@@ -175,10 +175,21 @@ fn fused_chains_agree_with_node_by_node_evaluation() {
             if positions {
                 datums.push(Datum::Int64(rng.below(1000) as i64));
             }
+            // A join's pair: the row split in two at any column, read side by side.
+            let split = rng.below(datums.len() + 1);
+            let (left, right) = (
+                Row::new(datums[..split].to_vec()),
+                Row::new(datums[split..].to_vec()),
+            );
             let row = Row::new(datums);
             let want = reference(&nodes, &row);
             let got = mfp.apply_ref(&row);
             assert_eq!(got, want, "{nodes:?} over {row:?}");
+            assert_eq!(
+                mfp.apply_concat(&left, &right),
+                want,
+                "{nodes:?} over {row:?}"
+            );
             assert_eq!(mfp.apply(row.clone()), want, "{nodes:?} over {row:?}");
             match want {
                 None => dropped += 1,

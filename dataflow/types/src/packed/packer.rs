@@ -54,6 +54,11 @@ impl RowPacker {
         row
     }
 
+    /// What was written since the last `finish`, borrowed (a row built to be read, not kept).
+    pub fn as_slice(&self) -> PackedSlice<'_> {
+        PackedSlice::from_packed(&self.buf)
+    }
+
     /// Forgets what was written since the last `finish`.
     pub fn clear(&mut self) {
         self.buf.clear();
