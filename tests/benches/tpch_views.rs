@@ -27,6 +27,12 @@
 //! and again 15 s later (after jemalloc's decay has returned freed pages), beside PostgreSQL's
 //! `pg_total_relation_size`.
 //!
+//! `KPG_BENCH_PARTS=views` runs only the install part, without PostgreSQL: for each binary of
+//! `KPG_BENCH_BINS` (a comma-separated list of kpg binaries, default `KPG_BIN`) in turn, a fresh
+//! kpg with the first of `KPG_BENCH_WORKERS`, the load and the 22 views; the binaries alternate
+//! for `KPG_BENCH_ROUNDS` rounds (default 1) and each query's best install time per binary is
+//! printed, so that a before and an after binary are compared in the same sitting.
+//!
 //! It prints figures and ratios; it asserts only that every row arrived and every query
 //! answered, never anything about time (machines are shared and noisy).
 
@@ -390,6 +396,46 @@ fn print_installs(runs: &[KpgRun], rows_of: &dyn Fn(&str) -> u64) {
     }
 }
 
+/// `KPG_BENCH_PARTS=views`: the install part alone, binaries alternating (module docs).
+async fn views_part(data: &[(&'static str, CopyText)]) {
+    let bins: Vec<String> = std::env::var("KPG_BENCH_BINS")
+        .ok()
+        .map(|s| s.split(',').map(|b| b.trim().to_string()).collect())
+        .unwrap_or_else(|| vec![kpg_bin().display().to_string()]);
+    let rounds: usize = std::env::var("KPG_BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let workers = worker_counts()[0];
+    let mut best: Vec<Option<KpgRun>> = bins.iter().map(|_| None).collect();
+    let mut rows = Vec::new();
+    for round in 0..rounds {
+        for (i, bin) in bins.iter().enumerate() {
+            println!("round {}, {bin}:", round + 1);
+            // The test library starts the binary `KPG_BIN` names.
+            std::env::set_var("KPG_BIN", bin);
+            let (r, loaded_rows) = kpg_run(workers, data, false, true, false).await;
+            rows = loaded_rows;
+            best[i] = Some(match best[i].take() {
+                None => r,
+                Some(mut b) => {
+                    for (kept, new) in b.installs.iter_mut().zip(&r.installs) {
+                        *kept = (*kept).min(*new);
+                    }
+                    b
+                }
+            });
+        }
+    }
+    let runs: Vec<KpgRun> = best.into_iter().flatten().collect();
+    println!("\nColumns in order (best of {rounds} round(s) each):");
+    for (i, bin) in bins.iter().enumerate() {
+        println!("  {}: {bin}", i + 1);
+    }
+    let rows_of = |t: &str| rows.iter().find(|(n, _)| *n == t).map_or(0, |(_, r)| *r);
+    print_installs(&runs, &rows_of);
+}
+
 #[tokio::main]
 async fn main() {
     let sf = scale_factor();
@@ -402,6 +448,11 @@ async fn main() {
         mib(data.iter().map(|(_, d)| d.bytes).sum()),
         started.elapsed().as_secs_f64()
     );
+
+    if std::env::var("KPG_BENCH_PARTS").as_deref() == Ok("views") {
+        views_part(&data).await;
+        return;
+    }
 
     let pg = Postgres::start().await;
     let pc = pg.connect().await;
