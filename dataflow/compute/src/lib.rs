@@ -60,6 +60,21 @@ impl ComputeHandle {
         self.worker0.unpark();
     }
 
+    /// Sends several commands in order, as `send` would one after the other, waking worker 0
+    /// once (a commit group's appends and the advance after them).
+    pub fn send_all(&self, cmds: impl IntoIterator<Item = Command>) {
+        {
+            let mut commands = self.commands.lock().expect("command channel");
+            for cmd in cmds {
+                if commands.0.send(cmd).is_err() {
+                    tracing::error!("compute workers have stopped");
+                }
+                commands.1 += 1;
+            }
+        }
+        self.worker0.unpark();
+    }
+
     /// Whether `peek_direct` is available: every worker runs in this process.
     pub fn direct_peeks(&self) -> bool {
         !self.direct.is_empty()

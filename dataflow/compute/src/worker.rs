@@ -250,13 +250,15 @@ impl WorkerState {
                 self.dataflows.insert(id, started.dataflow);
             }
             Command::Append { id, time, updates } => {
-                // Worker 0 feeds every table; the arrange operator spreads rows by key.
+                // Worker 0 feeds every table; the arrange operator spreads rows by key. Not
+                // flushed here: the rows are final only once `AdvanceTables` passes their time,
+                // and it flushes (so a commit group's appends reach a table as one batch, not
+                // one message per INSERT).
                 if self.index == 0 {
                     if let Some(input) = self.tables.get_mut(&id) {
                         for (row, diff) in updates {
                             input.update_at(row, time, diff);
                         }
-                        input.flush();
                     }
                 }
             }

@@ -145,6 +145,8 @@ impl Coordinator {
     pub(super) fn durable(&self, seq: u64, commit: Commit) {
         let mut state = self.lock();
         let mut readable = Some(commit.meta.readable);
+        // The group's commands go to the workers together: one wakeup, not one per write.
+        let mut commands = Vec::with_capacity(commit.appends.len() + 1);
         for TableAppend {
             table,
             time,
@@ -156,7 +158,7 @@ impl Coordinator {
                 // A source dropped while its last batch was being written.
                 continue;
             }
-            self.compute.send(Command::Append {
+            commands.push(Command::Append {
                 id: table,
                 time,
                 updates,
@@ -168,7 +170,10 @@ impl Coordinator {
         state.lease = state.lease.max(commit.meta.upper);
         if let Some(time) = readable.filter(|t| *t > state.upper) {
             state.upper = time;
-            self.compute.send(Command::AdvanceTables { time });
+            commands.push(Command::AdvanceTables { time });
+        }
+        if !commands.is_empty() {
+            self.compute.send_all(commands);
         }
     }
 

@@ -11,6 +11,7 @@
 
 use std::fmt::Debug;
 use std::ops::Deref;
+use std::sync::Arc;
 
 use futures::{Sink, SinkExt, StreamExt};
 use pgwire::api::copy::{send_copy_both_response, send_copy_in_response, send_copy_out_response};
@@ -41,7 +42,7 @@ where
     client.set_state(PgWireConnectionState::QueryInProgress);
     let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
     let max_rows = message.max_rows as usize;
-    let done = super::connection(client).done_portals;
+    let done = Arc::clone(&super::connection(client).done_portals);
     if done.lock().expect("portals").contains(name) {
         // As PostgreSQL: a statement's portal runs once (a query's may be read to its end).
         return Err(super::pg_error(crate::error::ExecError::new(

@@ -20,7 +20,7 @@ use std::sync::mpsc;
 
 use tokio::sync::watch;
 
-use super::{Commit, Store};
+use super::{Commit, Store, TableAppend};
 
 /// While commits are waiting, a merge reads at most this many updates (a few milliseconds).
 const BUSY_MERGE_ROWS: usize = 20_000;
@@ -73,7 +73,10 @@ impl Committer {
                         }
                     }
                     if let Some(seq) = last {
-                        if let Err(e) = store.commit(&group) {
+                        let split = coalesce(&mut group);
+                        let written = store.commit(&group);
+                        uncoalesce(&mut group, split);
+                        if let Err(e) = written {
                             halt(&e.0);
                         }
                         on_durable(seq, group);
@@ -152,6 +155,70 @@ impl Committer {
     }
 }
 
+/// How a group's appends were folded by `coalesce`: for each stored append, the original
+/// appends it holds, in order, as (position in the group, time, number of updates).
+type Split = Vec<Vec<(usize, u64, usize)>>;
+
+/// Folds the appends of each table in a group into one (at the latest of their times), so the
+/// store writes one run per table per group rather than one per statement (and merges runs that
+/// much less often). Stored updates keep no history (a restart loads them consolidated), so
+/// only their sum matters there; the workers must still see each write at its own time, which
+/// `uncoalesce` restores. `None` if no table has two appends (nothing to fold).
+fn coalesce(group: &mut Commit) -> Option<Split> {
+    let mut seen = std::collections::HashSet::with_capacity(group.appends.len());
+    if group.appends.iter().all(|a| seen.insert(a.table)) {
+        return None;
+    }
+    let mut index = std::collections::HashMap::with_capacity(seen.len());
+    let mut folded: Vec<TableAppend> = Vec::with_capacity(seen.len());
+    let mut split: Split = Vec::with_capacity(seen.len());
+    for (position, append) in std::mem::take(&mut group.appends).into_iter().enumerate() {
+        let i = *index.entry(append.table).or_insert_with(|| {
+            folded.push(TableAppend {
+                table: append.table,
+                time: append.time,
+                updates: Vec::new(),
+            });
+            split.push(Vec::new());
+            folded.len() - 1
+        });
+        let into = &mut folded[i];
+        into.time = into.time.max(append.time);
+        split[i].push((position, append.time, append.updates.len()));
+        if into.updates.is_empty() {
+            into.updates = append.updates;
+        } else {
+            into.updates.extend(append.updates);
+        }
+    }
+    group.appends = folded;
+    Some(split)
+}
+
+/// Undoes `coalesce`: the group's appends as they were submitted, each with its own time and
+/// updates, in their order.
+fn uncoalesce(group: &mut Commit, split: Option<Split>) {
+    let Some(split) = split else {
+        return;
+    };
+    let count = split.iter().map(Vec::len).sum();
+    let mut appends: Vec<Option<TableAppend>> = (0..count).map(|_| None).collect();
+    for (folded, pieces) in std::mem::take(&mut group.appends).into_iter().zip(split) {
+        let mut updates = folded.updates;
+        for &(position, time, len) in pieces.iter().rev() {
+            appends[position] = Some(TableAppend {
+                table: folded.table,
+                time,
+                updates: updates.split_off(updates.len() - len),
+            });
+        }
+    }
+    group.appends = appends
+        .into_iter()
+        .map(|a| a.expect("every append"))
+        .collect();
+}
+
 /// Stops the process: the store could not keep what kpg has already applied in memory.
 fn halt(why: &str) -> ! {
     tracing::error!("stopping: the data directory cannot be written: {why}");
@@ -211,6 +278,55 @@ mod tests {
         let snapshot = store.load().unwrap();
         assert_eq!(snapshot.meta.upper, n + 1);
         committer.close();
+    }
+
+    /// A group's appends reach the store as one per table (at the latest of their times),
+    /// and come back out of `uncoalesce` exactly as submitted: same order, times and rows.
+    #[test]
+    fn a_group_is_stored_as_one_append_per_table_and_restored_as_submitted() {
+        let append = |table: u64, time: u64, values: &[i64]| TableAppend {
+            table,
+            time,
+            updates: values
+                .iter()
+                .map(|v| (Row::new(vec![Datum::Int64(*v)]), 1 - 2 * (*v % 2)))
+                .collect(),
+        };
+        let submitted = vec![
+            append(1, 10, &[1, 2]),
+            append(2, 11, &[3]),
+            append(1, 12, &[]),
+            append(1, 13, &[4, 5, 6]),
+            append(2, 14, &[7, 8]),
+            append(3, 15, &[9]),
+        ];
+        let mut group = Commit {
+            appends: submitted.clone(),
+            ..Commit::default()
+        };
+        let split = coalesce(&mut group);
+        assert_eq!(
+            group.appends,
+            vec![
+                append(1, 13, &[1, 2, 4, 5, 6]),
+                append(2, 14, &[3, 7, 8]),
+                append(3, 15, &[9]),
+            ]
+        );
+        uncoalesce(&mut group, split);
+        assert_eq!(group.appends, submitted);
+        // One append per table: nothing to fold, nothing changed.
+        let mut single = Commit {
+            appends: vec![append(1, 10, &[1]), append(2, 10, &[2])],
+            ..Commit::default()
+        };
+        let split = coalesce(&mut single);
+        assert!(split.is_none());
+        uncoalesce(&mut single, split);
+        assert_eq!(
+            single.appends,
+            vec![append(1, 10, &[1]), append(2, 10, &[2])]
+        );
     }
 
     /// A commit that arrives after a clean shutdown closed the store (a session still running
