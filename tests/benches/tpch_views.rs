@@ -105,6 +105,8 @@ struct KpgRun {
     rss: u64,
     index: Option<(u64, u64)>,
     installs: Vec<Duration>,
+    /// kpg's CPU seconds (all threads) during each install.
+    installs_cpu: Vec<f64>,
     ad_hoc: Vec<Duration>,
 }
 
@@ -153,8 +155,10 @@ async fn kpg_run(
         None
     };
     let mut installs = Vec::new();
+    let mut installs_cpu = Vec::new();
     for q in kpg_tpch::queries().into_iter().filter(|_| install) {
         let name = q.name();
+        let cpu_before = cpu_seconds(kpg.pid());
         let started = Instant::now();
         run(
             &client,
@@ -163,9 +167,14 @@ async fn kpg_run(
         .await;
         run(&client, &format!("SELECT count(*) FROM {name}")).await;
         let took = started.elapsed();
+        let cpu = cpu_seconds(kpg.pid()) - cpu_before;
         run(&client, &format!("DROP MATERIALIZED VIEW {name}")).await;
-        println!("    {name} installed in {:.3} s", took.as_secs_f64());
+        println!(
+            "    {name} installed in {:.3} s ({cpu:.2} s of kpg CPU)",
+            took.as_secs_f64()
+        );
         installs.push(took);
+        installs_cpu.push(cpu);
     }
     let mut times = Vec::new();
     if ad_hoc {
@@ -190,6 +199,7 @@ async fn kpg_run(
         rss: rss_loaded,
         index,
         installs,
+        installs_cpu,
         ad_hoc: times,
     };
     (run, loaded.rows)
@@ -422,6 +432,9 @@ async fn views_part(data: &[(&'static str, CopyText)]) {
                     for (kept, new) in b.installs.iter_mut().zip(&r.installs) {
                         *kept = (*kept).min(*new);
                     }
+                    for (kept, new) in b.installs_cpu.iter_mut().zip(&r.installs_cpu) {
+                        *kept = kept.min(*new);
+                    }
                     b
                 }
             });
@@ -434,6 +447,36 @@ async fn views_part(data: &[(&'static str, CopyText)]) {
     }
     let rows_of = |t: &str| rows.iter().find(|(n, _)| *n == t).map_or(0, |(_, r)| *r);
     print_installs(&runs, &rows_of);
+    // CPU time is what a loaded machine distorts least.
+    println!("\n## kpg CPU seconds per install (best of {rounds})\n");
+    let mut header = String::from("| query |");
+    let mut rule = String::from("|---|");
+    for i in 0..runs.len() {
+        header += &format!(" binary {} CPU s |", i + 1);
+        rule += "---|";
+    }
+    header += " last / first |";
+    rule += "---|";
+    println!("{header}\n{rule}");
+    let mut ratios = Vec::new();
+    for (i, q) in kpg_tpch::queries().iter().enumerate() {
+        let mut line = format!("| {} |", q.name());
+        for r in &runs {
+            line += &format!(" {:.2} |", r.installs_cpu[i]);
+        }
+        let ratio = runs[runs.len() - 1].installs_cpu[i] / runs[0].installs_cpu[i].max(0.01);
+        ratios.push(ratio);
+        println!("{line} {ratio:.2} |");
+    }
+    let totals: Vec<String> = runs
+        .iter()
+        .map(|r| format!("{:.1}", r.installs_cpu.iter().sum::<f64>()))
+        .collect();
+    println!(
+        "\ntotal CPU s: {}; median last / first: {:.2}",
+        totals.join(" / "),
+        median(ratios)
+    );
 }
 
 #[tokio::main]
