@@ -605,7 +605,7 @@ impl Session {
         implicit: bool,
     ) -> PgWireResult<Response> {
         let txn = &conn.txn;
-        let float_digits = || conn.vars.lock().expect("session variables").output_style();
+        let float_digits = || conn.output_style();
         if let Some(why) = float_digits::refusal(&float_digits()) {
             if let Err(e) = float_digits::check(stmt, &self.coord, why) {
                 txn.lock().expect("txn").fail();
@@ -747,7 +747,7 @@ impl Session {
             None => None,
         };
         let conn = connection(client);
-        let float_digits = conn.vars.lock().expect("session variables").output_style();
+        let float_digits = conn.output_style();
         if let Some(why) = float_digits::refusal(&float_digits) {
             if let Err(e) = float_digits::check(stmt, &self.coord, why) {
                 return Ok(Err(e));
@@ -868,6 +868,10 @@ struct Conn {
     /// The statement context last computed from the session's date settings, with the
     /// settings it was computed from (parsing them took ~5% of a small INSERT's session time).
     context: Arc<Mutex<Option<CachedContext>>>,
+    /// The output style last computed from the session's variables, with the values it was
+    /// computed from (`SessionVars::output_settings`; parsing them cost ~3% of the session's
+    /// time of a small INSERT, once or twice per statement).
+    output: Arc<Mutex<Option<CachedStyle>>>,
     txn: SharedTxn,
     copy: Arc<Mutex<Option<CopyIn>>>,
     statements: Arc<Mutex<BTreeSet<String>>>,
@@ -880,6 +884,27 @@ struct Conn {
     copy_ended: Arc<AtomicBool>,
     /// Portals whose statement (not a query) has run: PostgreSQL refuses to run them again.
     done_portals: Arc<Mutex<BTreeSet<String>>>,
+}
+
+/// An output style and the values it was made of (`SessionVars::output_settings`).
+type CachedStyle = ([String; 5], kpg_types::OutputStyle);
+
+impl Conn {
+    /// The session's output style (`SessionVars::output_style`), made again only when one of
+    /// the variables it is made of changed.
+    fn output_style(&self) -> kpg_types::OutputStyle {
+        let vars = self.vars.lock().expect("session variables");
+        let settings = vars.output_settings();
+        let mut cached = self.output.lock().expect("output style");
+        match cached.as_ref() {
+            Some((made_of, style)) if *made_of == settings => style.clone(),
+            _ => {
+                let style = vars.output_style();
+                *cached = Some((settings.map(str::to_string), style.clone()));
+                style
+            }
+        }
+    }
 }
 
 /// A statement context and the `TimeZone`, `DateStyle` and `IntervalStyle` values it was
@@ -973,6 +998,7 @@ fn connection<C: ClientInfo>(client: &C) -> Arc<Conn> {
     // One extension holding every part (one look-up per use, not one per part).
     client.session_extensions().get_or_insert_with(|| Conn {
         context: Arc::new(Mutex::new(None)),
+        output: Arc::new(Mutex::new(None)),
         txn: Arc::new(Mutex::new(Txn::default())),
         copy: Arc::new(Mutex::new(None::<CopyIn>)),
         statements: Arc::new(Mutex::new(BTreeSet::<String>::new())),
@@ -1016,13 +1042,7 @@ impl CopyHandler for Session {
             )));
         };
         let result = async {
-            let zone = conn
-                .vars
-                .lock()
-                .expect("session variables")
-                .output_style()
-                .dates
-                .zone;
+            let zone = conn.output_style().dates.zone;
             let rows = crate::statement_context::sync_scope(conn.statement_context(), || {
                 crate::statement_context::with_date_input(|| copy.rows(&zone))
             })?;

@@ -195,6 +195,17 @@ impl SessionVars {
         crate::session_dates::output_style(self.extra_float_digits(), dates, bytea_escape)
     }
 
+    /// The values `output_style` is made of, as SHOW prints them (to tell whether it changed).
+    pub fn output_settings(&self) -> [&str; 5] {
+        [
+            &self.values["timezone"],
+            &self.values["datestyle"],
+            &self.values["intervalstyle"],
+            &self.values["extra_float_digits"],
+            &self.values["bytea_output"],
+        ]
+    }
+
     /// The `DateStyle` value as SHOW prints it.
     pub fn datestyle(&self) -> &str {
         &self.values["datestyle"]
