@@ -4,7 +4,9 @@
 //! `KPG_BIN=$PWD/target/release/kpg cargo bench -p kpg-tests --bench durability`).
 //!
 //! - commits: single-row INSERTs (prepared, one row each, autocommit) into a table without
-//!   indexes from 1, 8 and 32 clients, each on its own connection, for a fixed time each;
+//!   indexes from 1, 8 and 32 clients, each on its own connection, for a fixed time each, with
+//!   kpg's CPU time per commit (all its threads, from /proc: steadier than rates on a shared
+//!   machine);
 //! - bulk load: `COPY` of TPC-H lineitem at SF 0.1 into an empty table (two tables, one after
 //!   the other), then the same rows again into the first, now full, table;
 //! - restart: 1M rows and 10 materialized views over them, SIGKILL, time until every view
@@ -95,6 +97,26 @@ impl Profile {
             }
             let _ = child.wait();
         }
+    }
+}
+
+/// The CPU time (user and system, all threads) process `pid` has used, in seconds: kpg's CPU
+/// per commit is steadier than its rate on a shared machine.
+fn cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return f64::NAN;
+    };
+    // After the command name (in parentheses): state is field 0, utime 11, stime 12.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    match (ticks(11), ticks(12)) {
+        (Some(user), Some(system)) => (user + system) / per_second,
+        _ => f64::NAN,
     }
 }
 
@@ -306,16 +328,17 @@ async fn main() {
             COMMIT_DURATION.as_secs()
         );
         println!(
-            "{:>5} | {:>7} | {:>13} | {:>12} | {:>6} | {:>18} | {:>18}",
+            "{:>5} | {:>7} | {:>13} | {:>12} | {:>6} | {:>18} | {:>18} | {:>14}",
             "round",
             "clients",
             "kpg commits/s",
             "PG commits/s",
             "kpg/PG",
             "kpg p50 / p99 ms",
-            "PG p50 / p99 ms"
+            "PG p50 / p99 ms",
+            "kpg CPU us/commit"
         );
-        let mut rates: Vec<(usize, f64, f64)> = Vec::new();
+        let mut rates: Vec<(usize, f64, f64, f64)> = Vec::new();
         for (round, clients) in (1..=COMMIT_ROUNDS).flat_map(|r| CLIENTS.map(|c| (r, c))) {
             let table = format!("ins_{round}_{clients}");
             let profile = if round == 1 {
@@ -323,12 +346,15 @@ async fn main() {
             } else {
                 Profile(None)
             };
+            let cpu_before = cpu_seconds(kpg.pid());
             let (kr, kl) = commit_rate(&kpg.conn_str_as("kpg"), &k, &table, clients).await;
+            // Includes the table's CREATE and the count(*) check: small beside 5 s of commits.
+            let cpu = (cpu_seconds(kpg.pid()) - cpu_before) * 1e6 / kl.len() as f64;
             profile.stop();
             let (pr, pl) = commit_rate(&pg.conn_str(), &p, &table, clients).await;
-            rates.push((clients, kr, pr));
+            rates.push((clients, kr, pr, cpu));
             println!(
-                "{round:>5} | {clients:>7} | {kr:>13.0} | {pr:>12.0} | {:>6.2} | {:>8.2} / {:>7.2} | {:>8.2} / {:>7.2}",
+                "{round:>5} | {clients:>7} | {kr:>13.0} | {pr:>12.0} | {:>6.2} | {:>8.2} / {:>7.2} | {:>8.2} / {:>7.2} | {cpu:>14.1}",
                 kr / pr,
                 percentile_ms(&kl, 0.5),
                 percentile_ms(&kl, 0.99),
@@ -337,16 +363,18 @@ async fn main() {
             );
         }
         for clients in CLIENTS {
-            let median = |pick: fn(&(usize, f64, f64)) -> f64| {
+            let median = |pick: fn(&(usize, f64, f64, f64)) -> f64| {
                 let mut v: Vec<f64> = rates.iter().filter(|r| r.0 == clients).map(pick).collect();
                 v.sort_by(f64::total_cmp);
                 v[v.len() / 2]
             };
-            let (kr, pr) = (median(|r| r.1), median(|r| r.2));
+            let (kr, pr, cpu) = (median(|r| r.1), median(|r| r.2), median(|r| r.3));
             println!(
-                "{:>5} | {clients:>7} | {kr:>13.0} | {pr:>12.0} | {:>6.2} |",
+                "{:>5} | {clients:>7} | {kr:>13.0} | {pr:>12.0} | {:>6.2} | {:>18} | {:>18} | {cpu:>14.1}",
                 "med",
-                kr / pr
+                kr / pr,
+                "",
+                ""
             );
         }
     }
