@@ -4,6 +4,7 @@
 //! decoded from a record or read back from a stored row, so that both are the same value.
 
 use kpg_types::external::{ExternalSourceDesc, Include};
+use kpg_types::packed::{DatumRef, RowPacker};
 use kpg_types::{Datum, Row};
 
 use crate::decode::Decoder;
@@ -68,19 +69,65 @@ impl RowMaker {
     }
 
     /// The record's row with `key`'s columns (NULLs for `None`), or why it cannot be made;
-    /// `Ok(None)` for a record without a value.
+    /// `Ok(None)` for a record without a value. The value is decoded straight into the row.
     pub fn row(&self, r: &Record, key: Option<&[Datum]>) -> Result<Option<Row>, String> {
+        thread_local! {
+            static PACKER: std::cell::RefCell<RowPacker> =
+                std::cell::RefCell::new(RowPacker::new());
+        }
         let Some(value) = &r.value else {
             return Ok(None);
         };
-        let value = self.value.decode(value)?;
-        let datums = self.assemble(r, key, value, None, false)?;
-        if let Some((_, column)) = self.not_null.iter().find(|(i, _)| datums[*i].is_null()) {
+        let row = PACKER.with(|packer| {
+            let mut packer = packer.borrow_mut();
+            packer.clear();
+            let made = self.pack(&mut packer, r, key, value);
+            match made {
+                Ok(()) => Ok(Row::from_packed(packer.finish())),
+                Err(e) => {
+                    packer.clear();
+                    Err(e)
+                }
+            }
+        })?;
+        if let Some((_, column)) = self
+            .not_null
+            .iter()
+            .find(|(i, _)| matches!(row.get(*i), DatumRef::Null))
+        {
             return Err(format!(
                 "column \"{column}\" is NOT NULL, and the record has no value for it"
             ));
         }
-        Ok(Some(Row::new(datums)))
+        Ok(Some(row))
+    }
+
+    /// Packs a row's columns in the source's order: key and value, the metadata, no error.
+    fn pack(
+        &self,
+        packer: &mut RowPacker,
+        r: &Record,
+        key: Option<&[Datum]>,
+        value: &[u8],
+    ) -> Result<(), String> {
+        let push_key = |packer: &mut RowPacker| match key {
+            Some(k) => packer.extend(k),
+            None => (0..self.key_width).for_each(|_| packer.push_ref(DatumRef::Null)),
+        };
+        if self.desc.key_first {
+            push_key(packer);
+        }
+        self.value.decode_into(value, packer)?;
+        if !self.desc.key_first {
+            push_key(packer);
+        }
+        for include in &self.desc.include {
+            packer.push(&self.include(r, include, false)?);
+        }
+        if self.desc.inline_errors {
+            packer.push_ref(DatumRef::Null);
+        }
+        Ok(())
     }
 
     /// With `VALUE DECODING ERRORS = INLINE`: the row of a record whose value could not be
@@ -126,26 +173,37 @@ impl RowMaker {
     ) -> Result<Vec<Datum>, String> {
         let mut datums = self.layout(key, value);
         for include in &self.desc.include {
-            datums.push(match include {
-                Include::Partition => Datum::Int32(r.partition),
-                Include::Offset => Datum::Int64(r.offset),
-                Include::Timestamp => match r
-                    .timestamp
-                    .and_then(chrono::DateTime::from_timestamp_millis)
-                {
-                    Some(t) => Datum::Timestamp(t.naive_utc()),
-                    None => Datum::Null,
-                },
-                Include::Headers | Include::Header { .. } if lenient_headers => {
-                    headers_datum(r, include).unwrap_or(Datum::Null)
-                }
-                Include::Headers | Include::Header { .. } => headers_datum(r, include)?,
-            });
+            datums.push(self.include(r, include, lenient_headers)?);
         }
         if self.desc.inline_errors {
             datums.push(error.map_or(Datum::Null, |e| Datum::String(e.to_string())));
         }
         Ok(datums)
+    }
+
+    /// An included metadata column's value; a header that cannot be read is an error, or
+    /// NULL with `lenient_headers`.
+    fn include(
+        &self,
+        r: &Record,
+        include: &Include,
+        lenient_headers: bool,
+    ) -> Result<Datum, String> {
+        Ok(match include {
+            Include::Partition => Datum::Int32(r.partition),
+            Include::Offset => Datum::Int64(r.offset),
+            Include::Timestamp => match r
+                .timestamp
+                .and_then(chrono::DateTime::from_timestamp_millis)
+            {
+                Some(t) => Datum::Timestamp(t.naive_utc()),
+                None => Datum::Null,
+            },
+            Include::Headers | Include::Header { .. } if lenient_headers => {
+                headers_datum(r, include).unwrap_or(Datum::Null)
+            }
+            Include::Headers | Include::Header { .. } => headers_datum(r, include)?,
+        })
     }
 }
 

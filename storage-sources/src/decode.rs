@@ -1,11 +1,16 @@
 //! Decoders: the bytes of a record's key or value to typed columns, with PostgreSQL's text
-//! input rules for every field (`Datum::parse_text`, the same as `COPY`'s).
+//! input rules for every field (`RowPacker::push_text`: `Datum::parse_text`'s rules, the same
+//! as `COPY`'s), written straight into the row's packer: a CSV field is unquoted into a buffer
+//! kept per thread and read from there, a JSON member is borrowed from the record
+//! (`decode_json.rs`), so no field becomes an owned `String` or `Datum` on its way.
 //!
 //! A record that cannot be decoded — wrong field count, a field its column's type does not
 //! accept, invalid JSON or UTF-8 — is an error with a reason that names the column and value,
 //! never a panic and never a silently dropped record: the source records it and goes on.
 
+use crate::decode_json::Field;
 use kpg_types::external::{Decoding, Format};
+use kpg_types::packed::{DatumRef, RowPacker};
 use kpg_types::{Datum, ScalarType};
 
 /// Decodes one part of each record into its columns.
@@ -20,61 +25,70 @@ impl Decoder {
 
     /// The columns `bytes` holds, or why it cannot be decoded.
     pub fn decode(&self, bytes: &[u8]) -> Result<Vec<Datum>, String> {
+        let mut packer = RowPacker::new();
+        self.decode_into(bytes, &mut packer)?;
+        Ok(packer.finish().unpack())
+    }
+
+    /// Appends the columns `bytes` holds to `packer`, or says why it cannot be decoded (then
+    /// `packer` may hold some of them: the caller clears it).
+    pub fn decode_into(&self, bytes: &[u8], packer: &mut RowPacker) -> Result<(), String> {
         let columns = &self.decoding.columns;
         match &self.decoding.format {
-            Format::Bytes => Ok(vec![Datum::Bytes(bytes.to_vec())]),
-            Format::Text => Ok(vec![Datum::String(utf8(bytes)?.to_string())]),
+            Format::Bytes => packer.push_ref(DatumRef::Bytes(bytes)),
+            Format::Text => packer.push_ref(DatumRef::String(utf8(bytes)?)),
             Format::Csv { delimiter } => {
-                let fields = csv_fields(utf8(bytes)?, *delimiter)?;
-                if fields.len() != columns.len() {
-                    return Err(format!(
-                        "expected {} CSV fields, found {}",
-                        columns.len(),
-                        fields.len()
-                    ));
-                }
-                fields
-                    .into_iter()
-                    .zip(columns)
-                    .map(|(field, (name, ty))| match field {
-                        None => Ok(Datum::Null),
-                        Some(text) => parse(&text, name, ty),
-                    })
-                    .collect()
+                csv_into(utf8(bytes)?, *delimiter, columns, packer)?;
             }
             // No columns: the whole document, as jsonb.
             Format::Json if columns.is_empty() => {
                 let text = utf8(bytes)?;
                 let json = kpg_types::jsonb::Json::parse(text)
                     .map_err(|_| format!("invalid JSON: {}", excerpt(text)))?;
-                Ok(vec![Datum::Jsonb(Box::new(json))])
+                packer.push(&Datum::Jsonb(Box::new(json)));
             }
-            Format::Json => {
-                let value: serde_json::Value =
-                    serde_json::from_slice(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
-                let serde_json::Value::Object(object) = value else {
-                    return Err(format!(
-                        "expected a JSON object, found {}",
-                        json_kind(&value)
-                    ));
-                };
-                columns
-                    .iter()
-                    .map(|(name, ty)| match object.get(name) {
-                        None | Some(serde_json::Value::Null) => Ok(Datum::Null),
-                        Some(serde_json::Value::String(s)) => parse(s, name, ty),
-                        Some(v @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_))) => {
-                            parse(&v.to_string(), name, ty)
+            // An object (anything else is an error, said by `json_kind_error`).
+            Format::Json if first_json_byte(bytes) == Some(b'{') => {
+                let fields = crate::decode_json::object_fields(bytes, columns)
+                    .map_err(|e| format!("invalid JSON: {e}"))?;
+                for ((name, ty), field) in columns.iter().zip(fields) {
+                    match field {
+                        None | Some(Field::Null) => packer.push_ref(DatumRef::Null),
+                        Some(Field::Str(s)) => push(packer, &s, name, ty)?,
+                        Some(Field::Value(
+                            v @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_)),
+                        )) => push(packer, &v.to_string(), name, ty)?,
+                        Some(Field::Value(v)) if is_string_type(ty) => {
+                            packer.push_ref(DatumRef::String(&v.to_string()))
                         }
-                        Some(v) if is_string_type(ty) => Ok(Datum::String(v.to_string())),
-                        Some(v) => Err(format!(
-                            "column \"{name}\" ({ty}) cannot hold a JSON {}",
-                            json_kind(v)
-                        )),
-                    })
-                    .collect()
+                        Some(Field::Value(v)) => {
+                            return Err(format!(
+                                "column \"{name}\" ({ty}) cannot hold a JSON {}",
+                                json_kind(&v)
+                            ))
+                        }
+                    }
+                }
             }
+            Format::Json => return Err(json_kind_error(bytes)),
         }
+        Ok(())
+    }
+}
+
+/// The first byte of a JSON text after its leading whitespace.
+fn first_json_byte(bytes: &[u8]) -> Option<u8> {
+    bytes
+        .iter()
+        .copied()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+/// Why a record that does not start with `{` is not a JSON object.
+fn json_kind_error(bytes: &[u8]) -> String {
+    match serde_json::from_slice::<serde_json::Value>(bytes) {
+        Err(e) => format!("invalid JSON: {e}"),
+        Ok(value) => format!("expected a JSON object, found {}", json_kind(&value)),
     }
 }
 
@@ -90,8 +104,11 @@ fn utf8(bytes: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(bytes).map_err(|e| format!("invalid UTF-8: {e}"))
 }
 
-fn parse(text: &str, column: &str, ty: &ScalarType) -> Result<Datum, String> {
-    Datum::parse_text(text, ty).map_err(|e| format!("column \"{column}\": {e}"))
+/// Appends the value of column `column` of type `ty` that `text` is the input form of.
+fn push(packer: &mut RowPacker, text: &str, column: &str, ty: &ScalarType) -> Result<(), String> {
+    packer
+        .push_text(text, ty)
+        .map_err(|e| format!("column \"{column}\": {e}"))
 }
 
 fn is_string_type(ty: &ScalarType) -> bool {
@@ -112,78 +129,113 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
     }
 }
 
-/// The fields of one CSV record (a trailing line break is allowed), `None` for an unquoted
-/// empty field (PostgreSQL's NULL); csv-core does the unquoting. Its reader (a state machine
-/// built per delimiter, which costs more than reading a short record) is kept per thread.
-fn csv_fields(text: &str, delimiter: u8) -> Result<Vec<Option<String>>, String> {
+/// One CSV record (a trailing line break is allowed), its fields parsed into `columns`' types
+/// and appended to `packer`; an unquoted empty field is NULL (PostgreSQL's). csv-core does the
+/// unquoting into a buffer kept per thread, as is its reader (a state machine built per
+/// delimiter, which costs more than reading a short record): no field is copied but into the
+/// packer.
+fn csv_into(
+    text: &str,
+    delimiter: u8,
+    columns: &[(String, ScalarType)],
+    packer: &mut RowPacker,
+) -> Result<(), String> {
+    struct Scratch {
+        delimiter: u8,
+        reader: csv_core::Reader,
+        output: Vec<u8>,
+        ends: Vec<usize>,
+    }
     thread_local! {
-        static READER: std::cell::RefCell<Option<(u8, csv_core::Reader)>> =
+        static SCRATCH: std::cell::RefCell<Option<Scratch>> =
             const { std::cell::RefCell::new(None) };
     }
     let text = text.strip_suffix('\n').unwrap_or(text);
     let text = text.strip_suffix('\r').unwrap_or(text);
     let input = text.as_bytes();
-    // Unquoting only removes bytes; a record has at most one field per input byte, plus one.
-    let mut output = vec![0u8; input.len()];
-    let mut ends = vec![0usize; input.len() + 1];
-    let (fields, read) = READER.with(|cell| {
+    SCRATCH.with(|cell| {
         let mut cell = cell.borrow_mut();
-        let reader = match &mut *cell {
-            Some((d, reader)) if *d == delimiter => reader,
-            slot => {
-                let reader = csv_core::ReaderBuilder::new().delimiter(delimiter).build();
-                &mut slot.insert((delimiter, reader)).1
-            }
+        let scratch = match &mut *cell {
+            Some(s) if s.delimiter == delimiter => s,
+            slot => slot.insert(Scratch {
+                delimiter,
+                reader: csv_core::ReaderBuilder::new().delimiter(delimiter).build(),
+                output: Vec::new(),
+                ends: Vec::new(),
+            }),
         };
+        // Unquoting only removes bytes; a record has at most one field per input byte, plus
+        // one.
+        scratch.output.resize(input.len(), 0);
+        scratch.ends.resize(input.len() + 1, 0);
+        let Scratch {
+            reader,
+            output,
+            ends,
+            ..
+        } = scratch;
         reader.reset();
         let (mut read, mut fields) = (0, 0);
-        loop {
+        let fields = loop {
             let (result, nin, _, nend) =
-                reader.read_record(&input[read..], &mut output, &mut ends[fields..]);
+                reader.read_record(&input[read..], output, &mut ends[fields..]);
             read += nin;
             fields += nend;
             match result {
                 csv_core::ReadRecordResult::InputEmpty if read == input.len() && nin == 0 => {
                     // End of input: one more call with nothing left finishes the record.
-                    let (result, _, _, nend) =
-                        reader.read_record(&[], &mut output, &mut ends[fields..]);
+                    let (result, _, _, nend) = reader.read_record(&[], output, &mut ends[fields..]);
                     fields += nend;
-                    break (
-                        matches!(result, csv_core::ReadRecordResult::Record).then_some(fields),
-                        read,
-                    );
+                    break matches!(result, csv_core::ReadRecordResult::Record).then_some(fields);
                 }
                 csv_core::ReadRecordResult::InputEmpty => {}
-                csv_core::ReadRecordResult::Record => break (Some(fields), read),
-                csv_core::ReadRecordResult::End => break (None, read),
+                csv_core::ReadRecordResult::Record => break Some(fields),
+                csv_core::ReadRecordResult::End => break None,
                 csv_core::ReadRecordResult::OutputFull
                 | csv_core::ReadRecordResult::OutputEndsFull => {
                     unreachable!("the buffers are as long as the input")
                 }
             }
+        };
+        // No record at all: one empty field.
+        let Some(fields) = fields else {
+            return if columns.len() == 1 {
+                packer.push_ref(DatumRef::Null);
+                Ok(())
+            } else {
+                Err(format!("expected {} CSV fields, found 1", columns.len()))
+            };
+        };
+        if read < input.len() {
+            return Err("more than one CSV record in one message".into());
         }
-    });
-    let Some(fields) = fields else {
-        return Ok(vec![None]);
-    };
-    if read < input.len() {
-        return Err("more than one CSV record in one message".into());
-    }
-    let quoted = quoted_fields(text, delimiter);
-    let mut start = 0;
-    (0..fields)
-        .map(|i| {
+        if fields != columns.len() {
+            return Err(format!(
+                "expected {} CSV fields, found {fields}",
+                columns.len()
+            ));
+        }
+        // Whether fields were quoted matters only for empty ones ("" is an empty string).
+        let mut quoted: Option<Vec<bool>> = None;
+        let mut start = 0;
+        for (i, (name, ty)) in columns.iter().enumerate() {
             let field = &output[start..ends[i]];
             start = ends[i];
-            if field.is_empty() && !quoted.get(i).copied().unwrap_or(false) {
-                Ok(None)
-            } else {
-                std::str::from_utf8(field)
-                    .map(|f| Some(f.to_string()))
-                    .map_err(|e| format!("invalid CSV: {e}"))
+            if field.is_empty()
+                && !quoted
+                    .get_or_insert_with(|| quoted_fields(text, delimiter))
+                    .get(i)
+                    .copied()
+                    .unwrap_or(false)
+            {
+                packer.push_ref(DatumRef::Null);
+                continue;
             }
-        })
-        .collect()
+            let field = std::str::from_utf8(field).map_err(|e| format!("invalid CSV: {e}"))?;
+            push(packer, field, name, ty)?;
+        }
+        Ok(())
+    })
 }
 
 /// Whether each field of one CSV record starts with a quote.
@@ -310,6 +362,20 @@ mod tests {
             .decode(br#"{"ok": [true]}"#)
             .unwrap_err()
             .contains("JSON array"));
+        // Escapes in names and values, a key given twice (the last counts), every digit of
+        // a number, whitespace around the object.
+        let row = d
+            .decode(b" {\"i\\u0064\": 1, \"name\": \"a\\\"b\\u00e9\", \"id\": 2, \"n\": 1.50} \n")
+            .unwrap();
+        assert_eq!(row[0], Datum::Int64(2));
+        assert_eq!(row[1], Datum::String("a\"b\u{e9}".into()));
+        assert_eq!(row[3].to_text().as_deref(), Some("1.50"));
+        assert!(d.decode(b"7").unwrap_err().contains("found number"));
+        assert!(d.decode(b"{} x").unwrap_err().contains("invalid JSON"));
+        assert!(d
+            .decode(br#"{"skip": [1, {"a": tru}]}"#)
+            .unwrap_err()
+            .contains("invalid JSON"));
     }
 
     #[test]

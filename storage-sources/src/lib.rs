@@ -14,6 +14,7 @@
 pub mod assemble;
 mod counter;
 pub mod decode;
+mod decode_json;
 pub mod file;
 pub mod kafka;
 pub mod kafka_sink;

@@ -328,20 +328,37 @@ impl Datum {
             max_length: Some(n),
         } = ty
         {
-            let n = *n as usize;
-            if s.chars().count() > n {
-                let (head, tail): (String, String) = {
-                    let idx = s.char_indices().nth(n).map(|(i, _)| i).unwrap_or(s.len());
-                    (s[..idx].to_string(), s[idx..].to_string())
-                };
-                if tail.chars().all(|c| c == ' ') {
-                    return Ok(Datum::String(head));
-                }
-                return Err(EvalError::StringTooLong { max_length: n });
+            let kept = varchar_fit(&s, *n as usize)?;
+            if kept.len() < s.len() {
+                return Ok(Datum::String(kept.to_string()));
             }
         }
         Ok(Datum::String(s))
     }
+}
+
+/// A varchar(n) value `s`: itself, or its first `n` characters when only blanks follow them
+/// (PostgreSQL cuts those silently); longer is an error (22001).
+pub(crate) fn varchar_fit(s: &str, n: usize) -> Result<&str, EvalError> {
+    match s.char_indices().nth(n) {
+        None => Ok(s),
+        Some((idx, _)) if s[idx..].chars().all(|c| c == ' ') => Ok(&s[..idx]),
+        Some(_) => Err(EvalError::StringTooLong { max_length: n }),
+    }
+}
+
+/// A char(n) value `s`: the part of it kept and how many blanks pad it to `n` characters; a
+/// longer value is an error (22001) unless only blanks are cut.
+pub(crate) fn char_fit(s: &str, n: usize) -> Result<(&str, usize), EvalError> {
+    let len = s.chars().count();
+    if len > n {
+        let idx = s.char_indices().nth(n).map(|(i, _)| i).unwrap_or(s.len());
+        if s[idx..].chars().all(|c| c == ' ') {
+            return Ok((&s[..idx], 0));
+        }
+        return Err(EvalError::CharTooLong { length: n });
+    }
+    Ok((s, n - len))
 }
 
 impl Datum {
@@ -351,17 +368,10 @@ impl Datum {
         let (Datum::String(s), ScalarType::Char { length: Some(n) }) = (&self, ty) else {
             return Ok(self);
         };
-        let n = *n as usize;
-        let len = s.chars().count();
-        if len > n {
-            let idx = s.char_indices().nth(n).map(|(i, _)| i).unwrap_or(s.len());
-            if s[idx..].chars().all(|c| c == ' ') {
-                return Ok(Datum::String(s[..idx].to_string()));
-            }
-            return Err(EvalError::CharTooLong { length: n });
-        }
-        let mut padded = s.clone();
-        padded.extend(std::iter::repeat_n(' ', n - len));
+        let (kept, blanks) = char_fit(s, *n as usize)?;
+        let mut padded = String::with_capacity(kept.len() + blanks);
+        padded.push_str(kept);
+        padded.extend(std::iter::repeat_n(' ', blanks));
         Ok(Datum::String(padded))
     }
 }

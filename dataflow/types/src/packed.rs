@@ -21,10 +21,12 @@
 //!
 //! - `datum_ref`: the borrowed datum, reading one datum from bytes, and conversion to `Datum`.
 //! - `packer`: writing datums.
+//! - `input`: text input (PostgreSQL's input rules) written straight into a packer.
 //! - `order`: comparing borrowed datums and packed rows.
 //! - `row`: `PackedRow` (owned, inline when small) and `PackedSlice` (borrowed).
 
 mod datum_ref;
+mod input;
 mod order;
 mod packer;
 mod row;

@@ -256,9 +256,28 @@ pub fn parse_timestamp(text: &str) -> Result<NaiveDateTime, EvalError> {
 /// (pgjdbc's setDate sends `2024-01-31 +00`, node-postgres sends a JavaScript Date as
 /// `1999-12-31T00:59:58.250+00:00`).
 pub fn parse_date_text(text: &str) -> Result<NaiveDate, EvalError> {
+    // The common ISO form `YYYY-MM-DD` of a valid date reads as the full decoder reads it;
+    // everything else (and an invalid date, for its error) goes through the decoder.
+    if let Some(date) = iso_date(text.as_bytes()) {
+        return Ok(date);
+    }
     decode::decode(text)
         .map(|(date, _)| date)
         .map_err(|e| e.into_eval("date", text))
+}
+
+/// `YYYY-MM-DD` exactly (year 1-9999), if it is a valid date.
+fn iso_date(b: &[u8]) -> Option<NaiveDate> {
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| {
+        b[r].iter().try_fold(0u32, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+        })
+    };
+    let year = num(0..4).filter(|&y| y >= 1)?;
+    NaiveDate::from_ymd_opt(year as i32, num(5..7)?, num(8..10)?)
 }
 
 fn ts_overflow() -> EvalError {
@@ -297,6 +316,31 @@ mod input_tests;
 mod tests {
     use super::*;
     use crate::interval::USECS_PER_HOUR;
+
+    /// The ISO shortcut of `parse_date_text` reads what the full decoder reads.
+    #[test]
+    fn iso_dates_read_as_the_decoder_reads_them() {
+        for text in [
+            "1996-03-13",
+            "0001-01-01",
+            "9999-12-31",
+            "2024-02-29",
+            "1900-02-28",
+            "2000-02-29",
+        ] {
+            let (full, _) = decode::decode(text).expect(text);
+            assert_eq!(iso_date(text.as_bytes()), Some(full), "{text}");
+        }
+        for text in [
+            "2023-02-29",
+            "0000-01-01",
+            "1996-13-01",
+            "1996-3-13",
+            "+996-03-13",
+        ] {
+            assert_eq!(iso_date(text.as_bytes()), None, "{text}");
+        }
+    }
 
     /// A timestamp from text that must read.
     pub(super) fn ts(s: &str) -> NaiveDateTime {

@@ -35,6 +35,11 @@ impl RowPacker {
         write_ref(&mut self.buf, d);
     }
 
+    /// Appends a string datum of `s` followed by `blanks` spaces (a padded `char(n)` value).
+    pub fn push_padded_str(&mut self, s: &str, blanks: usize) {
+        write_str_parts(&mut self.buf, s, blanks);
+    }
+
     /// Appends every datum of `datums`.
     pub fn extend<'d>(&mut self, datums: impl IntoIterator<Item = &'d Datum>) {
         for d in datums {
@@ -215,13 +220,21 @@ fn write_special(out: &mut Vec<u8>, s: Special) {
 }
 
 fn write_str(out: &mut Vec<u8>, s: &str) {
-    match u8::try_from(s.len()) {
-        Ok(n) if n < 128 => {
-            out.push(tag::SHORT_STRING + n);
-            out.extend_from_slice(s.as_bytes());
+    write_str_parts(out, s, 0);
+}
+
+/// A string of `s` and `blanks` spaces after it.
+fn write_str_parts(out: &mut Vec<u8>, s: &str, blanks: usize) {
+    let len = s.len() + blanks;
+    match u8::try_from(len) {
+        Ok(n) if n < 128 => out.push(tag::SHORT_STRING + n),
+        _ => {
+            out.push(tag::STRING);
+            put_varint(out, len as u128);
         }
-        _ => write_prefixed(out, tag::STRING, s.as_bytes()),
     }
+    out.extend_from_slice(s.as_bytes());
+    out.resize(out.len() + blanks, b' ');
 }
 
 fn write_date(out: &mut Vec<u8>, d: &NaiveDate) {
