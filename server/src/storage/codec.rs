@@ -95,6 +95,56 @@ pub fn decode_updates(
     Ok(n)
 }
 
+/// Joins values written by [`encode_updates`] into values of about [`CHUNK_BYTES`] each
+/// without decoding their updates: each value's updates are copied as bytes after the ones
+/// before them. What merging runs costs when nothing in them can cancel (no retractions): the
+/// runs' updates, in order, unconsolidated (loading consolidates), in fewer and fuller values.
+#[derive(Default)]
+pub struct Concat {
+    chunks: Vec<Vec<u8>>,
+    body: Vec<u8>,
+    count: u64,
+    rows: usize,
+}
+
+impl Concat {
+    /// Appends the updates of one value.
+    pub fn push(&mut self, value: &[u8], what: &str) -> Result<(), StoreError> {
+        let mut reader = Reader(body(value, what)?);
+        let n = reader.varint().ok_or_else(|| {
+            StoreError(format!("{what} is damaged (cannot be decoded: no count)"))
+        })?;
+        if n == 0 {
+            return Ok(());
+        }
+        if self.count > 0 && self.body.len() + reader.0.len() > CHUNK_BYTES {
+            self.flush();
+        }
+        self.body.extend_from_slice(reader.0);
+        self.count += n;
+        self.rows += n as usize;
+        Ok(())
+    }
+
+    fn flush(&mut self) {
+        let mut out = Vec::with_capacity(self.body.len() + 11);
+        out.push(FORMAT);
+        put_varint(&mut out, self.count);
+        out.extend_from_slice(&self.body);
+        self.chunks.push(out);
+        self.body.clear();
+        self.count = 0;
+    }
+
+    /// The joined values (none for no updates) and how many updates they hold.
+    pub fn finish(mut self) -> (Vec<Vec<u8>>, usize) {
+        if self.count > 0 {
+            self.flush();
+        }
+        (self.chunks, self.rows)
+    }
+}
+
 const NULL: u8 = 0;
 const FALSE: u8 = 1;
 const TRUE: u8 = 2;
@@ -478,5 +528,50 @@ mod tests {
         old[0] = 1;
         let err = decode_updates(&old, "updates", &mut Vec::new()).unwrap_err();
         assert!(err.0.contains("format 1"), "{err}");
+    }
+
+    /// Joined values hold the updates of the values joined, in order, in full chunks.
+    #[test]
+    fn values_join_without_decoding() {
+        let run = |from: i64, n: i64| -> Vec<(Row, i64)> {
+            (from..from + n)
+                .map(|i| {
+                    (
+                        Row::new(vec![Datum::Int64(i), Datum::String("x".repeat(40))]),
+                        1,
+                    )
+                })
+                .collect()
+        };
+        let runs = [
+            run(0, 3),
+            Vec::new(),
+            run(10, 5_000),
+            run(20_000, 1),
+            run(30_000, 7),
+        ];
+        let mut concat = Concat::default();
+        let mut inputs = 0;
+        for r in &runs {
+            for chunk in encode_updates(r) {
+                concat.push(&chunk, "updates").unwrap();
+                inputs += 1;
+            }
+        }
+        let (chunks, rows) = concat.finish();
+        let all: Vec<(Row, i64)> = runs.concat();
+        assert_eq!(rows, all.len());
+        assert!(chunks.len() < inputs, "{} of {inputs}", chunks.len());
+        assert!(chunks.iter().all(|c| c.len() < CHUNK_BYTES + 1024));
+        let mut back = Vec::new();
+        for c in &chunks {
+            decode_updates(c, "updates", &mut back).unwrap();
+        }
+        assert_eq!(back, all);
+        assert!(Concat::default().finish().0.is_empty());
+        let err = Concat::default()
+            .push(&[FORMAT], "updates of u2")
+            .unwrap_err();
+        assert!(err.0.contains("updates of u2 is damaged"), "{err}");
     }
 }

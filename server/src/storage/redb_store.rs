@@ -14,6 +14,8 @@
 //! them, so each update is rewritten about log_8 of the table's size times), and a table whose
 //! retractions could make up half of what it stores is merged whole, so the file grows with
 //! the data, not with the history of writes.
+//! Runs without retractions (an append-only source's) hold nothing that can cancel: their
+//! values are joined as bytes (`codec::Concat`) instead of decoded, consolidated and encoded.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -22,7 +24,7 @@ use std::sync::Arc;
 use kpg_types::{GlobalId, Row};
 use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::codec::{decode, decode_updates, encode, encode_updates};
+use super::codec::{self, decode, decode_updates, encode, encode_updates};
 use super::{consolidate, CatalogOp, CatalogRecord, Commit, Meta, Snapshot, Store, StoreError};
 use merge::Background;
 
@@ -203,40 +205,61 @@ impl RedbStore {
             txn.set_durability(redb::Durability::None)
                 .map_err(|e| self.fail("starting a merge", e))?;
         }
-        let merged = {
+        // Runs without retractions hold nothing that can cancel: their values are joined as
+        // bytes (loading consolidates), not decoded, consolidated and encoded again.
+        let append_only = runs[range.clone()].iter().all(|r| r.negative == 0);
+        let what = format!("updates of table u{table} in {}", self.path.display());
+        let (parts, run_rows, negative) = {
             let mut updates = self.open_updates(&txn)?;
-            let mut rows = Vec::new();
-            let what = format!("updates of table u{table} in {}", self.path.display());
-            for entry in updates
-                .range(keys.clone())
-                .map_err(|e| self.fail("reading updates", e))?
-            {
-                let (_, value) = entry.map_err(|e| self.fail("reading updates", e))?;
-                decode_updates(value.value(), &what, &mut rows)?;
-            }
-            let merged = consolidate(rows);
+            let (chunks, run_rows, negative) = if append_only {
+                let mut concat = codec::Concat::default();
+                for entry in updates
+                    .range(keys.clone())
+                    .map_err(|e| self.fail("reading updates", e))?
+                {
+                    let (_, value) = entry.map_err(|e| self.fail("reading updates", e))?;
+                    concat.push(value.value(), &what)?;
+                }
+                let (chunks, rows) = concat.finish();
+                (chunks, rows, 0)
+            } else {
+                let mut rows = Vec::new();
+                for entry in updates
+                    .range(keys.clone())
+                    .map_err(|e| self.fail("reading updates", e))?
+                {
+                    let (_, value) = entry.map_err(|e| self.fail("reading updates", e))?;
+                    decode_updates(value.value(), &what, &mut rows)?;
+                }
+                let merged = consolidate(rows);
+                let negative = merged.iter().filter(|(_, d)| *d < 0).count();
+                let chunks = if merged.is_empty() {
+                    Vec::new()
+                } else {
+                    encode_updates(&merged)
+                };
+                (chunks, merged.len(), negative)
+            };
             updates
                 .retain_in(keys, |_, _| false)
                 .map_err(|e| self.fail("merging updates", e))?;
-            if !merged.is_empty() {
-                for (part, chunk) in encode_updates(&merged).into_iter().enumerate() {
-                    updates
-                        .insert((table, first, part as u32), chunk.as_slice())
-                        .map_err(|e| self.fail("merging updates", e))?;
-                }
+            for (part, chunk) in chunks.iter().enumerate() {
+                updates
+                    .insert((table, first, part as u32), chunk.as_slice())
+                    .map_err(|e| self.fail("merging updates", e))?;
             }
-            merged
+            (chunks.len(), run_rows, negative)
         };
         txn.commit()
             .map_err(|e| self.fail("committing a merge", e))?;
         let run = Run {
             first,
             last,
-            rows: merged.len(),
-            negative: merged.iter().filter(|(_, d)| *d < 0).count(),
+            rows: run_rows,
+            negative,
         };
         let runs = self.runs.entry(table).or_default();
-        if merged.is_empty() {
+        if parts == 0 {
             runs.drain(range);
         } else {
             runs.splice(range, [run]);
@@ -833,6 +856,8 @@ pub(super) mod tests {
         // Two writes at one time (a transaction's statements).
         store.commit(&append(1, 6, vec![(row(-1), 1)])).unwrap();
         store.commit(&append(1, 6, vec![(row(-2), 1)])).unwrap();
+        // A row inserted twice: merged without retractions, both stay; loaded, they add up.
+        store.commit(&append(1, 7, vec![(row(-1), 1)])).unwrap();
         for i in 0..200 {
             store
                 .commit(&append(1, 10 + i, vec![(row(100_000 + i as i64), 1)]))
@@ -843,7 +868,7 @@ pub(super) mod tests {
         assert!(runs < 3 * FAN_IN, "{runs} runs");
         let expected: Vec<(Row, i64)> = consolidate(
             (0..50_000)
-                .chain([-1, -2])
+                .chain([-1, -2, -1])
                 .chain(100_000..100_200)
                 .map(|i| (row(i), 1))
                 .collect(),
@@ -856,7 +881,7 @@ pub(super) mod tests {
         assert_eq!(store.runs[&1].len(), 1);
         let expected: Vec<(Row, i64)> = consolidate(
             (45_000..50_000)
-                .chain([-1, -2])
+                .chain([-1, -2, -1])
                 .chain(100_000..100_200)
                 .map(|i| (row(i), 1))
                 .collect(),

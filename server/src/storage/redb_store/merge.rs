@@ -18,6 +18,9 @@
 //!    marker. Contents never change: before the swap the inputs are the contents, after it the
 //!    merged parts are.
 //!
+//! Runs without retractions are joined as bytes in the compute (`codec::Concat`): nothing in
+//! them can cancel, so nothing is decoded, sorted or encoded again.
+//!
 //! A write into the merged runs at any time other than the last run's (time moving backward)
 //! or a drop of the table cancels the merge in that write's own transaction.
 
@@ -29,7 +32,7 @@ use kpg_types::GlobalId;
 use redb::{Database, ReadableDatabase};
 
 use super::{RedbStore, Run, UpdateKey, META, STAGE_CHUNKS, UPDATES};
-use crate::storage::codec::{decode_updates, encode_updates};
+use crate::storage::codec::{decode_updates, encode_updates, Concat};
 use crate::storage::{consolidate, StoreError};
 
 /// The key under which `meta` holds the marker of staged parts.
@@ -111,10 +114,12 @@ impl Background {
         let (tx, result) = mpsc::channel();
         let end = read_end(table, last, last_part);
         let keys = (table, first, 0)..=end;
+        // The updates it reads are the planned ones (parts up to `last_part`).
+        let append_only = planned_negative == 0;
         let thread = std::thread::Builder::new()
             .name("kpg-merge".into())
             .spawn(move || {
-                let _ = tx.send(compute(&db, keys, &what));
+                let _ = tx.send(compute(&db, keys, &what, append_only));
             })
             .expect("spawn merge thread");
         Background {
@@ -176,14 +181,30 @@ impl Drop for Background {
     }
 }
 
+/// Reads the updates of `keys` and merges them: consolidated, or with `append_only` (no
+/// retractions among them, so nothing can cancel) joined as bytes.
 fn compute(
     db: &Database,
     keys: std::ops::RangeInclusive<UpdateKey>,
     what: &str,
+    append_only: bool,
 ) -> Result<Merged, StoreError> {
     let fail = |e: &dyn std::fmt::Display| StoreError(format!("merging {what}: {e}"));
     let txn = db.begin_read().map_err(|e| fail(&e))?;
     let table = txn.open_table(UPDATES).map_err(|e| fail(&e))?;
+    if append_only {
+        let mut concat = Concat::default();
+        for entry in table.range(keys).map_err(|e| fail(&e))? {
+            let (_, value) = entry.map_err(|e| fail(&e))?;
+            concat.push(value.value(), what)?;
+        }
+        let (chunks, rows) = concat.finish();
+        return Ok(Merged {
+            chunks,
+            rows,
+            negative: 0,
+        });
+    }
     let mut rows = Vec::new();
     for entry in table.range(keys).map_err(|e| fail(&e))? {
         let (_, value) = entry.map_err(|e| fail(&e))?;
