@@ -5,6 +5,11 @@
 //! flow through joins and reductions untouched, so a view holds an error exactly as long as the
 //! input that caused it. `Get` imports the arrangement of an existing table or view as of the
 //! dataflow's `as_of`, so a new dataflow replays compacted history instead of recomputing it.
+//! A one-shot read (an ad hoc SELECT: read once at its time, then dropped) renders its joins,
+//! reductions, DISTINCT and set operations through the engine's snapshot operators — hash
+//! tables built once the inputs are complete at that time — instead of arrangements it would
+//! never read again (`Renderer::read_once_at`); inputs already arranged by the join key (an
+//! index, a `Let` value joined by that key) are still joined through their arrangements.
 
 mod accumulate;
 mod classes;
@@ -30,6 +35,9 @@ use crate::introspection::{ArrangementProbe, HeapSize};
 use crate::trace_catalog::{self, import_errs, ImportedRows, TraceCatalog};
 use crate::typedefs::{empty_errs, source_rows, Errs, KeyedArrangement, Oks};
 
+/// What a reduction's logic outputs for one group: its row (or the error computing it).
+type GroupOutputs = Vec<(Result<Row, EvalError>, i64)>;
+
 /// The collections a plan node produces.
 #[derive(Clone)]
 pub struct Rendered<'s> {
@@ -53,6 +61,9 @@ pub struct Renderer<'a, 's> {
     /// Arrangements of `Let` values by a join key: every join that reads one value by one key
     /// shares a single arrangement, as joins share an imported index.
     local_arrangements: HashMap<(u64, Vec<ScalarExpr>), (KeyedArrangement<'s>, Errs<'s>)>,
+    /// The one time a one-shot read reads the result at, if this dataflow is one: its joins
+    /// need no arrangements (`snapshot_join`).
+    pub(crate) read_once_at: Option<u64>,
 }
 
 /// A render failure: the plan names a collection this worker does not have. The coordinator
@@ -71,7 +82,16 @@ impl<'a, 's> Renderer<'a, 's> {
             arrangements: Vec::new(),
             locals: HashMap::new(),
             local_arrangements: HashMap::new(),
+            read_once_at: None,
         }
+    }
+
+    /// Renders a dataflow whose result is read at `time` only and then dropped (a peek): its
+    /// joins compute their result at `time` through hash tables instead of arranging their
+    /// inputs, except where an input is already arranged by the join key.
+    pub fn read_once_at(mut self, time: u64) -> Self {
+        self.read_once_at = Some(time);
+        self
     }
 
     pub fn render(&mut self, plan: &Plan) -> Result<Rendered<'s>, MissingCollection> {
@@ -137,7 +157,12 @@ impl<'a, 's> Renderer<'a, 's> {
             Plan::Distinct { input } => {
                 let input = self.render(input)?;
                 // Dataflow times are totally ordered here: no output arrangement needed.
-                let oks = classes::distinct_total(input.oks);
+                let oks = match self.read_once_at {
+                    Some(time) => {
+                        classes::threshold_once(input.oks, time, |m| (m.count() > 0).into())
+                    }
+                    None => classes::distinct_total(input.oks),
+                };
                 Rendered {
                     oks,
                     errs: input.errs,
@@ -164,7 +189,10 @@ impl<'a, 's> Renderer<'a, 's> {
             }
             Plan::Threshold { input } => {
                 let input = self.render(input)?;
-                let oks = classes::threshold_total(input.oks, |m| m.count().max(0));
+                let oks = match self.read_once_at {
+                    Some(time) => classes::threshold_once(input.oks, time, |m| m.count().max(0)),
+                    None => classes::threshold_total(input.oks, |m| m.count().max(0)),
+                };
                 Rendered {
                     oks,
                     errs: input.errs,
@@ -237,6 +265,23 @@ impl<'a, 's> Renderer<'a, 's> {
         right_key: &[ScalarExpr],
         mfp: MapFilterProject,
     ) -> Result<Rendered<'s>, MissingCollection> {
+        if let Some(time) = self.read_once_at {
+            if !self.has_arrangement(left, left_key) && !self.has_arrangement(right, right_key) {
+                let left = self.render(left)?;
+                let right = self.render(right)?;
+                let (l_keyed, l_key_errs) = keyed(left.oks, left_key.to_vec());
+                let (r_keyed, r_key_errs) = keyed(right.oks, right_key.to_vec());
+                let (oks, mfp_errs) = join::render_snapshot_join(l_keyed, r_keyed, time, mfp);
+                let errs = (left.errs.concat(l_key_errs)).concat(right.errs.concat(r_key_errs));
+                return Ok(Rendered {
+                    oks,
+                    errs: match mfp_errs {
+                        Some(e) => errs.concat(e),
+                        None => errs,
+                    },
+                });
+            }
+        }
         let (l_arr, l_errs) = self.arranged(left, left_key)?;
         let (r_arr, r_errs) = self.arranged(right, right_key)?;
         let (oks, mfp_errs) = join::render_join(&l_arr, &r_arr, mfp);
@@ -277,6 +322,13 @@ impl<'a, 's> Renderer<'a, 's> {
             self.local_arrangements.insert(k, result.clone());
         }
         Ok(result)
+    }
+
+    /// Whether a join input is better read through an arrangement even in a one-shot read: an
+    /// index keyed by the join key, or a `Let` value (whose arrangement by a key every join
+    /// reading it by that key shares; large decorrelated plans join one value many times).
+    fn has_arrangement(&self, plan: &Plan, key: &[ScalarExpr]) -> bool {
+        plan.reads_index_keyed_by(key).is_some() || matches!(plan, Plan::LocalGet { .. })
     }
 
     /// Remembers an arrangement this dataflow built, numbered in render order (the same on
@@ -414,46 +466,57 @@ fn reduce_values<'s>(
 ) -> Collection<'s, u64, Result<Row, EvalError>, i64> {
     let aggs = aggregates;
     let arity = aggs.len();
-    let arranged = pairs
-        .map(|(key, args): (Row, Row)| match key.canonical() {
-            None => (key, args),
-            Some(canonical) => (canonical, args.concat(&key)),
-        })
-        .arrange_by_key();
+    let pairs = pairs.map(|(key, args): (Row, Row)| match key.canonical() {
+        None => (key, args),
+        Some(canonical) => (canonical, args.concat(&key)),
+    });
+    let logic = reduce_group(aggs, arity);
+    if let Some(time) = renderer.read_once_at {
+        return pairs
+            .snapshot_reduce("Reduce", time, logic)
+            .map(|(_key, val)| val);
+    }
+    let arranged = pairs.arrange_by_key();
     renderer.register("reduce input", key_text.clone(), &arranged.trace);
-    let reduced = arranged.reduce_abelian(
-        "Reduce",
-        move |key: &Row, vals: &[(&Row, i64)], output: &mut Vec<(Result<Row, EvalError>, i64)>| {
-            let present = || vals.iter().filter(|(_, n)| *n > 0).map(|(r, _)| *r);
-            let shown = if present().any(|r| r.len() == arity) {
-                key.clone()
-            } else {
-                match present().map(|r| r.datums()[arity..].to_vec()).min() {
-                    Some(own) => Row::new(own),
-                    None => return,
-                }
-            };
-            let mut out = shown.into_datums();
-            out.reserve(aggs.len());
-            for (i, agg) in aggs.iter().enumerate() {
-                let column: Vec<(Datum, i64)> = vals
-                    .iter()
-                    .map(|(row, n)| (row.get(i).to_datum(), *n))
-                    .collect();
-                match agg
-                    .func
-                    .eval(column.iter().map(|(d, n)| (d, *n)), agg.distinct)
-                {
-                    Ok(d) => out.push(d),
-                    Err(e) => {
-                        output.push((Err(e), 1));
-                        return;
-                    }
-                }
-            }
-            output.push((Ok(Row::new(out)), 1));
-        },
-    );
+    let reduced = arranged.reduce_abelian("Reduce", logic);
     renderer.register("reduce output", key_text, &reduced.trace);
     reduced.as_collection(|_key: &Row, val: &Result<Row, EvalError>| val.clone())
+}
+
+/// A group's output row from all of its values: one of the group's own keys (the canonical
+/// key, or the smallest original key carried after the arguments), then each aggregate's value.
+fn reduce_group(
+    aggs: Vec<AggregateExpr>,
+    arity: usize,
+) -> impl FnMut(&Row, &[(&Row, i64)], &mut GroupOutputs) + 'static {
+    move |key, vals, output| {
+        let present = || vals.iter().filter(|(_, n)| *n > 0).map(|(r, _)| *r);
+        let shown = if present().any(|r| r.len() == arity) {
+            key.clone()
+        } else {
+            match present().map(|r| r.datums()[arity..].to_vec()).min() {
+                Some(own) => Row::new(own),
+                None => return,
+            }
+        };
+        let mut out = shown.into_datums();
+        out.reserve(aggs.len());
+        for (i, agg) in aggs.iter().enumerate() {
+            let column: Vec<(Datum, i64)> = vals
+                .iter()
+                .map(|(row, n)| (row.get(i).to_datum(), *n))
+                .collect();
+            match agg
+                .func
+                .eval(column.iter().map(|(d, n)| (d, *n)), agg.distinct)
+            {
+                Ok(d) => out.push(d),
+                Err(e) => {
+                    output.push((Err(e), 1));
+                    return;
+                }
+            }
+        }
+        output.push((Ok(Row::new(out)), 1));
+    }
 }

@@ -350,6 +350,9 @@ impl WorkerState {
         let mut arrangements = Vec::new();
         let exported = worker.dataflow_named::<u64, _, _>(&desc.name, |scope| {
             let mut renderer = Renderer::new(scope, desc.as_of, traces);
+            if let DataflowSink::Peek { timestamp, .. } = &desc.sink {
+                renderer = renderer.read_once_at(*timestamp);
+            }
             let rendered = renderer.render(&desc.plan);
             arrangements = std::mem::take(&mut renderer.arrangements);
             let rendered = match rendered {

@@ -9,7 +9,7 @@
 //! Layout: `lattice`, `difference`, `consolidation` (algebra); `trace/` (batch, batcher, merge,
 //! spine, cursor, handle, enter: storage, with no timely operators); `collection`, `input`
 //! (record-level operators and inputs); `operators/` (arrange, import, join, reduce, count,
-//! iterate). Timely 0.32 is touched through `timely::dataflow::{Scope, Stream}`, the generic
+//! iterate, and the one-shot snapshot join and reduce). Timely 0.32 is touched through `timely::dataflow::{Scope, Stream}`, the generic
 //! operator builders and the feedback/enter/leave operators only.
 //!
 //! Public API (the contract the runtime codes against):
@@ -22,6 +22,9 @@
 //! struct Collection<'s, T, D, R = i64> { pub inner: StreamVec<'s, T, (D, T, R)> }
 //!   map, filter, flat_map, concat, negate, inspect, probe, probe_with, enter, leave,
 //!   consolidate, arrange_by_key (D = (K, V)), arrange_by_self, join (D = (K, V)),
+//!   snapshot_join(other, time, |&K, &V, &V2| -> impl IntoIterator<Item = D>),
+//!   snapshot_reduce(name, time, |&K, &[(&V, R)], &mut Vec<(V2, R2)>|)  (one-shot reads: by hashing,
+//!   the result only correct read at `time`),
 //!   count / distinct / threshold (any lattice T, R: Abelian + From<i8>),
 //!   iterate(|Collection<'i, Product<T, u64>, D, R>| -> same)  (R: Abelian)
 //! struct Variable<'s, T, D, R>: new(scope, step), new_from(source, step), collection(), set(&result), Deref

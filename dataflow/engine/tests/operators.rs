@@ -90,6 +90,81 @@ fn join_matches_reference() {
     }
 }
 
+/// `snapshot_join` at a time `s` holds, at `s`, the join of the inputs accumulated to `s`, and
+/// every one of its updates is at `s` (its output is read at `s` only).
+#[test]
+fn snapshot_join_matches_reference_at_its_time() {
+    for seed in 0..6u64 {
+        let mut rng = Rng::new(200 + seed);
+        // Many values per key, so that both sides build the table on some worker.
+        let left = random_updates(&mut rng, ROUNDS, 10 + 10 * (seed % 2), 4, 6);
+        let right = random_updates(&mut rng, ROUNDS, 10 + 10 * (1 - seed % 2), 4, 6);
+        let (l, r) = (as_triples(&left), as_triples(&right));
+        for at in [0, ROUNDS / 3, ROUNDS - 1, ROUNDS + 5] {
+            let (a, b) = (accumulate(&l, at), accumulate(&r, at));
+            let mut want = BTreeMap::new();
+            for ((k1, v1), d1) in a.iter() {
+                for ((k2, v2), d2) in b.iter() {
+                    if k1 == k2 {
+                        *want.entry((*k1, *v1, *v2)).or_insert(0) += d1 * d2;
+                    }
+                }
+            }
+            want.retain(|_, d| *d != 0);
+            for workers in [1, 2] {
+                let got = run_two(workers, seed, left.clone(), right.clone(), move |c1, c2| {
+                    c1.snapshot_join(c2, at, |k, v1, v2| Some((*k, *v1, *v2)))
+                });
+                assert!(
+                    got.iter().all(|u| u.1 == at),
+                    "snapshot_join emitted at a time other than {at}"
+                );
+                assert_eq!(
+                    accumulate(&got, at),
+                    want,
+                    "snapshot_join at {at}, seed {seed}"
+                );
+            }
+        }
+    }
+}
+
+/// `snapshot_reduce` at a time `s` holds, at `s`, each key's reduction of its values
+/// accumulated to `s` (here: the values and their counts, as a list), and nothing elsewhere.
+#[test]
+fn snapshot_reduce_matches_reference_at_its_time() {
+    for seed in 0..6u64 {
+        let mut rng = Rng::new(300 + seed);
+        let input = random_updates(&mut rng, ROUNDS, 12, 5, 4);
+        let triples = as_triples(&input);
+        for at in [0, ROUNDS / 2, ROUNDS + 1] {
+            let mut groups: BTreeMap<u64, Vec<(u64, i64)>> = BTreeMap::new();
+            for ((k, v), r) in accumulate(&triples, at) {
+                groups.entry(k).or_default().push((v, r));
+            }
+            let want: BTreeMap<(u64, Vec<(u64, i64)>), i64> =
+                groups.into_iter().map(|(k, vs)| ((k, vs), 1)).collect();
+            for workers in [1, 2] {
+                let got = run_two(workers, seed, input.clone(), Vec::new(), move |c1, _c2| {
+                    c1.snapshot_reduce("Test", at, |_k, vals: &[(&u64, i64)], out| {
+                        let list: Vec<(u64, i64)> = vals.iter().map(|(v, r)| (**v, *r)).collect();
+                        out.push((list, 1i64));
+                    })
+                });
+                assert!(
+                    got.iter().all(|u| u.1 == at),
+                    "snapshot_reduce emitted at a time other than {at}"
+                );
+                assert_eq!(
+                    accumulate(&got, at),
+                    want,
+                    "snapshot_reduce at {at}, seed {seed}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn reduce_count_distinct_match_reference() {
     for seed in 0..6u64 {

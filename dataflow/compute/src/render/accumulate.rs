@@ -18,7 +18,7 @@ use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::Operator;
 
 use super::classes::Members;
-use super::Renderer;
+use super::{GroupOutputs, Renderer};
 
 /// The difference type of an accumulable reduction's input: how many rows, and each
 /// aggregate's accumulated contribution.
@@ -123,29 +123,37 @@ pub fn render_accumulable<'s>(
     renderer: &mut Renderer<'_, 's>,
 ) -> Collection<'s, u64, Result<Row, EvalError>, i64> {
     let funcs: Vec<_> = aggregates.iter().map(|a| a.func).collect();
-    let arranged = contributions(pairs, funcs).arrange_by_key();
+    let contributions = contributions(pairs, funcs.clone());
+    if let Some(time) = renderer.read_once_at {
+        return contributions
+            .snapshot_reduce("ReduceAccumulable", time, finish(funcs))
+            .map(|(_key, val)| val);
+    }
+    let arranged = contributions.arrange_by_key();
     renderer.register("reduce input", key_text.clone(), &arranged.trace);
-    let funcs: Vec<_> = aggregates.into_iter().map(|a| a.func).collect();
-    let reduced = arranged.reduce_abelian(
-        "ReduceAccumulable",
-        move |key: &Row,
-              vals: &[(&(), Accums)],
-              output: &mut Vec<(Result<Row, EvalError>, i64)>| {
-            let Some((_, acc)) = vals.first() else { return };
-            if acc.rows.count() <= 0 {
-                return;
-            }
-            let Some(shown) = acc.rows.representative(key) else {
-                return;
-            };
-            let values = funcs
-                .iter()
-                .zip(&acc.aggs)
-                .map(|(f, a)| f.finish(a))
-                .collect::<Result<Vec<_>, _>>();
-            output.push((values.map(|v| shown.concat(&Row::new(v))), 1));
-        },
-    );
+    let reduced = arranged.reduce_abelian("ReduceAccumulable", finish(funcs));
     renderer.register("reduce output", key_text, &reduced.trace);
     reduced.as_collection(|_key: &Row, val: &Result<Row, EvalError>| val.clone())
+}
+
+/// A group's output row from its accumulated contributions: the key it shows, then each
+/// aggregate's value (or the error computing one gave).
+fn finish(
+    funcs: Vec<AggregateFunc>,
+) -> impl FnMut(&Row, &[(&(), Accums)], &mut GroupOutputs) + 'static {
+    move |key, vals, output| {
+        let Some((_, acc)) = vals.first() else { return };
+        if acc.rows.count() <= 0 {
+            return;
+        }
+        let Some(shown) = acc.rows.representative(key) else {
+            return;
+        };
+        let values = funcs
+            .iter()
+            .zip(&acc.aggs)
+            .map(|(f, a)| f.finish(a))
+            .collect::<Result<Vec<_>, _>>();
+        output.push((values.map(|v| shown.concat(&Row::new(v))), 1));
+    }
 }

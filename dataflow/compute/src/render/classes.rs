@@ -163,6 +163,32 @@ where
         })
 }
 
+/// `threshold_total` for a one-shot read at `time`: the classes at `time` grouped by hashing
+/// (`snapshot_reduce`) instead of arranged; the result is only correct read at `time`.
+pub fn threshold_once<'s>(
+    rows: Collection<'s, u64, Row, i64>,
+    time: u64,
+    logic: impl Fn(&Members) -> i64 + 'static,
+) -> Collection<'s, u64, Row, i64> {
+    classes(rows)
+        .map(|row| (row, ()))
+        .snapshot_reduce(
+            "DistinctByValue",
+            time,
+            move |key: &Row, input: &[(&(), Members)], out: &mut Vec<(Row, i64)>| {
+                let members = &input[0].1;
+                let copies = logic(members);
+                out.extend(
+                    members
+                        .take(key, copies)
+                        .into_iter()
+                        .map(|(row, n)| (row.clone(), n)),
+                );
+            },
+        )
+        .map(|(_key, row)| row)
+}
+
 /// One row per class with rows present, at any times (inside an iteration).
 pub fn distinct<'s, T>(rows: Collection<'s, T, Row, i64>) -> Collection<'s, T, Row, i64>
 where

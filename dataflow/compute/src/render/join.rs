@@ -8,7 +8,10 @@
 //! drops the pair. The chain's errors leave the join operator as records and are split off
 //! into the error collection by one operator, as `render_mfp` does. Pairs whose key holds a NULL
 //! never match (index arrangements hold rows with NULL keys too; NULL never equals NULL).
+//! A one-shot read joins its inputs' keyed rows through a hash table instead
+//! (`render_snapshot_join`, the engine's `snapshot_join`), with the chain fused the same way.
 
+use kpg_engine::Collection;
 use kpg_types::{EvalError, MapFilterProject, Row};
 
 use super::mfp::fallible_flat_map;
@@ -32,6 +35,27 @@ pub(super) fn render_join<'s>(
         if key.iter().any(|d| d.is_null()) {
             return None;
         }
+        mfp.apply_concat(l, r)
+    });
+    let (oks, errs) = fallible_flat_map(results, |result: Result<Row, EvalError>| Some(result));
+    (oks, Some(errs))
+}
+
+/// `render_join` for a one-shot read at `time`: the keyed rows (NULL keys already dropped)
+/// joined through a hash table (`snapshot_join`), correct read at `time` only.
+pub(super) fn render_snapshot_join<'s>(
+    left: Collection<'s, u64, (Row, Row)>,
+    right: Collection<'s, u64, (Row, Row)>,
+    time: u64,
+    mut mfp: MapFilterProject,
+) -> (Oks<'s>, Option<Errs<'s>>) {
+    if mfp.is_identity() {
+        let oks = left.snapshot_join(right, time, |_key: &Row, l: &Row, r: &Row| {
+            Some(l.concat(r))
+        });
+        return (oks, None);
+    }
+    let results = left.snapshot_join(right, time, move |_key: &Row, l: &Row, r: &Row| {
         mfp.apply_concat(l, r)
     });
     let (oks, errs) = fallible_flat_map(results, |result: Result<Row, EvalError>| Some(result));
