@@ -153,14 +153,18 @@ where
     classes(rows)
         .arrange_by_self()
         .accumulate_total("DistinctByValue", move |key, members, out| {
-            let copies = logic(members);
-            out.extend(
-                members
-                    .take(key, copies)
-                    .into_iter()
-                    .map(|(row, n)| (row.clone(), n)),
-            );
+            take_copies(key, members, logic(members), out)
         })
+}
+
+/// `copies` of a class's rows, taken from its members, onto `out`.
+fn take_copies(key: &Row, members: &Members, copies: i64, out: &mut Vec<(Row, i64)>) {
+    out.extend(
+        members
+            .take(key, copies)
+            .into_iter()
+            .map(|(row, n)| (row.clone(), n)),
+    );
 }
 
 /// `threshold_total` for a one-shot read at `time`: the classes at `time` grouped by hashing
@@ -177,13 +181,7 @@ pub fn threshold_once<'s>(
             time,
             move |key: &Row, input: &[(&(), Members)], out: &mut Vec<(Row, i64)>| {
                 let members = &input[0].1;
-                let copies = logic(members);
-                out.extend(
-                    members
-                        .take(key, copies)
-                        .into_iter()
-                        .map(|(row, n)| (row.clone(), n)),
-                );
+                take_copies(key, members, logic(members), out)
             },
         )
         .map(|(_key, row)| row)
