@@ -36,7 +36,7 @@ impl Decoder {
         let columns = &self.decoding.columns;
         match &self.decoding.format {
             Format::Bytes => packer.push_ref(DatumRef::Bytes(bytes)),
-            Format::Text => packer.push_ref(DatumRef::String(utf8(bytes)?)),
+            Format::Text => packer.push_ref(DatumRef::String(no_nul(utf8(bytes)?)?)),
             Format::Csv { delimiter } => {
                 csv_into(utf8(bytes)?, *delimiter, columns, packer)?;
             }
@@ -104,8 +104,21 @@ fn utf8(bytes: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(bytes).map_err(|e| format!("invalid UTF-8: {e}"))
 }
 
+/// `text` if it holds no NUL character, which PostgreSQL's text types cannot hold (its input
+/// refuses the byte 0x00 and the JSON escape `\u0000` alike).
+fn no_nul(text: &str) -> Result<&str, String> {
+    match text.contains('\0') {
+        true => Err("invalid byte sequence for encoding \"UTF8\": 0x00".to_string()),
+        false => Ok(text),
+    }
+}
+
 /// Appends the value of column `column` of type `ty` that `text` is the input form of.
 fn push(packer: &mut RowPacker, text: &str, column: &str, ty: &ScalarType) -> Result<(), String> {
+    let text = match is_string_type(ty) {
+        true => no_nul(text).map_err(|e| format!("column \"{column}\": {e}"))?,
+        false => text,
+    };
     packer
         .push_text(text, ty)
         .map_err(|e| format!("column \"{column}\": {e}"))
@@ -376,6 +389,37 @@ mod tests {
             .decode(br#"{"skip": [1, {"a": tru}]}"#)
             .unwrap_err()
             .contains("invalid JSON"));
+    }
+
+    /// Records PostgreSQL would not read are errors wherever the bad part is: invalid UTF-8 or
+    /// a lone surrogate escape in a member that is not a column, a NUL character in a text
+    /// value (JSON's `\u0000`, a raw 0x00 in CSV or TEXT).
+    #[test]
+    fn bad_text_anywhere_is_an_error() {
+        let j = decoder(
+            Format::Json,
+            &[("id", ScalarType::Int32), ("kind", ScalarType::Text)],
+        );
+        assert!(j.decode(b"{\"id\": 1, \"x\": \"\xff\xfe\"}").is_err());
+        assert!(j.decode(br#"{"id": 2, "x": "\ud800"}"#).is_err());
+        assert!(j.decode(br#"{"id": 2, "x": ["\ud800"]}"#).is_err());
+        assert!(j.decode(br#"{"id": 2, "x": {"\ud800": 1}}"#).is_err());
+        assert!(j
+            .decode(br#"{"id": 3, "kind": "a\u0000b"}"#)
+            .unwrap_err()
+            .contains("0x00"));
+        let row = j.decode(br#"{"id": 3, "kind": "ok", "x": {"y": ["\u00e9", 1.5, null]}}"#);
+        assert_eq!(
+            row.unwrap(),
+            vec![Datum::Int32(3), Datum::String("ok".into())]
+        );
+        let c = decoder(
+            Format::Csv { delimiter: b',' },
+            &[("id", ScalarType::Int32), ("kind", ScalarType::Text)],
+        );
+        assert!(c.decode(b"1,a\x00b").unwrap_err().contains("0x00"));
+        let t = decoder(Format::Text, &[("text", ScalarType::Text)]);
+        assert!(t.decode(b"a\x00b").unwrap_err().contains("0x00"));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::fmt;
 
 use kpg_types::ScalarType;
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
 /// One member's value.
@@ -28,7 +28,10 @@ pub fn object_fields<'de>(
     bytes: &'de [u8],
     columns: &[(String, ScalarType)],
 ) -> Result<Vec<Option<Field<'de>>>, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    // The whole record is UTF-8 (as a parse into a `Value` requires), skipped members too.
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| <serde_json::Error as de::Error>::custom(format!("invalid UTF-8: {e}")))?;
+    let mut de = serde_json::Deserializer::from_str(text);
     let fields = de.deserialize_map(Object { columns })?;
     de.end()?;
     Ok(fields)
@@ -50,9 +53,7 @@ impl<'de> Visitor<'de> for Object<'_> {
         while let Some(key) = map.next_key_seed(Key)? {
             match self.columns.iter().position(|(name, _)| *name == *key) {
                 Some(i) => fields[i] = Some(map.next_value_seed(Member)?),
-                None => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                None => map.next_value_seed(Skip)?,
             }
         }
         Ok(fields)
@@ -144,5 +145,61 @@ impl<'de> Visitor<'de> for Member {
 
     fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         serde_json::Value::deserialize(SeqAccessDeserializer::new(seq)).map(Field::Value)
+    }
+}
+
+/// A member that is not a column: parsed as a `Value` would be (strings decoded, escapes
+/// checked), nothing kept. serde's `IgnoredAny` would skip strings without checking escapes.
+struct Skip;
+
+impl<'de> DeserializeSeed<'de> for Skip {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skip {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Skip)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(Skip)?.is_some() {
+            map.next_value_seed(Skip)?;
+        }
+        Ok(())
     }
 }
