@@ -184,7 +184,7 @@ impl Coordinator {
             // that a view it creates reads, is still in flight.
             self.flush().await;
             let before = self.lock().catalog.durable_ids();
-            let result = self.run(stmt, planned).await?;
+            let result = super::durable::stored_after(&text, self.run(stmt, planned)).await?;
             self.refuse_on_provisional(&before)?;
             self.persist_ddl(&before, text)?;
             Ok(result)
@@ -349,6 +349,8 @@ impl Coordinator {
                     Some(plan),
                 );
                 set_view_sql(&mut state.catalog, id, stmt);
+                // The record's commit first, so that its fsync overlaps the dataflow's build.
+                self.persist_created(&mut state, id);
                 self.install(&mut state, id, desc_df);
                 Ok(ExecuteResult::Command(tag.into()))
             }
