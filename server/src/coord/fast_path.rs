@@ -23,6 +23,8 @@ pub struct FastPeek {
     /// Whether the rows read lack the position the plan reads last: it is NULL, and
     /// `projection` applies after it is added (see `FastPeek::finish`).
     pub null_position: bool,
+    /// Whether the read answers `count(*)` of the rows read (`fast_count.rs`).
+    pub count: bool,
 }
 
 impl FastPeek {
@@ -36,6 +38,9 @@ impl FastPeek {
 
     /// The rows the plan produces, from the rows the workers sent.
     pub fn finish(&self, rows: Vec<(Row, i64)>) -> Vec<(Row, i64)> {
+        if self.count {
+            return super::fast_count::counted(rows);
+        }
         if !self.null_position {
             return rows;
         }
@@ -96,6 +101,7 @@ pub fn fast_peek(plan: &Plan, catalog: &Catalog) -> Option<FastPeek> {
         predicates,
         projection,
         null_position,
+        count: false,
     })
 }
 

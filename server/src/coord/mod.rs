@@ -24,6 +24,7 @@ mod dispatch;
 mod durable;
 mod execute;
 mod external;
+mod fast_count;
 mod fast_path;
 mod info_schema;
 mod introspection;
@@ -427,7 +428,8 @@ impl Coordinator {
                 // mz_now() outside temporal filters: the read's logical time.
                 plan.bind_mz_now(timestamp);
                 plan.bind_session_zone(&crate::statement_context::time_zone());
-                let fast = fast_path::fast_peek(&plan, &state.catalog);
+                let fast = fast_path::fast_peek(&plan, &state.catalog)
+                    .or_else(|| fast_count::count_peek(&plan, &state.catalog));
                 match &fast {
                     Some(fast) => {
                         let request = kpg_compute::PeekRequest {
