@@ -16,8 +16,9 @@
 //! ```text
 //! trait Lattice: PartialOrder + Ord + Clone + Debug + 'static { join, meet, advance_by(AntichainRef) }
 //! trait Semigroup { is_zero, plus_equals }   trait Abelian: Semigroup { negate, zero }   trait Multiply
-//! trait Data: timely::ExchangeData + Ord + Hash + Debug + Clone + SortKey {}   (blanket impl;
-//!   SortKey from kpg-sortkey: an order-preserving u64 prefix the batcher sorts by, default none)
+//! trait Data: timely::ExchangeData + Ord + Hash + Debug + Clone + SortKey + ArenaCopy {}
+//!   (blanket impl; from kpg-sortkey: SortKey, an order-preserving u64 prefix the batcher sorts
+//!   by, default none; ArenaCopy, how a batch stores the value's heap bytes, default a clone)
 //! consolidate(&mut Vec<(D, R)>)   consolidate_updates(&mut Vec<(D, T, R)>)
 //! struct Collection<'s, T, D, R = i64> { pub inner: StreamVec<'s, T, (D, T, R)> }
 //!   map, filter, flat_map, concat, negate, inspect, probe, probe_with, enter, leave,
@@ -67,7 +68,7 @@ pub use collection::Collection;
 pub use consolidation::{consolidate, consolidate_updates};
 pub use difference::{Abelian, Multiply, Semigroup};
 pub use input::InputSession;
-pub use kpg_sortkey::SortKey;
+pub use kpg_sortkey::{Arena, ArenaCopy, SortKey};
 pub use lattice::Lattice;
 pub use operators::arrange::{Arranged, BatchStream};
 pub use operators::iterate::Variable;
@@ -77,9 +78,10 @@ pub use trace::handle::{TraceAgent, TraceLiveness, TraceStats};
 pub use trace::spine::Effort;
 
 /// Data that can be updated, arranged and exchanged between workers; its `SortKey` (an
-/// order-preserving integer prefix, none by default) lets the batcher's sorts compare integers.
-pub trait Data: timely::ExchangeData + Ord + Hash + Debug + Clone + SortKey {}
-impl<D: timely::ExchangeData + Ord + Hash + Debug + Clone + SortKey> Data for D {}
+/// order-preserving integer prefix, none by default) lets the batcher's sorts compare integers,
+/// and its `ArenaCopy` lets a batch keep its heap bytes in the batch's own arena.
+pub trait Data: timely::ExchangeData + Ord + Hash + Debug + Clone + SortKey + ArenaCopy {}
+impl<D: timely::ExchangeData + Ord + Hash + Debug + Clone + SortKey + ArenaCopy> Data for D {}
 
 /// A shared, immutable batch.
 pub type BatchRef<K, V, T, R> = Rc<Batch<K, V, T, R>>;

@@ -1,12 +1,17 @@
-//! `SortKey`: an order-preserving 64-bit prefix of a value ("normalized key"), so that sorts of
-//! many values compare one integer first and the values themselves only on ties.
+//! The traits by which data types tell the engine how to store them, in a crate of their own
+//! with no dependencies, so that the engine (which sorts and stores) and the data types (which
+//! know their encoding) can both see them without the data types depending on the engine.
 //!
-//! Owns the trait and its implementations for std types. It lives in its own crate, with no
-//! dependencies, so that the engine (which sorts) and the data types (which know their encoding)
-//! can both see it without the data types depending on the engine. The contract: `a < b`
-//! implies `a.sort_key() <= b.sort_key()` (the key is monotone; equal keys say nothing, so a
-//! sort compares the values themselves when keys tie). A type without a useful prefix keeps
+//! `SortKey`: an order-preserving 64-bit prefix of a value ("normalized key"), so that sorts of
+//! many values compare one integer first and the values themselves only on ties. The contract:
+//! `a < b` implies `a.sort_key() <= b.sort_key()` (the key is monotone; equal keys say nothing,
+//! so a sort compares the values themselves when keys tie). A type without a useful prefix keeps
 //! the defaults (`HAS_KEY = false`), and sorts of it skip the keys entirely.
+//!
+//! `ArenaCopy` and `Arena` (`arena.rs`): how a batch stores a value's heap bytes.
+
+mod arena;
+pub use arena::{Arena, ArenaCopy};
 
 /// An order-preserving `u64` prefix of a value (see the crate's documentation).
 pub trait SortKey: Ord {

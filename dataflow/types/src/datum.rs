@@ -460,6 +460,18 @@ impl kpg_sortkey::SortKey for Row {
     }
 }
 
+impl kpg_sortkey::ArenaCopy for Row {
+    #[inline]
+    fn arena_len(&self) -> usize {
+        self.0.arena_len()
+    }
+    #[inline]
+    unsafe fn arena_copy(&self, arena: &mut kpg_sortkey::Arena) -> Row {
+        // SAFETY: the caller keeps the contract of `ArenaCopy::arena_copy`.
+        Row(unsafe { self.0.arena_copy(arena) })
+    }
+}
+
 impl Row {
     pub fn new(datums: Vec<Datum>) -> Self {
         Row(PackedRow::pack(&datums))

@@ -120,6 +120,8 @@ pub enum EvalError {
 
 /// Errors are arranged like rows but rarely many: no sort key (the engine's default).
 impl kpg_sortkey::SortKey for EvalError {}
+/// Errors are few: a batch stores plain clones (the default).
+impl kpg_sortkey::ArenaCopy for EvalError {}
 
 impl EvalError {
     /// The DETAIL line PostgreSQL sends with this error, if any.

@@ -25,6 +25,7 @@
 //! - `order`: comparing borrowed datums and packed rows.
 //! - `row`: `PackedRow` (owned, inline when small) and `PackedSlice` (borrowed).
 
+mod bytes;
 mod datum_ref;
 mod input;
 mod order;

@@ -29,6 +29,8 @@ pub struct Members {
 
 /// A difference, not a key: no sort key (the engine's default).
 impl kpg_engine::SortKey for Members {}
+/// Stored as a plain clone (the default).
+impl kpg_engine::ArenaCopy for Members {}
 
 impl Members {
     /// `row` with multiplicity `diff`, keyed by its canonical form.

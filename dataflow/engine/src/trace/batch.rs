@@ -16,6 +16,7 @@ use crate::consolidation::consolidate;
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
 use crate::Data;
+use crate::{Arena, ArenaCopy};
 use timely::progress::timestamp::Refines;
 use timely::progress::Timestamp;
 
@@ -81,7 +82,10 @@ pub struct Batch<K, V, T, R> {
 /// (time, diff) gets an empty range in `val_offs` and reads that previous update (a val always
 /// has at least one update, so an empty range is unambiguous). A trace loaded at one time with
 /// diff 1 then stores a single (time, diff).
-#[derive(Debug)]
+///
+/// Keys and vals are stored by `ArenaCopy::arena_copy`: their heap bytes (a spilled row's) are
+/// in `arena`, which lives exactly as long as they do; they are only ever handed out by
+/// reference, and dropping them frees nothing of the arena's.
 struct Columns<K, V, R> {
     keys: Vec<K>,
     /// `key_offs[i]..key_offs[i+1]` are the vals of `keys[i]`; length `keys.len() + 1`; empty in
@@ -94,6 +98,21 @@ struct Columns<K, V, R> {
     diffs: Vec<R>,
     /// Number of updates, counting each repeated one.
     updates: usize,
+    /// The heap bytes of `keys` and `vals`.
+    arena: Arena,
+}
+
+impl<K: std::fmt::Debug, V: std::fmt::Debug, R: std::fmt::Debug> std::fmt::Debug
+    for Columns<K, V, R>
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Columns")
+            .field("keys", &self.keys)
+            .field("vals", &self.vals)
+            .field("diffs", &self.diffs)
+            .field("arena_bytes", &self.arena.used())
+            .finish()
+    }
 }
 
 impl<K, V, R> Columns<K, V, R> {
@@ -103,6 +122,7 @@ impl<K, V, R> Columns<K, V, R> {
             + column_bytes(&self.vals, self.vals.capacity(), val_heap)
             + self.val_offs.heap_bytes()
             + self.diffs.capacity() * std::mem::size_of::<R>()
+            + self.arena.heap_bytes()
     }
 }
 
@@ -174,7 +194,7 @@ impl<K: Data, V: Data, T: Lattice + Timestamp, R: Semigroup> Batch<K, V, T, R> {
     }
 }
 
-impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R> {
+impl<K: Ord + ArenaCopy, V: Ord + ArenaCopy, T: Lattice, R: Semigroup> Batch<K, V, T, R> {
     /// An empty batch with the given description.
     pub fn empty(desc: Description<T>) -> Self {
         BatchBuilder::new().done(desc)
@@ -219,6 +239,10 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Batch<K, V, T, R>
     /// Number of (key, val) pairs.
     pub fn val_count(&self) -> usize {
         self.cols.vals.len()
+    }
+    /// Bytes of keys and vals in the batch's arena (what a copy of them would put in another).
+    pub(crate) fn arena_used(&self) -> usize {
+        self.cols.arena.used()
     }
     /// Number of distinct keys.
     pub fn key_count(&self) -> usize {

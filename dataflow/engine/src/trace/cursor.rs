@@ -14,6 +14,7 @@ use timely::progress::frontier::Antichain;
 use super::batch::{Batch, BatchCursor};
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
+use crate::ArenaCopy;
 
 /// A merged cursor over a list of shared batches.
 pub struct TraceCursor<K, V, T, R> {
@@ -25,7 +26,7 @@ pub struct TraceCursor<K, V, T, R> {
     as_of: Option<Rc<Antichain<T>>>,
 }
 
-impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> TraceCursor<K, V, T, R> {
+impl<K: Ord + ArenaCopy, V: Ord + ArenaCopy, T: Lattice, R: Semigroup> TraceCursor<K, V, T, R> {
     /// A cursor over `batches`, advancing times by `as_of` when given.
     pub fn new(batches: Vec<Rc<Batch<K, V, T, R>>>, as_of: Option<Rc<Antichain<T>>>) -> Self {
         let cursors = batches

@@ -21,6 +21,7 @@ use super::handle::TraceAgent;
 use super::spine::{Effort, Spine};
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
+use crate::ArenaCopy;
 use crate::Data;
 
 type BatchRc<K, V, T, R> = Rc<Batch<K, V, T, R>>;
@@ -43,8 +44,8 @@ pub(crate) trait Storage<K, V, T, R> {
     fn settled_through(&self, frontier: AntichainRef<T>) -> bool;
 }
 
-impl<K: Ord + Clone, V: Ord + Clone, T: Lattice + Timestamp, R: Semigroup> Storage<K, V, T, R>
-    for Spine<K, V, T, R>
+impl<K: Ord + ArenaCopy, V: Ord + ArenaCopy, T: Lattice + Timestamp, R: Semigroup>
+    Storage<K, V, T, R> for Spine<K, V, T, R>
 {
     fn upper(&self) -> Antichain<T> {
         Spine::upper(self).to_owned()

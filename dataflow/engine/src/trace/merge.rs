@@ -14,6 +14,7 @@ use super::batch::{Batch, BatchBuilder, Description};
 use crate::consolidation::consolidate;
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
+use crate::ArenaCopy;
 
 /// An in-progress merge of `older` and `newer`.
 pub struct Merger<K, V, T, R> {
@@ -26,7 +27,7 @@ pub struct Merger<K, V, T, R> {
     scratch: Vec<(T, R)>,
 }
 
-impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Merger<K, V, T, R> {
+impl<K: Ord + ArenaCopy, V: Ord + ArenaCopy, T: Lattice, R: Semigroup> Merger<K, V, T, R> {
     /// Starts merging two batches, `older` immediately preceding `newer` in time.
     pub fn new(
         older: Rc<Batch<K, V, T, R>>,
@@ -37,6 +38,7 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Merger<K, V, T, R
             older.key_count() + newer.key_count(),
             older.val_count() + newer.val_count(),
             older.stored_len() + newer.stored_len(),
+            older.arena_used() + newer.arena_used(),
         );
         Merger {
             older,

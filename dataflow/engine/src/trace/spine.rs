@@ -25,6 +25,7 @@ use super::batch::Batch;
 use super::merge::Merger;
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
+use crate::ArenaCopy;
 
 /// How much merge work each inserted update pays for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -70,8 +71,12 @@ pub struct Spine<K, V, T, R> {
     effort: Effort,
 }
 
-impl<K: Ord + Clone, V: Ord + Clone, T: Lattice + timely::progress::Timestamp, R: Semigroup>
-    Spine<K, V, T, R>
+impl<
+        K: Ord + ArenaCopy,
+        V: Ord + ArenaCopy,
+        T: Lattice + timely::progress::Timestamp,
+        R: Semigroup,
+    > Spine<K, V, T, R>
 {
     /// An empty spine with upper `{minimum}`.
     pub fn new(effort: Effort) -> Self {

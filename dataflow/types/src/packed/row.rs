@@ -1,39 +1,28 @@
-//! `PackedRow`, an owned packed row stored inline up to `INLINE` bytes, and `PackedSlice`, a
-//! borrowed one (a row, or an array's or record's elements inside one).
+//! `PackedRow`, an owned packed row (its bytes in a 16-byte `RowBytes`: inline up to `INLINE`
+//! bytes, else on the heap or in a batch's arena), and `PackedSlice`, a borrowed one (a row, or
+//! an array's or record's elements inside one).
 //!
 //! Order is `Vec<Datum>`'s (`order.rs`); equality and hashing are of the bytes, which the
 //! canonical encoding makes agree with it. Serde reads and writes the same format as `Row`'s
 //! derived one (a newtype `Row` around a sequence of `Datum`s), so that a packed row can stand
 //! where rows are already serialized (commands between processes, durable storage).
 
+use super::bytes::RowBytes;
+pub use super::bytes::INLINE;
 use super::datum_ref::{datum_len, read, DatumRef};
 use super::order::{compare_rows, row_sort_key};
 use super::packer::RowPacker;
 use crate::datum::Datum;
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-/// Bytes a row holds without a heap allocation (the `PackedRow` is then 32 bytes in all).
-pub const INLINE: usize = 24;
-
-/// An owned packed row.
-#[derive(Default)]
+/// An owned packed row (16 bytes; its clones are always owned, wherever it lives).
+#[derive(Default, Clone)]
 pub struct PackedRow {
-    data: SmallVec<[u8; INLINE]>,
-}
-
-/// A copy of the bytes (`SmallVec`'s own `clone` copies them one by one).
-impl Clone for PackedRow {
-    #[inline]
-    fn clone(&self) -> PackedRow {
-        PackedRow {
-            data: SmallVec::from_slice(&self.data),
-        }
-    }
+    data: RowBytes,
 }
 
 /// A borrowed packed row: datums one after another, as a `RowPacker` wrote them.
@@ -65,12 +54,14 @@ impl PackedRow {
     /// A row of bytes a packer wrote.
     pub(super) fn from_packed(bytes: &[u8]) -> PackedRow {
         PackedRow {
-            data: SmallVec::from_slice(bytes),
+            data: RowBytes::from_slice(bytes),
         }
     }
 
     pub fn as_slice(&self) -> PackedSlice<'_> {
-        PackedSlice { data: &self.data }
+        PackedSlice {
+            data: self.data.as_slice(),
+        }
     }
 
     pub fn iter(&self) -> PackedIter<'_> {
@@ -83,7 +74,7 @@ impl PackedRow {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
+        self.data.as_slice().is_empty()
     }
 
     /// Column `i` (found by reading the columns before it); panics past the last column.
@@ -98,16 +89,12 @@ impl PackedRow {
 
     /// The encoded bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.data
+        self.data.as_slice()
     }
 
-    /// Bytes held on the heap (0 when the row is inline).
+    /// Bytes this row owns on the heap (0 when it is inline, or its bytes are a batch's arena's).
     pub fn heap_size(&self) -> usize {
-        if self.data.spilled() {
-            self.data.capacity()
-        } else {
-            0
-        }
+        self.data.heap_size()
     }
 }
 
@@ -240,7 +227,7 @@ impl Hash for PackedSlice<'_> {
 
 impl Ord for PackedRow {
     fn cmp(&self, other: &Self) -> Ordering {
-        compare_rows(&self.data, &other.data)
+        compare_rows(self.data.as_slice(), other.data.as_slice())
     }
 }
 
@@ -249,7 +236,7 @@ impl kpg_sortkey::SortKey for PackedRow {
     const HAS_KEY: bool = true;
     #[inline]
     fn sort_key(&self) -> u64 {
-        row_sort_key(&self.data)
+        row_sort_key(self.data.as_slice())
     }
 }
 
@@ -261,7 +248,22 @@ impl PartialOrd for PackedRow {
 
 impl PartialEq for PackedRow {
     fn eq(&self, other: &Self) -> bool {
-        self.data == other.data
+        self.data.as_slice() == other.data.as_slice()
+    }
+}
+
+/// Spilled bytes go to the batch's arena (`bytes.rs`).
+impl kpg_sortkey::ArenaCopy for PackedRow {
+    #[inline]
+    fn arena_len(&self) -> usize {
+        self.data.arena_len()
+    }
+    #[inline]
+    unsafe fn arena_copy(&self, arena: &mut kpg_sortkey::Arena) -> PackedRow {
+        PackedRow {
+            // SAFETY: the caller keeps the contract of `ArenaCopy::arena_copy`.
+            data: unsafe { self.data.arena_copy(arena) },
+        }
     }
 }
 

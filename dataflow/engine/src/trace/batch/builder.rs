@@ -1,13 +1,15 @@
 //! Building a batch from sorted, consolidated updates.
 //!
 //! Owns: [`BatchBuilder`]. Invariants: updates arrive in (key, val, time) order; the builder
-//! writes the columnar layout of `super` (keys once, vals once per key, (time, diff) columns).
+//! writes the columnar layout of `super` (keys once, vals once per key, (time, diff) columns),
+//! storing each key and val by `arena_copy` into the arena the batch will own.
 
 use std::rc::Rc;
 
 use super::{column_bytes, Batch, Columns, Description, Offsets, Times};
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
+use crate::{Arena, ArenaCopy};
 
 /// Where a pushed update goes.
 enum Place {
@@ -28,9 +30,12 @@ pub struct BatchBuilder<K, V, T, R> {
     times: Vec<T>,
     diffs: Vec<R>,
     updates: usize,
+    /// Heap bytes of `keys` and `vals`: they are only handed out by reference, and move with
+    /// the arena into the batch (`Columns`).
+    arena: Arena,
 }
 
-impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Default
+impl<K: Ord + ArenaCopy, V: Ord + ArenaCopy, T: Lattice, R: Semigroup> Default
     for BatchBuilder<K, V, T, R>
 {
     fn default() -> Self {
@@ -38,14 +43,15 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> Default
     }
 }
 
-impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V, T, R> {
+impl<K: Ord + ArenaCopy, V: Ord + ArenaCopy, T: Lattice, R: Semigroup> BatchBuilder<K, V, T, R> {
     /// An empty builder.
     pub fn new() -> Self {
-        Self::with_capacities(0, 0, 0)
+        Self::with_capacities(0, 0, 0, 0)
     }
     /// An empty builder with room for about `keys` keys, `vals` vals and `upds` stored updates
-    /// (the columns are trimmed to their lengths when the batch is sealed).
-    pub fn with_capacities(keys: usize, vals: usize, upds: usize) -> Self {
+    /// (the columns are trimmed to their lengths when the batch is sealed), and `arena` bytes
+    /// of their heap parts (the arena cannot be trimmed: a high estimate leaves slack).
+    pub fn with_capacities(keys: usize, vals: usize, upds: usize, arena: usize) -> Self {
         let key_only = Batch::<K, V, T, R>::key_only();
         let mut key_offs = Offsets::with_capacity(if key_only { 0 } else { keys + 1 });
         if !key_only {
@@ -61,7 +67,21 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V
             times: Vec::with_capacity(upds),
             diffs: Vec::with_capacity(upds),
             updates: 0,
+            arena: Arena::with_capacity(arena),
         }
+    }
+    /// `key` as the batch stores it.
+    #[inline]
+    fn store_key(&mut self, key: &K) -> K {
+        // SAFETY: the copy lives in `self.keys`, then in the batch's columns beside the arena;
+        // both hand it out only by reference (`Columns`).
+        unsafe { key.arena_copy(&mut self.arena) }
+    }
+    /// `val` as the batch stores it.
+    #[inline]
+    fn store_val(&mut self, val: &V) -> V {
+        // SAFETY: as `store_key`.
+        unsafe { val.arena_copy(&mut self.arena) }
     }
     /// Number of updates pushed so far.
     pub fn len(&self) -> usize {
@@ -84,28 +104,20 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V
             + self.val_offs.heap_bytes()
             + self.times.capacity() * std::mem::size_of::<T>()
             + self.diffs.capacity() * std::mem::size_of::<R>()
+            + self.arena.heap_bytes()
     }
     /// Appends one update; must follow the previous one in (key, val, time) order.
     pub fn push(&mut self, key: &K, val: &V, time: T, diff: R) {
         match self.place(key, val) {
             Place::NewKey => {
-                self.keys.push(key.clone());
-                self.vals.push(val.clone());
-            }
-            Place::NewVal => self.vals.push(val.clone()),
-            Place::Same => {}
-        }
-        self.push_update(time, diff);
-    }
-    /// As [`push`](Self::push), taking the key and val: a new key or val is moved into the
-    /// batch, not copied (building from a sorted buffer allocates nothing per row).
-    pub fn push_owned(&mut self, key: K, val: V, time: T, diff: R) {
-        match self.place(&key, &val) {
-            Place::NewKey => {
+                let (key, val) = (self.store_key(key), self.store_val(val));
                 self.keys.push(key);
                 self.vals.push(val);
             }
-            Place::NewVal => self.vals.push(val),
+            Place::NewVal => {
+                let val = self.store_val(val);
+                self.vals.push(val);
+            }
             Place::Same => {}
         }
         self.push_update(time, diff);
@@ -147,11 +159,13 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V
         if new_key {
             debug_assert!(self.keys.last().is_none_or(|k| k < key));
             self.close_key();
-            self.keys.push(key.clone());
+            let key = self.store_key(key);
+            self.keys.push(key);
         } else {
             debug_assert!(self.keys.last() == Some(key) && !Batch::<K, V, T, R>::key_only());
         }
-        self.vals.push(val.clone());
+        let val = self.store_val(val);
+        self.vals.push(val);
         self.updates += upds.len();
         for (t, r) in upds.drain(..) {
             self.times.push(t);
@@ -198,6 +212,7 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V
                 val_offs: self.val_offs,
                 diffs: self.diffs,
                 updates: self.updates,
+                arena: self.arena,
             }),
             times: Times::Owned(Rc::new(self.times)),
             advance: None,
@@ -209,11 +224,25 @@ impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchBuilder<K, V
     pub fn from_sorted(updates: Vec<((K, V), T, R)>, desc: Description<T>) -> Batch<K, V, T, R> {
         // Room for the worst case of keys and vals (every update a new key); `done` trims the
         // columns, in place. The (time, diff) columns grow as needed: repeats are stored once,
-        // so they are often far shorter than `updates`.
+        // so they are often far shorter than `updates`. The arena is sized exactly: each
+        // distinct key, and each distinct val of a key, once.
         let n = updates.len();
-        let mut builder = Self::with_capacities(n, n, 0);
+        let mut arena = 0;
+        let mut last: Option<&(K, V)> = None;
+        for (kv, _, _) in updates.iter() {
+            match last {
+                Some(prev) if prev.0 == kv.0 => {
+                    if prev.1 != kv.1 {
+                        arena += kv.1.arena_len();
+                    }
+                }
+                _ => arena += kv.0.arena_len() + kv.1.arena_len(),
+            }
+            last = Some(kv);
+        }
+        let mut builder = Self::with_capacities(n, n, 0, arena);
         for ((k, v), t, r) in updates {
-            builder.push_owned(k, v, t, r);
+            builder.push(&k, &v, t, r);
         }
         builder.done(desc)
     }

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::Batch;
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
+use crate::ArenaCopy;
 
 /// A cursor over one shared batch: a position in its keys and in the current key's vals.
 pub struct BatchCursor<K, V, T, R> {
@@ -19,7 +20,7 @@ pub struct BatchCursor<K, V, T, R> {
     scratch: std::cell::RefCell<Vec<(T, R)>>,
 }
 
-impl<K: Ord + Clone, V: Ord + Clone, T: Lattice, R: Semigroup> BatchCursor<K, V, T, R> {
+impl<K: Ord + ArenaCopy, V: Ord + ArenaCopy, T: Lattice, R: Semigroup> BatchCursor<K, V, T, R> {
     /// A cursor at the first key and val of `batch`.
     pub fn new(batch: Rc<Batch<K, V, T, R>>) -> Self {
         let mut cursor = BatchCursor {

@@ -134,7 +134,7 @@ fn gallop_finds_lower_bound() {
 }
 
 /// Random sorted, consolidated updates with many repeated (time, diff) pairs.
-fn random_sorted<V: Ord + Clone>(
+fn random_sorted<V: Ord + ArenaCopy>(
     seed: u64,
     n: usize,
     val: impl Fn(u64) -> V,
@@ -158,7 +158,7 @@ fn random_sorted<V: Ord + Clone>(
     updates
 }
 
-fn read_all<V: Ord + Clone>(batch: Rc<Batch<u64, V, u64, i64>>) -> Vec<((u64, V), u64, i64)> {
+fn read_all<V: Ord + ArenaCopy>(batch: Rc<Batch<u64, V, u64, i64>>) -> Vec<((u64, V), u64, i64)> {
     let mut cursor = BatchCursor::new(batch);
     let mut seen = Vec::new();
     while cursor.key_valid() {
