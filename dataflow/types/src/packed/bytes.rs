@@ -1,17 +1,20 @@
-//! `RowBytes`: the bytes of an owned packed row in 16 bytes. Up to 15 bytes are stored inline;
-//! longer rows are a pointer and a length, either to an exact-size heap allocation the row owns,
-//! or into an [`Arena`] the row only borrows (a row stored in an arrangement's batch, which
-//! owns the arena and outlives the row; see `kpg_sortkey::ArenaCopy`).
+//! `RowBytes`: the bytes of an owned packed row in `SIZE` (32) bytes. Up to 31 bytes are stored
+//! inline; longer rows are a pointer and a length, either to an exact-size heap allocation the
+//! row owns, or into an [`Arena`] the row only borrows (a row stored in an arrangement's batch,
+//! which owns the arena and outlives the row; see `kpg_sortkey::ArenaCopy`).
 //!
-//! The last byte says which: `0..=15` is an inline length, `HEAP` an owned allocation, `ARENA`
-//! a borrowed one. Half the size of a `SmallVec<[u8; 24]>` (32 bytes), at the price of spilling
-//! rows of 16 to 24 bytes, and no allocation per row in a batch.
+//! The last byte says which: `0..=31` is an inline length, `HEAP` an owned allocation, `ARENA`
+//! a borrowed one. The size is a trade measured on TPC-H view installs (tests/BENCHMARKS.md):
+//! 16 bytes saved 16 bytes a stored row, but spilled the many rows of 16 to 31 bytes that flow
+//! between operators, and sorting them then missed the cache on every comparison (+13% CPU);
+//! 32 bytes (31 inline, where a `SmallVec<[u8; 24]>` of the same size held 24) costs less CPU
+//! than before, and a stored row still takes no allocation of its own.
 
 use kpg_sortkey::Arena;
 use std::ptr::NonNull;
 
 /// Bytes of a `RowBytes`.
-const SIZE: usize = 16;
+const SIZE: usize = 32;
 /// Longest row stored inline.
 pub const INLINE: usize = SIZE - 1;
 const HEAP: u8 = 0x80;
@@ -51,7 +54,7 @@ unsafe impl Sync for RowBytes {}
 impl RowBytes {
     #[inline]
     fn tag(&self) -> u8 {
-        // SAFETY: every variant writes all 16 bytes (the padding of `Spilled` explicitly), and
+        // SAFETY: every variant writes all `SIZE` bytes (the padding of `Spilled` explicitly), and
         // the last byte is the inline length or the spilled tag.
         unsafe { self.repr.inline[SIZE - 1] }
     }

@@ -1,4 +1,4 @@
-//! `PackedRow`, an owned packed row (its bytes in a 16-byte `RowBytes`: inline up to `INLINE`
+//! `PackedRow`, an owned packed row (its bytes in a 32-byte `RowBytes`: inline up to `INLINE`
 //! bytes, else on the heap or in a batch's arena), and `PackedSlice`, a borrowed one (a row, or
 //! an array's or record's elements inside one).
 //!
@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-/// An owned packed row (16 bytes; its clones are always owned, wherever it lives).
+/// An owned packed row (32 bytes; its clones are always owned, wherever it lives).
 #[derive(Default, Clone)]
 pub struct PackedRow {
     data: RowBytes,

@@ -144,7 +144,7 @@ fn every_variant_round_trips() {
 fn small_rows_are_inline() {
     let row = PackedRow::pack(&[Datum::Int64(42), Datum::String("hello".into()), num("1.5")]);
     assert_eq!(row.heap_size(), 0);
-    assert_eq!(std::mem::size_of::<PackedRow>(), 16);
+    assert_eq!(std::mem::size_of::<PackedRow>(), 32);
     let big = PackedRow::pack(&[Datum::String("a".repeat(40))]);
     assert_eq!(big.heap_size(), 41);
 }
