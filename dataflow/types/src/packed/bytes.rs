@@ -25,8 +25,8 @@ const ARENA: u8 = 0x40;
 #[derive(Clone, Copy)]
 struct Spilled {
     ptr: NonNull<u8>,
-    len: u32,
-    _pad: [u8; SIZE - 13],
+    len: u64,
+    _pad: [u8; SIZE - 17],
     tag: u8,
 }
 
@@ -61,13 +61,13 @@ impl RowBytes {
 
     #[inline]
     fn spilled(ptr: NonNull<u8>, len: usize, tag: u8) -> RowBytes {
-        let len = u32::try_from(len).expect("a packed row longer than 4 GiB");
+        let len = len as u64;
         RowBytes {
             repr: Repr {
                 spilled: Spilled {
                     ptr,
                     len,
-                    _pad: [0; SIZE - 13],
+                    _pad: [0; SIZE - 17],
                     tag,
                 },
             },

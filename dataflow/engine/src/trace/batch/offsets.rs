@@ -53,7 +53,7 @@ impl Offsets {
             None => match self.large.get(i - self.small.len()) {
                 Some(offset) => *offset as usize,
                 None => {
-                    debug_assert!(i < self.len(), "offset {i} of {}", self.len());
+                    assert!(i < self.len(), "offset {i} of {}", self.len());
                     self.last_stored().expect("a run follows a stored value")
                 }
             },
