@@ -43,11 +43,12 @@ fn spilled_rows_read_back_through_merges_and_compaction() {
     for time in 0..rounds {
         for _ in 0..40 {
             let (k, v) = (rng.next() % 25, rng.next() % 40);
-            let diff = if present.get(&(k, v)).copied().unwrap_or(0) > 0 && rng.next() % 3 == 0 {
-                -1
-            } else {
-                1
-            };
+            let diff =
+                if present.get(&(k, v)).copied().unwrap_or(0) > 0 && rng.next().is_multiple_of(3) {
+                    -1
+                } else {
+                    1
+                };
             *present.entry((k, v)).or_default() += diff;
             updates.push((time, k, v, diff));
         }
