@@ -149,30 +149,7 @@ pub trait ArenaCopy: Clone {
     }
 }
 
-macro_rules! plain {
-    ($($t:ty),*) => {$(
-        impl ArenaCopy for $t {}
-    )*};
-}
-plain!(
-    u8,
-    u16,
-    u32,
-    u64,
-    u128,
-    usize,
-    i8,
-    i16,
-    i32,
-    i64,
-    i128,
-    isize,
-    bool,
-    char,
-    String,
-    ()
-);
-
+// Std scalars: `std_scalars!` in lib.rs.
 impl<T: Clone> ArenaCopy for Vec<T> {}
 impl<T: Clone> ArenaCopy for Option<T> {}
 impl<T: Clone, E: Clone> ArenaCopy for Result<T, E> {}

@@ -25,15 +25,17 @@ pub trait SortKey: Ord {
     }
 }
 
-/// Std scalars keep the default: their own comparisons are already one or a few instructions,
-/// and a keyed sort's indirection (a permutation applied afterwards) would cost them more than
-/// it saves (the engine's own benchmarks use them).
-macro_rules! no_key {
+/// Std scalars keep the defaults of both traits: their own comparisons are already one or a
+/// few instructions, and a keyed sort's indirection (a permutation applied afterwards) would cost
+/// them more than it saves (the engine's own benchmarks use them); their heap bytes, if any (a
+/// `String`'s), are not worth an arena.
+macro_rules! std_scalars {
     ($($t:ty),*) => {$(
         impl SortKey for $t {}
+        impl ArenaCopy for $t {}
     )*};
 }
-no_key!(
+std_scalars!(
     u8,
     u16,
     u32,
