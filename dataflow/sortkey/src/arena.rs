@@ -130,6 +130,10 @@ impl Arena {
 /// arena. A type that implements `arena_copy` returns a value that may point into the arena,
 /// owns nothing there, and frees nothing when dropped.
 pub trait ArenaCopy: Clone {
+    /// Whether `arena_copy` ever puts bytes in an arena (a builder skips sizing its arena when
+    /// neither its keys nor its vals do).
+    const USES_ARENA: bool = false;
+
     /// Bytes `arena_copy` would copy into an arena (a builder sizes its arena by them).
     #[inline]
     fn arena_len(&self) -> usize {

@@ -461,6 +461,7 @@ impl kpg_sortkey::SortKey for Row {
 }
 
 impl kpg_sortkey::ArenaCopy for Row {
+    const USES_ARENA: bool = true;
     #[inline]
     fn arena_len(&self) -> usize {
         self.0.arena_len()

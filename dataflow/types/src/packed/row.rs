@@ -254,6 +254,7 @@ impl PartialEq for PackedRow {
 
 /// Spilled bytes go to the batch's arena (`bytes.rs`).
 impl kpg_sortkey::ArenaCopy for PackedRow {
+    const USES_ARENA: bool = true;
     #[inline]
     fn arena_len(&self) -> usize {
         self.data.arena_len()

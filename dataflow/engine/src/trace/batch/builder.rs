@@ -229,7 +229,12 @@ impl<K: Ord + ArenaCopy, V: Ord + ArenaCopy, T: Lattice, R: Semigroup> BatchBuil
         let n = updates.len();
         let mut arena = 0;
         let mut last: Option<&(K, V)> = None;
-        for (kv, _, _) in updates.iter() {
+        let sized = if K::USES_ARENA || V::USES_ARENA {
+            &updates[..]
+        } else {
+            &[]
+        };
+        for (kv, _, _) in sized.iter() {
             match last {
                 Some(prev) if prev.0 == kv.0 => {
                     if prev.1 != kv.1 {

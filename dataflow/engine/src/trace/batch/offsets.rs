@@ -14,6 +14,8 @@ pub(crate) struct Offsets {
     large: Vec<u64>,
     /// Copies of the last stored value pushed after it and not stored.
     repeats: usize,
+    /// The last stored value (kept beside the columns: `push` compares with it every time).
+    last: Option<usize>,
 }
 
 impl Offsets {
@@ -22,11 +24,12 @@ impl Offsets {
             small: Vec::with_capacity(cap),
             large: Vec::new(),
             repeats: 0,
+            last: None,
         }
     }
     #[inline]
     pub(crate) fn push(&mut self, offset: usize) {
-        let last = self.last_stored();
+        let last = self.last;
         if last == Some(offset) {
             self.repeats += 1;
             return;
@@ -41,6 +44,7 @@ impl Offsets {
     }
     #[inline]
     fn store(&mut self, offset: usize) {
+        self.last = Some(offset);
         match u32::try_from(offset) {
             Ok(small) if self.large.is_empty() => self.small.push(small),
             _ => self.large.push(offset as u64),
@@ -54,7 +58,7 @@ impl Offsets {
                 Some(offset) => *offset as usize,
                 None => {
                     assert!(i < self.len(), "offset {i} of {}", self.len());
-                    self.last_stored().expect("a run follows a stored value")
+                    self.last.expect("a run follows a stored value")
                 }
             },
         }
@@ -63,8 +67,9 @@ impl Offsets {
         self.small.len() + self.large.len() + self.repeats
     }
     pub(crate) fn last(&self) -> Option<usize> {
-        self.last_stored()
+        self.last
     }
+    #[cfg(test)]
     fn last_stored(&self) -> Option<usize> {
         match self.large.last() {
             Some(offset) => Some(*offset as usize),
@@ -116,6 +121,11 @@ mod tests {
             }
             assert_eq!(offsets.len(), prefix);
             assert_eq!(offsets.last(), values[..prefix].last().copied());
+            assert_eq!(
+                offsets.last(),
+                offsets.last_stored(),
+                "the kept last is the stored one"
+            );
             for (i, &v) in values[..prefix].iter().enumerate() {
                 assert_eq!(offsets.get(i), v, "prefix {prefix}, index {i}");
             }
