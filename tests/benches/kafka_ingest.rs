@@ -119,6 +119,7 @@ fn bare_consumer(broker: &str, topic: &str) -> BaseConsumer {
         .set("enable.auto.offset.store", "false")
         .set("enable.partition.eof", "false")
         .set("allow.auto.create.topics", "false")
+        .set("fetch.queue.backoff.ms", "10")
         .create()
         .expect("bare consumer");
     let mut list = TopicPartitionList::new();
