@@ -150,9 +150,10 @@ impl<'scope, T: Timestamp + Lattice, K: Data, R: Semigroup> Collection<'scope, T
 }
 
 /// Merge work (updates read) the arrange operator spends on its trace's open merges each time it
-/// runs: large enough to finish a merge of a few million updates within tens of activations,
-/// small enough not to stall the worker's other operators for long.
-const IDLE_MERGE_FUEL: isize = 1 << 18;
+/// runs while its input is quiet: large enough to finish a merge of a million updates within
+/// a hundred activations, small enough (a millisecond or two) not to stall the worker's other
+/// operators, or an update arriving meanwhile, for long.
+const IDLE_MERGE_FUEL: isize = 1 << 14;
 
 /// Builds the arrange operator over `stream` with parallelization contract `pact`.
 pub(crate) fn arrange_core<'scope, T, K, V, R, P>(
@@ -179,24 +180,30 @@ where
                 let mut capabilities = Antichain::<Capability<T>>::new();
                 let mut prev_frontier = Antichain::from_elem(T::minimum());
                 move |(input, frontier), output| {
+                    let mut received = false;
                     input.for_each(|cap, data| {
                         for capability in cap.retain_stamp(0).iter() {
                             capabilities.insert(capability.clone());
                         }
                         batcher.push(data);
+                        received = true;
                     });
-                    // Merges the spine left open finish while the input is quiet, a bounded
-                    // amount each time the operator runs, so that no merge holds its two inputs
-                    // and its partial result for good once updates stop arriving.
-                    if writer.exert(IDLE_MERGE_FUEL) {
-                        activator.activate();
-                    }
                     let current = frontier.frontier();
                     assert!(
                         PartialOrder::less_equal(&prev_frontier.borrow(), &current),
                         "arrange input frontier regressed"
                     );
                     if prev_frontier.borrow() == current {
+                        // Merges the spine left open finish while the input is quiet, a
+                        // bounded amount each time the operator runs, so that no merge holds
+                        // its two inputs and its partial result for good once updates stop
+                        // arriving. Not while updates flow: then each inserted batch pays for
+                        // the merges (the spine's fuel), and finishing a large merge here at
+                        // once stalled the worker for tens of milliseconds each time the trace
+                        // doubled (freshness p99 of a streaming source).
+                        if !received && writer.exert(IDLE_MERGE_FUEL) {
+                            activator.activate();
+                        }
                         return;
                     }
                     let retired: CapabilitySet<T> = capabilities
@@ -229,6 +236,10 @@ where
                         capabilities = kept;
                     }
                     prev_frontier = current.to_owned();
+                    // Come back when the input may be quiet, to work on open merges.
+                    if writer.merging() {
+                        activator.activate();
+                    }
                 }
             },
         );

@@ -145,6 +145,13 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceWriter<K, V, T
         }
     }
 
+    /// True while the trace has a merge in progress.
+    pub fn merging(&self) -> bool {
+        self.trace
+            .upgrade()
+            .is_some_and(|trace| trace.borrow().store.merging())
+    }
+
     /// True while some handle keeps the trace alive.
     pub fn is_alive(&self) -> bool {
         self.trace.strong_count() > 0

@@ -209,9 +209,25 @@ impl<
         })
     }
 
-    /// Spends `fuel` on in-progress merges, e.g. when the worker is otherwise idle.
+    /// Spends `fuel` in all on in-progress merges, e.g. when the input is quiet. Unlike an
+    /// insert's fuel, which every merging level receives whole (the amortization), this is one
+    /// budget: a caller bounding its time must not pay it once per level. Largest merge first:
+    /// a smaller one finished early would move its result up into a level whose merge is still
+    /// open, and that merge would then have to finish at once, unbounded.
     pub fn exert(&mut self, fuel: isize) {
-        self.apply_fuel(fuel);
+        let mut budget = fuel;
+        for i in (0..self.levels.len()).rev() {
+            if budget <= 0 {
+                break;
+            }
+            if let Level::Merging(_, _, merger) = &mut self.levels[i] {
+                merger.work(&mut budget);
+                if merger.is_done() {
+                    let merged = self.take_level(i).expect("merging level holds batches");
+                    self.finish_merge(merged, i);
+                }
+            }
+        }
     }
 
     /// True while some merge is in progress (it holds both inputs and its partial result).
@@ -382,6 +398,38 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn exert_is_one_budget_spent_on_the_largest_merge_first() {
+        let mut spine = Spine::<u64, (), u64, i64>::new(Effort::Lazy);
+        spine.set_physical(Antichain::new().borrow());
+        // Two merges open: 1024 + 1024 updates at level 10, then 16 + 16 at level 4.
+        spine.insert(batch(0..1024, 0));
+        spine.insert(batch(1024..2048, 1));
+        spine.insert(batch(2048..2064, 2));
+        spine.insert(batch(2064..2080, 3));
+        let open = |s: &Spine<u64, (), u64, i64>| -> Vec<usize> {
+            (0..s.levels.len())
+                .filter(|i| matches!(s.levels[*i], Level::Merging(..)))
+                .collect()
+        };
+        assert_eq!(open(&spine), vec![4, 10]);
+        // 100 units: enough for the small merge, were it paid to each level, but one budget
+        // goes to the large merge, and the small one must not finish before it.
+        spine.exert(100);
+        assert_eq!(open(&spine), vec![4, 10]);
+        while spine.merging() {
+            spine.exert(100);
+        }
+        assert_eq!(spine.len(), 2080);
+        let total: i64 = spine
+            .batches()
+            .iter()
+            .flat_map(|b| b.updates())
+            .map(|u| u.2)
+            .sum();
+        assert_eq!(total, 2080);
     }
 
     #[test]
