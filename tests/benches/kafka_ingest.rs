@@ -494,8 +494,10 @@ fn parse_seq_sent(value: &[u8]) -> Option<(u64, u64)> {
 }
 
 /// The subscriber: `COPY (SUBSCRIBE v) TO STDOUT`, each inserted row's latency (rows are
-/// `mz_timestamp, mz_diff, seq, sent`).
-async fn subscribe_watch(client: Client, seen: Seen) {
+/// `mz_timestamp, mz_diff, seq, sent`), and its two parts: until the timestamp kpg gave the row
+/// (its commit's time, in ms: the reader and the start of the commit) and from then on
+/// (durability, the dataflows, the subscription, the client).
+async fn subscribe_watch(client: Client, seen: Seen, parts: [Seen; 2]) {
     let stream = client
         .copy_out("COPY (SUBSCRIBE v) TO STDOUT")
         .await
@@ -508,6 +510,7 @@ async fn subscribe_watch(client: Client, seen: Seen) {
         buf.extend_from_slice(&chunk);
         let mut start = 0;
         let mut found = Vec::new();
+        let mut split = Vec::new();
         while let Some(pos) = buf[start..].iter().position(|b| *b == b'\n') {
             let line = &buf[start..start + pos];
             start += pos + 1;
@@ -519,13 +522,30 @@ async fn subscribe_watch(client: Client, seen: Seen) {
                 let sent = std::str::from_utf8(fields[3])
                     .ok()
                     .and_then(|s| s.parse::<u64>().ok());
-                if let (Some(seq), Some(sent)) = (seq, sent) {
+                let stamped = std::str::from_utf8(fields[0])
+                    .ok()
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .map(|ms| ms * 1000);
+                if let (Some(seq), Some(sent), Some(stamped)) = (seq, sent, stamped) {
                     found.push((seq, at.saturating_sub(sent)));
+                    split.push((
+                        seq,
+                        stamped.saturating_sub(sent),
+                        at.saturating_sub(stamped),
+                    ));
                 }
             }
         }
         buf.drain(..start);
         seen.lock().unwrap().extend(found);
+        parts[0]
+            .lock()
+            .unwrap()
+            .extend(split.iter().map(|(s, before, _)| (*s, *before)));
+        parts[1]
+            .lock()
+            .unwrap()
+            .extend(split.iter().map(|(s, _, after)| (*s, *after)));
     }
 }
 
@@ -607,7 +627,12 @@ async fn freshness(kafka: &Kafka) {
     .await;
     let kpg_seen: Seen = Arc::default();
     let peer_seen: Seen = Arc::default();
-    tokio::spawn(subscribe_watch(kpg.connect().await, Arc::clone(&kpg_seen)));
+    let kpg_parts: [Seen; 2] = Default::default();
+    tokio::spawn(subscribe_watch(
+        kpg.connect().await,
+        Arc::clone(&kpg_seen),
+        kpg_parts.clone(),
+    ));
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let peer = {
         let (broker, seen, stop) = (kafka.broker(), Arc::clone(&peer_seen), Arc::clone(&stop));
@@ -671,6 +696,7 @@ async fn freshness(kafka: &Kafka) {
         let range = next..next + rate * PHASE.as_secs();
         next = range.end;
         let (cpu_before, pid) = (thread_cpu(kpg.pid()), kpg.pid());
+        let perf = Perf::start(pid, &format!("freshness-{rate}"));
         let started = Instant::now();
         let achieved = {
             let p = Arc::clone(&producer);
@@ -682,6 +708,7 @@ async fn freshness(kafka: &Kafka) {
         let produced = started.elapsed();
         let all = wait_seen(&kpg_seen, &range, Duration::from_secs(120)).await;
         let drain = started.elapsed().saturating_sub(produced);
+        perf.stop();
         let threads = cpu_delta(&cpu_before, &thread_cpu(pid));
         let cpu: f64 = threads.iter().map(|(_, s)| s).sum();
         let wall = started.elapsed().as_secs_f64();
@@ -711,6 +738,14 @@ async fn freshness(kafka: &Kafka) {
                     range.end - range.start
                 )
             }
+        );
+        let (before, after) = (
+            latency(&kpg_parts[0], range.clone(), warmup),
+            latency(&kpg_parts[1], range.clone(), warmup),
+        );
+        println!(
+            "  {:>8} kpg p50/p99: until the row's timestamp {:.1}/{:.1} ms, after it {:.1}/{:.1} ms",
+            "", before.p50, before.p99, after.p50, after.p99
         );
         let busiest: Vec<String> = threads
             .iter()
