@@ -590,6 +590,10 @@ impl Numeric {
         if !self.is_finite() {
             return None;
         }
+        if let Some((m, s)) = self.small_parts() {
+            let m = m.unsigned_abs();
+            return (m > 0).then(|| i64::from(m.ilog10()) + 1 - i64::from(s));
+        }
         let (m, s) = self.parts();
         let digits = digit_count(&m) as i64;
         (digits > 0).then(|| digits - i64::from(s))
@@ -670,6 +674,48 @@ impl Numeric {
     /// blanks are the caller's). The scale is the digits written after the point, less the
     /// exponent, at least 0: `1.50` has scale 2, `1e-40` 40, `1e5` 0.
     pub fn parse(text: &str) -> Result<Numeric, ParseError> {
+        if let Some(n) = Numeric::parse_plain(text) {
+            return Ok(n);
+        }
+        Numeric::parse_general(text)
+    }
+
+    /// `parse` of the common case, without allocating: `[+-]digits[.digits]` with at most 28
+    /// digits in all (so the mantissa is below 2^96 and the scale at most 28: a `Decimal`).
+    /// `None` for anything else, which `parse_general` reads.
+    fn parse_plain(text: &str) -> Option<Numeric> {
+        let bytes = text.as_bytes();
+        let (negative, body) = match bytes.first()? {
+            b'-' => (true, &bytes[1..]),
+            b'+' => (false, &bytes[1..]),
+            _ => (false, bytes),
+        };
+        if body.is_empty() || body.len() > 29 {
+            return None;
+        }
+        let mut mantissa: i128 = 0;
+        let mut digits = 0u32;
+        let mut point: Option<u32> = None;
+        for &c in body {
+            match c {
+                b'0'..=b'9' => {
+                    mantissa = mantissa * 10 + i128::from(c - b'0');
+                    digits += 1;
+                }
+                b'.' if point.is_none() => point = Some(digits),
+                _ => return None,
+            }
+        }
+        if digits == 0 || digits > SMALL_SCALE {
+            return None;
+        }
+        let scale = point.map_or(0, |p| digits - p);
+        let mantissa = if negative { -mantissa } else { mantissa };
+        Numeric::from_i128(mantissa, scale).ok()
+    }
+
+    /// `parse` of every form: exponents, the special values, any number of digits.
+    fn parse_general(text: &str) -> Result<Numeric, ParseError> {
         if let Some(s) = Special::parse(text) {
             return Ok(Numeric::special_value(s));
         }

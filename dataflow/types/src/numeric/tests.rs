@@ -300,3 +300,59 @@ proptest! {
         prop_assert!(r.is_zero() || r.signum() == a.signum());
     }
 }
+
+proptest! {
+    /// The allocation-free reading of plain decimals agrees with the general parser on value,
+    /// scale and text, and leaves everything else (exponents, too many digits, junk) to it.
+    #[test]
+    fn plain_decimals_parse_as_the_general_parser_reads_them(
+        sign in prop::sample::select(vec!["", "-", "+"]),
+        int in "[0-9]{0,20}",
+        point in any::<bool>(),
+        frac in "[0-9]{0,20}",
+        tail in prop::sample::select(vec!["", "", "", "e3", "x", " ", ".", "e"]),
+    ) {
+        let text = format!("{sign}{int}{}{frac}{tail}", if point { "." } else { "" });
+        let general = Numeric::parse_general(&text);
+        match Numeric::parse_plain(&text) {
+            Some(plain) => {
+                let general = general
+                    .clone()
+                    .expect("the general parser reads what the plain one does");
+                prop_assert_eq!(plain.to_string(), general.to_string(), "{}", text);
+                prop_assert_eq!(plain.scale(), general.scale(), "{}", text);
+                prop_assert!(plain == general);
+            }
+            None => {
+                let digits = int.len() + frac.len();
+                prop_assert!(
+                    !tail.is_empty() || digits == 0 || digits > 28,
+                    "{} left to the general parser", text
+                );
+            }
+        }
+        prop_assert_eq!(
+            Numeric::parse(&text).map(|n| n.to_string()),
+            general.map(|n| n.to_string())
+        );
+    }
+}
+
+#[test]
+fn leading_digits_of_small_values_count_as_big_ones_do() {
+    for text in [
+        "123.4",
+        "0.5",
+        "0.005",
+        "-99999.99",
+        "1",
+        "0",
+        "-0.00",
+        "1234567890123456789012345678",
+    ] {
+        let small = n(text);
+        let (m, s) = small.parts();
+        let big = Numeric(Repr::Big(Box::new((m, s))));
+        assert_eq!(small.leading_digits(), big.leading_digits(), "{text}");
+    }
+}
