@@ -122,6 +122,19 @@ impl<K: Ord + ArenaCopy, V: Ord + ArenaCopy, T: Lattice, R: Semigroup> BatchBuil
         }
         self.push_update(time, diff);
     }
+    /// `push` of a key and val moved in as they are, for types that keep no bytes in an arena.
+    fn push_owned(&mut self, key: K, val: V, time: T, diff: R) {
+        debug_assert!(!K::USES_ARENA && !V::USES_ARENA);
+        match self.place(&key, &val) {
+            Place::NewKey => {
+                self.keys.push(key);
+                self.vals.push(val);
+            }
+            Place::NewVal => self.vals.push(val),
+            Place::Same => {}
+        }
+        self.push_update(time, diff);
+    }
     /// Where an update for (`key`, `val`) goes, closing the open val and key ranges it ends.
     fn place(&mut self, key: &K, val: &V) -> Place {
         if self.keys.last() != Some(key) {
@@ -246,8 +259,16 @@ impl<K: Ord + ArenaCopy, V: Ord + ArenaCopy, T: Lattice, R: Semigroup> BatchBuil
             last = Some(kv);
         }
         let mut builder = Self::with_capacities(n, n, 0, arena);
-        for ((k, v), t, r) in updates {
-            builder.push(&k, &v, t, r);
+        if K::USES_ARENA || V::USES_ARENA {
+            for ((k, v), t, r) in updates {
+                builder.push(&k, &v, t, r);
+            }
+        } else {
+            // Nothing goes to the arena: the keys and vals move in (a copy would clone each
+            // `String` or `Vec` only to drop the original).
+            for ((k, v), t, r) in updates {
+                builder.push_owned(k, v, t, r);
+            }
         }
         builder.done(desc)
     }

@@ -191,6 +191,12 @@ fn key_only_and_keyed_layouts_round_trip_with_repeats_stored_once() {
         assert_eq!(batch.updates(), keyed);
         assert_eq!(read_all(Rc::clone(&batch)), keyed);
 
+        // Vals that own heap bytes and keep none in the arena are moved in, not copied.
+        let strings = random_sorted(seed, 300, |x| format!("val {}", x % 3));
+        let batch = Rc::new(BatchBuilder::from_sorted(strings.clone(), desc()));
+        assert_eq!(batch.updates(), strings);
+        assert_eq!(read_all(Rc::clone(&batch)), strings);
+
         let keys = random_sorted(seed, 300, |_| ());
         let batch = Rc::new(BatchBuilder::from_sorted(keys.clone(), desc()));
         assert_eq!(batch.len(), keys.len());
