@@ -201,7 +201,12 @@ where
                         // the merges (the spine's fuel), and finishing a large merge here at
                         // once stalled the worker for tens of milliseconds each time the trace
                         // doubled (freshness p99 of a streaming source).
-                        if !received && writer.exert(IDLE_MERGE_FUEL) {
+                        let merging = if received {
+                            writer.merging()
+                        } else {
+                            writer.exert(IDLE_MERGE_FUEL)
+                        };
+                        if merging {
                             activator.activate();
                         }
                         return;
