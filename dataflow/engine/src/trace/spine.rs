@@ -363,6 +363,16 @@ mod tests {
         ))
     }
 
+    /// The sum of every update's diff in the spine's batches.
+    fn total_diff(spine: &Spine<u64, (), u64, i64>) -> i64 {
+        spine
+            .batches()
+            .iter()
+            .flat_map(|b| b.updates())
+            .map(|u| u.2)
+            .sum()
+    }
+
     #[test]
     fn levels_stay_logarithmic_and_compaction_collapses() {
         for effort in [Effort::Eager, Effort::Default, Effort::Lazy] {
@@ -377,13 +387,10 @@ mod tests {
                 "too many batches: {}",
                 spine.batches().len()
             );
-            let total: i64 = spine
-                .batches()
-                .iter()
-                .flat_map(|b| b.updates())
-                .map(|u| u.2)
-                .sum();
-            assert_eq!(total, (0..1000u64).map(|t| 1 + (t % 7) as i64).sum::<i64>());
+            assert_eq!(
+                total_diff(&spine),
+                (0..1000u64).map(|t| 1 + (t % 7) as i64).sum::<i64>()
+            );
             assert!(
                 spine.len() <= 7 * 2 * 12,
                 "compaction should bound memory, holds {}",
@@ -423,13 +430,7 @@ mod tests {
             spine.exert(100);
         }
         assert_eq!(spine.len(), 2080);
-        let total: i64 = spine
-            .batches()
-            .iter()
-            .flat_map(|b| b.updates())
-            .map(|u| u.2)
-            .sum();
-        assert_eq!(total, 2080);
+        assert_eq!(total_diff(&spine), 2080);
     }
 
     #[test]
