@@ -7,23 +7,13 @@
 use std::collections::BTreeMap;
 
 use kpg_engine::{InputSession, TraceAgent};
+use kpg_types::test_rng::Rng;
 use kpg_types::{Datum, Row};
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::Probe;
 use timely::progress::frontier::Antichain;
 
 type Trace = TraceAgent<Row, Row, u64, i64>;
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// Key `k` (short: inline) and a val that is short or long (spilled) by `v`.
 fn pair(k: u64, v: u64) -> (Row, Row) {

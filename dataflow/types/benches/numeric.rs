@@ -6,6 +6,7 @@
 //!
 //! `cargo bench -p kpg-types --bench numeric`
 
+use kpg_types::test_rng::Rng;
 use kpg_types::Numeric;
 use rust_decimal::Decimal;
 use std::collections::hash_map::DefaultHasher;
@@ -14,18 +15,6 @@ use std::hint::black_box;
 use std::time::Instant;
 
 const N: usize = 1_000_000;
-
-/// A small deterministic generator (xorshift), so both sides see the same values.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// Runs `f` three times and keeps the fastest, in ns per operation over `ops` operations.
 fn time(ops: usize, mut f: impl FnMut()) -> f64 {

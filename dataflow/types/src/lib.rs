@@ -53,8 +53,8 @@ pub mod styled_text;
 pub mod subquery;
 pub mod table_func;
 pub mod temporal;
-#[cfg(test)]
-mod test_rng;
+#[doc(hidden)]
+pub mod test_rng;
 mod text_funcs;
 pub mod to_char;
 pub mod window;
