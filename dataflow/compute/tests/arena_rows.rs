@@ -32,13 +32,14 @@ fn spilled_rows_read_back_through_merges_and_compaction() {
     let mut present: BTreeMap<(u64, u64), i64> = BTreeMap::new();
     for time in 0..rounds {
         for _ in 0..40 {
-            let (k, v) = (rng.next() % 25, rng.next() % 40);
-            let diff =
-                if present.get(&(k, v)).copied().unwrap_or(0) > 0 && rng.next().is_multiple_of(3) {
-                    -1
-                } else {
-                    1
-                };
+            let (k, v) = (rng.next_u64() % 25, rng.next_u64() % 40);
+            let diff = if present.get(&(k, v)).copied().unwrap_or(0) > 0
+                && rng.next_u64().is_multiple_of(3)
+            {
+                -1
+            } else {
+                1
+            };
             *present.entry((k, v)).or_default() += diff;
             updates.push((time, k, v, diff));
         }

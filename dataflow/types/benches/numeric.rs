@@ -39,9 +39,9 @@ fn main() {
     let cents: Vec<(i64, i64, i64)> = (0..N)
         .map(|_| {
             (
-                (rng.next() % 10_000_000) as i64 + 90_000,
-                (rng.next() % 11) as i64,
-                (rng.next() % 9) as i64,
+                (rng.next_u64() % 10_000_000) as i64 + 90_000,
+                (rng.next_u64() % 11) as i64,
+                (rng.next_u64() % 9) as i64,
             )
         })
         .collect();
