@@ -1,4 +1,5 @@
-//! Reading a Kafka topic: every partition, from the offsets kpg has durably consumed up to.
+//! Reading a Kafka topic: every partition of a share of them (a source's partitions are spread
+//! over several readers, `records::Share`), from the offsets kpg has durably consumed up to.
 //!
 //! kpg does not use consumer groups to decide what to read: the partitions are assigned
 //! explicitly, starting at the offsets stored with the data in kpg's data directory, so a
@@ -22,7 +23,7 @@ use rdkafka::message::{BorrowedMessage, Headers, Message};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::records::{Record, RecordReader};
+use crate::records::{Record, RecordReader, Share};
 use kpg_types::external::KafkaStart;
 
 /// How often the topic's partitions are looked up again.
@@ -42,6 +43,8 @@ pub struct KafkaReader {
     topic: String,
     /// The next offset of each assigned partition.
     next: BTreeMap<i32, i64>,
+    /// The partitions this reader reads.
+    share: Share,
     refreshed: Instant,
     /// The last connection error and when it came: until records arrive, or it is older
     /// than `ERROR_MEMORY`, an empty poll reports it (librdkafka repeats it only as often as
@@ -52,14 +55,15 @@ pub struct KafkaReader {
 }
 
 impl KafkaReader {
-    /// Connects to `broker` and assigns every partition of `topic`, each from its offset in
-    /// `start` (the next offset to read), or where `first` says. Fails with a message if the
-    /// broker cannot be reached or the topic does not exist.
+    /// Connects to `broker` and assigns the partitions of `topic` that `share` owns, each from
+    /// its offset in `start` (the next offset to read), or where `first` says. Fails with a
+    /// message if the broker cannot be reached or the topic does not exist.
     pub fn connect(
         broker: &str,
         topic: &str,
         start: &BTreeMap<i32, i64>,
         first: &KafkaStart,
+        share: Share,
     ) -> Result<KafkaReader, String> {
         let consumer: BaseConsumer = ClientConfig::new()
             .set("bootstrap.servers", broker)
@@ -81,7 +85,12 @@ impl KafkaReader {
         let mut reader = KafkaReader {
             consumer,
             topic: topic.to_string(),
-            next: start.clone(),
+            next: start
+                .iter()
+                .filter(|(p, _)| share.owns(**p))
+                .map(|(p, o)| (*p, *o))
+                .collect(),
+            share,
             refreshed: Instant::now(),
             last_error: None,
             lost: None,
@@ -142,7 +151,7 @@ impl KafkaReader {
             .collect())
     }
 
-    /// The topic's partitions, from the broker.
+    /// The topic's partitions this reader owns, from the broker.
     fn partitions(&self) -> Result<Vec<i32>, String> {
         let metadata = self
             .consumer
@@ -163,7 +172,12 @@ impl KafkaReader {
         if topic.partitions().is_empty() {
             return Err(format!("topic \"{}\" does not exist", self.topic));
         }
-        Ok(topic.partitions().iter().map(|p| p.id()).collect())
+        Ok(topic
+            .partitions()
+            .iter()
+            .map(|p| p.id())
+            .filter(|p| self.share.owns(*p))
+            .collect())
     }
 
     /// Records which partitions the broker no longer has kpg's next offset of (asking it for

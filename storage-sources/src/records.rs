@@ -1,6 +1,7 @@
 //! Records of an external stream and the readers that produce them, whatever the transport:
 //! a partition, an offset in it, an optional key and value, and a timestamp. `connect` opens the
-//! transport a source describes, resuming at the given next offset of each partition.
+//! transport a source describes, resuming at the given next offset of each partition, for one
+//! share of the partitions (a source's partitions are spread over several readers).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -24,6 +25,24 @@ pub struct Record {
     /// Why its headers could not be read (then `headers` is empty): a record whose row
     /// includes them is a bad record.
     pub headers_error: Option<String>,
+}
+
+/// Which partitions one reader reads: those whose number is `index` modulo `count`, so that
+/// `count` readers with the indexes `0..count` read every partition exactly once, also the
+/// partitions added to a topic later.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Share {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Share {
+    /// Every partition, for one reader.
+    pub const ALL: Share = Share { index: 0, count: 1 };
+
+    pub fn owns(&self, partition: i32) -> bool {
+        partition.rem_euclid(self.count.max(1) as i32) as u32 == self.index
+    }
 }
 
 /// A transport, read from given offsets on.
@@ -50,10 +69,12 @@ pub trait RecordReader: Send {
     }
 }
 
-/// Opens `transport`, each partition from its offset in `start` (or its beginning).
+/// Opens `transport` for the partitions `share` owns, each from its offset in `start` (or its
+/// beginning). A file is one partition (0).
 pub fn connect(
     transport: &Transport,
     start: &BTreeMap<i32, i64>,
+    share: Share,
 ) -> Result<Box<dyn RecordReader>, String> {
     Ok(match transport {
         Transport::Kafka {
@@ -61,7 +82,7 @@ pub fn connect(
             topic,
             start: first,
         } => Box::new(crate::kafka::KafkaReader::connect(
-            broker, topic, start, first,
+            broker, topic, start, first, share,
         )?),
         Transport::File { path, tail, header } => Box::new(crate::file::FileReader::open(
             std::path::Path::new(path),

@@ -748,7 +748,7 @@ impl Coordinator {
                 state.catalog.kind(id),
                 Some(Kind::View | Kind::Connection | Kind::Sink)
             );
-            if let Some(ingest) = state.ingests.remove(&id) {
+            for ingest in state.ingests.remove(&id).unwrap_or_default() {
                 ingest.stop();
             }
             if let Some(sink) = state.sinks.remove(&id) {

@@ -1,10 +1,16 @@
-//! External sources: `CREATE SOURCE ... FROM KAFKA | FILE` and the reader thread each one runs.
+//! External sources: `CREATE SOURCE ... FROM KAFKA | FILE` and the reader threads each one runs.
 //!
-//! An external source is stored and arranged like a table: its reader decodes batches of records
+//! An external source is stored and arranged like a table: its readers decode batches of records
 //! and appends the rows through the committer together with the offsets they advance to, in one
 //! durable commit. That commit is the binding of offsets to a timestamp (the append's): every
 //! worker sees the batch at that one time, a read never sees half of it, and a restart resumes
-//! from the stored offsets with exactly the stored rows — nothing read twice or lost. A record
+//! from the stored offsets with exactly the stored rows — nothing read twice or lost. A Kafka
+//! source's partitions are spread over as many readers as the cluster has workers (reader `i`
+//! of `n` reads the partitions numbered `i` modulo `n`, also those added later), so records are
+//! decoded in parallel; each reader commits its own partitions' batches and offsets, each
+//! commit at a timestamp of its own. With `ENVELOPE UPSERT` one reader reads every partition
+//! (a key's current row is the source's, whatever partition its records come from), and a
+//! file is one partition. A record
 //! that cannot be decoded is committed as an error (`kpg_source_errors`) with its partition,
 //! offset and reason, and the source goes on. With `ENVELOPE UPSERT` the reader keeps each
 //! key's current row (read back from the source's own contents when it starts; keys are
@@ -24,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use kpg_sql::ItemKind;
 use kpg_storage::assemble::RowMaker;
-use kpg_storage::records::{self, Record};
+use kpg_storage::records::{self, Record, Share};
 use kpg_types::command::Command;
 use kpg_types::external::{Envelope, ExternalSourceDesc, Transport};
 use kpg_types::{Datum, GlobalId, RelationDesc, Row};
@@ -41,7 +47,7 @@ const BATCH: usize = 10_000;
 /// The longest wait between two retries of an unreachable broker.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
-/// A running reader: the flag that stops it and what it reports.
+/// A running reader: the flag that stops it (shared by a source's readers) and what it reports.
 #[derive(Clone, Default)]
 pub(super) struct Ingest {
     stop: Arc<AtomicBool>,
@@ -51,6 +57,14 @@ pub(super) struct Ingest {
 impl Ingest {
     pub(super) fn stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Another reader of the same source: stopped with this one, reporting on its own.
+    fn sibling(&self) -> Ingest {
+        Ingest {
+            stop: self.stop.clone(),
+            status: Arc::default(),
+        }
     }
 
     fn stopped(&self) -> bool {
@@ -133,7 +147,7 @@ impl Coordinator {
         if !self.restoring.load(Ordering::SeqCst) {
             let transport = kafka.transport.clone();
             tokio::task::spawn_blocking(move || {
-                records::connect(&transport, &BTreeMap::new()).map(drop)
+                records::connect(&transport, &BTreeMap::new(), Share::ALL).map(drop)
             })
             .await
             .map_err(|e| ExecError::internal(format!("checking the source: {e}")))?
@@ -192,23 +206,40 @@ impl Coordinator {
                 id: progress,
                 since,
             });
-            Progress::new(progress)
+            progress
         });
         let start = state.restored_offsets.remove(&id).unwrap_or_default();
-        let ingest = Ingest::default();
-        ingest.report(|s| s.state = "starting");
-        state.ingests.insert(id, ingest.clone());
+        let count = match (&kafka.transport, kafka.envelope) {
+            (Transport::Kafka { .. }, Envelope::None) => self.compute.workers().max(1) as u32,
+            _ => 1,
+        };
+        let first = Ingest::default();
+        let ingests: Vec<Ingest> = (0..count)
+            .map(|i| if i == 0 { first.clone() } else { first.sibling() })
+            .collect();
+        for ingest in &ingests {
+            ingest.report(|s| s.state = "starting");
+        }
+        state.ingests.insert(id, ingests.clone());
         drop(state);
-        let coord = Arc::downgrade(self);
-        let runtime = tokio::runtime::Handle::current();
-        std::thread::Builder::new()
-            .name(format!("kpg-source-u{id}"))
-            .spawn(move || {
-                let mut reader = Reader::new(coord, runtime, id, kafka, &desc, start, ingest);
-                reader.progress = progress;
-                reader.run()
-            })
-            .map_err(|e| ExecError::internal(format!("starting the source's reader: {e}")))?;
+        for (index, ingest) in ingests.into_iter().enumerate() {
+            let share = Share {
+                index: index as u32,
+                count,
+            };
+            let coord = Arc::downgrade(self);
+            let runtime = tokio::runtime::Handle::current();
+            let (kafka, desc, start) = (kafka.clone(), desc.clone(), start.clone());
+            std::thread::Builder::new()
+                .name(format!("kpg-source-u{id}-{index}"))
+                .spawn(move || {
+                    let mut reader = Reader::new(coord, runtime, id, kafka, &desc, start, ingest);
+                    reader.progress = progress.map(Progress::new);
+                    reader.share = share;
+                    reader.run()
+                })
+                .map_err(|e| ExecError::internal(format!("starting the source's reader: {e}")))?;
+        }
         Ok(ExecuteResult::Command(tag.into()))
     }
 
@@ -247,7 +278,7 @@ struct Decoded {
     deleted: Vec<Row>,
 }
 
-/// One source's reader thread.
+/// One reader thread of a source: the partitions of its share.
 struct Reader {
     coord: Weak<Coordinator>,
     /// To run the coordinator's reads from this thread.
@@ -263,6 +294,7 @@ struct Reader {
     current: HashMap<Row, Row>,
     /// A Kafka source's progress relation.
     progress: Option<Progress>,
+    share: Share,
 }
 
 impl Reader {
@@ -293,6 +325,7 @@ impl Reader {
             ingest,
             current: HashMap::new(),
             progress: None,
+            share: Share::ALL,
         }
     }
 
@@ -306,7 +339,7 @@ impl Reader {
         let mut backoff = Duration::from_millis(100);
         let mut in_flight = None;
         'connect: while !self.ingest.stopped() {
-            let mut reader = match records::connect(&self.kafka.transport, &self.positions) {
+            let mut reader = match records::connect(&self.kafka.transport, &self.positions, self.share) {
                 Ok(reader) => reader,
                 Err(e) => {
                     self.stall(&e, &mut backoff);
@@ -574,6 +607,21 @@ impl Reader {
     }
 }
 
+/// A source's readers' states as one, before any partition is known: the most urgent state
+/// any reader is in, with the first error reported.
+fn combined(statuses: &[IngestStatus]) -> IngestStatus {
+    const URGENCY: [&str; 5] = ["failed", "stalled", "starting", "running", "finished"];
+    let state = URGENCY
+        .into_iter()
+        .find(|u| statuses.iter().any(|s| s.state == *u))
+        .unwrap_or("starting");
+    IngestStatus {
+        state,
+        last_error: statuses.iter().find_map(|s| s.last_error.clone()),
+        ..IngestStatus::default()
+    }
+}
+
 /// `kpg_sources`: one row per partition of each Kafka source (one with a NULL partition before
 /// the first is known).
 pub(super) fn sources_desc() -> RelationDesc {
@@ -610,14 +658,19 @@ pub(super) fn source_errors_desc() -> RelationDesc {
 pub(super) fn source_rows(state: &super::State) -> (Vec<Row>, Vec<Row>) {
     let name = |id: GlobalId| Datum::String(state.catalog.name(id).unwrap_or("?").to_string());
     let mut sources = Vec::new();
-    for (id, ingest) in &state.ingests {
-        let s = ingest.status.lock().expect("ingest status").clone();
+    for (id, readers) in &state.ingests {
+        let statuses: Vec<IngestStatus> = readers
+            .iter()
+            .map(|r| r.status.lock().expect("ingest status").clone())
+            .collect();
         let errors = state
             .source_errors
             .iter()
             .filter(|e| e.source == *id)
             .count();
-        let row = |partition: Datum, offset: Option<i64>, high: Option<i64>| {
+        let records: u64 = statuses.iter().map(|s| s.records).sum();
+        let bytes: u64 = statuses.iter().map(|s| s.bytes).sum();
+        let row = |s: &IngestStatus, partition: Datum, offset: Option<i64>, high: Option<i64>| {
             let n = |v: u64| Datum::Int64(v as i64);
             let opt = |v: Option<i64>| v.map_or(Datum::Null, Datum::Int64);
             Row::new(vec![
@@ -627,20 +680,26 @@ pub(super) fn source_rows(state: &super::State) -> (Vec<Row>, Vec<Row>) {
                 opt(offset),
                 opt(high),
                 opt(offset.zip(high).map(|(o, h)| (h - o).max(0))),
-                n(s.records),
-                n(s.bytes),
+                n(records),
+                n(bytes),
                 n(errors as u64),
                 s.last_error.clone().map_or(Datum::Null, Datum::String),
             ])
         };
-        if s.partitions.is_empty() {
-            sources.push(row(Datum::Null, None, None));
+        // Each partition with the state of the reader that reads it.
+        let mut partitions: Vec<(i32, Row)> = Vec::new();
+        for s in &statuses {
+            for (p, (offset, high)) in &s.partitions {
+                // A watermark fetched before the latest reads is at least what was read.
+                let high = high.map(|h| h.max(*offset));
+                partitions.push((*p, row(s, Datum::Int32(*p), Some(*offset), high)));
+            }
         }
-        for (p, (offset, high)) in &s.partitions {
-            // A watermark fetched before the latest reads is at least what was read.
-            let high = high.map(|h| h.max(*offset));
-            sources.push(row(Datum::Int32(*p), Some(*offset), high));
+        if partitions.is_empty() {
+            sources.push(row(&combined(&statuses), Datum::Null, None, None));
         }
+        partitions.sort_by_key(|(p, _)| *p);
+        sources.extend(partitions.into_iter().map(|(_, row)| row));
     }
     let errors = state
         .source_errors

@@ -124,8 +124,8 @@ struct State {
     restored_offsets: BTreeMap<GlobalId, BTreeMap<i32, i64>>,
     /// Every record of an external source that could not be decoded.
     source_errors: Vec<crate::storage::SourceError>,
-    /// What each external source's reader reports, and the flag that stops it.
-    ingests: BTreeMap<GlobalId, external::Ingest>,
+    /// What each external source's readers report, and the flag that stops them.
+    ingests: BTreeMap<GlobalId, Vec<external::Ingest>>,
     /// The flag that stops each sink's writer.
     sinks: BTreeMap<GlobalId, Arc<std::sync::atomic::AtomicBool>>,
     peeks: HashMap<u64, PendingPeek>,
