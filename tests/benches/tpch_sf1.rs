@@ -31,7 +31,11 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 }
 
 async fn arranged(client: &Client) -> u64 {
-    run(client, "SELECT coalesce(sum(bytes), 0) FROM kpg_arrangements").await[0]
+    run(
+        client,
+        "SELECT coalesce(sum(bytes), 0) FROM kpg_arrangements",
+    )
+    .await[0]
         .as_deref()
         .unwrap_or("0")
         .parse()
@@ -168,7 +172,10 @@ async fn main() {
             mib(s.arranged)
         );
     }
-    let views: Vec<&Step> = steps.iter().filter(|s| s.what.starts_with("view")).collect();
+    let views: Vec<&Step> = steps
+        .iter()
+        .filter(|s| s.what.starts_with("view"))
+        .collect();
     println!(
         "\nRSS idle {:.0} MiB; 15 s after the last view {:.0} MiB (arranged {:.0} MiB); peak {:.0} MiB",
         mib(idle),

@@ -140,6 +140,11 @@ impl KpgCluster {
         self.server().connect().await
     }
 
+    /// Process 0's process id.
+    pub fn pid(&self) -> u32 {
+        self.server().pid()
+    }
+
     /// Kills process 0 and waits up to `timeout` for the other processes to exit by themselves.
     /// Returns each one's exit status, `None` for one still running (killed when dropped).
     pub fn stop_process_0(&mut self, timeout: Duration) -> Vec<Option<ExitStatus>> {

@@ -424,10 +424,24 @@ async fn check_items(client: &Client, who: &str, n: i64) {
     assert_eq!(status, want, "{who}: kpg_sources");
 }
 
+/// The threads of process `pid` that read a source's partitions (kpg names them
+/// `kpg-src-u<source>-<reader>`).
+fn source_reader_threads(pid: u32) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .expect("the process's threads")
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .map(|n| n.trim().to_string())
+        .filter(|n| n.starts_with("kpg-src-"))
+        .collect();
+    names.sort();
+    names
+}
+
 /// A 4-partition topic read by a 2-process cluster and by one kpg of 2 workers: the exact rows
 /// (with partitions and offsets), lookups through two indexes, a join with a table (ad hoc and
 /// materialized), a self-join, `kpg_sources`; subscriptions started afterwards see exactly the
-/// records produced later (the source without a snapshot) and the join's changes.
+/// records produced later (the source without a snapshot) and the join's changes. Both spread
+/// the partitions over two readers (one per worker of the cluster).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_partitions_on_a_cluster_and_on_two_workers() {
     let (kafka, cluster, single) = tokio::join!(
@@ -442,6 +456,17 @@ async fn four_partitions_on_a_cluster_and_on_two_workers() {
     create_items(&b, &kafka).await;
     check_items(&a, "the cluster", 1200).await;
     check_items(&b, "one process", 1200).await;
+    for (who, pid) in [
+        ("the cluster", cluster.pid()),
+        ("one process", single.pid()),
+    ] {
+        let readers = source_reader_threads(pid);
+        assert_eq!(
+            readers.len(),
+            2,
+            "{who}: the source's reader threads: {readers:?}"
+        );
+    }
 
     // Subscriptions started now see the records produced next: the new rows of the source
     // (no snapshot) and the changes of the join.

@@ -215,7 +215,13 @@ impl Coordinator {
         };
         let first = Ingest::default();
         let ingests: Vec<Ingest> = (0..count)
-            .map(|i| if i == 0 { first.clone() } else { first.sibling() })
+            .map(|i| {
+                if i == 0 {
+                    first.clone()
+                } else {
+                    first.sibling()
+                }
+            })
             .collect();
         for ingest in &ingests {
             ingest.report(|s| s.state = "starting");
@@ -231,7 +237,7 @@ impl Coordinator {
             let runtime = tokio::runtime::Handle::current();
             let (kafka, desc, start) = (kafka.clone(), desc.clone(), start.clone());
             std::thread::Builder::new()
-                .name(format!("kpg-source-u{id}-{index}"))
+                .name(format!("kpg-src-u{id}-{index}"))
                 .spawn(move || {
                     let mut reader = Reader::new(coord, runtime, id, kafka, &desc, start, ingest);
                     reader.progress = progress.map(Progress::new);
@@ -339,13 +345,21 @@ impl Reader {
         let mut backoff = Duration::from_millis(100);
         let mut in_flight = None;
         'connect: while !self.ingest.stopped() {
-            let mut reader = match records::connect(&self.kafka.transport, &self.positions, self.share) {
-                Ok(reader) => reader,
-                Err(e) => {
-                    self.stall(&e, &mut backoff);
-                    continue 'connect;
+            let mut reader =
+                match records::connect(&self.kafka.transport, &self.positions, self.share) {
+                    Ok(reader) => reader,
+                    Err(e) => {
+                        self.stall(&e, &mut backoff);
+                        continue 'connect;
+                    }
+                };
+            // Every partition of this reader is listed from the start, also one that never
+            // yields a record (say, one whose records are gone).
+            self.ingest.report(|s| {
+                for (p, o) in reader.positions() {
+                    s.partitions.entry(*p).or_insert((*o, None));
                 }
-            };
+            });
             let mut watermarks = Instant::now() - Duration::from_secs(60);
             while !self.ingest.stopped() {
                 let records = match reader.poll(BATCH, Duration::from_millis(100)) {
@@ -607,8 +621,9 @@ impl Reader {
     }
 }
 
-/// A source's readers' states as one, before any partition is known: the most urgent state
-/// any reader is in, with the first error reported.
+/// A source's state from its readers': the most urgent state any reader is in (a source one of
+/// whose partitions lost records has failed, one whose broker is down has stalled), with the
+/// first error reported.
 fn combined(statuses: &[IngestStatus]) -> IngestStatus {
     const URGENCY: [&str; 5] = ["failed", "stalled", "starting", "running", "finished"];
     let state = URGENCY
@@ -670,7 +685,9 @@ pub(super) fn source_rows(state: &super::State) -> (Vec<Row>, Vec<Row>) {
             .count();
         let records: u64 = statuses.iter().map(|s| s.records).sum();
         let bytes: u64 = statuses.iter().map(|s| s.bytes).sum();
-        let row = |s: &IngestStatus, partition: Datum, offset: Option<i64>, high: Option<i64>| {
+        // The source's state, whichever reader reads which partition.
+        let s = combined(&statuses);
+        let row = |partition: Datum, offset: Option<i64>, high: Option<i64>| {
             let n = |v: u64| Datum::Int64(v as i64);
             let opt = |v: Option<i64>| v.map_or(Datum::Null, Datum::Int64);
             Row::new(vec![
@@ -686,20 +703,18 @@ pub(super) fn source_rows(state: &super::State) -> (Vec<Row>, Vec<Row>) {
                 s.last_error.clone().map_or(Datum::Null, Datum::String),
             ])
         };
-        // Each partition with the state of the reader that reads it.
-        let mut partitions: Vec<(i32, Row)> = Vec::new();
-        for s in &statuses {
-            for (p, (offset, high)) in &s.partitions {
-                // A watermark fetched before the latest reads is at least what was read.
-                let high = high.map(|h| h.max(*offset));
-                partitions.push((*p, row(s, Datum::Int32(*p), Some(*offset), high)));
-            }
-        }
+        let partitions: BTreeMap<i32, (i64, Option<i64>)> = statuses
+            .iter()
+            .flat_map(|s| s.partitions.iter().map(|(p, o)| (*p, *o)))
+            .collect();
         if partitions.is_empty() {
-            sources.push(row(&combined(&statuses), Datum::Null, None, None));
+            sources.push(row(Datum::Null, None, None));
         }
-        partitions.sort_by_key(|(p, _)| *p);
-        sources.extend(partitions.into_iter().map(|(_, row)| row));
+        for (p, (offset, high)) in partitions {
+            // A watermark fetched before the latest reads is at least what was read.
+            let high = high.map(|h| h.max(offset));
+            sources.push(row(Datum::Int32(p), Some(offset), high));
+        }
     }
     let errors = state
         .source_errors
