@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use kpg_sql::ItemKind;
 use kpg_storage::assemble::RowMaker;
-use kpg_storage::records::{self, Record, Share};
+use kpg_storage::records::{self, Record, RecordReader, Share};
 use kpg_types::command::Command;
 use kpg_types::external::{Envelope, ExternalSourceDesc, Transport};
 use kpg_types::{Datum, GlobalId, RelationDesc, Row};
@@ -127,7 +127,8 @@ impl Coordinator {
 
     /// `CREATE SOURCE ... FROM KAFKA`: checks that the topic can be read (not when restoring:
     /// a broker that is down then stalls the source instead of stopping kpg), enters the
-    /// source, creates its collection and starts its reader.
+    /// source, creates its collection and starts its readers (the first one reads through the
+    /// connection the check opened: a consumer is slow to open and to close).
     pub(super) async fn create_external_source(
         self: &Arc<Self>,
         name: String,
@@ -144,10 +145,16 @@ impl Coordinator {
         if let Transport::File { path, .. } = &mut kafka.transport {
             *path = self.allowed_file(path)?;
         }
+        let count = match (&kafka.transport, kafka.envelope) {
+            (Transport::Kafka { .. }, Envelope::None) => self.compute.workers().max(1) as u32,
+            _ => 1,
+        };
+        let mut checked = None;
         if !self.restoring.load(Ordering::SeqCst) {
             let transport = kafka.transport.clone();
-            tokio::task::spawn_blocking(move || {
-                records::connect(&transport, &BTreeMap::new(), Share::ALL).map(drop)
+            let share = Share { index: 0, count };
+            let opened = tokio::task::spawn_blocking(move || {
+                records::connect(&transport, &BTreeMap::new(), share)
             })
             .await
             .map_err(|e| ExecError::internal(format!("checking the source: {e}")))?
@@ -161,6 +168,7 @@ impl Coordinator {
                 };
                 ExecError::new(code, format!("cannot read the source: {e}"))
             })?;
+            checked = Some(opened);
         }
         let mut state = self.lock();
         if state.catalog.name_taken(&name) {
@@ -209,10 +217,6 @@ impl Coordinator {
             progress
         });
         let start = state.restored_offsets.remove(&id).unwrap_or_default();
-        let count = match (&kafka.transport, kafka.envelope) {
-            (Transport::Kafka { .. }, Envelope::None) => self.compute.workers().max(1) as u32,
-            _ => 1,
-        };
         let first = Ingest::default();
         let ingests: Vec<Ingest> = (0..count)
             .map(|i| {
@@ -236,12 +240,14 @@ impl Coordinator {
             let coord = Arc::downgrade(self);
             let runtime = tokio::runtime::Handle::current();
             let (kafka, desc, start) = (kafka.clone(), desc.clone(), start.clone());
+            let connected = if index == 0 { checked.take() } else { None };
             std::thread::Builder::new()
                 .name(format!("kpg-src-u{id}-{index}"))
                 .spawn(move || {
                     let mut reader = Reader::new(coord, runtime, id, kafka, &desc, start, ingest);
                     reader.progress = progress.map(Progress::new);
                     reader.share = share;
+                    reader.connected = connected;
                     reader.run()
                 })
                 .map_err(|e| ExecError::internal(format!("starting the source's reader: {e}")))?;
@@ -301,6 +307,8 @@ struct Reader {
     /// A Kafka source's progress relation.
     progress: Option<Progress>,
     share: Share,
+    /// The transport opened by `CREATE SOURCE`'s check, read first.
+    connected: Option<Box<dyn RecordReader>>,
 }
 
 impl Reader {
@@ -332,6 +340,7 @@ impl Reader {
             current: HashMap::new(),
             progress: None,
             share: Share::ALL,
+            connected: None,
         }
     }
 
@@ -345,14 +354,17 @@ impl Reader {
         let mut backoff = Duration::from_millis(100);
         let mut in_flight = None;
         'connect: while !self.ingest.stopped() {
-            let mut reader =
-                match records::connect(&self.kafka.transport, &self.positions, self.share) {
-                    Ok(reader) => reader,
-                    Err(e) => {
-                        self.stall(&e, &mut backoff);
-                        continue 'connect;
-                    }
-                };
+            let opened = match self.connected.take() {
+                Some(reader) => Ok(reader),
+                None => records::connect(&self.kafka.transport, &self.positions, self.share),
+            };
+            let mut reader = match opened {
+                Ok(reader) => reader,
+                Err(e) => {
+                    self.stall(&e, &mut backoff);
+                    continue 'connect;
+                }
+            };
             // Every partition of this reader is listed from the start, also one that never
             // yields a record (say, one whose records are gone).
             self.ingest.report(|s| {
