@@ -52,6 +52,8 @@ pub struct KafkaReader {
     last_error: Option<(Instant, String)>,
     /// Why records kpg needs are gone from the broker, once that happened.
     lost: Option<String>,
+    /// Whether records' headers are read.
+    headers: bool,
 }
 
 impl KafkaReader {
@@ -94,6 +96,7 @@ impl KafkaReader {
             refreshed: Instant::now(),
             last_error: None,
             lost: None,
+            headers: true,
         };
         let partitions = reader.partitions()?;
         let from_time = match first {
@@ -263,7 +266,10 @@ impl RecordReader for KafkaReader {
                 }
                 Some(Ok(m)) => {
                     self.next.insert(m.partition(), m.offset() + 1);
-                    let (headers, headers_error) = read_headers(&m);
+                    let (headers, headers_error) = match self.headers {
+                        true => read_headers(&m),
+                        false => (Vec::new(), None),
+                    };
                     out.push(Record {
                         partition: m.partition(),
                         offset: m.offset(),
@@ -300,6 +306,10 @@ impl RecordReader for KafkaReader {
 
     fn lost(&self) -> Option<&str> {
         self.lost.as_deref()
+    }
+
+    fn skip_headers(&mut self) {
+        self.headers = false;
     }
 
     /// Each partition's high watermark (the offset after its last record), for the lag: the

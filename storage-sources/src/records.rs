@@ -67,6 +67,10 @@ pub trait RecordReader: Send {
     fn finished(&self) -> bool {
         false
     }
+
+    /// Records need no headers from here on (a source that includes none does not pay for
+    /// parsing them): they come with `headers` empty.
+    fn skip_headers(&mut self) {}
 }
 
 /// Opens `transport` for the partitions `share` owns, each from its offset in `start` (or its

@@ -32,7 +32,7 @@ use kpg_sql::ItemKind;
 use kpg_storage::assemble::RowMaker;
 use kpg_storage::records::{self, Record, RecordReader, Share};
 use kpg_types::command::Command;
-use kpg_types::external::{Envelope, ExternalSourceDesc, Transport};
+use kpg_types::external::{Envelope, ExternalSourceDesc, Include, Transport};
 use kpg_types::{Datum, GlobalId, RelationDesc, Row};
 
 use super::execute::{exists_result, ExecuteResult};
@@ -365,6 +365,14 @@ impl Reader {
                     continue 'connect;
                 }
             };
+            let headers = self
+                .kafka
+                .include
+                .iter()
+                .any(|i| matches!(i, Include::Headers | Include::Header { .. }));
+            if !headers {
+                reader.skip_headers();
+            }
             // Every partition of this reader is listed from the start, also one that never
             // yields a record (say, one whose records are gone).
             self.ingest.report(|s| {
