@@ -247,7 +247,7 @@ impl RecordReader for KafkaReader {
         if self.refreshed.elapsed() > METADATA_REFRESH {
             self.pick_up_new_partitions()?;
         }
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(max.min(1024));
         let mut timeout = wait;
         // librdkafka reports connection trouble as error events, queued one per attempt while
         // a broker is down: they are drained here (a bounded number per call), so that after

@@ -256,7 +256,8 @@ impl Coordinator {
     }
 
     /// A reader's batch: appended (if the source still exists) with its offsets and errors;
-    /// the commit's number and the rows added, with their positions.
+    /// the commit's number and the rows added, with their positions: the source's (only if
+    /// `keep_source`: UPSERT keeps each key's row), then its progress relation's.
     /// `progress`: the updates of the source's progress relation, appended in the same
     /// commit (if it exists: a source kept before there were progress relations has none).
     fn ingest(
@@ -266,7 +267,12 @@ impl Coordinator {
         progress: Option<(GlobalId, Vec<(Row, i64)>)>,
         offsets: Vec<(GlobalId, i32, i64)>,
         errors: Vec<SourceError>,
+        keep_source: bool,
     ) -> Option<(u64, Vec<Row>)> {
+        let mut keep: Vec<GlobalId> = progress.iter().map(|(p, _)| *p).collect();
+        if keep_source {
+            keep.push(id);
+        }
         let mut appends = vec![(id, updates)];
         {
             let mut state = self.lock();
@@ -276,7 +282,7 @@ impl Coordinator {
             state.source_errors.extend(errors.iter().cloned());
             appends.extend(progress.filter(|(p, _)| state.catalog.contains(*p)));
         }
-        Some(self.append_with(appends, offsets, errors, true))
+        Some(self.append_with(appends, offsets, errors, &keep))
     }
 }
 
@@ -445,10 +451,16 @@ impl Reader {
                     futures::executor::block_on(coord.committer.wait(seq));
                 }
                 let error_count = errors.len();
-                // The rows added: the source's, then its progress relation's.
-                let source_added = updates.iter().filter(|(_, d)| *d > 0).count();
+                // The rows added: the source's (kept with UPSERT only), then its progress
+                // relation's.
+                let upsert = self.kafka.envelope == Envelope::Upsert;
+                let source_added = match upsert {
+                    true => updates.iter().filter(|(_, d)| *d > 0).count(),
+                    false => 0,
+                };
                 let progress = self.progress.as_ref().map(|p| (p.id, p.updates(&offsets)));
-                let Some((seq, added)) = coord.ingest(self.id, updates, progress, offsets, errors)
+                let Some((seq, added)) =
+                    coord.ingest(self.id, updates, progress, offsets, errors, upsert)
                 else {
                     return;
                 };
@@ -552,7 +564,7 @@ impl Reader {
     /// The updates a batch makes, the records it could not decode, and (with UPSERT) the key
     /// of each row it adds, in the order the rows are added.
     fn decode_batch(&self, records: &[Record]) -> Decoded {
-        let mut updates = Vec::new();
+        let mut updates = Vec::with_capacity(records.len());
         let mut errors = Vec::new();
         let error = |r: &Record, reason: String| SourceError {
             source: self.id,

@@ -300,7 +300,7 @@ impl Coordinator {
     /// (diff > 0) are new: each gets the next position, in the order given. Rows retracted
     /// were read with their positions (UPDATE and DELETE read through `GetWithPosition`).
     fn append(&self, updates: Vec<(GlobalId, Vec<(Row, i64)>)>) {
-        self.append_with(updates, Vec::new(), Vec::new(), false);
+        self.append_with(updates, Vec::new(), Vec::new(), &[]);
     }
 
     /// `append`, storing the catalog changes `catalog` in the same durable commit.
@@ -309,20 +309,20 @@ impl Coordinator {
         updates: Vec<(GlobalId, Vec<(Row, i64)>)>,
         catalog: Vec<crate::storage::CatalogOp>,
     ) {
-        self.append_full(updates, Vec::new(), Vec::new(), catalog, false);
+        self.append_full(updates, Vec::new(), Vec::new(), catalog, &[]);
     }
 
     /// `append`, committing an external source's offsets and undecodable records with the rows
-    /// read before them; returns the commit's number and (if `keep_added`) the rows added, with
-    /// their positions.
+    /// read before them; returns the commit's number and the rows added to the tables in `keep`,
+    /// with their positions (in the order given).
     fn append_with(
         &self,
         updates: Vec<(GlobalId, Vec<(Row, i64)>)>,
         offsets: Vec<(GlobalId, i32, i64)>,
         errors: Vec<crate::storage::SourceError>,
-        keep_added: bool,
+        keep: &[GlobalId],
     ) -> (u64, Vec<Row>) {
-        self.append_full(updates, offsets, errors, Vec::new(), keep_added)
+        self.append_full(updates, offsets, errors, Vec::new(), keep)
     }
 
     fn append_full(
@@ -331,13 +331,14 @@ impl Coordinator {
         offsets: Vec<(GlobalId, i32, i64)>,
         errors: Vec<crate::storage::SourceError>,
         catalog: Vec<crate::storage::CatalogOp>,
-        keep_added: bool,
+        keep: &[GlobalId],
     ) -> (u64, Vec<Row>) {
         let mut state = self.lock();
         let mut added = Vec::new();
         let time = now_ms().max(state.upper).max(state.write_frontier);
         let mut appends = Vec::with_capacity(updates.len());
         for (table, mut updates) in updates {
+            let keep_added = keep.contains(&table);
             for (row, diff) in &mut updates {
                 if *diff > 0 {
                     row.push(Datum::Int64(state.next_position));
