@@ -325,14 +325,16 @@ async fn kpg_ingest(kafka: &Kafka, workers: usize, index: bool, lines: &[String]
     let deadline = Duration::from_secs(600);
     // Progress without counting: each partition is read and committed in order, a batch at a
     // time, so once the record ending a tenth of every partition is readable, so is every
-    // record before it. Looked up by key (through the index when there is one: a fast-path
-    // read of a few hundred microseconds of CPU), 20 ms apart. (The pause was four times the
-    // last round's duration: a round that waited for a commit made the next look come up to
-    // a second late, which the figures then counted as ingest time.)
+    // record before it. Looked up by key: through the index, a fast-path read of a few hundred
+    // microseconds of CPU, 20 ms apart (the pause was four times the last round's duration: a
+    // round that waited for a commit made the next look come up to a second late, which the
+    // figures then counted as ingest time); without one, a scan of the source, so rounds pause
+    // for four times their own duration (at least 20 ms) to leave the ingest most of the CPU.
     let marks = checkpoints(lines);
     let everyone: Vec<usize> = (0..PARTITIONS as usize).collect();
     let (mut tenths, mut pending) = (Vec::new(), everyone.clone());
     while tenths.len() < marks.len() {
+        let asked = Instant::now();
         let mut waiting = Vec::new();
         for &p in &pending {
             let (key, line) = &marks[tenths.len()][p];
@@ -356,7 +358,11 @@ async fn kpg_ingest(kafka: &Kafka, workers: usize, index: bool, lines: &[String]
             broker.is_some_and(|p| std::path::Path::new(&format!("/proc/{p}")).exists()),
             "the Kafka broker exited"
         );
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        let pause = match index {
+            true => Duration::ZERO,
+            false => asked.elapsed() * 4,
+        };
+        tokio::time::sleep(pause.max(Duration::from_millis(20))).await;
     }
     let visible = *tenths.last().expect("ten tenths");
     // CPU over the ingest window only: the count below is not part of it.
