@@ -556,10 +556,20 @@ impl Row {
 
     /// Appends one datum as a last column.
     pub fn push(&mut self, datum: Datum) {
-        let mut p = RowPacker::new();
-        p.extend_packed(self.0.as_slice());
-        p.push(&datum);
-        self.0 = p.finish();
+        // One packer per thread: appending a table row's position to every row of a large
+        // append would otherwise grow a fresh buffer for each (an allocation, a reallocation
+        // and two copies a row).
+        thread_local! {
+            static PACKER: std::cell::RefCell<RowPacker> =
+                std::cell::RefCell::new(RowPacker::new());
+        }
+        PACKER.with(|p| {
+            let mut p = p.borrow_mut();
+            p.clear();
+            p.extend_packed(self.0.as_slice());
+            p.push(&datum);
+            self.0 = p.finish();
+        });
     }
 
     /// The row without its last column (a stored table row without its position).
