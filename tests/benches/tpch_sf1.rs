@@ -14,6 +14,7 @@
 use std::time::{Duration, Instant};
 
 use kpg_tests::tokio_postgres::Client;
+use kpg_tests::tpch_bench::install::install_view;
 use kpg_tests::tpch_bench::memory::Sampler;
 use kpg_tests::tpch_bench::{cpu_seconds, load_average, mib, rss, run};
 use kpg_tests::*;
@@ -128,14 +129,8 @@ async fn main() {
 
     for q in kpg_tpch::queries() {
         let name = format!("v_{}", q.name());
-        let (started, cpu0) = (Instant::now(), cpu_seconds(pid));
-        run(
-            &client,
-            &format!("CREATE MATERIALIZED VIEW {name} AS {}", q.sql()),
-        )
-        .await;
-        run(&client, &format!("SELECT count(*) FROM {name}")).await;
-        let took = started.elapsed();
+        let cpu0 = cpu_seconds(pid);
+        let took = install_view(&client, &name, &q.sql()).await;
         let bytes = arranged(&client).await;
         let now = step(
             format!("view {}", q.name()),

@@ -39,6 +39,7 @@
 use std::time::{Duration, Instant};
 
 use kpg_tests::tokio_postgres::Client;
+use kpg_tests::tpch_bench::install::install_view;
 use kpg_tests::tpch_bench::setup::tables_read;
 use kpg_tests::tpch_bench::{cpu_seconds, mib, rss, run, PAPER_DD_W1};
 use kpg_tests::*;
@@ -159,14 +160,7 @@ async fn kpg_run(
     for q in kpg_tpch::queries().into_iter().filter(|_| install) {
         let name = q.name();
         let cpu_before = cpu_seconds(kpg.pid());
-        let started = Instant::now();
-        run(
-            &client,
-            &format!("CREATE MATERIALIZED VIEW {name} AS {}", q.sql()),
-        )
-        .await;
-        run(&client, &format!("SELECT count(*) FROM {name}")).await;
-        let took = started.elapsed();
+        let took = install_view(&client, &name, &q.sql()).await;
         let cpu = cpu_seconds(kpg.pid()) - cpu_before;
         run(&client, &format!("DROP MATERIALIZED VIEW {name}")).await;
         println!(

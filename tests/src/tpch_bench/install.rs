@@ -18,16 +18,22 @@ pub struct Install {
     pub took: Duration,
 }
 
+/// Creates the materialized view `name` of `sql` and waits for its first complete result;
+/// the time both took.
+pub async fn install_view(client: &Client, name: &str, sql: &str) -> Duration {
+    let started = Instant::now();
+    run(client, &format!("CREATE MATERIALIZED VIEW {name} AS {sql}")).await;
+    run(client, &format!("SELECT count(*) FROM {name}")).await;
+    started.elapsed()
+}
+
 /// Installs each query once, in order, and drops it again.
 pub async fn measure(client: &Client, queries: &[kpg_tpch::Query]) -> Vec<Install> {
     let mut installs = Vec::new();
     for q in queries {
         let name = format!("install_{}", q.name());
         let sql = q.sql();
-        let started = Instant::now();
-        run(client, &format!("CREATE MATERIALIZED VIEW {name} AS {sql}")).await;
-        run(client, &format!("SELECT count(*) FROM {name}")).await;
-        let took = started.elapsed();
+        let took = install_view(client, &name, &sql).await;
         run(client, &format!("DROP MATERIALIZED VIEW {name}")).await;
         installs.push(Install {
             name: q.name(),
