@@ -372,11 +372,18 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
     /// and not beyond the trace's upper; see [`TraceAgent::try_read_at`] for a checked version.
     pub fn read_at(&mut self, time: &T) -> Vec<(K, V, R)> {
         let mut result = Vec::new();
+        self.for_each_at(time, |k, v, r| result.push((k.clone(), v.clone(), r)));
+        result
+    }
+
+    /// Calls `logic` with what `read_at` returns, in the same order, borrowed: each (key, val)
+    /// and its accumulated diff at `time`, if not zero (a reader that only adds up the diffs
+    /// copies nothing).
+    pub fn for_each_at(&mut self, time: &T, mut logic: impl FnMut(&K, &V, R)) {
         let mut cursor = self.cursor();
-        let mut sum: Option<R> = None;
         while cursor.key_valid() {
             while cursor.val_valid() {
-                sum = None;
+                let mut sum: Option<R> = None;
                 cursor.map_times(|t, r| {
                     if t.less_equal(time) {
                         match &mut sum {
@@ -387,15 +394,13 @@ impl<K: Data, V: Data, T: Timestamp + Lattice, R: Semigroup> TraceAgent<K, V, T,
                 });
                 if let Some(s) = sum.take() {
                     if !s.is_zero() {
-                        result.push((cursor.key().clone(), cursor.val().clone(), s));
+                        logic(cursor.key(), cursor.val(), s);
                     }
                 }
                 cursor.step_val();
             }
             cursor.step_key();
         }
-        drop(sum);
-        result
     }
 
     /// As [`TraceAgent::read_at`], but checks that `time` is readable through this handle.
