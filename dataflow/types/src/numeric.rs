@@ -684,7 +684,14 @@ impl Numeric {
     /// digits in all (so the mantissa is below 2^96 and the scale at most 28: a `Decimal`).
     /// `None` for anything else, which `parse_general` reads.
     fn parse_plain(text: &str) -> Option<Numeric> {
-        let bytes = text.as_bytes();
+        let (mantissa, scale) = Numeric::plain_parts(text.as_bytes())?;
+        Numeric::from_i128(mantissa, scale).ok()
+    }
+
+    /// The signed mantissa and scale of `[+-]digits[.digits]` with at most 28 digits in all
+    /// (leading zeros included), read without allocating; `None` for any other text. What
+    /// `parse_plain` builds on, and the packer's input of `numeric(p, s)` fields.
+    pub(crate) fn plain_parts(bytes: &[u8]) -> Option<(i128, u32)> {
         let (negative, body) = match bytes.first()? {
             b'-' => (true, &bytes[1..]),
             b'+' => (false, &bytes[1..]),
@@ -710,8 +717,7 @@ impl Numeric {
             return None;
         }
         let scale = point.map_or(0, |p| digits - p);
-        let mantissa = if negative { -mantissa } else { mantissa };
-        Numeric::from_i128(mantissa, scale).ok()
+        Some((if negative { -mantissa } else { mantissa }, scale))
     }
 
     /// `parse` of every form: exponents, the special values, any number of digits.

@@ -12,6 +12,7 @@ use super::datum_ref::{DatumRef, NumericRef};
 use super::packer::RowPacker;
 use crate::datum::{char_fit, varchar_fit};
 use crate::error::EvalError;
+use crate::numeric::Numeric;
 use crate::{Datum, ScalarType};
 
 impl RowPacker {
@@ -47,41 +48,30 @@ impl RowPacker {
 }
 
 /// The mantissa at scale `scale` of `text` as a `numeric(precision, scale)`, if the text is
-/// `[+-]digits[.digits]` needing no rounding (at most `scale` digits after the point) and fitting
-/// (at most `precision - scale` digits before it, leading zeros aside), with `precision` at
-/// most 28 (so the mantissa is a small numeric's). `None` for anything else, which the general
-/// parser and the typmod decide (rounding, overflow errors, blanks, exponents, NaN).
+/// plain (`Numeric::plain_parts`), needs no rounding (at most `scale` digits after the point)
+/// and fits (at most `precision - scale` digits before it, leading zeros aside), with
+/// `precision` at most 28 (so the mantissa is a small numeric's). `None` for anything else,
+/// which the general parser and the typmod decide (rounding, overflow errors, blanks,
+/// exponents, NaN).
 fn plain_numeric(text: &[u8], precision: u16, scale: i16) -> Option<i128> {
     if precision > 28 || scale < 0 || scale as u16 > precision {
         return None;
     }
-    let (negative, body) = match text.first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let (int, frac) = match body.iter().position(|&c| c == b'.') {
-        Some(at) => (&body[..at], &body[at + 1..]),
-        None => (body, &body[body.len()..]),
-    };
-    if int.is_empty() || frac.len() > scale as usize {
+    let (mantissa, digits_after) = Numeric::plain_parts(text)?;
+    let scale = scale as u32;
+    if digits_after > scale {
         return None;
     }
-    let significant = int.iter().skip_while(|&&c| c == b'0').count();
-    if significant > usize::from(precision) - scale as usize {
+    let mut whole = mantissa.unsigned_abs() / 10u128.pow(digits_after);
+    let mut digits_before = 0;
+    while whole > 0 {
+        whole /= 10;
+        digits_before += 1;
+    }
+    if digits_before > u32::from(precision) - scale {
         return None;
     }
-    let mut mantissa: i128 = 0;
-    for &c in int.iter().chain(frac) {
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        mantissa = mantissa * 10 + i128::from(c - b'0');
-    }
-    for _ in frac.len()..scale as usize {
-        mantissa *= 10;
-    }
-    Some(if negative { -mantissa } else { mantissa })
+    Some(mantissa * 10i128.pow(scale - digits_after))
 }
 
 #[cfg(test)]
