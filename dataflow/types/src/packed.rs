@@ -24,8 +24,13 @@
 //! - `input`: text input (PostgreSQL's input rules) written straight into a packer.
 //! - `order`: comparing borrowed datums and packed rows.
 //! - `row`: `PackedRow` (owned, inline when small) and `PackedSlice` (borrowed).
+//! - `check`: accepting bytes from outside (a data directory) only when a packer could have
+//!   written them.
 
 mod bytes;
+mod check;
+#[cfg(test)]
+mod check_tests;
 mod datum_ref;
 mod input;
 mod order;
@@ -34,6 +39,7 @@ mod row;
 #[cfg(test)]
 mod tests;
 
+pub use check::check_row;
 pub use datum_ref::{DatumRef, Int2VectorRef, JsonbRef, NumericRef};
 pub use packer::RowPacker;
 pub use row::{PackedIter, PackedRow, PackedSlice, INLINE};

@@ -2,14 +2,16 @@
 //! later kpg can tell its own encoding from an older one and refuse (or convert) instead of
 //! misreading.
 //!
-//! Format 2 (this one): catalog records and counters are bincode; table updates use a compact
-//! encoding of their own — a count, then per update its diff and its datums, each datum a tag
-//! byte and a packed payload (variable-length integers, days for dates, seconds and nanoseconds
-//! for timestamps, text for numerics; rare types as bincode behind their own tag). Format 1
-//! (bincode for rows too, with one value per table write) is refused with a clear message.
+//! Format 3 (this one): catalog records and counters are bincode; table updates are a count,
+//! then per update its diff and its row's packed bytes (`kpg_types::packed`) behind their
+//! length — what the row already is in memory, so writing is a copy, and reading checks the
+//! bytes (`check_row`) before they become a row. Format 2 wrote each datum again in an
+//! encoding of its own (a tag byte and a payload); its values are still read (its records are
+//! the same bincode), and merging rewrites them in format 3. Format 1 (bincode for rows too,
+//! with one value per table write) is refused with a clear message.
 
-use chrono::{DateTime, Datelike as _, NaiveDate};
-use kpg_types::packed::{DatumRef, NumericRef, RowPacker};
+use chrono::{DateTime, NaiveDate};
+use kpg_types::packed::{check_row, DatumRef, RowPacker};
 use kpg_types::{Datum, Row};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -17,7 +19,9 @@ use serde::Serialize;
 use super::StoreError;
 
 /// The one encoding written today.
-pub const FORMAT: u8 = 2;
+pub const FORMAT: u8 = 3;
+/// The encoding before it: the same records, table updates datum by datum.
+const FORMAT_2: u8 = 2;
 
 pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
     let mut out = vec![FORMAT];
@@ -32,8 +36,13 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, StoreE
 
 /// The bytes after the format byte, if it is this kpg's.
 fn body<'a>(bytes: &'a [u8], what: &str) -> Result<&'a [u8], StoreError> {
+    Ok(formatted(bytes, what)?.1)
+}
+
+/// The format byte, if it is one this kpg reads, and the bytes after it.
+fn formatted<'a>(bytes: &'a [u8], what: &str) -> Result<(u8, &'a [u8]), StoreError> {
     match bytes.split_first() {
-        Some((&FORMAT, rest)) => Ok(rest),
+        Some((&f, rest)) if f == FORMAT || f == FORMAT_2 => Ok((f, rest)),
         Some((other, _)) => Err(StoreError(format!(
             "{what} is in storage format {other}, which this kpg does not read (it writes format \
              {FORMAT}); the data directory was written by another version of kpg"
@@ -56,7 +65,7 @@ pub fn encode_updates(updates: &[(Row, i64)]) -> Vec<Vec<u8>> {
         let mut n = 0usize;
         for (row, diff) in rest {
             put_zigzag(&mut body, *diff);
-            put_row(&mut body, row);
+            put_bytes(&mut body, row.packed().as_bytes());
             n += 1;
             if body.len() >= CHUNK_BYTES {
                 break;
@@ -80,13 +89,19 @@ pub fn decode_updates(
     out: &mut Vec<(Row, i64)>,
 ) -> Result<usize, StoreError> {
     let damaged = |why: &str| StoreError(format!("{what} is damaged (cannot be decoded: {why})"));
-    let mut reader = Reader(body(bytes, what)?);
+    let (format, body) = formatted(bytes, what)?;
+    let mut reader = Reader(body);
     let n = reader.varint().ok_or_else(|| damaged("no count"))? as usize;
     out.reserve(n.min(1 << 20));
     let mut packer = RowPacker::new();
     for _ in 0..n {
         let diff = reader.zigzag().ok_or_else(|| damaged("truncated"))?;
-        let row = reader.row(&mut packer).map_err(|e| damaged(&e))?;
+        let row = if format == FORMAT {
+            let bytes = reader.bytes().ok_or_else(|| damaged("truncated row"))?;
+            Row::from_packed(check_row(bytes).map_err(|e| damaged(&e))?)
+        } else {
+            reader.row_v2(&mut packer).map_err(|e| damaged(&e))?
+        };
         out.push((row, diff));
     }
     if !reader.0.is_empty() {
@@ -99,10 +114,12 @@ pub fn decode_updates(
 /// without decoding their updates: each value's updates are copied as bytes after the ones
 /// before them. What merging runs costs when nothing in them can cancel (no retractions): the
 /// runs' updates, in order, unconsolidated (loading consolidates), in fewer and fuller values.
+/// Values of different formats are not joined with each other.
 #[derive(Default)]
 pub struct Concat {
     chunks: Vec<Vec<u8>>,
     body: Vec<u8>,
+    format: u8,
     count: u64,
     rows: usize,
 }
@@ -110,16 +127,20 @@ pub struct Concat {
 impl Concat {
     /// Appends the updates of one value.
     pub fn push(&mut self, value: &[u8], what: &str) -> Result<(), StoreError> {
-        let mut reader = Reader(body(value, what)?);
+        let (format, body) = formatted(value, what)?;
+        let mut reader = Reader(body);
         let n = reader.varint().ok_or_else(|| {
             StoreError(format!("{what} is damaged (cannot be decoded: no count)"))
         })?;
         if n == 0 {
             return Ok(());
         }
-        if self.count > 0 && self.body.len() + reader.0.len() > CHUNK_BYTES {
+        if self.count > 0
+            && (self.body.len() + reader.0.len() > CHUNK_BYTES || format != self.format)
+        {
             self.flush();
         }
+        self.format = format;
         self.body.extend_from_slice(reader.0);
         self.count += n;
         self.rows += n as usize;
@@ -128,7 +149,7 @@ impl Concat {
 
     fn flush(&mut self) {
         let mut out = Vec::with_capacity(self.body.len() + 11);
-        out.push(FORMAT);
+        out.push(self.format);
         put_varint(&mut out, self.count);
         out.extend_from_slice(&self.body);
         self.chunks.push(out);
@@ -177,129 +198,9 @@ fn put_zigzag(out: &mut Vec<u8>, v: i64) {
     put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
 }
 
-fn put_zigzag128(out: &mut Vec<u8>, v: i128) {
-    let mut v = ((v << 1) ^ (v >> 127)) as u128;
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     put_varint(out, bytes.len() as u64);
     out.extend_from_slice(bytes);
-}
-
-/// Writes a row datum by datum, read in place from its packed form (no owned datums are
-/// made except for the rare types stored as bincode).
-fn put_row(out: &mut Vec<u8>, row: &Row) {
-    // The arity goes first; it is known after the datums (counting them first would read the
-    // row twice): a one-byte place for it, widened afterwards if it is not enough.
-    let at = out.len();
-    out.push(0);
-    let mut arity = 0u64;
-    for datum in row.iter() {
-        arity += 1;
-        put_datum(out, datum);
-    }
-    if arity < 0x80 {
-        out[at] = arity as u8;
-    } else {
-        let mut prefix = Vec::with_capacity(4);
-        put_varint(&mut prefix, arity);
-        out.splice(at..at + 1, prefix);
-    }
-}
-
-fn put_datum(out: &mut Vec<u8>, datum: DatumRef<'_>) {
-    match datum {
-        DatumRef::Null => out.push(NULL),
-        DatumRef::Bool(false) => out.push(FALSE),
-        DatumRef::Bool(true) => out.push(TRUE),
-        DatumRef::Int16(v) => {
-            out.push(INT16);
-            put_zigzag(out, v as i64);
-        }
-        DatumRef::Int32(v) => {
-            out.push(INT32);
-            put_zigzag(out, v as i64);
-        }
-        DatumRef::Int64(v) => {
-            out.push(INT64);
-            put_zigzag(out, v);
-        }
-        DatumRef::Float32(v) => {
-            out.push(FLOAT32);
-            out.extend_from_slice(&v.0.to_le_bytes());
-        }
-        DatumRef::Float64(v) => {
-            out.push(FLOAT64);
-            out.extend_from_slice(&v.0.to_le_bytes());
-        }
-        DatumRef::Numeric(NumericRef::Small { mantissa, scale }) => {
-            out.push(SMALL_NUMERIC);
-            put_varint(out, scale as u64);
-            put_zigzag128(out, mantissa);
-        }
-        DatumRef::Numeric(n) => put_numeric(out, &n.to_numeric()),
-        DatumRef::String(s) => {
-            out.push(STRING);
-            put_bytes(out, s.as_bytes());
-        }
-        DatumRef::Date(d) => {
-            out.push(DATE);
-            put_zigzag(out, d.num_days_from_ce() as i64);
-        }
-        DatumRef::Timestamp(ts) => {
-            out.push(TIMESTAMP);
-            let utc = ts.and_utc();
-            put_zigzag(out, utc.timestamp());
-            put_varint(out, utc.timestamp_subsec_nanos() as u64);
-        }
-        DatumRef::Time(micros) => {
-            out.push(TIME);
-            put_zigzag(out, micros);
-        }
-        DatumRef::Uuid(u) => {
-            out.push(UUID);
-            out.extend_from_slice(u);
-        }
-        DatumRef::Bytes(b) => {
-            out.push(BYTES);
-            put_bytes(out, b);
-        }
-        other => {
-            out.push(OTHER);
-            let bytes =
-                bincode::serialize(&other.to_datum()).expect("serializing into memory cannot fail");
-            put_bytes(out, &bytes);
-        }
-    }
-}
-
-/// A numeric that is not a small packed one: small parts if it has them, else its text.
-fn put_numeric(out: &mut Vec<u8>, n: &kpg_types::Numeric) {
-    use std::io::Write as _;
-    if let Some((mantissa, scale)) = n.small_parts() {
-        out.push(SMALL_NUMERIC);
-        put_varint(out, scale as u64);
-        put_zigzag128(out, mantissa);
-        return;
-    }
-    out.push(NUMERIC);
-    // The text is short: a one-byte length, fixed up afterwards if it is not.
-    let at = out.len();
-    out.push(0);
-    write!(out, "{n}").expect("writing into memory cannot fail");
-    let len = out.len() - at - 1;
-    if len < 0x80 {
-        out[at] = len as u8;
-    } else {
-        let text = out.split_off(at + 1);
-        out.truncate(at);
-        put_bytes(out, &text);
-    }
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -359,9 +260,9 @@ impl<'a> Reader<'a> {
         std::str::from_utf8(bytes).map_err(|_| "text that is not UTF-8".to_string())
     }
 
-    /// Reads a row straight into `packer` (owned datums are made only for values that need
+    /// Reads a row of format 2 straight into `packer` (owned datums are made only for values that need
     /// no allocation, or for the rare types stored as bincode).
-    fn row(&mut self, packer: &mut RowPacker) -> Result<Row, String> {
+    fn row_v2(&mut self, packer: &mut RowPacker) -> Result<Row, String> {
         let truncated = || "truncated row".to_string();
         let arity = self.varint().ok_or_else(truncated)? as usize;
         packer.clear();
@@ -451,7 +352,142 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::Datelike as _;
+    use kpg_types::packed::NumericRef;
     use kpg_types::{Datum, Row};
+
+    // The writer of format 2, kept to test that its values are still read.
+
+    /// `updates` as one value of format 2.
+    fn encode_v2(updates: &[(Row, i64)]) -> Vec<u8> {
+        let mut out = vec![FORMAT_2];
+        put_varint(&mut out, updates.len() as u64);
+        for (row, diff) in updates {
+            put_zigzag(&mut out, *diff);
+            put_row(&mut out, row);
+        }
+        out
+    }
+
+    fn put_zigzag128(out: &mut Vec<u8>, v: i128) {
+        let mut v = ((v << 1) ^ (v >> 127)) as u128;
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    /// Writes a row datum by datum, read in place from its packed form (no owned datums are
+    /// made except for the rare types stored as bincode).
+    fn put_row(out: &mut Vec<u8>, row: &Row) {
+        // The arity goes first; it is known after the datums (counting them first would read the
+        // row twice): a one-byte place for it, widened afterwards if it is not enough.
+        let at = out.len();
+        out.push(0);
+        let mut arity = 0u64;
+        for datum in row.iter() {
+            arity += 1;
+            put_datum(out, datum);
+        }
+        if arity < 0x80 {
+            out[at] = arity as u8;
+        } else {
+            let mut prefix = Vec::with_capacity(4);
+            put_varint(&mut prefix, arity);
+            out.splice(at..at + 1, prefix);
+        }
+    }
+
+    fn put_datum(out: &mut Vec<u8>, datum: DatumRef<'_>) {
+        match datum {
+            DatumRef::Null => out.push(NULL),
+            DatumRef::Bool(false) => out.push(FALSE),
+            DatumRef::Bool(true) => out.push(TRUE),
+            DatumRef::Int16(v) => {
+                out.push(INT16);
+                put_zigzag(out, v as i64);
+            }
+            DatumRef::Int32(v) => {
+                out.push(INT32);
+                put_zigzag(out, v as i64);
+            }
+            DatumRef::Int64(v) => {
+                out.push(INT64);
+                put_zigzag(out, v);
+            }
+            DatumRef::Float32(v) => {
+                out.push(FLOAT32);
+                out.extend_from_slice(&v.0.to_le_bytes());
+            }
+            DatumRef::Float64(v) => {
+                out.push(FLOAT64);
+                out.extend_from_slice(&v.0.to_le_bytes());
+            }
+            DatumRef::Numeric(NumericRef::Small { mantissa, scale }) => {
+                out.push(SMALL_NUMERIC);
+                put_varint(out, scale as u64);
+                put_zigzag128(out, mantissa);
+            }
+            DatumRef::Numeric(n) => put_numeric(out, &n.to_numeric()),
+            DatumRef::String(s) => {
+                out.push(STRING);
+                put_bytes(out, s.as_bytes());
+            }
+            DatumRef::Date(d) => {
+                out.push(DATE);
+                put_zigzag(out, d.num_days_from_ce() as i64);
+            }
+            DatumRef::Timestamp(ts) => {
+                out.push(TIMESTAMP);
+                let utc = ts.and_utc();
+                put_zigzag(out, utc.timestamp());
+                put_varint(out, utc.timestamp_subsec_nanos() as u64);
+            }
+            DatumRef::Time(micros) => {
+                out.push(TIME);
+                put_zigzag(out, micros);
+            }
+            DatumRef::Uuid(u) => {
+                out.push(UUID);
+                out.extend_from_slice(u);
+            }
+            DatumRef::Bytes(b) => {
+                out.push(BYTES);
+                put_bytes(out, b);
+            }
+            other => {
+                out.push(OTHER);
+                let bytes = bincode::serialize(&other.to_datum())
+                    .expect("serializing into memory cannot fail");
+                put_bytes(out, &bytes);
+            }
+        }
+    }
+
+    /// A numeric that is not a small packed one: small parts if it has them, else its text.
+    fn put_numeric(out: &mut Vec<u8>, n: &kpg_types::Numeric) {
+        use std::io::Write as _;
+        if let Some((mantissa, scale)) = n.small_parts() {
+            out.push(SMALL_NUMERIC);
+            put_varint(out, scale as u64);
+            put_zigzag128(out, mantissa);
+            return;
+        }
+        out.push(NUMERIC);
+        // The text is short: a one-byte length, fixed up afterwards if it is not.
+        let at = out.len();
+        out.push(0);
+        write!(out, "{n}").expect("writing into memory cannot fail");
+        let len = out.len() - at - 1;
+        if len < 0x80 {
+            out[at] = len as u8;
+        } else {
+            let text = out.split_off(at + 1);
+            out.truncate(at);
+            put_bytes(out, &text);
+        }
+    }
 
     #[test]
     fn values_round_trip_and_damage_is_an_error() {
@@ -520,6 +556,14 @@ mod tests {
         assert_eq!(encode_updates(&back), chunks);
         assert_eq!(encode_updates(&[]).len(), 1);
 
+        // Values of format 2 read back as the same rows.
+        let mut v2 = Vec::new();
+        decode_updates(&encode_v2(&updates), "updates", &mut v2).unwrap();
+        assert_eq!(v2, updates);
+        for ((a, _), (b, _)) in v2.iter().zip(&updates) {
+            assert_eq!(a.packed().as_bytes(), b.packed().as_bytes());
+        }
+
         let one = &chunks[0];
         let err =
             decode_updates(&one[..one.len() - 2], "updates of u1", &mut Vec::new()).unwrap_err();
@@ -573,5 +617,41 @@ mod tests {
             .push(&[FORMAT], "updates of u2")
             .unwrap_err();
         assert!(err.0.contains("updates of u2 is damaged"), "{err}");
+
+        // Values of format 2 and 3 are joined each with its own kind.
+        let mut concat = Concat::default();
+        let v2 = [encode_v2(&runs[0]), encode_v2(&runs[3])];
+        for value in [&encode_updates(&runs[4])[0], &v2[0], &v2[1]] {
+            concat.push(value, "updates").unwrap();
+        }
+        let (chunks, rows) = concat.finish();
+        assert_eq!(rows, 11);
+        let formats: Vec<u8> = chunks.iter().map(|c| c[0]).collect();
+        assert_eq!(formats, [FORMAT, FORMAT_2]);
+        let mut back = Vec::new();
+        for c in &chunks {
+            decode_updates(c, "updates", &mut back).unwrap();
+        }
+        assert_eq!(back, [&runs[4][..], &runs[0], &runs[3]].concat());
+    }
+
+    /// A row's bytes that a packer would not write are an error that names the value, never a
+    /// row (nor a crash when the row is read).
+    #[test]
+    fn damaged_rows_are_an_error() {
+        let row = Row::new(vec![Datum::Int64(5), Datum::String("ok".into())]);
+        let value = encode_updates(&[(row.clone(), 1)]).remove(0);
+        let mut back = Vec::new();
+        decode_updates(&value, "updates", &mut back).unwrap();
+        assert_eq!(back, [(row.clone(), 1)]);
+        let bytes = row.packed().as_bytes();
+        let at = value.len() - bytes.len();
+        // The string's bytes are not UTF-8; the integer's tag is unknown.
+        for (offset, byte) in [(bytes.len() - 1, 0xff), (0, 0x7f)] {
+            let mut bad = value.clone();
+            bad[at + offset] = byte;
+            let err = decode_updates(&bad, "updates of u3", &mut Vec::new()).unwrap_err();
+            assert!(err.0.contains("updates of u3 is damaged"), "{err}");
+        }
     }
 }

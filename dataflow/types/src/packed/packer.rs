@@ -70,7 +70,7 @@ impl RowPacker {
     }
 }
 
-fn write_datum(out: &mut Vec<u8>, d: &Datum) {
+pub(super) fn write_datum(out: &mut Vec<u8>, d: &Datum) {
     match d {
         Datum::Null => out.push(tag::NULL),
         Datum::Bool(b) => out.push(if *b { tag::TRUE } else { tag::FALSE }),
@@ -105,7 +105,7 @@ fn write_datum(out: &mut Vec<u8>, d: &Datum) {
     }
 }
 
-fn write_ref(out: &mut Vec<u8>, d: DatumRef<'_>) {
+pub(super) fn write_ref(out: &mut Vec<u8>, d: DatumRef<'_>) {
     match d {
         DatumRef::Null => out.push(tag::NULL),
         DatumRef::Bool(b) => out.push(if b { tag::TRUE } else { tag::FALSE }),

@@ -24,7 +24,7 @@ fn ts(s: &str) -> NaiveDateTime {
 }
 
 /// One value of every variant and of every form within a variant.
-fn every_variant() -> Vec<Datum> {
+pub(super) fn every_variant() -> Vec<Datum> {
     let date = |y, m, d| Datum::Date(NaiveDate::from_ymd_opt(y, m, d).unwrap());
     vec![
         Datum::Null,
@@ -284,7 +284,7 @@ fn datum_of(kind: u8) -> BoxedStrategy<Datum> {
 }
 
 /// Two rows of one random schema; the second sometimes shorter.
-fn row_pair() -> impl Strategy<Value = (Vec<Datum>, Vec<Datum>)> {
+pub(super) fn row_pair() -> impl Strategy<Value = (Vec<Datum>, Vec<Datum>)> {
     row_pair_of(0..4)
 }
 
