@@ -16,7 +16,7 @@
 //! `KPG_BENCH_ONLY=commits`, `copy` or `restart` (or several, comma-separated) runs only those
 //! parts. `KPG_PERF_DIR=dir` also records `perf record -g` profiles of kpg over its first round
 //! of each commit level and each COPY (`dir/commits-<clients>.data`, `dir/copy-<n>.data`;
-//! `KPG_PERF_CALL_GRAPH=dwarf` for call stacks, which release builds lack otherwise).
+//! `KPG_PERF_CALLGRAPH=dwarf` for call stacks, which release builds lack otherwise).
 //!
 //! It prints figures and ratios; it asserts that the rows arrived, never anything about time
 //! (machines are shared and noisy).
@@ -60,45 +60,6 @@ const VIEWS: [&str; 10] = [
     "SELECT k / 1000 AS b, sum(v) AS total FROM big GROUP BY k / 1000",
     "SELECT g, count(*) AS n FROM big WHERE k % 2 = 0 GROUP BY g",
 ];
-
-/// A `perf record` of kpg over one measurement, when `KPG_PERF_DIR` names a directory.
-struct Profile(Option<std::process::Child>);
-
-impl Profile {
-    fn start(pid: u32, name: &str) -> Profile {
-        let Some(dir) = std::env::var_os("KPG_PERF_DIR") else {
-            return Profile(None);
-        };
-        let out = std::path::Path::new(&dir).join(format!("{name}.data"));
-        // KPG_PERF_CALL_GRAPH=dwarf (say) for call stacks through code without frame pointers.
-        let graph = std::env::var("KPG_PERF_CALL_GRAPH").unwrap_or_else(|_| "fp".into());
-        let child = std::process::Command::new("perf")
-            .args(["record", "-F", "499", "--call-graph", &graph])
-            .args(["-p", &pid.to_string(), "-o"])
-            .arg(&out)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .map_err(|e| eprintln!("perf record did not start: {e}"))
-            .ok();
-        if child.is_some() {
-            // perf needs a moment to attach before the measurement starts.
-            std::thread::sleep(Duration::from_millis(300));
-            println!("  (perf profile of kpg: {})", out.display());
-        }
-        Profile(child)
-    }
-
-    fn stop(mut self) {
-        if let Some(child) = self.0.as_mut() {
-            // SIGINT lets perf write its file out.
-            unsafe {
-                libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-            }
-            let _ = child.wait();
-        }
-    }
-}
 
 /// The CPU time (user and system, all threads) process `pid` has used, in seconds: kpg's CPU
 /// per commit is steadier than its rate on a shared machine.
@@ -342,9 +303,9 @@ async fn main() {
         for (round, clients) in (1..=COMMIT_ROUNDS).flat_map(|r| CLIENTS.map(|c| (r, c))) {
             let table = format!("ins_{round}_{clients}");
             let profile = if round == 1 {
-                Profile::start(kpg.pid(), &format!("commits-{clients}"))
+                Perf::start(kpg.pid(), &format!("commits-{clients}"))
             } else {
-                Profile(None)
+                Perf::none()
             };
             let cpu_before = cpu_seconds(kpg.pid());
             let (kr, kl) = commit_rate(&kpg.conn_str_as("kpg"), &k, &table, clients).await;
@@ -407,7 +368,7 @@ async fn main() {
         .into_iter()
         .enumerate()
         {
-            let profile = Profile::start(kpg.pid(), &format!("copy-{}", n + 1));
+            let profile = Perf::start(kpg.pid(), &format!("copy-{}", n + 1));
             let kt = lineitem.copy_into(&k, table).await;
             profile.stop();
             let pt = lineitem.copy_into(&p, table).await;

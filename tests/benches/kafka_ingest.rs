@@ -223,43 +223,6 @@ fn cpu_delta(before: &BTreeMap<String, f64>, after: &BTreeMap<String, f64>) -> V
     d
 }
 
-/// `perf record` of `pid` while it lives, if `KPG_PERF_DIR` is set.
-struct Perf(Option<std::process::Child>);
-
-impl Perf {
-    fn start(pid: u32, name: &str) -> Perf {
-        let Some(dir) = std::env::var_os("KPG_PERF_DIR") else {
-            return Perf(None);
-        };
-        let out = std::path::Path::new(&dir).join(format!("{name}.data"));
-        // `KPG_PERF_CALLGRAPH=dwarf` for call graphs of a build without frame pointers.
-        let graph = std::env::var("KPG_PERF_CALLGRAPH").unwrap_or_else(|_| "fp".into());
-        let child = std::process::Command::new("perf")
-            .args(["record", "-F", "999", "--call-graph", &graph])
-            .args(["-p", &pid.to_string(), "-o"])
-            .arg(&out)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .map_err(|e| eprintln!("perf record could not start: {e}"))
-            .ok();
-        if child.is_some() {
-            std::thread::sleep(Duration::from_millis(300));
-            println!("  (perf profile: {})", out.display());
-        }
-        Perf(child)
-    }
-
-    fn stop(mut self) {
-        if let Some(child) = self.0.as_mut() {
-            unsafe {
-                libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-            }
-            let _ = child.wait();
-        }
-    }
-}
-
 /// The first cell of a one-row result.
 async fn value(client: &Client, sql: &str) -> String {
     query(client, sql).await[0][0].clone().unwrap_or_default()

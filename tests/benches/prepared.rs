@@ -10,6 +10,8 @@
 //!   `synchronous_commit` on, as kpg's data directory is durable.
 //!
 //! It prints figures and ratios; it checks the answers, never anything about time.
+//! `KPG_PERF_DIR=dir` records a `perf` profile of kpg over its lookups and
+//! its INSERTs (`dir/lookups.data`, `dir/inserts-<clients>.data`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -124,7 +126,9 @@ async fn main() {
         started.elapsed().as_secs_f64()
     );
 
+    let perf = Perf::start(kpg.pid(), "lookups");
     let (k50, k99) = lookups(&k).await;
+    perf.stop();
     let (p50, p99) = lookups(&p).await;
     println!(
         "prepared point lookup ({LOOKUPS} keys): kpg p50 {k50:.3} ms p99 {k99:.3} ms; \
@@ -143,7 +147,9 @@ async fn main() {
             kc.push(Arc::new(kpg.connect().await));
             pc.push(Arc::new(pg.connect().await));
         }
+        let perf = Perf::start(kpg.pid(), &format!("inserts-{n}"));
         let kr = inserts(&kc, round as i64 * 2).await;
+        perf.stop();
         let pr = inserts(&pc, round as i64 * 2 + 1).await;
         println!(
             "prepared single-row INSERT, {n} client(s), {:.0} s each: kpg {kr:.0}/s, \

@@ -38,6 +38,8 @@ mod copy_text;
 pub use copy_text::CopyText;
 mod kafka;
 pub use kafka::Kafka;
+mod perf;
+pub use perf::Perf;
 mod raw;
 pub use raw::{raw_rows, Raw};
 pub mod rng;

@@ -550,14 +550,23 @@ impl Coordinator {
                 state.peeks.remove(&id);
                 return Err(e);
             }
-            DataflowGuard {
-                coord: Arc::clone(self),
-                id,
-            }
+            // A direct peek took the sender: its answer comes quickly, straight from a worker.
+            let direct = state.peeks.get(&id).is_some_and(|p| p.tx.is_none());
+            (
+                DataflowGuard {
+                    coord: Arc::clone(self),
+                    id,
+                },
+                direct,
+            )
         };
-        let result = rx
-            .await
-            .map_err(|_| ExecError::internal("peek was abandoned by the workers"))?;
+        let (guard, direct) = guard;
+        let result = match direct {
+            true => direct_peek::answer(rx).await,
+            false => rx.await,
+        };
+        let result =
+            result.map_err(|_| ExecError::internal("peek was abandoned by the workers"))?;
         drop(guard);
         result.map_err(ExecError::from)
     }
