@@ -8,7 +8,8 @@
 
 use kpg_sql::sqlparser::ast::{CopyOption, CopySource, CopyTarget, Statement};
 use kpg_sql::{ItemKind, ParsedStatement};
-use kpg_types::{Datum, GlobalId, RelationDesc, Row};
+use kpg_types::packed::RowPacker;
+use kpg_types::{Datum, GlobalId, RelationDesc, Row, ScalarType};
 
 use crate::error::ExecError;
 
@@ -203,30 +204,47 @@ impl CopyIn {
             };
             return Err(ExecError::new("22P04", what));
         }
-        let parse = |field: &Option<S>, column: usize| match field {
-            Some(text) => kpg_types::datetime::parse_text_in_zone(
-                text.as_ref(),
-                &self.desc.columns[column].1.scalar,
-                zone,
-            ),
-            None => Ok(Datum::Null),
-        };
-        // Room for the position the table adds to each row.
-        let mut datums = Vec::with_capacity(self.desc.arity() + 1);
-        if self.columns.len() == self.desc.arity()
-            && self.columns.iter().enumerate().all(|(i, c)| i == *c)
-        {
-            for (column, field) in fields.iter().enumerate() {
-                datums.push(parse(field, column)?);
+        // Each field's text is written straight into the row (`RowPacker::push_text`, the
+        // input rules of `Datum::parse_text` without an owned datum between), in the table's
+        // column order; a column the COPY does not name is NULL.
+        ROW_PACKER.with_borrow_mut(|packer| {
+            packer.clear();
+            let in_order = self.columns.iter().enumerate().all(|(i, c)| i == *c);
+            for column in 0..self.desc.arity() {
+                let field = match in_order {
+                    true => fields.get(column),
+                    false => self
+                        .columns
+                        .iter()
+                        .position(|c| *c == column)
+                        .map(|f| &fields[f]),
+                };
+                let text = match field {
+                    Some(Some(text)) => text.as_ref(),
+                    _ => {
+                        packer.push(&Datum::Null);
+                        continue;
+                    }
+                };
+                let ty = &self.desc.columns[column].1.scalar;
+                match ty {
+                    // Text without a zone is read in the session's.
+                    ScalarType::TimestampTz
+                    | ScalarType::TimestampTzOf(_)
+                    | ScalarType::Array(_) => {
+                        packer.push(&kpg_types::datetime::parse_text_in_zone(text, ty, zone)?)
+                    }
+                    _ => packer.push_text(text, ty)?,
+                }
             }
-        } else {
-            datums.resize(self.desc.arity(), Datum::Null);
-            for (field, &column) in fields.iter().zip(&self.columns) {
-                datums[column] = parse(field, column)?;
-            }
-        }
-        Ok(Row::new(datums))
+            Ok(Row::from_packed(packer.finish()))
+        })
     }
+}
+
+thread_local! {
+    /// The packer COPY's rows are written with (its buffer kept from row to row).
+    static ROW_PACKER: std::cell::RefCell<RowPacker> = std::cell::RefCell::new(RowPacker::new());
 }
 
 /// PostgreSQL's text format: one record per line, and an optional `\.` end line; the

@@ -166,3 +166,65 @@ async fn copy_to_stdout_matches_postgres() {
     }
     s.check_error("COPY (SELECT * FROM nope) TO STDOUT").await;
 }
+
+/// Fields written straight into rows: a column list in another order and one that leaves
+/// columns out (NULL), `char(n)` padding, `varchar(n)` and `numeric(p, s)` limits and
+/// rounding, timestamptz text read in the session's zone, and the errors of values that do
+/// not fit — each as PostgreSQL loads the same bytes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copy_typed_columns_and_column_lists_match_postgres() {
+    let kpg = KpgServer::start().await;
+    let pg = Postgres::start().await;
+    let p = Pair::new(&kpg, &pg).await;
+    p.exec(
+        "CREATE TABLE t (id int8 NOT NULL, c char(4), v varchar(5), n numeric(6,2), \
+         ts timestamptz, tags text[])",
+    )
+    .await;
+    p.exec("SET TIME ZONE 'America/New_York'").await;
+    let rows = "1\tab\tabc\t1.005\t2024-03-10 01:30:00\t{x,y}\n\
+                2\t\\N\tab   \t-12.344\t2024-03-10 12:00:00+02\t\\N\n\
+                3\tabcd\t\t9999.994\t\\N\t{}\n";
+    let reordered = "x,7.5,4\n\"a b\",,5\n";
+    let partial = "6\t  z\n";
+    for client in [&p.kpg, &p.pg] {
+        assert_eq!(copy_in(client, "COPY t FROM STDIN", rows).await.unwrap(), 3);
+        let n = copy_in(
+            client,
+            "COPY t (v, n, id) FROM STDIN WITH (FORMAT csv)",
+            reordered,
+        )
+        .await;
+        assert_eq!(n.unwrap(), 2);
+        assert_eq!(
+            copy_in(client, "COPY t (id, c) FROM STDIN", partial)
+                .await
+                .unwrap(),
+            1
+        );
+    }
+    p.check(
+        "SELECT id, c, length(c) AS len, v, n, ts, tags, ts IS NULL AS no_ts FROM t ORDER BY id",
+    )
+    .await;
+    // Values that do not fit the column's type fail the COPY with PostgreSQL's SQLSTATE.
+    for (line, state) in [
+        ("8\tabcde\t\\N\t\\N\t\\N\t\\N\n", "22001"),
+        ("9\t\\N\ttoolong\t\\N\t\\N\t\\N\n", "22001"),
+        ("10\t\\N\t\\N\t10000\t\\N\t\\N\n", "22003"),
+        ("11\t\\N\t\\N\t\\N\tnot a time\t\\N\n", "22007"),
+    ] {
+        for client in [&p.kpg, &p.pg] {
+            let err = copy_in(client, "COPY t FROM STDIN", line)
+                .await
+                .unwrap_err();
+            assert_eq!(
+                sqlstate(&err).as_deref(),
+                Some(state),
+                "{line:?}: {}",
+                describe_error(&err)
+            );
+        }
+    }
+    p.check("SELECT count(*) FROM t").await;
+}

@@ -53,36 +53,51 @@ impl Coordinator {
         Ok(())
     }
 
-    /// Rejects rows with NULL in a NOT NULL column of `table`.
+    /// Rejects rows with NULL in a NOT NULL column of `table`. The rows are read in place,
+    /// outside the state lock (a COPY's rows are many), and not at all when every column may
+    /// be NULL.
     fn check_not_null<'a>(
         &self,
         table: GlobalId,
         rows: impl Iterator<Item = &'a Row>,
     ) -> Result<(), ExecError> {
-        let state = self.lock();
-        let entry = state
-            .catalog
-            .get(table)
-            .ok_or_else(|| ExecError::new("42P01", "table was dropped"))?;
-        let columns = &entry.item.desc.columns;
+        let (name, columns) = {
+            let state = self.lock();
+            let entry = state
+                .catalog
+                .get(table)
+                .ok_or_else(|| ExecError::new("42P01", "table was dropped"))?;
+            let columns = &entry.item.desc.columns;
+            if columns.iter().all(|(_, ty)| ty.nullable) {
+                return Ok(());
+            }
+            // The names of the NOT NULL columns, by position.
+            let required: Vec<Option<String>> = columns
+                .iter()
+                .map(|(name, ty)| (!ty.nullable).then(|| name.clone()))
+                .collect();
+            (entry.item.name.clone(), required)
+        };
         for row in rows {
-            for (datum, (name, ty)) in row.datums().iter().zip(columns) {
-                if !ty.nullable && datum.is_null() {
-                    let values: Vec<String> = row
-                        .datums()
-                        .iter()
-                        .map(|d| d.to_text().unwrap_or_else(|| "null".into()))
-                        .collect();
-                    return Err(ExecError::new(
-                        "23502",
-                        format!(
-                            "null value in column \"{name}\" of relation \"{}\" violates \
-                             not-null constraint",
-                            entry.item.name
-                        ),
-                    )
-                    .with_detail(format!("Failing row contains ({}).", values.join(", "))));
-                }
+            let null = row
+                .packed()
+                .iter()
+                .zip(&columns)
+                .find_map(|(datum, required)| required.as_ref().filter(|_| datum.is_null()));
+            if let Some(column) = null {
+                let values: Vec<String> = row
+                    .datums()
+                    .iter()
+                    .map(|d| d.to_text().unwrap_or_else(|| "null".into()))
+                    .collect();
+                return Err(ExecError::new(
+                    "23502",
+                    format!(
+                        "null value in column \"{column}\" of relation \"{name}\" violates \
+                         not-null constraint"
+                    ),
+                )
+                .with_detail(format!("Failing row contains ({}).", values.join(", "))));
             }
         }
         Ok(())
