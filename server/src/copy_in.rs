@@ -12,6 +12,7 @@ use kpg_types::packed::RowPacker;
 use kpg_types::{Datum, GlobalId, RelationDesc, Row, ScalarType};
 
 use crate::error::ExecError;
+use crate::statement_context::DateInput;
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Format {
@@ -158,37 +159,71 @@ impl CopyIn {
     }
 
     /// Parses the collected data into table rows; `zone` is the session's, in which
-    /// timestamptz text without a zone is read.
-    pub fn rows(&self, zone: &kpg_types::datetime::Zone) -> Result<Vec<Row>, ExecError> {
+    /// timestamptz text without a zone is read, and `input` its date input settings. A large
+    /// COPY is parsed on several threads, each a run of whole records (lines of the text
+    /// format; the CSV format's records, which may span lines, are found first).
+    pub fn rows(
+        &self,
+        zone: &kpg_types::datetime::Zone,
+        input: &DateInput,
+    ) -> Result<Vec<Row>, ExecError> {
         let text = std::str::from_utf8(&self.data)
             .map_err(|_| ExecError::new("22021", "invalid byte sequence for encoding \"UTF8\""))?;
-        let line = |i: usize| format!("COPY {}, line {}", self.table_name, i + 1);
-        match &self.format {
+        let threads = match text.len() >= PARALLEL_BYTES {
+            true => std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+            false => 1,
+        };
+        // Each part's rows, or the index of its failing record and the error; combined in
+        // order, the index of a failing record counts the records of the parts before it.
+        type Part = (Vec<Row>, Result<(), (usize, ExecError)>);
+        let parts: Vec<Part> = match &self.format {
             Format::Text { delimiter, null } => {
-                // Line by line, fields borrowed from the input unless they hold escapes.
-                let mut rows = Vec::with_capacity(text.len() / 64);
-                let mut fields = Vec::with_capacity(self.columns.len());
-                for (i, record) in text_lines(text).enumerate() {
-                    fields.clear();
-                    split_text_fields(record, *delimiter, null, &mut fields);
-                    rows.push(
-                        self.row(&fields, zone)
-                            .map_err(|e| e.with_detail(line(i)))?,
-                    );
-                }
-                Ok(rows)
+                let text = &text[..text_end(text)];
+                in_parallel(&split_lines(text, threads), input, |part| {
+                    // Line by line, fields borrowed from the input unless they hold escapes.
+                    let mut rows = Vec::with_capacity(part.len() / 64);
+                    let mut fields = Vec::with_capacity(self.columns.len());
+                    for (i, record) in text_records(part).enumerate() {
+                        fields.clear();
+                        split_text_fields(record, *delimiter, null, &mut fields);
+                        match self.row(&fields, zone) {
+                            Ok(row) => rows.push(row),
+                            Err(e) => return (rows, Err((i, e))),
+                        }
+                    }
+                    (rows, Ok(()))
+                })
             }
             Format::Csv {
                 delimiter,
                 quote,
                 null,
                 header,
-            } => csv_records(text, *delimiter, *quote, null, *header)?
-                .into_iter()
-                .enumerate()
-                .map(|(i, fields)| self.row(&fields, zone).map_err(|e| e.with_detail(line(i))))
-                .collect(),
+            } => {
+                let records = csv_records(text, *delimiter, *quote, null, *header)?;
+                let per = records.len().div_ceil(threads).max(1);
+                let chunks: Vec<_> = records.chunks(per).collect();
+                in_parallel(&chunks, input, |chunk| {
+                    let mut rows = Vec::with_capacity(chunk.len());
+                    for (i, fields) in chunk.iter().enumerate() {
+                        match self.row(fields, zone) {
+                            Ok(row) => rows.push(row),
+                            Err(e) => return (rows, Err((i, e))),
+                        }
+                    }
+                    (rows, Ok(()))
+                })
+            }
+        };
+        let mut all = Vec::with_capacity(parts.iter().map(|(rows, _)| rows.len()).sum());
+        for (rows, result) in parts {
+            if let Err((i, e)) = result {
+                let line = format!("COPY {}, line {}", self.table_name, all.len() + i + 1);
+                return Err(e.with_detail(line));
+            }
+            all.extend(rows);
         }
+        Ok(all)
     }
 
     fn row<S: AsRef<str>>(
@@ -247,13 +282,79 @@ thread_local! {
     static ROW_PACKER: std::cell::RefCell<RowPacker> = std::cell::RefCell::new(RowPacker::new());
 }
 
-/// PostgreSQL's text format: one record per line, and an optional `\.` end line; the
-/// records, without their line ends (empty lines are skipped).
-fn text_lines(text: &str) -> impl Iterator<Item = &str> {
-    text.split('\n')
+/// COPY text of at least this many bytes is parsed on several threads.
+const PARALLEL_BYTES: usize = 1 << 20;
+
+/// PostgreSQL's text format ends at an end line `\.`, if there is one: the length of the
+/// text before it.
+fn text_end(text: &str) -> usize {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let bare = line.strip_suffix('\n').unwrap_or(line);
+        if bare.strip_suffix('\r').unwrap_or(bare) == "\\." {
+            return at;
+        }
+        at += line.len();
+    }
+    text.len()
+}
+
+/// The records of a run of whole lines of the text format: each line without its line end
+/// (an empty line too is a record, as in PostgreSQL: one empty field).
+fn text_records(lines: &str) -> impl Iterator<Item = &str> {
+    let lines = lines.strip_suffix('\n').unwrap_or(lines);
+    lines
+        .split('\n')
         .map(|line| line.strip_suffix('\r').unwrap_or(line))
-        .take_while(|line| *line != "\\.")
-        .filter(|line| !line.is_empty())
+}
+
+/// `text` cut into at most `parts` runs of whole lines, of about equal length.
+fn split_lines(text: &str, parts: usize) -> Vec<&str> {
+    let mut runs = Vec::with_capacity(parts);
+    let mut rest = text;
+    for left in (1..=parts).rev() {
+        if rest.is_empty() {
+            break;
+        }
+        if left == 1 {
+            runs.push(rest);
+            break;
+        }
+        let target = rest.len() / left;
+        let cut = match rest[target..].find('\n') {
+            Some(n) => target + n + 1,
+            None => rest.len(),
+        };
+        runs.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    runs
+}
+
+/// `parse` of each of `parts`, in order: the first on this thread, the others on threads of
+/// their own, each with the session's date input settings.
+fn in_parallel<P: Sync, R: Send>(
+    parts: &[P],
+    input: &DateInput,
+    parse: impl Fn(&P) -> R + Sync,
+) -> Vec<R> {
+    let Some((first, others)) = parts.split_first() else {
+        return Vec::new();
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = others
+            .iter()
+            .map(|part| scope.spawn(|| input.run(|| parse(part))))
+            .collect();
+        let mut results = vec![input.run(|| parse(first))];
+        for handle in handles {
+            match handle.join() {
+                Ok(result) => results.push(result),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        results
+    })
 }
 
 /// Splits a text-format record at delimiters not escaped by a backslash into `fields`:
@@ -379,8 +480,8 @@ fn raw_field_is_quoted(text: &str, start: usize, delimiter: u8, quote: u8, index
 mod tests {
     use super::*;
 
-    fn text_records(text: &str, delimiter: char, null: &str) -> Vec<Vec<Option<String>>> {
-        text_lines(text)
+    fn records(text: &str, delimiter: char, null: &str) -> Vec<Vec<Option<String>>> {
+        text_records(&text[..text_end(text)])
             .map(|line| {
                 let mut fields = Vec::new();
                 split_text_fields(line, delimiter, null, &mut fields);
@@ -392,9 +493,26 @@ mod tests {
             .collect()
     }
 
+    /// The parts cover the text in order, each of whole lines; the end line cuts the text.
+    #[test]
+    fn text_splits_into_whole_lines() {
+        let text: String = (0..1000).map(|i| format!("{i}\tline {i}\r\n")).collect();
+        for parts in 1..6 {
+            let runs = split_lines(&text, parts);
+            assert!(runs.len() <= parts && !runs.is_empty());
+            assert!(runs.iter().all(|r| !r.is_empty()));
+            assert_eq!(runs.concat(), text);
+            assert!(runs.iter().all(|r| r.is_empty() || r.ends_with('\n')));
+        }
+        assert_eq!(split_lines("no line end", 3), ["no line end"]);
+        assert_eq!(text_end("a\n\\.\r\nb\n"), 2);
+        assert_eq!(text_end("a\nb\\.\n"), 6);
+        assert_eq!(text_end("a\n\\."), 2);
+    }
+
     #[test]
     fn text_format_escapes_and_nulls() {
-        let records = text_records("1\ta\\tb\t\\N\n2\tx\\\\y\t\n\\.\n", '\t', "\\N");
+        let records = records("1\ta\\tb\t\\N\n2\tx\\\\y\t\n\\.\n", '\t', "\\N");
         assert_eq!(
             records,
             vec![

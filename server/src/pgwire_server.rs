@@ -1043,9 +1043,11 @@ impl CopyHandler for Session {
         };
         let result = async {
             let zone = conn.output_style().dates.zone;
-            let rows = crate::statement_context::sync_scope(conn.statement_context(), || {
-                crate::statement_context::with_date_input(|| copy.rows(&zone))
-            })?;
+            let input = crate::statement_context::sync_scope(
+                conn.statement_context(),
+                crate::statement_context::date_input,
+            );
+            let rows = copy.rows(&zone, &input)?;
             let rows: Vec<(Row, i64)> = rows.into_iter().map(|r| (r, 1)).collect();
             let count = rows.len();
             if conn.txn.lock().expect("txn").is_active() {

@@ -65,13 +65,35 @@ pub fn input_style() -> InputStyle {
 /// input style, and the transaction's start in its zone as the time `'now'` and `'today'`
 /// read (`datetime/input.rs`).
 pub fn with_date_input<R>(f: impl FnOnce() -> R) -> R {
+    date_input().run(f)
+}
+
+/// The session's input style and clock (`with_date_input`), taken along to other threads.
+#[derive(Clone, Debug)]
+pub struct DateInput {
+    style: InputStyle,
+    clock: Option<datetime::InputClock>,
+}
+
+impl DateInput {
+    /// Runs `f` with these settings, on this thread.
+    pub fn run<R>(&self, f: impl FnOnce() -> R) -> R {
+        datetime::with_date_input(self.style, self.clock.clone(), f)
+    }
+}
+
+/// The input settings `with_date_input` runs with.
+pub fn date_input() -> DateInput {
     let clock = datetime::Zone::parse_setting(&time_zone())
         .ok()
         .map(|(zone, _)| datetime::InputClock {
             now: clock().0,
             zone,
         });
-    datetime::with_date_input(input_style(), clock, f)
+    DateInput {
+        style: input_style(),
+        clock,
+    }
 }
 
 /// The transaction's start and the statement's (now), for `bind_clock`.

@@ -18,6 +18,25 @@ async fn copy_in(
     sink.as_mut().finish().await
 }
 
+/// A COPY that must fail with `state`: its error.
+async fn copy_fails(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    data: &str,
+    state: &str,
+) -> tokio_postgres::Error {
+    let err = copy_in(client, sql, data)
+        .await
+        .expect_err(&format!("{sql} of {:.40?} failed", data));
+    assert_eq!(
+        sqlstate(&err).as_deref(),
+        Some(state),
+        "{sql}: {}",
+        describe_error(&err)
+    );
+    err
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn copy_from_stdin_matches_postgres() {
     let kpg = KpgServer::start().await;
@@ -47,37 +66,15 @@ async fn copy_from_stdin_matches_postgres() {
 
     // A bad line fails the whole COPY, with PostgreSQL's SQLSTATE, and writes nothing.
     for client in [&p.kpg, &p.pg] {
-        let err = copy_in(
+        copy_fails(
             client,
             "COPY c FROM STDIN",
             "7\tx\t1\t\\N\tt\n8\tx\tabc\t\\N\tt\n",
+            "22P02",
         )
-        .await
-        .unwrap_err();
-        assert_eq!(
-            sqlstate(&err).as_deref(),
-            Some("22P02"),
-            "{}",
-            describe_error(&err)
-        );
-        let err = copy_in(client, "COPY c FROM STDIN", "9\tx\n")
-            .await
-            .unwrap_err();
-        assert_eq!(
-            sqlstate(&err).as_deref(),
-            Some("22P04"),
-            "{}",
-            describe_error(&err)
-        );
-        let err = copy_in(client, "COPY c FROM STDIN", "\\N\tx\t1\t\\N\tt\n")
-            .await
-            .unwrap_err();
-        assert_eq!(
-            sqlstate(&err).as_deref(),
-            Some("23502"),
-            "{}",
-            describe_error(&err)
-        );
+        .await;
+        copy_fails(client, "COPY c FROM STDIN", "9\tx\n", "22P04").await;
+        copy_fails(client, "COPY c FROM STDIN", "\\N\tx\t1\t\\N\tt\n", "23502").await;
     }
     p.check("SELECT count(*) FROM c").await;
 
@@ -215,16 +212,93 @@ async fn copy_typed_columns_and_column_lists_match_postgres() {
         ("11\t\\N\t\\N\t\\N\tnot a time\t\\N\n", "22007"),
     ] {
         for client in [&p.kpg, &p.pg] {
-            let err = copy_in(client, "COPY t FROM STDIN", line)
-                .await
-                .unwrap_err();
-            assert_eq!(
-                sqlstate(&err).as_deref(),
-                Some(state),
-                "{line:?}: {}",
-                describe_error(&err)
-            );
+            copy_fails(client, "COPY t FROM STDIN", line, state).await;
         }
     }
     p.check("SELECT count(*) FROM t").await;
+}
+
+/// The line number of a COPY's error, from PostgreSQL's context or kpg's detail.
+fn error_line(e: &tokio_postgres::Error) -> Option<u64> {
+    let db = e.as_db_error()?;
+    let text = db.where_().or(db.detail())?;
+    let at = text.find("line ")? + 5;
+    text[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// A COPY large enough to be parsed in parts: its rows, a bad line's number wherever it
+/// falls (first part or a later one), and the end line `\.` in the middle of the data (what
+/// follows it is not read), as PostgreSQL has them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_copy_matches_postgres() {
+    let kpg = KpgServer::start().await;
+    let pg = Postgres::start().await;
+    let p = Pair::new(&kpg, &pg).await;
+    p.exec("CREATE TABLE big (k int8 NOT NULL, s text, d date)")
+        .await;
+    // About 2.5 MiB.
+    let line = |i: u64| match i % 1000 {
+        0 => format!("{i}\t\\N\t\\N\n"),
+        _ => format!("{i}\tsome text of row {i}\t2024-01-{:02}\n", i % 28 + 1),
+    };
+    let n = 60_000u64;
+    let data: String = (0..n).map(line).collect();
+    for client in [&p.kpg, &p.pg] {
+        assert_eq!(
+            copy_in(client, "COPY big FROM STDIN", &data).await.unwrap(),
+            n
+        );
+    }
+    p.check("SELECT count(*), sum(k), count(s), count(d), max(s) FROM big")
+        .await;
+    for bad_at in [10u64, 31_000, 59_990] {
+        let data: String = (0..n)
+            .map(|i| match i == bad_at {
+                true => format!("{i}\tx\tnot a date\n"),
+                false => line(i),
+            })
+            .collect();
+        let mut lines = Vec::new();
+        for client in [&p.kpg, &p.pg] {
+            let err = copy_fails(client, "COPY big FROM STDIN", &data, "22007").await;
+            lines.push(error_line(&err));
+        }
+        assert!(lines[0].is_some(), "kpg names the line");
+        assert_eq!(lines[0], lines[1], "bad row {bad_at}: kpg, PostgreSQL");
+    }
+    // The end line: what follows it (here a bad line) is not read.
+    let data: String = (0..n)
+        .map(|i| match i {
+            40_000 => "\\.\n".to_string(),
+            40_001 => "bad\tbad\tbad\n".to_string(),
+            _ => line(i + n),
+        })
+        .collect();
+    for client in [&p.kpg, &p.pg] {
+        assert_eq!(
+            copy_in(client, "COPY big FROM STDIN", &data).await.unwrap(),
+            40_000
+        );
+    }
+    p.check("SELECT count(*), sum(k) FROM big").await;
+
+    // An empty line is a record of one empty field: a row of one text column, an error
+    // (missing data) where there are more columns.
+    p.exec("CREATE TABLE one (s text)").await;
+    p.exec("CREATE TABLE two (s text, t text)").await;
+    for client in [&p.kpg, &p.pg] {
+        assert_eq!(
+            copy_in(client, "COPY one FROM STDIN", "a\n\nb\n\n")
+                .await
+                .unwrap(),
+            4
+        );
+        copy_fails(client, "COPY two FROM STDIN", "a\tb\n\n", "22P04").await;
+    }
+    p.check("SELECT s, length(s) AS len FROM one ORDER BY s")
+        .await;
 }
