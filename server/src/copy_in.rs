@@ -231,35 +231,46 @@ impl CopyIn {
         fields: &[Option<S>],
         zone: &kpg_types::datetime::Zone,
     ) -> Result<Row, ExecError> {
-        if fields.len() != self.columns.len() {
-            let what = if fields.len() < self.columns.len() {
-                "missing data for column"
-            } else {
-                "extra data after last expected column"
-            };
-            return Err(ExecError::new("22P04", what));
+        // As PostgreSQL: extra fields first, then the named columns in order, each field read
+        // (and failing) before a later column is found missing.
+        if fields.len() > self.columns.len() {
+            return Err(ExecError::new(
+                "22P04",
+                "extra data after last expected column",
+            ));
+        }
+        let field = |i: usize| {
+            fields.get(i).ok_or_else(|| {
+                let name = &self.desc.columns[self.columns[i]].0;
+                ExecError::new("22P04", format!("missing data for column \"{name}\""))
+            })
+        };
+        let in_order = self.columns.iter().enumerate().all(|(i, c)| i == *c);
+        if !in_order {
+            // Columns named in another order: read in that order, then packed in the table's.
+            let mut datums = vec![Datum::Null; self.desc.arity()];
+            for (i, &column) in self.columns.iter().enumerate() {
+                if let Some(text) = field(i)? {
+                    let ty = &self.desc.columns[column].1.scalar;
+                    datums[column] =
+                        kpg_types::datetime::parse_text_in_zone(text.as_ref(), ty, zone)?;
+                }
+            }
+            return Ok(Row::new(datums));
         }
         // Each field's text is written straight into the row (`RowPacker::push_text`, the
-        // input rules of `Datum::parse_text` without an owned datum between), in the table's
-        // column order; a column the COPY does not name is NULL.
+        // input rules of `Datum::parse_text` without an owned datum between); a column the
+        // COPY does not name is NULL.
         ROW_PACKER.with_borrow_mut(|packer| {
             packer.clear();
-            let in_order = self.columns.iter().enumerate().all(|(i, c)| i == *c);
             for column in 0..self.desc.arity() {
-                let field = match in_order {
-                    true => fields.get(column),
-                    false => self
-                        .columns
-                        .iter()
-                        .position(|c| *c == column)
-                        .map(|f| &fields[f]),
+                let text = match column < self.columns.len() {
+                    true => field(column)?.as_ref().map(|t| t.as_ref()),
+                    false => None,
                 };
-                let text = match field {
-                    Some(Some(text)) => text.as_ref(),
-                    _ => {
-                        packer.push(&Datum::Null);
-                        continue;
-                    }
+                let Some(text) = text else {
+                    packer.push(&Datum::Null);
+                    continue;
                 };
                 let ty = &self.desc.columns[column].1.scalar;
                 match ty {

@@ -287,7 +287,7 @@ async fn large_copy_matches_postgres() {
     p.check("SELECT count(*), sum(k) FROM big").await;
 
     // An empty line is a record of one empty field: a row of one text column, an error
-    // (missing data) where there are more columns.
+    // (missing data, or the empty field's own) where there are more columns.
     p.exec("CREATE TABLE one (s text)").await;
     p.exec("CREATE TABLE two (s text, t text)").await;
     for client in [&p.kpg, &p.pg] {
@@ -297,7 +297,19 @@ async fn large_copy_matches_postgres() {
                 .unwrap(),
             4
         );
-        copy_fails(client, "COPY two FROM STDIN", "a\tb\n\n", "22P04").await;
+        let err = copy_fails(client, "COPY two FROM STDIN", "a\tb\n\n", "22P04").await;
+        let message = err.as_db_error().map(|e| e.message().to_string());
+        assert_eq!(message.as_deref(), Some("missing data for column \"t\""));
+        // A field is read before a later column is found missing.
+        copy_fails(client, "COPY big FROM STDIN", "1\tx\t\\N\n\n", "22P02").await;
+        copy_fails(
+            client,
+            "COPY big (d, k) FROM STDIN",
+            "2024-01-01\n",
+            "22P04",
+        )
+        .await;
+        copy_fails(client, "COPY big (d, k) FROM STDIN", "x\n", "22007").await;
     }
     p.check("SELECT s, length(s) AS len FROM one ORDER BY s")
         .await;

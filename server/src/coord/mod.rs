@@ -531,7 +531,7 @@ impl Coordinator {
         start: impl FnOnce(&Arc<Self>, &mut State, u64, u64) -> Result<(), ExecError>,
     ) -> Result<Vec<(Row, i64)>, ExecError> {
         let (tx, rx) = oneshot::channel();
-        let guard = {
+        let (guard, direct) = {
             let mut state = self.lock();
             let id = Self::allocate_id(&mut state);
             let timestamp = durable::read_time(&state);
@@ -560,7 +560,6 @@ impl Coordinator {
                 direct,
             )
         };
-        let (guard, direct) = guard;
         let result = match direct {
             true => direct_peek::answer(rx).await,
             false => rx.await,
