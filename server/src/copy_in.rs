@@ -178,7 +178,12 @@ impl CopyIn {
         type Part = (Vec<Row>, Result<(), (usize, ExecError)>);
         let parts: Vec<Part> = match &self.format {
             Format::Text { delimiter, null } => {
-                let text = &text[..text_end(text)];
+                // Nothing after the end line is read, not even its line ends (with `\r` line
+                // ends, the end line is found once they are `\n`).
+                let text = line_ends(&text[..text_end(text)]).map_err(|(line, e)| {
+                    e.with_detail(format!("COPY {}, line {line}", self.table_name))
+                })?;
+                let text = &text[..text_end(&text)];
                 in_parallel(&split_lines(text, threads), input, |part| {
                     // Line by line, fields borrowed from the input unless they hold escapes.
                     let mut rows = Vec::with_capacity(part.len() / 64);
@@ -308,6 +313,53 @@ fn text_end(text: &str) -> usize {
         at += line.len();
     }
     text.len()
+}
+
+/// PostgreSQL's text format ends every line as its first line ends — `\n`, `\r\n` or `\r` —
+/// and refuses data that mixes them (a carriage return or newline in a value is written `\r`,
+/// `\n`). The text with its lines ending in `\n` (copied only for `\r`), or the line where
+/// another line end is found and the error.
+fn line_ends(text: &str) -> Result<std::borrow::Cow<'_, str>, (usize, ExecError)> {
+    let bytes = text.as_bytes();
+    let line_of = |at: usize| memchr::memchr_iter(b'\n', &bytes[..at]).count() + 1;
+    let cr = |at: usize| {
+        (
+            line_of(at),
+            ExecError::new("22P04", "literal carriage return found in data")
+                .with_hint("Use \"\\r\" to represent carriage return."),
+        )
+    };
+    let nl = |line: usize| {
+        (
+            line,
+            ExecError::new("22P04", "literal newline found in data")
+                .with_hint("Use \"\\n\" to represent newline."),
+        )
+    };
+    let Some(first) = memchr::memchr2(b'\r', b'\n', bytes) else {
+        return Ok(text.into());
+    };
+    match (bytes[first], bytes.get(first + 1)) {
+        (b'\n', _) => match memchr::memchr(b'\r', bytes) {
+            Some(at) => Err(cr(at)),
+            None => Ok(text.into()),
+        },
+        (_, Some(b'\n')) => {
+            // Every `\r` followed by `\n`, every `\n` after `\r`.
+            for at in memchr::memchr2_iter(b'\r', b'\n', bytes) {
+                match bytes[at] {
+                    b'\r' if bytes.get(at + 1) != Some(&b'\n') => return Err(cr(at)),
+                    b'\n' if at == 0 || bytes[at - 1] != b'\r' => return Err(nl(line_of(at))),
+                    _ => {}
+                }
+            }
+            Ok(text.into())
+        }
+        _ => match memchr::memchr(b'\n', bytes) {
+            Some(at) => Err(nl(memchr::memchr_iter(b'\r', &bytes[..at]).count() + 1)),
+            None => Ok(text.replace('\r', "\n").into()),
+        },
+    }
 }
 
 /// The records of a run of whole lines of the text format: each line without its line end

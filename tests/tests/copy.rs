@@ -314,3 +314,47 @@ async fn large_copy_matches_postgres() {
     p.check("SELECT s, length(s) AS len FROM one ORDER BY s")
         .await;
 }
+
+/// Line ends of the text format as PostgreSQL reads them: `\n`, `\r\n` or `\r`, as the first
+/// line ends; data mixing them is refused (22P04, naming the line), also a bare `\r` in a value.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copy_text_line_ends_match_postgres() {
+    let kpg = KpgServer::start().await;
+    let pg = Postgres::start().await;
+    let p = Pair::new(&kpg, &pg).await;
+    p.exec("CREATE TABLE l (k int4, s text)").await;
+    for data in [
+        "1\tnl\n2\tnl\n",
+        "3\tcrnl\r\n4\tcrnl\r\n",
+        "5\tcr\r6\tcr\r",
+        "7\tno end",
+        "8\tescaped \\r and \\n\n",
+        "9\tthen the end line\r\n\\.\r\n",
+    ] {
+        for client in [&p.kpg, &p.pg] {
+            copy_in(client, "COPY l FROM STDIN", data)
+                .await
+                .unwrap_or_else(|e| panic!("{data:?}: {}", describe_error(&e)));
+        }
+    }
+    p.check("SELECT k, s, length(s) AS len FROM l ORDER BY k")
+        .await;
+    for data in [
+        "1\ta\n2\tb\r\n",
+        "1\ta\r\n2\tb\n",
+        "1\ta\r\n2\tb\rc\r\n",
+        "1\ta\r2\tb\n",
+        "1\ta\n2\tb\r\n3\tc\n",
+    ] {
+        let mut lines = Vec::new();
+        for client in [&p.kpg, &p.pg] {
+            let err = copy_fails(client, "COPY l FROM STDIN", data, "22P04").await;
+            lines.push((
+                error_line(&err),
+                err.as_db_error().map(|e| e.message().to_string()),
+            ));
+        }
+        assert_eq!(lines[0], lines[1], "{data:?}: kpg, PostgreSQL");
+    }
+    p.check("SELECT count(*) FROM l").await;
+}
