@@ -183,15 +183,20 @@ impl CopyIn {
                 let text = line_ends(&text[..text_end(text)]).map_err(|(line, e)| {
                     e.with_detail(format!("COPY {}, line {line}", self.table_name))
                 })?;
-                let text = &text[..text_end(&text)];
+                let end = match &text {
+                    std::borrow::Cow::Owned(lines) => text_end(lines),
+                    std::borrow::Cow::Borrowed(cut) => cut.len(),
+                };
+                let text = &text[..end];
                 in_parallel(&split_lines(text, threads), input, |part| {
                     // Line by line, fields borrowed from the input unless they hold escapes.
                     let mut rows = Vec::with_capacity(part.len() / 64);
                     let mut fields = Vec::with_capacity(self.columns.len());
+                    let mut packer = RowPacker::new();
                     for (i, record) in text_records(part).enumerate() {
                         fields.clear();
                         split_text_fields(record, *delimiter, null, &mut fields);
-                        match self.row(&fields, zone) {
+                        match self.row(&fields, zone, &mut packer) {
                             Ok(row) => rows.push(row),
                             Err(e) => return (rows, Err((i, e))),
                         }
@@ -210,8 +215,9 @@ impl CopyIn {
                 let chunks: Vec<_> = records.chunks(per).collect();
                 in_parallel(&chunks, input, |chunk| {
                     let mut rows = Vec::with_capacity(chunk.len());
+                    let mut packer = RowPacker::new();
                     for (i, fields) in chunk.iter().enumerate() {
-                        match self.row(fields, zone) {
+                        match self.row(fields, zone, &mut packer) {
                             Ok(row) => rows.push(row),
                             Err(e) => return (rows, Err((i, e))),
                         }
@@ -235,6 +241,7 @@ impl CopyIn {
         &self,
         fields: &[Option<S>],
         zone: &kpg_types::datetime::Zone,
+        packer: &mut RowPacker,
     ) -> Result<Row, ExecError> {
         // As PostgreSQL: extra fields first, then the named columns in order, each field read
         // (and failing) before a later column is found missing.
@@ -265,37 +272,28 @@ impl CopyIn {
         }
         // Each field's text is written straight into the row (`RowPacker::push_text`, the
         // input rules of `Datum::parse_text` without an owned datum between); a column the
-        // COPY does not name is NULL.
-        ROW_PACKER.with_borrow_mut(|packer| {
-            packer.clear();
-            for column in 0..self.desc.arity() {
-                let text = match column < self.columns.len() {
-                    true => field(column)?.as_ref().map(|t| t.as_ref()),
-                    false => None,
-                };
-                let Some(text) = text else {
-                    packer.push(&Datum::Null);
-                    continue;
-                };
-                let ty = &self.desc.columns[column].1.scalar;
-                match ty {
-                    // Text without a zone is read in the session's.
-                    ScalarType::TimestampTz
-                    | ScalarType::TimestampTzOf(_)
-                    | ScalarType::Array(_) => {
-                        packer.push(&kpg_types::datetime::parse_text_in_zone(text, ty, zone)?)
-                    }
-                    _ => packer.push_text(text, ty)?,
+        // COPY does not name is NULL. (`packer` is the caller's, kept from row to row.)
+        packer.clear();
+        for column in 0..self.desc.arity() {
+            let text = match column < self.columns.len() {
+                true => field(column)?.as_ref().map(|t| t.as_ref()),
+                false => None,
+            };
+            let Some(text) = text else {
+                packer.push(&Datum::Null);
+                continue;
+            };
+            let ty = &self.desc.columns[column].1.scalar;
+            match ty {
+                // Text without a zone is read in the session's.
+                ScalarType::TimestampTz | ScalarType::TimestampTzOf(_) | ScalarType::Array(_) => {
+                    packer.push(&kpg_types::datetime::parse_text_in_zone(text, ty, zone)?)
                 }
+                _ => packer.push_text(text, ty)?,
             }
-            Ok(Row::from_packed(packer.finish()))
-        })
+        }
+        Ok(Row::from_packed(packer.finish()))
     }
-}
-
-thread_local! {
-    /// The packer COPY's rows are written with (its buffer kept from row to row).
-    static ROW_PACKER: std::cell::RefCell<RowPacker> = std::cell::RefCell::new(RowPacker::new());
 }
 
 /// COPY text of at least this many bytes is parsed on several threads.
