@@ -7,7 +7,8 @@
 //! length — what the row already is in memory, so writing is a copy, and reading checks the
 //! bytes (`check_row`) before they become a row. Format 2 wrote each datum again in an
 //! encoding of its own (a tag byte and a payload); its values are still read (its records are
-//! the same bincode), and merging rewrites them in format 3. Format 1 (bincode for rows too,
+//! the same bincode); a merge that decodes them writes format 3, one that joins values as
+//! bytes (`Concat`) keeps each format apart. Format 1 (bincode for rows too,
 //! with one value per table write) is refused with a clear message.
 
 use chrono::{DateTime, NaiveDate};
