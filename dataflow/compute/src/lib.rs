@@ -63,6 +63,14 @@ impl ComputeHandle {
     /// Sends several commands in order, as `send` would one after the other, waking worker 0
     /// once (a commit group's appends and the advance after them).
     pub fn send_all(&self, cmds: impl IntoIterator<Item = Command>) {
+        self.queue_all(cmds);
+        self.wake();
+    }
+
+    /// Queues commands as `send_all` does without waking worker 0: the caller calls `wake`
+    /// soon (after something more urgent, such as answering the clients who waited for the
+    /// write these commands make readable).
+    pub fn queue_all(&self, cmds: impl IntoIterator<Item = Command>) {
         {
             let mut commands = self.commands.lock().expect("command channel");
             for cmd in cmds {
@@ -72,6 +80,10 @@ impl ComputeHandle {
                 commands.1 += 1;
             }
         }
+    }
+
+    /// Wakes worker 0 to read the commands queued for it.
+    pub fn wake(&self) {
         self.worker0.unpark();
     }
 

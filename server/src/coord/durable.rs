@@ -188,8 +188,15 @@ impl Coordinator {
             commands.push(Command::AdvanceTables { time });
         }
         if !commands.is_empty() {
-            self.compute.send_all(commands);
+            // Worker 0 is woken by `acknowledged`, once the writers are told: on a small
+            // machine the workers' stepping would otherwise take the core the answers need.
+            self.compute.queue_all(commands);
         }
+    }
+
+    /// Called by the committer right after the writers waiting for a commit were told.
+    pub(super) fn acknowledged(&self) {
+        self.compute.wake();
     }
 
     /// Asks for a longer lease on timestamps when the clock comes near the current one.

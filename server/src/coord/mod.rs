@@ -208,11 +208,20 @@ impl Coordinator {
         compute.send(Command::AdvanceTables { time: upper });
         let coord = Arc::new_cyclic(|weak: &std::sync::Weak<Coordinator>| {
             let weak = weak.clone();
-            let committer = Committer::start(store, move |seq, commit| {
-                if let Some(coord) = weak.upgrade() {
-                    coord.durable(seq, commit);
-                }
-            });
+            let after = weak.clone();
+            let committer = Committer::start(
+                store,
+                move |seq, commit| {
+                    if let Some(coord) = weak.upgrade() {
+                        coord.durable(seq, commit);
+                    }
+                },
+                move || {
+                    if let Some(coord) = after.upgrade() {
+                        coord.acknowledged();
+                    }
+                },
+            );
             Coordinator {
                 compute,
                 state: Mutex::new(State {

@@ -48,10 +48,12 @@ pub struct Committer {
 
 impl Committer {
     /// Starts the thread. `on_durable(seq, commit)` runs on it after each transaction, with the
-    /// last sequence number and the (merged) commit it made durable, which it may consume.
+    /// last sequence number and the (merged) commit it made durable, which it may consume;
+    /// `acknowledged()` right after the writers waiting for it are woken.
     pub fn start(
         mut store: Box<dyn Store>,
         on_durable: impl Fn(u64, Commit) + Send + 'static,
+        acknowledged: impl Fn() + Send + 'static,
     ) -> Committer {
         let (tx, rx) = mpsc::channel::<Request>();
         let (durable_tx, durable) = watch::channel(0u64);
@@ -81,6 +83,10 @@ impl Committer {
                         }
                         on_durable(seq, group);
                         durable_tx.send_replace(seq);
+                        acknowledged();
+                        if let Err(e) = store.settle() {
+                            halt(&e.0);
+                        }
                     }
                     if let Some(done) = close {
                         drop(store);
@@ -241,11 +247,15 @@ mod tests {
         let store = MemoryStore::default();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&seen);
-        let committer = Arc::new(Committer::start(Box::new(store.clone()), move |seq, c| {
-            // A slow disk: later submissions pile up meanwhile.
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            log.lock().unwrap().push((seq, c.appends.len()));
-        }));
+        let committer = Arc::new(Committer::start(
+            Box::new(store.clone()),
+            move |seq, c| {
+                // A slow disk: later submissions pile up meanwhile.
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                log.lock().unwrap().push((seq, c.appends.len()));
+            },
+            || {},
+        ));
         let n = 200u64;
         for seq in 1..=n {
             committer.submit(
@@ -334,7 +344,7 @@ mod tests {
     /// error (the crash test's SIGTERM exited 1 this way).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn commits_after_close_are_never_acknowledged() {
-        let committer = Committer::start(Box::new(MemoryStore::default()), |_, _| {});
+        let committer = Committer::start(Box::new(MemoryStore::default()), |_, _| {}, || {});
         committer.close();
         committer.submit(1, Commit::default());
         let waited =

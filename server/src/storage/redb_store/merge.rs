@@ -233,10 +233,11 @@ impl RedbStore {
     ) -> Result<(), StoreError> {
         let runs = &self.runs[&table][range.clone()];
         let (first, last) = (runs[0].first, runs[runs.len() - 1].last);
-        let planned = (
+        let planned: (usize, usize) = (
             runs.iter().map(|r| r.rows).sum(),
             runs.iter().map(|r| r.negative).sum(),
         );
+        self.merged_updates += planned.0 as u64;
         let (base, last_part) = {
             let txn = self
                 .db
@@ -635,6 +636,7 @@ mod tests {
         }
         // Time 5 is inside the merged runs and before their last time.
         store.commit(&append(1, 5, vec![(wide(-7), 1)])).unwrap();
+        store.settle().unwrap();
         assert!(!store.merging());
         assert!(!marker_present(&store));
         let expected = consolidate(
@@ -654,6 +656,7 @@ mod tests {
                 ..Commit::default()
             })
             .unwrap();
+        store.settle().unwrap();
         assert!(!store.merging());
         assert!(!marker_present(&store));
         assert!(stored_keys(&store).is_empty());
