@@ -37,12 +37,13 @@ use pgwire::api::{METADATA_DATABASE, METADATA_USER};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::copy::{CopyData, CopyDone, CopyFail, CopyOutResponse};
 use pgwire::messages::extendedquery::{
-    Bind, BindComplete, Execute, Parse, ParseComplete, Sync as SyncMessage,
+    Bind, BindComplete, Describe, Execute, Parse, ParseComplete, Sync as SyncMessage,
 };
 use pgwire::messages::response::CommandComplete;
 use pgwire::messages::startup::ParameterStatus;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
+mod describe;
 mod encode;
 mod execute;
 pub(crate) use encode::copy_text;
@@ -434,6 +435,17 @@ impl ExtendedQueryHandler for Session {
             // The sender went away without a cancel (a newer query replaced it): not a cancel.
             futures::future::Either::Right((Err(_), execute)) => execute.await,
         }
+    }
+
+    /// Describe's answer waits in the buffer for Sync or Flush (`describe.rs`).
+    async fn on_describe<C>(&self, client: &mut C, message: Describe) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = PreparedStatement>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        describe::describe(self, client, message).await
     }
 
     /// Sync ends the pipeline's implicit transaction (`implicit_txn.rs`): its INSERTs are

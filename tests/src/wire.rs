@@ -70,25 +70,8 @@ impl Wire {
         let mut lines = Vec::new();
         loop {
             let (tag, body) = self.read_message();
-            let line = match tag {
-                b'C' => format!("CommandComplete {}", text(&body)),
-                b'E' => format!("Error {}", field(&body, b'C')),
-                b'D' => {
-                    let fields: Vec<String> = data_row(&body)
-                        .into_iter()
-                        .map(|f| f.unwrap_or_else(|| "NULL".into()))
-                        .collect();
-                    format!("DataRow {}", fields.join("|"))
-                }
-                b'Z' => format!("ReadyForQuery {}", body[0] as char),
-                b'1' => "ParseComplete".into(),
-                b'2' => "BindComplete".into(),
-                b'3' => "CloseComplete".into(),
-                b'T' => "RowDescription".into(),
-                b'n' => "NoData".into(),
-                b'I' => "EmptyQueryResponse".into(),
-                b'S' | b'N' => continue,
-                other => format!("message {}", other as char),
+            let Some(line) = line(tag, &body) else {
+                continue;
             };
             let done = tag == b'Z';
             lines.push(line);
@@ -98,7 +81,27 @@ impl Wire {
         }
     }
 
-    fn read_message(&mut self) -> (u8, Vec<u8>) {
+    /// Reads `n` messages (notices and parameter reports left out), as [`Wire::replies`]
+    /// writes them.
+    pub fn next_replies(&mut self, n: usize) -> Vec<String> {
+        let mut lines = Vec::new();
+        while lines.len() < n {
+            let (tag, body) = self.read_message();
+            lines.extend(line(tag, &body));
+        }
+        lines
+    }
+
+    /// Whether any reply bytes arrive within `wait`.
+    pub fn replies_within(&mut self, wait: std::time::Duration) -> bool {
+        self.conn.set_read_timeout(Some(wait)).expect("timeout");
+        let mut byte = [0u8; 1];
+        let arrived = matches!(self.conn.peek(&mut byte), Ok(n) if n > 0);
+        self.conn.set_read_timeout(None).expect("timeout");
+        arrived
+    }
+
+    pub fn read_message(&mut self) -> (u8, Vec<u8>) {
         let mut head = [0u8; 5];
         self.conn.read_exact(&mut head).expect("message");
         let len = i32::from_be_bytes(head[1..].try_into().unwrap()) as usize - 4;
@@ -112,6 +115,31 @@ impl Wire {
         }
         (head[0], body)
     }
+}
+
+/// A reply as one line (see [`Wire::replies`]); `None` for notices and parameter reports.
+fn line(tag: u8, body: &[u8]) -> Option<String> {
+    Some(match tag {
+        b'C' => format!("CommandComplete {}", text(body)),
+        b'E' => format!("Error {}", field(body, b'C')),
+        b'D' => {
+            let fields: Vec<String> = data_row(body)
+                .into_iter()
+                .map(|f| f.unwrap_or_else(|| "NULL".into()))
+                .collect();
+            format!("DataRow {}", fields.join("|"))
+        }
+        b'Z' => format!("ReadyForQuery {}", body[0] as char),
+        b'1' => "ParseComplete".into(),
+        b'2' => "BindComplete".into(),
+        b'3' => "CloseComplete".into(),
+        b'T' => "RowDescription".into(),
+        b't' => "ParameterDescription".into(),
+        b'n' => "NoData".into(),
+        b'I' => "EmptyQueryResponse".into(),
+        b'S' | b'N' => return None,
+        other => format!("message {}", other as char),
+    })
 }
 
 fn data_row(body: &[u8]) -> Vec<Option<String>> {
@@ -190,6 +218,16 @@ pub fn execute_message() -> Message {
 /// Sync.
 pub fn sync_message() -> Message {
     (b'S', Vec::new())
+}
+
+/// Flush.
+pub fn flush_message() -> Message {
+    (b'H', Vec::new())
+}
+
+/// Describe of the unnamed statement (`b'S'`) or portal (`b'P'`).
+pub fn describe_message(target: u8) -> Message {
+    (b'D', [vec![target], cstr("")].concat())
 }
 
 /// Text-format rows through the extended protocol (tokio_postgres asks for binary): a

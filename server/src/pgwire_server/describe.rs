@@ -1,0 +1,85 @@
+//! Describe's answer, queued rather than sent.
+//!
+//! pgwire's own `on_describe` sends (writes and flushes) its answer at once, so a prepared
+//! statement executed through libpq (Bind, Describe, Execute, Sync) cost two socket writes and
+//! woke the client twice, where PostgreSQL writes once, at Sync. Here the answer is fed into
+//! the connection's buffer and leaves with whatever Sync or Flush sends next: a client that
+//! waits for a Describe's answer must send one of them, as the protocol says.
+
+use std::fmt::Debug;
+
+use futures::{Sink, SinkExt};
+use pgwire::api::results::DescribeResponse;
+use pgwire::api::store::{Entry, PortalStore};
+use pgwire::api::{ClientInfo, ClientPortalStore, DEFAULT_NAME};
+use pgwire::error::{PgWireError, PgWireResult};
+use pgwire::messages::data::{FieldDescription, NoData, ParameterDescription, RowDescription};
+use pgwire::messages::extendedquery::{
+    Describe, TARGET_TYPE_BYTE_PORTAL, TARGET_TYPE_BYTE_STATEMENT,
+};
+use pgwire::messages::PgWireBackendMessage;
+
+use super::prepared::PreparedStatement;
+use super::Session;
+
+/// Answers `message` as pgwire's `on_describe` does, leaving the answer in the buffer.
+pub async fn describe<C>(session: &Session, client: &mut C, message: Describe) -> PgWireResult<()>
+where
+    C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+    C::PortalStore: PortalStore<Statement = PreparedStatement>,
+    C::Error: Debug,
+    PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+{
+    use pgwire::api::query::ExtendedQueryHandler;
+    let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
+    match message.target_type {
+        TARGET_TYPE_BYTE_STATEMENT => match client.portal_store().get_statement(name) {
+            Some(Entry::Value(stmt)) => {
+                let response = session.do_describe_statement(client, &stmt).await?;
+                queue(client, &response).await
+            }
+            Some(Entry::Empty) => {
+                let response = pgwire::api::results::DescribeStatementResponse::no_data();
+                queue(client, &response).await
+            }
+            None => Err(PgWireError::StatementNotFound(name.to_owned())),
+        },
+        TARGET_TYPE_BYTE_PORTAL => match client.portal_store().get_portal(name) {
+            Some(Entry::Value(portal)) => {
+                let response = session.do_describe_portal(client, &portal).await?;
+                queue(client, &response).await
+            }
+            Some(Entry::Empty) => {
+                let response = pgwire::api::results::DescribePortalResponse::no_data();
+                queue(client, &response).await
+            }
+            None => Err(PgWireError::PortalNotFound(name.to_owned())),
+        },
+        other => Err(PgWireError::InvalidTargetType(other)),
+    }
+}
+
+async fn queue<C, DR>(client: &mut C, response: &DR) -> PgWireResult<()>
+where
+    C: Sink<PgWireBackendMessage> + Unpin,
+    C::Error: Debug,
+    PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    DR: DescribeResponse,
+{
+    if let Some(types) = response.parameters() {
+        let oids = types.iter().map(|t| t.oid()).collect();
+        client
+            .feed(PgWireBackendMessage::ParameterDescription(
+                ParameterDescription::new(oids),
+            ))
+            .await?;
+    }
+    let message = if response.is_no_data() {
+        PgWireBackendMessage::NoData(NoData::new())
+    } else {
+        let fields: Vec<FieldDescription> = response.fields().iter().map(Into::into).collect();
+        PgWireBackendMessage::RowDescription(RowDescription::new(fields))
+    };
+    client.feed(message).await?;
+    Ok(())
+}
