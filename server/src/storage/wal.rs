@@ -18,7 +18,8 @@
 //! each table write's updates in the stored chunk encoding of `codec.rs`, source offsets and
 //! errors, the counters). Reading stops at the first record that is not the next one (zeros,
 //! a torn write, a record left from before the last checkpoint): a torn record was never
-//! acknowledged, since a commit is acknowledged only after its fdatasync.
+//! acknowledged, since a commit is acknowledged only after its fdatasync. A record that fails
+//! its CRC while the one after it is whole was damaged after it was written, and is refused.
 //!
 //! On start the records after the one redb holds are applied again (`RedbStore::open`); a log
 //! that starts after a gap, or is missing while redb says it was used, is refused as damage.
@@ -185,7 +186,21 @@ impl Wal {
         let mut records = Vec::new();
         let mut at = 0usize;
         let mut previous: Option<u64> = None;
-        while let Some((number, body)) = record_at(&bytes, at) {
+        loop {
+            let Some((number, body)) = record_at(&bytes, at) else {
+                // The end, or a torn last write; but if the record after this one is there
+                // whole and is the one after next, this one was damaged in place.
+                let expected = previous.map_or(applied + 1, |p| p + 1);
+                if let Some(after) = skip(&bytes, at) {
+                    if record_at(&bytes, after).is_some_and(|(n, _)| n == expected + 1) {
+                        return Err(StoreError(format!(
+                            "record {expected} of the write-ahead log {} (at byte {at}) is                              damaged, and records after it are whole: acknowledged writes                              would be lost (the data directory is damaged)",
+                            self.path.display()
+                        )));
+                    }
+                }
+                break;
+            };
             if previous.is_some_and(|p| number != p + 1) {
                 break;
             }
@@ -273,6 +288,12 @@ impl Wal {
         self.offset = 0;
         self.since_checkpoint = Instant::now();
     }
+}
+
+/// Where the record at `at` would end, by its length alone (its CRC unchecked).
+fn skip(bytes: &[u8], at: usize) -> Option<usize> {
+    let len = u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().unwrap()) as usize;
+    (len > 0 && len <= MAX_RECORD).then_some(at + HEADER + len)
 }
 
 /// The record at `at` in `bytes`, if one is there whole with a matching CRC: its number and body.

@@ -107,6 +107,27 @@ fn a_torn_last_record_loses_only_that_commit() {
     drop(store);
 }
 
+/// A record damaged in place, with whole records after it, is refused, not taken as the end.
+#[test]
+fn a_damaged_record_before_the_last_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, durable) = logged_after_checkpoint(dir.path(), 20);
+    let log = read(dir.path(), wal::FILE_NAME);
+    // The first record after the checkpoint starts the file; its body starts after 16 bytes
+    // of length, CRC and number.
+    let mut damaged = log.clone();
+    damaged[21] ^= 0x01;
+    let restarted = crashed(&durable, &damaged);
+    let err = RedbStore::open(restarted.path())
+        .err()
+        .expect("damage refused");
+    assert!(
+        err.0.contains(wal::FILE_NAME) && err.0.contains("damaged"),
+        "{err}"
+    );
+    drop(store);
+}
+
 #[test]
 fn a_log_missing_records_or_missing_altogether_is_refused() {
     let dir = tempfile::tempdir().unwrap();
