@@ -7,10 +7,12 @@
 //! transaction takes all of them (group commit), so N concurrent writers cost about one fsync
 //! per round, not N. After each transaction, `on_durable` is told the last sequence number it
 //! covered — the coordinator then makes those writes readable — and only then are the waiters
-//! woken, so a write is acknowledged only once it is both durable and visible. Merging stored
-//! updates (`Store::compact`) happens after that, in transactions of its own: one small step
-//! after each group, more while no commit is queued; a large merge is computed on a thread of
-//! the store's and written in small steps, so a commit waits at most for one step.
+//! woken, so a write is acknowledged only once it is both durable and visible; then the store
+//! finishes what it left for after the acknowledgement (`Store::settle`: the redb store applies
+//! the commits its write-ahead log made durable). Merging stored updates (`Store::compact`)
+//! happens after that, in transactions of its own: one small step after each group, more while
+//! no commit is queued; a large merge is computed on a thread of the store's and written in
+//! small steps, so a commit waits at most for one step.
 //!
 //! A store that fails to write leaves memory ahead of disk; continuing would acknowledge writes
 //! a restart loses, so the process stops (after logging the store's error) instead.

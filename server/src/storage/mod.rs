@@ -36,11 +36,12 @@
 //!   seconds or half a log lets the log start again, and a restart applies the records redb
 //!   does not hold (`wal.rs`). Large commits (a COPY) skip the log: written once, durably.
 //!   This is the one thing RocksDB's log would have given; it is 300 lines, not a storage
-//!   engine. After
-//!   acknowledging a group, the committer merges stored updates in transactions of their own,
-//!   size-tiered (eight runs of a tier into one, so an update is rewritten about log8(table
-//!   size) times), and a table whose retractions could be half its stored updates is merged
-//!   whole (consolidated), so the file stays proportional to the data. Small merges (up to 20k
+//!   engine.
+//! - **Merging.** After acknowledging a group, the committer merges stored updates in
+//!   transactions of their own, size-tiered (eight runs of a tier into one, 32 of the smallest,
+//!   so an update is rewritten about log8(table size) times), and a table whose retractions
+//!   could be half its stored updates is merged whole (consolidated), so the file stays
+//!   proportional to the data. Small merges (up to 20k
 //!   updates) are done at once and commit without an fsync of their own; the next checkpoint
 //!   covers them. A larger one is read and consolidated on a thread of its own from a
 //!   read snapshot, written a few chunks at a time between commits beside its inputs, and

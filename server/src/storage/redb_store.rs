@@ -3,20 +3,20 @@
 //! redb gives atomic, checksummed, crash-consistent transactions and a lock that keeps a second
 //! process out of the file. A commit is made durable by the write-ahead log beside it
 //! (`kpg.wal`, `wal.rs`) and applied to redb after it is acknowledged, without an fsync; a
-//! checkpoint (one durable redb commit) every few seconds lets the log start again. Five
-//! tables: `catalog` (record key ->
-//! record), `meta` (the counters), `updates` ((table, time, part) -> a chunk of that time's
-//! updates of the table, at most about 60 KiB each, in the compact encoding of `codec.rs`),
-//! `source_offsets` and `source_errors`.
+//! checkpoint (one durable redb commit) every few seconds lets the log start again. Five tables:
+//! `catalog` (record key -> record), `meta` (the counters, and the number of the last log record
+//! applied), `updates` ((table, time, part) -> a chunk of that time's updates of the table, at
+//! most about 60 KiB each, in the compact encoding of `codec.rs`), `source_offsets` and
+//! `source_errors`.
 //!
 //! A table's stored updates form *runs*: each write is a run of its own (its key range), and
 //! `compact` merges adjacent runs into one (consolidated, at the first run's time) in a
 //! transaction of its own, never inside a commit: the committer calls it after acknowledging,
 //! with a budget of rows while writers are waiting and without one when idle. Merges are
-//! size-tiered (the last [`FAN_IN`] runs when all are of one tier, so each update is rewritten
-//! about log_8 of the table's size times), and a table whose
-//! retractions could make up half of what it stores is merged whole, so the file grows with
-//! the data, not with the history of writes.
+//! size-tiered (the last [`FAN_IN`] runs when all are of one tier, [`SMALL_FAN_IN`] of the
+//! smallest, so each update is rewritten about log_8 of the table's size times), and a table
+//! whose retractions could make up half of what it stores is merged whole, so the file grows
+//! with the data, not with the history of writes.
 //! Runs without retractions (an append-only source's) hold nothing that can cancel: their
 //! values are joined as bytes (`codec::Concat`) instead of decoded, consolidated and encoded.
 
@@ -65,13 +65,18 @@ const CACHE_MIB: usize = 4;
 const MIN_COMPACTION: usize = 1024;
 /// How many runs of one tier are merged together; a tier is a power of this in rows.
 const FAN_IN: usize = 8;
+/// How many runs of the smallest tier (fewer than `FAN_IN` rows: single-row INSERTs) are
+/// merged together. Each merge is a redb transaction of its own; merging every eight one-row
+/// commits cost the committer a sixth of its time under a stream of INSERTs.
+const SMALL_FAN_IN: usize = 32;
 /// Merges of at most this many updates are done at once, in one transaction without an fsync
 /// of its own; larger ones are computed on a thread of their own (`redb_merge.rs`).
 const LAZY_MERGE_ROWS: usize = 20_000;
 /// Chunks of a large merge written per step (about 2 MiB).
 const STAGE_CHUNKS: usize = 32;
-/// More runs than this in one table (tiers out of order) are merged pairwise, smallest first.
-const MAX_RUNS: usize = 4 * FAN_IN;
+/// More runs than this in one table (tiers out of order) are merged pairwise, smallest first
+/// (in order, a table has fewer than `SMALL_FAN_IN` + `FAN_IN` runs per tier above the first).
+const MAX_RUNS: usize = SMALL_FAN_IN + 8 * FAN_IN;
 
 /// Stored updates of one table that are merged together: the keys from `(first, 0)` to
 /// `(last, u32::MAX)`.
@@ -106,14 +111,19 @@ fn due(runs: &[Run]) -> Option<std::ops::Range<usize>> {
     if negative >= MIN_COMPACTION && 4 * negative >= rows {
         return Some(0..n);
     }
-    // FAN_IN runs of one tier at the end are merged into a run of the next tier, so each
-    // update is rewritten about once per tier (log base FAN_IN of the table's size). A window
-    // that starts with a larger run waits: merging it with small newer ones would rewrite the
-    // large run every FAN_IN commits (the whole table, again and again, under small writes).
-    if n >= FAN_IN {
-        let oldest = tier(runs[n - FAN_IN].rows);
-        if runs[n - FAN_IN..].iter().all(|r| tier(r.rows) == oldest) {
-            return Some(n - FAN_IN..n);
+    // FAN_IN runs of one tier at the end (SMALL_FAN_IN of the first) are merged into a run of
+    // a higher tier, so each update is rewritten about once per tier (log base FAN_IN of the
+    // table's size). A window that starts with a larger run waits: merging it with small newer
+    // ones would rewrite the large run every few commits (the whole table, again and again,
+    // under small writes).
+    for window in [FAN_IN, SMALL_FAN_IN] {
+        if n < window {
+            continue;
+        }
+        let oldest = tier(runs[n - window].rows);
+        let fan_in = if oldest == 0 { SMALL_FAN_IN } else { FAN_IN };
+        if window == fan_in && runs[n - window..].iter().all(|r| tier(r.rows) == oldest) {
+            return Some(n - window..n);
         }
     }
     if n > MAX_RUNS {
@@ -1016,7 +1026,7 @@ pub(super) mod tests {
             while store.compact(1000).unwrap() || store.merging() {}
         }
         let runs = store.runs[&1].len();
-        assert!(runs < 3 * FAN_IN, "{runs} runs");
+        assert!(runs < SMALL_FAN_IN + 2 * FAN_IN, "{runs} runs");
         let expected: Vec<(Row, i64)> = consolidate(
             (0..50_000)
                 .chain([-1, -2, -1])
