@@ -99,6 +99,21 @@ fn tier(rows: usize) -> u32 {
     t
 }
 
+/// The value of `key` in `meta`, if it is there (in a read transaction of its own).
+fn read_meta(db: &Database, path: &Path, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    let fail = |what: &str, e: &dyn std::fmt::Display| {
+        StoreError(format!("{what} in {}: {e}", path.display()))
+    };
+    let txn = db.begin_read().map_err(|e| fail("starting to read", &e))?;
+    let meta = match txn.open_table(META) {
+        Ok(meta) => meta,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+        Err(e) => return Err(fail("opening meta", &e)),
+    };
+    let value = meta.get(key).map_err(|e| fail("reading meta", &e))?;
+    Ok(value.map(|v| v.value().to_vec()))
+}
+
 /// The runs to merge next in `runs` (a range of indexes), if any merge is due.
 fn due(runs: &[Run]) -> Option<std::ops::Range<usize>> {
     let n = runs.len();
@@ -185,24 +200,11 @@ impl RedbStore {
                 path.display()
             )),
         })?;
-        let fail = |what: &str, e: &dyn std::fmt::Display| {
-            StoreError(format!("{what} in {}: {e}", path.display()))
-        };
-        let applied = {
-            let txn = db.begin_read().map_err(|e| fail("starting to read", &e))?;
-            match txn.open_table(META) {
-                Ok(meta) => match meta
-                    .get(WAL_APPLIED)
-                    .map_err(|e| fail("reading meta", &e))?
-                {
-                    Some(v) => Some(u64::from_le_bytes(v.value().try_into().map_err(|_| {
-                        StoreError(format!("the log position in {} is damaged", path.display()))
-                    })?)),
-                    None => None,
-                },
-                Err(redb::TableError::TableDoesNotExist(_)) => None,
-                Err(e) => return Err(fail("opening meta", &e)),
-            }
+        let applied = match read_meta(&db, &path, WAL_APPLIED)? {
+            Some(v) => Some(u64::from_le_bytes(v.try_into().map_err(|_| {
+                StoreError(format!("the log position in {} is damaged", path.display()))
+            })?)),
+            None => None,
         };
         let (wal, replay) = Wal::open(dir, applied.unwrap_or(0), applied.is_none())?;
         let mut store = RedbStore {
@@ -502,20 +504,10 @@ impl RedbStore {
     fn apply(&mut self, commits: Vec<Encoded>, logged: bool) -> Result<(), StoreError> {
         let stored = match self.meta {
             Some(meta) => meta,
-            None => {
-                let txn = self
-                    .db
-                    .begin_read()
-                    .map_err(|e| self.fail("starting to read", e))?;
-                match txn.open_table(META) {
-                    Ok(meta) => match meta.get("meta").map_err(|e| self.fail("reading meta", e))? {
-                        Some(v) => decode::<Meta>(v.value(), "the counters")?,
-                        None => Meta::default(),
-                    },
-                    Err(redb::TableError::TableDoesNotExist(_)) => Meta::default(),
-                    Err(e) => return Err(self.fail("opening meta", e)),
-                }
-            }
+            None => match read_meta(&self.db, &self.path, "meta")? {
+                Some(v) => decode::<Meta>(&v, "the counters")?,
+                None => Meta::default(),
+            },
         };
         let meta = commits.iter().fold(stored, |m, c| m.join(c.meta));
         let mut txn = self

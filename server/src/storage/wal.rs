@@ -107,6 +107,7 @@ impl Encoded {
     }
 }
 
+/// The open log: its file and where the next record goes.
 pub struct Wal {
     file: File,
     path: PathBuf,

@@ -439,26 +439,14 @@ impl RedbStore {
         if let Some(bg) = self.background.take() {
             self.retired.push(bg);
         }
-        let staged = {
-            let txn = self
-                .db
-                .begin_read()
-                .map_err(|e| self.fail("starting to read", e))?;
-            let meta = match txn.open_table(META) {
-                Ok(meta) => meta,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
-                Err(e) => return Err(self.fail("opening meta", e)),
-            };
-            let value = meta.get(MARKER).map_err(|e| self.fail("reading meta", e))?;
-            match value {
-                None => return Ok(()),
-                Some(v) => read_marker(v.value()).ok_or_else(|| {
-                    StoreError(format!(
-                        "the merge marker in {} is damaged",
-                        self.path.display()
-                    ))
-                })?,
-            }
+        let staged = match super::read_meta(&self.db, &self.path, MARKER)? {
+            None => return Ok(()),
+            Some(v) => read_marker(&v).ok_or_else(|| {
+                StoreError(format!(
+                    "the merge marker in {} is damaged",
+                    self.path.display()
+                ))
+            })?,
         };
         let (table, first, base) = staged;
         let txn = self
