@@ -26,6 +26,8 @@ use super::{Commit, Store, TableAppend};
 
 /// While commits are waiting, a merge reads at most this many updates (a few milliseconds).
 const BUSY_MERGE_ROWS: usize = 20_000;
+/// How long the committer waits idle before the store settles everything.
+const IDLE_SETTLE: std::time::Duration = std::time::Duration::from_millis(10);
 /// How often an idle committer looks whether a merge computed on its own thread is ready.
 const MERGE_POLL: std::time::Duration = std::time::Duration::from_millis(2);
 
@@ -86,7 +88,7 @@ impl Committer {
                         on_durable(seq, group);
                         durable_tx.send_replace(seq);
                         acknowledged();
-                        if let Err(e) = store.settle() {
+                        if let Err(e) = store.settle(false) {
                             halt(&e.0);
                         }
                     }
@@ -114,6 +116,20 @@ impl Committer {
                                         break Err(mpsc::RecvError)
                                     }
                                 },
+                                // Idle a while: apply what the store left for later.
+                                Ok(false) if store.unsettled() => {
+                                    match rx.recv_timeout(IDLE_SETTLE) {
+                                        Ok(request) => break Ok(request),
+                                        Err(mpsc::RecvTimeoutError::Timeout) => {
+                                            if let Err(e) = store.settle(true) {
+                                                halt(&e.0);
+                                            }
+                                        }
+                                        Err(mpsc::RecvTimeoutError::Disconnected) => {
+                                            break Err(mpsc::RecvError)
+                                        }
+                                    }
+                                }
                                 Ok(false) => break rx.recv(),
                                 Err(e) => halt(&e.0),
                             },

@@ -31,8 +31,9 @@
 //!   on the path to what it changes plus the allocator state and header (seven or eight pages
 //!   and an fdatasync for a one-row INSERT: a single client managed 0.43x PostgreSQL's
 //!   commits). So a commit is first appended to `kpg.wal` as one record, made durable by one
-//!   fdatasync of a file that never changes size, acknowledged, and only then applied to redb
-//!   without an fsync (`Store::settle`); a checkpoint (one durable redb commit) every few
+//!   fdatasync of a file that never changes size, acknowledged, and later applied to redb
+//!   without an fsync, a few hundred commits per transaction, each table's as one run
+//!   (`Store::settle`); a checkpoint (one durable redb commit) every few
 //!   seconds or half a log lets the log start again, and a restart applies the records redb
 //!   does not hold (`wal.rs`). Large commits (a COPY) skip the log: written once, durably.
 //!   This is the one thing RocksDB's log would have given; it is 300 lines, not a storage
@@ -202,9 +203,14 @@ pub trait Store: Send {
     /// Applies `commit` atomically; it is durable when this returns.
     fn commit(&mut self, commit: &Commit) -> Result<(), StoreError>;
     /// Finishes what `commit` left for after the acknowledgement (a store that makes commits
-    /// durable in a log applies them to its tables here). Every other method settles first.
-    fn settle(&mut self) -> Result<(), StoreError> {
+    /// durable in a log applies them to its tables here): everything if `all`, else only once
+    /// enough has gathered to be worth doing. `load` and `compact` settle what they need.
+    fn settle(&mut self, _all: bool) -> Result<(), StoreError> {
         Ok(())
+    }
+    /// Whether `settle(true)` has anything to do (the committer calls it when idle).
+    fn unsettled(&self) -> bool {
+        false
     }
     /// Does one step of merging stored updates (consolidating them), if one is due and reads
     /// at most `max_rows` updates; returns whether it did one (more may be due). Merging keeps

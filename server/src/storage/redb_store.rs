@@ -28,7 +28,7 @@ use kpg_types::{GlobalId, Row};
 use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition};
 
 use super::codec::{self, decode, decode_updates, encode, encode_updates};
-use super::wal::{Encoded, Wal};
+use super::wal::{Encoded, EncodedAppend, Wal};
 use super::{consolidate, CatalogOp, CatalogRecord, Commit, Meta, Snapshot, Store, StoreError};
 use merge::Background;
 
@@ -60,6 +60,13 @@ pub const FILE_NAME: &str = "kpg.redb";
 /// not. 4 MiB measured the same COPY, INSERT and Kafka ingest rates as 16 MiB, and 12-17 MiB
 /// less RSS after a load.
 const CACHE_MIB: usize = 4;
+
+/// Logged commits are applied to redb (`settle`) once this many have gathered, or this many
+/// bytes of updates, or when the committer is idle: a redb transaction costs a few dozen
+/// microseconds however small, and each adds one run per table it writes (which merges read
+/// again). Until then they are in memory and in the log, which a restart replays.
+const SETTLE_COMMITS: usize = 256;
+const SETTLE_BYTES: usize = 1 << 20;
 
 /// Retractions below this many are never worth merging a whole table for.
 const MIN_COMPACTION: usize = 1024;
@@ -169,8 +176,10 @@ pub struct RedbStore {
     merged_updates: u64,
     /// Where small commits are made durable first (`wal.rs`).
     wal: Wal,
-    /// Commits durable in the log, not yet applied to redb (`settle`).
+    /// Commits durable in the log, not yet applied to redb (`settle`), and their updates'
+    /// bytes.
     unapplied: Vec<Encoded>,
+    unapplied_bytes: usize,
 }
 
 impl RedbStore {
@@ -219,6 +228,7 @@ impl RedbStore {
             retired: Vec::new(),
             wal,
             unapplied: Vec::new(),
+            unapplied_bytes: 0,
         };
         if !replay.is_empty() {
             let started = std::time::Instant::now();
@@ -236,7 +246,7 @@ impl RedbStore {
 
     /// Makes every logged commit durable in redb, and starts the log again.
     fn checkpoint(&mut self) -> Result<(), StoreError> {
-        self.settle()?;
+        self.settle(true)?;
         let txn = self
             .db
             .begin_write()
@@ -361,7 +371,7 @@ impl RedbStore {
 
 impl RedbStore {
     fn load_all(&mut self) -> Result<Snapshot, StoreError> {
-        self.settle()?;
+        self.settle(true)?;
         self.drop_staged()?;
         let txn = self
             .db
@@ -529,6 +539,10 @@ impl RedbStore {
             let mut errors = txn
                 .open_table(ERRORS)
                 .map_err(|e| self.fail("opening source errors", e))?;
+            // Each table's appends are stored as one (at the latest of their times), so a
+            // settle of many commits adds one run per table, not one per commit: stored
+            // updates keep no history (a restart loads them consolidated).
+            let mut folded: BTreeMap<GlobalId, EncodedAppend> = BTreeMap::new();
             for commit in commits {
                 for op in &commit.catalog {
                     match op {
@@ -543,6 +557,7 @@ impl RedbStore {
                                 .map_err(|e| self.fail("writing the catalog", e))?;
                         }
                         CatalogOp::DropTableData(table) => {
+                            folded.remove(table);
                             self.cancel_merge_for(&txn, &mut updates, *table, None)?;
                             updates
                                 .retain_in((*table, 0, 0)..=(*table, u64::MAX, u32::MAX), |_, _| {
@@ -566,50 +581,17 @@ impl RedbStore {
                     if append.rows == 0 {
                         continue;
                     }
-                    let (table, time) = (append.table, append.time);
-                    self.cancel_merge_for(&txn, &mut updates, table, Some(time))?;
-                    // Two writes of one table at one time (a transaction's statements) are parts
-                    // of one key range.
-                    let part = match self.next_part.get(&table) {
-                        Some(&(t, next)) if t == time => next,
-                        Some(&(t, _)) if t < time => 0,
-                        _ => match updates
-                            .range((table, time, 0)..=(table, time, u32::MAX))
-                            .map_err(|e| self.fail("reading updates", e))?
-                            .next_back()
-                        {
-                            Some(entry) => {
-                                entry
-                                    .map_err(|e| self.fail("reading updates", e))?
-                                    .0
-                                    .value()
-                                    .2
-                                    + 1
-                            }
-                            None => 0,
-                        },
-                    };
-                    let next = part + append.chunks.len() as u32;
-                    for (i, chunk) in append.chunks.iter().enumerate() {
-                        updates
-                            .insert((table, time, part + i as u32), chunk.as_slice())
-                            .map_err(|e| self.fail("writing updates", e))?;
-                    }
-                    self.next_part.insert(table, (time, next));
-                    self.unchecked.insert(table);
-                    let runs = self.runs.entry(table).or_default();
-                    match runs.last_mut() {
-                        Some(run) if run.first <= time && time <= run.last => {
-                            run.rows += append.rows;
-                            run.negative += append.negative;
-                        }
-                        _ => runs.push(Run {
-                            first: time,
-                            last: time,
-                            rows: append.rows,
-                            negative: append.negative,
-                        }),
-                    }
+                    let into = folded.entry(append.table).or_insert_with(|| EncodedAppend {
+                        table: append.table,
+                        time: append.time,
+                        chunks: Vec::new(),
+                        rows: 0,
+                        negative: 0,
+                    });
+                    into.time = into.time.max(append.time);
+                    into.chunks.extend(append.chunks);
+                    into.rows += append.rows;
+                    into.negative += append.negative;
                 }
                 for (source, partition, next) in &commit.offsets {
                     offsets
@@ -623,6 +605,52 @@ impl RedbStore {
                             e.reason.as_str(),
                         )
                         .map_err(|err| self.fail("writing source errors", err))?;
+                }
+            }
+            for append in folded.into_values() {
+                let (table, time) = (append.table, append.time);
+                self.cancel_merge_for(&txn, &mut updates, table, Some(time))?;
+                // Two writes of one table at one time (a transaction's statements) are parts
+                // of one key range.
+                let part = match self.next_part.get(&table) {
+                    Some(&(t, next)) if t == time => next,
+                    Some(&(t, _)) if t < time => 0,
+                    _ => match updates
+                        .range((table, time, 0)..=(table, time, u32::MAX))
+                        .map_err(|e| self.fail("reading updates", e))?
+                        .next_back()
+                    {
+                        Some(entry) => {
+                            entry
+                                .map_err(|e| self.fail("reading updates", e))?
+                                .0
+                                .value()
+                                .2
+                                + 1
+                        }
+                        None => 0,
+                    },
+                };
+                let next = part + append.chunks.len() as u32;
+                for (i, chunk) in append.chunks.iter().enumerate() {
+                    updates
+                        .insert((table, time, part + i as u32), chunk.as_slice())
+                        .map_err(|e| self.fail("writing updates", e))?;
+                }
+                self.next_part.insert(table, (time, next));
+                self.unchecked.insert(table);
+                let runs = self.runs.entry(table).or_default();
+                match runs.last_mut() {
+                    Some(run) if run.first <= time && time <= run.last => {
+                        run.rows += append.rows;
+                        run.negative += append.negative;
+                    }
+                    _ => runs.push(Run {
+                        first: time,
+                        last: time,
+                        rows: append.rows,
+                        negative: append.negative,
+                    }),
                 }
             }
             let mut table = txn
@@ -670,26 +698,35 @@ impl Store for RedbStore {
     fn commit(&mut self, commit: &Commit) -> Result<(), StoreError> {
         let encoded = Encoded::new(commit);
         if self.wal.append(&encoded)?.is_some() {
+            self.unapplied_bytes += encoded.update_bytes();
             self.unapplied.push(encoded);
         } else {
-            self.settle()?;
+            self.settle(true)?;
             self.apply(vec![encoded], false)?;
             self.wal.checkpointed();
         }
         Ok(())
     }
 
-    /// Applies the logged commits to redb, in one transaction without an fsync.
-    fn settle(&mut self) -> Result<(), StoreError> {
-        if self.unapplied.is_empty() {
+    /// Applies the logged commits to redb, in one transaction without an fsync: all of them,
+    /// or (`all` false) only once enough have gathered that the transaction's fixed cost (a
+    /// few dozen microseconds) is spread over many.
+    fn settle(&mut self, all: bool) -> Result<(), StoreError> {
+        let due = self.unapplied.len() >= SETTLE_COMMITS || self.unapplied_bytes >= SETTLE_BYTES;
+        if self.unapplied.is_empty() || !(all || due) {
             return Ok(());
         }
         let commits = std::mem::take(&mut self.unapplied);
+        self.unapplied_bytes = 0;
         self.apply(commits, true)
     }
 
+    fn unsettled(&self) -> bool {
+        !self.unapplied.is_empty()
+    }
+
     fn compact(&mut self, max_rows: usize) -> Result<bool, StoreError> {
-        self.settle()?;
+        self.settle(false)?;
         if self.wal.checkpoint_due() {
             self.checkpoint()?;
             return Ok(true);
@@ -1015,6 +1052,8 @@ pub(super) mod tests {
             store
                 .commit(&append(1, 10 + i, vec![(row(100_000 + i as i64), 1)]))
                 .unwrap();
+            // Each commit its own run, as when the committer is idle between them.
+            store.settle(true).unwrap();
             while store.compact(1000).unwrap() || store.merging() {}
         }
         let runs = store.runs[&1].len();
@@ -1030,6 +1069,7 @@ pub(super) mod tests {
         // Retracting most rows merges the table whole.
         let gone: Vec<(Row, i64)> = (0..45_000).map(|i| (row(i), -1)).collect();
         store.commit(&append(1, 1000, gone)).unwrap();
+        store.settle(true).unwrap();
         while store.compact(usize::MAX).unwrap() || store.merging() {}
         assert_eq!(store.runs[&1].len(), 1);
         let expected: Vec<(Row, i64)> = consolidate(
@@ -1052,6 +1092,47 @@ pub(super) mod tests {
         assert!(stored < 200_000, "{stored} bytes stored for 5202 rows");
     }
 
+    /// Under a stream of small commits (no idle moment), logged commits are applied to redb
+    /// a few hundred at a time, each table's as one run; what is not applied yet is still
+    /// loaded, and a restart without a clean close (no checkpoint) replays it from the log.
+    #[test]
+    fn busy_commits_are_applied_in_batches() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = with_table(dir.path(), 10);
+        let commits = 1000u64;
+        for i in 0..commits {
+            store
+                .commit(&append(1, 100 + i, vec![(row(1000 + i as i64), 1)]))
+                .unwrap();
+            store.settle(false).unwrap();
+            while store.compact(usize::MAX).unwrap() || store.merging() {}
+        }
+        let expected: Vec<(Row, i64)> = consolidate(
+            (0..10)
+                .chain(1000..1000 + commits as i64)
+                .map(|i| (row(i), 1))
+                .collect(),
+        );
+        // The table's creation and its first 10 rows are two more logged commits.
+        let logged = commits as usize + 2;
+        let unapplied = logged % SETTLE_COMMITS;
+        assert_eq!(store.unapplied.len(), unapplied);
+        // One run per settle (or fewer: merged), never one per commit.
+        let stored = store.runs[&1].iter().map(|r| r.rows).sum::<usize>();
+        assert_eq!(stored, 10 + commits as usize - unapplied);
+        let runs = store.runs[&1].len();
+        assert!(runs <= logged / SETTLE_COMMITS, "{runs} runs");
+        // A crash: the store is never closed (no checkpoint), its files are copied as they are.
+        let image = tempfile::tempdir().unwrap();
+        for name in [FILE_NAME, crate::storage::wal::FILE_NAME] {
+            std::fs::copy(dir.path().join(name), image.path().join(name)).unwrap();
+        }
+        assert_eq!(store.load().unwrap().tables[&1], expected);
+        std::mem::forget(store);
+        let mut store = RedbStore::open(image.path()).unwrap();
+        assert_eq!(store.load().unwrap().tables[&1], expected);
+    }
+
     /// Many small commits after a large one: each update is rewritten about once per tier,
     /// never the large run again and again for a few new rows.
     #[test]
@@ -1063,6 +1144,7 @@ pub(super) mod tests {
             store
                 .commit(&append(1, 10 + i, vec![(row(100_000 + i as i64), 1)]))
                 .unwrap();
+            store.settle(true).unwrap();
             while store.compact(usize::MAX).unwrap() || store.merging() {}
         }
         // Tiers of 1, 8, 64 and 512 rows: a small row is rewritten at most 4 times; the

@@ -98,7 +98,7 @@ impl Encoded {
     }
 
     /// The bytes of its updates.
-    fn update_bytes(&self) -> usize {
+    pub fn update_bytes(&self) -> usize {
         self.appends
             .iter()
             .flat_map(|a| &a.chunks)

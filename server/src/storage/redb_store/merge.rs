@@ -542,8 +542,10 @@ mod tests {
             store.merging(),
             "a merge of 100,000 updates runs on its own thread"
         );
-        // Written while the merge runs: at the last merged time, then later.
+        // Written (and applied to redb, as by an idle committer) while the merge runs: at the
+        // last merged time, then later.
         store.commit(&append(1, 6, vec![(wide(-1), 1)])).unwrap();
+        store.settle(true).unwrap();
         let mut time = 7;
         let mut staged_steps = 0;
         while store.merging() {
@@ -553,6 +555,7 @@ mod tests {
             store
                 .commit(&append(1, time, vec![(wide(-(time as i64)), 1)]))
                 .unwrap();
+            store.settle(true).unwrap();
             time += 1;
         }
         assert!(staged_steps >= 2, "{staged_steps} staging steps");
@@ -624,7 +627,7 @@ mod tests {
         }
         // Time 5 is inside the merged runs and before their last time.
         store.commit(&append(1, 5, vec![(wide(-7), 1)])).unwrap();
-        store.settle().unwrap();
+        store.settle(true).unwrap();
         assert!(!store.merging());
         assert!(!marker_present(&store));
         let expected = consolidate(
@@ -644,7 +647,7 @@ mod tests {
                 ..Commit::default()
             })
             .unwrap();
-        store.settle().unwrap();
+        store.settle(true).unwrap();
         assert!(!store.merging());
         assert!(!marker_present(&store));
         assert!(stored_keys(&store).is_empty());
