@@ -15,6 +15,7 @@ mod peek;
 mod render;
 mod sinks;
 mod sources;
+mod table_inputs;
 mod trace_catalog;
 mod typedefs;
 mod worker;

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use kpg_engine::InputSession;
-use kpg_types::command::{Command, DataflowId, Response};
+use kpg_types::command::{Command, DataflowId, PeekTarget, Response};
 use kpg_types::{DataflowDescription, DataflowSink, GlobalId, Row};
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::operator::Operator;
@@ -35,6 +35,7 @@ use crate::peek::{PendingPeek, Reply};
 use crate::render::{keyed_rows, Renderer};
 use crate::sinks::{peek_sink, subscribe_sink};
 use crate::sources::SourceRunner;
+use crate::table_inputs::TableInputs;
 use crate::trace_catalog::{CollectionTraces, IndexTraces, TraceCatalog};
 use crate::typedefs::arrange_input;
 
@@ -45,7 +46,7 @@ const PARK: Duration = Duration::from_millis(20);
 struct WorkerState {
     index: usize,
     responses: Sender<Response>,
-    tables: HashMap<GlobalId, InputSession<u64, Row, i64>>,
+    tables: TableInputs,
     /// Running sources, by the source's id.
     sources: HashMap<GlobalId, SourceRunner>,
     traces: TraceCatalog,
@@ -53,8 +54,6 @@ struct WorkerState {
     peeks: Vec<PendingPeek>,
     /// Timely dataflow indexes of installed dataflows, by catalog or dataflow id.
     dataflows: HashMap<DataflowId, usize>,
-    /// The time every table input has been advanced to.
-    table_time: u64,
     /// What introspection reports about each installed dataflow.
     records: HashMap<DataflowId, DataflowRecord>,
 }
@@ -89,12 +88,11 @@ pub(crate) fn run_worker(
     let mut state = WorkerState {
         index: worker.index(),
         responses: route.sender.clone(),
-        tables: HashMap::new(),
+        tables: TableInputs::default(),
         sources: HashMap::new(),
         traces: TraceCatalog::default(),
         peeks: Vec::new(),
         dataflows: HashMap::new(),
-        table_time: 0,
         records: HashMap::new(),
     };
     let mut sequence: u64 = 0;
@@ -215,9 +213,7 @@ impl WorkerState {
                 let trace = worker.dataflow_named::<u64, _, _>(&format!("table-u{id}"), |scope| {
                     arrange_input(&mut input, scope)
                 });
-                input.advance_to(since.max(self.table_time));
-                input.flush();
-                self.tables.insert(id, input);
+                self.tables.insert(id, input, since);
                 self.traces.collections.insert(
                     id,
                     CollectionTraces {
@@ -234,7 +230,7 @@ impl WorkerState {
                 desc,
                 resume_after,
             } => {
-                let since = since.max(self.table_time);
+                let since = since.max(self.tables.time());
                 let started = SourceRunner::start(worker, id, since, desc, resume_after);
                 for (export, oks) in started.traces {
                     self.traces.collections.insert(
@@ -250,30 +246,22 @@ impl WorkerState {
                 self.dataflows.insert(id, started.dataflow);
             }
             Command::Append { id, time, updates } => {
-                // Worker 0 feeds every table; the arrange operator spreads rows by key. Not
-                // flushed here: the rows are final only once `AdvanceTables` passes their time,
-                // and it flushes (so a commit group's appends reach a table as one batch, not
-                // one message per INSERT).
-                if self.index == 0 {
-                    if let Some(input) = self.tables.get_mut(&id) {
-                        for (row, diff) in updates {
-                            input.update_at(row, time, diff);
-                        }
-                    }
-                }
+                // Worker 0 feeds every table (the others get the command without its rows);
+                // the arrange operator spreads rows by key.
+                self.tables.append(id, time, updates);
             }
             Command::AdvanceTables { time } => {
-                self.table_time = self.table_time.max(time);
-                for input in self.tables.values_mut() {
-                    input.advance_to(self.table_time);
-                    input.flush();
-                }
+                self.tables.advance(time);
                 for source in self.sources.values_mut() {
-                    source.advance(self.table_time);
+                    source.advance(self.tables.time());
                 }
             }
-            Command::CreateDataflow { id, desc } => self.create_dataflow(worker, id, desc),
+            Command::CreateDataflow { id, desc } => {
+                self.tables.add_reader(id, desc.plan.imports());
+                self.create_dataflow(worker, id, desc)
+            }
             Command::DropDataflow { id } => {
+                self.tables.remove_reader(id);
                 self.records.remove(&id);
                 if let Some(index) = self.dataflows.remove(&id) {
                     worker.drop_dataflow(index);
@@ -299,7 +287,8 @@ impl WorkerState {
             Command::DropCollection { id } => {
                 self.records.remove(&id);
                 self.traces.remove(id);
-                self.tables.remove(&id);
+                self.tables.remove_reader(id);
+                self.tables.remove(id);
                 self.sources.remove(&id);
                 if let Some(index) = self.dataflows.remove(&id) {
                     worker.drop_dataflow(index);
@@ -333,6 +322,13 @@ impl WorkerState {
     }
 
     fn start_peek(&mut self, request: PeekRequest, reply: Reply) {
+        match &request.target {
+            PeekTarget::Collection(id) | PeekTarget::StoredRows { id, .. } => {
+                self.tables.catch_up(*id)
+            }
+            // An index is a dataflow importing its table, which therefore keeps up.
+            PeekTarget::Index { .. } => {}
+        }
         match PendingPeek::new(request, reply, &self.traces) {
             Ok(peek) => self.peeks.push(peek),
             Err((peek_id, reply)) => {

@@ -336,3 +336,108 @@ fn indexes_answer_lookups_and_serve_joins() {
         "the retracted dimension row leaves 90 matches"
     );
 }
+
+/// A table nobody writes or reads lags behind table time while another is written (its input
+/// is advanced only when something reads it); a peek of it, a dataflow installed over it and a
+/// join with the busy table still see it whole at the latest time, on every worker.
+#[test]
+fn tables_idle_while_others_are_written_answer_reads() {
+    let compute = kpg_compute::start(2).expect("start");
+    compute.send(Command::AdvanceTables { time: 1 });
+    compute.send(Command::CreateTable { id: 1, since: 1 });
+    compute.send(Command::CreateTable { id: 2, since: 1 });
+    let idle: Vec<(Row, i64)> = (0..10).map(|i| (row(&[i, i * 10]), 1)).collect();
+    compute.send(Command::Append {
+        id: 2,
+        time: 1,
+        updates: stored(idle.clone()),
+    });
+    compute.send(Command::AdvanceTables { time: 2 });
+    let mut busy = Vec::new();
+    for time in 2..60 {
+        let update = (row(&[time as i64 % 10, time as i64]), 1);
+        busy.push(update.clone());
+        compute.send(Command::Append {
+            id: 1,
+            time,
+            updates: stored(vec![update]),
+        });
+        compute.send(Command::AdvanceTables { time: time + 1 });
+    }
+    let now = 59;
+    let mut expected_idle = idle.clone();
+    expected_idle.sort();
+    compute.send(Command::PeekTrace {
+        peek_id: 200,
+        target: kpg_types::command::PeekTarget::Collection(2),
+        timestamp: now,
+        predicates: vec![],
+        projection: Some(vec![0, 1]),
+    });
+    assert_eq!(
+        collect_peek(&compute, 200),
+        expected_idle,
+        "peek of the idle table"
+    );
+    assert_eq!(
+        peek(&compute, 201, Plan::Get { id: 2 }, now),
+        expected_idle,
+        "a dataflow over the idle table"
+    );
+    // A maintained join of both (materialized as collection 3), installed now: it keeps up
+    // as the busy table is written, although the idle one is not.
+    let join = Plan::Join {
+        left: Box::new(Plan::Get { id: 1 }),
+        right: Box::new(Plan::Get { id: 2 }),
+        left_key: vec![ScalarExpr::Column(0)],
+        right_key: vec![ScalarExpr::Column(0)],
+    };
+    compute.send(Command::CreateDataflow {
+        id: 3,
+        desc: DataflowDescription {
+            name: "join".into(),
+            plan: join,
+            as_of: now,
+            sink: DataflowSink::Materialize { id: 3 },
+        },
+    });
+    for time in 60..70 {
+        let update = (row(&[time as i64 % 10, time as i64]), 1);
+        busy.push(update.clone());
+        compute.send(Command::Append {
+            id: 1,
+            time,
+            updates: stored(vec![update]),
+        });
+        compute.send(Command::AdvanceTables { time: time + 1 });
+    }
+    let ints = |r: &Row| -> Vec<i64> {
+        (0..r.len())
+            .map(|i| match r.get(i) {
+                DatumRef::Int64(v) => v,
+                other => panic!("not a bigint: {other:?}"),
+            })
+            .collect()
+    };
+    let mut expected_join: Vec<(Row, i64)> = Vec::new();
+    for (b, _) in &busy {
+        for (i, _) in &idle {
+            if ints(b)[0] == ints(i)[0] {
+                expected_join.push((row(&[ints(b), ints(i)].concat()), 1));
+            }
+        }
+    }
+    expected_join.sort();
+    compute.send(Command::PeekTrace {
+        peek_id: 202,
+        target: kpg_types::command::PeekTarget::Collection(3),
+        timestamp: 69,
+        predicates: vec![],
+        projection: None,
+    });
+    assert_eq!(
+        collect_peek(&compute, 202),
+        expected_join,
+        "the maintained join at the latest time"
+    );
+}
