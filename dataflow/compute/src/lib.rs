@@ -20,8 +20,10 @@ mod trace_catalog;
 mod typedefs;
 mod worker;
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::Thread;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 use kpg_types::command::{Command, Response};
@@ -31,12 +33,21 @@ pub use direct::{PeekReply, PeekRequest, PeekShare};
 
 use direct::DirectPeek;
 
+/// How long commands queued under a stream of commits may wait for worker 0 to be woken
+/// (`ComputeHandle::wake_coalesced`).
+pub const COALESCE: Duration = Duration::from_millis(1);
+
 /// The coordinator's end of the runtime.
 pub struct ComputeHandle {
     /// The command channel to worker 0, and the number of commands sent on it (what a direct
     /// peek waits for, see `direct.rs`): one lock, so the count is the peek's position.
     commands: Mutex<(Sender<Command>, u64)>,
     worker0: Thread,
+    /// Commands were queued (`queue_all`) that worker 0 has not been woken for yet.
+    unwoken: AtomicBool,
+    /// When worker 0 was last woken, in microseconds after `epoch`.
+    last_wake: AtomicU64,
+    epoch: Instant,
     /// Each worker's direct-peek channel and thread, when every worker is in this process.
     direct: Vec<(Sender<DirectPeek>, Thread)>,
     /// Responses from every worker (of every process), in the order each worker produced them.
@@ -58,7 +69,7 @@ impl ComputeHandle {
             }
             commands.1 += 1;
         }
-        self.worker0.unpark();
+        self.wake();
     }
 
     /// Sends several commands in order, as `send` would one after the other, waking worker 0
@@ -68,9 +79,9 @@ impl ComputeHandle {
         self.wake();
     }
 
-    /// Queues commands as `send_all` does without waking worker 0: the caller calls `wake`
-    /// soon (after something more urgent, such as answering the clients who waited for the
-    /// write these commands make readable).
+    /// Queues commands as `send_all` does without waking worker 0: the caller calls `wake` or
+    /// `wake_coalesced` soon (after something more urgent, such as answering the clients who
+    /// waited for the write these commands make readable).
     pub fn queue_all(&self, cmds: impl IntoIterator<Item = Command>) {
         {
             let mut commands = self.commands.lock().expect("command channel");
@@ -81,11 +92,30 @@ impl ComputeHandle {
                 commands.1 += 1;
             }
         }
+        self.unwoken.store(true, Ordering::SeqCst);
     }
 
     /// Wakes worker 0 to read the commands queued for it.
     pub fn wake(&self) {
+        self.unwoken.store(false, Ordering::SeqCst);
+        self.last_wake
+            .store(self.epoch.elapsed().as_micros() as u64, Ordering::Relaxed);
         self.worker0.unpark();
+    }
+
+    /// Wakes worker 0 for the commands queued, unless `more` are about to be queued (the
+    /// caller has them in hand and will call this again right after) and worker 0 was woken
+    /// less than [`COALESCE`] ago. Under a stream of small commits the workers then step once
+    /// for several of them rather than once each: a wake-up and the round of progress between
+    /// the workers that follows cost more than a few rows. No wake-up is lost (the last call of
+    /// a burst has no `more`), and a reader is not delayed: every other command, and a direct
+    /// peek that finds commands left unwoken, wakes worker 0 itself.
+    pub fn wake_coalesced(&self, more: bool) {
+        let now = self.epoch.elapsed().as_micros() as u64;
+        let last = self.last_wake.load(Ordering::Relaxed);
+        if !more || now >= last + COALESCE.as_micros() as u64 {
+            self.wake();
+        }
     }
 
     /// Whether `peek_direct` is available: every worker runs in this process.
@@ -134,6 +164,11 @@ impl ComputeHandle {
         }
         send(last, last_thread, request);
         drop(commands);
+        // The peek starts after the commands sent before it, which worker 0 may not have been
+        // woken for yet (`wake_coalesced`).
+        if self.unwoken.load(Ordering::SeqCst) {
+            self.wake();
+        }
         Ok(())
     }
 
@@ -221,6 +256,9 @@ fn launch(config: timely::Config, total: usize) -> Result<ComputeHandle, String>
     Ok(ComputeHandle {
         commands: Mutex::new((cmd_tx, 0)),
         worker0,
+        unwoken: AtomicBool::new(false),
+        last_wake: AtomicU64::new(0),
+        epoch: Instant::now(),
         direct,
         responses: resp_rx,
         workers: total,

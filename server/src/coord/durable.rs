@@ -194,9 +194,11 @@ impl Coordinator {
         }
     }
 
-    /// Called by the committer right after the writers waiting for a commit were told.
-    pub(super) fn acknowledged(&self) {
-        self.compute.wake();
+    /// Called by the committer right after the writers waiting for a commit were told, with
+    /// whether it already holds the next commit: worker 0 is woken for the commit's commands,
+    /// or (`more`, and woken less than a millisecond ago) after the next one.
+    pub(super) fn acknowledged(&self, more: bool) {
+        self.compute.wake_coalesced(more);
     }
 
     /// Asks for a longer lease on timestamps when the clock comes near the current one.

@@ -216,9 +216,9 @@ impl Coordinator {
                         coord.durable(seq, commit);
                     }
                 },
-                move || {
+                move |more| {
                     if let Some(coord) = after.upgrade() {
-                        coord.acknowledged();
+                        coord.acknowledged(more);
                     }
                 },
             );

@@ -53,11 +53,12 @@ pub struct Committer {
 impl Committer {
     /// Starts the thread. `on_durable(seq, commit)` runs on it after each transaction, with the
     /// last sequence number and the (merged) commit it made durable, which it may consume;
-    /// `acknowledged()` right after the writers waiting for it are woken.
+    /// `acknowledged(more)` right after the writers waiting for it are woken, `more` telling
+    /// whether another commit is already queued (the next group follows at once).
     pub fn start(
         mut store: Box<dyn Store>,
         on_durable: impl Fn(u64, Commit) + Send + 'static,
-        acknowledged: impl Fn() + Send + 'static,
+        acknowledged: impl Fn(bool) + Send + 'static,
     ) -> Committer {
         let (tx, rx) = mpsc::channel::<Request>();
         let (durable_tx, durable) = watch::channel(0u64);
@@ -65,6 +66,8 @@ impl Committer {
             .name("kpg-committer".into())
             .spawn(move || {
                 let mut next = rx.recv();
+                // A request taken off the queue early (to know whether one was there).
+                let mut early: Option<Request> = None;
                 while let Ok(first) = next {
                     let mut group = Commit::default();
                     let mut last = None;
@@ -87,7 +90,8 @@ impl Committer {
                         }
                         on_durable(seq, group);
                         durable_tx.send_replace(seq);
-                        acknowledged();
+                        early = rx.try_recv().ok();
+                        acknowledged(matches!(early, Some(Request::Commit { .. })));
                         if let Err(e) = store.settle(false) {
                             halt(&e.0);
                         }
@@ -103,6 +107,9 @@ impl Committer {
                         halt(&e.0);
                     }
                     next = loop {
+                        if let Some(request) = early.take() {
+                            break Ok(request);
+                        }
                         match rx.try_recv() {
                             Ok(request) => break Ok(request),
                             Err(mpsc::TryRecvError::Disconnected) => break Err(mpsc::RecvError),
@@ -259,12 +266,16 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     /// Commits submitted while the store is busy go into one transaction, in order, and a
-    /// waiter wakes only after `on_durable` has seen its commit.
+    /// waiter wakes only after `on_durable` has seen its commit. `acknowledged` follows each
+    /// group, saying `more` exactly when another group follows (so a wake-up it puts off is
+    /// never lost).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_commits_are_grouped_in_order() {
         let store = MemoryStore::default();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&seen);
+        let acks = Arc::new(Mutex::new(Vec::new()));
+        let acked = Arc::clone(&acks);
         let committer = Arc::new(Committer::start(
             Box::new(store.clone()),
             move |seq, c| {
@@ -272,7 +283,7 @@ mod tests {
                 std::thread::sleep(std::time::Duration::from_millis(20));
                 log.lock().unwrap().push((seq, c.appends.len()));
             },
-            || {},
+            move |more| acked.lock().unwrap().push(more),
         ));
         let n = 200u64;
         for seq in 1..=n {
@@ -294,6 +305,14 @@ mod tests {
         }
         committer.wait(n).await;
         let seen = seen.lock().unwrap().clone();
+        // The last acknowledgement follows the waiter's wake-up.
+        while acks.lock().unwrap().len() < seen.len() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let acks = acks.lock().unwrap().clone();
+        assert_eq!(acks.len(), seen.len());
+        let expected: Vec<bool> = (0..acks.len()).map(|i| i + 1 < acks.len()).collect();
+        assert_eq!(acks, expected, "more, except after the last group");
         assert_eq!(seen.last().unwrap().0, n);
         assert_eq!(seen.iter().map(|(_, k)| k).sum::<usize>(), n as usize);
         assert!(seen.windows(2).all(|w| w[0].0 < w[1].0));
@@ -362,7 +381,7 @@ mod tests {
     /// error (the crash test's SIGTERM exited 1 this way).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn commits_after_close_are_never_acknowledged() {
-        let committer = Committer::start(Box::new(MemoryStore::default()), |_, _| {}, || {});
+        let committer = Committer::start(Box::new(MemoryStore::default()), |_, _| {}, |_| {});
         committer.close();
         committer.submit(1, Commit::default());
         let waited =
