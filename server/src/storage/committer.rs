@@ -20,7 +20,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-use tokio::sync::watch;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::oneshot;
 
 use super::{Commit, Store, TableAppend};
 
@@ -41,10 +44,52 @@ enum Request {
     Close(std::sync::mpsc::Sender<()>),
 }
 
+/// How far commits are durable, and the writers waiting for later ones, by the number they
+/// wait for. Each is woken alone when its number is reached (a channel that woke every waiter
+/// at every group cost each of 8 concurrent writers a wake-up per group, most of them for
+/// nothing). Cleared when the thread stops: the waiters left see their sender gone.
+#[derive(Default)]
+struct Durable {
+    seq: u64,
+    waiting: BTreeMap<u64, Vec<oneshot::Sender<()>>>,
+    stopped: bool,
+}
+
+impl Durable {
+    /// Records that commits up to `seq` are durable and wakes their waiters.
+    fn reach(this: &Mutex<Durable>, seq: u64) {
+        let woken = {
+            let mut d = this.lock().expect("durable waiters");
+            d.seq = d.seq.max(seq);
+            let later = d.waiting.split_off(&(seq + 1));
+            std::mem::replace(&mut d.waiting, later)
+        };
+        for tx in woken.into_values().flatten() {
+            let _ = tx.send(());
+        }
+    }
+
+    /// The thread stopped: nothing more becomes durable.
+    fn stop(this: &Mutex<Durable>) {
+        let mut d = this.lock().expect("durable waiters");
+        d.stopped = true;
+        d.waiting.clear();
+    }
+}
+
+/// Stops `Durable` when the committer thread ends, however it ends.
+struct StopOnExit(Arc<Mutex<Durable>>);
+
+impl Drop for StopOnExit {
+    fn drop(&mut self) {
+        Durable::stop(&self.0);
+    }
+}
+
 /// A handle to the committer thread.
 pub struct Committer {
     tx: mpsc::Sender<Request>,
-    durable: watch::Receiver<u64>,
+    durable: Arc<Mutex<Durable>>,
     /// Set by `close`: from then on a commit that cannot be made durable is simply never
     /// acknowledged (the process is exiting), rather than a reason to halt with an error.
     closing: AtomicBool,
@@ -61,10 +106,12 @@ impl Committer {
         acknowledged: impl Fn(bool) + Send + 'static,
     ) -> Committer {
         let (tx, rx) = mpsc::channel::<Request>();
-        let (durable_tx, durable) = watch::channel(0u64);
+        let durable = Arc::new(Mutex::new(Durable::default()));
+        let durable_tx = Arc::clone(&durable);
         std::thread::Builder::new()
             .name("kpg-committer".into())
             .spawn(move || {
+                let _stop = StopOnExit(Arc::clone(&durable_tx));
                 let mut next = rx.recv();
                 // A request taken off the queue early (to know whether one was there).
                 let mut early: Option<Request> = None;
@@ -89,7 +136,7 @@ impl Committer {
                             halt(&e.0);
                         }
                         on_durable(seq, group);
-                        durable_tx.send_replace(seq);
+                        Durable::reach(&durable_tx, seq);
                         early = rx.try_recv().ok();
                         acknowledged(matches!(early, Some(Request::Commit { .. })));
                         if let Err(e) = store.settle(false) {
@@ -161,8 +208,18 @@ impl Committer {
 
     /// Waits until every commit numbered up to `seq` is durable (and visible).
     pub async fn wait(&self, seq: u64) {
-        let mut durable = self.durable.clone();
-        if durable.wait_for(|d| *d >= seq).await.is_err() {
+        let rx = {
+            let mut d = self.durable.lock().expect("durable waiters");
+            if d.seq >= seq {
+                return;
+            }
+            let (tx, rx) = oneshot::channel();
+            if !d.stopped {
+                d.waiting.entry(seq).or_default().push(tx);
+            }
+            rx
+        };
+        if rx.await.is_err() {
             if self.closing() {
                 // Submitted after the store closed: never durable, so never acknowledged.
                 std::future::pending::<()>().await;
