@@ -353,17 +353,21 @@ fn tables_idle_while_others_are_written_answer_reads() {
         updates: stored(idle.clone()),
     });
     compute.send(Command::AdvanceTables { time: 2 });
+    // One row into table 1 at each of `times`, each commit followed by an advance.
     let mut busy = Vec::new();
-    for time in 2..60 {
-        let update = (row(&[time as i64 % 10, time as i64]), 1);
-        busy.push(update.clone());
-        compute.send(Command::Append {
-            id: 1,
-            time,
-            updates: stored(vec![update]),
-        });
-        compute.send(Command::AdvanceTables { time: time + 1 });
-    }
+    let mut write_busy = |times: std::ops::Range<u64>| {
+        for time in times {
+            let update = (row(&[time as i64 % 10, time as i64]), 1);
+            busy.push(update.clone());
+            compute.send(Command::Append {
+                id: 1,
+                time,
+                updates: stored(vec![update]),
+            });
+            compute.send(Command::AdvanceTables { time: time + 1 });
+        }
+    };
+    write_busy(2..60);
     let now = 59;
     let mut expected_idle = idle.clone();
     expected_idle.sort();
@@ -401,16 +405,7 @@ fn tables_idle_while_others_are_written_answer_reads() {
             sink: DataflowSink::Materialize { id: 3 },
         },
     });
-    for time in 60..70 {
-        let update = (row(&[time as i64 % 10, time as i64]), 1);
-        busy.push(update.clone());
-        compute.send(Command::Append {
-            id: 1,
-            time,
-            updates: stored(vec![update]),
-        });
-        compute.send(Command::AdvanceTables { time: time + 1 });
-    }
+    write_busy(60..70);
     let ints = |r: &Row| -> Vec<i64> {
         (0..r.len())
             .map(|i| match r.get(i) {
