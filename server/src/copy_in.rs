@@ -6,27 +6,12 @@
 //! columns' types like an INSERT would, and written in one append. A bad line fails the whole
 //! COPY with the line number, and nothing is written.
 
-use kpg_sql::sqlparser::ast::{CopyOption, CopySource, CopyTarget, Statement};
-use kpg_sql::{ItemKind, ParsedStatement};
+use kpg_sql::{CopyFormat, CopyFrom, ItemKind};
 use kpg_types::packed::RowPacker;
 use kpg_types::{Datum, GlobalId, RelationDesc, Row, ScalarType};
 
 use crate::error::ExecError;
 use crate::statement_context::DateInput;
-
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Format {
-    Text {
-        delimiter: char,
-        null: String,
-    },
-    Csv {
-        delimiter: u8,
-        quote: u8,
-        null: String,
-        header: bool,
-    },
-}
 
 /// A COPY FROM STDIN in progress.
 pub struct CopyIn {
@@ -35,117 +20,47 @@ pub struct CopyIn {
     desc: RelationDesc,
     /// For each field of an input line, the table column it fills.
     columns: Vec<usize>,
-    format: Format,
+    format: CopyFormat,
     data: Vec<u8>,
 }
 
-/// The COPY FROM STDIN that `stmt` starts, if it is one. `resolve` finds a relation by name.
+/// Starts the COPY FROM STDIN `copy`. `resolve` finds a relation by name.
 pub fn plan(
-    stmt: &ParsedStatement,
+    copy: &CopyFrom,
     resolve: impl Fn(&str) -> Option<kpg_sql::CatalogItem>,
-) -> Option<Result<CopyIn, ExecError>> {
-    let ParsedStatement::Sql(Statement::Copy {
-        source,
-        to: false,
-        target,
-        options,
-        legacy_options,
-        ..
-    }) = stmt
-    else {
-        return None;
-    };
-    Some((|| {
-        if !matches!(target, CopyTarget::Stdin) {
-            return Err(ExecError::unsupported("COPY FROM a file or program"));
-        }
-        if !legacy_options.is_empty() {
-            return Err(ExecError::unsupported("COPY options in the pre-9.0 syntax"));
-        }
-        let CopySource::Table {
-            table_name,
-            columns,
-        } = source
-        else {
-            return Err(ExecError::new("42601", "COPY FROM needs a table"));
-        };
-        let name = table_name.to_string().to_lowercase();
-        let item = resolve(&name).ok_or_else(|| {
-            ExecError::new("42P01", format!("relation \"{name}\" does not exist"))
-        })?;
-        if item.kind != ItemKind::Table {
-            return Err(ExecError::new(
-                "42809",
-                format!("cannot copy to materialized view \"{name}\""),
-            ));
-        }
-        let columns = if columns.is_empty() {
-            (0..item.desc.arity()).collect()
-        } else {
-            columns
-                .iter()
-                .map(|c| {
-                    let c = c.value.to_lowercase();
-                    item.desc.names().position(|n| n == c).ok_or_else(|| {
-                        ExecError::new(
-                            "42703",
-                            format!("column \"{c}\" of relation \"{name}\" does not exist"),
-                        )
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?
-        };
-        Ok(CopyIn {
-            table: item.id,
-            table_name: name,
-            desc: item.desc,
-            columns,
-            format: format(options)?,
-            data: Vec::new(),
-        })
-    })())
-}
-
-pub(crate) fn format(options: &[CopyOption]) -> Result<Format, ExecError> {
-    let mut csv = false;
-    let (mut delimiter, mut null, mut header, mut quote) = (None, None, false, '"');
-    for option in options {
-        match option {
-            CopyOption::Format(f) => match f.value.to_lowercase().as_str() {
-                "csv" => csv = true,
-                "text" => csv = false,
-                other => return Err(ExecError::unsupported(format!("COPY format \"{other}\""))),
-            },
-            CopyOption::Delimiter(d) => delimiter = Some(*d),
-            CopyOption::Null(n) => null = Some(n.clone()),
-            CopyOption::Header(h) => header = *h,
-            CopyOption::Quote(q) => quote = *q,
-            other => return Err(ExecError::unsupported(format!("COPY option {other}"))),
-        }
+) -> Result<CopyIn, ExecError> {
+    let name = &copy.table;
+    let item = resolve(name)
+        .ok_or_else(|| ExecError::new("42P01", format!("relation \"{name}\" does not exist")))?;
+    if item.kind != ItemKind::Table {
+        return Err(ExecError::new(
+            "42809",
+            format!("cannot copy to materialized view \"{name}\""),
+        ));
     }
-    if csv {
-        let delimiter = delimiter.unwrap_or(',');
-        if !delimiter.is_ascii() || !quote.is_ascii() {
-            return Err(ExecError::unsupported("non-ASCII COPY delimiter or quote"));
-        }
-        Ok(Format::Csv {
-            delimiter: delimiter as u8,
-            quote: quote as u8,
-            null: null.unwrap_or_default(),
-            header,
-        })
+    let columns = if copy.columns.is_empty() {
+        (0..item.desc.arity()).collect()
     } else {
-        if header {
-            return Err(ExecError::new(
-                "0A000",
-                "COPY HEADER available only in CSV mode not supported",
-            ));
-        }
-        Ok(Format::Text {
-            delimiter: delimiter.unwrap_or('\t'),
-            null: null.unwrap_or_else(|| "\\N".into()),
-        })
-    }
+        copy.columns
+            .iter()
+            .map(|c| {
+                item.desc.names().position(|n| n == c).ok_or_else(|| {
+                    ExecError::new(
+                        "42703",
+                        format!("column \"{c}\" of relation \"{name}\" does not exist"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    Ok(CopyIn {
+        table: item.id,
+        table_name: name.clone(),
+        desc: item.desc,
+        columns,
+        format: copy.format.clone()?,
+        data: Vec::new(),
+    })
 }
 
 impl CopyIn {
@@ -177,7 +92,7 @@ impl CopyIn {
         // order, the index of a failing record counts the records of the parts before it.
         type Part = (Vec<Row>, Result<(), (usize, ExecError)>);
         let parts: Vec<Part> = match &self.format {
-            Format::Text { delimiter, null } => {
+            CopyFormat::Text { delimiter, null } => {
                 // Nothing after the end line is read, not even its line ends (with `\r` line
                 // ends, the end line is found once they are `\n`).
                 let text = line_ends(&text[..text_end(text)]).map_err(|(line, e)| {
@@ -204,7 +119,7 @@ impl CopyIn {
                     (rows, Ok(()))
                 })
             }
-            Format::Csv {
+            CopyFormat::Csv {
                 delimiter,
                 quote,
                 null,

@@ -1,80 +1,35 @@
 //! `COPY (query) TO STDOUT` and `COPY t [(columns)] TO STDOUT`, in text or CSV format with the
-//! options `COPY FROM` takes (`copy_in::format`): the query runs as a SELECT, and its rows are
+//! options `COPY FROM` takes (read by `kpg_sql::CopyTo`): the query runs as a SELECT, and its rows are
 //! written as COPY data by PostgreSQL's rules — text: delimiter-separated, `\N` for NULL,
 //! backslash escapes; CSV: quoted where needed (an empty string is quoted so that it differs
 //! from NULL), with an optional header line.
 
-use kpg_sql::sqlparser::ast::{CopySource, CopyTarget, Statement};
-use kpg_sql::ParsedStatement;
+use kpg_sql::{CopyFormat, CopyTo, ParsedStatement};
 use kpg_types::{OutputStyle, RelationDesc, Row};
 
-use crate::copy_in::{format, Format};
-use crate::error::ExecError;
 use crate::pgwire_server::copy_text;
 
 /// A COPY TO STDOUT: the SELECT to run and how to write its rows.
-pub struct CopyOut {
-    pub query: ParsedStatement,
-    format: Format,
+pub struct CopyOut<'a> {
+    copy: &'a CopyTo,
 }
 
-/// The COPY TO STDOUT `stmt` asks for, or `None` if it is not one.
-pub fn plan(stmt: &ParsedStatement) -> Option<Result<CopyOut, ExecError>> {
-    let ParsedStatement::Sql(Statement::Copy {
-        source,
-        to: true,
-        target,
-        options,
-        legacy_options,
-        ..
-    }) = stmt
-    else {
-        return None;
-    };
-    Some((|| {
-        if !matches!(target, CopyTarget::Stdout) {
-            return Err(ExecError::unsupported("COPY TO a file or program"));
-        }
-        if !legacy_options.is_empty() {
-            return Err(ExecError::unsupported("COPY options in the pre-9.0 syntax"));
-        }
-        let sql = match source {
-            CopySource::Query(q) => q.to_string(),
-            CopySource::Table {
-                table_name,
-                columns,
-            } => {
-                let columns = if columns.is_empty() {
-                    "*".to_string()
-                } else {
-                    columns
-                        .iter()
-                        .map(|c| c.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
-                format!("SELECT {columns} FROM {table_name}")
-            }
-        };
-        let mut stmts = kpg_sql::parse(&sql).map_err(ExecError::from)?;
-        let query = match (stmts.pop(), stmts.is_empty()) {
-            (Some(q @ ParsedStatement::Sql(Statement::Query(_))), true) => q,
-            _ => return Err(ExecError::new("42601", "COPY needs a query or a table")),
-        };
-        Ok(CopyOut {
-            query,
-            format: format(options)?,
-        })
-    })())
-}
+impl<'a> CopyOut<'a> {
+    pub fn new(copy: &'a CopyTo) -> Self {
+        CopyOut { copy }
+    }
 
-impl CopyOut {
+    /// The query whose rows are written.
+    pub fn query(&self) -> &'a ParsedStatement {
+        &self.copy.query
+    }
+
     /// The COPY data lines for `rows` (with the header line first if asked for), values as
     /// the session's output settings say.
     pub fn lines(&self, desc: &RelationDesc, rows: &[Row], style: &OutputStyle) -> Vec<String> {
         let mut out = Vec::with_capacity(rows.len() + 1);
-        match &self.format {
-            Format::Text { delimiter, null } => {
+        match &self.copy.format {
+            CopyFormat::Text { delimiter, null } => {
                 for row in rows {
                     let mut line = String::new();
                     for (i, datum) in row.datums().iter().enumerate() {
@@ -96,7 +51,7 @@ impl CopyOut {
                     out.push(line);
                 }
             }
-            Format::Csv {
+            CopyFormat::Csv {
                 delimiter,
                 quote,
                 null,

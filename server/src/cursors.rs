@@ -96,28 +96,8 @@ fn check_options(options: &CursorOptions) -> Result<(), ExecError> {
 /// Whether PostgreSQL surely scans `target` backward without SCROLL: a read of one table
 /// (`SELECT ... FROM table`, no grouping), filtered, projected, ordered and limited.
 fn plain_table_read(coord: &Coordinator, target: &ParsedStatement) -> bool {
-    use kpg_sql::sqlparser::ast::{SetExpr, Statement, TableFactor};
-    let ParsedStatement::Sql(Statement::Query(query)) = target else {
+    let Some(folded) = target.single_table_read() else {
         return false;
-    };
-    let SetExpr::Select(select) = query.body.as_ref() else {
-        return false;
-    };
-    let [from] = select.from.as_slice() else {
-        return false;
-    };
-    let TableFactor::Table {
-        name, args: None, ..
-    } = &from.relation
-    else {
-        return false;
-    };
-    let Some(ident) = name.0.last().and_then(|part| part.as_ident()) else {
-        return false;
-    };
-    let folded = match ident.quote_style {
-        Some(_) => ident.value.clone(),
-        None => ident.value.to_lowercase(),
     };
     let Some(table) = coord
         .resolve(&folded)
@@ -142,7 +122,7 @@ fn plain_table_read(coord: &Coordinator, target: &ParsedStatement) -> bool {
             _ => false,
         }
     }
-    from.joins.is_empty() && reads(&plan, table.id)
+    reads(&plan, table.id)
 }
 
 impl Cursor {

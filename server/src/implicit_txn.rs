@@ -19,7 +19,6 @@
 
 use std::sync::Arc;
 
-use kpg_sql::sqlparser::ast::Statement;
 use kpg_sql::ParsedStatement;
 
 use crate::coord::{Coordinator, ExecuteResult};
@@ -38,7 +37,7 @@ pub async fn step(
     if txn.lock().expect("txn").is_active() {
         return None;
     }
-    if is_transaction_control(stmt) {
+    if matches!(stmt, ParsedStatement::Transaction(_)) {
         // BEGIN makes the INSERTs before it the block's, COMMIT commits them, ROLLBACK drops
         // them, a SAVEPOINT outside a block fails the sequence (`txn.rs`).
         return None;
@@ -49,20 +48,6 @@ pub async fn step(
         Err(e) => return Some(Err(e)),
     }
     commit(txn, coord).await.err().map(Err)
-}
-
-/// BEGIN, COMMIT, ROLLBACK [TO], SAVEPOINT, RELEASE.
-pub fn is_transaction_control(stmt: &ParsedStatement) -> bool {
-    matches!(
-        stmt,
-        ParsedStatement::Sql(
-            Statement::StartTransaction { .. }
-                | Statement::Commit { .. }
-                | Statement::Rollback { .. }
-                | Statement::Savepoint { .. }
-                | Statement::ReleaseSavepoint { .. }
-        )
-    )
 }
 
 /// Commits the INSERTs buffered outside a block (at Sync, at the end of a query string, or

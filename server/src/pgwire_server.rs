@@ -1,9 +1,10 @@
 //! The PostgreSQL wire protocol front end, on the `pgwire` crate (pinned; this is the only module
 //! that touches its API).
 //!
-//! Simple and extended query protocols both end in `Session::respond`, which handles
-//! session-level statements (SET, SHOW, transaction control, COPY FROM) itself and hands
-//! everything else to the coordinator. Prepared statements and their parameters are in
+//! Simple and extended query protocols both end in `Session::respond`, whose sequencer
+//! (`sequence.rs`) sends each statement by its family — COPY, transaction control, cursors,
+//! session variables — to the code that runs it, and everything else to the coordinator. The
+//! statement arrives typed by `kpg_sql` (this crate reads no SQL syntax). Prepared statements and their parameters are in
 //! `prepared.rs` and `params.rs`, result encoding in `encode.rs`. `COPY (SUBSCRIBE
 //! ...) TO STDOUT` is streamed here rather than through pgwire's COPY helper, because a
 //! subscription never ends on its own: each batch of changes is flushed to the client as it
@@ -15,9 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use futures::{stream, Sink, SinkExt};
-use kpg_sql::sqlparser::ast::Statement;
-use kpg_sql::ParsedStatement;
+use futures::{Sink, SinkExt};
+use kpg_sql::{ParsedStatement, TransactionStatement};
 use kpg_types::Row;
 use pgwire::api::auth::noop::NoopStartupHandler;
 use pgwire::api::cancel::DefaultCancelHandler;
@@ -25,7 +25,7 @@ use pgwire::api::copy::CopyHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{send_ready_for_query, ExtendedQueryHandler, SimpleQueryHandler};
 use pgwire::api::results::{
-    CopyResponse, DescribePortalResponse, DescribeStatementResponse, FieldInfo, Response, Tag,
+    DescribePortalResponse, DescribeStatementResponse, FieldInfo, Response, Tag,
 };
 use pgwire::api::stmt::{QueryParser, StoredStatement};
 use pgwire::api::store::{Entry, PortalStore};
@@ -50,20 +50,20 @@ pub(crate) use encode::copy_text;
 mod float_digits;
 mod params;
 mod prepared;
+mod sequence;
 mod session;
 
-use encode::{fields, to_response};
+use encode::fields;
 use prepared::{bound_statement, PreparedStatement, StatementParser};
 use session::{deallocate, session_statement};
 
 use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent};
-use crate::copy_in::{self, CopyIn};
-use crate::copy_out;
+use crate::copy_in::CopyIn;
 use crate::cursors::{self, Cursors};
 use crate::error::ExecError;
 use crate::implicit_txn;
 use crate::session_vars::SessionVars;
-use crate::txn::{self, SharedTxn, Txn, TxnOutcome};
+use crate::txn::{SharedTxn, Txn, TxnOutcome};
 
 /// Handlers shared by every connection.
 pub struct Handlers {
@@ -237,9 +237,9 @@ impl SimpleQueryHandler for Session {
         for stmt in stmts {
             let in_block = conn.txn.lock().expect("txn").is_active();
             let ends = ends_transaction(&stmt);
-            let response = match deallocate(client, &conn, &stmt) {
-                Some(response) => response,
-                None => {
+            let response = match &stmt {
+                ParsedStatement::Deallocate { name } => deallocate(client, &conn, name.as_deref()),
+                _ => {
                     self.respond(&conn, &stmt, &Format::UnifiedText, implicit)
                         .await?
                 }
@@ -548,9 +548,9 @@ impl ExtendedQueryHandler for Session {
         }
         let conn = connection(client);
         let reported = conn.vars.lock().expect("session variables").reported();
-        let response = match deallocate(client, &conn, &stmt.stmt) {
-            Some(response) => response,
-            None => {
+        let response = match &*stmt.stmt {
+            ParsedStatement::Deallocate { name } => deallocate(client, &conn, name.as_deref()),
+            _ => {
                 let format = &portal.result_column_format;
                 // Everything up to Sync is one implicit transaction (`implicit_txn.rs`).
                 let respond = self.respond(&conn, &stmt.stmt, format, true);
@@ -607,139 +607,6 @@ impl Session {
         // build) was otherwise copied by each future that holds it, per statement.
         let respond = Box::pin(self.respond_in_context(conn, stmt, format, implicit));
         crate::statement_context::scope(context, respond).await
-    }
-
-    async fn respond_in_context(
-        &self,
-        conn: &Conn,
-        stmt: &ParsedStatement,
-        format: &Format,
-        implicit: bool,
-    ) -> PgWireResult<Response> {
-        let txn = &conn.txn;
-        let float_digits = || conn.output_style();
-        if let Some(why) = float_digits::refusal(&float_digits()) {
-            if let Err(e) = float_digits::check(stmt, &self.coord, why) {
-                txn.lock().expect("txn").fail();
-                return Ok(error_response(e));
-            }
-        }
-        if implicit {
-            if let Some(result) = implicit_txn::step(txn, stmt, &self.coord).await {
-                return match result {
-                    Ok(result) => to_response(result, format, &float_digits()),
-                    Err(e) => Ok(error_response(e)),
-                };
-            }
-        }
-        if let Some(copy) = copy_out::plan(stmt) {
-            let result = match copy {
-                Ok(copy) => match self.coord.execute(&copy.query).await {
-                    Ok(ExecuteResult::Rows { desc, rows }) => {
-                        Ok((copy.lines(&desc, &rows, &float_digits()), desc))
-                    }
-                    Ok(_) => Err(ExecError::internal("COPY's query returned no rows")),
-                    Err(e) => Err(e),
-                },
-                Err(e) => Err(e),
-            };
-            return Ok(match result {
-                Ok((lines, desc)) => {
-                    let data = lines
-                        .into_iter()
-                        .map(|l| Ok(CopyData::new(l.into_bytes().into())));
-                    Response::CopyOut(CopyResponse::new(0, desc.arity(), stream::iter(data)))
-                }
-                Err(e) => {
-                    txn.lock().expect("txn").fail();
-                    error_response(e)
-                }
-            });
-        }
-        if let Some(copy) = copy_in::plan(stmt, |name| self.coord.resolve(name)) {
-            return Ok(match copy {
-                Ok(copy) => {
-                    let width = copy.width();
-                    *conn.copy.lock().expect("copy") = Some(copy);
-                    Response::CopyIn(CopyResponse::new(0, width, stream::empty()))
-                }
-                Err(e) => {
-                    txn.lock().expect("txn").fail();
-                    error_response(e)
-                }
-            });
-        }
-        if let Some(outcome) = txn::savepoint(txn, stmt, &conn.vars, &self.coord).await {
-            return Ok(match outcome {
-                Ok(tag) => Response::Execution(Tag::new(tag)),
-                Err(e) => error_response(e),
-            });
-        }
-        if let Some(outcome) = txn::control(txn, stmt, &self.coord).await {
-            // A block's SETs end with it when it rolls back, as in PostgreSQL.
-            conn.vars_follow_transaction(&outcome);
-            return Ok(match outcome {
-                Ok(TxnOutcome::Started) => Response::TransactionStart(Tag::new("BEGIN")),
-                Ok(TxnOutcome::Ended(tag)) => {
-                    // Cursors end with their transaction, unless held.
-                    cursors::end_transaction(&conn.cursors, tag == "COMMIT").await;
-                    Response::TransactionEnd(Tag::new(tag))
-                }
-                Err(e) => error_response(e),
-            });
-        }
-        let in_block = txn.lock().expect("txn").is_active();
-        // A waiting FETCH ends on CancelRequest because pgwire drops the running query.
-        let failed = txn.lock().expect("txn").is_failed();
-        let cursor_format = cursors::result_format(stmt, &conn.cursors, format).await;
-        if let Some(result) = cursors::run(stmt, &conn.cursors, &self.coord, in_block, failed).await
-        {
-            return match result {
-                Ok(result) => {
-                    let mut response = to_response(result, &cursor_format, &float_digits())?;
-                    // PostgreSQL tags a FETCH's rows `FETCH n` (drivers report it), not `SELECT n`.
-                    if let (ParsedStatement::Fetch { .. }, Response::Query(rows)) =
-                        (stmt, &mut response)
-                    {
-                        rows.set_command_tag("FETCH");
-                    }
-                    Ok(response)
-                }
-                Err(e) => {
-                    txn.lock().expect("txn").fail();
-                    Ok(error_response(e))
-                }
-            };
-        }
-        let timeout = conn
-            .vars
-            .lock()
-            .expect("session variables")
-            .statement_timeout();
-        // In a failed block, SET, RESET and SHOW are refused too (tried on a copy of the
-        // variables to tell them), as every statement but the ones ending it.
-        let session_in_failed_block = failed && {
-            let mut copy = conn.vars.lock().expect("session variables").clone();
-            copy.run(stmt).is_some()
-        };
-        let result = if session_in_failed_block {
-            Err(txn::aborted())
-        } else {
-            match session_statement(&conn.vars, stmt) {
-                Some(result) => result,
-                None if txn.lock().expect("txn").is_active() => {
-                    txn::run_in_block(txn, stmt, &self.coord).await
-                }
-                None => self.coord.execute_within(stmt, timeout).await,
-            }
-        };
-        match result {
-            Ok(result) => to_response(result, format, &float_digits()),
-            Err(e) => {
-                txn.lock().expect("txn").fail();
-                Ok(error_response(e))
-            }
-        }
     }
 
     /// Streams a subscription as COPY data until the client cancels or disconnects. Returns
@@ -870,8 +737,14 @@ impl Session {
 
 /// Statements that return no rows and need no planning to describe.
 fn describes_without_rows(stmt: &ParsedStatement) -> bool {
-    matches!(stmt, ParsedStatement::Sql(Statement::Deallocate { .. }))
-        || implicit_txn::is_transaction_control(stmt)
+    matches!(
+        stmt,
+        ParsedStatement::Deallocate { .. }
+            | ParsedStatement::Transaction(_)
+            | ParsedStatement::CopyFrom(_)
+            | ParsedStatement::CopyTo(_)
+            | ParsedStatement::Refused(_)
+    )
 }
 
 /// The state kpg keeps per connection: its transaction block, a COPY FROM in progress, the
@@ -982,13 +855,10 @@ impl Conn {
 }
 
 /// `Some(true)` for COMMIT (or END), `Some(false)` for ROLLBACK (not to a savepoint).
-fn ends_transaction(stmt: &kpg_sql::ParsedStatement) -> Option<bool> {
-    use kpg_sql::sqlparser::ast::Statement;
+fn ends_transaction(stmt: &ParsedStatement) -> Option<bool> {
     match stmt {
-        kpg_sql::ParsedStatement::Sql(Statement::Commit { .. }) => Some(true),
-        kpg_sql::ParsedStatement::Sql(Statement::Rollback {
-            savepoint: None, ..
-        }) => Some(false),
+        ParsedStatement::Transaction(TransactionStatement::Commit) => Some(true),
+        ParsedStatement::Transaction(TransactionStatement::Rollback) => Some(false),
         _ => None,
     }
 }

@@ -19,11 +19,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use kpg_sql::sqlparser::ast::{
-    ContextModifier, Expr, Set, Statement, TransactionAccessMode, TransactionIsolationLevel,
-    TransactionMode, Value,
-};
-use kpg_sql::ParsedStatement;
+use kpg_sql::{SessionStatement, SetValue, TransactionMode};
 use kpg_types::{ColumnType, Datum, RelationDesc, Row, ScalarType};
 
 use crate::coord::ExecuteResult;
@@ -268,112 +264,36 @@ impl SessionVars {
         std::mem::take(&mut self.warnings)
     }
 
-    /// Runs SET / RESET / SHOW; `None` if `stmt` is none of them (or a SHOW the coordinator
-    /// answers, such as SHOW INDEXES).
-    pub fn run(&mut self, stmt: &ParsedStatement) -> Option<Result<ExecuteResult, ExecError>> {
-        let ParsedStatement::Sql(stmt) = stmt else {
-            return None;
-        };
-        Some(match stmt {
-            Statement::Set(Set::SingleAssignment {
-                scope,
-                variable,
-                values,
-                ..
-            }) => {
-                let local = matches!(scope, Some(ContextModifier::Local));
-                let name = variable.to_string().to_lowercase();
-                let value = match values.as_slice() {
-                    [v] if is_default(v) => self.reset.get(&name).cloned().unwrap_or_default(),
-                    // A search path keeps its quoted names quoted, as PostgreSQL shows it.
-                    vs if name == "search_path" => vs
-                        .iter()
-                        .map(|v| match v {
-                            Expr::Identifier(i) if i.quote_style.is_some() => {
-                                format!("\"{}\"", i.value)
-                            }
-                            v => value_text(v),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    vs => vs.iter().map(value_text).collect::<Vec<_>>().join(", "),
+    /// Runs SET / RESET / SHOW / SET TRANSACTION.
+    pub fn run(&mut self, stmt: &SessionStatement) -> Result<ExecuteResult, ExecError> {
+        match stmt {
+            SessionStatement::Set { name, value, local } => {
+                let value = match value {
+                    SetValue::Default => self.reset.get(name).cloned().unwrap_or_default(),
+                    SetValue::Text(text) => text.clone(),
                 };
-                self.assign(&name, &value, local)
+                self.assign(name, &value, *local)
             }
-            Statement::Set(Set::SetTimeZone {
-                local: set_local,
-                value,
-            }) => {
-                // SET TIME ZONE LOCAL | DEFAULT is RESET TimeZone.
-                let local = matches!(value, Expr::Identifier(i) if i.quote_style.is_none()
-                    && ["local", "default"].contains(&i.value.to_lowercase().as_str()));
-                let zone = match local {
-                    true => self.reset["timezone"].clone(),
-                    false => value_text(value),
-                };
-                self.assign("timezone", &zone, *set_local)
-            }
-            Statement::Set(Set::SetNames { charset_name, .. }) => self.assign(
-                "client_encoding",
-                charset_name.to_string().trim_matches(['\'', '"']),
-                false,
-            ),
-            Statement::Set(Set::SetTransaction {
+            SessionStatement::SetTransaction {
                 modes,
                 snapshot,
                 session,
-            }) => self
-                .set_transaction(modes, snapshot.is_some(), *session)
+            } => self
+                .set_transaction(modes, *snapshot, *session)
                 .map(|()| ExecuteResult::Command("SET".into())),
-            Statement::Set(_) => Err(ExecError::unsupported("this form of SET")),
-            Statement::ShowVariable { variable }
-                if variable.first().is_some_and(|i| {
-                    i.value.eq_ignore_ascii_case("indexes")
-                        || i.value.eq_ignore_ascii_case("sources")
-                        || i.value.eq_ignore_ascii_case("connections")
-                        || i.value.eq_ignore_ascii_case("sinks")
-                        || i.value.eq_ignore_ascii_case("create")
-                }) =>
-            {
-                return None
+            SessionStatement::Show { name } => self.show(name),
+            SessionStatement::Reset { name: None } => {
+                self.values = self.reset.clone();
+                self.local.clear();
+                Ok(ExecuteResult::Command("RESET".into()))
             }
-            Statement::ShowVariable { variable } => {
-                let name = variable
-                    .iter()
-                    .map(|i| i.value.to_lowercase())
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                // SHOW TIME ZONE is SHOW TimeZone, as SET TIME ZONE sets it.
-                let name = if name == "time zone" {
-                    "timezone".into()
-                } else {
-                    name
-                };
-                self.show(&name)
-            }
-            _ => {
-                let text = stmt.to_string();
-                let words: Vec<&str> = text.split_whitespace().collect();
-                match words.as_slice() {
-                    [reset, name] if reset.eq_ignore_ascii_case("reset") => {
-                        let name = name.to_lowercase();
-                        if name == "all" {
-                            self.values = self.reset.clone();
-                            self.local.clear();
-                            Ok(ExecuteResult::Command("RESET".into()))
-                        } else {
-                            match self.reset.get(&name).cloned() {
-                                Some(v) => self
-                                    .assign(&name, &v, false)
-                                    .map(|_| ExecuteResult::Command("RESET".into())),
-                                None => Err(unknown(&name)),
-                            }
-                        }
-                    }
-                    _ => return None,
-                }
-            }
-        })
+            SessionStatement::Reset { name: Some(name) } => match self.reset.get(name).cloned() {
+                Some(v) => self
+                    .assign(name, &v, false)
+                    .map(|_| ExecuteResult::Command("RESET".into())),
+                None => Err(unknown(name)),
+            },
+        }
     }
 
     /// `SET TRANSACTION` and `SET SESSION CHARACTERISTICS AS TRANSACTION`: any isolation level
@@ -391,21 +311,20 @@ impl SessionVars {
         }
         for mode in modes {
             match mode {
-                TransactionMode::AccessMode(TransactionAccessMode::ReadWrite) => {}
-                TransactionMode::AccessMode(TransactionAccessMode::ReadOnly) => {
+                TransactionMode::ReadWrite => {}
+                TransactionMode::ReadOnly => {
                     return Err(ExecError::unsupported("read-only transactions"))
                 }
-                TransactionMode::IsolationLevel(TransactionIsolationLevel::Snapshot) => {
+                TransactionMode::IsolationSnapshot => {
                     return Err(ExecError::new(
                         "42601",
                         "syntax error at or near \"SNAPSHOT\"",
                     ))
                 }
-                TransactionMode::IsolationLevel(level) if session => {
-                    let level = level.to_string().to_lowercase();
-                    self.set("default_transaction_isolation", &level)?;
+                TransactionMode::Isolation(level) if session => {
+                    self.set("default_transaction_isolation", level)?;
                 }
-                TransactionMode::IsolationLevel(_) => {}
+                TransactionMode::Isolation(_) => {}
             }
         }
         Ok(())
@@ -655,22 +574,6 @@ fn display_name(name: &str) -> String {
         .map_or_else(|| name.to_string(), |(k, _)| k.to_string())
 }
 
-fn is_default(e: &Expr) -> bool {
-    matches!(e, Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"))
-}
-
-/// A SET value as text: strings without their quotes, identifiers and numbers as written.
-fn value_text(e: &Expr) -> String {
-    match e {
-        Expr::Value(v) => match &v.value {
-            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
-            other => other.to_string(),
-        },
-        Expr::Identifier(i) => i.value.clone(),
-        other => other.to_string(),
-    }
-}
-
 /// A duration parameter in milliseconds: a bare number is milliseconds; units ms, s, min, h.
 fn parse_duration_ms(value: &str) -> Option<u64> {
     let v = value.trim();
@@ -693,8 +596,11 @@ mod tests {
     use super::*;
 
     fn run(vars: &mut SessionVars, sql: &str) -> Result<(), ExecError> {
-        let stmt = &kpg_sql::parse(sql).unwrap()[0];
-        vars.run(stmt).expect("a session statement").map(|_| ())
+        match &kpg_sql::parse(sql).unwrap()[0] {
+            kpg_sql::ParsedStatement::Session(stmt) => vars.run(stmt).map(|_| ()),
+            kpg_sql::ParsedStatement::Refused(e) => Err(e.clone().into()),
+            other => panic!("not a session statement: {other:?}"),
+        }
     }
 
     fn code(vars: &mut SessionVars, sql: &str) -> &'static str {
@@ -703,10 +609,11 @@ mod tests {
 
     fn shown(vars: &mut SessionVars, name: &str) -> String {
         let stmt = &kpg_sql::parse(&format!("SHOW {name}")).unwrap()[0];
+        let kpg_sql::ParsedStatement::Session(stmt) = stmt else {
+            panic!("SHOW {name}")
+        };
         match vars.run(stmt) {
-            Some(Ok(ExecuteResult::Rows { rows, .. })) => {
-                rows[0].get(0).to_datum().to_text().unwrap()
-            }
+            Ok(ExecuteResult::Rows { rows, .. }) => rows[0].get(0).to_datum().to_text().unwrap(),
             _ => panic!("SHOW {name}"),
         }
     }

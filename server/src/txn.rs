@@ -27,13 +27,11 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use kpg_sql::sqlparser::ast::Statement;
-use kpg_sql::ParsedStatement;
+use kpg_sql::{ParsedStatement, StatementKind, TransactionStatement};
 use kpg_types::{GlobalId, Row};
 
 use crate::coord::{
-    is_block_create, is_select_into, refused_in_block, ConstantInsert, Coordinator, ExecuteResult,
-    Provisional,
+    is_block_create, refused_in_block, ConstantInsert, Coordinator, ExecuteResult, Provisional,
 };
 use crate::error::ExecError;
 use crate::session_vars::SessionVars;
@@ -132,14 +130,11 @@ impl Drop for Txn {
 /// Handles BEGIN / COMMIT / ROLLBACK; `None` for any other statement.
 pub async fn control(
     txn: &SharedTxn,
-    stmt: &ParsedStatement,
+    stmt: &TransactionStatement,
     coord: &Arc<Coordinator>,
 ) -> Option<Result<TxnOutcome, ExecError>> {
-    let ParsedStatement::Sql(stmt) = stmt else {
-        return None;
-    };
     match stmt {
-        Statement::StartTransaction { .. } => {
+        TransactionStatement::Begin => {
             let mut t = txn.lock().expect("txn");
             if !t.active {
                 // The INSERTs of the implicit transaction before BEGIN become the block's, as
@@ -153,7 +148,7 @@ pub async fn control(
             }
             Some(Ok(TxnOutcome::Started))
         }
-        Statement::Commit { .. } => {
+        TransactionStatement::Commit => {
             let (failed, writes, created) = {
                 let mut t = txn.lock().expect("txn");
                 let created = std::mem::take(&mut t.created);
@@ -173,9 +168,7 @@ pub async fn control(
             }
             Some(Ok(TxnOutcome::Ended("COMMIT")))
         }
-        Statement::Rollback {
-            savepoint: None, ..
-        } => {
+        TransactionStatement::Rollback => {
             let created = {
                 let mut t = txn.lock().expect("txn");
                 let created = std::mem::take(&mut t.created);
@@ -194,23 +187,16 @@ pub async fn control(
 /// statement. Returns the command tag.
 pub async fn savepoint(
     txn: &SharedTxn,
-    stmt: &ParsedStatement,
+    stmt: &TransactionStatement,
     vars: &Mutex<SessionVars>,
     coord: &Arc<Coordinator>,
 ) -> Option<Result<&'static str, ExecError>> {
-    let ParsedStatement::Sql(stmt) = stmt else {
-        return None;
-    };
     let (what, name) = match stmt {
-        Statement::Savepoint { name } => ("SAVEPOINT", name),
-        Statement::ReleaseSavepoint { name } => ("RELEASE", name),
-        Statement::Rollback {
-            savepoint: Some(name),
-            chain: false,
-        } => ("ROLLBACK", name),
+        TransactionStatement::Savepoint(name) => ("SAVEPOINT", name.clone()),
+        TransactionStatement::Release(name) => ("RELEASE", name.clone()),
+        TransactionStatement::RollbackTo(name) => ("ROLLBACK", name.clone()),
         _ => return None,
     };
-    let name = kpg_sql::fold_ident(name);
     let undone = {
         let mut t = txn.lock().expect("txn");
         match mark(&mut t, what, name, vars) {
@@ -297,16 +283,12 @@ pub async fn run_in_block(
     if txn.lock().expect("txn").failed {
         return Err(aborted());
     }
-    let is_read = matches!(
-        stmt,
-        ParsedStatement::Sql(
-            Statement::Query(_)
-                | Statement::ShowTables { .. }
-                | Statement::ShowViews { .. }
-                | Statement::ShowColumns { .. }
-                | Statement::ShowVariable { .. }
-        )
-    ) && !is_select_into(stmt);
+    let is_read = stmt.kind() == StatementKind::Query
+        || matches!(
+            stmt,
+            ParsedStatement::ShowObjects(_)
+                | ParsedStatement::Session(kpg_sql::SessionStatement::Show { .. })
+        );
     if is_read {
         if !txn.lock().expect("txn").writes.is_empty() {
             return Err(ExecError::new(
@@ -328,7 +310,7 @@ pub async fn run_in_block(
         t.coord.get_or_insert_with(|| Arc::clone(coord));
         return Ok(result);
     }
-    if !matches!(stmt, ParsedStatement::Sql(Statement::Insert(_))) {
+    if !matches!(stmt.kind(), StatementKind::Insert { .. }) {
         return Err(ExecError::unsupported(
             "statements other than SELECT, SHOW, INSERT ... VALUES and CREATE TABLE, VIEW, \
              MATERIALIZED VIEW or INDEX inside a transaction block are",

@@ -22,6 +22,7 @@ mod builtin;
 mod catalog;
 pub mod connection;
 mod constraints;
+mod copy;
 mod cursor;
 mod ddl;
 mod defaults;
@@ -57,12 +58,14 @@ mod scalar_funcs;
 mod scope;
 mod select;
 mod select_srf;
+mod session_statement;
 mod session_zone;
 mod share;
 mod show_create;
 pub mod sink;
 mod source;
 mod statement;
+mod statement_kind;
 mod subquery;
 mod subscribe;
 mod temporal;
@@ -81,6 +84,7 @@ pub use catalog::{
     read_plan, Catalog, CatalogItem, IndexItem, ItemKind, PgLookup, RecordingCatalog,
 };
 pub use constraints::UniqueKey;
+pub use copy::{CopyFormat, CopyFrom, CopyTo};
 pub use cursor::{CursorOptions, FetchDirection};
 pub use defaults::ColumnDefault;
 pub use dml::{Arbiter, ConflictAction, OnConflict, Returning};
@@ -94,14 +98,16 @@ pub use param_types::parameter_types;
 pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};
 pub use pg_compat::DATABASE;
 pub use plan_params::{bind_values, plan_prepared, ONE_EXECUTION};
+pub use session_statement::{
+    SessionStatement, SetValue, ShowObjects, TransactionMode, TransactionStatement,
+};
 pub use show_create::ShowCreateObject;
 pub use source::{CreateSource, PlannedExport, SourceTables};
-/// The pinned sqlparser, whose `Statement` appears in `ParsedStatement::Sql`.
-pub use sqlparser;
 pub use statement::{
     ColumnOrder, ParsedStatement, PlannedStatement, RowSetFinishing, SubscribeOptions,
     SubscribeTarget,
 };
+pub use statement_kind::{sql_converts_to_text, StatementKind};
 pub use temporal::check_maintained as check_temporal;
 
 /// Parses SQL text into statements.

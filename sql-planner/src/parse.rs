@@ -85,7 +85,7 @@ fn parse_inner(sql: &str) -> Result<Vec<ParsedStatement>, Refusal> {
         } else if crate::index::at_default_index(&parser) {
             crate::index::parse_default_index(&mut parser)?
         } else {
-            ParsedStatement::Sql(parser.parse_statement()?)
+            crate::session_statement::typed(parser.parse_statement()?)
         };
         stmts.push(stmt);
         expecting_delimiter = true;

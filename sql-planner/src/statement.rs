@@ -83,6 +83,22 @@ pub enum ParsedStatement {
         object: crate::show_create::ShowCreateObject,
         name: String,
     },
+    /// `SHOW TABLES | VIEWS | SOURCES | INDEXES ...`: a listing the server answers.
+    ShowObjects(crate::session_statement::ShowObjects),
+    /// SET, RESET, SHOW of a parameter, SET TRANSACTION (run by the session).
+    Session(crate::session_statement::SessionStatement),
+    /// BEGIN, COMMIT, ROLLBACK [TO SAVEPOINT], SAVEPOINT, RELEASE (run by the session).
+    Transaction(crate::session_statement::TransactionStatement),
+    /// `DEALLOCATE [PREPARE] name`, or `DEALLOCATE ALL` (`None`).
+    Deallocate {
+        name: Option<String>,
+    },
+    /// `COPY t [(columns)] FROM STDIN [WITH (...)]`
+    CopyFrom(Box<crate::copy::CopyFrom>),
+    /// `COPY (query) | t TO STDOUT [WITH (...)]`
+    CopyTo(Box<crate::copy::CopyTo>),
+    /// A statement kpg parses but cannot run in this form: the error it reports when it runs.
+    Refused(PlanError),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -237,60 +253,71 @@ pub(crate) fn plan_statement(
     stmt: &ParsedStatement,
     catalog: &dyn Catalog,
 ) -> Result<PlannedStatement, PlanError> {
-    let stmt = match stmt {
-        ParsedStatement::Subscribe {
-            target, options, ..
-        } => return plan_subscribe(target, options, catalog),
-        ParsedStatement::CreateDefaultIndex { on, if_not_exists } => {
-            return crate::index::plan_default_index(on, *if_not_exists, catalog)
-        }
-        ParsedStatement::CreateSource(cs) => return crate::source::plan_create_source(cs, catalog),
-        ParsedStatement::CreateConnection(cc) => {
-            return crate::connection::plan_create(cc, catalog)
-        }
-        ParsedStatement::CreateSink(cs) => return crate::sink::plan_create(cs, catalog),
-        ParsedStatement::DropSink { names, if_exists } => {
-            return crate::sink::plan_drop(names, *if_exists, catalog)
-        }
-        ParsedStatement::DropConnection {
-            names,
-            if_exists,
-            cascade,
-        } => return crate::connection::plan_drop(names, *if_exists, *cascade, catalog),
-        ParsedStatement::CreateExternalSource(cs) => {
-            return crate::external_source::plan(cs, catalog)
-        }
-        ParsedStatement::DropSource {
-            names,
-            if_exists,
-            cascade,
-        } => {
-            return ddl::plan_drop_items(
-                crate::ItemKind::Source,
-                *if_exists,
+    let stmt =
+        match stmt {
+            ParsedStatement::Subscribe {
+                target, options, ..
+            } => return plan_subscribe(target, options, catalog),
+            ParsedStatement::CreateDefaultIndex { on, if_not_exists } => {
+                return crate::index::plan_default_index(on, *if_not_exists, catalog)
+            }
+            ParsedStatement::CreateSource(cs) => {
+                return crate::source::plan_create_source(cs, catalog)
+            }
+            ParsedStatement::CreateConnection(cc) => {
+                return crate::connection::plan_create(cc, catalog)
+            }
+            ParsedStatement::CreateSink(cs) => return crate::sink::plan_create(cs, catalog),
+            ParsedStatement::DropSink { names, if_exists } => {
+                return crate::sink::plan_drop(names, *if_exists, catalog)
+            }
+            ParsedStatement::DropConnection {
                 names,
-                *cascade,
-                catalog,
-            )
-        }
-        ParsedStatement::Explain { stage, target } => {
-            return crate::explain::plan_explain(*stage, target, catalog)
-        }
-        ParsedStatement::ShowCreate { .. } => {
-            return Err(PlanError::unsupported(
-                "SHOW CREATE outside a session (it is answered from the server's catalog)",
-            ))
-        }
-        ParsedStatement::Declare { .. }
-        | ParsedStatement::Fetch { .. }
-        | ParsedStatement::Close { .. } => {
-            return Err(PlanError::unsupported(
+                if_exists,
+                cascade,
+            } => return crate::connection::plan_drop(names, *if_exists, *cascade, catalog),
+            ParsedStatement::CreateExternalSource(cs) => {
+                return crate::external_source::plan(cs, catalog)
+            }
+            ParsedStatement::DropSource {
+                names,
+                if_exists,
+                cascade,
+            } => {
+                return ddl::plan_drop_items(
+                    crate::ItemKind::Source,
+                    *if_exists,
+                    names,
+                    *cascade,
+                    catalog,
+                )
+            }
+            ParsedStatement::Explain { stage, target } => {
+                return crate::explain::plan_explain(*stage, target, catalog)
+            }
+            ParsedStatement::ShowCreate { .. } => {
+                return Err(PlanError::unsupported(
+                    "SHOW CREATE outside a session (it is answered from the server's catalog)",
+                ))
+            }
+            ParsedStatement::Declare { .. }
+            | ParsedStatement::Fetch { .. }
+            | ParsedStatement::Close { .. } => return Err(PlanError::unsupported(
                 "cursor statements outside a session (DECLARE, FETCH, MOVE and CLOSE are run by \
                  the session through the simple query protocol)",
-            ))
-        }
-        ParsedStatement::Sql(s) => s,
-    };
+            )),
+            ParsedStatement::ShowObjects(_)
+            | ParsedStatement::Session(_)
+            | ParsedStatement::Transaction(_)
+            | ParsedStatement::Deallocate { .. }
+            | ParsedStatement::CopyFrom(_)
+            | ParsedStatement::CopyTo(_) => return Err(PlanError::unsupported(
+                "session statements outside a session (SET, SHOW, transaction control, COPY and \
+                 DEALLOCATE are run by the session)",
+            )),
+            ParsedStatement::Refused(e) => return Err(e.clone()),
+            ParsedStatement::Sql(s) => s,
+        };
     match stmt {
         Statement::Query(q) => {
             if let Some(into) = ddl::plan_select_into(q, catalog) {

@@ -16,8 +16,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use kpg_sql::sqlparser::ast::Statement;
-use kpg_sql::ParsedStatement;
+use kpg_sql::{ParsedStatement, StatementKind};
 use kpg_types::{GlobalId, Row};
 
 use super::durable::DurableText;
@@ -34,22 +33,14 @@ pub struct Provisional {
 /// Why `stmt` cannot run inside a block, if it is DDL a ROLLBACK could not undo; `None` for a
 /// `CREATE` that can be provisional or for a statement that is not DDL.
 pub fn refused_in_block(stmt: &ParsedStatement) -> Option<ExecError> {
-    let ParsedStatement::Sql(stmt) = stmt else {
-        return None;
-    };
-    let what = match stmt {
-        Statement::CreateTable(t) if t.or_replace => "CREATE OR REPLACE TABLE",
-        Statement::CreateView(v) if v.or_replace => "CREATE OR REPLACE VIEW",
-        Statement::CreateTable(_) | Statement::CreateView(_) | Statement::CreateIndex(_) => {
-            return None
-        }
-        Statement::Drop { .. } => "DROP",
-        Statement::AlterTable(_)
-        | Statement::AlterIndex { .. }
-        | Statement::AlterView { .. }
-        | Statement::AlterSchema(_)
-        | Statement::AlterRole { .. } => "ALTER",
-        Statement::Truncate(_) => "TRUNCATE",
+    let what = match stmt.kind() {
+        StatementKind::CreateTable { or_replace: true } => "CREATE OR REPLACE TABLE",
+        StatementKind::CreateView {
+            or_replace: true, ..
+        } => "CREATE OR REPLACE VIEW",
+        StatementKind::Drop => "DROP",
+        StatementKind::Alter => "ALTER",
+        StatementKind::Truncate => "TRUNCATE",
         _ => return None,
     };
     Some(ExecError::unsupported(format!(
@@ -59,12 +50,7 @@ pub fn refused_in_block(stmt: &ParsedStatement) -> Option<ExecError> {
 
 /// Whether `stmt` is a `CREATE` a block runs provisionally.
 pub fn is_block_create(stmt: &ParsedStatement) -> bool {
-    matches!(
-        stmt,
-        ParsedStatement::Sql(
-            Statement::CreateTable(_) | Statement::CreateView(_) | Statement::CreateIndex(_)
-        )
-    )
+    stmt.kind().is_create()
 }
 
 impl Coordinator {

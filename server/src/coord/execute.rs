@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use kpg_sql::sqlparser::ast::Statement;
 use kpg_sql::{
     CatalogItem, IndexItem, ItemKind, ParsedStatement, PlannedStatement, RowSetFinishing,
+    StatementKind,
 };
 use kpg_types::command::Command;
 use kpg_types::{
@@ -122,10 +122,7 @@ impl Coordinator {
     ) -> Result<PlannedStatement, ExecError> {
         // The SQL text of a plain statement (short), not its syntax tree's debug form (which
         // lists every token's position, and cost 4% of the CPU of many small INSERTs).
-        let text = match stmt {
-            ParsedStatement::Sql(sql) => sql.to_string(),
-            other => format!("{other:?}"),
-        };
+        let text = stmt.scan_text();
         if !mentions_system(&text) {
             return self.plan(stmt);
         }
@@ -159,12 +156,11 @@ impl Coordinator {
         stmt: &ParsedStatement,
         limit: Option<std::time::Duration>,
     ) -> Result<ExecuteResult, ExecError> {
-        let is_read = matches!(
-            stmt,
-            ParsedStatement::Subscribe { .. }
-                | ParsedStatement::Explain { .. }
-                | ParsedStatement::Sql(Statement::Query(_))
-        ) && !is_select_into(stmt);
+        let is_read = stmt.kind() == StatementKind::Query
+            || matches!(
+                stmt,
+                ParsedStatement::Subscribe { .. } | ParsedStatement::Explain { .. }
+            );
         if let Some(result) = self.show(stmt) {
             return result;
         }
@@ -599,11 +595,11 @@ impl Coordinator {
         stmt: &ParsedStatement,
     ) -> Result<ConstantInsert, ExecError> {
         self.plan_insert_of_constants(stmt)?.ok_or_else(|| {
-            let what = match stmt {
-                ParsedStatement::Sql(Statement::Insert(i)) if i.on.is_some() => {
-                    "INSERT ... ON CONFLICT"
-                }
-                ParsedStatement::Sql(Statement::Insert(_)) => "INSERT ... SELECT",
+            let what = match stmt.kind() {
+                StatementKind::Insert {
+                    on_conflict: true, ..
+                } => "INSERT ... ON CONFLICT",
+                StatementKind::Insert { .. } => "INSERT ... SELECT",
                 _ => "this statement",
             };
             ExecError::unsupported(format!("{what} inside a transaction block"))
@@ -616,7 +612,7 @@ impl Coordinator {
         &self,
         stmt: &ParsedStatement,
     ) -> Result<Option<ConstantInsert>, ExecError> {
-        if !matches!(stmt, ParsedStatement::Sql(Statement::Insert(_))) {
+        if !matches!(stmt.kind(), StatementKind::Insert { .. }) {
             return Ok(None);
         }
         match self.plan(stmt)? {
@@ -789,16 +785,6 @@ async fn within<T>(
     }
 }
 
-/// Whether `stmt` is a `SELECT ... INTO t`, which creates and fills a table (a write, not a
-/// read).
-pub fn is_select_into(stmt: &ParsedStatement) -> bool {
-    matches!(
-        stmt,
-        ParsedStatement::Sql(Statement::Query(q))
-            if matches!(q.body.as_ref(), kpg_sql::sqlparser::ast::SetExpr::Select(s) if s.into.is_some())
-    )
-}
-
 /// Refuses statements that would keep a snapshot of an introspection relation (a view's
 /// definition is fixed when it is created) or change one.
 fn check_system_use(planned: &PlannedStatement) -> Result<(), ExecError> {
@@ -819,8 +805,8 @@ fn check_system_use(planned: &PlannedStatement) -> Result<(), ExecError> {
 
 /// Keeps the defining query's SQL of the view `id` created by `stmt`.
 fn set_view_sql(catalog: &mut crate::catalog::Catalog, id: GlobalId, stmt: &ParsedStatement) {
-    if let ParsedStatement::Sql(Statement::CreateView(cv)) = stmt {
-        catalog.set_sql(id, cv.query.to_string());
+    if let Some(sql) = stmt.view_query_sql() {
+        catalog.set_sql(id, sql);
     }
 }
 

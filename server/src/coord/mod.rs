@@ -58,7 +58,7 @@ use crate::error::ExecError;
 use crate::storage::committer::Committer;
 use crate::storage::{CatalogRecord, Snapshot, SourceProgress, Store, StoreError, TableAppend};
 pub use block_ddl::{is_block_create, refused_in_block, Provisional};
-pub use execute::{explain_desc, is_select_into, ConstantInsert, ExecuteResult};
+pub use execute::{explain_desc, ConstantInsert, ExecuteResult};
 pub use introspection::mentions_system;
 
 /// How much history (in milliseconds) arrangements keep behind the read frontier.

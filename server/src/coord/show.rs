@@ -2,8 +2,7 @@
 //! and `SHOW CREATE ...`: listings of the catalog, answered by the coordinator from its own
 //! state.
 
-use kpg_sql::sqlparser::ast::{ShowStatementIn, Statement};
-use kpg_sql::{Catalog as _, ItemKind, ParsedStatement, ShowCreateObject};
+use kpg_sql::{Catalog as _, ItemKind, ParsedStatement, ShowCreateObject, ShowObjects};
 use kpg_types::{ColumnType, Datum, RelationDesc, Row, ScalarType};
 
 use super::execute::ExecuteResult;
@@ -12,93 +11,42 @@ use crate::error::ExecError;
 
 /// The answer to a SHOW statement about the catalog, or `None` if `stmt` is not one.
 pub fn show(stmt: &ParsedStatement, catalog: &Catalog) -> Option<Result<ExecuteResult, ExecError>> {
-    if let ParsedStatement::ShowCreate { object, name } = stmt {
-        return Some(show_create(catalog, *object, name));
-    }
-    let ParsedStatement::Sql(stmt) = stmt else {
-        return None;
+    let listing_of = match stmt {
+        ParsedStatement::ShowCreate { object, name } => {
+            return Some(show_create(catalog, *object, name))
+        }
+        ParsedStatement::ShowObjects(what) => what,
+        _ => return None,
     };
-    Some(match stmt {
-        Statement::ShowTables { .. } => Ok(names(catalog, ItemKind::Table)),
-        Statement::ShowViews {
-            materialized: true, ..
-        } => Ok(names(catalog, ItemKind::MaterializedView)),
-        Statement::ShowViews {
-            materialized: false,
-            ..
-        } => Ok(names(catalog, ItemKind::View)),
-        Statement::ShowColumns { show_options, .. } => {
-            let Some(ShowStatementIn {
-                parent_name: Some(name),
-                ..
-            }) = &show_options.show_in
-            else {
-                return Some(Err(ExecError::new(
-                    "42601",
-                    "SHOW COLUMNS needs FROM <relation>",
-                )));
-            };
-            columns(catalog, &fold(&name.to_string()))
-        }
-        Statement::ShowVariable { variable }
-            if variable.len() == 1 && variable[0].value.eq_ignore_ascii_case("sources") =>
-        {
-            Ok(sources(catalog))
-        }
-        Statement::ShowVariable { variable }
-            if variable.len() == 1 && variable[0].value.eq_ignore_ascii_case("sinks") =>
-        {
+    Some(match listing_of {
+        ShowObjects::Tables => Ok(names(catalog, ItemKind::Table)),
+        ShowObjects::MaterializedViews => Ok(names(catalog, ItemKind::MaterializedView)),
+        ShowObjects::Views => Ok(names(catalog, ItemKind::View)),
+        ShowObjects::Columns(name) => columns(catalog, name),
+        ShowObjects::Sources => Ok(sources(catalog)),
+        ShowObjects::Sinks => {
             let rows = catalog
                 .sinks()
                 .map(|(_, s)| Row::new(vec![text(&s.name), text("kafka")]))
                 .collect();
             Ok(listing(&["name", "type"], rows))
         }
-        Statement::ShowVariable { variable }
-            if variable.len() == 1 && variable[0].value.eq_ignore_ascii_case("connections") =>
-        {
+        ShowObjects::Connections => {
             let rows = catalog
                 .connections()
                 .map(|(c, _)| Row::new(vec![text(&c.name), text("kafka"), text(&c.broker)]))
                 .collect();
             Ok(listing(&["name", "type", "broker"], rows))
         }
-        Statement::ShowVariable { variable }
-            if variable
-                .first()
-                .is_some_and(|i| i.value.eq_ignore_ascii_case("indexes")) =>
-        {
-            match variable.as_slice() {
-                [_] => Ok(indexes(catalog, None)),
-                [_, on, name]
-                    if on.value.eq_ignore_ascii_case("on")
-                        || on.value.eq_ignore_ascii_case("from") =>
-                {
-                    let name = fold(&name.to_string());
-                    match catalog.resolve(&name) {
-                        Some(item) => Ok(indexes(catalog, Some(item.id))),
-                        None => Err(ExecError::new(
-                            "42P01",
-                            format!("relation \"{name}\" does not exist"),
-                        )),
-                    }
-                }
-                _ => Err(ExecError::new(
-                    "42601",
-                    "expected SHOW INDEXES [ON <relation>]",
-                )),
-            }
-        }
-        _ => return None,
+        ShowObjects::Indexes(None) => Ok(indexes(catalog, None)),
+        ShowObjects::Indexes(Some(name)) => match catalog.resolve(name) {
+            Some(item) => Ok(indexes(catalog, Some(item.id))),
+            None => Err(ExecError::new(
+                "42P01",
+                format!("relation \"{name}\" does not exist"),
+            )),
+        },
     })
-}
-
-/// PostgreSQL's folding of an unquoted identifier (quoted ones keep their case).
-fn fold(name: &str) -> String {
-    match name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
-        Some(quoted) => quoted.to_string(),
-        None => name.to_lowercase(),
-    }
 }
 
 fn text(s: &str) -> Datum {

@@ -12,84 +12,10 @@
 //! plain views, which are planned in place). Types are not known here, so text-to-text
 //! conversions are refused too. Materialized views are read as stored (README).
 
-use kpg_sql::sqlparser::ast::Statement;
-use kpg_sql::sqlparser::dialect::PostgreSqlDialect;
-use kpg_sql::sqlparser::tokenizer::{Token, Tokenizer};
-use kpg_sql::{ParsedStatement, PlannedStatement, SubscribeTarget};
+use kpg_sql::{sql_converts_to_text, ParsedStatement, PlannedStatement};
 
 use crate::coord::Coordinator;
-use crate::copy_out;
 use crate::error::ExecError;
-
-/// Type names that make a cast a conversion to text.
-const STRING_TYPES: &[&str] = &["text", "varchar", "char", "character", "bpchar", "name"];
-
-/// Functions that convert their arguments to text.
-const TO_TEXT_FUNCTIONS: &[&str] = &["concat", "concat_ws", "format"];
-
-/// The SQL text of the part of `stmt` that computes values, if it computes any a client sees
-/// or a table stores (not definitions: a materialized view's text is fixed when it is built).
-fn computing_sql(stmt: &ParsedStatement) -> Option<String> {
-    match stmt {
-        ParsedStatement::Sql(
-            s @ (Statement::Query(_)
-            | Statement::Insert(_)
-            | Statement::Update { .. }
-            | Statement::Delete(_)
-            | Statement::Copy { .. }),
-        ) => Some(s.to_string()),
-        ParsedStatement::Subscribe {
-            target: SubscribeTarget::Query(q),
-            ..
-        } => Some(q.to_string()),
-        ParsedStatement::Declare { target, .. } => computing_sql(target),
-        _ => None,
-    }
-}
-
-/// Whether the SQL `text` converts a value to text: a cast to a string type, `||`, or a call
-/// of a function that turns its arguments into text.
-fn sql_converts_to_text(text: &str) -> bool {
-    let Ok(tokens) = Tokenizer::new(&PostgreSqlDialect {}, text).tokenize() else {
-        return false;
-    };
-    let tokens: Vec<&Token> = tokens
-        .iter()
-        .filter(|t| !matches!(t, Token::Whitespace(_)))
-        .collect();
-    let word = |i: usize| match tokens.get(i) {
-        Some(Token::Word(w)) if w.quote_style.is_none() => Some(w.value.to_ascii_lowercase()),
-        _ => None,
-    };
-    let string_type = |i: usize| word(i).is_some_and(|w| STRING_TYPES.contains(&w.as_str()));
-    // Depths at which an open CAST( waits for its AS.
-    let mut casts: Vec<usize> = Vec::new();
-    let mut depth = 0usize;
-    for (i, token) in tokens.iter().enumerate() {
-        match token {
-            Token::StringConcat => return true,
-            Token::DoubleColon if string_type(i + 1) => return true,
-            Token::LParen => depth += 1,
-            Token::RParen => {
-                casts.retain(|d| *d != depth);
-                depth = depth.saturating_sub(1);
-            }
-            Token::Word(_) => {
-                let w = word(i).unwrap_or_default();
-                let call = matches!(tokens.get(i + 1), Some(Token::LParen));
-                if call && (w == "cast" || w == "try_cast") {
-                    casts.push(depth + 1);
-                } else if (call && TO_TEXT_FUNCTIONS.contains(&w.as_str()))
-                    || (w == "as" && casts.last() == Some(&depth) && string_type(i + 1))
-                {
-                    return true;
-                }
-            }
-            _ => {}
-        }
-    }
-    false
-}
 
 /// Whether a plan (its debug text) converts a value to text.
 fn plan_converts_to_text(plan: &PlannedStatement) -> bool {
@@ -127,15 +53,13 @@ pub fn refusal(style: &kpg_types::OutputStyle) -> Option<&'static str> {
 /// (`refusal`). The statement (a COPY's query) is planned to see its plan's
 /// conversions; an error there is left for running it to report.
 pub fn check(stmt: &ParsedStatement, coord: &Coordinator, why: &str) -> Result<(), ExecError> {
-    let Some(sql) = computing_sql(stmt) else {
+    let Some(sql) = stmt.computing_sql() else {
         return Ok(());
     };
     let planned = match stmt {
         ParsedStatement::Declare { target, .. } => coord.plan(target),
-        s => match copy_out::plan(s) {
-            Some(Ok(copy)) => coord.plan(&copy.query),
-            _ => coord.plan(s),
-        },
+        ParsedStatement::CopyTo(copy) => coord.plan(&copy.query),
+        s => coord.plan(s),
     };
     if sql_converts_to_text(&sql) || planned.is_ok_and(|p| plan_converts_to_text(&p)) {
         return Err(ExecError::unsupported(format!(

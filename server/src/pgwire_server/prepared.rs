@@ -22,8 +22,7 @@ use std::sync::{Arc, Mutex};
 use kpg_sql::PlannedStatement;
 
 use async_trait::async_trait;
-use kpg_sql::sqlparser::ast::Statement;
-use kpg_sql::{ParamValue, ParsedStatement};
+use kpg_sql::{ParamValue, ParsedStatement, StatementKind};
 use kpg_types::ScalarType;
 use pgwire::api::portal::Format;
 use pgwire::api::results::FieldInfo;
@@ -36,7 +35,6 @@ use pgwire::messages::extendedquery::Bind;
 use super::params::{declared_type, decode, described_type};
 use super::{describes_without_rows, fields, pg_error, session_statement};
 use crate::coord::{Coordinator, ExecuteResult};
-use crate::copy_in;
 use crate::error::ExecError;
 use crate::session_vars::SessionVars;
 
@@ -229,16 +227,8 @@ const PARSE_ERRORS: &[&str] = &[
 
 /// Whether `stmt` (with text `sql`) is planned once at Parse.
 fn plans_once(stmt: &ParsedStatement, sql: &str) -> bool {
-    matches!(
-        stmt,
-        ParsedStatement::Sql(
-            Statement::Query(_)
-                | Statement::Insert(_)
-                | Statement::Update(_)
-                | Statement::Delete(_)
-        )
-    ) && !crate::coord::is_select_into(stmt)
-        && !crate::coord::mentions_system(sql)
+    let kind = stmt.kind();
+    (kind == StatementKind::Query || kind.is_write()) && !crate::coord::mentions_system(sql)
 }
 
 fn parse_one(sql: &str) -> Result<Arc<ParsedStatement>, ExecError> {
@@ -256,42 +246,26 @@ fn parse_one(sql: &str) -> Result<Arc<ParsedStatement>, ExecError> {
 /// PostgreSQL finds no parameters to refer to: it prepares them with none, and a `$n` in them
 /// is an error (42P02) when they run.
 fn takes_parameters(stmt: &ParsedStatement) -> bool {
-    matches!(
-        stmt,
-        ParsedStatement::Subscribe { .. }
-            | ParsedStatement::Sql(
-                Statement::Query(_)
-                    | Statement::Insert(_)
-                    | Statement::Update(_)
-                    | Statement::Delete(_)
-            )
-    )
+    let kind = stmt.kind();
+    matches!(stmt, ParsedStatement::Subscribe { .. })
+        || matches!(kind, StatementKind::Query | StatementKind::SelectInto)
+        || kind.is_write()
 }
 
 /// Writes (without RETURNING) and DDL, which Describe answers without planning them.
 fn returns_no_rows(stmt: &ParsedStatement) -> bool {
-    let returning = match stmt {
-        ParsedStatement::Sql(Statement::Insert(i)) => i.returning.is_some(),
-        ParsedStatement::Sql(Statement::Update(u)) => u.returning.is_some(),
-        ParsedStatement::Sql(Statement::Delete(d)) => d.returning.is_some(),
-        _ => false,
-    };
-    !returning
-        && matches!(
-            stmt,
-            ParsedStatement::CreateDefaultIndex { .. }
-                | ParsedStatement::CreateSource(_)
-                | ParsedStatement::DropSource { .. }
-                | ParsedStatement::Sql(
-                    Statement::Insert(_)
-                        | Statement::Update(_)
-                        | Statement::Delete(_)
-                        | Statement::CreateTable(_)
-                        | Statement::CreateView(_)
-                        | Statement::CreateIndex(_)
-                        | Statement::Drop { .. }
-                )
-        )
+    let kind = stmt.kind();
+    if kind.returns_rows() {
+        return false;
+    }
+    matches!(
+        stmt,
+        ParsedStatement::CreateDefaultIndex { .. }
+            | ParsedStatement::CreateSource(_)
+            | ParsedStatement::DropSource { .. }
+    ) || kind.is_write()
+        || kind.is_create()
+        || kind == StatementKind::Drop
 }
 
 /// The planner's view of the catalog, through the coordinator.
@@ -313,8 +287,13 @@ impl StatementParser {
         let count = if takes_parameters(&stmt) {
             kpg_sql::parameter_count(sql)?
         } else {
-            if matches!(&*stmt, ParsedStatement::Sql(Statement::CreateView(v)) if v.materialized)
-                && kpg_sql::parameter_count(sql)? > 0
+            if matches!(
+                stmt.kind(),
+                StatementKind::CreateView {
+                    materialized: true,
+                    ..
+                }
+            ) && kpg_sql::parameter_count(sql)? > 0
             {
                 // PostgreSQL refuses this one at Parse already.
                 return Err(ExecError::new(
@@ -452,18 +431,18 @@ impl QueryParser for StatementParser {
             return Ok(desc.map(|d| fields(&d, format)).unwrap_or_default());
         }
         let stmt = &stmt.describe;
-        let desc = if let Some(result) =
-            session_statement(&Mutex::new(SessionVars::default()), stmt)
-                .or_else(|| self.coord.show(stmt))
-        {
+        let shown = match &**stmt {
+            ParsedStatement::Session(s) => {
+                Some(session_statement(&Mutex::new(SessionVars::default()), s))
+            }
+            _ => self.coord.show(stmt),
+        };
+        let desc = if let Some(result) = shown {
             match result {
                 Ok(ExecuteResult::Rows { desc, .. }) => Some(desc),
                 _ => None,
             }
-        } else if describes_without_rows(stmt)
-            || copy_in::plan(stmt, |_| None).is_some()
-            || crate::copy_out::plan(stmt).is_some()
-        {
+        } else if describes_without_rows(stmt) {
             // Transaction control and COPY return no rows.
             None
         } else if !returns_no_rows(stmt) {

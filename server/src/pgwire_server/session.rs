@@ -1,8 +1,7 @@
 //! Statements the session answers itself, without the coordinator: SET, RESET and SHOW of
 //! session variables (kept in `session_vars.rs`), and DEALLOCATE of prepared statements.
 
-use kpg_sql::sqlparser::ast::Statement;
-use kpg_sql::ParsedStatement;
+use kpg_sql::SessionStatement;
 use std::sync::Mutex;
 
 use pgwire::api::results::{Response, Tag};
@@ -14,41 +13,35 @@ use crate::coord::ExecuteResult;
 use crate::error::ExecError;
 use crate::session_vars::SessionVars;
 
-/// `DEALLOCATE [PREPARE] name | ALL`: drops named prepared statements of the connection.
-pub fn deallocate<C>(client: &C, conn: &Conn, stmt: &ParsedStatement) -> Option<Response>
+/// `DEALLOCATE [PREPARE] name`, or `DEALLOCATE ALL` (`name` is `None`): drops named prepared
+/// statements of the connection.
+pub fn deallocate<C>(client: &C, conn: &Conn, name: Option<&str>) -> Response
 where
     C: ClientPortalStore,
     C::PortalStore: PortalStore,
 {
-    let ParsedStatement::Sql(Statement::Deallocate { name, .. }) = stmt else {
-        return None;
-    };
     let mut names = conn.statements.lock().expect("statements");
-    if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") {
+    let Some(n) = name else {
         for n in std::mem::take(&mut *names) {
             client.portal_store().rm_statement(&n);
         }
-        return Some(Response::Execution(Tag::new("DEALLOCATE ALL")));
-    }
-    let n = match name.quote_style {
-        Some(_) => name.value.clone(),
-        None => name.value.to_lowercase(),
+        return Response::Execution(Tag::new("DEALLOCATE ALL"));
     };
-    if !names.remove(&n) {
-        return Some(error_response(ExecError::new(
+    if !names.remove(n) {
+        return error_response(ExecError::new(
             "26000",
             format!("prepared statement \"{n}\" does not exist"),
-        )));
+        ));
     }
-    client.portal_store().rm_statement(&n);
-    Some(Response::Execution(Tag::new("DEALLOCATE")))
+    client.portal_store().rm_statement(n);
+    Response::Execution(Tag::new("DEALLOCATE"))
 }
 
 /// Statements about the session rather than the data (SET, RESET, SHOW of a parameter),
 /// answered from the connection's variables without the coordinator.
 pub fn session_statement(
     vars: &Mutex<SessionVars>,
-    stmt: &ParsedStatement,
-) -> Option<Result<ExecuteResult, ExecError>> {
+    stmt: &SessionStatement,
+) -> Result<ExecuteResult, ExecError> {
     vars.lock().expect("session variables").run(stmt)
 }

@@ -12,6 +12,7 @@ mod optimize;
 mod params;
 mod queries;
 mod recursive;
+mod session_statements;
 mod sources;
 mod subqueries;
 mod top_k;
