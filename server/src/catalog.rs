@@ -11,6 +11,7 @@
 //! A temporary table (and its indexes) belongs to one session (`temp.rs`): only that session
 //! resolves or lists it, before the shared objects of the same name.
 
+pub mod ids;
 pub mod temp;
 
 use std::collections::BTreeMap;

@@ -24,23 +24,17 @@ use kpg_types::{
 };
 
 use super::pg_catalog;
+use crate::catalog::ids::ObjectId;
 use crate::catalog::Catalog;
 
-pub const KPG_ARRANGEMENTS: (&str, GlobalId) = ("kpg_arrangements", u64::MAX - 1);
-pub const KPG_DATAFLOWS: (&str, GlobalId) = ("kpg_dataflows", u64::MAX - 2);
-pub const KPG_SOURCES: (&str, GlobalId) = ("kpg_sources", u64::MAX - 3);
-pub const KPG_SOURCE_ERRORS: (&str, GlobalId) = ("kpg_source_errors", u64::MAX - 4);
+pub const KPG_ARRANGEMENTS: (&str, GlobalId) = ("kpg_arrangements", ObjectId::System(1).global());
+pub const KPG_DATAFLOWS: (&str, GlobalId) = ("kpg_dataflows", ObjectId::System(2).global());
+pub const KPG_SOURCES: (&str, GlobalId) = ("kpg_sources", ObjectId::System(3).global());
+pub const KPG_SOURCE_ERRORS: (&str, GlobalId) = ("kpg_source_errors", ObjectId::System(4).global());
 
 /// Whether `id` is one of the introspection relations or system catalogs.
 pub fn is_system(id: GlobalId) -> bool {
-    [
-        KPG_ARRANGEMENTS.1,
-        KPG_DATAFLOWS.1,
-        KPG_SOURCES.1,
-        KPG_SOURCE_ERRORS.1,
-    ]
-    .contains(&id)
-        || pg_catalog::is_catalog_relation(id)
+    crate::catalog::ids::is_system(id)
 }
 
 /// The introspection relations as pg_class lists them: (OID, name, columns).

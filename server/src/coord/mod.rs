@@ -97,7 +97,10 @@ struct State {
     since: u64,
     /// The time each table, materialized view and index became readable from.
     object_since: HashMap<GlobalId, u64>,
+    /// The next user id (`catalog/ids.rs`), kept in the data directory.
     next_id: u64,
+    /// Ids of peeks, subscriptions and introspection requests.
+    transient: crate::catalog::ids::TransientIds,
     /// The number of the last commit handed to the committer.
     next_seq: u64,
     /// The writes handed to the committer and not yet durable: (commit number, time).
@@ -231,6 +234,7 @@ impl Coordinator {
                     since: 0,
                     object_since: HashMap::new(),
                     next_id: snapshot.meta.next_id.max(1),
+                    transient: Default::default(),
                     next_seq: 0,
                     pending: VecDeque::new(),
                     write_frontier: upper,
@@ -400,7 +404,7 @@ impl Coordinator {
         let (tx, rx) = oneshot::channel();
         {
             let mut state = self.lock();
-            let request_id = Self::allocate_id(&mut state);
+            let request_id = state.transient.allocate();
             let remaining = self.compute.workers();
             state.introspections.insert(
                 request_id,
@@ -416,6 +420,7 @@ impl Coordinator {
             .map_err(|_| ExecError::internal("introspection was abandoned by the workers"))
     }
 
+    /// A new id for a user's object (see `catalog/ids.rs`).
     fn allocate_id(state: &mut State) -> u64 {
         let id = state.next_id;
         state.next_id += 1;
@@ -542,7 +547,7 @@ impl Coordinator {
         let (tx, rx) = oneshot::channel();
         let (guard, direct) = {
             let mut state = self.lock();
-            let id = Self::allocate_id(&mut state);
+            let id = state.transient.allocate();
             let timestamp = durable::read_time(&state);
             let remaining = self.compute.workers();
             state.peeks.insert(
@@ -629,7 +634,7 @@ impl Coordinator {
             }
             Some(t) => t,
         };
-        let id = Self::allocate_id(&mut state);
+        let id = state.transient.allocate();
         let progress = options.progress;
         state.subscribes.insert(
             id,

@@ -23,6 +23,7 @@ use kpg_sql::PgLookup;
 use kpg_types::{ColumnType, Datum, GlobalId, RelationDesc, ScalarType};
 
 use super::pg_rows::{self, Snapshot};
+use crate::catalog::ids::ObjectId;
 use crate::catalog::Catalog;
 
 /// Column types, by letter: `o` oid (bigint), `i` integer, `t` text, `b` boolean, `f` double,
@@ -563,17 +564,12 @@ const ROLE_COLUMNS: Columns = &[
     ("rolconfig", 't'),
 ];
 
-/// GlobalIds of the system relations count down from here (the introspection relations are
-/// just above).
-const FIRST_ID: GlobalId = u64::MAX - 1000;
-
-/// Whether `id` is one of the system relations.
-pub fn is_catalog_relation(id: GlobalId) -> bool {
-    id <= FIRST_ID && id > FIRST_ID - RELATIONS.len() as u64
-}
+/// The system ids of the system relations are this plus their index in `RELATIONS` (the
+/// introspection relations' are below it).
+const FIRST_SYSTEM_ID: u64 = 1000;
 
 pub fn id_of(index: usize) -> GlobalId {
-    FIRST_ID - index as u64
+    ObjectId::System(FIRST_SYSTEM_ID + index as u64).global()
 }
 
 /// The relation called `name` (qualified by its schema, `pg_catalog.pg_class`).
@@ -587,10 +583,12 @@ pub fn by_name(name: &str) -> Option<(GlobalId, &'static SystemRelation)> {
 }
 
 pub fn by_id(id: GlobalId) -> Option<&'static SystemRelation> {
-    if !is_catalog_relation(id) {
-        return None;
+    match ObjectId::of(id) {
+        ObjectId::System(n) if n >= FIRST_SYSTEM_ID => {
+            RELATIONS.get((n - FIRST_SYSTEM_ID) as usize)
+        }
+        _ => None,
     }
-    RELATIONS.get((FIRST_ID - id) as usize)
 }
 
 fn column_type(c: char) -> ScalarType {
