@@ -2,7 +2,9 @@
 //! schemas, definitions and dependencies.
 //!
 //! The coordinator owns it; the planner reads it through `kpg_sql::Catalog`. Every object has a
-//! `GlobalId` from one counter, which is also the id of its arrangement in the workers. Indexes
+//! `GlobalId` from the catalog's counter (`ids.rs` says which ids are users', system or
+//! transient), which is also the id of its arrangement in the workers. Every change is one
+//! `transact` of a statement's operations, applied whole or not at all (`transact.rs`). Indexes
 //! share the relations' name space (as in PostgreSQL) but are not relations: `resolve` never
 //! returns one. An index belongs to the object it arranges and is dropped with it; a view that
 //! reads an index depends on it, so the index cannot be dropped from under the view. A subsource
@@ -13,12 +15,15 @@
 
 pub mod ids;
 pub mod temp;
+mod transact;
+
+pub use transact::Op;
 
 use std::collections::BTreeMap;
 
 use kpg_sql::connection::ConnectionItem;
 use kpg_sql::{CatalogItem, ColumnDefault, IndexItem, ItemKind, UniqueKey};
-use kpg_types::{GlobalId, Plan, RelationDesc};
+use kpg_types::{GlobalId, Plan};
 
 #[derive(Clone, Debug)]
 pub struct Entry {
@@ -36,6 +41,24 @@ pub struct Entry {
     pub keys: Vec<UniqueKey>,
     /// A table's column DEFAULTs, one per column (empty if it has none).
     pub defaults: Vec<Option<ColumnDefault>>,
+    /// The statement that created it, as it reads back (a subsource has its source's).
+    pub create_sql: Option<String>,
+}
+
+impl Entry {
+    /// The entry of `item`, reading nothing, with no definition, SQL, owner, keys or defaults.
+    pub fn new(item: CatalogItem) -> Entry {
+        Entry {
+            item,
+            depends_on: Vec::new(),
+            definition: None,
+            sql: None,
+            owner: None,
+            keys: Vec::new(),
+            defaults: Vec::new(),
+            create_sql: None,
+        }
+    }
 }
 
 /// What kind of thing an id names, for messages and command tags.
@@ -82,6 +105,8 @@ pub struct Catalog {
     /// Counts the changes made: a plan made at another generation may name what is gone
     /// (prepared statements plan again, `pgwire_server/prepared.rs`).
     generation: u64,
+    /// The id the next user's object gets (`transact.rs`).
+    next_id: GlobalId,
 }
 
 /// A sink as the catalog keeps it (its statement is in the data directory's record).
@@ -97,55 +122,14 @@ impl Catalog {
         self.generation
     }
 
-    pub fn insert(
-        &mut self,
-        id: GlobalId,
-        name: String,
-        kind: ItemKind,
-        desc: RelationDesc,
-        depends_on: Vec<GlobalId>,
-        definition: Option<Plan>,
-    ) {
-        self.generation += 1;
-        self.entries.insert(
-            id,
-            Entry {
-                item: CatalogItem {
-                    id,
-                    name,
-                    kind,
-                    desc,
-                },
-                depends_on,
-                definition,
-                sql: None,
-                owner: None,
-                keys: Vec::new(),
-                defaults: Vec::new(),
-            },
-        );
-        self.enter(id, None);
-    }
-
-    /// Enters `item` as a temporary object of `session` (a shared object of its name stays).
-    pub fn insert_temporary(
-        &mut self,
-        session: u64,
-        item: CatalogItem,
-        depends_on: Vec<GlobalId>,
-        definition: Option<Plan>,
-    ) {
-        self.generation += 1;
-        let CatalogItem {
-            id,
-            name,
-            kind,
-            desc,
-        } = item;
+    /// Enters `entry`, a temporary object of `session` if it has one (a shared object of its
+    /// name stays).
+    fn enter_entry(&mut self, entry: Entry, session: Option<u64>) {
+        let (id, name) = (entry.item.id, entry.item.name.clone());
         let shared = self.by_name.get(&name).copied();
-        self.insert(id, name.clone(), kind, desc, depends_on, definition);
-        self.enter(id, Some(session));
-        if let Some(shared) = shared {
+        self.entries.insert(id, entry);
+        self.enter(id, session);
+        if let (Some(_), Some(shared)) = (session, shared) {
             self.by_name.insert(name, shared);
         }
     }
@@ -153,7 +137,6 @@ impl Catalog {
     /// Enters `id` (already in `entries` or `indexes`) under its key: its name, or for a
     /// temporary object of `session` its name in the session's schema.
     fn enter(&mut self, id: GlobalId, session: Option<u64>) {
-        self.generation += 1;
         let Some(name) = self.name(id).map(str::to_string) else {
             return;
         };
@@ -169,38 +152,6 @@ impl Catalog {
         };
         self.by_name.insert(key.clone(), id);
         self.keys.insert(id, key);
-    }
-
-    /// Records the SQL of a view's defining query.
-    pub fn set_sql(&mut self, id: GlobalId, sql: String) {
-        self.generation += 1;
-        if let Some(entry) = self.entries.get_mut(&id) {
-            entry.sql = Some(sql);
-        }
-    }
-
-    /// Records that the subsource `id` belongs to the source `owner`.
-    pub fn set_owner(&mut self, id: GlobalId, owner: GlobalId) {
-        self.generation += 1;
-        if let Some(entry) = self.entries.get_mut(&id) {
-            entry.owner = Some(owner);
-        }
-    }
-
-    /// Records a table's unique constraints.
-    pub fn set_keys(&mut self, id: GlobalId, keys: Vec<UniqueKey>) {
-        self.generation += 1;
-        if let Some(entry) = self.entries.get_mut(&id) {
-            entry.keys = keys;
-        }
-    }
-
-    /// Records a table's column defaults.
-    pub fn set_defaults(&mut self, id: GlobalId, defaults: Vec<Option<ColumnDefault>>) {
-        self.generation += 1;
-        if let Some(entry) = self.entries.get_mut(&id) {
-            entry.defaults = defaults;
-        }
     }
 
     /// The table and constraint that the index `index` enforces, if it enforces one.
@@ -222,8 +173,7 @@ impl Catalog {
     }
 
     /// Enters an index; the index of a temporary table is temporary too.
-    pub fn insert_index(&mut self, index: IndexItem) {
-        self.generation += 1;
+    fn enter_index(&mut self, index: IndexItem) {
         let (id, on) = (index.id, index.on);
         self.indexes.insert(index.id, index);
         let session = self.temp_of(on);
@@ -317,24 +267,9 @@ impl Catalog {
             || self.sinks.contains_key(&id)
     }
 
-    /// Enters a sink.
-    pub fn insert_sink(&mut self, id: GlobalId, sink: SinkEntry) {
-        self.generation += 1;
-        self.sinks.insert(id, sink);
-        self.enter(id, None);
-    }
-
     /// Every sink.
     pub fn sinks(&self) -> impl Iterator<Item = (&GlobalId, &SinkEntry)> + '_ {
         self.sinks.iter()
-    }
-
-    /// Enters a connection (its statement is what `SHOW CREATE CONNECTION` shows).
-    pub fn insert_connection(&mut self, item: ConnectionItem, sql: String) {
-        self.generation += 1;
-        let id = item.id;
-        self.connections.insert(id, (item, sql));
-        self.enter(id, None);
     }
 
     /// Every connection, with its statement.
@@ -342,8 +277,7 @@ impl Catalog {
         self.connections.values()
     }
 
-    pub fn remove(&mut self, id: GlobalId) {
-        self.generation += 1;
+    fn remove(&mut self, id: GlobalId) {
         self.entries.remove(&id);
         self.indexes.remove(&id);
         self.connections.remove(&id);
@@ -444,16 +378,6 @@ impl Catalog {
             .filter(|id| !self.temp.contains_key(id))
             .collect()
     }
-
-    /// Records that the view `id` also reads `ids` (indexes imported by its index's dataflow).
-    pub fn add_dependencies(&mut self, id: GlobalId, ids: Vec<GlobalId>) {
-        self.generation += 1;
-        if let Some(entry) = self.entries.get_mut(&id) {
-            entry.depends_on.extend(ids);
-            entry.depends_on.sort_unstable();
-            entry.depends_on.dedup();
-        }
-    }
 }
 
 impl kpg_sql::Catalog for Catalog {
@@ -523,51 +447,172 @@ impl kpg_sql::Catalog for Catalog {
 }
 
 #[cfg(test)]
+impl Catalog {
+    /// A catalog of one table `t` (id 1) of `desc`, with the index `index` (id 2) on its
+    /// column `column`: for tests of what reads it.
+    pub fn with_indexed_table(
+        desc: kpg_types::RelationDesc,
+        index: &str,
+        column: usize,
+    ) -> Catalog {
+        let mut catalog = Catalog::default();
+        let item = CatalogItem {
+            id: 1,
+            name: "t".into(),
+            kind: ItemKind::Table,
+            desc,
+        };
+        catalog
+            .transact(vec![
+                Op::Create {
+                    entry: Entry::new(item),
+                    temp: None,
+                },
+                Op::CreateIndex(IndexItem {
+                    id: 2,
+                    name: index.into(),
+                    on: 1,
+                    key: vec![kpg_types::ScalarExpr::Column(column)],
+                }),
+            ])
+            .expect("a table and its index");
+        catalog
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use kpg_sql::Catalog as _;
-    use kpg_types::ScalarExpr;
+    use kpg_types::{RelationDesc, ScalarExpr};
+
+    fn create(id: GlobalId, name: &str, kind: ItemKind, depends_on: Vec<GlobalId>) -> Op {
+        let mut entry = Entry::new(CatalogItem {
+            id,
+            name: name.into(),
+            kind,
+            desc: RelationDesc::default(),
+        });
+        entry.depends_on = depends_on;
+        Op::Create { entry, temp: None }
+    }
+
+    fn index(id: GlobalId, name: &str, on: GlobalId) -> Op {
+        Op::CreateIndex(IndexItem {
+            id,
+            name: name.into(),
+            on,
+            key: vec![ScalarExpr::Column(0)],
+        })
+    }
 
     #[test]
     fn dependents_and_indexes_come_first() {
         let mut c = Catalog::default();
-        c.insert(
-            1,
-            "t".into(),
-            ItemKind::Table,
-            RelationDesc::default(),
-            vec![],
-            None,
-        );
-        c.insert_index(IndexItem {
-            id: 4,
-            name: "t_idx".into(),
-            on: 1,
-            key: vec![ScalarExpr::Column(0)],
-        });
-        c.insert(
-            2,
-            "v".into(),
-            ItemKind::MaterializedView,
-            RelationDesc::default(),
-            vec![1, 4],
-            None,
-        );
-        c.insert(
-            3,
-            "w".into(),
-            ItemKind::MaterializedView,
-            RelationDesc::default(),
-            vec![2],
-            None,
-        );
+        let view = ItemKind::MaterializedView;
+        c.transact(vec![
+            create(1, "t", ItemKind::Table, vec![]),
+            index(4, "t_idx", 1),
+        ])
+        .unwrap();
+        c.transact(vec![create(2, "v", view, vec![1, 4])]).unwrap();
+        c.transact(vec![create(3, "w", view, vec![2])]).unwrap();
         assert_eq!(c.dependents(1), vec![2]);
         assert_eq!(c.dependents(4), vec![2]);
         assert_eq!(c.with_dependents(&[1]), vec![3, 2, 4, 1]);
         assert!(c.resolve("t_idx").is_none(), "an index is not a relation");
         assert_eq!(c.resolve_index("t_idx").map(|i| i.on), Some(1));
-        c.remove(2);
+        c.transact(vec![Op::Drop(3), Op::Drop(2)]).unwrap();
         assert!(c.resolve("v").is_none());
         assert_eq!(c.kind(4), Some(Kind::Index));
+    }
+
+    #[test]
+    fn a_transaction_applies_whole_or_not_at_all() {
+        let mut c = Catalog::default();
+        c.transact(vec![create(1, "t", ItemKind::Table, vec![])])
+            .unwrap();
+        let generation = c.generation();
+        // The second index's name is taken by the table: nothing of the three goes in.
+        let refused = c.transact(vec![
+            create(2, "u", ItemKind::Table, vec![]),
+            index(3, "u_idx", 2),
+            index(4, "t", 2),
+        ]);
+        assert_eq!(refused.unwrap_err().code, "42P07");
+        assert!(c.resolve("u").is_none() && c.resolve_index("u_idx").is_none());
+        assert_eq!(c.generation(), generation);
+        // A name used twice in one transaction, an index on nothing, a drop of nothing.
+        let twice = c.transact(vec![
+            create(2, "u", ItemKind::Table, vec![]),
+            create(3, "u", ItemKind::Table, vec![]),
+        ]);
+        assert_eq!(twice.unwrap_err().code, "42P07");
+        assert_eq!(
+            c.transact(vec![index(5, "i", 9)]).unwrap_err().code,
+            "42P01"
+        );
+        assert_eq!(c.transact(vec![Op::Drop(9)]).unwrap_err().code, "42P01");
+        assert_eq!(
+            c.transact(vec![create(1, "x", ItemKind::Table, vec![])])
+                .unwrap_err()
+                .code,
+            "XX000",
+            "an id in use"
+        );
+        assert!(c.resolve("u").is_none() && c.resolve("x").is_none());
+        // One statement's change moves the generation once; a dropped name is free again
+        // within the same transaction.
+        c.transact(vec![
+            Op::Drop(1),
+            create(2, "t", ItemKind::Table, vec![]),
+            index(3, "t_idx", 2),
+            Op::AddDependencies { id: 2, on: vec![3] },
+        ])
+        .unwrap();
+        assert_eq!(c.generation(), generation + 1);
+        assert_eq!(c.resolve("t").map(|t| t.id), Some(2));
+        assert_eq!(c.get(2).unwrap().depends_on, vec![3]);
+        assert!(!c.contains(1));
+    }
+
+    #[test]
+    fn temporary_objects_and_their_indexes() {
+        let mut c = Catalog::default();
+        c.transact(vec![create(1, "t", ItemKind::Table, vec![])])
+            .unwrap();
+        let Op::Create { entry, .. } = create(2, "t", ItemKind::Table, vec![]) else {
+            unreachable!()
+        };
+        // A temporary table may take a shared table's name; its index is temporary too.
+        c.transact(vec![
+            Op::Create {
+                entry,
+                temp: Some(7),
+            },
+            index(3, "t_idx", 2),
+        ])
+        .unwrap();
+        assert_eq!(c.temp_of(3), Some(7));
+        assert!(c.temp_name_taken(7, "t") && c.temp_name_taken(7, "t_idx"));
+        assert!(!c.name_taken("t_idx"), "not a shared name");
+        assert_eq!(c.temp_objects(7), vec![2]);
+        // The shared table keeps its name.
+        assert!(c.name_taken("t"));
+    }
+
+    #[test]
+    fn ids_count_up_from_the_stored_counter() {
+        let mut c = Catalog::default();
+        c.set_next_id(10, false);
+        assert_eq!((c.allocate_id(), c.allocate_id()), (10, 11));
+        c.set_next_id(5, true);
+        assert_eq!(c.next_id(), 12, "at_least never moves the counter back");
+        c.set_next_id(5, false);
+        assert_eq!(
+            c.allocate_id(),
+            5,
+            "a replay starts a statement at its first id"
+        );
     }
 }

@@ -149,7 +149,7 @@ impl Coordinator {
     pub(super) fn submit_commit(&self, state: &mut State, mut commit: Commit) -> u64 {
         state.next_seq += 1;
         let seq = state.next_seq;
-        commit.meta.next_id = state.next_id;
+        commit.meta.next_id = state.catalog.next_id();
         commit.meta.next_position = state.next_position;
         self.committer.submit(seq, commit);
         seq
@@ -309,7 +309,9 @@ impl Coordinator {
         if let Some(&key) = created.first() {
             let sql = match text {
                 DurableText::Sql(sql) => sql,
-                DurableText::TableItCreates => super::show::create_table_sql(&state.catalog, key),
+                DurableText::TableItCreates => {
+                    state.catalog.get(key).and_then(|e| e.create_sql.clone())
+                }
             };
             let Some(sql) = sql else {
                 drop(state);
@@ -367,7 +369,7 @@ impl Coordinator {
             };
             let before = {
                 let mut state = self.lock();
-                state.next_id = record.key;
+                state.catalog.set_next_id(record.key, false);
                 if let Some(progress) = record.source {
                     state.resume.insert(record.key, progress);
                 }
@@ -431,7 +433,7 @@ impl Coordinator {
         }
         {
             let mut state = self.lock();
-            state.next_id = state.next_id.max(meta.next_id);
+            state.catalog.set_next_id(meta.next_id, true);
             state.next_position = state.next_position.max(meta.next_position);
             // History before the restart is gone: nothing may be read as of a time before
             // the restored contents (such a read is refused, not answered from empty inputs).

@@ -18,7 +18,7 @@ use super::introspection::{is_system, mentions_system, system_rows, SystemCatalo
 use super::returning::{by_position, written};
 use super::temporary;
 use super::{Coordinator, State, Subscription};
-use crate::catalog::Kind;
+use crate::catalog::{Entry, Kind, Op};
 use crate::error::ExecError;
 
 /// What a statement returns to its session.
@@ -250,7 +250,8 @@ impl Coordinator {
                 {
                     return exists_result(&taken.name, false, "CREATE TABLE");
                 }
-                self.create_table(&mut state, name, desc, keys, defaults, session)?;
+                let create_sql = stmt.durable_sql();
+                self.create_table(&mut state, name, desc, keys, defaults, session, create_sql)?;
                 Ok(ExecuteResult::Command("CREATE TABLE".into()))
             }
             PlannedStatement::CreateTableAs {
@@ -294,28 +295,11 @@ impl Coordinator {
                 let id = Self::allocate_id(&mut state);
                 if !materialized {
                     // Readers plan the definition in place; nothing runs until it is indexed.
-                    let item = CatalogItem {
-                        id,
-                        name,
-                        kind: ItemKind::View,
-                        desc,
-                    };
-                    match session {
-                        Some(session) => {
-                            state
-                                .catalog
-                                .insert_temporary(session, item, named, Some(plan))
-                        }
-                        None => state.catalog.insert(
-                            id,
-                            item.name,
-                            item.kind,
-                            item.desc,
-                            named,
-                            Some(plan),
-                        ),
-                    }
-                    set_view_sql(&mut state.catalog, id, stmt);
+                    let entry = view_entry(id, name, ItemKind::View, desc, named, plan, stmt);
+                    state.catalog.transact(vec![Op::Create {
+                        entry,
+                        temp: session,
+                    }])?;
                     return Ok(ExecuteResult::Command(tag.into()));
                 }
                 let mut optimized = Self::optimize(&state, plan.clone())?;
@@ -336,15 +320,18 @@ impl Coordinator {
                     as_of,
                     sink: DataflowSink::Materialize { id },
                 };
-                state.catalog.insert(
+                let entry = view_entry(
                     id,
                     name,
                     ItemKind::MaterializedView,
                     desc,
                     depends_on,
-                    Some(plan),
+                    plan,
+                    stmt,
                 );
-                set_view_sql(&mut state.catalog, id, stmt);
+                state
+                    .catalog
+                    .transact(vec![Op::Create { entry, temp: None }])?;
                 // The record's commit first, so that its fsync overlaps the dataflow's build.
                 self.persist_created(&mut state, id);
                 self.install(&mut state, id, desc_df);
@@ -388,15 +375,15 @@ impl Coordinator {
                     };
                 }
                 let id = Self::allocate_id(&mut state);
-                state.catalog.insert_connection(
-                    kpg_sql::connection::ConnectionItem {
-                        id,
-                        name,
-                        broker,
-                        progress_topic,
-                    },
-                    sql,
-                );
+                let item = kpg_sql::connection::ConnectionItem {
+                    id,
+                    name,
+                    broker,
+                    progress_topic,
+                };
+                state
+                    .catalog
+                    .transact(vec![Op::CreateConnection { item, sql }])?;
                 Ok(ExecuteResult::Command(tag.into()))
             }
             PlannedStatement::Drop { ids, cascade } => self.drop_objects(&ids, cascade),
@@ -500,7 +487,9 @@ impl Coordinator {
     }
 
     /// Enters the table `name` in the catalog and creates its collection, with an index
-    /// enforcing each of its `keys`; a temporary table of `session`, if given.
+    /// enforcing each of its `keys`; a temporary table of `session`, if given. `create_sql`
+    /// is the statement that creates it, if it has its own.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn create_table(
         &self,
         state: &mut State,
@@ -509,36 +498,43 @@ impl Coordinator {
         keys: Vec<kpg_sql::UniqueKey>,
         defaults: Vec<Option<kpg_sql::ColumnDefault>>,
         session: Option<u64>,
+        create_sql: Option<String>,
     ) -> Result<GlobalId, ExecError> {
         let id = Self::allocate_id(state);
+        let mut entry = Entry::new(CatalogItem {
+            id,
+            name: name.clone(),
+            kind: ItemKind::Table,
+            desc,
+        });
+        entry.keys = keys.clone();
+        entry.defaults = defaults;
+        entry.create_sql =
+            create_sql.or_else(|| Some(super::show::create_table_sql(&entry, session.is_some())));
+        let mut ops = vec![Op::Create {
+            entry,
+            temp: session,
+        }];
+        // Each constraint is enforced through an index on its columns, which readers use like
+        // any other.
+        let mut indexes = Vec::with_capacity(keys.len());
+        for key in keys {
+            let columns = key.columns.iter().map(|&c| ScalarExpr::Column(c)).collect();
+            let (index_ops, index, dataflow) =
+                self.plan_index(state, key.name, id, columns, Some(Kind::Table))?;
+            ops.extend(index_ops);
+            indexes.push((index, dataflow));
+        }
+        state.catalog.transact(ops)?;
         state
             .dataflows
             .insert(id, super::introspection::DataflowMeta::table(&name, id));
-        let item = CatalogItem {
-            id,
-            name,
-            kind: ItemKind::Table,
-            desc,
-        };
-        match session {
-            Some(session) => state
-                .catalog
-                .insert_temporary(session, item, Vec::new(), None),
-            None => state
-                .catalog
-                .insert(id, item.name, item.kind, item.desc, Vec::new(), None),
-        }
-        state.catalog.set_keys(id, keys.clone());
-        state.catalog.set_defaults(id, defaults);
         self.compute.send(Command::CreateTable {
             id,
             since: state.upper,
         });
-        // Each constraint is enforced through an index on its columns, which readers use like
-        // any other.
-        for key in keys {
-            let columns = key.columns.iter().map(|&c| ScalarExpr::Column(c)).collect();
-            self.create_index(state, key.name, id, columns)?;
+        for (index, dataflow) in indexes {
+            self.install(state, index, dataflow);
         }
         Ok(id)
     }
@@ -549,17 +545,34 @@ impl Coordinator {
         state: &mut State,
         name: String,
         on: GlobalId,
-        mut key: Vec<ScalarExpr>,
+        key: Vec<ScalarExpr>,
     ) -> Result<(), ExecError> {
-        if !state.catalog.contains(on) {
+        let (ops, id, dataflow) = self.plan_index(state, name, on, key, None)?;
+        state.catalog.transact(ops)?;
+        self.install(state, id, dataflow);
+        Ok(())
+    }
+
+    /// The catalog change and the dataflow of the index `name` of `on` keyed by `key`;
+    /// `on_kind` is what `on` is when it is not in the catalog yet (a table created with it).
+    fn plan_index(
+        &self,
+        state: &mut State,
+        name: String,
+        on: GlobalId,
+        mut key: Vec<ScalarExpr>,
+        on_kind: Option<Kind>,
+    ) -> Result<(Vec<Op>, GlobalId, DataflowDescription), ExecError> {
+        let Some(kind) = on_kind.or_else(|| state.catalog.kind(on)) else {
             return Err(ExecError::new("42P01", "the indexed relation was dropped"));
-        }
+        };
         crate::coord::zoned_index::check_key(&key)?;
         Self::bind_durable_key_zone(&mut key)?;
+        let mut ops = Vec::with_capacity(2);
         // An index on a view computes the view: from here on the view is maintained,
         // and readers read the index instead of planning the definition.
-        let plan = match state.catalog.kind(on) {
-            Some(Kind::View) => {
+        let plan = match kind {
+            Kind::View => {
                 let definition = kpg_sql::Catalog::definition(&state.catalog, on)
                     .ok_or_else(|| ExecError::internal("view without a definition"))?;
                 let mut plan = Self::optimize(state, definition)?;
@@ -567,14 +580,17 @@ impl Coordinator {
                 Self::check_maintainable(&plan)?;
                 crate::coord::zoned_index::check_view(&plan)?;
                 Self::bind_durable_zone(&mut plan)?;
-                state.catalog.add_dependencies(on, plan.index_imports());
+                ops.push(Op::AddDependencies {
+                    id: on,
+                    on: plan.index_imports(),
+                });
                 plan
             }
             _ => Plan::Get { id: on },
         };
         let id = Self::allocate_id(state);
         let as_of = state.upper - 1;
-        let desc = DataflowDescription {
+        let dataflow = DataflowDescription {
             name: format!("index-{name}"),
             plan,
             as_of,
@@ -583,9 +599,8 @@ impl Coordinator {
                 key: key.clone(),
             },
         };
-        state.catalog.insert_index(IndexItem { id, name, on, key });
-        self.install(state, id, desc);
-        Ok(())
+        ops.push(Op::CreateIndex(IndexItem { id, name, on, key }));
+        Ok((ops, id, dataflow))
     }
 
     /// Plans an INSERT of constant rows for a transaction block (to be checked, not yet
@@ -739,20 +754,28 @@ impl Coordinator {
                 .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
             }
         }
+        let collections: Vec<GlobalId> = all
+            .iter()
+            .copied()
+            .filter(|id| {
+                !matches!(
+                    catalog.kind(*id),
+                    Some(Kind::View | Kind::Connection | Kind::Sink)
+                )
+            })
+            .collect();
+        state
+            .catalog
+            .transact(all.iter().map(|id| Op::Drop(*id)).collect())?;
         for id in all {
-            let has_collection = !matches!(
-                state.catalog.kind(id),
-                Some(Kind::View | Kind::Connection | Kind::Sink)
-            );
             for ingest in state.ingests.remove(&id).unwrap_or_default() {
                 ingest.stop();
             }
             if let Some(sink) = state.sinks.remove(&id) {
                 sink.store(true, std::sync::atomic::Ordering::SeqCst);
             }
-            state.catalog.remove(id);
             state.dataflows.remove(&id);
-            if has_collection {
+            if collections.contains(&id) {
                 self.compute.send(Command::DropCollection { id });
             }
         }
@@ -803,11 +826,28 @@ fn check_system_use(planned: &PlannedStatement) -> Result<(), ExecError> {
     Ok(())
 }
 
-/// Keeps the defining query's SQL of the view `id` created by `stmt`.
-fn set_view_sql(catalog: &mut crate::catalog::Catalog, id: GlobalId, stmt: &ParsedStatement) {
-    if let Some(sql) = stmt.view_query_sql() {
-        catalog.set_sql(id, sql);
-    }
+/// The catalog entry of the view or materialized view `id` that `stmt` creates: it reads
+/// `depends_on`, is defined by `plan`, and keeps its defining query's SQL and its statement.
+fn view_entry(
+    id: GlobalId,
+    name: String,
+    kind: ItemKind,
+    desc: RelationDesc,
+    depends_on: Vec<GlobalId>,
+    plan: Plan,
+    stmt: &ParsedStatement,
+) -> Entry {
+    let mut entry = Entry::new(CatalogItem {
+        id,
+        name,
+        kind,
+        desc,
+    });
+    entry.depends_on = depends_on;
+    entry.definition = Some(plan);
+    entry.sql = stmt.view_query_sql();
+    entry.create_sql = stmt.durable_sql();
+    entry
 }
 
 /// The one text column of an EXPLAIN's result.

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use kpg_sql::ItemKind;
+use kpg_sql::{CatalogItem, ItemKind};
 use kpg_storage::assemble::RowMaker;
 use kpg_storage::records::{self, Record, RecordReader, Share};
 use kpg_types::command::Command;
@@ -39,6 +39,7 @@ use super::execute::{exists_result, ExecuteResult};
 use super::introspection::DataflowMeta;
 use super::source_progress::{progress_desc, progress_name, Progress};
 use super::Coordinator;
+use crate::catalog::{Entry, Op};
 use crate::error::ExecError;
 use crate::storage::SourceError;
 
@@ -186,36 +187,40 @@ impl Coordinator {
             ));
         }
         let id = Self::allocate_id(&mut state);
-        state.catalog.insert(
+        let mut entry = Entry::new(CatalogItem {
             id,
-            name.clone(),
-            ItemKind::Source,
-            desc.clone(),
-            depends_on,
-            None,
-        );
-        state.catalog.set_sql(id, sql);
-        state.dataflows.insert(id, DataflowMeta::source(&name, id));
-        let since = state.upper;
-        self.compute.send(Command::CreateTable { id, since });
+            name: name.clone(),
+            kind: ItemKind::Source,
+            desc: desc.clone(),
+        });
+        entry.depends_on = depends_on;
+        entry.sql = Some(sql.clone());
+        entry.create_sql = Some(sql.clone());
+        let mut ops = vec![Op::Create { entry, temp: None }];
         // A Kafka source's progress relation: a subsource, dropped with it.
         let progress = kafka_source.then(|| {
             let progress = Self::allocate_id(&mut state);
-            state.catalog.insert(
-                progress,
-                progress_name,
-                ItemKind::Source,
-                progress_desc(),
-                Vec::new(),
-                None,
-            );
-            state.catalog.set_owner(progress, id);
+            let mut entry = Entry::new(CatalogItem {
+                id: progress,
+                name: progress_name,
+                kind: ItemKind::Source,
+                desc: progress_desc(),
+            });
+            entry.owner = Some(id);
+            entry.create_sql = Some(sql);
+            ops.push(Op::Create { entry, temp: None });
+            progress
+        });
+        state.catalog.transact(ops)?;
+        state.dataflows.insert(id, DataflowMeta::source(&name, id));
+        let since = state.upper;
+        self.compute.send(Command::CreateTable { id, since });
+        if let Some(progress) = progress {
             self.compute.send(Command::CreateTable {
                 id: progress,
                 since,
             });
-            progress
-        });
+        }
         let start = state.restored_offsets.remove(&id).unwrap_or_default();
         let first = Ingest::default();
         let ingests: Vec<Ingest> = (0..count)

@@ -98,7 +98,7 @@ pub fn counted(rows: Vec<(Row, i64)>) -> Vec<(Row, i64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kpg_sql::{IndexItem, ItemKind, PlannedStatement};
+    use kpg_sql::PlannedStatement;
     use kpg_types::command::PeekTarget;
     use kpg_types::{ColumnType, RelationDesc, ScalarType};
 
@@ -113,18 +113,11 @@ mod tests {
 
     #[test]
     fn global_counts_of_fast_reads_are_recognized_and_nothing_else() {
-        let mut catalog = Catalog::default();
         let desc = RelationDesc::new(vec![
             ("k".into(), ColumnType::new(ScalarType::Int32, true)),
             ("v".into(), ColumnType::new(ScalarType::Text, true)),
         ]);
-        catalog.insert(1, "t".into(), ItemKind::Table, desc, vec![], None);
-        catalog.insert_index(IndexItem {
-            id: 2,
-            name: "t_k".into(),
-            on: 1,
-            key: vec![ScalarExpr::Column(0)],
-        });
+        let catalog = Catalog::with_indexed_table(desc, "t_k", 0);
         let peek = count_peek(&physical("SELECT count(*) FROM t", &catalog), &catalog).unwrap();
         assert_eq!(peek.target, PeekTarget::Collection(1));
         assert_eq!(peek.worker_projection(), Some(vec![]));

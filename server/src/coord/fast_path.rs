@@ -144,26 +144,11 @@ fn index_lookup(id: u64, predicates: &[ScalarExpr], catalog: &Catalog) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kpg_sql::{IndexItem, ItemKind};
     use kpg_types::{ColumnType, RelationDesc, ScalarType};
 
     #[test]
     fn shapes_and_index_lookups() {
-        let mut catalog = Catalog::default();
-        catalog.insert(
-            1,
-            "t".into(),
-            ItemKind::Table,
-            RelationDesc::default(),
-            vec![],
-            None,
-        );
-        catalog.insert_index(IndexItem {
-            id: 2,
-            name: "t_idx".into(),
-            on: 1,
-            key: vec![ScalarExpr::Column(1)],
-        });
+        let catalog = Catalog::with_indexed_table(RelationDesc::default(), "t_idx", 1);
         let get = Plan::Get { id: 1 };
         assert!(matches!(
             fast_peek(&get, &catalog).unwrap().target,
@@ -198,18 +183,11 @@ mod tests {
 
     #[test]
     fn positions_are_dropped_kept_or_read_as_null() {
-        let mut catalog = Catalog::default();
         let desc = RelationDesc::new(vec![
             ("k".into(), ColumnType::new(ScalarType::Int32, true)),
             ("v".into(), ColumnType::new(ScalarType::Text, true)),
         ]);
-        catalog.insert(1, "t".into(), ItemKind::Table, desc, vec![], None);
-        catalog.insert_index(IndexItem {
-            id: 2,
-            name: "t_k".into(),
-            on: 1,
-            key: vec![ScalarExpr::Column(0)],
-        });
+        let catalog = Catalog::with_indexed_table(desc, "t_k", 0);
         // A plain read of the table leaves out the position its stored rows end with.
         let peek = fast_peek(&Plan::Get { id: 1 }, &catalog).unwrap();
         assert_eq!(peek.target, PeekTarget::Collection(1));

@@ -97,8 +97,6 @@ struct State {
     since: u64,
     /// The time each table, materialized view and index became readable from.
     object_since: HashMap<GlobalId, u64>,
-    /// The next user id (`catalog/ids.rs`), kept in the data directory.
-    next_id: u64,
     /// Ids of peeks, subscriptions and introspection requests.
     transient: crate::catalog::ids::TransientIds,
     /// The number of the last commit handed to the committer.
@@ -228,12 +226,11 @@ impl Coordinator {
             Coordinator {
                 compute,
                 state: Mutex::new(State {
-                    catalog: Catalog::default(),
+                    catalog: Catalog::starting_at(snapshot.meta.next_id.max(1)),
                     upper,
                     next_position: snapshot.meta.next_position,
                     since: 0,
                     object_since: HashMap::new(),
-                    next_id: snapshot.meta.next_id.max(1),
                     transient: Default::default(),
                     next_seq: 0,
                     pending: VecDeque::new(),
@@ -422,9 +419,7 @@ impl Coordinator {
 
     /// A new id for a user's object (see `catalog/ids.rs`).
     fn allocate_id(state: &mut State) -> u64 {
-        let id = state.next_id;
-        state.next_id += 1;
-        id
+        state.catalog.allocate_id()
     }
 
     /// Reads the result of `plan` at the current read timestamp, through a transient dataflow

@@ -6,7 +6,7 @@ use kpg_sql::{Catalog as _, ItemKind, ParsedStatement, ShowCreateObject, ShowObj
 use kpg_types::{ColumnType, Datum, RelationDesc, Row, ScalarType};
 
 use super::execute::ExecuteResult;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Entry};
 use crate::error::ExecError;
 
 /// The answer to a SHOW statement about the catalog, or `None` if `stmt` is not one.
@@ -191,8 +191,12 @@ fn show_create(
                 .map(|(c, _)| quote_ident(c))
                 .collect();
             match kind {
-                ItemKind::Table => create_table_sql(catalog, item.id)
-                    .ok_or_else(|| ExecError::internal("table without its entry"))?,
+                ItemKind::Table => {
+                    let entry = catalog
+                        .get(item.id)
+                        .ok_or_else(|| ExecError::internal("table without its entry"))?;
+                    create_table_sql(entry, catalog.temp_of(item.id).is_some())
+                }
                 ItemKind::Source => {
                     let source = catalog.owner(item.id).unwrap_or(item.id);
                     catalog
@@ -225,11 +229,10 @@ fn show_create(
     ))
 }
 
-/// A `CREATE TABLE` statement that creates the table `id` again: its columns with their types,
+/// A `CREATE TABLE` statement that creates the table of `entry` again: its columns with their types,
 /// defaults and NOT NULL, and its unique constraints (also what the data directory keeps for a
 /// table made by `CREATE TABLE AS`).
-pub fn create_table_sql(catalog: &Catalog, id: kpg_types::GlobalId) -> Option<String> {
-    let entry = catalog.get(id)?;
+pub fn create_table_sql(entry: &Entry, temporary: bool) -> String {
     let item = &entry.item;
     let columns: Vec<String> = item
         .desc
@@ -261,15 +264,15 @@ pub fn create_table_sql(catalog: &Catalog, id: kpg_types::GlobalId) -> Option<St
             cols.join(", ")
         ));
     }
-    let temporary = match catalog.temp_of(item.id) {
-        Some(_) => "TEMPORARY ",
-        None => "",
+    let temporary = match temporary {
+        true => "TEMPORARY ",
+        false => "",
     };
-    Some(format!(
+    format!(
         "CREATE {temporary}TABLE {} ({})",
         quote_ident(&item.name),
         defs.join(", ")
-    ))
+    )
 }
 
 /// An identifier as SQL must write it: bare if it is a lower-case word, quoted otherwise.

@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 
 use super::execute::ExecuteResult;
 use super::{Coordinator, SubscribeEvent, Subscription};
-use crate::catalog::SinkEntry;
+use crate::catalog::{Op, SinkEntry};
 use crate::error::ExecError;
 
 impl Coordinator {
@@ -79,13 +79,13 @@ impl Coordinator {
                 ));
             }
             let id = Self::allocate_id(&mut state);
-            state.catalog.insert_sink(
-                id,
-                SinkEntry {
-                    name: sink.name.clone(),
-                    depends_on: sink.depends_on.clone(),
-                },
-            );
+            let entry = SinkEntry {
+                name: sink.name.clone(),
+                depends_on: sink.depends_on.clone(),
+            };
+            state
+                .catalog
+                .transact(vec![Op::CreateSink { id, sink: entry }])?;
             (id, state.upper - 1)
         };
         let options = kpg_sql::SubscribeOptions {
@@ -97,7 +97,8 @@ impl Coordinator {
         let subscription = match self.subscribe(sink.plan.clone(), options) {
             Ok(s) => s,
             Err(e) => {
-                self.lock().catalog.remove(id);
+                // Nothing else can have come to depend on the sink yet.
+                let _ = self.lock().catalog.transact(vec![Op::Drop(id)]);
                 return Err(e);
             }
         };

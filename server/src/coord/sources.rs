@@ -6,13 +6,14 @@
 //! whole snapshot (it waits for the workers to finish loading it) — a source is never read
 //! half-loaded or empty.
 
-use kpg_sql::{ItemKind, PlannedExport};
+use kpg_sql::{CatalogItem, ItemKind, PlannedExport};
 use kpg_types::command::Command;
 use kpg_types::{LoadGenerator, SourceDesc, SourceExport};
 
 use super::execute::{exists_result, ExecuteResult};
 use super::introspection::DataflowMeta;
 use super::Coordinator;
+use crate::catalog::{Entry, Op};
 use crate::error::ExecError;
 use crate::storage::SourceProgress;
 
@@ -37,24 +38,25 @@ impl Coordinator {
             exports: Vec::with_capacity(exports.len()),
         };
         let mut source_id = None;
+        let mut ops = Vec::with_capacity(exports.len());
         for export in exports {
             let id = Self::allocate_id(&mut state);
-            state.catalog.insert(
+            let mut entry = Entry::new(CatalogItem {
                 id,
-                export.name,
-                ItemKind::Source,
-                export.desc.clone(),
-                Vec::new(),
-                None,
-            );
+                name: export.name,
+                kind: ItemKind::Source,
+                desc: export.desc.clone(),
+            });
+            // The source keeps its statement; its subsources belong to it.
+            entry.create_sql = Some(sql.clone());
             match source_id {
                 None => {
                     source_id = Some(id);
-                    state.catalog.set_sql(id, sql.clone());
+                    entry.sql = Some(sql.clone());
                 }
-                Some(owner) => state.catalog.set_owner(id, owner),
+                Some(owner) => entry.owner = Some(owner),
             }
-            state.object_since.insert(id, since);
+            ops.push(Op::Create { entry, temp: None });
             desc.exports.push(SourceExport {
                 id,
                 output: export.output,
@@ -62,6 +64,10 @@ impl Coordinator {
             });
         }
         let id = source_id.ok_or_else(|| ExecError::internal("a source without exports"))?;
+        state.catalog.transact(ops)?;
+        for export in &desc.exports {
+            state.object_since.insert(export.id, since);
+        }
         state.dataflows.insert(id, DataflowMeta::source(&name, id));
         // Restored after a restart: it goes on after the ticks seen before it.
         let resume_after = match state.resume.remove(&id) {

@@ -37,7 +37,15 @@ impl Coordinator {
             if temporary::taken(&state, &name, session) {
                 return exists_result(&name, if_not_exists, NO_DATA);
             }
-            self.create_table(&mut state, name, desc, Vec::new(), Vec::new(), session)?
+            self.create_table(
+                &mut state,
+                name,
+                desc,
+                Vec::new(),
+                Vec::new(),
+                session,
+                None,
+            )?
         };
         if !with_data {
             return Ok(ExecuteResult::Command(NO_DATA.into()));

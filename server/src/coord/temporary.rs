@@ -9,7 +9,7 @@ use kpg_types::command::Command;
 use kpg_types::GlobalId;
 
 use super::{Coordinator, State};
-use crate::catalog::{temp, Kind};
+use crate::catalog::{temp, Kind, Op};
 use crate::error::ExecError;
 
 /// The session a table being created belongs to: `None` for a shared table.
@@ -57,11 +57,25 @@ impl Coordinator {
         if ids.is_empty() {
             return;
         }
-        for id in state.catalog.with_dependents(&ids) {
-            let has_collection = state.catalog.kind(id) != Some(Kind::View);
-            state.catalog.remove(id);
+        let all = state.catalog.with_dependents(&ids);
+        let collections: Vec<GlobalId> = all
+            .iter()
+            .copied()
+            .filter(|id| state.catalog.kind(*id) != Some(Kind::View))
+            .collect();
+        if let Err(e) = state
+            .catalog
+            .transact(all.iter().map(|id| Op::Drop(*id)).collect())
+        {
+            tracing::error!(
+                session,
+                "dropping the temporary objects of an ended session: {e:?}"
+            );
+            return;
+        }
+        for id in all {
             state.dataflows.remove(&id);
-            if has_collection {
+            if collections.contains(&id) {
                 self.compute.send(Command::DropCollection { id });
             }
         }
