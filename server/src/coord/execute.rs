@@ -1,24 +1,16 @@
-//! Executing planned statements: DDL against the catalog and the workers, writes to tables,
-//! reads through peeks, subscriptions.
+//! The coordinator's sequencer: plans a statement against the catalog and runs the plan by
+//! its family — reads (peeks, EXPLAIN, subscriptions) here, DDL in `ddl.rs`, writes in
+//! `write.rs`, sources in `sources.rs` and `external.rs`, sinks in `sink.rs`.
 
 use std::sync::Arc;
 
-use kpg_sql::{
-    CatalogItem, IndexItem, ItemKind, ParsedStatement, PlannedStatement, RowSetFinishing,
-    StatementKind,
-};
-use kpg_types::command::Command;
-use kpg_types::{
-    ColumnType, DataflowDescription, DataflowSink, Datum, GlobalId, Plan, RelationDesc, Row,
-    ScalarExpr, ScalarType,
-};
+use kpg_sql::{ParsedStatement, PlannedStatement, RowSetFinishing, StatementKind};
+use kpg_types::{ColumnType, Datum, GlobalId, RelationDesc, Row, ScalarType};
 
 use super::durable::DurableText;
 use super::introspection::{is_system, mentions_system, system_rows, SystemCatalog, SystemData};
-use super::returning::{by_position, written};
 use super::temporary;
-use super::{Coordinator, State, Subscription};
-use crate::catalog::{Entry, Kind, Op};
+use super::{Coordinator, Subscription};
 use crate::error::ExecError;
 
 /// What a statement returns to its session.
@@ -223,14 +215,7 @@ impl Coordinator {
                 on,
                 key,
                 if_not_exists,
-            } => {
-                let mut state = self.lock();
-                if state.catalog.name_taken(&name) {
-                    return exists_result(&name, if_not_exists, "CREATE INDEX");
-                }
-                self.create_index(&mut state, name, on, key)?;
-                Ok(ExecuteResult::Command("CREATE INDEX".into()))
-            }
+            } => self.create_index_statement(name, on, key, if_not_exists),
             PlannedStatement::CreateTable {
                 name,
                 desc,
@@ -238,22 +223,15 @@ impl Coordinator {
                 defaults,
                 if_not_exists,
                 temporary,
-            } => {
-                let session = temporary::owner(temporary)?;
-                let mut state = self.lock();
-                if temporary::taken(&state, &name, session) {
-                    return exists_result(&name, if_not_exists, "CREATE TABLE");
-                }
-                if let Some(taken) = keys
-                    .iter()
-                    .find(|k| temporary::taken(&state, &k.name, session))
-                {
-                    return exists_result(&taken.name, false, "CREATE TABLE");
-                }
-                let create_sql = stmt.durable_sql();
-                self.create_table(&mut state, name, desc, keys, defaults, session, create_sql)?;
-                Ok(ExecuteResult::Command("CREATE TABLE".into()))
-            }
+            } => self.create_table_statement(
+                stmt,
+                name,
+                desc,
+                keys,
+                defaults,
+                if_not_exists,
+                temporary,
+            ),
             PlannedStatement::CreateTableAs {
                 name,
                 desc,
@@ -275,68 +253,7 @@ impl Coordinator {
                 materialized,
                 if_not_exists,
                 depends_on: named,
-            } => {
-                let tag = if materialized {
-                    "CREATE MATERIALIZED VIEW"
-                } else {
-                    "CREATE VIEW"
-                };
-                let mut state = self.lock();
-                if let Some(gone) = named.iter().find(|id| !state.catalog.contains(**id)) {
-                    return Err(ExecError::new(
-                        "42P01",
-                        format!("relation u{gone} was dropped while the view was planned"),
-                    ));
-                }
-                let session = temporary::view_owner(&state, &named, materialized)?;
-                if temporary::taken(&state, &name, session) {
-                    return exists_result(&name, if_not_exists, tag);
-                }
-                let id = Self::allocate_id(&mut state);
-                if !materialized {
-                    // Readers plan the definition in place; nothing runs until it is indexed.
-                    let entry = view_entry(id, name, ItemKind::View, desc, named, plan, stmt);
-                    state.catalog.transact(vec![Op::Create {
-                        entry,
-                        temp: session,
-                    }])?;
-                    return Ok(ExecuteResult::Command(tag.into()));
-                }
-                let mut optimized = Self::optimize(&state, plan.clone())?;
-                Self::check_imports(&state, &optimized)?;
-                Self::check_maintainable(&optimized)?;
-                Self::bind_durable_zone(&mut optimized)?;
-                // The view reads its inputs, the views it names and any index it imports;
-                // none of them may be dropped while the view exists.
-                let mut depends_on = named;
-                depends_on.extend(optimized.imports());
-                depends_on.extend(optimized.index_imports());
-                depends_on.sort_unstable();
-                depends_on.dedup();
-                let as_of = state.upper - 1;
-                let desc_df = DataflowDescription {
-                    name: format!("materialized-view-{name}"),
-                    plan: optimized,
-                    as_of,
-                    sink: DataflowSink::Materialize { id },
-                };
-                let entry = view_entry(
-                    id,
-                    name,
-                    ItemKind::MaterializedView,
-                    desc,
-                    depends_on,
-                    plan,
-                    stmt,
-                );
-                state
-                    .catalog
-                    .transact(vec![Op::Create { entry, temp: None }])?;
-                // The record's commit first, so that its fsync overlaps the dataflow's build.
-                self.persist_created(&mut state, id);
-                self.install(&mut state, id, desc_df);
-                Ok(ExecuteResult::Command(tag.into()))
-            }
+            } => self.create_view(stmt, name, desc, plan, materialized, if_not_exists, named),
             PlannedStatement::CreateSource {
                 name,
                 if_not_exists,
@@ -362,116 +279,25 @@ impl Coordinator {
                 broker,
                 progress_topic,
                 sql,
-            } => {
-                let tag = "CREATE CONNECTION";
-                let mut state = self.lock();
-                if state.catalog.name_taken(&name) {
-                    return match if_not_exists {
-                        true => Ok(ExecuteResult::Command(tag.into())),
-                        false => Err(ExecError::new(
-                            "42710",
-                            format!("connection \"{name}\" already exists"),
-                        )),
-                    };
-                }
-                let id = Self::allocate_id(&mut state);
-                let item = kpg_sql::connection::ConnectionItem {
-                    id,
-                    name,
-                    broker,
-                    progress_topic,
-                };
-                state
-                    .catalog
-                    .transact(vec![Op::CreateConnection { item, sql }])?;
-                Ok(ExecuteResult::Command(tag.into()))
-            }
+            } => self.create_connection(name, if_not_exists, broker, progress_topic, sql),
             PlannedStatement::Drop { ids, cascade } => self.drop_objects(&ids, cascade),
             PlannedStatement::Insert {
                 table,
                 plan,
                 returning,
                 on_conflict,
-            } => {
-                let rows = match plan {
-                    Plan::Constant { rows } => rows,
-                    plan => self.peek(plan).await?,
-                };
-                if let Some(on_conflict) = on_conflict {
-                    return self
-                        .insert_on_conflict(table, rows, on_conflict, returning)
-                        .await;
-                }
-                let writes = vec![(table, rows)];
-                self.check_writes(&writes).await?;
-                let result = written(
-                    "INSERT 0",
-                    returning.as_ref(),
-                    writes[0].1.iter().map(|(r, n)| (r.datums(), *n)),
-                )?;
-                self.append(writes);
-                Ok(result)
-            }
+            } => self.insert(table, plan, returning, on_conflict).await,
             PlannedStatement::Update {
                 table,
                 predicates,
                 assignments,
                 returning,
-            } => {
-                let mut old = self.stored_rows(table, predicates).await?;
-                by_position(&mut old);
-                // The statement's time, one value for every row (current_date and friends).
-                let (txn_start, now) = crate::statement_context::clock();
-                let assignments: Vec<_> = assignments
-                    .into_iter()
-                    .map(|mut e| {
-                        e.bind_clock(txn_start, now);
-                        e
-                    })
-                    .collect();
-                let mut updates = Vec::with_capacity(old.len() * 2);
-                for (row, n) in old {
-                    let new = Row::new(
-                        assignments
-                            .iter()
-                            .map(|e| e.eval(&row.datums()))
-                            .collect::<Result<Vec<_>, _>>()?,
-                    );
-                    updates.push((row, -n));
-                    updates.push((new, n));
-                }
-                let writes = vec![(table, updates)];
-                self.check_writes(&writes).await?;
-                let result = written(
-                    "UPDATE",
-                    returning.as_ref(),
-                    writes[0]
-                        .1
-                        .iter()
-                        .filter(|(_, n)| *n > 0)
-                        .map(|(r, n)| (r.datums(), *n)),
-                )?;
-                self.append(writes);
-                Ok(result)
-            }
+            } => self.update(table, predicates, assignments, returning).await,
             PlannedStatement::Delete {
                 table,
                 predicates,
                 returning,
-            } => {
-                let mut old = self.stored_rows(table, predicates).await?;
-                by_position(&mut old);
-                let result = written(
-                    "DELETE",
-                    returning.as_ref(),
-                    old.iter().map(|(r, n)| (r.datums(), *n)),
-                )?;
-                self.append(vec![(
-                    table,
-                    old.into_iter().map(|(r, n)| (r, -n)).collect(),
-                )]);
-                Ok(result)
-            }
+            } => self.delete(table, predicates, returning).await,
             PlannedStatement::JoinedWrite {
                 table,
                 plan,
@@ -486,168 +312,6 @@ impl Coordinator {
         }
     }
 
-    /// Enters the table `name` in the catalog and creates its collection, with an index
-    /// enforcing each of its `keys`; a temporary table of `session`, if given. `create_sql`
-    /// is the statement that creates it, if it has its own.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn create_table(
-        &self,
-        state: &mut State,
-        name: String,
-        desc: RelationDesc,
-        keys: Vec<kpg_sql::UniqueKey>,
-        defaults: Vec<Option<kpg_sql::ColumnDefault>>,
-        session: Option<u64>,
-        create_sql: Option<String>,
-    ) -> Result<GlobalId, ExecError> {
-        let id = Self::allocate_id(state);
-        let mut entry = Entry::new(CatalogItem {
-            id,
-            name: name.clone(),
-            kind: ItemKind::Table,
-            desc,
-        });
-        entry.keys = keys.clone();
-        entry.defaults = defaults;
-        entry.create_sql =
-            create_sql.or_else(|| Some(super::show::create_table_sql(&entry, session.is_some())));
-        let mut ops = vec![Op::Create {
-            entry,
-            temp: session,
-        }];
-        // Each constraint is enforced through an index on its columns, which readers use like
-        // any other.
-        let mut indexes = Vec::with_capacity(keys.len());
-        for key in keys {
-            let columns = key.columns.iter().map(|&c| ScalarExpr::Column(c)).collect();
-            let (index_ops, index, dataflow) =
-                self.plan_index(state, key.name, id, columns, Some(Kind::Table))?;
-            ops.extend(index_ops);
-            indexes.push((index, dataflow));
-        }
-        state.catalog.transact(ops)?;
-        state
-            .dataflows
-            .insert(id, super::introspection::DataflowMeta::table(&name, id));
-        self.compute.send(Command::CreateTable {
-            id,
-            since: state.upper,
-        });
-        for (index, dataflow) in indexes {
-            self.install(state, index, dataflow);
-        }
-        Ok(id)
-    }
-
-    /// Builds the index `name` of `on` keyed by `key` and enters it in the catalog.
-    fn create_index(
-        &self,
-        state: &mut State,
-        name: String,
-        on: GlobalId,
-        key: Vec<ScalarExpr>,
-    ) -> Result<(), ExecError> {
-        let (ops, id, dataflow) = self.plan_index(state, name, on, key, None)?;
-        state.catalog.transact(ops)?;
-        self.install(state, id, dataflow);
-        Ok(())
-    }
-
-    /// The catalog change and the dataflow of the index `name` of `on` keyed by `key`;
-    /// `on_kind` is what `on` is when it is not in the catalog yet (a table created with it).
-    fn plan_index(
-        &self,
-        state: &mut State,
-        name: String,
-        on: GlobalId,
-        mut key: Vec<ScalarExpr>,
-        on_kind: Option<Kind>,
-    ) -> Result<(Vec<Op>, GlobalId, DataflowDescription), ExecError> {
-        let Some(kind) = on_kind.or_else(|| state.catalog.kind(on)) else {
-            return Err(ExecError::new("42P01", "the indexed relation was dropped"));
-        };
-        crate::coord::zoned_index::check_key(&key)?;
-        Self::bind_durable_key_zone(&mut key)?;
-        let mut ops = Vec::with_capacity(2);
-        // An index on a view computes the view: from here on the view is maintained,
-        // and readers read the index instead of planning the definition.
-        let plan = match kind {
-            Kind::View => {
-                let definition = kpg_sql::Catalog::definition(&state.catalog, on)
-                    .ok_or_else(|| ExecError::internal("view without a definition"))?;
-                let mut plan = Self::optimize(state, definition)?;
-                Self::check_imports(state, &plan)?;
-                Self::check_maintainable(&plan)?;
-                crate::coord::zoned_index::check_view(&plan)?;
-                Self::bind_durable_zone(&mut plan)?;
-                ops.push(Op::AddDependencies {
-                    id: on,
-                    on: plan.index_imports(),
-                });
-                plan
-            }
-            _ => Plan::Get { id: on },
-        };
-        let id = Self::allocate_id(state);
-        let as_of = state.upper - 1;
-        let dataflow = DataflowDescription {
-            name: format!("index-{name}"),
-            plan,
-            as_of,
-            sink: DataflowSink::Index {
-                id,
-                key: key.clone(),
-            },
-        };
-        ops.push(Op::CreateIndex(IndexItem { id, name, on, key }));
-        Ok((ops, id, dataflow))
-    }
-
-    /// Plans an INSERT of constant rows for a transaction block (to be checked, not yet
-    /// written), with what it answers: its tag, or its RETURNING rows.
-    pub fn plan_constant_insert(
-        &self,
-        stmt: &ParsedStatement,
-    ) -> Result<ConstantInsert, ExecError> {
-        self.plan_insert_of_constants(stmt)?.ok_or_else(|| {
-            let what = match stmt.kind() {
-                StatementKind::Insert {
-                    on_conflict: true, ..
-                } => "INSERT ... ON CONFLICT",
-                StatementKind::Insert { .. } => "INSERT ... SELECT",
-                _ => "this statement",
-            };
-            ExecError::unsupported(format!("{what} inside a transaction block"))
-        })
-    }
-
-    /// Plans `stmt` as an INSERT of constant rows without ON CONFLICT, with what it answers;
-    /// `None` if it is another statement (an INSERT ... SELECT, ON CONFLICT, not an INSERT).
-    pub fn plan_insert_of_constants(
-        &self,
-        stmt: &ParsedStatement,
-    ) -> Result<Option<ConstantInsert>, ExecError> {
-        if !matches!(stmt.kind(), StatementKind::Insert { .. }) {
-            return Ok(None);
-        }
-        match self.plan(stmt)? {
-            PlannedStatement::Insert {
-                table,
-                plan: Plan::Constant { rows },
-                returning,
-                on_conflict: None,
-            } => {
-                let result = written(
-                    "INSERT 0",
-                    returning.as_ref(),
-                    rows.iter().map(|(r, n)| (r.datums(), *n)),
-                )?;
-                Ok(Some((table, rows, result)))
-            }
-            _ => Ok(None),
-        }
-    }
-
     /// The answer to a SHOW statement about the catalog, or `None` if `stmt` is not one.
     pub fn show(&self, stmt: &ParsedStatement) -> Option<Result<ExecuteResult, ExecError>> {
         super::show::show(stmt, &self.lock().catalog)
@@ -656,139 +320,6 @@ impl Coordinator {
     /// The table or view called `name`.
     pub fn resolve(&self, name: &str) -> Option<kpg_sql::CatalogItem> {
         kpg_sql::Catalog::resolve(&self.lock().catalog, name)
-    }
-
-    /// Checks rows bound for `table` (e.g. from COPY) and appends them at one timestamp.
-    pub async fn insert_rows(
-        self: &Arc<Self>,
-        table: GlobalId,
-        rows: Vec<(Row, i64)>,
-    ) -> Result<(), ExecError> {
-        self.commit_writes(vec![(table, rows)]).await
-    }
-
-    /// Checks a committed transaction's writes together against the tables' constraints and
-    /// appends them at one timestamp.
-    pub async fn commit_writes(
-        self: &Arc<Self>,
-        writes: Vec<(GlobalId, Vec<(Row, i64)>)>,
-    ) -> Result<(), ExecError> {
-        self.write(async {
-            {
-                let state = self.lock();
-                if let Some((table, _)) =
-                    writes.iter().find(|(t, _)| state.catalog.get(*t).is_none())
-                {
-                    return Err(ExecError::new(
-                        "42P01",
-                        format!("table u{table} was dropped during the transaction"),
-                    ));
-                }
-            }
-            self.check_writes(&writes).await?;
-            self.append(writes);
-            Ok(())
-        })
-        .await
-    }
-
-    pub(super) fn drop_objects(
-        &self,
-        ids: &[GlobalId],
-        cascade: bool,
-    ) -> Result<ExecuteResult, ExecError> {
-        let mut state = self.lock();
-        let catalog = &state.catalog;
-        let Some(first_kind) = ids.first().and_then(|id| catalog.kind(*id)) else {
-            return Ok(ExecuteResult::Command("DROP".into()));
-        };
-        if let Some((table, key)) = ids.iter().find_map(|id| catalog.constraint_of(*id)) {
-            return Err(ExecError::new(
-                "2BP01",
-                format!(
-                    "cannot drop index {} because constraint {} on table {} requires it",
-                    key.name, key.name, table.item.name
-                ),
-            ));
-        }
-        if let Some(sub) = ids.iter().find(|id| catalog.owner(**id).is_some()) {
-            let source = catalog
-                .owner(*sub)
-                .and_then(|s| catalog.name(s))
-                .unwrap_or("?");
-            return Err(ExecError::unsupported(format!(
-                "DROP SOURCE of a subsource on its own (\"{}\" belongs to source \"{source}\"; \
-                 drop that source)",
-                catalog.name(*sub).unwrap_or("?")
-            )));
-        }
-        let all = catalog.with_dependents(ids);
-        if !cascade {
-            // An object's own indexes go with it; anything else that depends on it must be
-            // dropped first, or with CASCADE.
-            let owned: Vec<GlobalId> = ids.iter().flat_map(|id| catalog.owned(*id)).collect();
-            if let Some(dependent) = all
-                .iter()
-                .find(|id| !ids.contains(id) && !owned.contains(id))
-            {
-                let object = *ids
-                    .iter()
-                    .find(|id| catalog.with_dependents(&[**id]).contains(dependent))
-                    .unwrap_or(&ids[0]);
-                let describe = |id: GlobalId| {
-                    let kind = catalog.kind(id).map_or("object", |k| k.noun());
-                    format!("{kind} {}", catalog.name(id).unwrap_or("?"))
-                };
-                return Err(ExecError::new(
-                    "2BP01",
-                    format!(
-                        "cannot drop {} because other objects depend on it",
-                        describe(object)
-                    ),
-                )
-                .with_detail(format!(
-                    "{} depends on {}",
-                    describe(*dependent),
-                    describe(object)
-                ))
-                .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
-            }
-        }
-        let collections: Vec<GlobalId> = all
-            .iter()
-            .copied()
-            .filter(|id| {
-                !matches!(
-                    catalog.kind(*id),
-                    Some(Kind::View | Kind::Connection | Kind::Sink)
-                )
-            })
-            .collect();
-        state
-            .catalog
-            .transact(all.iter().map(|id| Op::Drop(*id)).collect())?;
-        for id in all {
-            for ingest in state.ingests.remove(&id).unwrap_or_default() {
-                ingest.stop();
-            }
-            if let Some(sink) = state.sinks.remove(&id) {
-                sink.store(true, std::sync::atomic::Ordering::SeqCst);
-            }
-            state.dataflows.remove(&id);
-            if collections.contains(&id) {
-                self.compute.send(Command::DropCollection { id });
-            }
-        }
-        let tag = match first_kind {
-            Kind::Table => "DROP TABLE",
-            Kind::View => "DROP VIEW",
-            Kind::MaterializedView => "DROP MATERIALIZED VIEW",
-            Kind::Index => "DROP INDEX",
-            Kind::Source => "DROP SOURCE",
-            Kind::Connection => "DROP CONNECTION",
-            Kind::Sink => "DROP SINK",
-        };
-        Ok(ExecuteResult::Command(tag.into()))
     }
 }
 
@@ -826,48 +357,9 @@ fn check_system_use(planned: &PlannedStatement) -> Result<(), ExecError> {
     Ok(())
 }
 
-/// The catalog entry of the view or materialized view `id` that `stmt` creates: it reads
-/// `depends_on`, is defined by `plan`, and keeps its defining query's SQL and its statement.
-fn view_entry(
-    id: GlobalId,
-    name: String,
-    kind: ItemKind,
-    desc: RelationDesc,
-    depends_on: Vec<GlobalId>,
-    plan: Plan,
-    stmt: &ParsedStatement,
-) -> Entry {
-    let mut entry = Entry::new(CatalogItem {
-        id,
-        name,
-        kind,
-        desc,
-    });
-    entry.depends_on = depends_on;
-    entry.definition = Some(plan);
-    entry.sql = stmt.view_query_sql();
-    entry.create_sql = stmt.durable_sql();
-    entry
-}
-
 /// The one text column of an EXPLAIN's result.
 pub fn explain_desc(column: String) -> RelationDesc {
     RelationDesc::new(vec![(column, ColumnType::new(ScalarType::Text, false))])
-}
-
-pub(super) fn exists_result(
-    name: &str,
-    if_not_exists: bool,
-    tag: &str,
-) -> Result<ExecuteResult, ExecError> {
-    if if_not_exists {
-        Ok(ExecuteResult::Command(tag.into()))
-    } else {
-        Err(ExecError::new(
-            "42P07",
-            format!("relation \"{name}\" already exists"),
-        ))
-    }
 }
 
 /// Expands multiplicities, then orders, offsets, limits and projects the rows.

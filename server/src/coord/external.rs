@@ -35,7 +35,8 @@ use kpg_types::command::Command;
 use kpg_types::external::{Envelope, ExternalSourceDesc, Include, Transport};
 use kpg_types::{Datum, GlobalId, RelationDesc, Row};
 
-use super::execute::{exists_result, ExecuteResult};
+use super::ddl::exists_result;
+use super::execute::ExecuteResult;
 use super::introspection::DataflowMeta;
 use super::source_progress::{progress_desc, progress_name, Progress};
 use super::Coordinator;

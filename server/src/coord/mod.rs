@@ -19,6 +19,7 @@
 
 mod block_ddl;
 mod constraints;
+mod ddl;
 mod direct_peek;
 mod dispatch;
 mod durable;
@@ -39,6 +40,7 @@ mod sources;
 mod table_as;
 mod temporary;
 mod truncate;
+mod write;
 mod zoned_index;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};

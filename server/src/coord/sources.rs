@@ -10,7 +10,8 @@ use kpg_sql::{CatalogItem, ItemKind, PlannedExport};
 use kpg_types::command::Command;
 use kpg_types::{LoadGenerator, SourceDesc, SourceExport};
 
-use super::execute::{exists_result, ExecuteResult};
+use super::ddl::exists_result;
+use super::execute::ExecuteResult;
 use super::introspection::DataflowMeta;
 use super::Coordinator;
 use crate::catalog::{Entry, Op};

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use kpg_sql::RowSetFinishing;
 use kpg_types::{Plan, RelationDesc};
 
-use super::execute::{exists_result, finish, ExecuteResult};
+use super::ddl::exists_result;
+use super::execute::{finish, ExecuteResult};
 use super::{temporary, Coordinator};
 use crate::error::ExecError;
 

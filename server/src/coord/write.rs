@@ -1,0 +1,189 @@
+//! Writes the coordinator runs: INSERT, UPDATE and DELETE (UPDATE ... FROM and DELETE ...
+//! USING are in `returning.rs`, ON CONFLICT in `on_conflict.rs`, TRUNCATE in `truncate.rs`),
+//! the constant INSERTs a transaction block buffers, and the commit of a block's or COPY's
+//! rows — each checked against the tables' constraints and appended at one timestamp.
+
+use std::sync::Arc;
+
+use kpg_sql::{OnConflict, ParsedStatement, PlannedStatement, Returning, StatementKind};
+use kpg_types::{GlobalId, Plan, Row, ScalarExpr};
+
+use super::execute::{ConstantInsert, ExecuteResult};
+use super::returning::{by_position, written};
+use super::Coordinator;
+use crate::error::ExecError;
+
+impl Coordinator {
+    /// INSERT: `plan`'s rows into `table`.
+    pub(super) async fn insert(
+        self: &Arc<Self>,
+        table: GlobalId,
+        plan: Plan,
+        returning: Option<Returning>,
+        on_conflict: Option<OnConflict>,
+    ) -> Result<ExecuteResult, ExecError> {
+        let rows = match plan {
+            Plan::Constant { rows } => rows,
+            plan => self.peek(plan).await?,
+        };
+        if let Some(on_conflict) = on_conflict {
+            return self
+                .insert_on_conflict(table, rows, on_conflict, returning)
+                .await;
+        }
+        let writes = vec![(table, rows)];
+        self.check_writes(&writes).await?;
+        let result = written(
+            "INSERT 0",
+            returning.as_ref(),
+            writes[0].1.iter().map(|(r, n)| (r.datums(), *n)),
+        )?;
+        self.append(writes);
+        Ok(result)
+    }
+
+    /// UPDATE: the rows of `table` for which every predicate holds get `assignments`.
+    pub(super) async fn update(
+        self: &Arc<Self>,
+        table: GlobalId,
+        predicates: Vec<ScalarExpr>,
+        assignments: Vec<ScalarExpr>,
+        returning: Option<Returning>,
+    ) -> Result<ExecuteResult, ExecError> {
+        let mut old = self.stored_rows(table, predicates).await?;
+        by_position(&mut old);
+        // The statement's time, one value for every row (current_date and friends).
+        let (txn_start, now) = crate::statement_context::clock();
+        let assignments: Vec<_> = assignments
+            .into_iter()
+            .map(|mut e| {
+                e.bind_clock(txn_start, now);
+                e
+            })
+            .collect();
+        let mut updates = Vec::with_capacity(old.len() * 2);
+        for (row, n) in old {
+            let new = Row::new(
+                assignments
+                    .iter()
+                    .map(|e| e.eval(&row.datums()))
+                    .collect::<Result<Vec<_>, _>>()?,
+            );
+            updates.push((row, -n));
+            updates.push((new, n));
+        }
+        let writes = vec![(table, updates)];
+        self.check_writes(&writes).await?;
+        let result = written(
+            "UPDATE",
+            returning.as_ref(),
+            writes[0]
+                .1
+                .iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|(r, n)| (r.datums(), *n)),
+        )?;
+        self.append(writes);
+        Ok(result)
+    }
+
+    /// DELETE: the rows of `table` for which every predicate holds.
+    pub(super) async fn delete(
+        self: &Arc<Self>,
+        table: GlobalId,
+        predicates: Vec<ScalarExpr>,
+        returning: Option<Returning>,
+    ) -> Result<ExecuteResult, ExecError> {
+        let mut old = self.stored_rows(table, predicates).await?;
+        by_position(&mut old);
+        let result = written(
+            "DELETE",
+            returning.as_ref(),
+            old.iter().map(|(r, n)| (r.datums(), *n)),
+        )?;
+        self.append(vec![(
+            table,
+            old.into_iter().map(|(r, n)| (r, -n)).collect(),
+        )]);
+        Ok(result)
+    }
+
+    /// Plans an INSERT of constant rows for a transaction block (to be checked, not yet
+    /// written), with what it answers: its tag, or its RETURNING rows.
+    pub fn plan_constant_insert(
+        &self,
+        stmt: &ParsedStatement,
+    ) -> Result<ConstantInsert, ExecError> {
+        self.plan_insert_of_constants(stmt)?.ok_or_else(|| {
+            let what = match stmt.kind() {
+                StatementKind::Insert {
+                    on_conflict: true, ..
+                } => "INSERT ... ON CONFLICT",
+                StatementKind::Insert { .. } => "INSERT ... SELECT",
+                _ => "this statement",
+            };
+            ExecError::unsupported(format!("{what} inside a transaction block"))
+        })
+    }
+
+    /// Plans `stmt` as an INSERT of constant rows without ON CONFLICT, with what it answers;
+    /// `None` if it is another statement (an INSERT ... SELECT, ON CONFLICT, not an INSERT).
+    pub fn plan_insert_of_constants(
+        &self,
+        stmt: &ParsedStatement,
+    ) -> Result<Option<ConstantInsert>, ExecError> {
+        if !matches!(stmt.kind(), StatementKind::Insert { .. }) {
+            return Ok(None);
+        }
+        match self.plan(stmt)? {
+            PlannedStatement::Insert {
+                table,
+                plan: Plan::Constant { rows },
+                returning,
+                on_conflict: None,
+            } => {
+                let result = written(
+                    "INSERT 0",
+                    returning.as_ref(),
+                    rows.iter().map(|(r, n)| (r.datums(), *n)),
+                )?;
+                Ok(Some((table, rows, result)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Checks rows bound for `table` (e.g. from COPY) and appends them at one timestamp.
+    pub async fn insert_rows(
+        self: &Arc<Self>,
+        table: GlobalId,
+        rows: Vec<(Row, i64)>,
+    ) -> Result<(), ExecError> {
+        self.commit_writes(vec![(table, rows)]).await
+    }
+
+    /// Checks a committed transaction's writes together against the tables' constraints and
+    /// appends them at one timestamp.
+    pub async fn commit_writes(
+        self: &Arc<Self>,
+        writes: Vec<(GlobalId, Vec<(Row, i64)>)>,
+    ) -> Result<(), ExecError> {
+        self.write(async {
+            {
+                let state = self.lock();
+                if let Some((table, _)) =
+                    writes.iter().find(|(t, _)| state.catalog.get(*t).is_none())
+                {
+                    return Err(ExecError::new(
+                        "42P01",
+                        format!("table u{table} was dropped during the transaction"),
+                    ));
+                }
+            }
+            self.check_writes(&writes).await?;
+            self.append(writes);
+            Ok(())
+        })
+        .await
+    }
+}
