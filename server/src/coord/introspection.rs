@@ -355,7 +355,7 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
     }
 
     fn always_empty(&self, id: GlobalId) -> bool {
-        pg_catalog::by_id(id).is_some_and(|r| r.empty)
+        pg_catalog::by_id(id).is_some_and(|r| r.empty())
     }
 
     fn column_defaults(&self, id: GlobalId) -> Vec<Option<kpg_sql::ColumnDefault>> {

@@ -22,6 +22,7 @@
 use kpg_sql::PgLookup;
 use kpg_types::{ColumnType, Datum, GlobalId, RelationDesc, ScalarType};
 
+use super::info_schema;
 use super::pg_rows::{self, Snapshot};
 use crate::catalog::ids::ObjectId;
 use crate::catalog::Catalog;
@@ -36,9 +37,43 @@ pub struct SystemRelation {
     pub name: &'static str,
     pub oid: i64,
     pub columns: Columns,
-    /// Empty by construction: describes something kpg does not have.
-    pub empty: bool,
+    /// Its rows as the catalog stands; `None` if it is empty by construction (it describes
+    /// something kpg does not have).
+    pub rows: Option<Rows>,
 }
+
+/// What computes a system relation's rows from a snapshot of the catalog.
+pub type Rows = fn(&Snapshot) -> Vec<Vec<Datum>>;
+
+impl SystemRelation {
+    /// Empty by construction.
+    pub fn empty(&self) -> bool {
+        self.rows.is_none()
+    }
+}
+
+/// Declares the row of a system relation once: its columns in order, each with its type
+/// letter (`Columns`). A row is built as a struct literal, so the compiler sees that every
+/// column gets a value, by name; `COLUMNS` is the relation's schema and `into_row` the values
+/// in its order.
+macro_rules! system_row {
+    ($(#[$doc:meta])* $row:ident { $($column:ident: $ty:literal),* $(,)? }) => {
+        $(#[$doc])*
+        pub struct $row {
+            $(pub $column: kpg_types::Datum),*
+        }
+
+        impl $row {
+            pub const COLUMNS: $crate::coord::pg_catalog::Columns =
+                &[$((stringify!($column), $ty)),*];
+
+            pub fn into_row(self) -> Vec<kpg_types::Datum> {
+                vec![$(self.$column),*]
+            }
+        }
+    };
+}
+pub(crate) use system_row;
 
 const PG: &str = "pg_catalog";
 const INFO: &str = "information_schema";
@@ -48,13 +83,14 @@ const fn rel(
     name: &'static str,
     oid: i64,
     columns: Columns,
+    rows: Rows,
 ) -> SystemRelation {
     SystemRelation {
         schema,
         name,
         oid,
         columns,
-        empty: false,
+        rows: Some(rows),
     }
 }
 
@@ -64,7 +100,7 @@ const fn empty(name: &'static str, oid: i64, columns: Columns) -> SystemRelation
         name,
         oid,
         columns,
-        empty: true,
+        rows: None,
     }
 }
 
@@ -73,215 +109,79 @@ pub const RELATIONS: &[SystemRelation] = &[
         PG,
         "pg_namespace",
         2615,
-        &[
-            ("oid", 'o'),
-            ("nspname", 't'),
-            ("nspowner", 'o'),
-            ("nspacl", 't'),
-        ],
+        pg_rows::PgNamespace::COLUMNS,
+        pg_rows::pg_namespace,
     ),
     rel(
         PG,
         "pg_class",
         1259,
-        &[
-            ("oid", 'o'),
-            ("relname", 't'),
-            ("relnamespace", 'o'),
-            ("reltype", 'o'),
-            ("reloftype", 'o'),
-            ("relowner", 'o'),
-            ("relam", 'o'),
-            ("relfilenode", 'o'),
-            ("reltablespace", 'o'),
-            ("relpages", 'i'),
-            ("reltuples", 'f'),
-            ("relallvisible", 'i'),
-            ("reltoastrelid", 'o'),
-            ("relhasindex", 'b'),
-            ("relisshared", 'b'),
-            ("relpersistence", 't'),
-            ("relkind", 't'),
-            ("relnatts", 'i'),
-            ("relchecks", 'i'),
-            ("relhasrules", 'b'),
-            ("relhastriggers", 'b'),
-            ("relhassubclass", 'b'),
-            ("relrowsecurity", 'b'),
-            ("relforcerowsecurity", 'b'),
-            ("relispopulated", 'b'),
-            ("relreplident", 't'),
-            ("relispartition", 'b'),
-            ("relrewrite", 'o'),
-            ("relacl", 't'),
-            ("reloptions", 'T'),
-            ("relpartbound", 't'),
-        ],
+        pg_rows::PgClass::COLUMNS,
+        pg_rows::pg_class,
     ),
     rel(
         PG,
         "pg_attribute",
         1249,
-        &[
-            ("attrelid", 'o'),
-            ("attname", 't'),
-            ("atttypid", 'o'),
-            ("attstattarget", 'i'),
-            ("attlen", 'i'),
-            ("attnum", 'i'),
-            ("attndims", 'i'),
-            ("attcacheoff", 'i'),
-            ("atttypmod", 'i'),
-            ("attbyval", 'b'),
-            ("attalign", 't'),
-            ("attstorage", 't'),
-            ("attcompression", 't'),
-            ("attnotnull", 'b'),
-            ("atthasdef", 'b'),
-            ("atthasmissing", 'b'),
-            ("attidentity", 't'),
-            ("attgenerated", 't'),
-            ("attisdropped", 'b'),
-            ("attislocal", 'b'),
-            ("attinhcount", 'i'),
-            ("attcollation", 'o'),
-            ("attacl", 't'),
-            ("attoptions", 'T'),
-        ],
+        pg_rows::PgAttribute::COLUMNS,
+        pg_rows::pg_attribute,
     ),
     rel(
         PG,
         "pg_type",
         1247,
-        &[
-            ("oid", 'o'),
-            ("typname", 't'),
-            ("typnamespace", 'o'),
-            ("typowner", 'o'),
-            ("typlen", 'i'),
-            ("typbyval", 'b'),
-            ("typtype", 't'),
-            ("typcategory", 't'),
-            ("typispreferred", 'b'),
-            ("typisdefined", 'b'),
-            ("typdelim", 't'),
-            ("typrelid", 'o'),
-            ("typelem", 'o'),
-            ("typarray", 'o'),
-            ("typnotnull", 'b'),
-            ("typbasetype", 'o'),
-            ("typtypmod", 'i'),
-            ("typndims", 'i'),
-            ("typcollation", 'o'),
-            ("typdefault", 't'),
-        ],
+        pg_rows::PgType::COLUMNS,
+        pg_rows::pg_type,
     ),
     rel(
         PG,
         "pg_index",
         2610,
-        &[
-            ("indexrelid", 'o'),
-            ("indrelid", 'o'),
-            ("indnatts", 'i'),
-            ("indnkeyatts", 'i'),
-            ("indisunique", 'b'),
-            ("indnullsnotdistinct", 'b'),
-            ("indisprimary", 'b'),
-            ("indisexclusion", 'b'),
-            ("indimmediate", 'b'),
-            ("indisclustered", 'b'),
-            ("indisvalid", 'b'),
-            ("indcheckxmin", 'b'),
-            ("indisready", 'b'),
-            ("indislive", 'b'),
-            ("indisreplident", 'b'),
-            ("indkey", 'v'),
-            ("indclass", 'O'),
-            ("indoption", 'v'),
-            ("indexprs", 't'),
-            ("indpred", 't'),
-        ],
+        pg_rows::PgIndex::COLUMNS,
+        pg_rows::pg_index,
     ),
-    rel(
-        PG,
-        "pg_am",
-        2601,
-        &[
-            ("oid", 'o'),
-            ("amname", 't'),
-            ("amhandler", 'o'),
-            ("amtype", 't'),
-        ],
-    ),
+    rel(PG, "pg_am", 2601, pg_rows::PgAm::COLUMNS, pg_rows::pg_am),
     rel(
         PG,
         "pg_database",
         1262,
-        &[
-            ("oid", 'o'),
-            ("datname", 't'),
-            ("datdba", 'o'),
-            ("encoding", 'i'),
-            ("datlocprovider", 't'),
-            ("datistemplate", 'b'),
-            ("datallowconn", 'b'),
-            ("datconnlimit", 'i'),
-            ("datcollate", 't'),
-            ("datctype", 't'),
-            ("daticulocale", 't'),
-            ("datcollversion", 't'),
-            ("datacl", 't'),
-        ],
+        pg_rows::PgDatabase::COLUMNS,
+        pg_rows::pg_database,
     ),
-    rel(PG, "pg_roles", 12001, ROLE_COLUMNS),
-    rel(PG, "pg_authid", 1260, ROLE_COLUMNS),
+    rel(
+        PG,
+        "pg_roles",
+        12001,
+        pg_rows::PgAuthid::COLUMNS,
+        pg_rows::pg_roles,
+    ),
+    rel(
+        PG,
+        "pg_authid",
+        1260,
+        pg_rows::PgAuthid::COLUMNS,
+        pg_rows::pg_roles,
+    ),
     rel(
         PG,
         "pg_user",
         12002,
-        &[
-            ("usename", 't'),
-            ("usesysid", 'o'),
-            ("usecreatedb", 'b'),
-            ("usesuper", 'b'),
-            ("userepl", 'b'),
-            ("usebypassrls", 'b'),
-            ("passwd", 't'),
-            ("valuntil", 's'),
-            ("useconfig", 't'),
-        ],
+        pg_rows::PgUser::COLUMNS,
+        pg_rows::pg_user,
     ),
     rel(
         PG,
         "pg_collation",
         3456,
-        &[
-            ("oid", 'o'),
-            ("collname", 't'),
-            ("collnamespace", 'o'),
-            ("collowner", 'o'),
-            ("collprovider", 't'),
-            ("collisdeterministic", 'b'),
-            ("collencoding", 'i'),
-            ("collcollate", 't'),
-            ("collctype", 't'),
-        ],
+        pg_rows::PgCollation::COLUMNS,
+        pg_rows::pg_collation,
     ),
     rel(
         PG,
         "pg_settings",
         12003,
-        &[
-            ("name", 't'),
-            ("setting", 't'),
-            ("unit", 't'),
-            ("category", 't'),
-            ("short_desc", 't'),
-            ("context", 't'),
-            ("vartype", 't'),
-            ("source", 't'),
-        ],
+        pg_rows::PgSettings::COLUMNS,
+        pg_rows::pg_settings,
     ),
     empty(
         "pg_description",
@@ -297,22 +197,8 @@ pub const RELATIONS: &[SystemRelation] = &[
         PG,
         "pg_constraint",
         2606,
-        &[
-            ("oid", 'o'),
-            ("conname", 't'),
-            ("connamespace", 'o'),
-            ("contype", 't'),
-            ("condeferrable", 'b'),
-            ("condeferred", 'b'),
-            ("convalidated", 'b'),
-            ("conrelid", 'o'),
-            ("contypid", 'o'),
-            ("conindid", 'o'),
-            ("conparentid", 'o'),
-            ("confrelid", 'o'),
-            ("conkey", 'a'),
-            ("confkey", 'a'),
-        ],
+        pg_rows::PgConstraint::COLUMNS,
+        pg_rows::pg_constraint,
     ),
     empty(
         "pg_opclass",
@@ -367,12 +253,8 @@ pub const RELATIONS: &[SystemRelation] = &[
         PG,
         "pg_attrdef",
         2604,
-        &[
-            ("oid", 'o'),
-            ("adrelid", 'o'),
-            ("adnum", 'i'),
-            ("adbin", 't'),
-        ],
+        pg_rows::PgAttrdef::COLUMNS,
+        pg_rows::pg_attrdef,
     ),
     empty(
         "pg_policy",
@@ -473,95 +355,30 @@ pub const RELATIONS: &[SystemRelation] = &[
         INFO,
         "schemata",
         13001,
-        &[
-            ("catalog_name", 't'),
-            ("schema_name", 't'),
-            ("schema_owner", 't'),
-            ("default_character_set_catalog", 't'),
-            ("default_character_set_schema", 't'),
-            ("default_character_set_name", 't'),
-            ("sql_path", 't'),
-        ],
+        info_schema::InfoSchemata::COLUMNS,
+        info_schema::schemata,
     ),
     rel(
         INFO,
         "tables",
         13002,
-        &[
-            ("table_catalog", 't'),
-            ("table_schema", 't'),
-            ("table_name", 't'),
-            ("table_type", 't'),
-            ("self_referencing_column_name", 't'),
-            ("reference_generation", 't'),
-            ("user_defined_type_catalog", 't'),
-            ("user_defined_type_schema", 't'),
-            ("user_defined_type_name", 't'),
-            ("is_insertable_into", 't'),
-            ("is_typed", 't'),
-            ("commit_action", 't'),
-        ],
+        info_schema::InfoTables::COLUMNS,
+        info_schema::tables,
     ),
     rel(
         INFO,
         "columns",
         13003,
-        &[
-            ("table_catalog", 't'),
-            ("table_schema", 't'),
-            ("table_name", 't'),
-            ("column_name", 't'),
-            ("ordinal_position", 'i'),
-            ("column_default", 't'),
-            ("is_nullable", 't'),
-            ("data_type", 't'),
-            ("character_maximum_length", 'i'),
-            ("character_octet_length", 'i'),
-            ("numeric_precision", 'i'),
-            ("numeric_precision_radix", 'i'),
-            ("numeric_scale", 'i'),
-            ("datetime_precision", 'i'),
-            ("udt_catalog", 't'),
-            ("udt_schema", 't'),
-            ("udt_name", 't'),
-            ("is_identity", 't'),
-            ("is_generated", 't'),
-            ("is_updatable", 't'),
-        ],
+        info_schema::InfoColumns::COLUMNS,
+        info_schema::columns,
     ),
     rel(
         INFO,
         "views",
         13004,
-        &[
-            ("table_catalog", 't'),
-            ("table_schema", 't'),
-            ("table_name", 't'),
-            ("view_definition", 't'),
-            ("check_option", 't'),
-            ("is_updatable", 't'),
-            ("is_insertable_into", 't'),
-            ("is_trigger_updatable", 't'),
-            ("is_trigger_deletable", 't'),
-            ("is_trigger_insertable_into", 't'),
-        ],
+        info_schema::InfoViews::COLUMNS,
+        info_schema::views,
     ),
-];
-
-const ROLE_COLUMNS: Columns = &[
-    ("oid", 'o'),
-    ("rolname", 't'),
-    ("rolsuper", 'b'),
-    ("rolinherit", 'b'),
-    ("rolcreaterole", 'b'),
-    ("rolcreatedb", 'b'),
-    ("rolcanlogin", 'b'),
-    ("rolreplication", 'b'),
-    ("rolconnlimit", 'i'),
-    ("rolpassword", 't'),
-    ("rolvaliduntil", 's'),
-    ("rolbypassrls", 'b'),
-    ("rolconfig", 't'),
 ];
 
 /// The system ids of the system relations are this plus their index in `RELATIONS` (the
@@ -617,17 +434,10 @@ pub fn desc(r: &SystemRelation) -> RelationDesc {
 
 /// The rows of `r` as the catalog stands now.
 pub fn rows(r: &SystemRelation, catalog: &Catalog) -> Vec<Vec<Datum>> {
-    if r.empty {
-        return Vec::new();
+    match r.rows {
+        Some(rows) => rows(&Snapshot::new(catalog)),
+        None => Vec::new(),
     }
-    let snap = Snapshot::new(catalog);
-    let rows = pg_rows::rows(r, &snap);
-    debug_assert!(
-        rows.iter().all(|row| row.len() == r.columns.len()),
-        "{}",
-        r.name
-    );
-    rows
 }
 
 /// What the planner's pg_catalog functions look up.

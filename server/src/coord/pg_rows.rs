@@ -8,7 +8,7 @@
 use kpg_sql::{ItemKind, PgLookup};
 use kpg_types::{quote_ident, Datum, RelationDesc, ScalarExpr, ScalarType, PG_TYPES};
 
-use super::pg_catalog::{self, SystemRelation, RELATIONS};
+use super::pg_catalog::{self, system_row, RELATIONS};
 use crate::catalog::{temp, Catalog};
 
 pub const NS_PG_CATALOG: i64 = 11;
@@ -311,309 +311,619 @@ fn collation(ty: &ScalarType) -> i64 {
     }
 }
 
-pub fn rows(r: &SystemRelation, s: &Snapshot) -> Vec<Vec<Datum>> {
-    match (r.schema, r.name) {
-        (_, "pg_namespace") => namespaces(s)
-            .iter()
-            .map(|n| vec![o(*n), t(nspname(*n)), o(ROLE.0), N])
-            .collect(),
-        (_, "pg_class") => s
-            .relations
-            .iter()
-            .map(|r| {
-                let kind = r.kind.to_string();
-                let am = if r.kind == 'i' { AM_ARRANGEMENT.0 } else { 0 };
-                let replident = if matches!(r.kind, 'r' | 'm') {
-                    "d"
-                } else {
-                    "n"
-                };
-                vec![
-                    o(r.oid),
-                    t(&r.name),
-                    o(r.namespace),
-                    o(0),
-                    o(0),
-                    o(ROLE.0),
-                    o(am),
-                    o(0),
-                    o(0),
-                    i(0),
-                    Datum::Float64((-1.0).into()),
-                    i(0),
-                    o(0),
-                    b(r.has_index),
-                    b(false),
-                    t("p"),
-                    t(kind),
-                    i(r.desc.columns.len() as i32),
-                    i(0),
-                    b(false),
-                    b(false),
-                    b(false),
-                    b(false),
-                    b(false),
-                    b(true),
-                    t(replident),
-                    b(false),
-                    o(0),
-                    N,
-                    N,
-                    N,
-                ]
-            })
-            .collect(),
-        (_, "pg_attribute") => s
-            .relations
-            .iter()
-            .flat_map(|r| {
-                r.desc
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .map(move |(n, (name, ty))| {
-                        let (len, byval, storage) = type_layout(&ty.scalar);
-                        vec![
-                            o(r.oid),
-                            t(name),
-                            o(ty.scalar.oid().into()),
-                            i(-1),
-                            i(len),
-                            i(n as i32 + 1),
-                            i(0),
-                            i(-1),
-                            i(ty.scalar.typmod()),
-                            b(byval),
-                            t("d"),
-                            // NOT NULL is a constraint: only tables have one.
-                            t(storage),
-                            t(""),
-                            b(!ty.nullable && r.kind == 'r'),
-                            b(r.defaults.get(n).is_some_and(Option::is_some)),
-                            b(false),
-                            t(""),
-                            t(""),
-                            b(false),
-                            b(true),
-                            i(0),
-                            o(collation(&ty.scalar)),
-                            N,
-                            N,
-                        ]
-                    })
-            })
-            .collect(),
-        (_, "pg_type") => PG_TYPES
-            .iter()
-            .flat_map(|(oid, _, array)| {
-                let name = type_name(*oid);
-                let scalar = [
-                    o(*oid),
-                    t(name),
-                    o(NS_PG_CATALOG),
-                    o(ROLE.0),
-                    i(-1),
-                    b(false),
-                    t("b"),
-                    t("U"),
-                    b(false),
-                    b(true),
-                    t(","),
-                    o(0),
-                    o(0),
-                    o(*array),
-                    b(false),
-                    o(0),
-                    i(-1),
-                    i(0),
-                    o(if matches!(*oid, 25 | 1042 | 1043) {
-                        100
-                    } else {
-                        0
-                    }),
-                    N,
-                ];
-                let arr = [
-                    o(*array),
-                    t(format!("_{name}")),
-                    o(NS_PG_CATALOG),
-                    o(ROLE.0),
-                    i(-1),
-                    b(false),
-                    t("b"),
-                    t("A"),
-                    b(false),
-                    b(true),
-                    t(","),
-                    o(0),
-                    o(*oid),
-                    o(0),
-                    b(false),
-                    o(0),
-                    i(-1),
-                    i(0),
-                    o(0),
-                    N,
-                ];
-                [scalar.to_vec(), arr.to_vec()]
-            })
-            .collect(),
-        // A default's adbin holds its text, which pg_get_expr returns (see pg_compat.rs).
-        (_, "pg_attrdef") => s
-            .relations
-            .iter()
-            .flat_map(|r| {
-                r.defaults.iter().enumerate().filter_map(move |(n, d)| {
-                    let sql = d.as_ref()?;
-                    Some(vec![
-                        o(attrdef_oid(r.oid, n)),
-                        o(r.oid),
-                        i(n as i32 + 1),
-                        t(pretty(sql)),
-                    ])
-                })
-            })
-            .collect(),
-        (_, "pg_index") => s
-            .relations
-            .iter()
-            .filter_map(|r| {
-                let (on, keys) = r.index.as_ref()?;
-                let n = keys.len() as i32;
-                // indkey: each key's column number; indoption: no DESC or NULLS FIRST keys.
-                let indkey = Datum::Int2Vector(attnums(s, *on, keys));
-                let indoption = Datum::Int2Vector(vec![0; keys.len()]);
-                Some(vec![
-                    o(r.oid),
-                    o(*on),
-                    i(n),
-                    i(n),
-                    b(r.primary.is_some()),
-                    b(false),
-                    b(r.primary == Some(true)),
-                    b(false),
-                    b(true),
-                    b(false),
-                    b(true),
-                    b(false),
-                    b(true),
-                    b(true),
-                    b(false),
-                    indkey,
-                    Datum::Array(vec![Datum::Int64(0); keys.len()]),
-                    indoption,
-                    N,
-                    N,
-                ])
-            })
-            .collect(),
-        // A primary key or unique constraint for each index that enforces one (named as its
-        // index); its OID is the index's plus CONSTRAINT_OID_OFFSET.
-        (_, "pg_constraint") => s
-            .relations
-            .iter()
-            .filter_map(|r| {
-                let primary = r.primary?;
-                let (on, keys) = r.index.as_ref()?;
-                let conkey = attnums(s, *on, keys)
-                    .into_iter()
-                    .map(Datum::Int16)
-                    .collect();
-                Some(vec![
-                    o(r.oid + CONSTRAINT_OID_OFFSET),
-                    t(r.name.clone()),
-                    o(r.namespace),
-                    t(if primary { "p" } else { "u" }),
-                    b(false),
-                    b(false),
-                    b(true),
-                    o(*on),
-                    o(0),
-                    o(r.oid),
-                    o(0),
-                    o(0),
-                    Datum::Array(conkey),
-                    N,
-                ])
-            })
-            .collect(),
-        (_, "pg_am") => vec![vec![o(AM_ARRANGEMENT.0), t(AM_ARRANGEMENT.1), o(0), t("i")]],
-        (_, "pg_database") => vec![vec![
-            o(DATABASE_OID),
-            t(kpg_sql::DATABASE),
-            o(ROLE.0),
-            i(6),
-            t("c"),
-            b(false),
-            b(true),
-            i(-1),
-            t("C"),
-            t("C"),
-            N,
-            N,
-            N,
-        ]],
-        (_, "pg_roles" | "pg_authid") => vec![vec![
-            o(ROLE.0),
-            t(ROLE.1),
-            b(true),
-            b(true),
-            b(true),
-            b(true),
-            b(true),
-            b(false),
-            i(-1),
-            t("********"),
-            N,
-            b(true),
-            N,
-        ]],
-        (_, "pg_user") => vec![vec![
-            t(ROLE.1),
-            o(ROLE.0),
-            b(true),
-            b(true),
-            b(false),
-            b(true),
-            t("********"),
-            N,
-            N,
-        ]],
-        (_, "pg_collation") => [(100, "default", "d"), (950, "C", "c"), (951, "POSIX", "c")]
-            .iter()
-            .map(|(oid, name, provider)| {
-                let locale = if *provider == "d" { N } else { t(*name) };
-                vec![
-                    o(*oid),
-                    t(*name),
-                    o(NS_PG_CATALOG),
-                    o(ROLE.0),
-                    t(*provider),
-                    b(true),
-                    i(-1),
-                    locale.clone(),
-                    locale,
-                ]
-            })
-            .collect(),
-        (_, "pg_settings") => SETTINGS
-            .iter()
-            .map(|(name, setting)| {
-                vec![
-                    t(*name),
-                    t(*setting),
-                    N,
-                    t("kpg"),
-                    t(""),
-                    t("user"),
-                    t("string"),
-                    t("default"),
-                ]
-            })
-            .collect(),
-        ("information_schema", name) => super::info_schema::rows(name, s),
-        _ => Vec::new(),
+system_row! {
+    /// A row of `pg_namespace`.
+    PgNamespace {
+        oid: 'o',
+        nspname: 't',
+        nspowner: 'o',
+        nspacl: 't',
     }
+}
+
+pub fn pg_namespace(s: &Snapshot) -> Vec<Vec<Datum>> {
+    namespaces(s)
+        .iter()
+        .map(|n| {
+            PgNamespace {
+                oid: o(*n),
+                nspname: t(nspname(*n)),
+                nspowner: o(ROLE.0),
+                nspacl: N,
+            }
+            .into_row()
+        })
+        .collect()
+}
+
+system_row! {
+    /// A row of `pg_class`.
+    PgClass {
+        oid: 'o',
+        relname: 't',
+        relnamespace: 'o',
+        reltype: 'o',
+        reloftype: 'o',
+        relowner: 'o',
+        relam: 'o',
+        relfilenode: 'o',
+        reltablespace: 'o',
+        relpages: 'i',
+        reltuples: 'f',
+        relallvisible: 'i',
+        reltoastrelid: 'o',
+        relhasindex: 'b',
+        relisshared: 'b',
+        relpersistence: 't',
+        relkind: 't',
+        relnatts: 'i',
+        relchecks: 'i',
+        relhasrules: 'b',
+        relhastriggers: 'b',
+        relhassubclass: 'b',
+        relrowsecurity: 'b',
+        relforcerowsecurity: 'b',
+        relispopulated: 'b',
+        relreplident: 't',
+        relispartition: 'b',
+        relrewrite: 'o',
+        relacl: 't',
+        reloptions: 'T',
+        relpartbound: 't',
+    }
+}
+
+pub fn pg_class(s: &Snapshot) -> Vec<Vec<Datum>> {
+    s.relations
+        .iter()
+        .map(|r| {
+            let kind = r.kind.to_string();
+            let am = if r.kind == 'i' { AM_ARRANGEMENT.0 } else { 0 };
+            let replident = if matches!(r.kind, 'r' | 'm') {
+                "d"
+            } else {
+                "n"
+            };
+            PgClass {
+                oid: o(r.oid),
+                relname: t(&r.name),
+                relnamespace: o(r.namespace),
+                reltype: o(0),
+                reloftype: o(0),
+                relowner: o(ROLE.0),
+                relam: o(am),
+                relfilenode: o(0),
+                reltablespace: o(0),
+                relpages: i(0),
+                reltuples: Datum::Float64((-1.0).into()),
+                relallvisible: i(0),
+                reltoastrelid: o(0),
+                relhasindex: b(r.has_index),
+                relisshared: b(false),
+                relpersistence: t("p"),
+                relkind: t(kind),
+                relnatts: i(r.desc.columns.len() as i32),
+                relchecks: i(0),
+                relhasrules: b(false),
+                relhastriggers: b(false),
+                relhassubclass: b(false),
+                relrowsecurity: b(false),
+                relforcerowsecurity: b(false),
+                relispopulated: b(true),
+                relreplident: t(replident),
+                relispartition: b(false),
+                relrewrite: o(0),
+                relacl: N,
+                reloptions: N,
+                relpartbound: N,
+            }
+            .into_row()
+        })
+        .collect()
+}
+
+system_row! {
+    /// A row of `pg_attribute`.
+    PgAttribute {
+        attrelid: 'o',
+        attname: 't',
+        atttypid: 'o',
+        attstattarget: 'i',
+        attlen: 'i',
+        attnum: 'i',
+        attndims: 'i',
+        attcacheoff: 'i',
+        atttypmod: 'i',
+        attbyval: 'b',
+        attalign: 't',
+        attstorage: 't',
+        attcompression: 't',
+        attnotnull: 'b',
+        atthasdef: 'b',
+        atthasmissing: 'b',
+        attidentity: 't',
+        attgenerated: 't',
+        attisdropped: 'b',
+        attislocal: 'b',
+        attinhcount: 'i',
+        attcollation: 'o',
+        attacl: 't',
+        attoptions: 'T',
+    }
+}
+
+pub fn pg_attribute(s: &Snapshot) -> Vec<Vec<Datum>> {
+    s.relations
+        .iter()
+        .flat_map(|r| {
+            r.desc
+                .columns
+                .iter()
+                .enumerate()
+                .map(move |(n, (name, ty))| {
+                    let (len, byval, storage) = type_layout(&ty.scalar);
+                    PgAttribute {
+                        attrelid: o(r.oid),
+                        attname: t(name),
+                        atttypid: o(ty.scalar.oid().into()),
+                        attstattarget: i(-1),
+                        attlen: i(len),
+                        attnum: i(n as i32 + 1),
+                        attndims: i(0),
+                        attcacheoff: i(-1),
+                        atttypmod: i(ty.scalar.typmod()),
+                        attbyval: b(byval),
+                        attalign: t("d"),
+                        // NOT NULL is a constraint: only tables have one.
+                        attstorage: t(storage),
+                        attcompression: t(""),
+                        attnotnull: b(!ty.nullable && r.kind == 'r'),
+                        atthasdef: b(r.defaults.get(n).is_some_and(Option::is_some)),
+                        atthasmissing: b(false),
+                        attidentity: t(""),
+                        attgenerated: t(""),
+                        attisdropped: b(false),
+                        attislocal: b(true),
+                        attinhcount: i(0),
+                        attcollation: o(collation(&ty.scalar)),
+                        attacl: N,
+                        attoptions: N,
+                    }
+                    .into_row()
+                })
+        })
+        .collect()
+}
+
+system_row! {
+    /// A row of `pg_type`.
+    PgType {
+        oid: 'o',
+        typname: 't',
+        typnamespace: 'o',
+        typowner: 'o',
+        typlen: 'i',
+        typbyval: 'b',
+        typtype: 't',
+        typcategory: 't',
+        typispreferred: 'b',
+        typisdefined: 'b',
+        typdelim: 't',
+        typrelid: 'o',
+        typelem: 'o',
+        typarray: 'o',
+        typnotnull: 'b',
+        typbasetype: 'o',
+        typtypmod: 'i',
+        typndims: 'i',
+        typcollation: 'o',
+        typdefault: 't',
+    }
+}
+
+pub fn pg_type(_: &Snapshot) -> Vec<Vec<Datum>> {
+    PG_TYPES
+        .iter()
+        .flat_map(|(oid, _, array)| {
+            let name = type_name(*oid);
+            let scalar = PgType {
+                oid: o(*oid),
+                typname: t(name),
+                typnamespace: o(NS_PG_CATALOG),
+                typowner: o(ROLE.0),
+                typlen: i(-1),
+                typbyval: b(false),
+                typtype: t("b"),
+                typcategory: t("U"),
+                typispreferred: b(false),
+                typisdefined: b(true),
+                typdelim: t(","),
+                typrelid: o(0),
+                typelem: o(0),
+                typarray: o(*array),
+                typnotnull: b(false),
+                typbasetype: o(0),
+                typtypmod: i(-1),
+                typndims: i(0),
+                typcollation: o(if matches!(*oid, 25 | 1042 | 1043) {
+                    100
+                } else {
+                    0
+                }),
+                typdefault: N,
+            }
+            .into_row();
+            let arr = PgType {
+                oid: o(*array),
+                typname: t(format!("_{name}")),
+                typnamespace: o(NS_PG_CATALOG),
+                typowner: o(ROLE.0),
+                typlen: i(-1),
+                typbyval: b(false),
+                typtype: t("b"),
+                typcategory: t("A"),
+                typispreferred: b(false),
+                typisdefined: b(true),
+                typdelim: t(","),
+                typrelid: o(0),
+                typelem: o(*oid),
+                typarray: o(0),
+                typnotnull: b(false),
+                typbasetype: o(0),
+                typtypmod: i(-1),
+                typndims: i(0),
+                typcollation: o(0),
+                typdefault: N,
+            }
+            .into_row();
+            [scalar, arr]
+        })
+        .collect()
+}
+
+system_row! {
+    /// A row of `pg_attrdef`.
+    PgAttrdef {
+        oid: 'o',
+        adrelid: 'o',
+        adnum: 'i',
+        adbin: 't',
+    }
+}
+
+/// A default's adbin holds its text, which pg_get_expr returns (see pg_compat.rs).
+pub fn pg_attrdef(s: &Snapshot) -> Vec<Vec<Datum>> {
+    s.relations
+        .iter()
+        .flat_map(|r| {
+            r.defaults.iter().enumerate().filter_map(move |(n, d)| {
+                let sql = d.as_ref()?;
+                Some(
+                    PgAttrdef {
+                        oid: o(attrdef_oid(r.oid, n)),
+                        adrelid: o(r.oid),
+                        adnum: i(n as i32 + 1),
+                        adbin: t(pretty(sql)),
+                    }
+                    .into_row(),
+                )
+            })
+        })
+        .collect()
+}
+
+system_row! {
+    /// A row of `pg_index`.
+    PgIndex {
+        indexrelid: 'o',
+        indrelid: 'o',
+        indnatts: 'i',
+        indnkeyatts: 'i',
+        indisunique: 'b',
+        indnullsnotdistinct: 'b',
+        indisprimary: 'b',
+        indisexclusion: 'b',
+        indimmediate: 'b',
+        indisclustered: 'b',
+        indisvalid: 'b',
+        indcheckxmin: 'b',
+        indisready: 'b',
+        indislive: 'b',
+        indisreplident: 'b',
+        indkey: 'v',
+        indclass: 'O',
+        indoption: 'v',
+        indexprs: 't',
+        indpred: 't',
+    }
+}
+
+pub fn pg_index(s: &Snapshot) -> Vec<Vec<Datum>> {
+    s.relations
+        .iter()
+        .filter_map(|r| {
+            let (on, keys) = r.index.as_ref()?;
+            let n = keys.len() as i32;
+            // indkey: each key's column number; indoption: no DESC or NULLS FIRST keys.
+            let indkey = Datum::Int2Vector(attnums(s, *on, keys));
+            let indoption = Datum::Int2Vector(vec![0; keys.len()]);
+            Some(
+                PgIndex {
+                    indexrelid: o(r.oid),
+                    indrelid: o(*on),
+                    indnatts: i(n),
+                    indnkeyatts: i(n),
+                    indisunique: b(r.primary.is_some()),
+                    indnullsnotdistinct: b(false),
+                    indisprimary: b(r.primary == Some(true)),
+                    indisexclusion: b(false),
+                    indimmediate: b(true),
+                    indisclustered: b(false),
+                    indisvalid: b(true),
+                    indcheckxmin: b(false),
+                    indisready: b(true),
+                    indislive: b(true),
+                    indisreplident: b(false),
+                    indkey,
+                    indclass: Datum::Array(vec![Datum::Int64(0); keys.len()]),
+                    indoption,
+                    indexprs: N,
+                    indpred: N,
+                }
+                .into_row(),
+            )
+        })
+        .collect()
+}
+
+system_row! {
+    /// A row of `pg_constraint`.
+    PgConstraint {
+        oid: 'o',
+        conname: 't',
+        connamespace: 'o',
+        contype: 't',
+        condeferrable: 'b',
+        condeferred: 'b',
+        convalidated: 'b',
+        conrelid: 'o',
+        contypid: 'o',
+        conindid: 'o',
+        conparentid: 'o',
+        confrelid: 'o',
+        conkey: 'a',
+        confkey: 'a',
+    }
+}
+
+/// A primary key or unique constraint for each index that enforces one (named as its
+/// index); its OID is the index's plus CONSTRAINT_OID_OFFSET.
+pub fn pg_constraint(s: &Snapshot) -> Vec<Vec<Datum>> {
+    s.relations
+        .iter()
+        .filter_map(|r| {
+            let primary = r.primary?;
+            let (on, keys) = r.index.as_ref()?;
+            let conkey = attnums(s, *on, keys)
+                .into_iter()
+                .map(Datum::Int16)
+                .collect();
+            Some(
+                PgConstraint {
+                    oid: o(r.oid + CONSTRAINT_OID_OFFSET),
+                    conname: t(r.name.clone()),
+                    connamespace: o(r.namespace),
+                    contype: t(if primary { "p" } else { "u" }),
+                    condeferrable: b(false),
+                    condeferred: b(false),
+                    convalidated: b(true),
+                    conrelid: o(*on),
+                    contypid: o(0),
+                    conindid: o(r.oid),
+                    conparentid: o(0),
+                    confrelid: o(0),
+                    conkey: Datum::Array(conkey),
+                    confkey: N,
+                }
+                .into_row(),
+            )
+        })
+        .collect()
+}
+
+system_row! {
+    /// A row of `pg_am`.
+    PgAm {
+        oid: 'o',
+        amname: 't',
+        amhandler: 'o',
+        amtype: 't',
+    }
+}
+
+pub fn pg_am(_: &Snapshot) -> Vec<Vec<Datum>> {
+    vec![PgAm {
+        oid: o(AM_ARRANGEMENT.0),
+        amname: t(AM_ARRANGEMENT.1),
+        amhandler: o(0),
+        amtype: t("i"),
+    }
+    .into_row()]
+}
+
+system_row! {
+    /// A row of `pg_database`.
+    PgDatabase {
+        oid: 'o',
+        datname: 't',
+        datdba: 'o',
+        encoding: 'i',
+        datlocprovider: 't',
+        datistemplate: 'b',
+        datallowconn: 'b',
+        datconnlimit: 'i',
+        datcollate: 't',
+        datctype: 't',
+        daticulocale: 't',
+        datcollversion: 't',
+        datacl: 't',
+    }
+}
+
+pub fn pg_database(_: &Snapshot) -> Vec<Vec<Datum>> {
+    vec![PgDatabase {
+        oid: o(DATABASE_OID),
+        datname: t(kpg_sql::DATABASE),
+        datdba: o(ROLE.0),
+        encoding: i(6),
+        datlocprovider: t("c"),
+        datistemplate: b(false),
+        datallowconn: b(true),
+        datconnlimit: i(-1),
+        datcollate: t("C"),
+        datctype: t("C"),
+        daticulocale: N,
+        datcollversion: N,
+        datacl: N,
+    }
+    .into_row()]
+}
+
+system_row! {
+    /// A row of `pg_roles / pg_authid`.
+    PgAuthid {
+        oid: 'o',
+        rolname: 't',
+        rolsuper: 'b',
+        rolinherit: 'b',
+        rolcreaterole: 'b',
+        rolcreatedb: 'b',
+        rolcanlogin: 'b',
+        rolreplication: 'b',
+        rolconnlimit: 'i',
+        rolpassword: 't',
+        rolvaliduntil: 's',
+        rolbypassrls: 'b',
+        rolconfig: 't',
+    }
+}
+
+pub fn pg_roles(_: &Snapshot) -> Vec<Vec<Datum>> {
+    vec![PgAuthid {
+        oid: o(ROLE.0),
+        rolname: t(ROLE.1),
+        rolsuper: b(true),
+        rolinherit: b(true),
+        rolcreaterole: b(true),
+        rolcreatedb: b(true),
+        rolcanlogin: b(true),
+        rolreplication: b(false),
+        rolconnlimit: i(-1),
+        rolpassword: t("********"),
+        rolvaliduntil: N,
+        rolbypassrls: b(true),
+        rolconfig: N,
+    }
+    .into_row()]
+}
+
+system_row! {
+    /// A row of `pg_user`.
+    PgUser {
+        usename: 't',
+        usesysid: 'o',
+        usecreatedb: 'b',
+        usesuper: 'b',
+        userepl: 'b',
+        usebypassrls: 'b',
+        passwd: 't',
+        valuntil: 's',
+        useconfig: 't',
+    }
+}
+
+pub fn pg_user(_: &Snapshot) -> Vec<Vec<Datum>> {
+    vec![PgUser {
+        usename: t(ROLE.1),
+        usesysid: o(ROLE.0),
+        usecreatedb: b(true),
+        usesuper: b(true),
+        userepl: b(false),
+        usebypassrls: b(true),
+        passwd: t("********"),
+        valuntil: N,
+        useconfig: N,
+    }
+    .into_row()]
+}
+
+system_row! {
+    /// A row of `pg_collation`.
+    PgCollation {
+        oid: 'o',
+        collname: 't',
+        collnamespace: 'o',
+        collowner: 'o',
+        collprovider: 't',
+        collisdeterministic: 'b',
+        collencoding: 'i',
+        collcollate: 't',
+        collctype: 't',
+    }
+}
+
+pub fn pg_collation(_: &Snapshot) -> Vec<Vec<Datum>> {
+    [(100, "default", "d"), (950, "C", "c"), (951, "POSIX", "c")]
+        .iter()
+        .map(|(oid, name, provider)| {
+            let locale = if *provider == "d" { N } else { t(*name) };
+            PgCollation {
+                oid: o(*oid),
+                collname: t(*name),
+                collnamespace: o(NS_PG_CATALOG),
+                collowner: o(ROLE.0),
+                collprovider: t(*provider),
+                collisdeterministic: b(true),
+                collencoding: i(-1),
+                collcollate: locale.clone(),
+                collctype: locale,
+            }
+            .into_row()
+        })
+        .collect()
+}
+
+system_row! {
+    /// A row of `pg_settings`.
+    PgSettings {
+        name: 't',
+        setting: 't',
+        unit: 't',
+        category: 't',
+        short_desc: 't',
+        context: 't',
+        vartype: 't',
+        source: 't',
+    }
+}
+
+pub fn pg_settings(_: &Snapshot) -> Vec<Vec<Datum>> {
+    SETTINGS
+        .iter()
+        .map(|(name, setting)| {
+            PgSettings {
+                name: t(*name),
+                setting: t(*setting),
+                unit: N,
+                category: t("kpg"),
+                short_desc: t(""),
+                context: t("user"),
+                vartype: t("string"),
+                source: t("default"),
+            }
+            .into_row()
+        })
+        .collect()
 }
 
 /// Settings as the session reports them (`SHOW`).
