@@ -37,7 +37,7 @@ use kpg_types::{Datum, GlobalId, RelationDesc, Row};
 
 use super::ddl::exists_result;
 use super::execute::ExecuteResult;
-use super::introspection::DataflowMeta;
+use super::introspection::{introspection_row, DataflowMeta};
 use super::source_progress::{progress_desc, progress_name, Progress};
 use super::Coordinator;
 use crate::catalog::{Entry, Op};
@@ -675,35 +675,31 @@ fn combined(statuses: &[IngestStatus]) -> IngestStatus {
     }
 }
 
-/// `kpg_sources`: one row per partition of each Kafka source (one with a NULL partition before
-/// the first is known).
-pub(super) fn sources_desc() -> RelationDesc {
-    use super::introspection::column;
-    use kpg_types::ScalarType;
-    RelationDesc::new(vec![
-        column("source", ScalarType::Text, false),
-        column("partition", ScalarType::Int32, true),
-        column("state", ScalarType::Text, false),
-        column("offset", ScalarType::Int64, true),
-        column("high_watermark", ScalarType::Int64, true),
-        column("lag", ScalarType::Int64, true),
-        column("records", ScalarType::Int64, false),
-        column("bytes", ScalarType::Int64, false),
-        column("errors", ScalarType::Int64, false),
-        column("last_error", ScalarType::Text, true),
-    ])
+introspection_row! {
+    /// A row of `kpg_sources`: a source's state and counts, one row per partition of each
+    /// Kafka source (one with a NULL partition before the first is known).
+    SourceRow {
+        source: Text,
+        partition: Int32 (nullable),
+        state: Text,
+        offset: Int64 (nullable),
+        high_watermark: Int64 (nullable),
+        lag: Int64 (nullable),
+        records: Int64,
+        bytes: Int64,
+        errors: Int64,
+        last_error: Text (nullable),
+    }
 }
 
-/// `kpg_source_errors`: every record a source could not decode.
-pub(super) fn source_errors_desc() -> RelationDesc {
-    use super::introspection::column;
-    use kpg_types::ScalarType;
-    RelationDesc::new(vec![
-        column("source", ScalarType::Text, false),
-        column("partition", ScalarType::Int32, false),
-        column("offset", ScalarType::Int64, false),
-        column("reason", ScalarType::Text, false),
-    ])
+introspection_row! {
+    /// A row of `kpg_source_errors`: a record a source could not decode.
+    SourceErrorRow {
+        source: Text,
+        partition: Int32,
+        offset: Int64,
+        reason: Text,
+    }
 }
 
 /// The rows of `kpg_sources` and `kpg_source_errors`. The counts are this run's; the errors
@@ -728,18 +724,19 @@ pub(super) fn source_rows(state: &super::State) -> (Vec<Row>, Vec<Row>) {
         let row = |partition: Datum, offset: Option<i64>, high: Option<i64>| {
             let n = |v: u64| Datum::Int64(v as i64);
             let opt = |v: Option<i64>| v.map_or(Datum::Null, Datum::Int64);
-            Row::new(vec![
-                name(*id),
+            SourceRow {
+                source: name(*id),
                 partition,
-                Datum::String(s.state.to_string()),
-                opt(offset),
-                opt(high),
-                opt(offset.zip(high).map(|(o, h)| (h - o).max(0))),
-                n(records),
-                n(bytes),
-                n(errors as u64),
-                s.last_error.clone().map_or(Datum::Null, Datum::String),
-            ])
+                state: Datum::String(s.state.to_string()),
+                offset: opt(offset),
+                high_watermark: opt(high),
+                lag: opt(offset.zip(high).map(|(o, h)| (h - o).max(0))),
+                records: n(records),
+                bytes: n(bytes),
+                errors: n(errors as u64),
+                last_error: s.last_error.clone().map_or(Datum::Null, Datum::String),
+            }
+            .into_row()
         };
         let partitions: BTreeMap<i32, (i64, Option<i64>)> = statuses
             .iter()
@@ -759,12 +756,13 @@ pub(super) fn source_rows(state: &super::State) -> (Vec<Row>, Vec<Row>) {
         .iter()
         .filter(|e| state.catalog.contains(e.source))
         .map(|e| {
-            Row::new(vec![
-                name(e.source),
-                Datum::Int32(e.partition),
-                Datum::Int64(e.offset),
-                Datum::String(e.reason.clone()),
-            ])
+            SourceErrorRow {
+                source: name(e.source),
+                partition: Datum::Int32(e.partition),
+                offset: Datum::Int64(e.offset),
+                reason: Datum::String(e.reason.clone()),
+            }
+            .into_row()
         })
         .collect();
     (sources, errors)

@@ -40,13 +40,13 @@ pub fn is_system(id: GlobalId) -> bool {
 /// The introspection relations as pg_class lists them: (OID, name, columns).
 pub fn relations() -> Vec<(i64, &'static str, RelationDesc)> {
     vec![
-        (12101, KPG_ARRANGEMENTS.0, arrangements_desc()),
-        (12102, KPG_DATAFLOWS.0, dataflows_desc()),
-        (12103, KPG_SOURCES.0, super::external::sources_desc()),
+        (12101, KPG_ARRANGEMENTS.0, ArrangementRow::desc()),
+        (12102, KPG_DATAFLOWS.0, DataflowRow::desc()),
+        (12103, KPG_SOURCES.0, super::external::SourceRow::desc()),
         (
             12104,
             KPG_SOURCE_ERRORS.0,
-            super::external::source_errors_desc(),
+            super::external::SourceErrorRow::desc(),
         ),
     ]
 }
@@ -151,29 +151,62 @@ pub(super) fn column(name: &str, scalar: ScalarType, nullable: bool) -> (String,
     (name.to_string(), ColumnType::new(scalar, nullable))
 }
 
-fn arrangements_desc() -> RelationDesc {
-    RelationDesc::new(vec![
-        column("owner_id", ScalarType::Text, false),
-        column("owner", ScalarType::Text, false),
-        column("owner_kind", ScalarType::Text, false),
-        column("arrangement", ScalarType::Text, false),
-        column("key", ScalarType::Text, false),
-        column("records", ScalarType::Int64, false),
-        column("batches", ScalarType::Int64, false),
-        column("bytes", ScalarType::Int64, false),
-        column("readers", ScalarType::Int64, false),
-    ])
+/// Declares the row of an introspection relation once: its columns in order, each with its
+/// type and whether it may be NULL. A row is built as a struct literal (every column gets its
+/// value by name); `desc` is the relation's schema and `into_row` the row in its order.
+macro_rules! introspection_row {
+    ($(#[$doc:meta])* $row:ident { $($column:ident: $scalar:ident $(($null:ident))?),* $(,)? }) => {
+        $(#[$doc])*
+        pub struct $row {
+            $(pub $column: kpg_types::Datum),*
+        }
+
+        impl $row {
+            pub fn desc() -> kpg_types::RelationDesc {
+                kpg_types::RelationDesc::new(vec![$(
+                    $crate::coord::introspection::column(
+                        stringify!($column),
+                        kpg_types::ScalarType::$scalar,
+                        introspection_row!(@nullable $($null)?),
+                    )
+                ),*])
+            }
+
+            pub fn into_row(self) -> kpg_types::Row {
+                kpg_types::Row::new(vec![$(self.$column),*])
+            }
+        }
+    };
+    (@nullable) => { false };
+    (@nullable nullable) => { true };
+}
+pub(super) use introspection_row;
+
+introspection_row! {
+    /// A row of `kpg_arrangements`: one arrangement of one worker's figures, merged.
+    ArrangementRow {
+        owner_id: Text,
+        owner: Text,
+        owner_kind: Text,
+        arrangement: Text,
+        key: Text,
+        records: Int64,
+        batches: Int64,
+        bytes: Int64,
+        readers: Int64,
+    }
 }
 
-fn dataflows_desc() -> RelationDesc {
-    RelationDesc::new(vec![
-        column("id", ScalarType::Text, false),
-        column("name", ScalarType::Text, false),
-        column("imports", ScalarType::Text, false),
-        column("exports", ScalarType::Text, true),
-        column("installed_at", ScalarType::Timestamp, false),
-        column("hydration_ms", ScalarType::Float64, true),
-    ])
+introspection_row! {
+    /// A row of `kpg_dataflows`.
+    DataflowRow {
+        id: Text,
+        name: Text,
+        imports: Text,
+        exports: Text (nullable),
+        installed_at: Timestamp,
+        hydration_ms: Float64 (nullable),
+    }
 }
 
 fn text(s: impl Into<String>) -> Datum {
@@ -211,17 +244,18 @@ pub fn system_rows(
         .map(|a| {
             let (owner, kind) = describe(a.owner, catalog, dataflows);
             let n = |v: u64| Datum::Int64(v as i64);
-            Row::new(vec![
-                text(format!("u{}", a.owner)),
-                text(owner),
-                text(kind),
-                text(a.name.clone()),
-                text(a.key.clone()),
-                n(a.records),
-                n(a.batches),
-                n(a.bytes),
-                n(a.readers),
-            ])
+            ArrangementRow {
+                owner_id: text(format!("u{}", a.owner)),
+                owner: text(owner),
+                owner_kind: text(kind),
+                arrangement: text(a.name.clone()),
+                key: text(a.key.clone()),
+                records: n(a.records),
+                batches: n(a.batches),
+                bytes: n(a.bytes),
+                readers: n(a.readers),
+            }
+            .into_row()
         })
         .collect();
     let names = |ids: &[GlobalId]| {
@@ -236,14 +270,15 @@ pub fn system_rows(
         .iter()
         .map(|(id, d)| {
             let hydration = figures.hydration.get(id).copied().flatten();
-            Row::new(vec![
-                text(format!("u{id}")),
-                text(d.name.clone()),
-                text(names(&d.imports)),
-                d.export.map_or(Datum::Null, |e| text(names(&[e]))),
-                Datum::Timestamp(d.installed_at),
-                hydration.map_or(Datum::Null, |ms| Datum::Float64(ms.into())),
-            ])
+            DataflowRow {
+                id: text(format!("u{id}")),
+                name: text(d.name.clone()),
+                imports: text(names(&d.imports)),
+                exports: d.export.map_or(Datum::Null, |e| text(names(&[e]))),
+                installed_at: Datum::Timestamp(d.installed_at),
+                hydration_ms: hydration.map_or(Datum::Null, |ms| Datum::Float64(ms.into())),
+            }
+            .into_row()
         })
         .collect();
     SystemData {
@@ -293,11 +328,11 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         }
         let name = name.strip_prefix("pg_catalog.").unwrap_or(name);
         let (id, desc) = match name {
-            n if n == KPG_ARRANGEMENTS.0 => (KPG_ARRANGEMENTS.1, arrangements_desc()),
-            n if n == KPG_DATAFLOWS.0 => (KPG_DATAFLOWS.1, dataflows_desc()),
-            n if n == KPG_SOURCES.0 => (KPG_SOURCES.1, super::external::sources_desc()),
+            n if n == KPG_ARRANGEMENTS.0 => (KPG_ARRANGEMENTS.1, ArrangementRow::desc()),
+            n if n == KPG_DATAFLOWS.0 => (KPG_DATAFLOWS.1, DataflowRow::desc()),
+            n if n == KPG_SOURCES.0 => (KPG_SOURCES.1, super::external::SourceRow::desc()),
             n if n == KPG_SOURCE_ERRORS.0 => {
-                (KPG_SOURCE_ERRORS.1, super::external::source_errors_desc())
+                (KPG_SOURCE_ERRORS.1, super::external::SourceErrorRow::desc())
             }
             _ => return self.inner.resolve(name),
         };
