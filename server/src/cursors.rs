@@ -29,7 +29,6 @@ use std::time::Duration;
 
 use kpg_sql::{CursorOptions, FetchDirection, ParsedStatement, PlannedStatement};
 use kpg_types::{ColumnType, Datum, Plan, RelationDesc, Row, ScalarType};
-use pgwire::api::portal::Format;
 
 use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent, Subscription};
 use crate::error::ExecError;
@@ -311,20 +310,17 @@ pub async fn end_transaction(cursors: &Cursors, committed: bool) {
     }
 }
 
-/// The result format of `stmt`: binary for a FETCH from a BINARY cursor asked for text (the
-/// simple protocol), else `format`.
-pub async fn result_format(stmt: &ParsedStatement, cursors: &Cursors, format: &Format) -> Format {
-    if let (ParsedStatement::Fetch { name, .. }, Format::UnifiedText) = (stmt, format) {
-        if cursors
-            .lock()
-            .await
-            .get(name)
-            .is_some_and(|c| c.options.binary)
-        {
-            return Format::UnifiedBinary;
-        }
-    }
-    format.clone()
+/// Whether `stmt` is a FETCH from a BINARY cursor, whose rows go in binary where text was
+/// asked for (the simple protocol).
+pub async fn fetches_binary(stmt: &ParsedStatement, cursors: &Cursors) -> bool {
+    let ParsedStatement::Fetch { name, .. } = stmt else {
+        return false;
+    };
+    cursors
+        .lock()
+        .await
+        .get(name)
+        .is_some_and(|c| c.options.binary)
 }
 
 /// What Describe answers for a cursor statement of the extended protocol: `Some(Some(desc))`

@@ -28,6 +28,7 @@ mod error;
 mod implicit_txn;
 mod pgwire_server;
 mod planner_settings;
+mod session;
 mod session_dates;
 mod session_vars;
 mod statement_context;

@@ -1,19 +1,18 @@
 //! The PostgreSQL wire protocol front end, on the `pgwire` crate (pinned; this is the only module
 //! that touches its API).
 //!
-//! Simple and extended query protocols both end in `Session::respond`, whose sequencer
-//! (`sequence.rs`) sends each statement by its family — COPY, transaction control, cursors,
-//! session variables — to the code that runs it, and everything else to the coordinator. The
-//! statement arrives typed by `kpg_sql` (this crate reads no SQL syntax). Prepared statements and their parameters are in
-//! `prepared.rs` and `params.rs`, result encoding in `encode.rs`. `COPY (SUBSCRIBE
+//! Simple and extended query protocols both end in `Frontend::respond`, which hands the
+//! statement to its session's sequencer (`session/sequence.rs`) and encodes what came of it
+//! (`session::Outcome`, `encode.rs`); the session keeps the connection's state (`session.rs`).
+//! The statement arrives typed by `kpg_sql` (this crate reads no SQL syntax). Prepared
+//! statements and their parameters are in `prepared.rs` and `params.rs`. `COPY (SUBSCRIBE
 //! ...) TO STDOUT` is streamed here rather than through pgwire's COPY helper, because a
 //! subscription never ends on its own: each batch of changes is flushed to the client as it
 //! arrives, and the stream stops when the client sends a CancelRequest or goes away.
 
-use std::collections::BTreeSet;
 use std::fmt::Debug;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures::{Sink, SinkExt};
@@ -47,34 +46,31 @@ mod describe;
 mod encode;
 mod execute;
 pub(crate) use encode::copy_text;
-mod float_digits;
+mod deallocate;
 mod params;
 mod prepared;
-mod sequence;
-mod session;
 
+use deallocate::deallocate;
 use encode::fields;
 use prepared::{bound_statement, PreparedStatement, StatementParser};
-use session::{deallocate, session_statement};
 
 use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent};
-use crate::copy_in::CopyIn;
-use crate::cursors::{self, Cursors};
+use crate::cursors;
 use crate::error::ExecError;
 use crate::implicit_txn;
+use crate::session::Session;
 use crate::session_vars::SessionVars;
-use crate::txn::{SharedTxn, Txn, TxnOutcome};
 
 /// Handlers shared by every connection.
 pub struct Handlers {
-    session: Arc<Session>,
+    session: Arc<Frontend>,
     cancel: Arc<DefaultCancelHandler>,
 }
 
 impl Handlers {
     pub fn new(coord: Arc<Coordinator>) -> Arc<Handlers> {
         let manager = Arc::new(ConnectionManager::new());
-        let session = Arc::new(Session {
+        let session = Arc::new(Frontend {
             coord: Arc::clone(&coord),
             manager: Arc::clone(&manager),
             parser: Arc::new(StatementParser { coord }),
@@ -108,14 +104,14 @@ impl PgWireServerHandlers for Handlers {
     }
 }
 
-pub struct Session {
+pub struct Frontend {
     coord: Arc<Coordinator>,
     manager: Arc<ConnectionManager>,
     parser: Arc<StatementParser>,
 }
 
 #[async_trait]
-impl NoopStartupHandler for Session {
+impl NoopStartupHandler for Frontend {
     fn connection_manager(&self) -> Option<Arc<ConnectionManager>> {
         Some(Arc::clone(&self.manager))
     }
@@ -171,7 +167,7 @@ impl NoopStartupHandler for Session {
 const DATABASE: &str = "kpg";
 
 #[async_trait]
-impl SimpleQueryHandler for Session {
+impl SimpleQueryHandler for Frontend {
     async fn on_query<C>(
         &self,
         client: &mut C,
@@ -229,7 +225,7 @@ impl SimpleQueryHandler for Session {
         // The variables as the implicit transaction found them: its SETs roll back with it.
         let multi = stmts.len() > 1;
         let mut vars_at_start =
-            (multi && !conn.txn.lock().expect("txn").is_active()).then(|| vars_now(&conn));
+            (multi && !conn.txn.lock().expect("txn").is_active()).then(|| conn.vars_now());
         if implicit_block {
             conn.vars.lock().expect("session variables").begin_block();
         }
@@ -262,7 +258,7 @@ impl SimpleQueryHandler for Session {
                 // A block ended, or COMMIT ended the implicit transaction: what follows is a
                 // new one.
                 (true, true, false, _) | (true, false, false, Some(true)) => {
-                    vars_at_start = Some(vars_now(&conn));
+                    vars_at_start = Some(conn.vars_now());
                 }
                 // ROLLBACK of the implicit transaction undoes its SETs.
                 (true, false, false, Some(false)) => {
@@ -298,7 +294,7 @@ impl SimpleQueryHandler for Session {
 }
 
 #[async_trait]
-impl ExtendedQueryHandler for Session {
+impl ExtendedQueryHandler for Frontend {
     type Statement = PreparedStatement;
     type QueryParser = StatementParser;
 
@@ -569,12 +565,12 @@ impl ExtendedQueryHandler for Session {
     }
 }
 
-impl Session {
+impl Frontend {
     /// What Describe answers for `stmt`'s result: a cursor statement's columns come from the
     /// session's cursors (a FETCH has its cursor's), the others' from the query parser.
     async fn result_columns(
         &self,
-        conn: &Conn,
+        conn: &Session,
         stmt: &PreparedStatement,
         format: Option<&Format>,
     ) -> PgWireResult<Vec<FieldInfo>> {
@@ -582,7 +578,10 @@ impl Session {
             return self.query_parser().get_result_schema(stmt, format);
         };
         let format = match format {
-            Some(f) => Some(cursors::result_format(&stmt.stmt, &conn.cursors, f).await),
+            Some(f) => Some(encode::cursor_format(
+                cursors::fetches_binary(&stmt.stmt, &conn.cursors).await,
+                f,
+            )),
             None => None,
         };
         Ok(desc
@@ -597,7 +596,7 @@ impl Session {
     /// until it ends (`implicit_txn.rs`).
     async fn respond(
         &self,
-        conn: &Conn,
+        conn: &Session,
         stmt: &ParsedStatement,
         format: &Format,
         implicit: bool,
@@ -605,8 +604,9 @@ impl Session {
         let context = conn.statement_context();
         // On the heap at once: its state (every statement family's locals, 20 KB in a debug
         // build) was otherwise copied by each future that holds it, per statement.
-        let respond = Box::pin(self.respond_in_context(conn, stmt, format, implicit));
-        crate::statement_context::scope(context, respond).await
+        let sequence = Box::pin(conn.sequence(&self.coord, stmt, implicit));
+        let outcome = crate::statement_context::scope(context, sequence).await;
+        encode::outcome_response(outcome, format, &conn.output_style())
     }
 
     /// Streams a subscription as COPY data until the client cancels or disconnects. Returns
@@ -627,8 +627,8 @@ impl Session {
         };
         let conn = connection(client);
         let float_digits = conn.output_style();
-        if let Some(why) = float_digits::refusal(&float_digits) {
-            if let Err(e) = float_digits::check(stmt, &self.coord, why) {
+        if let Some(why) = crate::session::float_digits::refusal(&float_digits) {
+            if let Err(e) = crate::session::float_digits::check(stmt, &self.coord, why) {
                 return Ok(Err(e));
             }
         }
@@ -709,7 +709,7 @@ impl Session {
         }
     }
 
-    /// Sends the outcome of a statement that `Session` ran itself.
+    /// Sends the outcome of a statement that `Frontend` ran itself.
     async fn complete<C>(client: &mut C, outcome: Result<Tag, ExecError>) -> PgWireResult<()>
     where
         C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
@@ -747,113 +747,6 @@ fn describes_without_rows(stmt: &ParsedStatement) -> bool {
     )
 }
 
-/// The state kpg keeps per connection: its transaction block, a COPY FROM in progress, the
-/// names of its named prepared statements, its cursors and its session variables.
-struct Conn {
-    /// The statement context last computed from the session's date settings, with the
-    /// settings it was computed from (parsing them took ~5% of a small INSERT's session time).
-    context: Arc<Mutex<Option<CachedContext>>>,
-    /// The output style last computed from the session's variables, with the values it was
-    /// computed from (`SessionVars::output_settings`; parsing them cost ~3% of the session's
-    /// time of a small INSERT, once or twice per statement).
-    output: Arc<Mutex<Option<CachedStyle>>>,
-    txn: SharedTxn,
-    copy: Arc<Mutex<Option<CopyIn>>>,
-    statements: Arc<Mutex<BTreeSet<String>>>,
-    cursors: Arc<Cursors>,
-    vars: Arc<Mutex<SessionVars>>,
-    /// The variables as they were at BEGIN, restored if the block rolls back.
-    vars_at_begin: Arc<Mutex<Option<SessionVars>>>,
-    /// Set when an extended-protocol COPY FROM STDIN ended well: pgwire then waits for Sync as
-    /// it does after an error, and the Sync must not take it for one.
-    copy_ended: Arc<AtomicBool>,
-    /// Portals whose statement (not a query) has run: PostgreSQL refuses to run them again.
-    done_portals: Arc<Mutex<BTreeSet<String>>>,
-}
-
-/// An output style and the values it was made of (`SessionVars::output_settings`).
-type CachedStyle = ([String; 5], kpg_types::OutputStyle);
-
-impl Conn {
-    /// The session's output style (`SessionVars::output_style`), made again only when one of
-    /// the variables it is made of changed.
-    fn output_style(&self) -> kpg_types::OutputStyle {
-        let vars = self.vars.lock().expect("session variables");
-        let settings = vars.output_settings();
-        let mut cached = self.output.lock().expect("output style");
-        match cached.as_ref() {
-            Some((made_of, style)) if *made_of == settings => style.clone(),
-            _ => {
-                let style = vars.output_style();
-                *cached = Some((settings.map(str::to_string), style.clone()));
-                style
-            }
-        }
-    }
-}
-
-/// A statement context and the `TimeZone`, `DateStyle` and `IntervalStyle` values it was
-/// computed from.
-struct CachedContext {
-    settings: [String; 3],
-    context: crate::statement_context::StatementContext,
-}
-
-impl Conn {
-    /// What planning and running a statement read of this session (`statement_context.rs`).
-    fn statement_context(&self) -> crate::statement_context::StatementContext {
-        let start = self.txn.lock().expect("txn").started_at();
-        let vars = self.vars.lock().expect("session variables");
-        let settings = [vars.time_zone(), vars.datestyle(), vars.interval_style()];
-        let mut cached = self.context.lock().expect("statement context");
-        match cached.as_ref() {
-            Some(c) if c.settings == settings => crate::statement_context::StatementContext {
-                transaction_start: start,
-                statement_start: chrono::Utc::now().naive_utc(),
-                ..c.context.clone()
-            },
-            _ => {
-                let context = crate::session_dates::statement_context(
-                    settings[0],
-                    settings[1],
-                    settings[2],
-                    start,
-                );
-                *cached = Some(CachedContext {
-                    settings: settings.map(str::to_string),
-                    context: context.clone(),
-                });
-                context
-            }
-        }
-    }
-
-    /// Saves the session variables at BEGIN; restores them when the block rolls back (also a
-    /// COMMIT that fails or ends a failed block), forgets them at COMMIT.
-    fn vars_follow_transaction(&self, outcome: &Result<TxnOutcome, ExecError>) {
-        let mut saved = self.vars_at_begin.lock().expect("session variables");
-        match outcome {
-            Ok(TxnOutcome::Started) if saved.is_none() => {
-                let mut vars = self.vars.lock().expect("session variables");
-                *saved = Some(vars.clone());
-                vars.begin_block();
-            }
-            Ok(TxnOutcome::Started) => {}
-            Ok(TxnOutcome::Ended("COMMIT")) => {
-                *saved = None;
-                self.vars.lock().expect("session variables").end_block();
-            }
-            Ok(TxnOutcome::Ended(_)) | Err(_) => {
-                if let Some(vars) = saved.take() {
-                    // Saved inside a multi-statement string's implicit block, the copy says a
-                    // block is open; none is once the explicit one has ended.
-                    *self.vars.lock().expect("session variables") = outside_block(vars);
-                }
-            }
-        }
-    }
-}
-
 /// `Some(true)` for COMMIT (or END), `Some(false)` for ROLLBACK (not to a savepoint).
 fn ends_transaction(stmt: &ParsedStatement) -> Option<bool> {
     match stmt {
@@ -863,41 +756,16 @@ fn ends_transaction(stmt: &ParsedStatement) -> Option<bool> {
     }
 }
 
-/// A copy of the session's variables, outside any block.
-fn vars_now(conn: &Conn) -> SessionVars {
-    outside_block(conn.vars.lock().expect("session variables").clone())
-}
-
-/// `vars` with the block they were taken in (if any) ended.
-fn outside_block(mut vars: SessionVars) -> SessionVars {
-    if vars.in_block() {
-        vars.end_block();
-    }
-    vars
-}
-
-fn connection<C: ClientInfo>(client: &C) -> Arc<Conn> {
-    // One extension holding every part (one look-up per use, not one per part).
-    client.session_extensions().get_or_insert_with(|| Conn {
-        context: Arc::new(Mutex::new(None)),
-        output: Arc::new(Mutex::new(None)),
-        txn: Arc::new(Mutex::new(Txn::default())),
-        copy: Arc::new(Mutex::new(None::<CopyIn>)),
-        statements: Arc::new(Mutex::new(BTreeSet::<String>::new())),
-        cursors: Arc::new(Cursors::default()),
-        vars: {
-            // Refused at startup (`post_startup`) if it fails.
-            let vars = SessionVars::from_startup(client.metadata().iter());
-            Arc::new(Mutex::new(vars.unwrap_or_default()))
-        },
-        vars_at_begin: Arc::new(Mutex::new(None::<SessionVars>)),
-        copy_ended: Arc::new(AtomicBool::new(false)),
-        done_portals: Arc::new(Mutex::new(BTreeSet::<String>::new())),
+fn connection<C: ClientInfo>(client: &C) -> Arc<Session> {
+    // One extension holding every part (one look-up per use, not one per part). The startup
+    // parameters were checked at startup (`post_startup`).
+    client.session_extensions().get_or_insert_with(|| {
+        Session::new(SessionVars::from_startup(client.metadata().iter()).unwrap_or_default())
     })
 }
 
 #[async_trait]
-impl CopyHandler for Session {
+impl CopyHandler for Frontend {
     async fn on_copy_data<C>(&self, client: &mut C, data: CopyData) -> PgWireResult<()>
     where
         C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
@@ -983,7 +851,7 @@ impl CopyHandler for Session {
 /// PostgreSQL does after a SET of one (e.g. `application_name`).
 async fn report_changes<C>(
     client: &mut C,
-    conn: &Conn,
+    conn: &Session,
     before: Vec<(String, String)>,
 ) -> PgWireResult<()>
 where
@@ -1005,7 +873,7 @@ where
 }
 
 /// Sends the session's pending warnings (`SET LOCAL` outside a block) as NoticeResponses.
-async fn send_warnings<C>(client: &mut C, conn: &Conn) -> PgWireResult<()>
+async fn send_warnings<C>(client: &mut C, conn: &Session) -> PgWireResult<()>
 where
     C: Sink<PgWireBackendMessage> + Unpin + Send,
     C::Error: Debug,

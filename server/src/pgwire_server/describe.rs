@@ -20,10 +20,10 @@ use pgwire::messages::extendedquery::{
 use pgwire::messages::PgWireBackendMessage;
 
 use super::prepared::PreparedStatement;
-use super::Session;
+use super::Frontend;
 
 /// Answers `message` as pgwire's `on_describe` does, leaving the answer in the buffer.
-pub async fn describe<C>(session: &Session, client: &mut C, message: Describe) -> PgWireResult<()>
+pub async fn describe<C>(session: &Frontend, client: &mut C, message: Describe) -> PgWireResult<()>
 where
     C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
     C::PortalStore: PortalStore<Statement = PreparedStatement>,

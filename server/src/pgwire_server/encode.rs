@@ -8,14 +8,18 @@ use std::sync::Arc;
 use futures::stream;
 use kpg_types::{Datum, OutputStyle, RelationDesc};
 use pgwire::api::portal::Format;
-use pgwire::api::results::{DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag};
+use pgwire::api::results::{
+    CopyResponse, DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag,
+};
 use pgwire::api::Type;
 use pgwire::error::PgWireResult;
+use pgwire::messages::copy::CopyData;
 use pgwire::messages::data::DataRow;
 
 use super::error_response;
 use crate::coord::ExecuteResult;
 use crate::error::ExecError;
+use crate::session::Outcome;
 
 pub fn fields(desc: &RelationDesc, format: Option<&Format>) -> Vec<FieldInfo> {
     desc.columns
@@ -43,6 +47,48 @@ fn type_size(ty: &Type) -> i16 {
         Type::INTERVAL | Type::UUID => 16,
         Type::NAME => 64,
         _ => -1,
+    }
+}
+
+/// The response for what came of a statement (`Outcome`), rows encoded in `format` (a FETCH
+/// from a BINARY cursor's in binary where text was asked for) and `style`.
+pub fn outcome_response(
+    outcome: Outcome,
+    format: &Format,
+    style: &OutputStyle,
+) -> PgWireResult<Response> {
+    Ok(match outcome {
+        Outcome::Result {
+            result,
+            binary,
+            fetch,
+        } => {
+            let mut response = to_response(result, &cursor_format(binary, format), style)?;
+            if let (true, Response::Query(rows)) = (fetch, &mut response) {
+                rows.set_command_tag("FETCH");
+            }
+            response
+        }
+        Outcome::CopyIn { width } => Response::CopyIn(CopyResponse::new(0, width, stream::empty())),
+        Outcome::CopyOut { desc, lines } => {
+            let data = lines
+                .into_iter()
+                .map(|l| Ok(CopyData::new(l.into_bytes().into())));
+            Response::CopyOut(CopyResponse::new(0, desc.arity(), stream::iter(data)))
+        }
+        Outcome::TransactionStart => Response::TransactionStart(Tag::new("BEGIN")),
+        Outcome::TransactionEnd(tag) => Response::TransactionEnd(Tag::new(tag)),
+        Outcome::Tag(tag) => Response::Execution(Tag::new(tag)),
+        Outcome::Error(e) => error_response(e),
+    })
+}
+
+/// The format of a result: binary for a FETCH from a BINARY cursor (`binary`) where text was
+/// asked for, else `format`.
+pub fn cursor_format(binary: bool, format: &Format) -> Format {
+    match (binary, format) {
+        (true, Format::UnifiedText) => Format::UnifiedBinary,
+        _ => format.clone(),
     }
 }
 

@@ -33,7 +33,7 @@ use pgwire::messages::data::FORMAT_CODE_BINARY;
 use pgwire::messages::extendedquery::Bind;
 
 use super::params::{declared_type, decode, described_type};
-use super::{describes_without_rows, fields, pg_error, session_statement};
+use super::{describes_without_rows, fields, pg_error};
 use crate::coord::{Coordinator, ExecuteResult};
 use crate::error::ExecError;
 use crate::session_vars::SessionVars;
@@ -432,9 +432,7 @@ impl QueryParser for StatementParser {
         }
         let stmt = &stmt.describe;
         let shown = match &**stmt {
-            ParsedStatement::Session(s) => {
-                Some(session_statement(&Mutex::new(SessionVars::default()), s))
-            }
+            ParsedStatement::Session(s) => Some(SessionVars::default().run(s)),
             _ => self.coord.show(stmt),
         };
         let desc = if let Some(result) = shown {
