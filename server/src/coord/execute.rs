@@ -112,6 +112,10 @@ impl Coordinator {
         &self,
         stmt: &ParsedStatement,
     ) -> Result<PlannedStatement, ExecError> {
+        if crate::statement_context::has_bound_plan(stmt) {
+            // Planned once at Parse, which refuses to plan what reads a system relation.
+            return self.plan(stmt);
+        }
         // The SQL text of a plain statement (short), not its syntax tree's debug form (which
         // lists every token's position, and cost 4% of the CPU of many small INSERTs).
         let text = stmt.scan_text();
@@ -314,7 +318,12 @@ impl Coordinator {
 
     /// The answer to a SHOW statement about the catalog, or `None` if `stmt` is not one.
     pub fn show(&self, stmt: &ParsedStatement) -> Option<Result<ExecuteResult, ExecError>> {
-        super::show::show(stmt, &self.lock().catalog)
+        match stmt {
+            ParsedStatement::ShowObjects(_) | ParsedStatement::ShowCreate { .. } => {
+                super::show::show(stmt, &self.lock().catalog)
+            }
+            _ => None,
+        }
     }
 
     /// The table or view called `name`.
