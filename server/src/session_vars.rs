@@ -13,7 +13,7 @@
 //! with 0A000 rather than silently ignored; a value PostgreSQL refuses gets its SQLSTATE and
 //! message, and unknown parameters are 42704, as in PostgreSQL. Values are kept as PostgreSQL
 //! shows them (`1s` for 1000 milliseconds, `ISO, MDY`). A transaction block's SETs are undone
-//! when it rolls back (`pgwire_server.rs`); `SET LOCAL` values end with the block either way
+//! when it rolls back (`Session::vars_follow_transaction`, `session.rs`); `SET LOCAL` values end with the block either way
 //! (`assign`).
 
 use std::collections::BTreeMap;

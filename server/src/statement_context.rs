@@ -140,14 +140,17 @@ pub async fn with_bound_plan<F: Future>(
     BOUND.scope(bound, f).await
 }
 
-/// The bound plan of `stmt`, if the statement being handled is a bound prepared statement.
 /// Whether `stmt` has a bound plan (`with_bound_plan`).
 pub fn has_bound_plan(stmt: &kpg_sql::ParsedStatement) -> bool {
     BOUND
-        .try_with(|b| b.as_ref().is_some_and(|b| b.stmt == stmt as *const _ as usize))
+        .try_with(|b| {
+            b.as_ref()
+                .is_some_and(|b| b.stmt == stmt as *const _ as usize)
+        })
         .unwrap_or(false)
 }
 
+/// The bound plan of `stmt`, if the statement being handled is a bound prepared statement.
 pub fn bound_plan(stmt: &kpg_sql::ParsedStatement) -> Option<kpg_sql::PlannedStatement> {
     BOUND
         .try_with(|b| {

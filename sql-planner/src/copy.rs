@@ -13,7 +13,7 @@ use crate::{ParsedStatement, PlanError};
 pub struct CopyFrom {
     /// The table's name, folded (schema-qualified names joined by `.`).
     pub table: String,
-    /// The columns named, folded; empty for all of them.
+    /// The columns named, folded (a quoted name keeps its case); empty for all of them.
     pub columns: Vec<String>,
     /// The format, or why its options are refused (reported after the table and columns are
     /// found, as PostgreSQL does).
@@ -83,7 +83,7 @@ pub(crate) fn typed(stmt: &Statement) -> Option<Result<ParsedStatement, PlanErro
                 .join(".");
             return Ok(ParsedStatement::CopyFrom(Box::new(CopyFrom {
                 table,
-                columns: columns.iter().map(|c| c.value.to_lowercase()).collect(),
+                columns: columns.iter().map(fold).collect(),
                 format: format(options),
             })));
         }

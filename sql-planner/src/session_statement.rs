@@ -147,13 +147,13 @@ fn read(stmt: &Statement) -> Option<Result<ParsedStatement, PlanError>> {
             }) => P::ShowObjects(ShowObjects::Columns(fold_text(&name.to_string()))),
             _ => return Some(Err(PlanError::syntax("SHOW COLUMNS needs FROM <relation>"))),
         },
-        Statement::ShowVariable { variable } => return show_variable(variable),
+        Statement::ShowVariable { variable } => return show_variable(stmt, variable),
         _ => return None,
     }))
 }
 
-/// `SHOW words...`: a listing of the catalog, or a parameter.
-fn show_variable(words: &[Ident]) -> Option<Result<ParsedStatement, PlanError>> {
+/// `SHOW words...` (`stmt`): a listing of the catalog, or a parameter.
+fn show_variable(stmt: &Statement, words: &[Ident]) -> Option<Result<ParsedStatement, PlanError>> {
     let first = |w: &str| {
         words
             .first()
@@ -182,8 +182,10 @@ fn show_variable(words: &[Ident]) -> Option<Result<ParsedStatement, PlanError>> 
         });
     }
     if first("sources") || first("sinks") || first("connections") || first("create") {
-        // Not a parameter's name: for the planner to refuse.
-        return None;
+        // Not a parameter's name, nor a listing kpg has.
+        return Some(Err(PlanError::unsupported(
+            crate::statement::statement_name(stmt),
+        )));
     }
     let name = words
         .iter()

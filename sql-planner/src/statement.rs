@@ -359,7 +359,7 @@ pub(crate) fn plan_statement(
 }
 
 /// The leading keywords of a statement, to name it in "not supported" errors.
-fn statement_name(stmt: &Statement) -> String {
+pub(crate) fn statement_name(stmt: &Statement) -> String {
     let text = stmt.to_string();
     let words: Vec<&str> = text
         .split_whitespace()

@@ -216,6 +216,15 @@ async fn copy_typed_columns_and_column_lists_match_postgres() {
         }
     }
     p.check("SELECT count(*) FROM t").await;
+    // Quoted names keep their case, in the table's name and in the column list.
+    p.exec(r#"CREATE TABLE "Mixed" ("Key" int8, "val" text)"#)
+        .await;
+    for client in [&p.kpg, &p.pg] {
+        let sql = r#"COPY "Mixed" ("val", "Key") FROM STDIN"#;
+        assert_eq!(copy_in(client, sql, "a\t1\nb\t2\n").await.unwrap(), 2);
+    }
+    p.check(r#"SELECT "Key", val FROM "Mixed" ORDER BY 1"#)
+        .await;
 }
 
 /// The line number of a COPY's error, from PostgreSQL's context or kpg's detail.

@@ -6,9 +6,11 @@
 //!
 //! The engine knows ids only as `u64`s, so each kind is a range of them, and this file is the
 //! one place that knows the ranges: user ids count up from 1 (as they always have, so data
-//! directories keep their ids), transient ids from 2^62, system ids down from `u64::MAX`. The
-//! planner's own placeholder ids for correlated subqueries count up from 2^63 - 1
-//! (`kpg_sql`'s `subquery.rs`), between the transient and system ranges.
+//! directories keep their ids), transient ids from 2^62, system ids down from `u64::MAX - 1`.
+//! The planner's own placeholder ids for correlated subqueries count up from 2^63 - 1
+//! (`kpg_sql`'s `subquery.rs`), between the transient and system ranges, and its outer-row id
+//! is `u64::MAX` itself (`kpg_types::OUTER_ROW`): neither is a user's or a system id. Ids are
+//! shown as `u5`, `s1`, `t12` (`Display`).
 
 use kpg_types::GlobalId;
 
@@ -37,16 +39,31 @@ impl ObjectId {
     }
 
     /// The kind and number of an engine id. Ids in none of the ranges (the planner's
-    /// placeholders) count as transient.
+    /// placeholders and outer row) count as transient.
     pub const fn of(id: GlobalId) -> ObjectId {
         if id < TRANSIENT_BASE {
             ObjectId::User(id)
-        } else if id > u64::MAX - SYSTEM_MAX {
+        } else if id > u64::MAX - SYSTEM_MAX && id < u64::MAX {
             ObjectId::System(u64::MAX - id)
         } else {
             ObjectId::Transient(id - TRANSIENT_BASE)
         }
     }
+}
+
+impl std::fmt::Display for ObjectId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ObjectId::User(n) => write!(f, "u{n}"),
+            ObjectId::System(n) => write!(f, "s{n}"),
+            ObjectId::Transient(n) => write!(f, "t{n}"),
+        }
+    }
+}
+
+/// `id` as users see it: `u5`, `s1`, `t12`.
+pub fn shown(id: GlobalId) -> String {
+    ObjectId::of(id).to_string()
 }
 
 /// Whether `id` names a system relation.
@@ -96,9 +113,14 @@ mod tests {
         // (u64::MAX - n), so nothing stored or shown changes.
         assert_eq!(ObjectId::User(42).global(), 42);
         assert_eq!(ObjectId::System(1).global(), u64::MAX - 1);
-        // The planner's placeholders (from 2^63 - 1) are neither user nor system ids.
-        let placeholder = u64::MAX / 2 + 10;
-        assert!(!is_user(placeholder) && !is_system(placeholder));
+        // The planner's placeholders (from 2^63 - 1) and outer row are neither user nor system
+        // ids.
+        for placeholder in [u64::MAX / 2 + 10, kpg_types::OUTER_ROW] {
+            assert!(!is_user(placeholder) && !is_system(placeholder));
+        }
+        assert_eq!(shown(7), "u7");
+        assert_eq!(shown(ObjectId::System(2).global()), "s2");
+        assert_eq!(shown(ObjectId::Transient(3).global()), "t3");
         let mut transient = TransientIds::default();
         let (a, b) = (transient.allocate(), transient.allocate());
         assert_ne!(a, b);

@@ -24,7 +24,7 @@ use kpg_types::{
 };
 
 use super::pg_catalog;
-use crate::catalog::ids::ObjectId;
+use crate::catalog::ids::{shown, ObjectId};
 use crate::catalog::Catalog;
 
 pub const KPG_ARRANGEMENTS: (&str, GlobalId) = ("kpg_arrangements", ObjectId::System(1).global());
@@ -224,7 +224,7 @@ fn describe(
         _ => (
             dataflows
                 .get(&id)
-                .map_or_else(|| format!("u{id}"), |d| d.name.clone()),
+                .map_or_else(|| shown(id), |d| d.name.clone()),
             "dataflow".to_string(),
         ),
     }
@@ -245,7 +245,7 @@ pub fn system_rows(
             let (owner, kind) = describe(a.owner, catalog, dataflows);
             let n = |v: u64| Datum::Int64(v as i64);
             ArrangementRow {
-                owner_id: text(format!("u{}", a.owner)),
+                owner_id: text(shown(a.owner)),
                 owner: text(owner),
                 owner_kind: text(kind),
                 arrangement: text(a.name.clone()),
@@ -271,7 +271,7 @@ pub fn system_rows(
         .map(|(id, d)| {
             let hydration = figures.hydration.get(id).copied().flatten();
             DataflowRow {
-                id: text(format!("u{id}")),
+                id: text(shown(*id)),
                 name: text(d.name.clone()),
                 imports: text(names(&d.imports)),
                 exports: d.export.map_or(Datum::Null, |e| text(names(&[e]))),

@@ -456,7 +456,7 @@ impl Coordinator {
                     None => {
                         let sink = DataflowSink::Peek { peek_id, timestamp };
                         let desc = DataflowDescription {
-                            name: format!("peek-{peek_id}"),
+                            name: format!("peek-{}", crate::catalog::ids::shown(peek_id)),
                             plan,
                             as_of: timestamp,
                             sink,
@@ -638,7 +638,7 @@ impl Coordinator {
             dispatch::SubscribeState::new(self.compute.workers(), tx, as_of, options),
         );
         let desc = DataflowDescription {
-            name: format!("subscribe-{id}"),
+            name: format!("subscribe-{}", crate::catalog::ids::shown(id)),
             plan,
             as_of,
             sink: DataflowSink::Subscribe { subscribe_id: id },

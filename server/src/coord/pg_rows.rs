@@ -1,5 +1,6 @@
-//! The rows of the system catalogs declared in `pg_catalog.rs`, and the planner's lookups by
-//! OID, computed from one `Snapshot` of the server's catalog.
+//! The rows of the system catalogs listed in `pg_catalog.rs` — each relation's columns declared
+//! once with its builder here (`system_row!`; information_schema's in `info_schema.rs`) — and the
+//! planner's lookups by OID, computed from one `Snapshot` of the server's catalog.
 //!
 //! A snapshot lists every relation a client can see: users' tables, views, materialized views
 //! and indexes in `public`, and the system relations themselves (pg_catalog's, the
@@ -474,9 +475,9 @@ pub fn pg_attribute(s: &Snapshot) -> Vec<Vec<Datum>> {
                         atttypmod: i(ty.scalar.typmod()),
                         attbyval: b(byval),
                         attalign: t("d"),
-                        // NOT NULL is a constraint: only tables have one.
                         attstorage: t(storage),
                         attcompression: t(""),
+                        // NOT NULL is a constraint: only tables have one.
                         attnotnull: b(!ty.nullable && r.kind == 'r'),
                         atthasdef: b(r.defaults.get(n).is_some_and(Option::is_some)),
                         atthasmissing: b(false),

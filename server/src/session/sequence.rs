@@ -69,6 +69,10 @@ impl Session {
                 };
             }
             ParsedStatement::Transaction(t) => return self.transaction(coord, t).await,
+            // In a failed block it is refused as every statement but the ones ending it.
+            ParsedStatement::Refused(_) if self.txn.lock().expect("txn").is_failed() => {
+                return Outcome::Error(txn::aborted())
+            }
             ParsedStatement::Refused(e) => return Outcome::Error(ExecError::from(e.clone())),
             ParsedStatement::Declare { .. }
             | ParsedStatement::Fetch { .. }
