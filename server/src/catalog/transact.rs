@@ -5,7 +5,7 @@
 //! prepared statements compare) moves once per statement. Ids come from the catalog's own
 //! counter (`allocate_id`), which the data directory keeps.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use kpg_sql::connection::ConnectionItem;
 use kpg_sql::IndexItem;
@@ -121,15 +121,16 @@ impl Catalog {
         // What the transaction has created, dropped, and the name keys it took or freed.
         let (mut created, mut dropped) = (BTreeSet::new(), BTreeSet::new());
         let (mut taken, mut freed) = (BTreeSet::new(), BTreeSet::new());
-        let mut temp_tables = BTreeSet::new();
+        // The session of each temporary object the transaction creates.
+        let mut temp_created = BTreeMap::new();
         let exists = |id: &GlobalId, created: &BTreeSet<GlobalId>, dropped: &BTreeSet<_>| {
             (self.contains(*id) || created.contains(id)) && !dropped.contains(id)
         };
         for op in ops {
             let (id, name, session) = match op {
                 Op::Create { entry, temp } => {
-                    if temp.is_some() {
-                        temp_tables.insert(entry.item.id);
+                    if let Some(session) = temp {
+                        temp_created.insert(entry.item.id, *session);
                     }
                     (entry.item.id, &entry.item.name, *temp)
                 }
@@ -137,13 +138,10 @@ impl Catalog {
                     if !exists(&index.on, &created, &dropped) {
                         return Err(missing(index.on));
                     }
-                    let session = match temp_tables.contains(&index.on) {
-                        true => ops.iter().find_map(|op| match op {
-                            Op::Create { entry, temp } if entry.item.id == index.on => *temp,
-                            _ => None,
-                        }),
-                        false => self.temp_of(index.on),
-                    };
+                    let session = temp_created
+                        .get(&index.on)
+                        .copied()
+                        .or_else(|| self.temp_of(index.on));
                     (index.id, &index.name, session)
                 }
                 Op::CreateConnection { item, .. } => (item.id, &item.name, None),
