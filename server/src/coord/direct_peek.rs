@@ -18,6 +18,8 @@
 //! The session waits for a direct peek's answer on its own core for a moment (`answer`)
 //! before it sleeps: a worker answers a lookup within tens of microseconds, and a thread put
 //! to sleep and woken again costs about as much — a quarter of a lookup's time over loopback.
+//! The worker, for its part, keeps stepping for a moment after a direct peek instead of parking
+//! (`kpg_compute`'s worker loop), so the next lookup of a client finds it awake.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
