@@ -266,7 +266,7 @@ impl<'a, 's> Renderer<'a, 's> {
         mfp: MapFilterProject,
     ) -> Result<Rendered<'s>, MissingCollection> {
         if let Some(time) = self.read_once_at {
-            if !self.has_arrangement(left, left_key) && !self.has_arrangement(right, right_key) {
+            if hashed_in_one_shot(left, left_key, right, right_key) {
                 let left = self.render(left)?;
                 let right = self.render(right)?;
                 let (l_keyed, l_key_errs) = keyed(left.oks, left_key.to_vec());
@@ -322,13 +322,6 @@ impl<'a, 's> Renderer<'a, 's> {
             self.local_arrangements.insert(k, result.clone());
         }
         Ok(result)
-    }
-
-    /// Whether a join input is better read through an arrangement even in a one-shot read: an
-    /// index keyed by the join key, or a `Let` value (whose arrangement by a key every join
-    /// reading it by that key shares; large decorrelated plans join one value many times).
-    fn has_arrangement(&self, plan: &Plan, key: &[ScalarExpr]) -> bool {
-        plan.reads_index_keyed_by(key).is_some() || matches!(plan, Plan::LocalGet { .. })
     }
 
     /// Remembers an arrangement this dataflow built, numbered in render order (the same on
@@ -388,6 +381,25 @@ impl<'a, 's> Renderer<'a, 's> {
             errs: errs.clone().concat(mfp_errs),
         })
     }
+}
+
+/// Whether a join of a one-shot read goes through hash tables (`snapshot_join`) rather than
+/// arrangements: unless an input is an index keyed by the join key (read in place; hashing it
+/// would copy all of it) or both are `Let` values (each arranged once by a key for every join
+/// that reads it by that key). A `Let` value joined with any other input is hashed with it:
+/// sharing the value's arrangement would mean arranging the other input for this join alone,
+/// and that input is often the large one (the line items TPC-H Q7 joins with a 25-row nation
+/// table twice). Measured over the 22 queries ad hoc in `BENCHMARKS.md` (twenty-eighth
+/// session): Q7, Q11 and Q21 about half the time, Q2 a fifth slower.
+fn hashed_in_one_shot(
+    left: &Plan,
+    left_key: &[ScalarExpr],
+    right: &Plan,
+    right_key: &[ScalarExpr],
+) -> bool {
+    let indexed = |plan: &Plan, key: &[ScalarExpr]| plan.reads_index_keyed_by(key).is_some();
+    let local = |plan: &Plan| matches!(plan, Plan::LocalGet { .. });
+    !(indexed(left, left_key) || indexed(right, right_key) || (local(left) && local(right)))
 }
 
 /// Evaluates key expressions for each row: `(key, row)` pairs, and errors from evaluating them.
