@@ -350,6 +350,29 @@ pub(super) fn outer_join(
             None => rest.push(p),
         }
     }
+    // Whether each side's matches are decided by its key alone: see `keyed_unmatched`.
+    let by_key =
+        subqueries.is_none() && keyed_unmatched_applies(&left_key, &right_key, &rest, types, nl);
+    let (left_only, right_only): (Vec<_>, Vec<_>) = match by_key {
+        true => rest
+            .iter()
+            .cloned()
+            .partition(|p| p.support().iter().all(|&c| c < nl)),
+        false => (Vec::new(), Vec::new()),
+    };
+    let right_only: Vec<ScalarExpr> = right_only
+        .into_iter()
+        .map(|mut p| {
+            p.map_columns(&|c| c - nl);
+            p
+        })
+        .collect();
+    let keyed_sides = by_key.then(|| {
+        (
+            (left_key.clone(), left_only.clone()),
+            (right_key.clone(), right_only.clone()),
+        )
+    });
     let mut inner = filter(
         Plan::Join {
             left: Box::new(l.clone()),
@@ -422,15 +445,23 @@ pub(super) fn outer_join(
     let nulls = |n: usize| vec![ScalarExpr::Literal(kpg_types::Datum::Null); n];
     let mut inputs = vec![inner.clone()];
     if matches!(kind, JoinKind::Left | JoinKind::Full) {
+        let rows = match &keyed_sides {
+            Some((left, right)) => keyed_unmatched((l.clone(), nl), left, r.clone(), right),
+            None => unmatched(l.clone(), 0..nl),
+        };
         inputs.push(Plan::Map {
-            input: Box::new(unmatched(l, 0..nl)),
+            input: Box::new(rows),
             exprs: nulls(nr),
         });
     }
     if matches!(kind, JoinKind::Right | JoinKind::Full) {
+        let rows = match &keyed_sides {
+            Some((left, right)) => keyed_unmatched((r, nr), right, l, left),
+            None => unmatched(r, nl..nl + nr),
+        };
         inputs.push(Plan::Project {
             input: Box::new(Plan::Map {
-                input: Box::new(unmatched(r, nl..nl + nr)),
+                input: Box::new(rows),
                 exprs: nulls(nl),
             }),
             outputs: (nr..nr + nl).chain(0..nr).collect(),
@@ -440,5 +471,78 @@ pub(super) fn outer_join(
         inner
     } else {
         Plan::Union { inputs }
+    }
+}
+
+/// Whether `outer_join` may find a side's unmatched rows by key (`keyed_unmatched`): every ON
+/// conjunct that is not a key equality reads one side only and cannot fail (so evaluating it on
+/// rows the inner join never pairs raises nothing), and the keys are plain columns of types
+/// whose equal values are one value (so distinct keys are distinct join keys, and a row of the
+/// side meets each at most once).
+fn keyed_unmatched_applies(
+    left_key: &[ScalarExpr],
+    right_key: &[ScalarExpr],
+    rest: &[ScalarExpr],
+    types: &[ScalarType],
+    nl: usize,
+) -> bool {
+    let plain = |key: &ScalarExpr, offset: usize| match key {
+        ScalarExpr::Column(c) => types
+            .get(offset + c)
+            .is_some_and(|ty| !ty.equal_values_differ_in_text()),
+        _ => false,
+    };
+    !left_key.is_empty()
+        && left_key.iter().all(|k| plain(k, 0))
+        && right_key.iter().all(|k| plain(k, nl))
+        && rest.iter().all(|p| {
+            let support = p.support();
+            p.cannot_fail() && (support.iter().all(|&c| c < nl) || support.iter().all(|&c| c >= nl))
+        })
+}
+
+/// The rows of `side` that match no row of `other` in the inner join, when matching is decided
+/// by keys (`keyed_unmatched_applies`): a row matched iff its own ON conjuncts hold and its key
+/// is among the keys of the rows of `other` whose own conjuncts hold. So the side minus its
+/// rows joined with those keys, distinct — the other side's keys only, where `unmatched`
+/// deduplicates the matched pairs' whole rows and joins them back on every column.
+fn keyed_unmatched(
+    (side, n_side): (Plan, usize),
+    (side_key, side_preds): &(Vec<ScalarExpr>, Vec<ScalarExpr>),
+    other: Plan,
+    (other_key, other_preds): &(Vec<ScalarExpr>, Vec<ScalarExpr>),
+) -> Plan {
+    let key_columns = other_key
+        .iter()
+        .map(|k| match k {
+            ScalarExpr::Column(c) => *c,
+            _ => unreachable!("keyed_unmatched_applies checked plain columns"),
+        })
+        .collect();
+    let keys = Plan::Distinct {
+        input: Box::new(Plan::Project {
+            input: Box::new(filter(other, other_preds.clone())),
+            outputs: key_columns,
+        }),
+    };
+    let matched = Plan::Project {
+        input: Box::new(filter(
+            Plan::Join {
+                left: Box::new(side.clone()),
+                right: Box::new(keys),
+                left_key: side_key.clone(),
+                right_key: (0..other_key.len()).map(ScalarExpr::Column).collect(),
+            },
+            side_preds.clone(),
+        )),
+        outputs: (0..n_side).collect(),
+    };
+    Plan::Union {
+        inputs: vec![
+            side,
+            Plan::Negate {
+                input: Box::new(matched),
+            },
+        ],
     }
 }
