@@ -8,8 +8,8 @@
 //! A one-shot read (an ad hoc SELECT: read once at its time, then dropped) renders its joins,
 //! reductions, DISTINCT and set operations through the engine's snapshot operators — hash
 //! tables built once the inputs are complete at that time — instead of arrangements it would
-//! never read again (`Renderer::read_once_at`); inputs already arranged by the join key (an
-//! index, a `Let` value joined by that key) are still joined through their arrangements.
+//! never read again (`Renderer::read_once_at`); a join reading an index keyed by the join key,
+//! or two `Let` values, still goes through arrangements (`hashed_in_one_shot`).
 
 mod accumulate;
 mod classes;
