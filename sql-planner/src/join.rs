@@ -29,6 +29,7 @@ use sqlparser::ast::{
 mod functions;
 mod lateral;
 mod outer;
+mod semi;
 
 /// The relations of a FROM clause and the predicates over their concatenated columns.
 struct FromBuilder<'a> {
@@ -99,10 +100,16 @@ pub fn plan_from_where(
     if positions {
         b.read_positions();
     }
+    // `x IN (subquery)` conjuncts as semi-joins (`join/semi.rs`); a FROM of one table read with
+    // its positions keeps its rows' order through the general plan.
+    let selection = match selection {
+        Some(w) if !(positions && b.rels.len() == 1) => b.semi_joins(w),
+        other => other.cloned(),
+    };
     let scope = b.scope.clone();
     let host = Host::new(cx, None);
     let mut after = b.bind_deferred_on(&host)?;
-    if let Some(w) = selection {
+    if let Some(w) = &selection {
         let pred = ExprContext::new(&scope, "WHERE")
             .with_host(&host)
             .bind_condition(w)?;

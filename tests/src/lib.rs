@@ -863,6 +863,17 @@ impl Pair {
         }
     }
 
+    /// A fresh kpg and PostgreSQL (kept alive by the caller) and a pair of sessions on them
+    /// that has run `setup` on both.
+    pub async fn start(setup: &[&str]) -> (KpgServer, Postgres, Pair) {
+        let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
+        let pair = Pair::new(&kpg, &pg).await;
+        for stmt in setup {
+            pair.exec(stmt).await;
+        }
+        (kpg, pg, pair)
+    }
+
     /// Runs `sql` on both; both must succeed with the same row count for INSERT/UPDATE/DELETE
     /// (and, if it returns rows, the same rows).
     pub async fn exec(&self, sql: &str) {

@@ -11,9 +11,7 @@ use kpg_tests::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn outer_joins_by_key_match_postgres_through_writes() {
-    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
-    let s = Pair::new(&kpg, &pg).await;
-    for stmt in [
+    let (_kpg, _pg, s) = Pair::start(&[
         "CREATE TABLE cust (ck int4, region text, flag bool)",
         "CREATE TABLE ord (ok int4, ck int4, note text, amount numeric(8,2))",
         "CREATE TABLE m (f float8, n numeric, v int4)",
@@ -23,9 +21,8 @@ async fn outer_joins_by_key_match_postgres_through_writes() {
         "INSERT INTO ord VALUES (10, 1, 'plain', 1.50), (11, 1, 'special requests', 2.00), \
          (12, 2, 'plain', 3.00), (13, 3, 'special requests', 4.25), (14, NULL, 'plain', 5.00), \
          (15, 9, 'plain', 6.00), (16, 9, NULL, 6.50)",
-    ] {
-        s.exec(stmt).await;
-    }
+    ])
+    .await;
     let queries = [
         // Q13's shape: the condition on the joined side only, counted per preserved row.
         "SELECT c.ck, count(o.ok) FROM cust c LEFT JOIN ord o \

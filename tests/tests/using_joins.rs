@@ -6,9 +6,7 @@
 use kpg_tests::*;
 
 async fn setup() -> (KpgServer, Postgres, Pair) {
-    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
-    let s = Pair::new(&kpg, &pg).await;
-    for stmt in [
+    Pair::start(&[
         "CREATE TABLE a (id int4, x int4, name text)",
         "CREATE TABLE b (name text, id int4, y numeric(6,2))",
         "CREATE TABLE c (id int8, z text)",
@@ -17,10 +15,8 @@ async fn setup() -> (KpgServer, Postgres, Pair) {
         "INSERT INTO b VALUES ('one', 1, 1.50), ('deux', 2, 2.25), (NULL, 3, 3.00), ('six', 6, 6.60), ('nil', NULL, 0.00)",
         "INSERT INTO c VALUES (1, 'c1'), (2, 'c2'), (6, 'c6'), (7, 'c7')",
         "INSERT INTO d VALUES (1), (2)",
-    ] {
-        s.exec(stmt).await;
-    }
-    (kpg, pg, s)
+    ])
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
