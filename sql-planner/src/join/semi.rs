@@ -11,68 +11,103 @@
 //! of exactly `x`'s type, a type whose equal values are one value (so its distinct values are
 //! distinct keys and a row meets at most one); `x` reads one relation of the FROM (not a
 //! correlated subquery's domain of outer values) and cannot fail (it is evaluated on every row
-//! of that relation). A FROM that is one table read with its row positions (an ad hoc scan
-//! returning rows in written order) keeps the general plan, so its rows keep that order.
+//! of that relation). Not `char`/`bpchar`, whose comparison ignores trailing blanks that the
+//! values keep. Not when any other conjunct of the WHERE or an ON condition reads a subquery:
+//! its values are computed for the rows of the FROM, and a semi-join applied first would
+//! compute them for fewer rows and could skip an error PostgreSQL raises (it evaluates them
+//! while scanning). Not a subquery reading a recursive query's own name (PostgreSQL refuses
+//! that, as the general plan does). A FROM that is one table read with its row positions (an
+//! ad hoc scan returning rows in written order) keeps the general plan, so its rows keep that
+//! order. The rewritten conjuncts become TRUE in the WHERE left to bind, so the rest binds
+//! (and fails) exactly as written.
 
 use super::*;
 use crate::query::plan_subquery_with_unknowns;
 use sqlparser::ast::BinaryOperator;
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Token, Tokenizer};
+
+/// A semi-join found for an IN conjunct: the relation it filters, the key over that
+/// relation's columns, and the subquery's plan.
+struct SemiJoin {
+    rel: usize,
+    key: ScalarExpr,
+    values: Plan,
+}
 
 impl FromBuilder<'_> {
-    /// Applies every conjunct of `selection` that can be a semi-join to the relation it reads;
-    /// returns the WHERE left to bind (`selection` itself when none applies, so that it binds
-    /// exactly as written).
+    /// Applies the conjuncts of `selection` that can be semi-joins, when all its `IN
+    /// (subquery)` conjuncts can and nothing else in the WHERE or ON reads a subquery; returns
+    /// the WHERE left to bind (`selection` itself when none applies).
     pub(super) fn semi_joins(&mut self, selection: &Expr) -> Option<Expr> {
-        if self.cx.raw {
+        if self.cx.raw || !self.deferred_on.is_empty() {
             return Some(selection.clone());
         }
-        let mut rest = Vec::new();
-        let mut applied = false;
+        let mut found = Vec::new();
         for conjunct in and_operands(selection) {
-            if self.semi_join(conjunct) {
-                applied = true;
-            } else {
-                rest.push(conjunct.clone());
+            match self.semi_join(conjunct) {
+                Some(semi) => found.push(semi),
+                None if mentions_subquery(conjunct) => return Some(selection.clone()),
+                None => {}
             }
         }
-        if !applied {
+        if found.is_empty() {
             return Some(selection.clone());
         }
-        rest.into_iter().reduce(|left, right| Expr::BinaryOp {
-            left: Box::new(left),
-            op: BinaryOperator::And,
-            right: Box::new(right),
-        })
+        for SemiJoin { rel, key, values } in found {
+            let (plan, arity) = self.rels[rel].clone();
+            let values = Plan::Distinct {
+                input: Box::new(Plan::Project {
+                    input: Box::new(values),
+                    outputs: vec![0],
+                }),
+            };
+            self.rels[rel].0 = Plan::Project {
+                input: Box::new(Plan::Join {
+                    left: Box::new(plan),
+                    right: Box::new(values),
+                    left_key: vec![key],
+                    right_key: vec![ScalarExpr::Column(0)],
+                }),
+                outputs: (0..arity).collect(),
+            };
+        }
+        // Every IN conjunct was rewritten (one that was not reads a subquery: none applied).
+        let mut rest = selection.clone();
+        for conjunct in and_operands_mut(&mut rest) {
+            if matches!(conjunct, Expr::InSubquery { negated: false, .. }) {
+                *conjunct = Expr::Value(sqlparser::ast::Value::Boolean(true).into());
+            }
+        }
+        Some(rest)
     }
 
-    /// Joins the relation `x` reads with the values of `subquery` if the conjunct is such an
-    /// `x IN (subquery)` (see the module's conditions); whether it did.
-    fn semi_join(&mut self, conjunct: &Expr) -> bool {
+    /// The semi-join `conjunct` can be, if it is such an `x IN (subquery)` (see the module's
+    /// conditions).
+    fn semi_join(&self, conjunct: &Expr) -> Option<SemiJoin> {
         let Expr::InSubquery {
             expr,
             subquery,
             negated: false,
         } = conjunct
         else {
-            return false;
+            return None;
         };
-        let Ok(x) = ExprContext::new(&self.scope, "WHERE")
+        let x = ExprContext::new(&self.scope, "WHERE")
             .with_catalog(self.cx.catalog)
             .bind(expr)
-        else {
-            return false;
-        };
-        let Some(ty) = x.ty else {
-            return false;
-        };
-        if ty.equal_values_differ_in_text() || !x.expr.cannot_fail() {
-            return false;
+            .ok()?;
+        let ty = x.ty?;
+        if ty.equal_values_differ_in_text()
+            || matches!(ty, ScalarType::Char { .. })
+            || !x.expr.cannot_fail()
+        {
+            return None;
         }
-        let Some((rel, start)) = self.only_relation(&x.expr.support()) else {
-            return false;
-        };
+        let (rel, start) = self.only_relation(&x.expr.support())?;
         if self.domain && rel == 0 {
-            return false;
+            return None;
         }
         let standalone = QueryContext {
             catalog: self.cx.catalog,
@@ -80,32 +115,18 @@ impl FromBuilder<'_> {
             ctes: self.cx.ctes.clone(),
             raw: false,
         };
-        let Ok((values, scope, unknowns)) = plan_subquery_with_unknowns(&standalone, subquery)
-        else {
-            return false;
-        };
+        let (values, scope, unknowns) = plan_subquery_with_unknowns(&standalone, subquery).ok()?;
         if scope.len() != 1 || unknowns.first() != Some(&false) || scope.items[0].ty.scalar != ty {
-            return false;
+            return None;
+        }
+        let mut recursive = false;
+        values.visit(&mut |p| recursive |= matches!(p, Plan::RecursiveGet { .. }));
+        if recursive {
+            return None;
         }
         let mut key = x.expr;
         key.map_columns(&|c| c - start);
-        let (plan, arity) = self.rels[rel].clone();
-        let values = Plan::Distinct {
-            input: Box::new(Plan::Project {
-                input: Box::new(values),
-                outputs: vec![0],
-            }),
-        };
-        self.rels[rel].0 = Plan::Project {
-            input: Box::new(Plan::Join {
-                left: Box::new(plan),
-                right: Box::new(values),
-                left_key: vec![key],
-                right_key: vec![ScalarExpr::Column(0)],
-            }),
-            outputs: (0..arity).collect(),
-        };
-        true
+        Some(SemiJoin { rel, key, values })
     }
 
     /// The one relation whose columns hold all of `columns` (none for an empty list), with the
@@ -147,5 +168,41 @@ fn and_operands(e: &Expr) -> Vec<&Expr> {
             and_operands(inner)
         }
         other => vec![other],
+    }
+}
+
+/// `and_operands`, mutably.
+fn and_operands_mut(e: &mut Expr) -> Vec<&mut Expr> {
+    let and = |e: &Expr| {
+        matches!(
+            e,
+            Expr::BinaryOp {
+                op: BinaryOperator::And,
+                ..
+            }
+        )
+    };
+    let nested_and = matches!(e, Expr::Nested(inner) if and(inner));
+    match (and(e), nested_and, e) {
+        (true, _, Expr::BinaryOp { left, right, .. }) => {
+            let mut out = and_operands_mut(left);
+            out.extend(and_operands_mut(right));
+            out
+        }
+        (_, true, Expr::Nested(inner)) => and_operands_mut(inner),
+        (_, _, other) => vec![other],
+    }
+}
+
+/// Whether `e`'s text has a query in it (a `SELECT`, `VALUES`, `TABLE` or `WITH` keyword
+/// outside quotes): conservative, as text that cannot be tokenized counts too.
+fn mentions_subquery(e: &Expr) -> bool {
+    let text = e.to_string();
+    match Tokenizer::new(&PostgreSqlDialect {}, &text).tokenize() {
+        Ok(tokens) => tokens.iter().any(|t| {
+            matches!(t, Token::Word(w) if w.quote_style.is_none()
+                && matches!(w.keyword, Keyword::SELECT | Keyword::VALUES | Keyword::TABLE | Keyword::WITH))
+        }),
+        Err(_) => true,
     }
 }
