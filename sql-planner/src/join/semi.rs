@@ -44,16 +44,20 @@ impl FromBuilder<'_> {
         if self.cx.raw || !self.deferred_on.is_empty() {
             return Some(selection.clone());
         }
+        // Most WHEREs have no IN conjunct: they are left alone without looking further.
+        let conjuncts = and_operands(selection);
+        let is_in = |c: &&Expr| matches!(c, Expr::InSubquery { negated: false, .. });
+        if !conjuncts.iter().any(is_in)
+            || conjuncts.iter().any(|c| !is_in(c) && mentions_subquery(c))
+        {
+            return Some(selection.clone());
+        }
         let mut found = Vec::new();
-        for conjunct in and_operands(selection) {
+        for conjunct in conjuncts.iter().copied().filter(|c| is_in(c)) {
             match self.semi_join(conjunct) {
                 Some(semi) => found.push(semi),
-                None if mentions_subquery(conjunct) => return Some(selection.clone()),
-                None => {}
+                None => return Some(selection.clone()),
             }
-        }
-        if found.is_empty() {
-            return Some(selection.clone());
         }
         for SemiJoin { rel, key, values } in found {
             let (plan, arity) = self.rels[rel].clone();
