@@ -23,6 +23,7 @@ use crate::agg::AggregateFunc;
 use crate::datum::Datum;
 use crate::error::EvalError;
 use crate::numeric::{Numeric, Special};
+use crate::packed::{DatumRef, NumericRef};
 
 /// The accumulated contribution of rows to one aggregate.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -84,6 +85,21 @@ fn scaled_add(a: &mut ScaledSum, b: &ScaledSum) {
         }
     }
     a.retain(|(_, m, n)| !m.is_zero() || *n != 0);
+}
+
+/// `scaled_add` of one term: `n` terms summing to the mantissa `m` at `scale`.
+fn scaled_add_term(a: &mut ScaledSum, scale: u32, m: WideInt, n: i64) {
+    match a.binary_search_by_key(&scale, |(s, _, _)| *s) {
+        Ok(i) => {
+            a[i].1.add_assign(&m);
+            a[i].2 += n;
+            if a[i].1.is_zero() && a[i].2 == 0 {
+                a.remove(i);
+            }
+        }
+        Err(i) if !m.is_zero() || n != 0 => a.insert(i, (scale, m, n)),
+        Err(_) => {}
+    }
 }
 
 fn scaled_negate(a: &mut ScaledSum) {
@@ -274,6 +290,43 @@ impl AggregateFunc {
         }
     }
 
+    /// Adds the contribution of `diff` copies of a row whose argument is `value` to `acc` (a
+    /// contribution of this aggregate): `acc.plus_equals(&self.accumulate(..))` without
+    /// allocating or decoding the value for counts, integer, numeric and boolean arguments.
+    pub fn accumulate_into(&self, acc: &mut Accum, value: DatumRef<'_>, diff: i64) {
+        let present = i64::from(!value.is_null()) * diff;
+        match (self, &mut *acc, value) {
+            (AggregateFunc::Count, Accum::Count(n), _) => *n += present,
+            (AggregateFunc::SumInt32 | AggregateFunc::SumInt64, Accum::Int { sum, count }, v) => {
+                let v = match v {
+                    DatumRef::Int16(v) => i128::from(v),
+                    DatumRef::Int32(v) => i128::from(v),
+                    DatumRef::Int64(v) => i128::from(v),
+                    _ => 0,
+                };
+                *sum = sum.wrapping_add(v.wrapping_mul(i128::from(diff)));
+                *count += present;
+            }
+            (AggregateFunc::SumNumeric, Accum::Numeric(_), DatumRef::Null) => {}
+            (
+                AggregateFunc::SumNumeric,
+                Accum::Numeric(by_scale),
+                DatumRef::Numeric(NumericRef::Small { mantissa, scale }),
+            ) => {
+                let term = match mantissa.checked_mul(i128::from(diff)) {
+                    Some(v) => WideInt::Small(v),
+                    None => WideInt::product(&mantissa.into(), diff),
+                };
+                scaled_add_term(by_scale, u32::from(scale), term, diff);
+            }
+            (AggregateFunc::BoolAnd | AggregateFunc::BoolOr, Accum::Bool { trues, count }, v) => {
+                *trues += i64::from(matches!(v, DatumRef::Bool(true))) * diff;
+                *count += present;
+            }
+            _ => acc.plus_equals(&self.accumulate(&value.to_datum(), diff)),
+        }
+    }
+
     /// The aggregate's value from the accumulated contributions of a group's rows.
     pub fn finish(&self, accum: &Accum) -> Result<Datum, EvalError> {
         let out_of_range = || EvalError::NumericOutOfRange("bigint".into());
@@ -393,16 +446,16 @@ impl Accum {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Row;
 
     fn num(s: &str) -> Datum {
         Datum::Numeric(s.parse().unwrap())
     }
 
-    /// Accumulating then finishing gives what evaluating over the values gives, also after
-    /// insertions are retracted in another order.
-    #[test]
-    fn accumulations_agree_with_evaluation() {
-        let cases: Vec<(AggregateFunc, Vec<Datum>)> = vec![
+    /// Aggregates over values of every kind an accumulation meets: NULLs, sums beyond their
+    /// type, the numeric special values, trailing zeros.
+    fn cases() -> Vec<(AggregateFunc, Vec<Datum>)> {
+        vec![
             (
                 AggregateFunc::Count,
                 vec![Datum::Int32(1), Datum::Null, Datum::Int32(3)],
@@ -463,8 +516,23 @@ mod tests {
                 AggregateFunc::VarianceNumeric(crate::agg::Dispersion::VarPop),
                 vec![Datum::Null],
             ),
-        ];
-        for (func, values) in cases {
+            (
+                AggregateFunc::SumNumeric,
+                vec![
+                    num("79228162514264337593543950335"),
+                    num("79228162514264337593543950335"),
+                    num("-0.0000000000000000000000000001"),
+                    num("123456789012345678901234567890123.5"),
+                ],
+            ),
+        ]
+    }
+
+    /// Accumulating then finishing gives what evaluating over the values gives, also after
+    /// insertions are retracted in another order.
+    #[test]
+    fn accumulations_agree_with_evaluation() {
+        for (func, values) in cases() {
             let expected = func.eval(values.iter().map(|v| (v, 2)), false).unwrap();
             let mut acc = func.accumulate(&values[0], 2);
             for v in &values[1..] {
@@ -491,6 +559,24 @@ mod tests {
                 acc.plus_equals(&back);
             }
             assert!(acc.is_zero(), "{func:?}: {acc:?}");
+        }
+    }
+
+    /// Adding a packed value's contribution in place is adding the contribution made of the
+    /// owned value, whatever the multiplicity.
+    #[test]
+    fn accumulating_in_place_is_adding_the_contribution() {
+        for (func, values) in cases() {
+            let mut by_value = func.accumulate(&values[0], 1);
+            let mut in_place = by_value.clone();
+            for (i, v) in values.iter().enumerate().cycle().take(3 * values.len()) {
+                let diff = [3, -1, 1 << 40, 1, -7][i % 5];
+                by_value.plus_equals(&func.accumulate(v, diff));
+                let row = Row::new(vec![v.clone()]);
+                let packed = row.iter().next().expect("one column");
+                func.accumulate_into(&mut in_place, packed, diff);
+                assert_eq!(in_place, by_value, "{func:?} after {v:?} x {diff}");
+            }
         }
     }
 

@@ -86,17 +86,24 @@ fn contributions<'s>(
                     input.for_each_stamp(|cap, containers| {
                         for data in containers {
                             for ((key, args), time, diff) in data.drain(..) {
-                                let aggs = funcs
-                                    .iter()
-                                    .zip(args.iter())
-                                    .map(|(f, v)| f.accumulate(&v.to_datum(), diff))
-                                    .collect();
                                 let (key, rows) = Members::of(key, diff);
-                                let acc = Accums { rows, aggs };
                                 match sums.entry((key, time)) {
-                                    Entry::Occupied(mut e) => e.get_mut().plus_equals(&acc),
+                                    // Added in place: no contribution is built.
+                                    Entry::Occupied(mut e) => {
+                                        let acc = e.get_mut();
+                                        acc.rows.plus_equals(&rows);
+                                        let each = funcs.iter().zip(&mut acc.aggs).zip(args.iter());
+                                        for ((f, a), v) in each {
+                                            f.accumulate_into(a, v, diff);
+                                        }
+                                    }
                                     Entry::Vacant(e) => {
-                                        e.insert(acc);
+                                        let aggs = funcs
+                                            .iter()
+                                            .zip(args.iter())
+                                            .map(|(f, v)| f.accumulate(&v.to_datum(), diff))
+                                            .collect();
+                                        e.insert(Accums { rows, aggs });
                                     }
                                 }
                             }
