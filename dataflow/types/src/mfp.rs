@@ -27,8 +27,11 @@ use crate::expr::ScalarExpr;
 use crate::packed::{PackedSlice, RowPacker};
 
 mod exprs;
+mod packed_filter;
 #[cfg(test)]
 mod tests;
+
+use packed_filter::PackedFilter;
 
 pub use exprs::RowExprs;
 
@@ -79,6 +82,9 @@ enum Action {
     Map(usize, ScalarExpr),
     /// Drop the row unless TRUE; an error is the row's.
     Filter(ScalarExpr),
+    /// A filter decided over the packed row (`packed_filter.rs`); the expression and what
+    /// it needs unpacked, for a row the packed form cannot decide.
+    PackedFilter(PackedFilter, Vec<Prep>, ScalarExpr),
 }
 
 #[derive(Clone, Debug)]
@@ -211,6 +217,20 @@ impl MapFilterProject {
                     Ok(false) => return None,
                     Err(e) => return Some(Err(e)),
                 },
+                Action::PackedFilter(f, prep, p) => match f.passes(&mut ctx) {
+                    Some(true) => {}
+                    Some(false) => return None,
+                    None => {
+                        if let Err(e) = ctx.prepare(prep) {
+                            return Some(Err(e));
+                        }
+                        match p.eval_predicate(ctx.datums) {
+                            Ok(true) => {}
+                            Ok(false) => return None,
+                            Err(e) => return Some(Err(e)),
+                        }
+                    }
+                },
             }
         }
         if c.identity {
@@ -338,14 +358,24 @@ fn compile(nodes: &[Node], arity: usize) -> Compiled {
                     action: Action::Map(s, e),
                 });
             }
-            None => {
-                let mut prep = Vec::new();
-                need(&e, arity, &lazy, &mut ready, &mut prep);
-                steps.push(Step {
-                    prep,
-                    action: Action::Filter(e),
-                });
-            }
+            // Reads input columns only, where they lie: nothing is unpacked for later steps.
+            None => match PackedFilter::compile(&e, arity) {
+                Some(f) => {
+                    let fallback = e.support().into_iter().map(Prep::Unpack).collect();
+                    steps.push(Step {
+                        prep: Vec::new(),
+                        action: Action::PackedFilter(f, fallback, e),
+                    });
+                }
+                None => {
+                    let mut prep = Vec::new();
+                    need(&e, arity, &lazy, &mut ready, &mut prep);
+                    steps.push(Step {
+                        prep,
+                        action: Action::Filter(e),
+                    });
+                }
+            },
         }
     }
     let mut out_prep = Vec::new();

@@ -43,7 +43,10 @@ enum Ty {
     Int,
     Bool,
     Text,
+    Date,
 }
+
+const TYPES: [Ty; 4] = [Ty::Int, Ty::Bool, Ty::Text, Ty::Date];
 
 fn int_value(rng: &mut Rng) -> Datum {
     match rng.below(6) {
@@ -61,7 +64,12 @@ fn value(rng: &mut Rng, ty: Ty) -> Datum {
         Ty::Text => match rng.below(4) {
             0 => Datum::Null,
             1 => Datum::String("x".repeat(200)),
-            _ => Datum::String(["a", "b", ""][rng.below(3)].into()),
+            // Blank-padded values, as a bpchar column holds them.
+            _ => Datum::String(["a", "b", "", "a  ", " "][rng.below(5)].into()),
+        },
+        Ty::Date => match rng.below(4) {
+            0 => Datum::Null,
+            n => Datum::Date(chrono::NaiveDate::from_ymd_opt(1994, 1, n as u32).unwrap()),
         },
     }
 }
@@ -92,7 +100,39 @@ fn expr(rng: &mut Rng, types: &[Ty], ty: Ty, depth: usize) -> ScalarExpr {
             ][rng.below(4)];
             sub(rng, Ty::Int).call_binary(f, sub(rng, Ty::Int))
         }
-        Ty::Bool => match rng.below(5) {
+        Ty::Bool => match rng.below(9) {
+            5 => sub(rng, Ty::Bool).call_unary(UnaryFunc::Not),
+            6 => {
+                let f = [BinaryFunc::Eq, BinaryFunc::Lt, BinaryFunc::NotEq][rng.below(3)];
+                let trimmed = |e: ScalarExpr| e.call_unary(UnaryFunc::BpcharToText);
+                trimmed(sub(rng, Ty::Text)).call_binary(f, sub(rng, Ty::Text))
+            }
+            // A date read as a timestamp; of text, the cast fails on most values.
+            7 | 8 => {
+                let from = if rng.below(4) == 0 {
+                    Ty::Text
+                } else {
+                    Ty::Date
+                };
+                let cast = sub(rng, from).call_unary(UnaryFunc::Cast(crate::ScalarType::Timestamp));
+                let midnight = |d: u32| {
+                    let day = chrono::NaiveDate::from_ymd_opt(1994, 1, d).unwrap();
+                    ScalarExpr::Literal(Datum::Timestamp(day.and_hms_opt(0, 0, 0).unwrap()))
+                };
+                let noon = ScalarExpr::Literal(Datum::Timestamp(
+                    chrono::NaiveDate::from_ymd_opt(1994, 1, 2)
+                        .unwrap()
+                        .and_hms_opt(12, 0, 0)
+                        .unwrap(),
+                ));
+                let other = [midnight(2), midnight(3), noon][rng.below(3)].clone();
+                let f = [BinaryFunc::Lt, BinaryFunc::Gte, BinaryFunc::Eq][rng.below(3)];
+                if rng.below(2) == 0 {
+                    cast.call_binary(f, other)
+                } else {
+                    other.call_binary(f, cast)
+                }
+            }
             0 => sub(rng, Ty::Bool).call_binary(BinaryFunc::And, sub(rng, Ty::Bool)),
             1 => sub(rng, Ty::Bool).call_binary(BinaryFunc::Or, sub(rng, Ty::Bool)),
             2 => sub(rng, Ty::Int).call_unary(UnaryFunc::IsNull),
@@ -102,8 +142,9 @@ fn expr(rng: &mut Rng, types: &[Ty], ty: Ty, depth: usize) -> ScalarExpr {
                 sub(rng, Ty::Int).call_binary(f, sub(rng, Ty::Int))
             }
         },
-        Ty::Text => col_of(rng, types, Ty::Text)
-            .unwrap_or_else(|| ScalarExpr::Literal(value(rng, Ty::Text))),
+        Ty::Text | Ty::Date => {
+            col_of(rng, types, ty).unwrap_or_else(|| ScalarExpr::Literal(value(rng, ty)))
+        }
     }
 }
 
@@ -116,7 +157,7 @@ fn chain(rng: &mut Rng, input: &[Ty]) -> Vec<Node> {
             0 => {
                 let mut exprs = Vec::new();
                 for _ in 0..1 + rng.below(3) {
-                    let ty = [Ty::Int, Ty::Bool, Ty::Text][rng.below(3)];
+                    let ty = TYPES[rng.below(4)];
                     let e = if rng.below(4) == 0 {
                         ScalarExpr::Column(rng.below(types.len()))
                     } else {
@@ -157,9 +198,7 @@ fn fused_chains_agree_with_node_by_node_evaluation() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let (mut dropped, mut errors, mut passed) = (0, 0, 0);
     for _ in 0..3000 {
-        let input: Vec<Ty> = (0..1 + rng.below(5))
-            .map(|_| [Ty::Int, Ty::Bool, Ty::Text][rng.below(3)])
-            .collect();
+        let input: Vec<Ty> = (0..1 + rng.below(5)).map(|_| TYPES[rng.below(4)]).collect();
         let mut nodes = chain(&mut rng, &input);
         // Half the chains read rows with one more column that they drop first (a position).
         let positions = rng.below(2) == 0;
