@@ -158,7 +158,12 @@ impl Pruner<'_> {
                 mut aggregates,
             } => {
                 let k = group_key.len();
-                if let Some(d) = &d {
+                // A global reduction read for none of its columns is the copy that tells
+                // whether the reduction has a row (`aggregate::reduce_plan`'s defaults over
+                // empty input): it keeps its aggregates, so that it stays equal to the copy
+                // read for its values and is computed once with it (`share.rs`).
+                let counted_copy = k == 0 && d.as_ref().is_some_and(|d| d.is_empty());
+                if let Some(d) = d.as_ref().filter(|_| !counted_copy) {
                     for (j, a) in aggregates.iter_mut().enumerate() {
                         if !d.contains(&(k + j)) && !reads_nothing(a) {
                             a.expr = ScalarExpr::Literal(Datum::Null);

@@ -41,6 +41,8 @@ const QUERIES: &[&str] = &[
     "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) \
      SELECT n FROM r WHERE n > 2",
     "SELECT t.a, u.s FROM t CROSS JOIN u WHERE t.a = u.a + 0",
+    "SELECT a FROM t WHERE c > (SELECT sum(x) * 2 FROM u WHERE y > 1)",
+    "SELECT sum(c), count(*) FROM t WHERE a > 100",
     // Nested correlation: the physical plan shares the copies decorrelation makes.
     "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a \
      AND u.x >= (SELECT min(n) FROM v WHERE v.a = u.a AND v.n < t.a + 10)) OR a = 3",
@@ -68,6 +70,22 @@ fn physical_plans_compute_repeated_subtrees_once() {
         size(&physical),
         size(&unshared)
     );
+}
+
+/// An aggregate without GROUP BY has a row even over no input: its reduction is read for its
+/// values and again to tell whether it has a row, and the physical plan computes it once.
+#[test]
+fn a_global_reduction_is_computed_once() {
+    let cat = catalog();
+    for sql in [
+        "SELECT sum(c) FROM t JOIN u ON t.a = u.a",
+        "SELECT a FROM t WHERE c > (SELECT sum(x) * 2 FROM u WHERE y > 1)",
+    ] {
+        let physical = physical_plan(decorrelated(sql, &cat), &cat).unwrap();
+        let mut reduces = 0;
+        physical.visit(&mut |p| reduces += matches!(p, Plan::Reduce { .. }) as usize);
+        assert_eq!(reduces, 1, "{sql}: {physical}");
+    }
 }
 
 /// Every query gives the same rows decorrelated, optimized and physical.
