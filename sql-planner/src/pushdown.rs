@@ -10,7 +10,10 @@
 //!   the left input and one over the right becomes a join key (SQL `=` and key equality agree:
 //!   NULL never matches);
 //! - equivalences: `c = literal` on a key column of one join input also restricts the other
-//!   input's key to that literal, which moves down there too.
+//!   input's key to that literal, which moves down there too;
+//! - a disjunction over both join inputs stays above the join, and what it implies for each
+//!   input alone moves down there (`implied`: `(n1 = 'A' AND n2 = 'B') OR (n1 = 'B' AND n2 =
+//!   'A')` filters each nation first).
 //!
 //! Moving a predicate below another makes it see rows the other would have dropped first (the
 //! runtime evaluates a filter's predicates in order, stopping at the first that is not TRUE),
@@ -249,7 +252,20 @@ fn join(
                     left_key.push(l);
                     right_key.push(r);
                 }
-                None => above.push(p),
+                None => {
+                    if let Some(d) = implied(&p, |c| side(c) == Some(false)) {
+                        if !lp.contains(&d) {
+                            lp.push(d);
+                        }
+                    }
+                    if let Some(d) = implied(&p, |c| side(c) == Some(true)) {
+                        let d = shifted(d, la);
+                        if !rp.contains(&d) {
+                            rp.push(d);
+                        }
+                    }
+                    above.push(p);
+                }
             },
             _ => above.push(p),
         }
@@ -271,6 +287,48 @@ fn join(
         right_key,
     };
     filter(plan, above)
+}
+
+/// What a disjunction over both join inputs implies for one of them (the restriction
+/// PostgreSQL extracts from such an OR): for `(a1 AND b1) OR (a2 AND b2)` where the `a`s read
+/// only that input (`on_side`), `a1 OR a2`; nothing when some disjunct has no such conjunct.
+/// An input row for which it is not TRUE makes every disjunct FALSE or NULL with any partner,
+/// so filtering the input by it first drops only rows the join's filter drops. `p` cannot fail
+/// (the caller checks), nor then can what it implies.
+fn implied(p: &ScalarExpr, on_side: impl Fn(&ScalarExpr) -> bool) -> Option<ScalarExpr> {
+    let disjuncts = operands(p, BinaryFunc::Or);
+    if disjuncts.len() < 2 {
+        return None;
+    }
+    let implied: Option<Vec<ScalarExpr>> = disjuncts
+        .into_iter()
+        .map(|d| {
+            operands(d, BinaryFunc::And)
+                .into_iter()
+                .filter(|c| !c.support().is_empty() && on_side(c))
+                .cloned()
+                .reduce(|a, b| a.call_binary(BinaryFunc::And, b))
+        })
+        .collect();
+    implied?
+        .into_iter()
+        .reduce(|a, b| a.call_binary(BinaryFunc::Or, b))
+}
+
+/// The operands of a chain of `func` (AND or OR), in order; `e` itself if it is not one.
+fn operands(e: &ScalarExpr, func: BinaryFunc) -> Vec<&ScalarExpr> {
+    match e {
+        ScalarExpr::Binary {
+            func: f,
+            left,
+            right,
+        } if *f == func => {
+            let mut out = operands(left, func);
+            out.extend(operands(right, func));
+            out
+        }
+        other => vec![other],
+    }
 }
 
 /// A plan's top filter, taken off.

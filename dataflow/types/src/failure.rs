@@ -8,7 +8,7 @@ use crate::expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc};
 
 impl ScalarExpr {
     /// Whether evaluating the expression can never fail, whatever row it meets: it is built
-    /// only of columns, literals, comparisons, LIKE with a constant pattern that does not end
+    /// only of columns, literals, comparisons, `bpchar`s read as text, LIKE with a constant pattern that does not end
     /// with its escape character, AND/OR/NOT, IS [NOT] NULL, COALESCE and CASE.
     pub fn cannot_fail(&self) -> bool {
         let mut ok = true;
@@ -27,7 +27,10 @@ impl ScalarExpr {
                 ScalarExpr::Column(_) | ScalarExpr::Literal(_) | ScalarExpr::If { .. } => true,
                 ScalarExpr::Unary { func, .. } => matches!(
                     func,
-                    UnaryFunc::Not | UnaryFunc::IsNull | UnaryFunc::IsNotNull
+                    UnaryFunc::Not
+                        | UnaryFunc::IsNull
+                        | UnaryFunc::IsNotNull
+                        | UnaryFunc::BpcharToText
                 ),
                 ScalarExpr::Binary { func, .. } => matches!(
                     func,

@@ -43,6 +43,11 @@ const QUERIES: &[&str] = &[
     "SELECT t.a, u.s FROM t CROSS JOIN u WHERE t.a = u.a + 0",
     "SELECT a FROM t WHERE c > (SELECT sum(x) * 2 FROM u WHERE y > 1)",
     "SELECT sum(c), count(*) FROM t WHERE a > 100",
+    // A disjunction over both inputs: what it implies for each moves below the join.
+    "SELECT t.a, u.x FROM t JOIN u ON t.a = u.a \
+     WHERE (t.b = 'one' AND u.x > 15) OR (t.b IS NULL AND u.y < 3) OR (t.c > 1 AND u.x < 0)",
+    "SELECT t.a, u.x FROM t, u WHERE (t.a = 1 AND u.a = 2) OR (t.a = 2 AND u.s LIKE 'x%')",
+    "SELECT t.a FROM t, u WHERE t.a = u.a AND ((t.a = 1 AND u.x > 1) OR u.y > 2)",
     // Nested correlation: the physical plan shares the copies decorrelation makes.
     "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a \
      AND u.x >= (SELECT min(n) FROM v WHERE v.a = u.a AND v.n < t.a + 10)) OR a = 3",
@@ -142,6 +147,27 @@ fn filters_reach_union_inputs_and_grouped_inputs() {
     let grouped = "SELECT a, n FROM (SELECT a, count(*) AS n FROM t GROUP BY a) g WHERE a = 2";
     let p = optimize(decorrelated(grouped, &cat), &cat);
     assert_eq!(filters_over(&p, &is_get(1)), 1, "{p}");
+}
+
+#[test]
+fn a_disjunction_over_both_inputs_filters_each_first() {
+    let cat = catalog();
+    let sql = "SELECT t.a, u.x FROM t JOIN u ON t.a = u.a \
+               WHERE (t.b = 'one' AND u.x > 15) OR (t.b = 'two' AND u.x < 3)";
+    let p = optimize(decorrelated(sql, &cat), &cat);
+    // t.b = 'one' OR t.b = 'two' below the join, u.x > 15 OR u.x < 3 too, the OR above.
+    assert_eq!(filters_over(&p, &is_get(1)), 1, "{p}");
+    assert_eq!(filters_over(&p, &is_get(2)), 1, "{p}");
+    assert_eq!(
+        filters_over(&p, &|i| matches!(i, Plan::Join { .. })),
+        1,
+        "{p}"
+    );
+    // A disjunct that says nothing of u: nothing is implied for u.
+    let sql = "SELECT t.a FROM t JOIN u ON t.a = u.a WHERE (t.b = 'one' AND u.x > 15) OR t.c > 1";
+    let p = optimize(decorrelated(sql, &cat), &cat);
+    assert_eq!(filters_over(&p, &is_get(1)), 1, "{p}");
+    assert_eq!(filters_over(&p, &is_get(2)), 0, "{p}");
 }
 
 #[test]
