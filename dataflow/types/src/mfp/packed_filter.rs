@@ -1,8 +1,8 @@
 //! Predicates decided over the packed row itself, without making owned datums: comparisons
 //! of columns and literals (a `bpchar` column's text, a date column read as a timestamp)
 //! joined by AND, OR and NOT, and IS [NOT] NULL — the WHERE clauses of most scans. A column is
-//! read where it lies (a string borrowed, a date decoded in place), so a row that a predicate
-//! drops costs no allocation.
+//! read where it lies (a string borrowed, a date compared by its day number), so a row that a
+//! predicate drops costs no allocation.
 //!
 //! The result is the general evaluation's (`ScalarExpr::eval_predicate`): comparisons use
 //! `DatumRef::sql_cmp`, which mirrors `Datum::sql_cmp`, NULL propagates as SQL's three-valued
@@ -27,6 +27,15 @@ pub(super) enum PackedFilter {
     Not(Box<PackedFilter>),
     /// `IS NULL` (`true`) or `IS NOT NULL` (`false`).
     IsNull(Operand, bool),
+    /// `column func date` for a date column (or a date column read as a timestamp, against a
+    /// midnight): the day numbers compared without decoding the date; `general` for a column
+    /// that holds no date.
+    Days {
+        func: BinaryFunc,
+        column: usize,
+        days: i32,
+        general: Box<PackedFilter>,
+    },
 }
 
 /// A value a comparison reads.
@@ -53,11 +62,22 @@ impl PackedFilter {
         use BinaryFunc::*;
         match e {
             ScalarExpr::Binary { func, left, right } => match func {
-                Eq | NotEq | Lt | Lte | Gt | Gte => Some(PackedFilter::Compare(
-                    *func,
-                    Operand::compile(left, arity)?,
-                    Operand::compile(right, arity)?,
-                )),
+                Eq | NotEq | Lt | Lte | Gt | Gte => {
+                    let (l, r) = (
+                        Operand::compile(left, arity)?,
+                        Operand::compile(right, arity)?,
+                    );
+                    let general = PackedFilter::Compare(*func, l, r);
+                    Some(match days_compared(&general) {
+                        Some((func, column, days)) => PackedFilter::Days {
+                            func,
+                            column,
+                            days,
+                            general: Box::new(general),
+                        },
+                        None => general,
+                    })
+                }
                 And => Some(PackedFilter::And(
                     Box::new(PackedFilter::compile(left, arity)?),
                     Box::new(PackedFilter::compile(right, arity)?),
@@ -92,6 +112,13 @@ impl PackedFilter {
     fn truth(&self, ctx: &mut RowCtx<'_>) -> Option<Truth> {
         Some(match self {
             PackedFilter::Compare(func, l, r) => {
+                // Two date columns: their day numbers.
+                if let (Operand::Column(a), Operand::Column(b)) = (l, r) {
+                    if let (Some(Some(x)), Some(Some(y))) = (date_days(ctx, *a), date_days(ctx, *b))
+                    {
+                        return Some(Some(compares(*func, x.cmp(&y))));
+                    }
+                }
                 let (l, r) = (l.value(ctx)?, r.value(ctx)?);
                 if l.is_null() || r.is_null() {
                     return Some(None);
@@ -111,7 +138,60 @@ impl PackedFilter {
             },
             PackedFilter::Not(p) => p.truth(ctx)?.map(|b| !b),
             PackedFilter::IsNull(x, null) => Some(x.value(ctx)?.is_null() == *null),
+            PackedFilter::Days {
+                func,
+                column,
+                days,
+                general,
+            } => match date_days(ctx, *column) {
+                Some(Some(d)) => Some(compares(*func, d.cmp(days))),
+                Some(None) => None,
+                None => return general.truth(ctx),
+            },
         })
+    }
+}
+
+/// The day number of the date in `column` (`PackedSlice::date_days_at`).
+fn date_days(ctx: &mut RowCtx<'_>, column: usize) -> Option<Option<i32>> {
+    ctx.scan_to(column);
+    ctx.slice.date_days_at(ctx.offsets[column])
+}
+
+/// A comparison of a date column with a date, or of a date column read as a timestamp with a
+/// midnight, as `(func, column, day number)` with the column on the left.
+fn days_compared(cmp: &PackedFilter) -> Option<(BinaryFunc, usize, i32)> {
+    use chrono::Datelike;
+    let PackedFilter::Compare(func, l, r) = cmp else {
+        return None;
+    };
+    let (func, column, literal) = match (l, r) {
+        (column, Operand::Literal(d)) => (*func, column, d),
+        (Operand::Literal(d), column) => (flipped(*func), column, d),
+        _ => return None,
+    };
+    match (column, literal) {
+        (Operand::Column(c), Datum::Date(d)) => Some((func, *c, d.num_days_from_ce())),
+        (Operand::DateAsTimestamp(x), Datum::Timestamp(t))
+            if t.time() == chrono::NaiveTime::MIN =>
+        {
+            match x.as_ref() {
+                Operand::Column(c) => Some((func, *c, t.date().num_days_from_ce())),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The comparison with its operands swapped: `a < b` is `b > a`.
+fn flipped(func: BinaryFunc) -> BinaryFunc {
+    match func {
+        BinaryFunc::Lt => BinaryFunc::Gt,
+        BinaryFunc::Lte => BinaryFunc::Gte,
+        BinaryFunc::Gt => BinaryFunc::Lt,
+        BinaryFunc::Gte => BinaryFunc::Lte,
+        f => f,
     }
 }
 

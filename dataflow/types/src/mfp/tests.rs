@@ -125,8 +125,21 @@ fn expr(rng: &mut Rng, types: &[Ty], ty: Ty, depth: usize) -> ScalarExpr {
                         .and_hms_opt(12, 0, 0)
                         .unwrap(),
                 ));
-                let other = [midnight(2), midnight(3), noon][rng.below(3)].clone();
-                let f = [BinaryFunc::Lt, BinaryFunc::Gte, BinaryFunc::Eq][rng.below(3)];
+                let mut other = [midnight(2), midnight(3), noon][rng.below(3)].clone();
+                let mut cast = cast;
+                if from == Ty::Date && rng.below(3) == 0 {
+                    // A date compared with a date.
+                    cast = sub(rng, Ty::Date);
+                    other = sub(rng, Ty::Date);
+                }
+                let f = [
+                    BinaryFunc::Lt,
+                    BinaryFunc::Gte,
+                    BinaryFunc::Eq,
+                    BinaryFunc::Gt,
+                    BinaryFunc::Lte,
+                    BinaryFunc::NotEq,
+                ][rng.below(6)];
                 if rng.below(2) == 0 {
                     cast.call_binary(f, other)
                 } else {

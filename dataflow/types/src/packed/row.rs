@@ -162,6 +162,22 @@ impl<'a> PackedSlice<'a> {
         (d, offset + n)
     }
 
+    /// The day number (`Datelike::num_days_from_ce`) of the date that starts at byte `offset`
+    /// (see `read_at`), read without making a `NaiveDate`: `Some(None)` for NULL, `None` for
+    /// a datum that is neither.
+    #[inline]
+    pub fn date_days_at(&self, offset: usize) -> Option<Option<i32>> {
+        match self.data[offset] {
+            super::tag::DATE => Some(Some(i32::from_le_bytes(
+                self.data[offset + 1..offset + 5]
+                    .try_into()
+                    .expect("a packed date's four bytes"),
+            ))),
+            super::tag::NULL => Some(None),
+            _ => None,
+        }
+    }
+
     /// The offset where the datum that starts at byte `offset` ends (see `read_at`), found
     /// without decoding it.
     #[inline]
