@@ -801,7 +801,7 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
 /// Whether `s` matches the LIKE pattern `p` (`%`, `_`, `\\` escaping the next character). A
 /// pattern ending with its escape is an error once matching reaches it with text left, as in
 /// PostgreSQL (which stops without error when the text runs out first).
-fn like(s: &[char], p: &[char]) -> Result<bool, EvalError> {
+pub(crate) fn like(s: &[char], p: &[char]) -> Result<bool, EvalError> {
     Ok(match p.first() {
         None => s.is_empty(),
         Some('%') => {

@@ -27,6 +27,7 @@ use crate::expr::ScalarExpr;
 use crate::packed::{PackedSlice, RowPacker};
 
 mod exprs;
+mod like_pattern;
 mod packed_filter;
 #[cfg(test)]
 mod tests;

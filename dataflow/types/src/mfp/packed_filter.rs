@@ -1,6 +1,7 @@
 //! Predicates decided over the packed row itself, without making owned datums: comparisons
-//! of columns and literals (a `bpchar` column's text, a date column read as a timestamp)
-//! joined by AND, OR and NOT, and IS [NOT] NULL — the WHERE clauses of most scans. A column is
+//! of columns and literals (a `bpchar` column's text, a date column read as a timestamp),
+//! LIKE with a constant pattern (`like_pattern.rs`), joined by AND, OR and NOT, and IS [NOT]
+//! NULL — the WHERE clauses of most scans. A column is
 //! read where it lies (a string borrowed, a date compared by its day number), so a row that a
 //! predicate drops costs no allocation.
 //!
@@ -10,6 +11,7 @@
 //! something that is not a date) leaves the row undecided (`None`), and the caller evaluates
 //! the predicate the general way, errors included.
 
+use super::like_pattern::LikePattern;
 use super::RowCtx;
 use crate::datum::{Datum, Row};
 use crate::expr::{BinaryFunc, ScalarExpr, UnaryFunc};
@@ -27,6 +29,8 @@ pub(super) enum PackedFilter {
     Not(Box<PackedFilter>),
     /// `IS NULL` (`true`) or `IS NOT NULL` (`false`).
     IsNull(Operand, bool),
+    /// `x LIKE 'pattern'`.
+    Like(Operand, LikePattern),
     /// `column func date` for a date column (or a date column read as a timestamp, against a
     /// midnight): the day numbers compared without decoding the date; `general` for a column
     /// that holds no date.
@@ -78,6 +82,13 @@ impl PackedFilter {
                         None => general,
                     })
                 }
+                Like => match right.as_ref() {
+                    ScalarExpr::Literal(Datum::String(p)) => Some(PackedFilter::Like(
+                        Operand::compile(left, arity)?,
+                        LikePattern::compile(p)?,
+                    )),
+                    _ => None,
+                },
                 And => Some(PackedFilter::And(
                     Box::new(PackedFilter::compile(left, arity)?),
                     Box::new(PackedFilter::compile(right, arity)?),
@@ -138,6 +149,11 @@ impl PackedFilter {
             },
             PackedFilter::Not(p) => p.truth(ctx)?.map(|b| !b),
             PackedFilter::IsNull(x, null) => Some(x.value(ctx)?.is_null() == *null),
+            PackedFilter::Like(x, pattern) => match x.value(ctx)? {
+                DatumRef::String(s) => Some(pattern.matches(s)),
+                DatumRef::Null => None,
+                _ => return None,
+            },
             PackedFilter::Days {
                 func,
                 column,

@@ -100,7 +100,16 @@ fn expr(rng: &mut Rng, types: &[Ty], ty: Ty, depth: usize) -> ScalarExpr {
             ][rng.below(4)];
             sub(rng, Ty::Int).call_binary(f, sub(rng, Ty::Int))
         }
-        Ty::Bool => match rng.below(9) {
+        Ty::Bool => match rng.below(10) {
+            9 => {
+                // A lone escape at the end fails once text reaches it.
+                let patterns = ["%", "a%", "_", "%a%b%", "", "x\\", "a\\%", "%_ "];
+                let p = match rng.below(patterns.len() + 1) {
+                    0 => Datum::Null,
+                    n => Datum::String(patterns[n - 1].into()),
+                };
+                sub(rng, Ty::Text).call_binary(BinaryFunc::Like, ScalarExpr::Literal(p))
+            }
             5 => sub(rng, Ty::Bool).call_unary(UnaryFunc::Not),
             6 => {
                 let f = [BinaryFunc::Eq, BinaryFunc::Lt, BinaryFunc::NotEq][rng.below(3)];
