@@ -87,6 +87,32 @@ fn slice(d: &Demand, range: std::ops::Range<usize>) -> Demand {
     })
 }
 
+/// Whether `inputs` are a global reduction with its defaults over empty input, as
+/// `aggregate::reduce_plan` makes them: `[r, Constant, Negate(Project(Map(r)))]`.
+fn is_totalized(inputs: &[Plan]) -> bool {
+    match inputs {
+        [r @ Plan::Reduce { group_key, .. }, Plan::Constant { .. }, negated] => {
+            let mut negated = negated.clone();
+            group_key.is_empty() && negated_reduce_mut(&mut negated).is_some_and(|c| c == r)
+        }
+        _ => false,
+    }
+}
+
+/// The reduction read by `Negate(Project(Map(reduction)))`.
+fn negated_reduce_mut(p: &mut Plan) -> Option<&mut Plan> {
+    let Plan::Negate { input } = p else {
+        return None;
+    };
+    let Plan::Project { input, .. } = input.as_mut() else {
+        return None;
+    };
+    let Plan::Map { input, .. } = input.as_mut() else {
+        return None;
+    };
+    Some(input.as_mut())
+}
+
 fn with(d: Demand, extra: BTreeSet<usize>) -> Demand {
     d.map(|mut d| {
         d.extend(extra);
@@ -158,12 +184,7 @@ impl Pruner<'_> {
                 mut aggregates,
             } => {
                 let k = group_key.len();
-                // A global reduction read for none of its columns is the copy that tells
-                // whether the reduction has a row (`aggregate::reduce_plan`'s defaults over
-                // empty input): it keeps its aggregates, so that it stays equal to the copy
-                // read for its values and is computed once with it (`share.rs`).
-                let counted_copy = k == 0 && d.as_ref().is_some_and(|d| d.is_empty());
-                if let Some(d) = d.as_ref().filter(|_| !counted_copy) {
+                if let Some(d) = &d {
                     for (j, a) in aggregates.iter_mut().enumerate() {
                         if !d.contains(&(k + j)) && !reads_nothing(a) {
                             a.expr = ScalarExpr::Literal(Datum::Null);
@@ -216,12 +237,24 @@ impl Pruner<'_> {
                     offset,
                 }
             }
-            Plan::Union { inputs } => Plan::Union {
-                inputs: inputs
+            Plan::Union { inputs } => {
+                let totalized = is_totalized(&inputs);
+                let mut inputs: Vec<Plan> = inputs
                     .into_iter()
                     .map(|i| self.prune(i, d.clone()))
-                    .collect(),
-            },
+                    .collect();
+                if totalized {
+                    // The copy read only to tell whether the reduction has a row computes what
+                    // the copy read for its values computes (no aggregate the query does not
+                    // read, as in PostgreSQL), so the two stay equal and are computed once
+                    // (`share.rs`).
+                    let value = inputs[0].clone();
+                    if let Some(counted) = negated_reduce_mut(&mut inputs[2]) {
+                        *counted = value;
+                    }
+                }
+                Plan::Union { inputs }
+            }
             Plan::Negate { input } => Plan::Negate {
                 input: Box::new(self.prune(*input, d)),
             },

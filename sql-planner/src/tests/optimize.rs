@@ -204,6 +204,17 @@ fn unread_columns_are_not_computed() {
         &cat,
     );
     assert!(try_eval(&p, &cat).is_err(), "{p}");
+    // An unread aggregate of a global reduction is not computed either, in neither of the
+    // reduction's copies (`aggregate::reduce_plan`), and the two are computed once.
+    let sql = "SELECT count(*) FROM (SELECT sum(10 / (a - 2)) AS bad FROM t) s";
+    let p = physical_plan(decorrelated(sql, &cat), &cat).unwrap();
+    assert_eq!(try_eval(&p, &cat).map(|r| r.len()), Ok(1), "{p}");
+    let mut reduces = 0;
+    p.visit(&mut |p| reduces += matches!(p, Plan::Reduce { .. }) as usize);
+    assert_eq!(reduces, 2, "{p}");
+    let read = "SELECT count(*) FROM (SELECT sum(10 / (a - 2)) AS bad FROM t) s WHERE bad > 0";
+    let p = physical_plan(decorrelated(read, &cat), &cat).unwrap();
+    assert!(try_eval(&p, &cat).is_err(), "{p}");
 }
 
 #[test]
