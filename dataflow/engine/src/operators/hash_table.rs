@@ -55,13 +55,14 @@ impl<K: Data, V, R> HashTable<K, V, R> {
     }
 }
 
-/// The updates with the diffs of equal `(key, value)` pairs summed and zeros dropped, in no
-/// particular order. Joining unconsolidated inputs would multiply their repetitions.
+/// The updates (`len` of them) with the diffs of equal `(key, value)` pairs summed and zeros
+/// dropped, in no particular order. Joining unconsolidated inputs would multiply their repetitions.
 pub(crate) fn consolidate_hashed<K: Data, V: Data, R: Semigroup>(
-    updates: Vec<(K, V, R)>,
+    updates: impl IntoIterator<Item = (K, V, R)>,
+    len: usize,
 ) -> Vec<(K, V, R)> {
     let mut sums: foldhash::HashMap<(K, V), R> = foldhash::HashMap::default();
-    sums.reserve(updates.len());
+    sums.reserve(len);
     for (k, v, r) in updates {
         match sums.entry((k, v)) {
             std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().plus_equals(&r),

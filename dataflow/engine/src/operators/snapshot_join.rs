@@ -38,21 +38,32 @@ const PROBES_PER_ACTIVATION: usize = 1 << 14;
 /// The join's work once both sides are complete: the smaller side in a table, the other side
 /// still to probe it.
 enum Probe<K, V1, V2, R> {
-    LeftBuilt(HashTable<K, V1, R>, std::vec::IntoIter<(K, V2, R)>),
-    RightBuilt(HashTable<K, V2, R>, std::vec::IntoIter<(K, V1, R)>),
+    LeftBuilt(HashTable<K, V1, R>, Chunks<(K, V2, R)>),
+    RightBuilt(HashTable<K, V2, R>, Chunks<(K, V1, R)>),
+}
+
+/// A side's updates as they arrived, one vector per received container: collected without
+/// ever copying a growing vector (at hundreds of thousands of rows, the reallocations were a
+/// fifth of a join's time).
+type Chunks<D> = std::iter::Flatten<std::vec::IntoIter<Vec<D>>>;
+
+/// The number of updates in `chunks`.
+fn count<D>(chunks: &[Vec<D>]) -> usize {
+    chunks.iter().map(Vec::len).sum()
 }
 
 impl<K: Data, V1: Data, V2: Data, R: Semigroup + Multiply<Output = R>> Probe<K, V1, V2, R> {
-    fn new(left: Vec<(K, V1, R)>, right: Vec<(K, V2, R)>) -> Self {
-        if left.len() <= right.len() {
+    fn new(left: Vec<Vec<(K, V1, R)>>, right: Vec<Vec<(K, V2, R)>>) -> Self {
+        let (l, r) = (count(&left), count(&right));
+        if l <= r {
             Probe::LeftBuilt(
-                HashTable::build(consolidate_hashed(left)),
-                right.into_iter(),
+                HashTable::build(consolidate_hashed(left.into_iter().flatten(), l)),
+                right.into_iter().flatten(),
             )
         } else {
             Probe::RightBuilt(
-                HashTable::build(consolidate_hashed(right)),
-                left.into_iter(),
+                HashTable::build(consolidate_hashed(right.into_iter().flatten(), r)),
+                left.into_iter().flatten(),
             )
         }
     }
@@ -60,24 +71,26 @@ impl<K: Data, V1: Data, V2: Data, R: Semigroup + Multiply<Output = R>> Probe<K, 
     /// Probes up to `limit` updates, calling `emit(key, left value, right value, diff)` for each
     /// match; true when every update has probed.
     fn work(&mut self, limit: usize, mut emit: impl FnMut(&K, &V1, &V2, R)) -> bool {
+        let mut probed = 0;
         match self {
             Probe::LeftBuilt(table, probes) => {
                 for (k, v2, r2) in probes.by_ref().take(limit) {
+                    probed += 1;
                     for (_, v1, r1) in table.matches(&k) {
                         emit(&k, v1, &v2, r1.multiply(&r2));
                     }
                 }
-                probes.len() == 0
             }
             Probe::RightBuilt(table, probes) => {
                 for (k, v1, r1) in probes.by_ref().take(limit) {
+                    probed += 1;
                     for (_, v2, r2) in table.matches(&k) {
                         emit(&k, &v1, v2, r1.multiply(r2));
                     }
                 }
-                probes.len() == 0
             }
         }
+        probed < limit
     }
 }
 
@@ -117,18 +130,12 @@ where
                 move |capability, info| {
                     let activator = scope.activator_for(Rc::clone(&info.address));
                     let mut capability = Some(capability.delayed(&time));
-                    let mut left: Vec<(K, V, R)> = Vec::new();
-                    let mut right: Vec<(K, V2, R)> = Vec::new();
+                    let mut left: Vec<Vec<(K, V, R)>> = Vec::new();
+                    let mut right: Vec<Vec<(K, V2, R)>> = Vec::new();
                     let mut probe: Option<Probe<K, V, V2, R>> = None;
                     move |(input1, frontier1), (input2, frontier2), output| {
-                        input1.for_each(|_cap, data| {
-                            let kept = data.drain(..).filter(|(_, t, _)| t.less_equal(&time));
-                            left.extend(kept.map(|((k, v), _, r)| (k, v, r)));
-                        });
-                        input2.for_each(|_cap, data| {
-                            let kept = data.drain(..).filter(|(_, t, _)| t.less_equal(&time));
-                            right.extend(kept.map(|((k, v), _, r)| (k, v, r)));
-                        });
+                        input1.for_each(|_cap, data| left.push(kept_at(data, &time)));
+                        input2.for_each(|_cap, data| right.push(kept_at(data, &time)));
                         let Some(cap) = capability.as_ref() else {
                             // Done: later updates are not part of the snapshot.
                             left.clear();
@@ -166,4 +173,12 @@ where
             );
         Collection::new(stream)
     }
+}
+
+/// The updates of a received container at times not beyond `time`, without their times.
+fn kept_at<K, V, T: Timestamp, R>(data: &mut Vec<((K, V), T, R)>, time: &T) -> Vec<(K, V, R)> {
+    let mut kept = Vec::with_capacity(data.len());
+    let at = data.drain(..).filter(|(_, t, _)| t.less_equal(time));
+    kept.extend(at.map(|((k, v), _, r)| (k, v, r)));
+    kept
 }
