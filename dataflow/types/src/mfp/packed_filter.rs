@@ -29,6 +29,15 @@ pub(super) enum PackedFilter {
     Not(Box<PackedFilter>),
     /// `IS NULL` (`true`) or `IS NOT NULL` (`false`).
     IsNull(Operand, bool),
+    /// `column func 'text'` for a text column (or a `bpchar` column's text, `trim`): the bytes
+    /// compared as they lie; `general` for a column that holds no string.
+    Text {
+        func: BinaryFunc,
+        column: usize,
+        trim: bool,
+        text: String,
+        general: Box<PackedFilter>,
+    },
     /// `x LIKE 'pattern'`.
     Like(Operand, LikePattern),
     /// `column func date` for a date column (or a date column read as a timestamp, against a
@@ -72,15 +81,24 @@ impl PackedFilter {
                         Operand::compile(right, arity)?,
                     );
                     let general = PackedFilter::Compare(*func, l, r);
-                    Some(match days_compared(&general) {
-                        Some((func, column, days)) => PackedFilter::Days {
+                    if let Some((func, column, days)) = days_compared(&general) {
+                        return Some(PackedFilter::Days {
                             func,
                             column,
                             days,
                             general: Box::new(general),
-                        },
-                        None => general,
-                    })
+                        });
+                    }
+                    if let Some((func, column, trim, text)) = text_compared(&general) {
+                        return Some(PackedFilter::Text {
+                            func,
+                            column,
+                            trim,
+                            text,
+                            general: Box::new(general),
+                        });
+                    }
+                    Some(general)
                 }
                 Like => match right.as_ref() {
                     ScalarExpr::Literal(Datum::String(p)) => Some(PackedFilter::Like(
@@ -149,6 +167,27 @@ impl PackedFilter {
             },
             PackedFilter::Not(p) => p.truth(ctx)?.map(|b| !b),
             PackedFilter::IsNull(x, null) => Some(x.value(ctx)?.is_null() == *null),
+            PackedFilter::Text {
+                func,
+                column,
+                trim,
+                text,
+                general,
+            } => {
+                ctx.scan_to(*column);
+                match ctx.slice.string_bytes_at(ctx.offsets[*column]) {
+                    Some(Some(mut b)) => {
+                        if *trim {
+                            while let [rest @ .., b' '] = b {
+                                b = rest;
+                            }
+                        }
+                        Some(compares(*func, b.cmp(text.as_bytes())))
+                    }
+                    Some(None) => None,
+                    None => return general.truth(ctx),
+                }
+            }
             PackedFilter::Like(x, pattern) => match x.value(ctx)? {
                 DatumRef::String(s) => Some(pattern.matches(s)),
                 DatumRef::Null => None,
@@ -196,6 +235,27 @@ fn days_compared(cmp: &PackedFilter) -> Option<(BinaryFunc, usize, i32)> {
                 _ => None,
             }
         }
+        _ => None,
+    }
+}
+
+/// A comparison of a text column (or a `bpchar` column's text) with a text literal, as
+/// `(func, column, trimmed, text)` with the column on the left.
+fn text_compared(cmp: &PackedFilter) -> Option<(BinaryFunc, usize, bool, String)> {
+    let PackedFilter::Compare(func, l, r) = cmp else {
+        return None;
+    };
+    let (func, column, text) = match (l, r) {
+        (column, Operand::Literal(Datum::String(t))) => (*func, column, t),
+        (Operand::Literal(Datum::String(t)), column) => (flipped(*func), column, t),
+        _ => return None,
+    };
+    match column {
+        Operand::Column(c) => Some((func, *c, false, text.clone())),
+        Operand::BpcharToText(x) => match x.as_ref() {
+            Operand::Column(c) => Some((func, *c, true, text.clone())),
+            _ => None,
+        },
         _ => None,
     }
 }

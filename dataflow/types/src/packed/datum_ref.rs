@@ -232,6 +232,21 @@ fn prefixed(p: &[u8]) -> (&[u8], usize) {
     (&p[n..n + len], n + len)
 }
 
+/// The bytes of the string at the start of `data`, not checked as UTF-8 (`Some(None)` for
+/// NULL, `None` for a datum that is neither).
+pub(super) fn string_bytes(data: &[u8]) -> Option<Option<&[u8]>> {
+    let t = data[0];
+    if t >= tag::SHORT_STRING {
+        let len = usize::from(t - tag::SHORT_STRING);
+        return Some(Some(&data[1..1 + len]));
+    }
+    match t {
+        tag::STRING => Some(Some(prefixed(&data[1..]).0)),
+        tag::NULL => Some(None),
+        _ => None,
+    }
+}
+
 /// Reads the datum at the start of `data` (bytes a `RowPacker` wrote): the view and the
 /// number of bytes it takes, tag included.
 pub(super) fn read(data: &[u8]) -> (DatumRef<'_>, usize) {

@@ -178,6 +178,14 @@ impl<'a> PackedSlice<'a> {
         }
     }
 
+    /// The bytes of the string that starts at byte `offset` (see `read_at`), not checked as
+    /// UTF-8: `Some(None)` for NULL, `None` for a datum that is neither. Strings compare as
+    /// their bytes.
+    #[inline]
+    pub fn string_bytes_at(&self, offset: usize) -> Option<Option<&'a [u8]>> {
+        super::datum_ref::string_bytes(&self.data[offset..])
+    }
+
     /// The offset where the datum that starts at byte `offset` ends (see `read_at`), found
     /// without decoding it.
     #[inline]
