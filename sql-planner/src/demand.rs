@@ -90,13 +90,15 @@ fn slice(d: &Demand, range: std::ops::Range<usize>) -> Demand {
 /// Whether `inputs` are a global reduction with its defaults over empty input, as
 /// `aggregate::reduce_plan` makes them: `[r, Constant, Negate(Project(Map(r)))]`.
 fn is_totalized(inputs: &[Plan]) -> bool {
-    match inputs {
-        [r @ Plan::Reduce { group_key, .. }, Plan::Constant { .. }, negated] => {
-            let mut negated = negated.clone();
-            group_key.is_empty() && negated_reduce_mut(&mut negated).is_some_and(|c| c == r)
-        }
-        _ => false,
-    }
+    let [r @ Plan::Reduce { group_key, .. }, Plan::Constant { .. }, Plan::Negate { input }] =
+        inputs
+    else {
+        return false;
+    };
+    let Plan::Project { input, .. } = input.as_ref() else {
+        return false;
+    };
+    group_key.is_empty() && matches!(input.as_ref(), Plan::Map { input, .. } if **input == *r)
 }
 
 /// The reduction read by `Negate(Project(Map(reduction)))`.

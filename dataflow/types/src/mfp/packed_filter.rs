@@ -1,9 +1,8 @@
 //! Predicates decided over the packed row itself, without making owned datums: comparisons
 //! of columns and literals (a `bpchar` column's text, a date column read as a timestamp),
 //! LIKE with a constant pattern (`like_pattern.rs`), joined by AND, OR and NOT, and IS [NOT]
-//! NULL — the WHERE clauses of most scans. A column is
-//! read where it lies (a string borrowed, a date compared by its day number), so a row that a
-//! predicate drops costs no allocation.
+//! NULL — the WHERE clauses of most scans. A column is read where it lies (a string by its
+//! bytes, a date by its day number), so a row that a predicate drops costs no allocation.
 //!
 //! The result is the general evaluation's (`ScalarExpr::eval_predicate`): comparisons use
 //! `DatumRef::sql_cmp`, which mirrors `Datum::sql_cmp`, NULL propagates as SQL's three-valued
@@ -217,14 +216,7 @@ fn date_days(ctx: &mut RowCtx<'_>, column: usize) -> Option<Option<i32>> {
 /// midnight, as `(func, column, day number)` with the column on the left.
 fn days_compared(cmp: &PackedFilter) -> Option<(BinaryFunc, usize, i32)> {
     use chrono::Datelike;
-    let PackedFilter::Compare(func, l, r) = cmp else {
-        return None;
-    };
-    let (func, column, literal) = match (l, r) {
-        (column, Operand::Literal(d)) => (*func, column, d),
-        (Operand::Literal(d), column) => (flipped(*func), column, d),
-        _ => return None,
-    };
+    let (func, column, literal) = against_literal(cmp)?;
     match (column, literal) {
         (Operand::Column(c), Datum::Date(d)) => Some((func, *c, d.num_days_from_ce())),
         (Operand::DateAsTimestamp(x), Datum::Timestamp(t))
@@ -242,13 +234,8 @@ fn days_compared(cmp: &PackedFilter) -> Option<(BinaryFunc, usize, i32)> {
 /// A comparison of a text column (or a `bpchar` column's text) with a text literal, as
 /// `(func, column, trimmed, text)` with the column on the left.
 fn text_compared(cmp: &PackedFilter) -> Option<(BinaryFunc, usize, bool, String)> {
-    let PackedFilter::Compare(func, l, r) = cmp else {
+    let (func, column, Datum::String(text)) = against_literal(cmp)? else {
         return None;
-    };
-    let (func, column, text) = match (l, r) {
-        (column, Operand::Literal(Datum::String(t))) => (*func, column, t),
-        (Operand::Literal(Datum::String(t)), column) => (flipped(*func), column, t),
-        _ => return None,
     };
     match column {
         Operand::Column(c) => Some((func, *c, false, text.clone())),
@@ -256,6 +243,16 @@ fn text_compared(cmp: &PackedFilter) -> Option<(BinaryFunc, usize, bool, String)
             Operand::Column(c) => Some((func, *c, true, text.clone())),
             _ => None,
         },
+        _ => None,
+    }
+}
+
+/// A comparison of an operand with a literal, as `(func, operand, literal)` with the operand
+/// on the left.
+fn against_literal(cmp: &PackedFilter) -> Option<(BinaryFunc, &Operand, &Datum)> {
+    match cmp {
+        PackedFilter::Compare(func, x, Operand::Literal(d)) => Some((*func, x, d)),
+        PackedFilter::Compare(func, Operand::Literal(d), x) => Some((flipped(*func), x, d)),
         _ => None,
     }
 }
