@@ -107,6 +107,12 @@ pub struct Catalog {
     generation: u64,
     /// The id the next user's object gets (`transact.rs`).
     next_id: GlobalId,
+    /// Each table's rows, counted as writes are committed (`note_rows`): what the planner's
+    /// row estimates read, as PostgreSQL's `reltuples`. Not a catalog change.
+    rows: BTreeMap<GlobalId, i64>,
+    /// What a source's generator says of its contents (a TPC-H table's rows and keys at its
+    /// scale factor), for the same estimates.
+    statistics: BTreeMap<GlobalId, kpg_sql::Statistics>,
 }
 
 /// A sink as the catalog keeps it (its statement is in the data directory's record).
@@ -279,6 +285,8 @@ impl Catalog {
 
     fn remove(&mut self, id: GlobalId) {
         self.entries.remove(&id);
+        self.rows.remove(&id);
+        self.statistics.remove(&id);
         self.indexes.remove(&id);
         self.connections.remove(&id);
         self.sinks.remove(&id);
@@ -380,7 +388,33 @@ impl Catalog {
     }
 }
 
+impl Catalog {
+    /// Counts rows written to the table `id` (the sum of the diffs of a commit's updates).
+    pub fn note_rows(&mut self, id: GlobalId, diff: i64) {
+        *self.rows.entry(id).or_default() += diff;
+    }
+
+    /// Records what a source's generator says of the contents of `id`.
+    pub fn set_statistics(&mut self, id: GlobalId, statistics: kpg_sql::Statistics) {
+        self.statistics.insert(id, statistics);
+    }
+}
+
 impl kpg_sql::Catalog for Catalog {
+    /// A source's statistics from its generator; a table's rows as counted, and its PRIMARY
+    /// KEY and UNIQUE constraints.
+    fn statistics(&self, id: GlobalId) -> Option<kpg_sql::Statistics> {
+        if let Some(stats) = self.statistics.get(&id) {
+            return Some(stats.clone());
+        }
+        let entry = self.entries.get(&id)?;
+        (entry.item.kind == ItemKind::Table).then(|| kpg_sql::Statistics {
+            rows: self.rows.get(&id).copied().unwrap_or(0).max(0) as f64,
+            unique: entry.keys.iter().map(|k| k.columns.clone()).collect(),
+            distinct: Vec::new(),
+        })
+    }
+
     fn resolve_connection(&self, name: &str) -> Option<ConnectionItem> {
         let id = self.by_name.get(name)?;
         self.connections.get(id).map(|(c, _)| c.clone())

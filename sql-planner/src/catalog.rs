@@ -76,6 +76,12 @@ pub trait Catalog {
         Vec::new()
     }
 
+    /// What is known of the contents of the collection `id` (rows, unique keys), for row
+    /// estimates (`estimate.rs`); `None` when nothing is.
+    fn statistics(&self, _id: GlobalId) -> Option<crate::estimate::Statistics> {
+        None
+    }
+
     /// The name of the object or index `id` (for EXPLAIN).
     fn name_of(&self, _id: GlobalId) -> Option<String> {
         None
@@ -237,6 +243,10 @@ impl Catalog for RecordingCatalog<'_> {
 
     fn name_of(&self, id: GlobalId) -> Option<String> {
         self.inner.name_of(id)
+    }
+
+    fn statistics(&self, id: GlobalId) -> Option<crate::estimate::Statistics> {
+        self.inner.statistics(id)
     }
 
     fn pg_lookup(&self, what: PgLookup) -> Vec<(i64, i64, String)> {

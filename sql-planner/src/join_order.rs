@@ -12,7 +12,10 @@
 //! order is built — predicates placed after the first join that has their columns, a `Project`
 //! restoring the original column order — and kept only when `use_indexes` then really builds
 //! fewer arrangements than for the original tree, or as many with fewer cross products;
-//! otherwise the tree stays as it was.
+//! otherwise the tree stays as it was. Then, where the catalog has statistics of every input
+//! (`estimate.rs`), the order with as few arrangements and the fewest estimated intermediate
+//! rows replaces that one when its rows are clearly fewer (`SMALLER`, `MIN_SAVING`): TPC-H
+//! Q7's two nations meet supplier before lineitem does.
 //!
 //! Predicates move to other places in the tree, so they see other rows: a chain is reordered
 //! only when all its multi-input predicates and keys are expressions that cannot fail
@@ -23,10 +26,19 @@
 use kpg_types::{BinaryFunc, Plan, ScalarExpr};
 
 use crate::catalog::Catalog;
+use crate::estimate::{self, estimate, Estimate};
 use crate::index_reuse::{plan_arity, use_indexes};
 
 /// Chains with more inputs than this keep their order (the search is exponential).
 const MAX_INPUTS: usize = 12;
+
+/// An order that builds the same arrangements replaces the one chosen without estimates only
+/// when its estimated intermediate rows are below this share of that one's, and fewer by
+/// `MIN_SAVING`: estimates are rough, the written order is the user's, and it may be the
+/// order another part of the plan joins the same inputs in (decorrelation copies a query's
+/// joins into its subqueries), which is then computed once (`share.rs`).
+const SMALLER: f64 = 0.7;
+const MIN_SAVING: f64 = 10_000.0;
 
 /// Reorders every chain of inner equi-joins in `plan` where that lets more inputs be read
 /// through existing indexes. Call it before `use_indexes`.
@@ -187,20 +199,39 @@ fn reorder_chain(plan: &Plan, catalog: &dyn Catalog) -> Option<Plan> {
             _ => None,
         })
         .collect();
-    let (_, steps) = cheapest_order(&chain, &equalities, catalog)?;
-    let reordered = build(&chain, &equalities, &steps);
-    // Keep the new tree only when it really builds fewer arrangements (counted after index
-    // selection), or as many but without the original's cross products.
+    // The order with the fewest arrangements (the first found among equals), kept only when
+    // it really builds fewer (counted after index selection) than the original tree, or as
+    // many without the original's cross products.
     let original = plan_with_inputs(plan, &chain.inputs, &mut 0);
-    let before = (
-        new_join_arrangements(&use_indexes(original.clone(), catalog)),
-        cross_products(&original),
+    let shape = |tree: &Plan| {
+        (
+            new_join_arrangements(&use_indexes(tree.clone(), catalog)),
+            cross_products(tree),
+        )
+    };
+    let fewest = build(
+        &chain,
+        &equalities,
+        &cheapest_order(&chain, &equalities, catalog, false)?.steps,
     );
-    let after = (
-        new_join_arrangements(&use_indexes(reordered.clone(), catalog)),
-        cross_products(&reordered),
-    );
-    Some(if after < before { reordered } else { original })
+    let mut chosen = if shape(&fewest) < shape(&original) {
+        fewest
+    } else {
+        original
+    };
+    // Among orders that build as many arrangements, the one with the fewest estimated
+    // intermediate rows replaces it when that is clearly fewer.
+    if let Some(estimated) = cheapest_order(&chain, &equalities, catalog, true) {
+        let estimated = build(&chain, &equalities, &estimated.steps);
+        let rows = |tree: &Plan| intermediate_rows(tree, catalog);
+        if let (Some(new), Some(old)) = (rows(&estimated), rows(&chosen)) {
+            if shape(&estimated) <= shape(&chosen) && new < old * SMALLER && old - new >= MIN_SAVING
+            {
+                chosen = estimated;
+            }
+        }
+    }
+    Some(chosen)
 }
 
 /// The original join tree over the already reordered inputs.
@@ -341,14 +372,38 @@ fn collection_columns(
     Some((id, columns))
 }
 
+/// A left-deep order being built: the arrangements it makes, the rows of its intermediate
+/// results (where estimated), its steps, and the estimate of what it has joined so far.
+#[derive(Clone)]
+struct Partial {
+    arrangements: usize,
+    rows: f64,
+    steps: Vec<Step>,
+    joined: Option<Estimate>,
+}
+
+impl Partial {
+    fn cost(&self) -> (usize, f64) {
+        (self.arrangements, self.rows)
+    }
+}
+
 /// The left-deep order (first two inputs, then one input per step) with the fewest new
-/// arrangements, and that number; `None` when every order needs a cross product.
+/// arrangements and, if `estimated` (and every input has an estimate), among those the
+/// fewest estimated intermediate rows; `None` when every order needs a cross product.
 fn cheapest_order(
     chain: &Chain,
     equalities: &[Equality],
     catalog: &dyn Catalog,
-) -> Option<(usize, Vec<Step>)> {
+    estimated: bool,
+) -> Option<Partial> {
     let n = chain.inputs.len();
+    let full = (1usize << n) - 1;
+    let width = *chain.offsets.last().expect("nonempty");
+    let estimates: Option<Vec<Estimate>> = (0..n)
+        .map(|i| Some(estimate(&chain.inputs[i], catalog)?.placed(chain.offsets[i], width)))
+        .collect::<Option<_>>()
+        .filter(|_| estimated);
     let usable = |joined: u32, next: usize| -> Vec<(usize, &ScalarExpr)> {
         equalities
             .iter()
@@ -356,13 +411,28 @@ fn cheapest_order(
             .filter_map(|(i, e)| e.keys(joined, next).map(|(_, side)| (i, side)))
             .collect()
     };
+    // The estimate of `joined` (over the inputs `mask`) joined with input `next`.
+    let joined_with = |joined: &Option<Estimate>, mask: u32, next: usize| -> Option<Estimate> {
+        let (joined, estimates) = (joined.as_ref()?, estimates.as_ref()?);
+        let pairs: Vec<(&ScalarExpr, &ScalarExpr)> = equalities
+            .iter()
+            .filter_map(|e| e.keys(mask, next))
+            .collect();
+        Some(estimate::join(joined, &estimates[next], &pairs))
+    };
     let all = |u: &[(usize, &ScalarExpr)]| u.iter().map(|(i, _)| *i).collect::<Vec<_>>();
-    let mut best: Vec<Option<(usize, Vec<Step>)>> = vec![None; 1 << n];
-    fn offer(best: &mut [Option<(usize, Vec<Step>)>], mask: usize, cost: usize, steps: Vec<Step>) {
-        if best[mask].as_ref().is_none_or(|(c, _)| cost < *c) {
-            best[mask] = Some((cost, steps));
+    let mut best: Vec<Option<Partial>> = vec![None; 1 << n];
+    let offer = |best: &mut [Option<Partial>], mask: usize, mut partial: Partial| {
+        if mask != full {
+            partial.rows += partial.joined.as_ref().map_or(0.0, |e| e.rows);
         }
-    }
+        if best[mask]
+            .as_ref()
+            .is_none_or(|b| partial.cost() < b.cost())
+        {
+            best[mask] = Some(partial);
+        }
+    };
     // First joins: both inputs indexed by the same equalities, one of them, or neither.
     for i in 0..n {
         for j in i + 1..n {
@@ -374,32 +444,33 @@ fn cheapest_order(
             let ki = index_keys(chain, i, &ui, catalog);
             let kj = index_keys(chain, j, &uj, catalog);
             let mask = (1 << i) | (1 << j);
-            let pair = |keys: Vec<usize>, cost| {
-                let steps = vec![
+            let first = estimates.as_ref().map(|e| e[i].clone());
+            let joined = joined_with(&first, 1 << i, j);
+            let pair = |keys: Vec<usize>, arrangements| Partial {
+                arrangements,
+                rows: 0.0,
+                steps: vec![
                     Step {
                         input: i,
                         keys: keys.clone(),
                     },
                     Step { input: j, keys },
-                ];
-                (cost, steps)
+                ],
+                joined: joined.clone(),
             };
-            let (c, s) = pair(all(&ui), 2);
-            offer(&mut best, mask, c, s);
+            offer(&mut best, mask, pair(all(&ui), 2));
             for k in ki.iter().chain(&kj) {
-                let (c, s) = pair(k.clone(), 1);
-                offer(&mut best, mask, c, s);
+                offer(&mut best, mask, pair(k.clone(), 1));
             }
             if let Some(k) = ki.iter().find(|k| kj.contains(k)) {
-                let (c, s) = pair(k.clone(), 0);
-                offer(&mut best, mask, c, s);
+                offer(&mut best, mask, pair(k.clone(), 0));
             }
         }
     }
     // Then one input at a time: its intermediate input is arranged (1), the new input too
     // unless an index fits.
     for mask in 0..1usize << n {
-        let Some((cost, steps)) = best[mask].clone() else {
+        let Some(partial) = best[mask].clone() else {
             continue;
         };
         for j in (0..n).filter(|j| mask & (1 << j) == 0) {
@@ -411,12 +482,38 @@ fn cheapest_order(
                 Some(k) => (k, 1),
                 None => (all(&u), 2),
             };
-            let mut steps = steps.clone();
-            steps.push(Step { input: j, keys });
-            offer(&mut best, mask | (1 << j), cost + extra, steps);
+            let mut next = partial.clone();
+            next.arrangements += extra;
+            next.steps.push(Step { input: j, keys });
+            next.joined = joined_with(&partial.joined, mask as u32, j);
+            offer(&mut best, mask | (1 << j), next);
         }
     }
-    best[(1 << n) - 1].take()
+    best[full].take()
+}
+
+/// The estimated rows of a join tree's intermediate results: every join's but the top one's,
+/// each with the filters right above it; `None` where an input has no estimate.
+fn intermediate_rows(plan: &Plan, catalog: &dyn Catalog) -> Option<f64> {
+    fn walk(plan: &Plan, top: bool, catalog: &dyn Catalog, sum: &mut f64) -> Option<()> {
+        let join = match plan {
+            Plan::Project { input, .. } if top => return walk(input, true, catalog, sum),
+            Plan::Filter { input, .. } if matches!(**input, Plan::Join { .. }) => input,
+            Plan::Join { .. } => plan,
+            _ => return Some(()),
+        };
+        if !top {
+            *sum += estimate(plan, catalog)?.rows;
+        }
+        let Plan::Join { left, right, .. } = join else {
+            unreachable!("matched a join above")
+        };
+        walk(left, false, catalog, sum)?;
+        walk(right, false, catalog, sum)
+    }
+    let mut sum = 0.0;
+    walk(plan, true, catalog, &mut sum)?;
+    Some(sum)
 }
 
 /// The left-deep tree for `steps`, with the original column order restored on top.

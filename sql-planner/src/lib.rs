@@ -30,6 +30,7 @@ mod demand;
 mod dml;
 mod empty_from;
 mod error;
+mod estimate;
 mod explain;
 mod explain_text;
 mod expr;
@@ -89,6 +90,7 @@ pub use cursor::{CursorOptions, FetchDirection};
 pub use defaults::ColumnDefault;
 pub use dml::{Arbiter, ConflictAction, OnConflict, Returning};
 pub use error::PlanError;
+pub use estimate::Statistics;
 pub use explain::{ExplainStage, ExplainTarget};
 pub use index_reuse::{index_with_key, use_indexes};
 pub use join_order::{new_join_arrangements, order_joins};
@@ -102,7 +104,7 @@ pub use session_statement::{
     SessionStatement, SetValue, ShowObjects, TransactionMode, TransactionStatement,
 };
 pub use show_create::ShowCreateObject;
-pub use source::{CreateSource, PlannedExport, SourceTables};
+pub use source::{tpch_statistics, CreateSource, PlannedExport, SourceTables};
 pub use statement::{
     ColumnOrder, ParsedStatement, PlannedStatement, RowSetFinishing, SubscribeOptions,
     SubscribeTarget,

@@ -21,6 +21,7 @@ use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
 use crate::error::PlanError;
+use crate::estimate::Statistics;
 use crate::names::{fold, object_name};
 use crate::parse::Refusal;
 use crate::statement::{ParsedStatement, PlannedStatement};
@@ -171,6 +172,8 @@ pub struct PlannedExport {
     pub name: String,
     pub desc: RelationDesc,
     pub output: Option<usize>,
+    /// What is known of its contents (a TPC-H table's size and keys at the scale factor).
+    pub statistics: Option<Statistics>,
 }
 
 pub(crate) fn plan_create_source(
@@ -221,7 +224,7 @@ pub(crate) fn plan_create_source(
             scale_factor,
             tick_ms,
         };
-        (generator, tpch_exports(&name, &cs.tables)?)
+        (generator, tpch_exports(&name, &cs.tables, scale_factor)?)
     } else {
         if cs.tables != SourceTables::Unspecified {
             return Err(PlanError::syntax(
@@ -240,6 +243,7 @@ pub(crate) fn plan_create_source(
             name: name.clone(),
             desc,
             output: Some(0),
+            statistics: None,
         };
         (generator, vec![export])
     };
@@ -264,7 +268,11 @@ pub(crate) fn plan_create_source(
 }
 
 /// The TPC-H source's exports: the source object, then one subsource per table asked for.
-fn tpch_exports(name: &str, tables: &SourceTables) -> Result<Vec<PlannedExport>, PlanError> {
+fn tpch_exports(
+    name: &str,
+    tables: &SourceTables,
+    scale_factor: f64,
+) -> Result<Vec<PlannedExport>, PlanError> {
     let chosen: Vec<(usize, String)> =
         match tables {
             SourceTables::Unspecified => return Err(PlanError::syntax(
@@ -296,6 +304,7 @@ fn tpch_exports(name: &str, tables: &SourceTables) -> Result<Vec<PlannedExport>,
         name: name.to_string(),
         desc: RelationDesc::default(),
         output: None,
+        statistics: None,
     }];
     for (i, export_name) in chosen {
         if exports.iter().any(|e| e.name == export_name) {
@@ -308,9 +317,32 @@ fn tpch_exports(name: &str, tables: &SourceTables) -> Result<Vec<PlannedExport>,
             name: export_name,
             desc: tpch_desc(kpg_tpch::TABLES[i]),
             output: Some(i),
+            statistics: Some(tpch_statistics(kpg_tpch::TABLES[i], scale_factor)),
         });
     }
     Ok(exports)
+}
+
+/// The size, primary key and known distinct counts of a TPC-H table at a scale factor, by
+/// column position.
+pub fn tpch_statistics(table: &str, scale_factor: f64) -> Statistics {
+    let facts = kpg_tpch::cardinality(table, scale_factor);
+    let columns = kpg_tpch::columns(table);
+    let position = |name: &str| {
+        columns
+            .iter()
+            .position(|(c, _)| *c == name)
+            .expect("the specification's column")
+    };
+    let mut distinct = vec![None; columns.len()];
+    for (column, d) in &facts.distinct {
+        distinct[position(column)] = Some(*d);
+    }
+    Statistics {
+        rows: facts.rows,
+        unique: vec![facts.key.iter().map(|k| position(k)).collect()],
+        distinct,
+    }
 }
 
 /// The columns of a TPC-H table, in the specification's types.

@@ -13,8 +13,11 @@
 
 use std::fmt::Write as _;
 
+mod cardinality;
 pub mod demo;
 mod generate;
+
+pub use cardinality::{cardinality, Cardinality};
 
 pub use generate::{
     generate, orders_with_lineitems, rows, OrderWithLineitems, OrdersWithLineitems,

@@ -456,6 +456,9 @@ impl Coordinator {
     fn load_rows(&self, table: GlobalId, rows: Vec<(Row, i64)>) {
         let mut state = self.lock();
         let time = now_ms().max(state.upper).max(state.write_frontier);
+        state
+            .catalog
+            .note_rows(table, rows.iter().map(|(_, diff)| diff).sum());
         self.compute.send(Command::Append {
             id: table,
             time,

@@ -368,6 +368,10 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         self.inner.indexes_on(id)
     }
 
+    fn statistics(&self, id: GlobalId) -> Option<kpg_sql::Statistics> {
+        self.inner.statistics(id)
+    }
+
     fn name_of(&self, id: GlobalId) -> Option<String> {
         match id {
             id if id == KPG_ARRANGEMENTS.1 => Some(KPG_ARRANGEMENTS.0.into()),

@@ -360,6 +360,8 @@ impl Coordinator {
                     }
                 }
             }
+            let written: i64 = updates.iter().map(|(_, diff)| diff).sum();
+            state.catalog.note_rows(table, written);
             if !updates.is_empty() {
                 appends.push(TableAppend {
                     table,

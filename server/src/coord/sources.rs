@@ -40,7 +40,9 @@ impl Coordinator {
         };
         let mut source_id = None;
         let mut ops = Vec::with_capacity(exports.len());
+        let mut statistics = Vec::with_capacity(exports.len());
         for export in exports {
+            statistics.push(export.statistics);
             let id = Self::allocate_id(&mut state);
             let mut entry = Entry::new(CatalogItem {
                 id,
@@ -66,6 +68,11 @@ impl Coordinator {
         }
         let id = source_id.ok_or_else(|| ExecError::internal("a source without exports"))?;
         state.catalog.transact(ops)?;
+        for (export, stats) in desc.exports.iter().zip(statistics) {
+            if let Some(stats) = stats {
+                state.catalog.set_statistics(export.id, stats);
+            }
+        }
         for export in &desc.exports {
             state.object_since.insert(export.id, since);
         }

@@ -4,6 +4,7 @@
 mod builtins;
 mod ddl_dml;
 mod errors;
+mod estimate;
 mod explain;
 mod expressions;
 mod join_order;
