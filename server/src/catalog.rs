@@ -107,8 +107,8 @@ pub struct Catalog {
     generation: u64,
     /// The id the next user's object gets (`transact.rs`).
     next_id: GlobalId,
-    /// Each table's rows, counted as writes are committed (`note_rows`): what the planner's
-    /// row estimates read, as PostgreSQL's `reltuples`. Not a catalog change.
+    /// Each table's rows, counted as writes are handed to the committer (`note_rows`): what
+    /// the planner's row estimates read, as PostgreSQL's `reltuples`. Not a catalog change.
     rows: BTreeMap<GlobalId, i64>,
     /// What a source's generator says of its contents (a TPC-H table's rows and keys at its
     /// scale factor), for the same estimates.

@@ -7,12 +7,15 @@
 //! PostgreSQL's planner does without gathered statistics: a filter keeps a fixed share of rows
 //! per predicate (an equality with a constant `1 / distinct`, else 0.5%; a range a third; LIKE
 //! 5%); an equi-join gives `|L| * |R| / max(distinct(l), distinct(r))` per key pair, and when
-//! one side's key columns cover a unique key, `|L| * |R| / distinct(key)` — a foreign key
-//! meeting its primary key gives as many rows as the referencing side keeps. A column's
-//! `distinct` is its domain's, not shrunk by filters, so a filtered dimension table keeps
-//! fewer of the fact rows that reference it. A grouping has one row per distinct key.
-//! Anything the catalog knows nothing of is unknown (`None`), and callers then keep their
-//! order.
+//! one side's key columns cover a unique key, `|L| * |R| / distinct(key)` for those pairs — a
+//! foreign key meeting its primary key gives as many rows as the referencing side keeps. A
+//! column's `distinct` is its domain's, not shrunk by filters, so a filtered dimension table
+//! keeps fewer of the fact rows that reference it. Pairs of columns of which nothing is known
+//! (a table loaded by COPY has only its rows) are taken as a key of the smaller collection,
+//! all such pairs of a join together as one; after a join its two key columns range over the
+//! smaller of their domains, so `c_nationkey = s_nationkey` after `s_nationkey = n_nationkey`
+//! ranges over the 25 nations. A grouping has one row per distinct key. Anything the catalog
+//! knows nothing of is unknown (`None`), and callers then keep their order.
 
 use kpg_types::{BinaryFunc, Datum, Plan, ScalarExpr, UnaryFunc};
 
@@ -38,12 +41,31 @@ pub struct Statistics {
     pub distinct: Vec<Option<f64>>,
 }
 
+/// What is known of a column's values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Domain {
+    /// How many distinct values the domain has, where known.
+    distinct: Option<f64>,
+    /// At most as many distinct values as this: the rows of the collection it comes from (0
+    /// for a column not in the relation, in `Estimate::placed`).
+    bound: f64,
+}
+
+impl Domain {
+    fn unknown(bound: f64) -> Domain {
+        Domain {
+            distinct: None,
+            bound,
+        }
+    }
+}
+
 /// An estimate of a plan's rows, and what joins and filters above it need of its columns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Estimate {
     pub rows: f64,
-    /// Per column, its domain's distinct values where known.
-    distinct: Vec<Option<f64>>,
+    /// Per column, its domain.
+    columns: Vec<Domain>,
     /// Column sets no two rows agree on, each with its number of distinct values.
     keys: Vec<(Vec<usize>, f64)>,
 }
@@ -51,39 +73,42 @@ pub struct Estimate {
 impl Estimate {
     fn of_collection(stats: &Statistics, arity: usize) -> Estimate {
         let rows = stats.rows.max(1.0);
-        let mut distinct: Vec<Option<f64>> = (0..arity)
-            .map(|c| stats.distinct.get(c).copied().flatten())
+        let mut columns: Vec<Domain> = (0..arity)
+            .map(|c| Domain {
+                distinct: stats.distinct.get(c).copied().flatten(),
+                bound: rows,
+            })
             .collect();
         for key in &stats.unique {
             if let [c] = key.as_slice() {
-                if let Some(d) = distinct.get_mut(*c) {
-                    *d = Some(rows);
+                if let Some(d) = columns.get_mut(*c) {
+                    d.distinct = Some(rows);
                 }
             }
         }
         Estimate {
             rows,
-            distinct,
+            columns,
             keys: stats.unique.iter().map(|k| (k.clone(), rows)).collect(),
         }
     }
 
     pub fn arity(&self) -> usize {
-        self.distinct.len()
+        self.columns.len()
     }
 
     /// This estimate with its columns numbered from `offset`, in `width` columns (a chain's
     /// input among the chain's columns; the others unknown).
     pub fn placed(&self, offset: usize, width: usize) -> Estimate {
-        let mut distinct = vec![None; width];
-        for (c, d) in self.distinct.iter().enumerate() {
-            if let Some(slot) = distinct.get_mut(offset + c) {
+        let mut columns = vec![Domain::unknown(0.0); width];
+        for (c, d) in self.columns.iter().enumerate() {
+            if let Some(slot) = columns.get_mut(offset + c) {
                 *slot = *d;
             }
         }
         Estimate {
             rows: self.rows,
-            distinct,
+            columns,
             keys: self
                 .keys
                 .iter()
@@ -92,9 +117,34 @@ impl Estimate {
         }
     }
 
+    /// Takes the columns `equal` (of this estimate; placeholders left out) to hold equal values
+    /// in the rows that matter: each ranges over the smallest of their domains.
+    pub fn narrow(&mut self, equal: &[usize]) {
+        let present = |c: &&usize| self.columns.get(**c).is_some_and(|d| d.bound > 0.0);
+        let members: Vec<usize> = equal.iter().filter(present).copied().collect();
+        let bound = members
+            .iter()
+            .map(|c| self.columns[*c].bound)
+            .fold(f64::INFINITY, f64::min);
+        let distinct = members
+            .iter()
+            .filter_map(|c| self.columns[*c].distinct)
+            .reduce(f64::min);
+        for c in members {
+            let d = &mut self.columns[c];
+            d.bound = bound;
+            d.distinct = d.distinct.map(|own| own.min(distinct.unwrap_or(own)));
+        }
+    }
+
+    /// The domain of `e` if it is a column (through casts).
+    fn domain_of(&self, e: &ScalarExpr) -> Option<Domain> {
+        column_of(e).and_then(|c| self.columns.get(c).copied())
+    }
+
     /// The distinct values of `e` if it is a column (through casts), where known.
     fn distinct_of(&self, e: &ScalarExpr) -> Option<f64> {
-        column_of(e).and_then(|c| self.distinct.get(c).copied().flatten())
+        self.domain_of(e)?.distinct
     }
 
     /// The unique key that `columns` cover with the most distinct values: its distinct
@@ -156,16 +206,28 @@ impl Estimate {
         }
     }
 
-    /// The larger distinct count of two sides of an equality (`DEFAULT_DISTINCT`, but no more
-    /// than its relation's rows, for a side not known).
+    /// The distinct values an equality's two sides are taken to range over: the larger known
+    /// count; for two columns of which nothing is known, the smaller collection's rows (the
+    /// column of the smaller one taken as its key, which equi-joins mostly meet); for other
+    /// expressions, `DEFAULT_DISTINCT` (no more than the rows).
     fn pair_distinct(&self, left: &ScalarExpr, other: &Estimate, right: &ScalarExpr) -> f64 {
-        let l = self
-            .distinct_of(left)
-            .unwrap_or(DEFAULT_DISTINCT.min(self.rows));
-        let r = other
-            .distinct_of(right)
-            .unwrap_or(DEFAULT_DISTINCT.min(other.rows));
-        l.max(r).max(1.0)
+        self.pair(left, other, right).0
+    }
+
+    /// `pair_distinct`, and whether it is the guess for two columns of which nothing is known.
+    fn pair(&self, left: &ScalarExpr, other: &Estimate, right: &ScalarExpr) -> (f64, bool) {
+        let (l, r) = (self.domain_of(left), other.domain_of(right));
+        let known = [l, r]
+            .iter()
+            .flatten()
+            .filter_map(|d| d.distinct)
+            .reduce(f64::max);
+        let (d, guessed) = match (known, l, r) {
+            (Some(d), _, _) => (d, false),
+            (None, Some(l), Some(r)) => (l.bound.min(r.bound), true),
+            _ => (DEFAULT_DISTINCT.min(self.rows.max(other.rows)), false),
+        };
+        (d.max(1.0), guessed)
     }
 }
 
@@ -174,7 +236,7 @@ impl Estimate {
 pub fn join(left: &Estimate, right: &Estimate, keys: &[(&ScalarExpr, &ScalarExpr)]) -> Estimate {
     let columns = |side: usize| -> Vec<Option<usize>> {
         keys.iter()
-            .map(|pair| column_of(if side == 0 { pair.0 } else { pair.1 }))
+            .map(|pair| key_column_of(if side == 0 { pair.0 } else { pair.1 }))
             .collect()
     };
     let (left_columns, right_columns) = (columns(0), columns(1));
@@ -188,21 +250,40 @@ pub fn join(left: &Estimate, right: &Estimate, keys: &[(&ScalarExpr, &ScalarExpr
         (Some(l), _) => Some((l, &left_columns)),
         (None, r) => r.map(|r| (r, &right_columns)),
     };
-    let share = keys
+    // Pairs of columns of which nothing is known are taken together as one key of the
+    // smaller side (not each as a key: a composite key would multiply to nothing), the
+    // least selective of them.
+    let (mut share, mut guessed) = (1.0, None::<f64>);
+    for (i, (l, r)) in keys.iter().enumerate() {
+        let in_key =
+            decided.is_some_and(|((_, key), side)| side[i].is_some_and(|c| key.contains(&c)));
+        if in_key {
+            continue;
+        }
+        match left.pair(l, right, r) {
+            (d, true) => guessed = Some(guessed.map_or(d, |g| g.min(d))),
+            (d, false) => share /= d,
+        }
+    }
+    let share = share / guessed.unwrap_or(1.0) / decided.map_or(1.0, |((d, _), _)| d.max(1.0));
+    // Each column is one side's (the other side's slot is a placeholder of bound 0).
+    let columns = left
+        .columns
         .iter()
-        .enumerate()
-        .filter(|(i, _)| {
-            decided.is_none_or(|((_, key), side)| side[*i].is_none_or(|c| !key.contains(&c)))
-        })
-        .map(|(_, (l, r))| 1.0 / left.pair_distinct(l, right, r))
-        .product::<f64>()
-        / decided.map_or(1.0, |((d, _), _)| d.max(1.0));
-    let distinct = left
-        .distinct
-        .iter()
-        .zip(&right.distinct)
-        .map(|(l, r)| l.or(*r))
+        .zip(&right.columns)
+        .map(|(l, r)| if l.bound >= r.bound { *l } else { *r })
         .collect();
+    let mut joined = Estimate {
+        rows: (left.rows * right.rows * share).max(1.0),
+        columns,
+        keys: Vec::new(),
+    };
+    // Columns equal in every joined row range over the smaller of their domains.
+    for (l, r) in keys {
+        if let (Some(l), Some(r)) = (key_column_of(l), key_column_of(r)) {
+            joined.narrow(&[l, r]);
+        }
+    }
     // Each row of a side meets at most one row of a side whose key it meets: its keys stay.
     let mut unique = Vec::new();
     if right_key.is_some() {
@@ -211,14 +292,24 @@ pub fn join(left: &Estimate, right: &Estimate, keys: &[(&ScalarExpr, &ScalarExpr
     if left_key.is_some() {
         unique.extend(right.keys.iter().cloned());
     }
-    Estimate {
-        rows: (left.rows * right.rows * share).max(1.0),
-        distinct,
-        keys: unique,
+    joined.keys = unique;
+    joined
+}
+
+/// A column read directly or as text from `char(n)`: what keeps a unique key unique.
+fn key_column_of(e: &ScalarExpr) -> Option<usize> {
+    match e {
+        ScalarExpr::Column(c) => Some(*c),
+        ScalarExpr::Unary {
+            func: UnaryFunc::BpcharToText,
+            expr,
+        } => key_column_of(expr),
+        _ => None,
     }
 }
 
-/// A column read directly or through casts (which keep its distinct values).
+/// A column read directly or through casts, whose distinct values are about the column's (a
+/// lossy cast has fewer: a figure to estimate by, not a key).
 fn column_of(e: &ScalarExpr) -> Option<usize> {
     match e {
         ScalarExpr::Column(c) => Some(*c),
@@ -242,7 +333,7 @@ pub fn estimate(plan: &Plan, catalog: &dyn Catalog) -> Option<Estimate> {
             let arity = rows.first()?.0.len();
             Estimate {
                 rows: rows.len() as f64,
-                distinct: vec![None; arity],
+                columns: vec![Domain::unknown(rows.len() as f64); arity],
                 keys: Vec::new(),
             }
         }
@@ -253,8 +344,8 @@ pub fn estimate(plan: &Plan, catalog: &dyn Catalog) -> Option<Estimate> {
         Plan::Map { input, exprs } => {
             let mut e = estimate(input, catalog)?;
             for expr in exprs {
-                let d = e.distinct_of(expr);
-                e.distinct.push(d);
+                let d = e.domain_of(expr).unwrap_or(Domain::unknown(e.rows));
+                e.columns.push(d);
             }
             e
         }
@@ -263,9 +354,14 @@ pub fn estimate(plan: &Plan, catalog: &dyn Catalog) -> Option<Estimate> {
             let position = |c: &usize| outputs.iter().position(|o| o == c);
             Estimate {
                 rows: e.rows,
-                distinct: outputs
+                columns: outputs
                     .iter()
-                    .map(|o| e.distinct.get(*o).copied().flatten())
+                    .map(|o| {
+                        e.columns
+                            .get(*o)
+                            .copied()
+                            .unwrap_or(Domain::unknown(e.rows))
+                    })
                     .collect(),
                 keys: e
                     .keys
@@ -314,8 +410,9 @@ pub fn estimate(plan: &Plan, catalog: &dyn Catalog) -> Option<Estimate> {
             for other in all {
                 let other = other?;
                 e.rows += other.rows;
-                for (d, o) in e.distinct.iter_mut().zip(other.distinct) {
-                    *d = d.zip(o).map(|(a, b)| a + b);
+                for (d, o) in e.columns.iter_mut().zip(other.columns) {
+                    d.distinct = d.distinct.zip(o.distinct).map(|(a, b)| a + b);
+                    d.bound += o.bound;
                 }
             }
             e
@@ -339,7 +436,7 @@ pub fn estimate(plan: &Plan, catalog: &dyn Catalog) -> Option<Estimate> {
 /// One row per distinct value of `key` over `e`: all of `e`'s rows if the key covers a unique
 /// key, else the product of the key columns' distinct values, at most `e`'s rows.
 fn grouped(e: &Estimate, key: &[ScalarExpr], arity: usize) -> Estimate {
-    let columns: Vec<Option<usize>> = key.iter().map(column_of).collect();
+    let columns: Vec<Option<usize>> = key.iter().map(key_column_of).collect();
     let rows = match e.covered_key(&columns) {
         _ if key.is_empty() => 1.0,
         Some(_) => e.rows,
@@ -349,17 +446,23 @@ fn grouped(e: &Estimate, key: &[ScalarExpr], arity: usize) -> Estimate {
             .product::<f64>()
             .min(e.rows),
     };
-    let mut distinct: Vec<Option<f64>> = key.iter().map(|k| e.distinct_of(k)).collect();
-    // The key's values are some of its domain's: what a join meeting it is estimated by.
-    let domain = distinct
+    let mut columns: Vec<Domain> = key
         .iter()
-        .map(|d| d.unwrap_or(rows))
+        .map(|k| e.domain_of(k).unwrap_or(Domain::unknown(rows)))
+        .collect();
+    // The key's values are some of its domain's: what a join meeting it is estimated by. The
+    // domain of columns of one collection is no larger than that collection.
+    let widest = columns.iter().map(|d| d.bound).fold(1.0, f64::max);
+    let domain = columns
+        .iter()
+        .map(|d| d.distinct.unwrap_or(d.bound))
         .product::<f64>()
+        .min(widest)
         .max(rows);
-    distinct.resize(arity, None);
+    columns.resize(arity, Domain::unknown(rows));
     Estimate {
         rows: rows.max(1.0),
-        distinct,
+        columns,
         keys: vec![((0..key.len()).collect(), domain.max(1.0))],
     }
 }

@@ -1,5 +1,6 @@
 //! Join ordering: the order and keys of a chain of inner equi-joins chosen so that as many join
-//! inputs as possible are read through indexes the catalog already holds.
+//! inputs as possible are read through indexes the catalog already holds, and then, where the
+//! catalog has statistics, so that the intermediate results are small.
 //!
 //! kpg renders a `Plan::Join` by arranging each input by its key, unless the input is an index
 //! keyed exactly that way (`index_reuse.rs` makes an input read one where it fits). A tree of
@@ -13,9 +14,10 @@
 //! restoring the original column order — and kept only when `use_indexes` then really builds
 //! fewer arrangements than for the original tree, or as many with fewer cross products;
 //! otherwise the tree stays as it was. Then, where the catalog has statistics of every input
-//! (`estimate.rs`), the order with as few arrangements and the fewest estimated intermediate
-//! rows replaces that one when its rows are clearly fewer (`SMALLER`, `MIN_SAVING`): TPC-H
-//! Q7's two nations meet supplier before lineitem does.
+//! (`estimate.rs`), the order the same search finds with estimated intermediate rows as the
+//! second cost replaces that one when it builds no more arrangements and its rows (now with
+//! every filter placed) are clearly fewer (`SMALLER`, `MIN_SAVING`): TPC-H Q7's two nations
+//! meet supplier before lineitem does.
 //!
 //! Predicates move to other places in the tree, so they see other rows: a chain is reordered
 //! only when all its multi-input predicates and keys are expressions that cannot fail
@@ -41,7 +43,8 @@ const SMALLER: f64 = 0.7;
 const MIN_SAVING: f64 = 10_000.0;
 
 /// Reorders every chain of inner equi-joins in `plan` where that lets more inputs be read
-/// through existing indexes. Call it before `use_indexes`.
+/// through existing indexes, or makes the estimated intermediate results clearly smaller.
+/// Call it before `use_indexes`.
 pub fn order_joins(plan: Plan, catalog: &dyn Catalog) -> Plan {
     match plan {
         // A projection of a chain absorbs the projection restoring the chain's column order.
@@ -389,8 +392,9 @@ impl Partial {
 }
 
 /// The left-deep order (first two inputs, then one input per step) with the fewest new
-/// arrangements and, if `estimated` (and every input has an estimate), among those the
-/// fewest estimated intermediate rows; `None` when every order needs a cross product.
+/// arrangements and, if `estimated`, among those the fewest estimated intermediate rows (as
+/// the search sees them: key equalities only, one estimate kept per set of inputs); `None`
+/// when every order needs a cross product, or `estimated` and an input has no estimate.
 fn cheapest_order(
     chain: &Chain,
     equalities: &[Equality],
@@ -400,10 +404,15 @@ fn cheapest_order(
     let n = chain.inputs.len();
     let full = (1usize << n) - 1;
     let width = *chain.offsets.last().expect("nonempty");
-    let estimates: Option<Vec<Estimate>> = (0..n)
-        .map(|i| Some(estimate(&chain.inputs[i], catalog)?.placed(chain.offsets[i], width)))
-        .collect::<Option<_>>()
-        .filter(|_| estimated);
+    // With `estimated`, every input's estimate, or no order at all.
+    let estimates: Option<Vec<Estimate>> = match estimated {
+        true => Some(
+            (0..n)
+                .map(|i| Some(estimate(&chain.inputs[i], catalog)?.placed(chain.offsets[i], width)))
+                .collect::<Option<_>>()?,
+        ),
+        false => None,
+    };
     let usable = |joined: u32, next: usize| -> Vec<(usize, &ScalarExpr)> {
         equalities
             .iter()

@@ -9,8 +9,8 @@ pub struct Cardinality {
     pub rows: f64,
     /// The primary key's columns.
     pub key: &'static [&'static str],
-    /// Columns whose number of distinct values the specification fixes (key columns not
-    /// repeated).
+    /// Columns whose number of distinct values the specification fixes (a single-column key
+    /// is not listed: its distinct values are the rows; a composite key's columns are).
     pub distinct: Vec<(&'static str, f64)>,
 }
 

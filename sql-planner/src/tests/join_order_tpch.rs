@@ -65,8 +65,9 @@ const SCHEMA: [(&str, &str, &[&str]); 8] = [
 struct TpchCatalog {
     tables: Vec<CatalogItem>,
     indexes: Vec<IndexItem>,
-    /// The scale factor whose statistics the tables have, if any.
-    statistics: Option<f64>,
+    /// The scale factor whose statistics the tables have, if any, and whether they include
+    /// the keys and distinct counts (else only the rows, as a table loaded by COPY has).
+    statistics: Option<(f64, bool)>,
 }
 
 impl TpchCatalog {
@@ -135,7 +136,15 @@ impl Catalog for TpchCatalog {
 
     fn statistics(&self, id: GlobalId) -> Option<Statistics> {
         let table = self.tables.iter().find(|t| t.id == id)?;
-        Some(tpch_statistics(&table.name, self.statistics?))
+        let (sf, keys) = self.statistics?;
+        let stats = tpch_statistics(&table.name, sf);
+        Some(match keys {
+            true => stats,
+            false => Statistics {
+                rows: stats.rows,
+                ..Statistics::default()
+            },
+        })
     }
 
     fn name_of(&self, id: GlobalId) -> Option<String> {
@@ -265,11 +274,16 @@ fn first_join_reads(plan: &Plan) -> Vec<GlobalId> {
 /// orders that build as many arrangements are told apart by their intermediate rows: Q7 (its
 /// two nations joined to supplier before lineitem), Q11 (partsupp after the one nation's
 /// suppliers) and Q21 change at SF 0.1 and 1, Q8 at SF 1 too (at 0.1 its saving is below
-/// the threshold); no query builds more arrangements or cross products than without
-/// statistics, and the rest keep their plans.
+/// the threshold). With row counts alone (tables loaded by COPY), Q5, Q9 and Q10 change too
+/// (measured A/B over such tables at SF 0.1: the same times). No query builds more
+/// arrangements or cross products than without statistics, and the rest keep their plans.
 #[test]
 fn tpch_join_orders_with_statistics() {
-    for (sf, expected) in [(0.1, vec![7, 11, 21]), (1.0, vec![7, 8, 11, 21])] {
+    for (sf, keys, expected) in [
+        (0.1, true, vec![7, 11, 21]),
+        (1.0, true, vec![7, 8, 11, 21]),
+        (0.1, false, vec![5, 7, 9, 10, 11, 21]),
+    ] {
         let mut changed = Vec::new();
         for q in 1..=22 {
             let mut cat = TpchCatalog::new(false);
@@ -279,7 +293,7 @@ fn tpch_join_orders_with_statistics() {
                 other => panic!("q{q}: {other:?}"),
             };
             let without = order_joins(p.clone(), &cat);
-            cat.statistics = Some(sf);
+            cat.statistics = Some((sf, keys));
             let with = order_joins(p, &cat);
             let shape = |plan: &Plan| {
                 (
