@@ -10,11 +10,12 @@
 //! one side's key columns cover a unique key, `|L| * |R| / distinct(key)` for those pairs — a
 //! foreign key meeting its primary key gives as many rows as the referencing side keeps. A
 //! column's `distinct` is its domain's, not shrunk by filters, so a filtered dimension table
-//! keeps fewer of the fact rows that reference it. Pairs of columns of which nothing is known
-//! (a table loaded by COPY has only its rows) are taken as a key of the smaller collection,
-//! all such pairs of a join together as one; after a join its two key columns range over the
-//! smaller of their domains, so `c_nationkey = s_nationkey` after `s_nationkey = n_nationkey`
-//! ranges over the 25 nations. A grouping has one row per distinct key. Anything the catalog
+//! keeps fewer of the fact rows that reference it. A pair of columns of which nothing is
+//! known (a table loaded by COPY has only its rows) is taken as a key of the smaller
+//! collection; several such pairs multiply, but no further than one side's widest column
+//! (a composite key is one key); columns a chain's equalities make equal range over the
+//! smallest of their domains (`join_order::input_estimates`; a join's two key columns do so
+//! after it), so `c_nationkey = s_nationkey` ranges over the 25 nations. A grouping has one row per distinct key. Anything the catalog
 //! knows nothing of is unknown (`None`), and callers then keep their order.
 
 use kpg_types::{BinaryFunc, Datum, Plan, ScalarExpr, UnaryFunc};
@@ -137,6 +138,21 @@ impl Estimate {
         }
     }
 
+    /// Caps the distinct values of `column` (if the relation has it) at `bound`.
+    pub fn cap(&mut self, column: usize, bound: f64) {
+        if let Some(d) = self.columns.get_mut(column).filter(|d| d.bound > 0.0) {
+            d.bound = d.bound.min(bound);
+        }
+    }
+
+    /// The most distinct values `column` can have, if the relation has it.
+    pub fn bound_of(&self, column: usize) -> Option<f64> {
+        self.columns
+            .get(column)
+            .filter(|d| d.bound > 0.0)
+            .map(|d| d.bound)
+    }
+
     /// The domain of `e` if it is a column (through casts).
     fn domain_of(&self, e: &ScalarExpr) -> Option<Domain> {
         column_of(e).and_then(|c| self.columns.get(c).copied())
@@ -250,10 +266,10 @@ pub fn join(left: &Estimate, right: &Estimate, keys: &[(&ScalarExpr, &ScalarExpr
         (Some(l), _) => Some((l, &left_columns)),
         (None, r) => r.map(|r| (r, &right_columns)),
     };
-    // Pairs of columns of which nothing is known are taken together as one key of the
-    // smaller side (not each as a key: a composite key would multiply to nothing), the
-    // least selective of them.
-    let (mut share, mut guessed) = (1.0, None::<f64>);
+    // Pairs of columns of which nothing is known: their domains multiply, but no further than
+    // one side's columns can reach (each side's widest column bounds it, as if its columns
+    // were one key of its collection): a composite key does not multiply to nothing.
+    let (mut share, mut guessed) = (1.0, None::<(f64, f64, f64)>);
     for (i, (l, r)) in keys.iter().enumerate() {
         let in_key =
             decided.is_some_and(|((_, key), side)| side[i].is_some_and(|c| key.contains(&c)));
@@ -261,11 +277,19 @@ pub fn join(left: &Estimate, right: &Estimate, keys: &[(&ScalarExpr, &ScalarExpr
             continue;
         }
         match left.pair(l, right, r) {
-            (d, true) => guessed = Some(guessed.map_or(d, |g| g.min(d))),
+            (d, true) => {
+                let bound = |e: &Estimate, x| e.domain_of(x).map_or(d, |dom| dom.bound);
+                let (lb, rb) = (bound(left, l), bound(right, r));
+                guessed = Some(match guessed {
+                    None => (d, lb, rb),
+                    Some((g, gl, gr)) => (g * d, gl.max(lb), gr.max(rb)),
+                });
+            }
             (d, false) => share /= d,
         }
     }
-    let share = share / guessed.unwrap_or(1.0) / decided.map_or(1.0, |((d, _), _)| d.max(1.0));
+    let guessed = guessed.map_or(1.0, |(d, l, r)| d.min(l.min(r)).max(1.0));
+    let share = share / guessed / decided.map_or(1.0, |((d, _), _)| d.max(1.0));
     // Each column is one side's (the other side's slot is a placeholder of bound 0).
     let columns = left
         .columns
@@ -297,7 +321,7 @@ pub fn join(left: &Estimate, right: &Estimate, keys: &[(&ScalarExpr, &ScalarExpr
 }
 
 /// A column read directly or as text from `char(n)`: what keeps a unique key unique.
-fn key_column_of(e: &ScalarExpr) -> Option<usize> {
+pub fn key_column_of(e: &ScalarExpr) -> Option<usize> {
     match e {
         ScalarExpr::Column(c) => Some(*c),
         ScalarExpr::Unary {

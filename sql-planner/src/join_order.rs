@@ -39,7 +39,7 @@ const MAX_INPUTS: usize = 12;
 /// `MIN_SAVING`: estimates are rough, the written order is the user's, and it may be the
 /// order another part of the plan joins the same inputs in (decorrelation copies a query's
 /// joins into its subqueries), which is then computed once (`share.rs`).
-const SMALLER: f64 = 0.7;
+const SMALLER: f64 = 0.5;
 const MIN_SAVING: f64 = 10_000.0;
 
 /// Reorders every chain of inner equi-joins in `plan` where that lets more inputs be read
@@ -149,10 +149,16 @@ impl Equality {
     /// When this equality can key the join of the inputs `joined` with input `next`: the side
     /// over `joined` and the side over `next`.
     fn keys(&self, joined: u32, next: usize) -> Option<(&ScalarExpr, &ScalarExpr)> {
+        self.between(joined, 1 << next)
+    }
+
+    /// When this equality can key a join of the inputs `left` with the inputs `right`: the
+    /// side over `left` and the side over `right`.
+    fn between(&self, left: u32, right: u32) -> Option<(&ScalarExpr, &ScalarExpr)> {
         let [(a, am), (b, bm)] = &self.sides;
-        if *bm == 1 << next && am & !joined == 0 {
+        if am & !left == 0 && bm & !right == 0 {
             Some((a, b))
-        } else if *am == 1 << next && bm & !joined == 0 {
+        } else if bm & !left == 0 && am & !right == 0 {
             Some((b, a))
         } else {
             None
@@ -212,26 +218,28 @@ fn reorder_chain(plan: &Plan, catalog: &dyn Catalog) -> Option<Plan> {
             cross_products(tree),
         )
     };
-    let fewest = build(
-        &chain,
-        &equalities,
-        &cheapest_order(&chain, &equalities, catalog, false)?.steps,
-    );
+    let fewest_steps = cheapest_order(&chain, &equalities, catalog, None)?.steps;
+    let fewest = build(&chain, &equalities, &fewest_steps);
     let mut chosen = if shape(&fewest) < shape(&original) {
         fewest
     } else {
-        original
+        original.clone()
     };
     // Among orders that build as many arrangements, the one with the fewest estimated
     // intermediate rows replaces it when that is clearly fewer.
-    if let Some(estimated) = cheapest_order(&chain, &equalities, catalog, true) {
-        let estimated = build(&chain, &equalities, &estimated.steps);
-        let rows = |tree: &Plan| intermediate_rows(tree, catalog);
-        if let (Some(new), Some(old)) = (rows(&estimated), rows(&chosen)) {
-            if shape(&estimated) <= shape(&chosen) && new < old * SMALLER && old - new >= MIN_SAVING
-            {
-                chosen = estimated;
-            }
+    let Some(estimates) = input_estimates(&chain, &equalities, catalog) else {
+        return Some(chosen);
+    };
+    let old = match chosen == original {
+        true => Tree::of_plan(plan, &mut 0),
+        false => Tree::left_deep(&fewest_steps),
+    }
+    .intermediate_rows(&estimates, &equalities);
+    if let Some(order) = cheapest_order(&chain, &equalities, catalog, Some(&estimates)) {
+        let new = Tree::left_deep(&order.steps).intermediate_rows(&estimates, &equalities);
+        let estimated = build(&chain, &equalities, &order.steps);
+        if shape(&estimated) <= shape(&chosen) && new < old * SMALLER && old - new >= MIN_SAVING {
+            chosen = estimated;
         }
     }
     Some(chosen)
@@ -392,27 +400,18 @@ impl Partial {
 }
 
 /// The left-deep order (first two inputs, then one input per step) with the fewest new
-/// arrangements and, if `estimated`, among those the fewest estimated intermediate rows (as
-/// the search sees them: key equalities only, one estimate kept per set of inputs); `None`
-/// when every order needs a cross product, or `estimated` and an input has no estimate.
+/// arrangements and, given the inputs' estimates, among those the fewest estimated
+/// intermediate rows (one estimate kept per set of inputs); `None` when every order needs a
+/// cross product.
 fn cheapest_order(
     chain: &Chain,
     equalities: &[Equality],
     catalog: &dyn Catalog,
-    estimated: bool,
+    estimates: Option<&[Estimate]>,
 ) -> Option<Partial> {
     let n = chain.inputs.len();
     let full = (1usize << n) - 1;
-    let width = *chain.offsets.last().expect("nonempty");
-    // With `estimated`, every input's estimate, or no order at all.
-    let estimates: Option<Vec<Estimate>> = match estimated {
-        true => Some(
-            (0..n)
-                .map(|i| Some(estimate(&chain.inputs[i], catalog)?.placed(chain.offsets[i], width)))
-                .collect::<Option<_>>()?,
-        ),
-        false => None,
-    };
+
     let usable = |joined: u32, next: usize| -> Vec<(usize, &ScalarExpr)> {
         equalities
             .iter()
@@ -422,7 +421,7 @@ fn cheapest_order(
     };
     // The estimate of `joined` (over the inputs `mask`) joined with input `next`.
     let joined_with = |joined: &Option<Estimate>, mask: u32, next: usize| -> Option<Estimate> {
-        let (joined, estimates) = (joined.as_ref()?, estimates.as_ref()?);
+        let (joined, estimates) = (joined.as_ref()?, estimates?);
         let pairs: Vec<(&ScalarExpr, &ScalarExpr)> = equalities
             .iter()
             .filter_map(|e| e.keys(mask, next))
@@ -453,7 +452,7 @@ fn cheapest_order(
             let ki = index_keys(chain, i, &ui, catalog);
             let kj = index_keys(chain, j, &uj, catalog);
             let mask = (1 << i) | (1 << j);
-            let first = estimates.as_ref().map(|e| e[i].clone());
+            let first = estimates.map(|e| e[i].clone());
             let joined = joined_with(&first, 1 << i, j);
             let pair = |keys: Vec<usize>, arrangements| Partial {
                 arrangements,
@@ -501,28 +500,110 @@ fn cheapest_order(
     best[full].take()
 }
 
-/// The estimated rows of a join tree's intermediate results: every join's but the top one's,
-/// each with the filters right above it; `None` where an input has no estimate.
-fn intermediate_rows(plan: &Plan, catalog: &dyn Catalog) -> Option<f64> {
-    fn walk(plan: &Plan, top: bool, catalog: &dyn Catalog, sum: &mut f64) -> Option<()> {
-        let join = match plan {
-            Plan::Project { input, .. } if top => return walk(input, true, catalog, sum),
-            Plan::Filter { input, .. } if matches!(**input, Plan::Join { .. }) => input,
-            Plan::Join { .. } => plan,
-            _ => return Some(()),
-        };
-        if !top {
-            *sum += estimate(plan, catalog)?.rows;
+/// The estimates of a chain's inputs among the chain's columns, or `None` if one has none.
+/// Columns the chain's equalities make equal (transitively) are taken to range over the
+/// smallest of their domains whichever order joins them: `c_nationkey = s_nationkey =
+/// n_nationkey` over nation's keys, even where customer meets supplier before nation.
+fn input_estimates(
+    chain: &Chain,
+    equalities: &[Equality],
+    catalog: &dyn Catalog,
+) -> Option<Vec<Estimate>> {
+    let width = *chain.offsets.last().expect("nonempty");
+    let mut estimates: Vec<Estimate> = (0..chain.inputs.len())
+        .map(|i| Some(estimate(&chain.inputs[i], catalog)?.placed(chain.offsets[i], width)))
+        .collect::<Option<_>>()?;
+    // Classes of equal columns (union-find over the column equalities).
+    let mut class: Vec<usize> = (0..width).collect();
+    fn root(class: &mut [usize], c: usize) -> usize {
+        let mut r = c;
+        while class[r] != r {
+            r = class[r];
         }
-        let Plan::Join { left, right, .. } = join else {
-            unreachable!("matched a join above")
-        };
-        walk(left, false, catalog, sum)?;
-        walk(right, false, catalog, sum)
+        class[c] = r;
+        r
     }
-    let mut sum = 0.0;
-    walk(plan, true, catalog, &mut sum)?;
-    Some(sum)
+    for e in equalities {
+        let [(a, _), (b, _)] = &e.sides;
+        if let (Some(a), Some(b)) = (estimate::key_column_of(a), estimate::key_column_of(b)) {
+            let (ra, rb) = (root(&mut class, a), root(&mut class, b));
+            class[ra] = rb;
+        }
+    }
+    let mut bound = vec![f64::INFINITY; width];
+    for c in 0..width {
+        if let Some(b) = estimates[chain.input_of(c)].bound_of(c) {
+            let r = root(&mut class, c);
+            bound[r] = bound[r].min(b);
+        }
+    }
+    for c in 0..width {
+        let r = root(&mut class, c);
+        estimates[chain.input_of(c)].cap(c, bound[r]);
+    }
+    Some(estimates)
+}
+
+/// A join tree over a chain's inputs, as the estimates see it.
+enum Tree {
+    Input(usize),
+    Join(Box<Tree>, Box<Tree>),
+}
+
+impl Tree {
+    /// The tree of a chain as written, its inputs numbered as `Chain::flatten` numbers them.
+    fn of_plan(plan: &Plan, next: &mut usize) -> Tree {
+        match plan {
+            Plan::Join { left, right, .. } => {
+                let left = Tree::of_plan(left, next);
+                Tree::Join(Box::new(left), Box::new(Tree::of_plan(right, next)))
+            }
+            Plan::Filter { input, .. } if matches!(**input, Plan::Join { .. }) => {
+                Tree::of_plan(input, next)
+            }
+            _ => {
+                *next += 1;
+                Tree::Input(*next - 1)
+            }
+        }
+    }
+
+    fn left_deep(steps: &[Step]) -> Tree {
+        let mut tree = Tree::Input(steps[0].input);
+        for step in &steps[1..] {
+            tree = Tree::Join(Box::new(tree), Box::new(Tree::Input(step.input)));
+        }
+        tree
+    }
+
+    /// The estimated rows of every join's result but the top one's (the intermediate results
+    /// a left-deep plan arranges), by the equalities between each join's two sides.
+    fn intermediate_rows(&self, estimates: &[Estimate], equalities: &[Equality]) -> f64 {
+        fn walk(
+            tree: &Tree,
+            estimates: &[Estimate],
+            equalities: &[Equality],
+            sum: &mut f64,
+        ) -> (Estimate, u32) {
+            match tree {
+                Tree::Input(i) => (estimates[*i].clone(), 1 << i),
+                Tree::Join(left, right) => {
+                    let (l, lm) = walk(left, estimates, equalities, sum);
+                    let (r, rm) = walk(right, estimates, equalities, sum);
+                    let pairs: Vec<(&ScalarExpr, &ScalarExpr)> = equalities
+                        .iter()
+                        .filter_map(|e| e.between(lm, rm))
+                        .collect();
+                    let joined = estimate::join(&l, &r, &pairs);
+                    *sum += joined.rows;
+                    (joined, lm | rm)
+                }
+            }
+        }
+        let mut sum = 0.0;
+        let (top, _) = walk(self, estimates, equalities, &mut sum);
+        sum - top.rows
+    }
 }
 
 /// The left-deep tree for `steps`, with the original column order restored on top.

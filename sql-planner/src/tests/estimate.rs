@@ -235,6 +235,27 @@ fn rows_alone_take_equal_columns_over_the_smaller_domain() {
 }
 
 #[test]
+fn rows_alone_take_two_unknown_pairs_as_one_key() {
+    // lineitem meets partsupp by (partkey, suppkey) with nothing known but the rows: the
+    // pairs' guessed domains multiply no further than partsupp's rows (one line, one row).
+    let mut t = Tables::new(&["lineitem", "partsupp"]);
+    t.rows_only = true;
+    let col = Tables::column;
+    let pairs = [
+        (col("lineitem", "l_partkey"), col("partsupp", "ps_partkey")),
+        (col("lineitem", "l_suppkey"), col("partsupp", "ps_suppkey")),
+    ];
+    let plan = eq_join(t.get("lineitem"), t.get("partsupp"), &pairs);
+    let truth = true_join(&t.rows["lineitem"], &t.rows["partsupp"], &pairs);
+    close(
+        "lineitem-partsupp",
+        estimate(&plan, &t).unwrap().rows,
+        truth,
+        2.0,
+    );
+}
+
+#[test]
 fn a_grouping_joined_back_by_its_key() {
     // The distinct order keys of urgent orders, joined back to lineitem: the grouping's key is
     // some of the order keys' domain, so lineitem keeps that share.

@@ -273,16 +273,16 @@ fn first_join_reads(plan: &Plan) -> Vec<GlobalId> {
 /// With the specification's row counts and keys (as the load generator gives them), the
 /// orders that build as many arrangements are told apart by their intermediate rows: Q7 (its
 /// two nations joined to supplier before lineitem), Q11 (partsupp after the one nation's
-/// suppliers) and Q21 change at SF 0.1 and 1, Q8 at SF 1 too (at 0.1 its saving is below
-/// the threshold). With row counts alone (tables loaded by COPY), Q5, Q9 and Q10 change too
-/// (measured A/B over such tables at SF 0.1: the same times). No query builds more
-/// arrangements or cross products than without statistics, and the rest keep their plans.
+/// suppliers) and Q21 change at SF 0.1 and 1. With row counts alone (tables loaded by COPY),
+/// Q9 and Q10 change too (measured A/B over such tables at SF 0.1, ad hoc and as views: the
+/// same times). No query builds more arrangements or cross products than without
+/// statistics, and the rest keep their plans.
 #[test]
 fn tpch_join_orders_with_statistics() {
     for (sf, keys, expected) in [
         (0.1, true, vec![7, 11, 21]),
-        (1.0, true, vec![7, 8, 11, 21]),
-        (0.1, false, vec![5, 7, 9, 10, 11, 21]),
+        (1.0, true, vec![7, 11, 21]),
+        (0.1, false, vec![7, 9, 10, 11, 21]),
     ] {
         let mut changed = Vec::new();
         for q in 1..=22 {
