@@ -98,7 +98,9 @@ impl RowExprs {
                     if d.is_null() && self.drop_nulls {
                         return Ok(None);
                     }
-                    match d.canonical().filter(|_| self.canonical) {
+                    // Only canonical lists pay for the canonical form (a numeric product's
+                    // trailing zeros trimmed into a new value).
+                    match self.canonical.then(|| d.canonical()).flatten() {
                         Some(c) => self.packer.push(&c),
                         None => self.packer.push(&d),
                     }
