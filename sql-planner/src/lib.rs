@@ -72,6 +72,7 @@ mod subscribe;
 mod temporal;
 mod types;
 mod using;
+mod widen;
 mod window;
 mod words;
 mod zoned_casts;

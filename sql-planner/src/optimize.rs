@@ -8,9 +8,10 @@
 //! - `physical_plan` (EXPLAIN PHYSICAL, and what runs): the optimized plan with its joins
 //!   ordered for index reuse (`join_order.rs`), join and reduction inputs narrowed to the
 //!   columns they need, and inputs read through the catalog's indexes where the keys fit
-//!   (`index_reuse.rs`); then the filters' `mz_now()` conjuncts become temporal filters
-//!   (`temporal.rs`); last, subtrees that occur more than once are computed once
-//!   (`share.rs`).
+//!   (`index_reuse.rs`), and inputs that read one collection by one key with different
+//!   columns widened to read the same (`widen.rs`); then the filters' `mz_now()` conjuncts
+//!   become temporal filters (`temporal.rs`); last, subtrees that occur more than once are
+//!   computed once (`share.rs`).
 
 use kpg_types::Plan;
 
@@ -38,6 +39,12 @@ pub fn physical_plan(plan: Plan, catalog: &dyn Catalog) -> Result<Plan, PlanErro
 
 /// The physical plan before repeated subtrees are bound (`share.rs`).
 pub(crate) fn physical_plan_unshared(plan: Plan, catalog: &dyn Catalog) -> Plan {
+    crate::widen::share_join_arrangements(narrowed(plan, catalog), catalog)
+}
+
+/// The plan with its joins ordered, inputs narrowed and indexes read, before join inputs are
+/// widened to share arrangements.
+pub(crate) fn narrowed(plan: Plan, catalog: &dyn Catalog) -> Plan {
     let ordered = order_joins(optimize(plan, catalog), catalog);
     // Reading an index lifts the input's filters and projections above the join.
     tidy(

@@ -16,6 +16,8 @@ fn decorrelated(sql: &str, cat: &MockCatalog) -> Plan {
 }
 
 const QUERIES: &[&str] = &[
+    "SELECT t.b, u.y FROM t, u WHERE t.a = u.a AND u.x > (SELECT min(u2.x) FROM u u2 WHERE u2.a = t.a)",
+    "SELECT u.s FROM u WHERE u.x >= (SELECT avg(u2.x) FROM u u2 WHERE u2.a = u.a) AND u.a IN (SELECT a FROM t)",
     "SELECT t.b, u.x FROM t JOIN u ON t.a = u.a WHERE t.c > 1 AND u.y IS NOT NULL",
     "SELECT * FROM t JOIN u ON t.a = u.a WHERE t.a = 2",
     "SELECT * FROM t, u WHERE t.a = u.a AND u.s LIKE 'x%'",
@@ -255,4 +257,29 @@ fn predicates_that_can_fail_stay_behind_their_guards() {
     let sql = "SELECT * FROM (SELECT a, a * 0 AS z FROM t) x WHERE z = 1 AND a > 1";
     let optimized = optimize(decorrelated(sql, &cat), &cat);
     assert_eq!(filters_over(&optimized, &is_get(1)), 1, "{optimized}");
+}
+
+/// A table that a decorrelated subquery reads again by the outer query's join key, with other
+/// columns, is arranged once for both joins (`widen.rs`): fewer new arrangements, the same
+/// rows.
+#[test]
+fn join_inputs_reading_one_table_by_one_key_share_an_arrangement() {
+    use crate::new_join_arrangements;
+    let cat = catalog();
+    for sql in [QUERIES[0], QUERIES[1]] {
+        let p = decorrelated(sql, &cat);
+        let expected = try_eval(&p, &cat).unwrap();
+        assert!(!expected.is_empty(), "{sql}: the mock data answer it");
+        let narrow = crate::optimize::narrowed(p, &cat);
+        let wide = crate::widen::share_join_arrangements(narrow.clone(), &cat);
+        let (narrow, wide) = (
+            crate::share::share_common(narrow),
+            crate::share::share_common(wide),
+        );
+        assert!(
+            new_join_arrangements(&wide) < new_join_arrangements(&narrow),
+            "{sql}\nnarrow:\n{narrow}\nwide:\n{wide}"
+        );
+        assert_eq!(try_eval(&wide, &cat), Ok(expected), "{sql}\n{wide}");
+    }
 }
