@@ -15,9 +15,9 @@
 //! fewer arrangements than for the original tree, or as many with fewer cross products;
 //! otherwise the tree stays as it was. Then, where the catalog has statistics of every input
 //! (`estimate.rs`), the order the same search finds with estimated intermediate rows as the
-//! second cost replaces that one when it builds no more arrangements and its rows (now with
-//! every filter placed) are clearly fewer (`SMALLER`, `MIN_SAVING`): TPC-H Q7's two nations
-//! meet supplier before lineitem does.
+//! second cost replaces that one when it builds no more arrangements and its estimated rows
+//! (each tree costed by its joins' key equalities, `Tree`) are clearly fewer (`SMALLER`,
+//! `MIN_SAVING`): TPC-H Q7's two nations meet supplier before lineitem does.
 //!
 //! Predicates move to other places in the tree, so they see other rows: a chain is reordered
 //! only when all its multi-input predicates and keys are expressions that cannot fail
@@ -220,17 +220,14 @@ fn reorder_chain(plan: &Plan, catalog: &dyn Catalog) -> Option<Plan> {
     };
     let fewest_steps = cheapest_order(&chain, &equalities, catalog, None)?.steps;
     let fewest = build(&chain, &equalities, &fewest_steps);
-    let mut chosen = if shape(&fewest) < shape(&original) {
-        fewest
-    } else {
-        original.clone()
-    };
+    let kept = shape(&fewest) >= shape(&original);
+    let mut chosen = if kept { original } else { fewest };
     // Among orders that build as many arrangements, the one with the fewest estimated
     // intermediate rows replaces it when that is clearly fewer.
     let Some(estimates) = input_estimates(&chain, &equalities, catalog) else {
         return Some(chosen);
     };
-    let old = match chosen == original {
+    let old = match kept {
         true => Tree::of_plan(plan, &mut 0),
         false => Tree::left_deep(&fewest_steps),
     }

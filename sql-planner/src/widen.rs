@@ -21,14 +21,7 @@ use crate::index_reuse::plan_arity;
 /// Widens the join inputs of `plan` that can share an arrangement; see the module doc.
 pub fn share_join_arrangements(plan: Plan, catalog: &dyn Catalog) -> Plan {
     let mut groups: HashMap<(Plan, Vec<usize>), BTreeSet<Vec<usize>>> = HashMap::new();
-    crate::join_order::each_join_input(&plan, &mut |input, key| {
-        if let Some((base, base_key, outputs)) = candidate(input, key) {
-            groups
-                .entry((base.clone(), base_key))
-                .or_default()
-                .insert(outputs.clone());
-        }
-    });
+    collect(&plan, &mut groups);
     // The columns each base is widened to, where several column sets meet one key.
     let widened: HashMap<(Plan, Vec<usize>), Vec<usize>> = groups
         .into_iter()
@@ -42,6 +35,33 @@ pub fn share_join_arrangements(plan: Plan, catalog: &dyn Catalog) -> Plan {
         return plan;
     }
     rewrite(plan, &widened, catalog)
+}
+
+/// The column sets join inputs read of each (base, key), outside recursive steps (whose
+/// subtrees `share.rs` does not bind, so widening them would only make rows wider).
+fn collect(plan: &Plan, groups: &mut HashMap<(Plan, Vec<usize>), BTreeSet<Vec<usize>>>) {
+    if let Plan::Recursive { .. } = plan {
+        return;
+    }
+    if let Plan::Join {
+        left,
+        right,
+        left_key,
+        right_key,
+    } = plan
+    {
+        for (input, key) in [(left, left_key), (right, right_key)] {
+            if let Some((base, base_key, outputs)) = candidate(input, key) {
+                groups
+                    .entry((base.clone(), base_key))
+                    .or_default()
+                    .insert(outputs.clone());
+            }
+        }
+    }
+    for child in plan.children() {
+        collect(child, groups);
+    }
 }
 
 /// A join input `Project { input: base, outputs }` whose key expressions are all columns: the
@@ -79,16 +99,22 @@ fn widened_side(
 ) -> Option<(Plan, Vec<ScalarExpr>, Vec<usize>)> {
     let (base, base_key, outputs) = candidate(input, key)?;
     let union = widened.get(&(base.clone(), base_key.clone()))?;
-    let position = |c: &usize| union.iter().position(|u| u == c).expect("in the union");
+    // A base rewritten into one of another group (not one this input was counted in) may
+    // lack its columns: such an input stays as it is.
+    let position = |c: &usize| union.iter().position(|u| u == c);
+    let moved = outputs
+        .iter()
+        .map(position)
+        .collect::<Option<Vec<usize>>>()?;
     let input = Plan::Project {
         input: Box::new(base.clone()),
         outputs: union.clone(),
     };
     let key = base_key
         .iter()
-        .map(|c| ScalarExpr::Column(position(c)))
-        .collect();
-    Some((input, key, outputs.iter().map(position).collect()))
+        .map(|c| position(c).map(ScalarExpr::Column))
+        .collect::<Option<_>>()?;
+    Some((input, key, moved))
 }
 
 fn rewrite(
@@ -96,6 +122,9 @@ fn rewrite(
     widened: &HashMap<(Plan, Vec<usize>), Vec<usize>>,
     catalog: &dyn Catalog,
 ) -> Plan {
+    if let Plan::Recursive { .. } = plan {
+        return plan;
+    }
     let plan = plan.map_inputs(|p| rewrite(p, widened, catalog));
     let Plan::Join {
         left,
