@@ -29,7 +29,8 @@ pub fn prune_columns(plan: Plan, narrow: bool, catalog: &dyn Catalog) -> Plan {
 }
 
 /// Fuses stacked projections, drops a `Map` whose columns the projection above it does not
-/// keep, and drops projections that keep every column in order.
+/// keep, moves a narrowing projection into the inputs of a union, and drops projections that
+/// keep every column in order.
 pub fn tidy(plan: Plan, catalog: &dyn Catalog) -> Plan {
     match plan.map_inputs(|p| tidy(p, catalog)) {
         Plan::Project { input, outputs } => project(*input, outputs, catalog),
@@ -42,6 +43,14 @@ fn skips_map_of(input: &Plan, outputs: &[usize], catalog: &dyn Catalog) -> bool 
     plan_arity(input, catalog).is_some_and(|n| outputs.iter().all(|&c| c < n))
 }
 
+/// Whether `outputs` over a union of `inputs` keeps fewer columns than the union has.
+fn narrows(inputs: &[Plan], outputs: &[usize], catalog: &dyn Catalog) -> bool {
+    inputs
+        .first()
+        .and_then(|i| plan_arity(i, catalog))
+        .is_some_and(|n| outputs.len() < n)
+}
+
 /// `Project(input, outputs)`, fused with the projections and unread maps below it.
 fn project(input: Plan, outputs: Vec<usize>, catalog: &dyn Catalog) -> Plan {
     match input {
@@ -52,6 +61,14 @@ fn project(input: Plan, outputs: Vec<usize>, catalog: &dyn Catalog) -> Plan {
         Plan::Map { input, .. } if skips_map_of(&input, &outputs, catalog) => {
             project(*input, outputs, catalog)
         }
+        // A union is positional: each input keeps only the kept columns, so its unread ones
+        // (often the NULLs an outer join's padding adds) are never built.
+        Plan::Union { inputs } if narrows(&inputs, &outputs, catalog) => Plan::Union {
+            inputs: inputs
+                .into_iter()
+                .map(|i| project(i, outputs.clone(), catalog))
+                .collect(),
+        },
         input => {
             let identity = plan_arity(&input, catalog).is_some_and(|n| {
                 outputs.len() == n && outputs.iter().enumerate().all(|(i, &c)| i == c)

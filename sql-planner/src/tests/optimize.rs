@@ -283,3 +283,30 @@ fn join_inputs_reading_one_table_by_one_key_share_an_arrangement() {
         assert_eq!(try_eval(&wide, &cat), Ok(expected), "{sql}\n{wide}");
     }
 }
+
+/// A projection above a union is moved into its inputs: an outer join's branches build only
+/// the columns a grouping above reads, not the join's full width (its NULL padding).
+#[test]
+fn unions_build_only_the_kept_columns() {
+    use crate::index_reuse::plan_arity;
+    let cat = catalog();
+    let sql = "SELECT t.a, count(u.x) FROM t LEFT JOIN u ON t.a = u.a GROUP BY t.a";
+    let p = decorrelated(sql, &cat);
+    let expected = try_eval(&p, &cat).unwrap();
+    let physical = physical_plan(p, &cat).unwrap();
+    // The outer join's union (the first one, under the grouping): both inputs two columns
+    // wide, the joined rows' and the padded unmatched rows'.
+    let mut widths = None;
+    physical.visit(&mut |node| {
+        if let (Plan::Union { inputs }, None) = (node, &widths) {
+            widths = Some(
+                inputs
+                    .iter()
+                    .map(|i| plan_arity(i, &cat))
+                    .collect::<Vec<_>>(),
+            );
+        }
+    });
+    assert_eq!(widths, Some(vec![Some(2), Some(2)]), "{physical}");
+    assert_eq!(try_eval(&physical, &cat), Ok(expected));
+}
