@@ -284,8 +284,12 @@ fn cross_products(plan: &Plan) -> usize {
     n
 }
 
-/// Calls `f` with every join input of `plan` and the key the join arranges it by.
-pub(crate) fn each_join_input(plan: &Plan, f: &mut impl FnMut(&Plan, &[ScalarExpr])) {
+/// How many join inputs of `plan` are arranged anew (not read through an index keyed by the
+/// join key, nor a shared value that another join arranges by the same key), as EXPLAIN
+/// PHYSICAL and the renderer count them.
+pub fn new_join_arrangements(plan: &Plan) -> usize {
+    let mut n = 0;
+    let mut shared = std::collections::HashSet::new();
     plan.visit(&mut |p| {
         if let Plan::Join {
             left,
@@ -294,24 +298,14 @@ pub(crate) fn each_join_input(plan: &Plan, f: &mut impl FnMut(&Plan, &[ScalarExp
             right_key,
         } = p
         {
-            f(left, left_key);
-            f(right, right_key);
+            for (input, key) in [(left, left_key), (right, right_key)] {
+                let new = match input.as_ref() {
+                    Plan::LocalGet { id } => shared.insert((*id, key.clone())),
+                    other => other.reads_index_keyed_by(key).is_none(),
+                };
+                n += usize::from(new);
+            }
         }
-    });
-}
-
-/// How many join inputs of `plan` are arranged anew (not read through an index keyed by the
-/// join key, nor a shared value that another join arranges by the same key), as EXPLAIN
-/// PHYSICAL and the renderer count them.
-pub fn new_join_arrangements(plan: &Plan) -> usize {
-    let mut n = 0;
-    let mut shared = std::collections::HashSet::new();
-    each_join_input(plan, &mut |input, key| {
-        let new = match input {
-            Plan::LocalGet { id } => shared.insert((*id, key.to_vec())),
-            other => other.reads_index_keyed_by(key).is_none(),
-        };
-        n += usize::from(new);
     });
     n
 }

@@ -120,6 +120,15 @@ fn eq_join(left: Plan, right: Plan, pairs: &[(usize, usize)]) -> Plan {
     }
 }
 
+/// The estimate of `left` joined to `right` on the column pairs is within `factor` of the
+/// rows the join really gives.
+fn join_close(t: &Tables, (left, right): (&str, &str), pairs: &[(usize, usize)], factor: f64) {
+    let plan = eq_join(t.get(left), t.get(right), pairs);
+    let truth = true_join(&t.rows[left], &t.rows[right], pairs);
+    let what = format!("{left}-{right}");
+    close(&what, estimate(&plan, t).unwrap().rows, truth, factor);
+}
+
 /// `estimate` is within `factor` of `truth` either way.
 fn close(what: &str, estimated: f64, truth: usize, factor: f64) {
     let truth = truth.max(1) as f64;
@@ -135,28 +144,14 @@ fn foreign_keys_meeting_primary_keys() {
     let col = Tables::column;
     // lineitem to orders by l_orderkey: one order per line.
     let pairs = [(col("lineitem", "l_orderkey"), col("orders", "o_orderkey"))];
-    let plan = eq_join(t.get("lineitem"), t.get("orders"), &pairs);
-    let truth = true_join(&t.rows["lineitem"], &t.rows["orders"], &pairs);
-    close(
-        "lineitem-orders",
-        estimate(&plan, &t).unwrap().rows,
-        truth,
-        1.1,
-    );
+    join_close(&t, ("lineitem", "orders"), &pairs, 1.1);
 
     // A composite key: lineitem to partsupp by (partkey, suppkey), one row each.
     let pairs = [
         (col("lineitem", "l_partkey"), col("partsupp", "ps_partkey")),
         (col("lineitem", "l_suppkey"), col("partsupp", "ps_suppkey")),
     ];
-    let plan = eq_join(t.get("lineitem"), t.get("partsupp"), &pairs);
-    let truth = true_join(&t.rows["lineitem"], &t.rows["partsupp"], &pairs);
-    close(
-        "lineitem-partsupp",
-        estimate(&plan, &t).unwrap().rows,
-        truth,
-        1.1,
-    );
+    join_close(&t, ("lineitem", "partsupp"), &pairs, 1.1);
 
     // A filtered dimension keeps its share of the facts: suppliers of one nation.
     let nation = Plan::Filter {
@@ -195,11 +190,10 @@ fn an_equality_beside_a_key_filters_further() {
         ),
     ];
     let plan = eq_join(t.get("lineitem"), t.get("supplier"), &pairs);
-    let truth = true_join(&t.rows["lineitem"], &t.rows["supplier"], &pairs);
     let key_only = t.rows["lineitem"].len();
     let estimated = estimate(&plan, &t).unwrap().rows;
     assert!(estimated < key_only as f64 / 3.0, "{estimated}");
-    close("lineitem-supplier by two", estimated, truth, 4.0);
+    join_close(&t, ("lineitem", "supplier"), &pairs, 4.0);
 }
 
 #[test]
@@ -245,14 +239,7 @@ fn rows_alone_take_two_unknown_pairs_as_one_key() {
         (col("lineitem", "l_partkey"), col("partsupp", "ps_partkey")),
         (col("lineitem", "l_suppkey"), col("partsupp", "ps_suppkey")),
     ];
-    let plan = eq_join(t.get("lineitem"), t.get("partsupp"), &pairs);
-    let truth = true_join(&t.rows["lineitem"], &t.rows["partsupp"], &pairs);
-    close(
-        "lineitem-partsupp",
-        estimate(&plan, &t).unwrap().rows,
-        truth,
-        2.0,
-    );
+    join_close(&t, ("lineitem", "partsupp"), &pairs, 2.0);
 }
 
 #[test]
