@@ -281,3 +281,33 @@ async fn views_with_four_workers_and_more_data() {
     s.check_view("revenue_by_region").await;
     s.check_view("per_customer").await;
 }
+
+/// A grouping whose sums share subexpressions (`amount * qty` alone and inside a larger sum,
+/// twice whole) and whose argument can fail: while a row makes `100 / qty` divide by zero the
+/// view is an error (22012, as PostgreSQL's query); once the row is gone, every group's
+/// aggregates are exactly PostgreSQL's again — the failing row added nothing to any of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aggregate_arguments_shared_and_failing() {
+    let (_kpg, _pg, s) = setup(2).await;
+    let query = "SELECT status, count(*) AS n, sum(amount) AS a, sum(amount * qty) AS aq, \
+                 sum(amount * qty * (1 + qty)) AS aq1, avg(amount * qty) AS avg_aq, \
+                 sum(100 / qty) AS inv, count(weight) AS w FROM orders GROUP BY status";
+    s.create_view("shared_args", query).await;
+    s.check_view("shared_args").await;
+    for status in ["open", "shipped"] {
+        s.exec(&format!(
+            "INSERT INTO orders VALUES (30, 1, 3.00, 0, '{status}', '2024-04-01', 2)"
+        ))
+        .await;
+        let (code, _) = s.check_error("SELECT * FROM shared_args").await;
+        assert_eq!(code, "22012", "{status}");
+        s.exec("UPDATE orders SET qty = qty + 1 WHERE id <> 30")
+            .await;
+        s.check_error("SELECT * FROM shared_args").await;
+        s.exec("DELETE FROM orders WHERE id = 30").await;
+        s.check_view("shared_args").await;
+        s.exec("UPDATE orders SET qty = qty * 2, amount = amount + 0.5 WHERE status = 'open'")
+            .await;
+        s.check_view("shared_args").await;
+    }
+}

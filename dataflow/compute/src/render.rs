@@ -443,20 +443,22 @@ fn render_reduce<'s>(
     // Each reads only the columns it needs; a plain column is copied as bytes.
     let mut keys = RowExprs::new(group_key, false, false);
     let mut args = RowExprs::new(agg_inputs, false, false);
-    let (pairs, eval_errs) = mfp::fallible_flat_map(input.oks, move |row: Row| {
-        let pair = keys.eval(&row).and_then(|k| Ok((k, args.eval(&row)?)));
-        match pair {
-            Ok((Some(k), Some(a))) => Some(Ok((k, a))),
-            // Only lists that drop NULLs end a row early.
-            Ok(_) => None,
-            Err(e) => Some(Err(e)),
-        }
-    });
-
-    let results = if accumulate::accumulable(&aggregates) {
-        accumulate::render_accumulable(pairs, aggregates, key_text, renderer)
+    let (results, eval_errs) = if accumulate::accumulable(&aggregates) {
+        accumulate::render_accumulable(input.oks, keys, args, aggregates, key_text, renderer)
     } else {
-        reduce_values(pairs, aggregates, key_text, renderer)
+        let (pairs, eval_errs) = mfp::fallible_flat_map(input.oks, move |row: Row| {
+            let pair = keys.eval(&row).and_then(|k| Ok((k, args.eval(&row)?)));
+            match pair {
+                Ok((Some(k), Some(a))) => Some(Ok((k, a))),
+                // Only lists that drop NULLs end a row early.
+                Ok(_) => None,
+                Err(e) => Some(Err(e)),
+            }
+        });
+        (
+            reduce_values(pairs, aggregates, key_text, renderer),
+            eval_errs,
+        )
     };
     let oks = results.clone().flat_map(|r| r.ok());
     let agg_errs = results.flat_map(|r| r.err());

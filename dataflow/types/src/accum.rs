@@ -46,6 +46,48 @@ pub enum Accum {
     },
 }
 
+/// What adding an argument in place reads of it, from a packed or an owned value alike.
+enum Term {
+    Null,
+    Int(i128),
+    /// A finite numeric whose mantissa fits an `i128`, and its scale.
+    Numeric(i128, u32),
+    Bool(bool),
+    /// Anything else: its contribution is built whole (`AggregateFunc::accumulate`).
+    Other,
+}
+
+impl Term {
+    fn of_ref(value: DatumRef<'_>) -> Term {
+        match value {
+            DatumRef::Null => Term::Null,
+            DatumRef::Int16(v) => Term::Int(i128::from(v)),
+            DatumRef::Int32(v) => Term::Int(i128::from(v)),
+            DatumRef::Int64(v) => Term::Int(i128::from(v)),
+            DatumRef::Numeric(NumericRef::Small { mantissa, scale }) => {
+                Term::Numeric(mantissa, u32::from(scale))
+            }
+            DatumRef::Bool(b) => Term::Bool(b),
+            _ => Term::Other,
+        }
+    }
+
+    fn of_datum(value: &Datum) -> Term {
+        match value {
+            Datum::Null => Term::Null,
+            Datum::Int16(v) => Term::Int(i128::from(*v)),
+            Datum::Int32(v) => Term::Int(i128::from(*v)),
+            Datum::Int64(v) => Term::Int(i128::from(*v)),
+            Datum::Numeric(n) => match n.small_parts() {
+                Some((mantissa, scale)) => Term::Numeric(mantissa, scale),
+                None => Term::Other,
+            },
+            Datum::Bool(b) => Term::Bool(*b),
+            _ => Term::Other,
+        }
+    }
+}
+
 /// A numeric sum kept per scale: the sum of the terms' mantissas and their number.
 type ScaledSum = Vec<(u32, WideInt, i64)>;
 
@@ -294,37 +336,52 @@ impl AggregateFunc {
     /// contribution of this aggregate): `acc.plus_equals(&self.accumulate(..))` without
     /// allocating or decoding the value for counts, integer, numeric and boolean arguments.
     pub fn accumulate_into(&self, acc: &mut Accum, value: DatumRef<'_>, diff: i64) {
-        let present = i64::from(!value.is_null()) * diff;
-        match (self, &mut *acc, value) {
+        if !self.add_term(acc, Term::of_ref(value), diff) {
+            acc.plus_equals(&self.accumulate(&value.to_datum(), diff));
+        }
+    }
+
+    /// [`accumulate_into`](Self::accumulate_into) for an owned value (an argument computed by
+    /// an expression rather than read from a row).
+    pub fn accumulate_datum_into(&self, acc: &mut Accum, value: &Datum, diff: i64) {
+        if !self.add_term(acc, Term::of_datum(value), diff) {
+            acc.plus_equals(&self.accumulate(value, diff));
+        }
+    }
+
+    /// Adds `term` in place where its kind allows; `false` when the caller must build the
+    /// contribution (`accumulate`) instead.
+    fn add_term(&self, acc: &mut Accum, term: Term, diff: i64) -> bool {
+        let present = i64::from(!matches!(term, Term::Null)) * diff;
+        match (self, acc, term) {
             (AggregateFunc::Count, Accum::Count(n), _) => *n += present,
-            (AggregateFunc::SumInt32 | AggregateFunc::SumInt64, Accum::Int { sum, count }, v) => {
-                let v = match v {
-                    DatumRef::Int16(v) => i128::from(v),
-                    DatumRef::Int32(v) => i128::from(v),
-                    DatumRef::Int64(v) => i128::from(v),
+            (AggregateFunc::SumInt32 | AggregateFunc::SumInt64, Accum::Int { sum, count }, t) => {
+                let v = match t {
+                    Term::Int(v) => v,
                     _ => 0,
                 };
                 *sum = sum.wrapping_add(v.wrapping_mul(i128::from(diff)));
                 *count += present;
             }
-            (AggregateFunc::SumNumeric, Accum::Numeric(_), DatumRef::Null) => {}
+            (AggregateFunc::SumNumeric, Accum::Numeric(_), Term::Null) => {}
             (
                 AggregateFunc::SumNumeric,
                 Accum::Numeric(by_scale),
-                DatumRef::Numeric(NumericRef::Small { mantissa, scale }),
+                Term::Numeric(mantissa, scale),
             ) => {
                 let term = match mantissa.checked_mul(i128::from(diff)) {
                     Some(v) => WideInt::Small(v),
                     None => WideInt::product(&mantissa.into(), diff),
                 };
-                scaled_add_term(by_scale, u32::from(scale), term, diff);
+                scaled_add_term(by_scale, scale, term, diff);
             }
-            (AggregateFunc::BoolAnd | AggregateFunc::BoolOr, Accum::Bool { trues, count }, v) => {
-                *trues += i64::from(matches!(v, DatumRef::Bool(true))) * diff;
+            (AggregateFunc::BoolAnd | AggregateFunc::BoolOr, Accum::Bool { trues, count }, t) => {
+                *trues += i64::from(matches!(t, Term::Bool(true))) * diff;
                 *count += present;
             }
-            _ => acc.plus_equals(&self.accumulate(&value.to_datum(), diff)),
+            _ => return false,
         }
+        true
     }
 
     /// The aggregate's value from the accumulated contributions of a group's rows.
@@ -562,13 +619,14 @@ mod tests {
         }
     }
 
-    /// Adding a packed value's contribution in place is adding the contribution made of the
-    /// owned value, whatever the multiplicity.
+    /// Adding a value's contribution in place, packed or owned, is adding the contribution
+    /// made of the owned value, whatever the multiplicity.
     #[test]
     fn accumulating_in_place_is_adding_the_contribution() {
         for (func, values) in cases() {
             let mut by_value = func.accumulate(&values[0], 1);
             let mut in_place = by_value.clone();
+            let mut owned_in_place = by_value.clone();
             for (i, v) in values.iter().enumerate().cycle().take(3 * values.len()) {
                 let diff = [3, -1, 1 << 40, 1, -7][i % 5];
                 by_value.plus_equals(&func.accumulate(v, diff));
@@ -576,6 +634,11 @@ mod tests {
                 let packed = row.iter().next().expect("one column");
                 func.accumulate_into(&mut in_place, packed, diff);
                 assert_eq!(in_place, by_value, "{func:?} after {v:?} x {diff}");
+                func.accumulate_datum_into(&mut owned_in_place, v, diff);
+                assert_eq!(
+                    owned_in_place, by_value,
+                    "{func:?} after owned {v:?} x {diff}"
+                );
             }
         }
     }

@@ -69,7 +69,7 @@ pub use expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc, ZonedFunc};
 pub use interval::{
     Interval, IntervalField, IntervalFields, IntervalTypmod, PrecisionWithoutSeconds,
 };
-pub use mfp::{MapFilterProject, RowExprs};
+pub use mfp::{MapFilterProject, RowExprs, ValueRef};
 pub use numeric::Numeric;
 pub use pg_funcs::{format_type, quote_ident, TYPES as PG_TYPES};
 pub use plan::{DataflowDescription, DataflowSink, GlobalId, Plan};

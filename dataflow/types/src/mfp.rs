@@ -34,7 +34,7 @@ mod tests;
 
 use packed_filter::PackedFilter;
 
-pub use exprs::RowExprs;
+pub use exprs::{RowExprs, ValueRef};
 
 /// One node of the chain, in the plan's terms.
 #[derive(Clone, Debug)]

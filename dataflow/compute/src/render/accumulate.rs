@@ -11,10 +11,11 @@
 use std::collections::hash_map::{Entry, HashMap};
 
 use kpg_engine::{Abelian, Collection, Semigroup};
-use kpg_types::{Accum, AggregateExpr, AggregateFunc, EvalError, Row};
+use kpg_types::{Accum, AggregateExpr, AggregateFunc, EvalError, Row, RowExprs, ValueRef};
 use serde::{Deserialize, Serialize};
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::operators::core::OkErr;
 use timely::dataflow::operators::generic::Operator;
 
 use super::classes::Members;
@@ -68,79 +69,136 @@ pub fn accumulable(aggregates: &[AggregateExpr]) -> bool {
             .all(|a| a.func.accumulable() && !a.distinct)
 }
 
+/// An input row's fate in the pre-aggregation: a group's summed contribution, or an error.
+type Contribution = Result<((Row, ()), u64, Accums), (EvalError, u64, i64)>;
+
 /// Each row's contribution as a `(key, ())` update, summed per key and time over what the
 /// operator receives at once (under one capability) before the arrangement exchanges and sorts
-/// them: a batch of rows of a few groups travels as a few updates.
+/// them: a batch of rows of a few groups travels as a few updates. The group key is evaluated
+/// into a row; the aggregates' arguments are not: each is added into its group's accumulator
+/// as it is read from the input row or computed (`RowExprs::eval_each`), so a row of a
+/// known group makes no argument row and no contribution. A row whose key or arguments fail
+/// to evaluate is an error instead, and contributes nothing.
+#[allow(clippy::type_complexity)]
 fn contributions<'s>(
-    pairs: Collection<'s, u64, (Row, Row), i64>,
+    rows: Collection<'s, u64, Row, i64>,
+    mut keys: RowExprs,
+    mut args: RowExprs,
     funcs: Vec<AggregateFunc>,
-) -> Collection<'s, u64, (Row, ()), Accums> {
+) -> (
+    Collection<'s, u64, (Row, ()), Accums>,
+    Collection<'s, u64, EvalError, i64>,
+) {
     let mut sums: HashMap<(Row, u64), Accums> = HashMap::new();
-    let stream = pairs
+    let mut errors: Vec<(EvalError, u64, i64)> = Vec::new();
+    let stream = rows
         .inner
-        .unary::<CapacityContainerBuilder<Vec<((Row, ()), u64, Accums)>>, _, _, _>(
+        .unary::<CapacityContainerBuilder<Vec<Contribution>>, _, _, _>(
             Pipeline,
             "Preaggregate",
             move |_cap, _info| {
                 move |input, output| {
                     input.for_each_stamp(|cap, containers| {
                         for data in containers {
-                            for ((key, args), time, diff) in data.drain(..) {
-                                let (key, rows) = Members::of(key, diff);
-                                match sums.entry((key, time)) {
+                            for (row, time, diff) in data.drain(..) {
+                                let key = match keys.eval(&row) {
+                                    Ok(Some(key)) => key,
+                                    Ok(None) => continue,
+                                    Err(e) => {
+                                        errors.push((e, time, diff));
+                                        continue;
+                                    }
+                                };
+                                let (key, members) = Members::of(key, diff);
+                                let added = match sums.entry((key, time)) {
                                     // Added in place: no contribution is built.
                                     Entry::Occupied(mut e) => {
                                         let acc = e.get_mut();
-                                        acc.rows.plus_equals(&rows);
-                                        let each = funcs.iter().zip(&mut acc.aggs).zip(args.iter());
-                                        for ((f, a), v) in each {
-                                            f.accumulate_into(a, v, diff);
+                                        let added = args.eval_each(&row, |i, v| match v {
+                                            ValueRef::Packed(v) => {
+                                                funcs[i].accumulate_into(&mut acc.aggs[i], v, diff)
+                                            }
+                                            ValueRef::Owned(v) => funcs[i].accumulate_datum_into(
+                                                &mut acc.aggs[i],
+                                                v,
+                                                diff,
+                                            ),
+                                        });
+                                        if added.is_ok() {
+                                            acc.rows.plus_equals(&members);
                                         }
+                                        added
                                     }
                                     Entry::Vacant(e) => {
-                                        let aggs = funcs
-                                            .iter()
-                                            .zip(args.iter())
-                                            .map(|(f, v)| f.accumulate(&v.to_datum(), diff))
-                                            .collect();
-                                        e.insert(Accums { rows, aggs });
+                                        let mut aggs = Vec::with_capacity(funcs.len());
+                                        let added = args.eval_each(&row, |i, v| {
+                                            aggs.push(match v {
+                                                ValueRef::Packed(v) => {
+                                                    funcs[i].accumulate(&v.to_datum(), diff)
+                                                }
+                                                ValueRef::Owned(v) => funcs[i].accumulate(v, diff),
+                                            })
+                                        });
+                                        if added.is_ok() {
+                                            e.insert(Accums {
+                                                rows: members,
+                                                aggs,
+                                            });
+                                        }
+                                        added
                                     }
+                                };
+                                if let Err(e) = added {
+                                    errors.push((e, time, diff));
                                 }
                             }
                         }
                         let mut session = output.session(&cap);
                         for ((key, time), acc) in sums.drain() {
                             if !acc.is_zero() {
-                                session.give(((key, ()), time, acc));
+                                session.give(Ok(((key, ()), time, acc)));
                             }
+                        }
+                        for error in errors.drain(..) {
+                            session.give(Err(error));
                         }
                     });
                 }
             },
         );
-    Collection::new(stream)
+    let (oks, errs) = stream.ok_err(|c| c);
+    (Collection::new(oks), Collection::new(errs))
 }
 
-/// Groups `(key, aggregate arguments)` pairs by key; each group's output is the key followed by
-/// the aggregates' values, or the error computing one gave.
+/// Groups the rows by `keys` and aggregates `args` (one argument per aggregate); each group's
+/// output is the key followed by the aggregates' values, or the error computing one gave.
+/// Also returns the errors evaluating keys and arguments raised.
+#[allow(clippy::type_complexity)]
 pub fn render_accumulable<'s>(
-    pairs: Collection<'s, u64, (Row, Row), i64>,
+    rows: Collection<'s, u64, Row, i64>,
+    keys: RowExprs,
+    args: RowExprs,
     aggregates: Vec<AggregateExpr>,
     key_text: String,
     renderer: &mut Renderer<'_, 's>,
-) -> Collection<'s, u64, Result<Row, EvalError>, i64> {
+) -> (
+    Collection<'s, u64, Result<Row, EvalError>, i64>,
+    Collection<'s, u64, EvalError, i64>,
+) {
     let funcs: Vec<_> = aggregates.iter().map(|a| a.func).collect();
-    let contributions = contributions(pairs, funcs.clone());
+    let (contributions, errs) = contributions(rows, keys, args, funcs.clone());
     if let Some(time) = renderer.read_once_at {
-        return contributions
+        let results = contributions
             .snapshot_reduce("ReduceAccumulable", time, finish(funcs))
             .map(|(_key, val)| val);
+        return (results, errs);
     }
     let arranged = contributions.arrange_by_key();
     renderer.register("reduce input", key_text.clone(), &arranged.trace);
     let reduced = arranged.reduce_abelian("ReduceAccumulable", finish(funcs));
     renderer.register("reduce output", key_text, &reduced.trace);
-    reduced.as_collection(|_key: &Row, val: &Result<Row, EvalError>| val.clone())
+    let results = reduced.as_collection(|_key: &Row, val: &Result<Row, EvalError>| val.clone());
+    (results, errs)
 }
 
 /// A group's output row from its accumulated contributions: the key it shows, then each
