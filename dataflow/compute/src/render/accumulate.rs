@@ -8,7 +8,7 @@
 //! they are exchanged and arranged (within what the operator receives at once), so that a scan
 //! of many rows into few groups sorts few updates.
 
-use std::collections::hash_map::{Entry, HashMap};
+use std::collections::hash_map::Entry;
 
 use kpg_engine::{Abelian, Collection, Semigroup};
 use kpg_types::{Accum, AggregateExpr, AggregateFunc, EvalError, Row, RowExprs, ValueRef};
@@ -89,7 +89,7 @@ fn contributions<'s>(
     Collection<'s, u64, (Row, ()), Accums>,
     Collection<'s, u64, EvalError, i64>,
 ) {
-    let mut sums: HashMap<(Row, u64), Accums> = HashMap::new();
+    let mut sums: foldhash::HashMap<(Row, u64), Accums> = foldhash::HashMap::default();
     let mut errors: Vec<(EvalError, u64, i64)> = Vec::new();
     let stream = rows
         .inner
