@@ -171,6 +171,9 @@ pub(super) fn compare_rows(a: &[u8], b: &[u8]) -> Ordering {
         start += n;
     }
     let (mut i, mut j) = (start, start);
+    // The datum at `start` holds the first differing byte: it is decoded without comparing
+    // its bytes again.
+    let mut differs = true;
     loop {
         match (i < a.len(), j < b.len()) {
             (false, false) => return Ordering::Equal,
@@ -191,11 +194,12 @@ pub(super) fn compare_rows(a: &[u8], b: &[u8]) -> Ordering {
             }
             i += 1 + n;
             j += 1 + m;
+            differs = false;
             continue;
         }
         // Equal bytes are equal datums (the encoding is canonical): decode only when not.
         let (n, m) = (datum_len(x), datum_len(y));
-        if x[..n] != y[..m] {
+        if std::mem::take(&mut differs) || x[..n] != y[..m] {
             let (p, q) = (read(x).0, read(y).0);
             let o = p.cmp(&q);
             if o.is_ne() {
