@@ -30,7 +30,8 @@ pub struct RowExprs {
     datums: Vec<Datum>,
     offsets: Vec<usize>,
     packer: RowPacker,
-    /// `eval_each`: each expression part's value (unused for column parts).
+    /// `eval_each`: each expression part's value (unused for column parts and shared ones,
+    /// whose value is in their slot).
     values: Vec<Datum>,
 }
 
@@ -155,11 +156,9 @@ impl RowExprs {
                 Part::Column(c) => ctx.scan_to(*c),
                 Part::Expr(unpack, e, slot) => {
                     let d = eval_part(&mut ctx, unpack, e)?;
+                    // A shared value is kept in its slot only, and handed out from there.
                     match slot {
-                        Some(slot) => {
-                            ctx.datums[*slot] = d.clone();
-                            *value = d;
-                        }
+                        Some(slot) => ctx.datums[*slot] = d,
                         None => *value = d,
                     }
                 }
@@ -169,6 +168,7 @@ impl RowExprs {
         for (i, (part, value)) in self.parts.iter().zip(&self.values).enumerate() {
             match part {
                 Part::Column(c) => f(i, ValueRef::Packed(slice.read_at(self.offsets[*c]).0)),
+                Part::Expr(_, _, Some(slot)) => f(i, ValueRef::Owned(&self.datums[*slot])),
                 Part::Expr(..) => f(i, ValueRef::Owned(value)),
             }
         }
