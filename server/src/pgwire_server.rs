@@ -550,7 +550,7 @@ impl ExtendedQueryHandler for Frontend {
                 let format = &portal.result_column_format;
                 // Everything up to Sync is one implicit transaction (`implicit_txn.rs`).
                 let respond = self.respond(&conn, &stmt.stmt, format, true);
-                crate::statement_context::with_bound_plan(&stmt.stmt, stmt.bound.clone(), respond)
+                crate::statement_context::with_bound(&stmt.stmt, stmt.bound.clone(), respond)
                     .await?
             }
         };

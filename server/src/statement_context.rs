@@ -113,51 +113,65 @@ pub fn clock() -> (NaiveDateTime, NaiveDateTime) {
     (txn.trunc_subsecs(6), now.trunc_subsecs(6))
 }
 
-/// A prepared statement's plan with its parameters bound (`pgwire_server/prepared.rs`), for
-/// the statement it was bound from: planning that statement (`Coordinator::plan`) takes it
-/// instead of planning the text again.
+/// What a Bind gave a prepared statement (`pgwire_server/prepared.rs`): the plan made at Parse
+/// with the values in it, or, for a statement planned as it runs, the values.
 #[derive(Clone, Debug)]
-struct BoundPlan {
-    /// The address of the statement the plan is for.
+pub enum Bound {
+    Plan(std::sync::Arc<kpg_sql::PlannedStatement>),
+    Values(std::sync::Arc<Vec<kpg_sql::ParamValue>>),
+}
+
+/// What was bound to a statement, for that statement (by its address): planning it
+/// (`Coordinator::plan`) takes the plan, or plans it with the values, instead of planning
+/// it without.
+#[derive(Clone, Debug)]
+struct BoundTo {
     stmt: usize,
-    plan: std::sync::Arc<kpg_sql::PlannedStatement>,
+    bound: Bound,
 }
 
 tokio::task_local! {
-    static BOUND: Option<BoundPlan>;
+    static BOUND: Option<BoundTo>;
 }
 
-/// Runs `f` (the handling of `stmt`) with `plan` as the plan of `stmt`.
-pub async fn with_bound_plan<F: Future>(
+fn bound_to(stmt: &kpg_sql::ParsedStatement, bound: Option<Bound>) -> Option<BoundTo> {
+    bound.map(|bound| BoundTo {
+        stmt: stmt as *const _ as usize,
+        bound,
+    })
+}
+
+/// Runs `f` (the handling of `stmt`) with `bound` bound to `stmt`.
+pub async fn with_bound<F: Future>(
     stmt: &kpg_sql::ParsedStatement,
-    plan: Option<std::sync::Arc<kpg_sql::PlannedStatement>>,
+    bound: Option<Bound>,
     f: F,
 ) -> F::Output {
-    let bound = plan.map(|plan| BoundPlan {
-        stmt: stmt as *const _ as usize,
-        plan,
-    });
-    BOUND.scope(bound, f).await
+    BOUND.scope(bound_to(stmt, bound), f).await
 }
 
-/// Whether `stmt` has a bound plan (`with_bound_plan`).
-pub fn has_bound_plan(stmt: &kpg_sql::ParsedStatement) -> bool {
-    BOUND
-        .try_with(|b| {
-            b.as_ref()
-                .is_some_and(|b| b.stmt == stmt as *const _ as usize)
-        })
-        .unwrap_or(false)
+/// Runs `f` with `bound` bound to `stmt`, synchronously.
+pub fn sync_with_bound<R>(
+    stmt: &kpg_sql::ParsedStatement,
+    bound: Option<Bound>,
+    f: impl FnOnce() -> R,
+) -> R {
+    BOUND.sync_scope(bound_to(stmt, bound), f)
 }
 
-/// The bound plan of `stmt`, if the statement being handled is a bound prepared statement.
-pub fn bound_plan(stmt: &kpg_sql::ParsedStatement) -> Option<kpg_sql::PlannedStatement> {
+/// What was bound to `stmt`, if the statement being handled is a bound prepared statement.
+pub fn bound(stmt: &kpg_sql::ParsedStatement) -> Option<Bound> {
     BOUND
         .try_with(|b| {
             b.as_ref()
                 .filter(|b| b.stmt == stmt as *const _ as usize)
-                .map(|b| b.plan.as_ref().clone())
+                .map(|b| b.bound.clone())
         })
         .ok()
         .flatten()
+}
+
+/// Whether `stmt` has a plan bound to it.
+pub fn has_bound_plan(stmt: &kpg_sql::ParsedStatement) -> bool {
+    matches!(bound(stmt), Some(Bound::Plan(_)))
 }

@@ -46,7 +46,6 @@ mod jsonb_ops;
 mod names;
 mod ops;
 mod optimize;
-mod param_types;
 mod params;
 mod parse;
 mod pg_compat;
@@ -97,10 +96,9 @@ pub use index_reuse::{index_with_key, use_indexes};
 pub use join_order::{new_join_arrangements, order_joins};
 pub use names::fold as fold_ident;
 pub use optimize::{optimize, physical_plan};
-pub use param_types::parameter_types;
-pub use params::{bind_parameters, parameter_count, parameter_not_allowed, ParamValue};
+pub use params::{parameter_count, parameter_not_allowed, ParamValue};
 pub use pg_compat::DATABASE;
-pub use plan_params::{bind_values, plan_prepared, ONE_EXECUTION};
+pub use plan_params::{bind_values, plan_bound, plan_prepared, Prepared};
 pub use session_statement::{
     SessionStatement, SetValue, ShowObjects, TransactionMode, TransactionStatement,
 };

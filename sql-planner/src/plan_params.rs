@@ -14,6 +14,12 @@
 //! including timestamptz read in the session's zone), substitutes it for every `Param` of the
 //! planned statement, and folds the constants that makes. Outside `plan_prepared`, a `$n` is
 //! 42P02 ("there is no parameter $n"), as PostgreSQL says for statements that take none.
+//!
+//! A statement whose plan needs its parameters' values (`LIMIT $1`, `$1::regclass`, a plan that
+//! evaluated the statement's time) is planned for each execution with its values known
+//! (`plan_bound`): each `$n` then binds to its value as a literal would, an unknown-typed
+//! string (or NULL), cast to the type it was given where it has one. The statement's syntax is
+//! planned as it was parsed; its text is never rewritten.
 
 use std::cell::RefCell;
 
@@ -24,51 +30,108 @@ use crate::fold;
 use crate::statement::{ParsedStatement, PlannedStatement};
 use crate::types::{coerce, CastContext, Typed};
 use crate::Catalog;
-use crate::{ConflictAction, OnConflict, Returning};
+use crate::{ConflictAction, OnConflict, ParamValue, Returning};
 
 thread_local! {
     /// The type of each parameter of the statement being planned (`None`: not fixed yet), or
     /// `None` outside `plan_prepared`.
     static TABLE: RefCell<Option<Vec<Option<ScalarType>>>> = const { RefCell::new(None) };
+    /// The values of the statement being planned by `plan_bound`, or `None`.
+    static VALUES: RefCell<Option<Vec<ParamValue>>> = const { RefCell::new(None) };
+    /// What of the statement being planned by `plan_prepared` needs its parameters' values
+    /// (`defer`), if anything does.
+    static DEFERRED: RefCell<Option<String>> = const { RefCell::new(None) };
     /// Whether planning evaluated a volatile expression (`note_volatile`).
     static VOLATILE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// What planning a statement with its parameters as `Param` expressions made of it.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The plan, with `Param` expressions, or why there is none.
+    pub planned: Result<PlannedStatement, PlanError>,
+    /// What of the statement needs its parameters' values (`defer`), if anything: the plan
+    /// has a stand-in there, good for its parameters' types and its result's columns only.
+    pub deferred: Option<String>,
+    /// Every parameter's type: as declared, or fixed by its first use while planning (so far
+    /// as planning went, if it failed); `None` where nothing fixed it (PostgreSQL then says
+    /// text).
+    pub types: Vec<Option<ScalarType>>,
+    /// Whether the plan evaluated a volatile expression (the statement's time, random()): it
+    /// holds for one execution only.
+    pub one_execution: bool,
+}
+
 /// Plans `stmt` with its parameters as `Param` expressions; `declared` holds the types the
-/// client declared (`None` for unspecified). Returns the plan and every parameter's type.
+/// client declared (`None` for unspecified).
 pub fn plan_prepared(
     stmt: &ParsedStatement,
     catalog: &dyn Catalog,
     declared: &[Option<ScalarType>],
-) -> Result<(PlannedStatement, Vec<ScalarType>), PlanError> {
+) -> Prepared {
     let table = declared
         .iter()
         .map(|t| t.map(|t| t.without_modifiers()))
         .collect();
     let previous = TABLE.with(|t| t.replace(Some(table)));
     VOLATILE.with(|v| v.set(false));
+    DEFERRED.with(|d| d.take());
     // The table is put back even if planning panics (the caller catches panics).
     let planned =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::plan(stmt, catalog)));
     let table = TABLE.with(|t| t.replace(previous)).unwrap_or_default();
     let planned = planned.unwrap_or_else(|p| std::panic::resume_unwind(p));
-    if VOLATILE.with(|v| v.replace(false)) {
-        return Err(PlanError::new(
-            ONE_EXECUTION,
-            "the plan evaluated a volatile expression",
-        ));
+    Prepared {
+        planned,
+        deferred: DEFERRED.with(|d| d.take()),
+        types: table,
+        one_execution: VOLATILE.with(|v| v.replace(false)),
     }
-    let types = table
-        .into_iter()
-        .map(|t| t.unwrap_or(ScalarType::Text))
-        .collect();
-    Ok((planned?, types))
 }
 
-/// The code of `plan_prepared`'s error for a plan that holds for one execution only (it
-/// evaluated the statement's time or random() while planning): such a statement is planned
-/// again for each execution. Never sent to a client.
-pub const ONE_EXECUTION: &str = "KPG01";
+/// Notes, while `plan_prepared` plans a statement, that `what` needs a parameter's value:
+/// the caller plans on with a stand-in (so that every parameter gets its type), and the
+/// statement is planned with its values when it runs. Returns false outside `plan_prepared`.
+pub fn defer(what: &str) -> bool {
+    let preparing = TABLE.with(|t| t.borrow().is_some());
+    if preparing {
+        DEFERRED.with(|d| {
+            d.borrow_mut().get_or_insert_with(|| what.to_string());
+        });
+    }
+    preparing
+}
+
+/// Plans `stmt` with `values` bound to its parameters as literals (see the module's note).
+pub fn plan_bound(
+    stmt: &ParsedStatement,
+    catalog: &dyn Catalog,
+    values: &[ParamValue],
+) -> Result<PlannedStatement, PlanError> {
+    let previous = VALUES.with(|v| v.replace(Some(values.to_vec())));
+    let planned =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::plan(stmt, catalog)));
+    VALUES.with(|v| *v.borrow_mut() = previous);
+    planned.unwrap_or_else(|p| std::panic::resume_unwind(p))
+}
+
+/// The expression a bound value stands for: an unknown-typed string or NULL, as a literal of
+/// its text, cast to the type it was given.
+fn value_literal(value: &ParamValue) -> Result<Typed, PlanError> {
+    let unknown = Typed {
+        nullable: value.text.is_none(),
+        expr: ScalarExpr::Literal(match &value.text {
+            Some(text) => Datum::String(text.clone()),
+            None => Datum::Null,
+        }),
+        ty: None,
+    };
+    match &value.declared {
+        None => Ok(unknown),
+        Some(ty) => Ok(coerce(unknown, ty, CastContext::Explicit)?
+            .expect("an unknown literal converts to any type")),
+    }
+}
 
 fn no_parameter(p: &str) -> PlanError {
     PlanError::new("42P02", format!("there is no parameter {p}"))
@@ -81,6 +144,10 @@ pub fn reference(p: &str) -> Result<Typed, PlanError> {
         .and_then(|n| n.parse::<usize>().ok())
         .filter(|n| *n >= 1)
         .ok_or_else(|| no_parameter(p))?;
+    let bound = VALUES.with(|v| v.borrow().as_ref().map(|values| values.get(n - 1).cloned()));
+    if let Some(value) = bound {
+        return value_literal(&value.ok_or_else(|| no_parameter(p))?);
+    }
     let ty = TABLE.with(|t| {
         let mut t = t.borrow_mut();
         let table = t.as_mut().ok_or_else(|| no_parameter(p))?;
@@ -146,6 +213,17 @@ pub fn bind_values(
         });
         if let Some(e) = failed {
             return Err(e);
+        }
+        if let PlannedStatement::Select { finishing, .. }
+        | PlannedStatement::CreateTableAs { finishing, .. } = &mut bound
+        {
+            if let Some(counts) = finishing.counts.take() {
+                let [mut limit, mut offset] = *counts;
+                for e in limit.iter_mut().chain(offset.iter_mut()) {
+                    substitute(e, &exprs)?;
+                }
+                (finishing.limit, finishing.offset) = crate::query::count_values(limit, offset)?;
+            }
         }
         // VALUES rows and SELECTs without FROM become constant rows again.
         if let PlannedStatement::Select { plan, .. } | PlannedStatement::Insert { plan, .. } =

@@ -144,11 +144,12 @@ fn plan_query_in(
             (plan, scope, order, arity, unknown)
         }
     };
-    let (limit, offset) = limit_offset(q)?;
+    let (limit, offset, counts) = limit_offset(q)?;
     let finishing = RowSetFinishing {
         order_by: order,
         limit,
         offset,
+        counts,
         project: (0..scope.len()).collect(),
     };
     debug_assert!(arity >= scope.len());
@@ -174,6 +175,14 @@ pub fn plan_subquery_with_unknowns(
     let planned = plan_query(cx, q)?;
     let arity = planned.scope.len();
     let finishing = &planned.finishing;
+    // A subquery's LIMIT and OFFSET are planned into the dataflow: with a parameter, planned
+    // with its value when the statement runs (the stand-in here is no limit).
+    if finishing.counts.is_some() && !crate::plan_params::defer("a subquery's LIMIT or OFFSET") {
+        return Err(PlanError::new(
+            "XX000",
+            "LIMIT or OFFSET with an unbound parameter",
+        ));
+    }
     let plan = if finishing.limit.is_some() || finishing.offset > 0 {
         Plan::TopK {
             input: Box::new(planned.plan),
@@ -298,7 +307,10 @@ pub fn ordinal(v: &Value, len: usize, clause: &str) -> Result<usize, PlanError> 
     }
 }
 
-fn limit_offset(q: &Query) -> Result<(Option<usize>, usize), PlanError> {
+/// The query's LIMIT and OFFSET; if either reads a parameter, both as expressions instead.
+type Counts = (Option<usize>, usize, Option<Box<[Option<ScalarExpr>; 2]>>);
+
+fn limit_offset(q: &Query) -> Result<Counts, PlanError> {
     let (limit, offset) = match &q.limit_clause {
         None => (None, None),
         Some(LimitClause::LimitOffset {
@@ -315,6 +327,26 @@ fn limit_offset(q: &Query) -> Result<(Option<usize>, usize), PlanError> {
             return Err(PlanError::syntax("LIMIT #,# syntax is not supported"))
         }
     };
+    // Both are typed before either is evaluated (PostgreSQL's order: type errors first).
+    let limit = limit.map(|e| count_expr(e, "LIMIT")).transpose()?;
+    let offset = offset.map(|e| count_expr(e, "OFFSET")).transpose()?;
+    let reads_param = |e: &Option<Typed>| {
+        e.as_ref()
+            .is_some_and(|t| crate::plan_params::has_param(&t.expr))
+    };
+    if reads_param(&limit) || reads_param(&offset) {
+        let counts = [limit.map(|t| t.expr), offset.map(|t| t.expr)];
+        return Ok((None, 0, Some(Box::new(counts))));
+    }
+    let (limit, offset) = count_values(limit.map(|t| t.expr), offset.map(|t| t.expr))?;
+    Ok((limit, offset, None))
+}
+
+/// The values of constant LIMIT and OFFSET expressions (NULL means none).
+pub(crate) fn count_values(
+    limit: Option<ScalarExpr>,
+    offset: Option<ScalarExpr>,
+) -> Result<(Option<usize>, usize), PlanError> {
     let limit = limit
         .map(|e| count_value(e, "LIMIT", "2201W"))
         .transpose()?
@@ -327,15 +359,11 @@ fn limit_offset(q: &Query) -> Result<(Option<usize>, usize), PlanError> {
     Ok((limit, offset))
 }
 
-/// A constant LIMIT or OFFSET; NULL means none.
-fn count_value(
-    e: &Expr,
-    what: &'static str,
-    negative_code: &'static str,
-) -> Result<Option<usize>, PlanError> {
+/// A LIMIT or OFFSET expression, as a bigint.
+fn count_expr(e: &Expr, what: &'static str) -> Result<Typed, PlanError> {
     let empty = Scope::empty();
     let t = ExprContext::new(&empty, what).bind(e)?;
-    let t = match t.ty {
+    match t.ty {
         None
         | Some(
             ScalarType::Int16
@@ -344,14 +372,20 @@ fn count_value(
             | ScalarType::Numeric { .. }
             | ScalarType::Float32
             | ScalarType::Float64,
-        ) => coerce(t, &ScalarType::Int64, CastContext::Assignment)?.expect("numbers convert"),
-        Some(other) => {
-            return Err(PlanError::datatype_mismatch(format!(
-                "argument of {what} must be type bigint, not type {other}"
-            )))
-        }
-    };
-    match t.expr.eval(&[])? {
+        ) => Ok(coerce(t, &ScalarType::Int64, CastContext::Assignment)?.expect("numbers convert")),
+        Some(other) => Err(PlanError::datatype_mismatch(format!(
+            "argument of {what} must be type bigint, not type {other}"
+        ))),
+    }
+}
+
+/// The value of a constant LIMIT or OFFSET; NULL means none.
+fn count_value(
+    e: ScalarExpr,
+    what: &'static str,
+    negative_code: &'static str,
+) -> Result<Option<usize>, PlanError> {
+    match e.eval(&[])? {
         Datum::Null => Ok(None),
         Datum::Int64(n) if n < 0 => Err(PlanError::new(
             negative_code,

@@ -16,10 +16,12 @@
 use sqlparser::ast::{
     Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Ident, ObjectName,
     ObjectNamePart, Select, SelectItem, TableAlias, TableAliasColumnDef, TableFactor,
-    TableWithJoins, Value,
+    TableWithJoins,
 };
 
 use crate::error::PlanError;
+use crate::types::CastContext;
+use kpg_types::ScalarType;
 
 /// The alias of the rewritten FROM item; not a name users write.
 const ALIAS: &str = "__kpg_srf";
@@ -284,16 +286,20 @@ fn parse_expr(text: &str) -> Result<Expr, PlanError> {
 
 /// Whether `e` is the literal 1 (possibly cast, as drivers send `1::INTEGER`).
 fn is_one(e: &Expr) -> bool {
-    match e {
-        Expr::Value(v) => match &v.value {
-            Value::Number(n, _) => n == "1",
-            // A bound parameter: its text, cast (`'1'::INTEGER`).
-            Value::SingleQuotedString(s) => s.trim() == "1",
-            _ => false,
-        },
-        Expr::Cast { expr, .. } | Expr::Nested(expr) => is_one(expr),
-        _ => false,
+    // A constant: `1`, `'1'`, a cast of it, or a bound parameter's value (`plan_params.rs`).
+    let empty = crate::scope::Scope::empty();
+    let Ok(t) = crate::expr::ExprContext::new(&empty, "generate_subscripts").bind(e) else {
+        return false;
+    };
+    let Ok(Some(t)) = crate::types::coerce(t, &ScalarType::Int32, CastContext::Implicit) else {
+        return false;
+    };
+    if crate::plan_params::has_param(&t.expr) {
+        // Prepared with a parameter: planned as if it were 1 to type the rest of the
+        // statement, and with its value when the statement runs.
+        return crate::plan_params::defer("generate_subscripts beside unnest");
     }
+    matches!(t.expr.eval(&[]), Ok(kpg_types::Datum::Int32(1)))
 }
 
 /// `generate_subscripts(a, 1)`'s value from `unnest(a) WITH ORDINALITY`'s ordinality:

@@ -114,6 +114,10 @@ pub struct RowSetFinishing {
     pub order_by: Vec<ColumnOrder>,
     pub limit: Option<usize>,
     pub offset: usize,
+    /// A prepared statement's LIMIT and OFFSET when either reads a parameter: each a bigint
+    /// expression (`None` if absent) that `bind_values` evaluates into `limit` and `offset`.
+    /// Never set in a plan that runs.
+    pub counts: Option<Box<[Option<kpg_types::ScalarExpr>; 2]>>,
     /// Columns of the plan's output to return, in order (hides ORDER BY-only columns).
     pub project: Vec<usize>,
 }

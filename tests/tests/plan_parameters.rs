@@ -60,6 +60,14 @@ async fn setup() -> (KpgServer, Postgres, Pair) {
     (kpg, pg, s)
 }
 
+/// A prepared statement's result columns: names and types.
+fn columns(st: &tokio_postgres::Statement) -> Vec<(String, Type)> {
+    st.columns()
+        .iter()
+        .map(|c| (c.name().to_string(), c.type_().clone()))
+        .collect()
+}
+
 /// Prepares `sql` on both servers, compares what they describe, and runs it with each list of
 /// values, comparing the rows (sorted: `sql` need not order them) or the error.
 async fn check(s: &Pair, sql: &str, runs: &[&[Option<&'static str>]]) {
@@ -73,13 +81,7 @@ async fn check(s: &Pair, sql: &str, runs: &[&[Option<&'static str>]]) {
             .await
             .unwrap_or_else(|e| panic!("PostgreSQL prepare `{sql}`: {e} — fix the test"));
     assert_eq!(k.params(), p.params(), "parameter types of `{sql}`");
-    let cols = |st: &tokio_postgres::Statement| -> Vec<(String, Type)> {
-        st.columns()
-            .iter()
-            .map(|c| (c.name().to_string(), c.type_().clone()))
-            .collect()
-    };
-    assert_eq!(cols(&k), cols(&p), "result columns of `{sql}`");
+    assert_eq!(columns(&k), columns(&p), "result columns of `{sql}`");
     for values in runs {
         let params: Vec<Text> = values.iter().map(|v| Text(*v)).collect();
         let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
@@ -198,6 +200,76 @@ async fn queries_with_parameters_match_postgres() {
     execute(&s.kpg, "INSERT INTO t (id, name) VALUES (2, 'again')").await;
     let second = s.kpg.query(&k, &[&Text(Some("2"))]).await.expect("kpg");
     assert_eq!((first.len(), second.len()), (1, 2));
+}
+
+/// Statements whose plan needs their parameters' values (a LIMIT planned into the dataflow, a
+/// constant argument) or that read introspection relations are planned as they run, with the
+/// values bound into the statement parsed at Parse: typed, described and answered as in
+/// PostgreSQL, with the columns a parameter gives (not those of a rewritten text).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statements_planned_with_their_values_match_postgres() {
+    let (_kpg, _pg, s) = setup().await;
+    let cases: &[(&str, &[&[Option<&'static str>]])] = &[
+        (
+            "SELECT id FROM t ORDER BY id LIMIT $1 OFFSET $2",
+            &[
+                &[Some("2"), Some("1")],
+                &[None, Some("3")],
+                &[Some("-1"), Some("0")],
+                &[Some("1"), Some("-1")],
+            ],
+        ),
+        (
+            "SELECT s.id, $3 FROM (SELECT id FROM t ORDER BY id DESC LIMIT $1) s WHERE s.id > $2",
+            &[
+                &[Some("3"), Some("1"), Some("x")],
+                &[Some("1"), Some("0"), None],
+            ],
+        ),
+        (
+            "SELECT unnest(a), generate_subscripts(a, $1) FROM (SELECT ARRAY[10, 20, 30] AS a) x",
+            &[&[Some("1")]],
+        ),
+    ];
+    for (sql, runs) in cases {
+        check(&s, sql, runs).await;
+    }
+    // Declared types: the value is read as that type, and the column is named as PostgreSQL
+    // names a parameter's.
+    let sql = "SELECT $1, s.id FROM (SELECT id FROM t ORDER BY id LIMIT $2) s";
+    let types = [Type::INT8, Type::INT8];
+    let k = s.kpg.prepare_typed(sql, &types).await.expect("kpg prepare");
+    let p =
+        s.pg.prepare_typed(sql, &types)
+            .await
+            .expect("PostgreSQL prepare");
+    assert_eq!(columns(&k), columns(&p), "result columns of `{sql}`");
+    let (kr, pr) = (
+        s.kpg.query(&k, &[&7i64, &2i64]).await.expect("kpg"),
+        s.pg.query(&p, &[&7i64, &2i64]).await.expect("PostgreSQL"),
+    );
+    assert_eq!(raw_rows(&kr), raw_rows(&pr), "rows of `{sql}`");
+    // An introspection relation, read with a parameter, twice: its rows as they are now.
+    let sql = "SELECT count(*) FROM kpg_arrangements WHERE arrangement = $1";
+    let st = s.kpg.prepare(sql).await.expect("kpg prepare");
+    let count = |rows: Vec<tokio_postgres::Row>| rows[0].get::<_, i64>(0);
+    let before = count(
+        s.kpg
+            .query(&st, &[&Text(Some("index"))])
+            .await
+            .expect("kpg"),
+    );
+    execute(&s.kpg, "CREATE INDEX t_name ON t (name)").await;
+    let after = count(
+        s.kpg
+            .query(&st, &[&Text(Some("index"))])
+            .await
+            .expect("kpg"),
+    );
+    assert!(
+        after > before,
+        "an index created between executions: {before} -> {after}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

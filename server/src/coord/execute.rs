@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::statement_context::Bound;
 use kpg_sql::{ParsedStatement, PlannedStatement, RowSetFinishing, StatementKind};
 use kpg_types::{ColumnType, Datum, GlobalId, RelationDesc, Row, ScalarType};
 
@@ -50,10 +51,14 @@ impl Coordinator {
         stmt: &ParsedStatement,
         data: &SystemData,
     ) -> Result<PlannedStatement, ExecError> {
-        if let Some(planned) = crate::statement_context::bound_plan(stmt) {
-            check_system_use(&planned)?;
-            return Ok(planned);
-        }
+        let values = match crate::statement_context::bound(stmt) {
+            Some(Bound::Plan(planned)) => {
+                check_system_use(&planned)?;
+                return Ok(planned.as_ref().clone());
+            }
+            Some(Bound::Values(values)) => Some(values),
+            None => None,
+        };
         let state = self.lock();
         let catalog = SystemCatalog {
             inner: &state.catalog,
@@ -62,8 +67,9 @@ impl Coordinator {
         // A planner bug must cost this statement, not the server: a panic here would poison
         // the coordinator's lock for every session. The planner only reads the catalog, so
         // nothing is left half-changed.
-        let planned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            kpg_sql::plan(stmt, &catalog)
+        let planned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &values {
+            Some(values) => kpg_sql::plan_bound(stmt, &catalog, values),
+            None => kpg_sql::plan(stmt, &catalog),
         }))
         .map_err(|panic| {
             let what = panic
@@ -79,26 +85,32 @@ impl Coordinator {
     }
 
     /// Plans a prepared statement once, its parameters typed as `declared` (where declared)
-    /// or by their use (`kpg_sql::plan_prepared`): the plan, the parameters' types and the
-    /// catalog generation it holds for.
+    /// or by their use (`kpg_sql::plan_prepared`), against the catalog as it is now.
     pub fn plan_prepared(
         &self,
         stmt: &ParsedStatement,
-        declared: &[Option<kpg_types::ScalarType>],
-    ) -> Result<(PlannedStatement, Vec<kpg_types::ScalarType>, u64), ExecError> {
+        declared: &[Option<ScalarType>],
+    ) -> Result<PreparedPlan, ExecError> {
         let data = SystemData::default();
         let state = self.lock();
         let catalog = SystemCatalog {
             inner: &state.catalog,
             data: &data,
         };
-        let planned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let prepared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             kpg_sql::plan_prepared(stmt, &catalog, declared)
         }))
-        .map_err(|_| ExecError::internal("planning failed"))?
-        .map_err(ExecError::from)?;
-        check_system_use(&planned.0)?;
-        Ok((planned.0, planned.1, state.catalog.generation()))
+        .map_err(|_| ExecError::internal("planning failed"))?;
+        let planned = prepared.planned.map_err(ExecError::from).and_then(|p| {
+            check_system_use(&p)?;
+            Ok(p)
+        });
+        Ok(PreparedPlan {
+            planned,
+            types: prepared.types,
+            reusable: !prepared.one_execution && prepared.deferred.is_none(),
+            generation: state.catalog.generation(),
+        })
     }
 
     /// The catalog's generation (`Catalog::generation`).
@@ -376,6 +388,11 @@ pub(super) fn finish(
     rows: Vec<(Row, i64)>,
     finishing: &RowSetFinishing,
 ) -> Result<Vec<Row>, ExecError> {
+    if finishing.counts.is_some() {
+        return Err(ExecError::internal(
+            "LIMIT or OFFSET with an unbound parameter",
+        ));
+    }
     let mut out = Vec::new();
     for (row, n) in rows {
         if n < 0 {
@@ -395,6 +412,20 @@ pub(super) fn finish(
         .skip(finishing.offset)
         .take(finishing.limit.unwrap_or(usize::MAX));
     Ok(rows.map(|r| r.project(&finishing.project)).collect())
+}
+
+/// A prepared statement planned with its parameters (`Coordinator::plan_prepared`).
+pub struct PreparedPlan {
+    /// The plan, or why planning without the parameters' values failed.
+    pub planned: Result<PlannedStatement, ExecError>,
+    /// Every parameter's type, where one was declared or fixed (`kpg_sql::Prepared::types`).
+    pub types: Vec<Option<ScalarType>>,
+    /// Whether the plan holds for every execution: it evaluated nothing volatile and needs
+    /// no parameter's value (else it tells only the parameters' types and the result's
+    /// columns).
+    pub reusable: bool,
+    /// The catalog generation the plan was made at.
+    pub generation: u64,
 }
 
 #[cfg(test)]
@@ -418,6 +449,7 @@ mod tests {
             }],
             limit: Some(3),
             offset: 0,
+            counts: None,
             project: vec![0],
         };
         let out = finish(rows, &f).unwrap();

@@ -1,6 +1,6 @@
 //! Parameter values of a Bind message: the PostgreSQL types a client may declare for
 //! parameters, and decoding of each value (text or binary format) into the text form the
-//! planner binds (see `kpg_sql::bind_parameters`).
+//! planner binds (see `kpg_sql::bind_values` and `kpg_sql::plan_bound`).
 //!
 //! Binary values are decoded by the parameter's type as the client was told it (the declared
 //! type, else the type kpg inferred): the fixed-width integers and floats, bool, numeric

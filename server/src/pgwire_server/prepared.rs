@@ -1,28 +1,26 @@
 //! Prepared statements and portals of the extended query protocol.
 //!
-//! A query, INSERT, UPDATE or DELETE is planned once, at Parse (`kpg_sql::plan_prepared`):
+//! Every statement that may have parameters is planned at Parse (`kpg_sql::plan_prepared`):
 //! its parameters are plan parameters, typed by the binder as PostgreSQL types unknown-typed
-//! parameters (or as the client declared them). Bind decodes the values (text or binary) and
-//! substitutes them into that plan (`kpg_sql::bind_values`); the portal holds the bound plan,
-//! which Describe of the portal reads and Execute runs (`statement_context::with_bound_plan`)
-//! without parsing or planning again. A plan is made again at Bind, in the session's
-//! context, when the catalog changed since it was made (0A000 if its result columns change,
-//! as PostgreSQL's "cached plan must not change result type"; by rewriting the text if the new
-//! plan holds for one execution only).
+//! parameters (or as the client declared them). A query, INSERT, UPDATE or DELETE keeps that
+//! plan: Bind decodes the values (text or binary) and substitutes them into it
+//! (`kpg_sql::bind_values`); the portal holds the bound plan, which Describe of the portal
+//! reads and Execute runs (`statement_context::Bound::Plan`) without parsing or planning
+//! again. The plan is made again at Bind, in the session's context, when the catalog changed
+//! since it was made (0A000 if its result columns change, as PostgreSQL's "cached plan must
+//! not change result type").
 //!
-//! Other statements, and those whose plan holds for one execution only (the planner
-//! evaluated the statement's time into it), or that read introspection relations, or that
-//! the planner cannot plan with parameters (LIMIT $1: it needs the value), are bound by
-//! rewriting their text: each `$n` becomes a literal and the bound text is planned when it
-//! runs (`kpg_sql::bind_parameters`); their parameters' types are inferred at Parse
-//! (`kpg_sql::parameter_types`), and Describe plans them with NULL for every parameter.
+//! A statement whose plan cannot be kept — it needs its values (`LIMIT $1`, `$1::regclass`),
+//! it evaluated the statement's time, it reads introspection relations (whose rows are planned
+//! in), or it is not a query or a write (SUBSCRIBE, SELECT INTO) — is planned as it runs, from
+//! the statement parsed at Parse, with the values bound in as literals
+//! (`statement_context::Bound::Values`, `kpg_sql::plan_bound`), typed as planning at Parse
+//! typed them. No statement's text is rewritten or parsed again.
 
 use std::sync::{Arc, Mutex};
 
-use kpg_sql::PlannedStatement;
-
 use async_trait::async_trait;
-use kpg_sql::{ParamValue, ParsedStatement, StatementKind};
+use kpg_sql::{ParamValue, ParsedStatement, PlannedStatement, StatementKind};
 use kpg_types::ScalarType;
 use pgwire::api::portal::Format;
 use pgwire::api::results::FieldInfo;
@@ -37,6 +35,7 @@ use super::{describes_without_rows, fields, pg_error};
 use crate::coord::{Coordinator, ExecuteResult};
 use crate::error::ExecError;
 use crate::session_vars::SessionVars;
+use crate::statement_context::Bound;
 
 /// A statement prepared through the extended protocol (or bound into a portal).
 #[derive(Clone, Debug)]
@@ -44,12 +43,14 @@ pub struct PreparedStatement {
     sql: String,
     pub stmt: Arc<ParsedStatement>,
     params: Vec<Param>,
-    /// `stmt` with NULL for every parameter: what Describe plans.
-    describe: Arc<ParsedStatement>,
     /// The plan made at Parse, with parameters, if it was planned once.
     once: Option<Arc<Mutex<Once>>>,
-    /// In a portal of a statement planned once: the plan with the values bound.
-    pub bound: Option<Arc<PlannedStatement>>,
+    /// For a statement planned as it runs: its result's columns, if planning at Parse found
+    /// them (`Some(None)`: it returns no rows).
+    columns: Option<Option<kpg_types::RelationDesc>>,
+    /// In a portal: what the Bind bound (`None` for a statement without parameters that is
+    /// planned as it runs).
+    pub bound: Option<Bound>,
 }
 
 /// A statement planned once, and what the plan holds for.
@@ -64,8 +65,9 @@ struct Once {
 struct Param {
     /// The type the client is told (and encodes binary values in).
     described: Type,
-    /// The kpg type the client declared, if it declared one: the value is cast to it.
-    declared: Option<ScalarType>,
+    /// In a statement planned as it runs, the type the value is read as: as declared, or as
+    /// planning at Parse fixed it (an unknown-typed literal if nothing did).
+    read_as: Option<ScalarType>,
 }
 
 impl PreparedStatement {
@@ -107,25 +109,17 @@ impl PreparedStatement {
                 ),
             ));
         }
-        let mut bound = Vec::with_capacity(values.len());
+        let mut texts = Vec::with_capacity(values.len());
         for (i, (value, param)) in values.iter().zip(&self.params).enumerate() {
             let code = match codes.len() {
                 0 => 0,
                 1 => codes[0],
                 _ => codes[i],
             };
-            bound.push(ParamValue {
-                text: decode(
-                    i,
-                    value.as_deref(),
-                    code == FORMAT_CODE_BINARY,
-                    &param.described,
-                )?,
-                declared: param.declared,
-            });
+            let binary = code == FORMAT_CODE_BINARY;
+            texts.push(decode(i, value.as_deref(), binary, &param.described)?);
         }
         if let Some(once) = &self.once {
-            let texts: Vec<Option<String>> = bound.iter().map(|b| b.text.clone()).collect();
             let mut once = once.lock().expect("prepared plan");
             if once.generation != coord.catalog_generation() {
                 // The catalog changed since Parse: plan again, in the session's present
@@ -134,71 +128,79 @@ impl PreparedStatement {
                 // re-plan: literals keep the reading of Parse, as in PostgreSQL's cached plans,
                 // and what reads the zone is bound to the session's when the plan runs.
                 let declared: Vec<_> = once.types.iter().copied().map(Some).collect();
-                match coord.plan_prepared(&self.stmt, &declared) {
-                    Ok((planned, _, generation)) => {
-                        let columns = |p: &PlannedStatement| {
-                            planned_desc(p).map(|d| {
-                                d.columns
-                                    .into_iter()
-                                    .map(|(name, ty)| (name, ty.scalar))
-                                    .collect::<Vec<_>>()
-                            })
-                        };
-                        if columns(&planned) != columns(&once.planned) {
-                            // The client was told the old columns (PostgreSQL's rule).
-                            return Err(ExecError::new(
-                                "0A000",
-                                "cached plan must not change result type",
-                            ));
-                        }
-                        once.planned = planned;
-                        once.generation = generation;
-                    }
+                let again = coord.plan_prepared(&self.stmt, &declared)?;
+                let planned = again.planned?;
+                if !again.reusable {
                     // The new plan holds for one execution only (a column default reads the
-                    // clock, say): bind the values into the text, typed as at Parse.
-                    Err(e) if e.code == kpg_sql::ONE_EXECUTION => {
-                        let typed: Vec<ParamValue> = bound
-                            .into_iter()
-                            .zip(&once.types)
-                            .map(|(b, ty)| ParamValue {
-                                text: b.text,
-                                declared: Some(*ty),
-                            })
-                            .collect();
-                        drop(once);
-                        return self.bound_as_text(&typed);
-                    }
-                    Err(e) => return Err(e),
+                    // clock, say): planned as it runs, its values typed as at Parse.
+                    let values = texts
+                        .into_iter()
+                        .zip(&once.types)
+                        .map(|(text, ty)| ParamValue {
+                            text,
+                            declared: Some(*ty),
+                        })
+                        .collect();
+                    return Ok(self.bound_to(Bound::Values(Arc::new(values))));
                 }
+                let columns = |p: &PlannedStatement| {
+                    planned_desc(p).map(|d| {
+                        d.columns
+                            .into_iter()
+                            .map(|(name, ty)| (name, ty.scalar))
+                            .collect::<Vec<_>>()
+                    })
+                };
+                if columns(&planned) != columns(&once.planned) {
+                    // The client was told the old columns (PostgreSQL's rule).
+                    return Err(ExecError::new(
+                        "0A000",
+                        "cached plan must not change result type",
+                    ));
+                }
+                once.planned = planned;
+                once.generation = again.generation;
             }
             let planned = crate::statement_context::with_date_input(|| {
                 kpg_sql::bind_values(&once.planned, &once.types, &texts, zone.to_string())
             })?;
-            return Ok(PreparedStatement {
-                params: Vec::new(),
-                bound: Some(Arc::new(planned)),
-                ..self.clone()
-            });
+            return Ok(self.bound_to(Bound::Plan(Arc::new(planned))));
         }
-        self.bound_as_text(&bound)
+        let values = texts
+            .into_iter()
+            .zip(&self.params)
+            .map(|(text, p)| ParamValue {
+                text,
+                declared: p.read_as,
+            })
+            .collect();
+        Ok(self.bound_to(Bound::Values(Arc::new(values))))
     }
 
-    /// The statement with the values written into its text as literals, parsed again.
-    fn bound_as_text(&self, bound: &[ParamValue]) -> Result<PreparedStatement, ExecError> {
-        let sql = kpg_sql::bind_parameters(&self.sql, bound)?;
-        let stmt = parse_one(&sql).map_err(|mut e| {
-            // Positions would point into the rewritten text.
-            e.position = None;
-            e
-        })?;
-        Ok(PreparedStatement {
-            sql,
-            describe: Arc::clone(&stmt),
-            stmt,
+    /// The portal's statement: this one with `bound` bound to it.
+    fn bound_to(&self, bound: Bound) -> PreparedStatement {
+        PreparedStatement {
             params: Vec::new(),
-            once: None,
-            bound: None,
-        })
+            bound: Some(bound),
+            ..self.clone()
+        }
+    }
+
+    /// What Describe plans this statement with: the values bound to it in a portal; NULL for
+    /// every parameter of a prepared statement planned as it runs.
+    fn describe_binding(&self) -> Option<Bound> {
+        if self.bound.is_some() || self.params.is_empty() {
+            return self.bound.clone();
+        }
+        let nulls = self
+            .params
+            .iter()
+            .map(|p| ParamValue {
+                text: None,
+                declared: p.read_as,
+            })
+            .collect();
+        Some(Bound::Values(Arc::new(nulls)))
     }
 
     /// Whether the statement was planned once at Parse.
@@ -206,21 +208,22 @@ impl PreparedStatement {
         self.once.is_some()
     }
 
-    /// The plan Describe reads, if the statement was planned once.
+    /// The result's columns as a plan made at Parse or bound at Bind says, if there is one.
     fn planned_desc(&self) -> Option<Option<kpg_types::RelationDesc>> {
-        if let Some(bound) = &self.bound {
+        if let Some(Bound::Plan(bound)) = &self.bound {
             return Some(planned_desc(bound));
         }
-        let once = self.once.as_ref()?;
-        let desc = planned_desc(&once.lock().expect("prepared plan").planned);
-        Some(desc)
+        match self.once.as_ref() {
+            Some(once) => Some(planned_desc(&once.lock().expect("prepared plan").planned)),
+            None => self.columns.clone(),
+        }
     }
 }
 
 /// The errors planning at Parse reports as they are: undefined names, operators and functions,
 /// and type mismatches (such as a parameter used as an int4 and then compared with a text).
 /// Other errors of planning with parameters (a LIMIT that needs its value, a function that
-/// needs a constant argument) leave the statement to be bound by rewriting its text.
+/// needs a constant argument) leave the statement to be planned as it runs, with its values.
 const PARSE_ERRORS: &[&str] = &[
     "42601", "42P01", "42703", "42702", "42883", "42804", "42725", "42P18", "42P02",
 ];
@@ -268,15 +271,6 @@ fn returns_no_rows(stmt: &ParsedStatement) -> bool {
         || kind == StatementKind::Drop
 }
 
-/// The planner's view of the catalog, through the coordinator.
-struct CoordCatalog<'a>(&'a Coordinator);
-
-impl kpg_sql::Catalog for CoordCatalog<'_> {
-    fn resolve(&self, name: &str) -> Option<kpg_sql::CatalogItem> {
-        self.0.resolve(name)
-    }
-}
-
 pub struct StatementParser {
     pub coord: Arc<Coordinator>,
 }
@@ -310,82 +304,55 @@ impl StatementParser {
                 None => Ok(None),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        if plans_once(&stmt, sql) {
-            // A plan that fails here is made again as the text is bound, as before.
-            let planned = self.coord.plan_prepared(&stmt, &declared);
-            match planned {
+        let once = plans_once(&stmt, sql);
+        // The parameters' types, where planning at Parse fixed them, and the plan if it holds.
+        let (mut fixed, mut planned, mut columns) = (declared.clone(), None, None);
+        if once || (count > 0 && takes_parameters(&stmt)) {
+            let prepared = self.coord.plan_prepared(&stmt, &declared)?;
+            match prepared.planned {
                 // PostgreSQL's errors of names and types, found at Parse as it finds them.
                 Err(e) if PARSE_ERRORS.contains(&e.code) => return Err(e),
-                // Anything else is planned again with the values in the text, as before.
-                Err(_) => {}
-                Ok((planned, types_of, generation)) => {
-                    let params = types_of
-                        .iter()
-                        .enumerate()
-                        .map(|(i, ty)| {
-                            let declared = declared.get(i).copied().flatten();
-                            Param {
-                                described: match types.get(i).cloned().flatten() {
-                                    Some(t) if declared.is_some() => t,
-                                    _ => described_type(Some(*ty)),
-                                },
-                                declared,
-                            }
-                        })
-                        .collect();
-                    return Ok(PreparedStatement {
-                        sql: sql.to_string(),
-                        describe: Arc::clone(&stmt),
-                        stmt,
-                        params,
-                        once: Some(Arc::new(Mutex::new(Once {
-                            planned,
-                            types: types_of,
-                            generation,
-                        }))),
-                        bound: None,
-                    });
+                Ok(plan) if once && prepared.reusable => {
+                    planned = Some((plan, prepared.generation));
                 }
+                // Planned as it runs; what it returns is known.
+                Ok(plan) => columns = Some(planned_desc(&plan)),
+                // Planned as it runs; described by planning it with NULL values.
+                Err(_) => {}
             }
+            fixed = prepared.types;
         }
-        let inferred = if count == 0 && declared.is_empty() {
-            Vec::new()
-        } else {
-            kpg_sql::parameter_types(&stmt, &declared, count, &CoordCatalog(&self.coord))
-        };
-        let params: Vec<Param> = inferred
+        fixed.resize(fixed.len().max(count), None);
+        let params: Vec<Param> = fixed
             .iter()
             .enumerate()
             .map(|(i, ty)| {
-                let client = types.get(i).cloned().flatten();
                 let declared = declared.get(i).copied().flatten();
                 Param {
-                    described: match client {
+                    described: match types.get(i).cloned().flatten() {
                         Some(t) if declared.is_some() => t,
                         _ => described_type(*ty),
                     },
-                    declared,
+                    read_as: *ty,
                 }
             })
             .collect();
-        let describe = if params.is_empty() {
-            Arc::clone(&stmt)
-        } else {
-            let nulls: Vec<ParamValue> = params
-                .iter()
-                .map(|p| ParamValue {
-                    text: None,
-                    declared: p.declared,
-                })
-                .collect();
-            parse_one(&kpg_sql::bind_parameters(sql, &nulls)?)?
-        };
+        let once = planned.map(|(planned, generation)| {
+            Arc::new(Mutex::new(Once {
+                planned,
+                types: fixed
+                    .iter()
+                    .map(|t| t.unwrap_or(ScalarType::Text))
+                    .collect(),
+                generation,
+            }))
+        });
         Ok(PreparedStatement {
             sql: sql.to_string(),
             stmt,
             params,
-            describe,
-            once: None,
+            once,
+            columns,
             bound: None,
         })
     }
@@ -430,7 +397,8 @@ impl QueryParser for StatementParser {
         if let Some(desc) = stmt.planned_desc() {
             return Ok(desc.map(|d| fields(&d, format)).unwrap_or_default());
         }
-        let stmt = &stmt.describe;
+        let binding = stmt.describe_binding();
+        let stmt = &stmt.stmt;
         let shown = match &**stmt {
             ParsedStatement::Session(s) => Some(SessionVars::default().run(s)),
             _ => self.coord.show(stmt),
@@ -444,7 +412,9 @@ impl QueryParser for StatementParser {
             // Transaction control and COPY return no rows.
             None
         } else if !returns_no_rows(stmt) {
-            planned_desc(&self.coord.plan(stmt).map_err(pg_error)?)
+            let planned =
+                crate::statement_context::sync_with_bound(stmt, binding, || self.coord.plan(stmt));
+            planned_desc(&planned.map_err(pg_error)?)
         } else {
             // Writes and DDL are checked when they run (a write with its values).
             None

@@ -3,11 +3,17 @@
 //! statement with literals computes.
 
 use super::*;
-use crate::{bind_values, plan_prepared};
+use crate::{bind_values, plan_bound, plan_prepared, ParamValue};
 
 fn prepare(sql: &str, declared: &[Option<ScalarType>]) -> (PlannedStatement, Vec<ScalarType>) {
     let stmts = parse(sql).unwrap();
-    plan_prepared(&stmts[0], &catalog(), declared).unwrap_or_else(|e| panic!("{sql}: {e:?}"))
+    let prepared = plan_prepared(&stmts[0], &catalog(), declared);
+    let planned = prepared.planned.unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+    let types = prepared.types.into_iter();
+    (
+        planned,
+        types.map(|t| t.unwrap_or(ScalarType::Text)).collect(),
+    )
 }
 
 fn types(sql: &str) -> Vec<ScalarType> {
@@ -63,7 +69,9 @@ fn parameters_take_their_type_from_their_first_use() {
 #[test]
 fn conflicting_uses_fail_as_in_postgres() {
     let stmts = parse("SELECT a FROM t WHERE $1 = a AND $1 = b").unwrap();
-    let e = plan_prepared(&stmts[0], &catalog(), &[]).unwrap_err();
+    let e = plan_prepared(&stmts[0], &catalog(), &[])
+        .planned
+        .unwrap_err();
     assert_eq!(
         (e.code, e.message.as_str()),
         ("42883", "operator does not exist: integer = text")
@@ -92,4 +100,87 @@ fn bound_plans_compute_what_literals_do() {
     let (planned, types) = prepare("SELECT a FROM t WHERE a = $1", &[]);
     let e = bind_values(&planned, &types, &[Some("abc".into())], "UTC".into()).unwrap_err();
     assert_eq!(e.code, "22P02");
+}
+
+/// The rows of a SELECT planned with `values` bound in (`plan_bound`, for statements whose plan
+/// needs the values), beside those of `literal`.
+fn same_rows_bound(sql: &str, values: &[Option<&str>], literal: &str) {
+    let stmts = parse(sql).unwrap();
+    let values: Vec<ParamValue> = values
+        .iter()
+        .map(|v| ParamValue {
+            text: v.map(str::to_string),
+            declared: None,
+        })
+        .collect();
+    let cat = catalog();
+    let bound = plan_bound(&stmts[0], &cat, &values).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+    assert_eq!(bound, plan_one(literal).unwrap(), "{sql}");
+}
+
+#[test]
+fn limit_and_offset_are_parameters_of_the_plan() {
+    let sql = "SELECT a FROM t ORDER BY a LIMIT $1 OFFSET $2";
+    let (planned, types) = prepare(sql, &[]);
+    assert_eq!(types, [ScalarType::Int64, ScalarType::Int64]);
+    let bind = |limit: Option<&str>, offset: &str| {
+        let values = [limit.map(str::to_string), Some(offset.to_string())];
+        bind_values(&planned, &types, &values, "UTC".into())
+    };
+    let PlannedStatement::Select { finishing, .. } = bind(Some("2"), "1").unwrap() else {
+        panic!("not a select")
+    };
+    assert_eq!((finishing.limit, finishing.offset), (Some(2), 1));
+    assert!(finishing.counts.is_none());
+    // NULL is no limit; negative values fail at Bind as literals fail at planning.
+    let PlannedStatement::Select { finishing, .. } = bind(None, "0").unwrap() else {
+        panic!("not a select")
+    };
+    assert_eq!((finishing.limit, finishing.offset), (None, 0));
+    assert_eq!(bind(Some("-1"), "0").unwrap_err().code, "2201W");
+    assert_eq!(bind(Some("1"), "-1").unwrap_err().code, "2201X");
+    // Both are typed before either is evaluated.
+    let stmts = parse("SELECT a FROM t LIMIT $1 OFFSET 'x'::text").unwrap();
+    let e = plan_prepared(&stmts[0], &catalog(), &[]);
+    assert_eq!(e.types, [Some(ScalarType::Int64)]);
+    assert_eq!(e.planned.unwrap_err().code, "42804");
+}
+
+#[test]
+fn statements_that_need_their_values_are_planned_with_them() {
+    // A subquery's LIMIT is planned into the dataflow: planned with its value.
+    let sql = "SELECT a FROM (SELECT a FROM t ORDER BY a LIMIT $1) s WHERE a > $2";
+    let prepared = plan_prepared(&parse(sql).unwrap()[0], &catalog(), &[]);
+    assert!(prepared.deferred.is_some());
+    // Planning went on past the LIMIT, so the parameter after it has its type too.
+    assert_eq!(
+        prepared.types,
+        [Some(ScalarType::Int64), Some(ScalarType::Int32)]
+    );
+    same_rows_bound(
+        sql,
+        &[Some("2"), Some("0")],
+        "SELECT a FROM (SELECT a FROM t ORDER BY a LIMIT '2') s WHERE a > '0'",
+    );
+    // A value given a type is that type's literal (named as PostgreSQL names a parameter's
+    // column, not as the cast the text was once rewritten into); NULL is NULL.
+    let stmts = parse("SELECT $1, $2 FROM t").unwrap();
+    let values = [
+        ParamValue {
+            text: Some("7".into()),
+            declared: Some(ScalarType::Int64),
+        },
+        ParamValue {
+            text: None,
+            declared: None,
+        },
+    ];
+    let bound = plan_bound(&stmts[0], &catalog(), &values).unwrap();
+    assert_eq!(
+        bound,
+        plan_one("SELECT CAST('7' AS int8) AS \"?column?\", NULL FROM t").unwrap()
+    );
+    // A parameter without a value is 42P02, as in a statement that takes none.
+    let e = plan_bound(&stmts[0], &catalog(), &values[..1]).unwrap_err();
+    assert_eq!(e.code, "42P02");
 }
