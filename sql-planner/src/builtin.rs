@@ -173,6 +173,8 @@ pub fn extract(field: &DateTimeField, x: Typed) -> Result<Typed, PlanError> {
 fn unit_argument(name: &str, a: &Typed, all: &[Typed]) -> Result<String, PlanError> {
     match &a.expr {
         ScalarExpr::Literal(Datum::String(s)) if is_stringish(a) => Ok(s.clone()),
+        // A parameter, while preparing: planned with its value as the statement runs.
+        _ if is_stringish(a) && crate::plan_params::stand_in_text(a, name) => Ok("day".into()),
         _ if is_stringish(a) => Err(PlanError::unsupported(format!(
             "{name} with a unit that is not a constant"
         ))),

@@ -167,8 +167,8 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
                             let t = assign(bound, &cols[c].0, &cols[c].1)?;
                             if crate::plan_params::has_param(&t.expr) {
                                 if t.expr.is_volatile() {
-                                    // `now() + $1`: evaluated per execution, with the values
-                                    // in the text (a block needs constant rows).
+                                    // `now() + $1`: planned per execution, with the values
+                                    // bound in (a block needs constant rows).
                                     crate::plan_params::note_volatile();
                                 }
                                 exprs.push((c, t.expr));

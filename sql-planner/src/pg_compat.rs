@@ -225,7 +225,12 @@ pub fn cast(
         let t = cx.bind(expr)?;
         if t.ty.is_none() && matches!(t.expr, ScalarExpr::Param(_)) {
             // PostgreSQL gives the parameter the OID type, which kpg does not have: the
-            // statement is bound by rewriting its text instead (`plan_params.rs`).
+            // statement is planned with the value as it runs (`plan_params.rs`); at Parse, an
+            // OID stands in so that planning goes on.
+            let null = Typed::new(ScalarExpr::Literal(Datum::Null), ScalarType::Int64, true);
+            if let Some(t) = crate::plan_params::stand_in(&t.expr, "a cast to an OID type", null) {
+                return Ok(t);
+            }
             return Err(PlanError::unsupported(format!(
                 "a parameter of unknown type cast to {name}"
             )));
@@ -472,6 +477,10 @@ pub fn function(
             let reg = &name[3..];
             let arg = next();
             let Some(s) = string_constant(&arg) else {
+                let null = Typed::new(null, ScalarType::Int64, true);
+                if let Some(t) = crate::plan_params::stand_in(&arg.expr, name, null) {
+                    return Ok(Some(t));
+                }
                 return Err(PlanError::unsupported(format!(
                     "{name} of a value that is not a constant"
                 )));

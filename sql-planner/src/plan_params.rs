@@ -15,8 +15,10 @@
 //! planned statement, and folds the constants that makes. Outside `plan_prepared`, a `$n` is
 //! 42P02 ("there is no parameter $n"), as PostgreSQL says for statements that take none.
 //!
-//! A statement whose plan needs its parameters' values (`LIMIT $1`, `$1::regclass`, a plan that
-//! evaluated the statement's time) is planned for each execution with its values known
+//! A statement whose plan needs its parameters' values (a subquery's `LIMIT $1`, `$1::regclass`,
+//! the unit of `date_trunc($1, ...)`: `defer` notes them while preparing, and planning goes on
+//! with a stand-in so that every parameter is typed), or whose plan evaluated the statement's
+//! time, is planned for each execution with its values known
 //! (`plan_bound`): each `$n` then binds to its value as a literal would, an unknown-typed
 //! string (or NULL), cast to the type it was given where it has one. The statement's syntax is
 //! planned as it was parsed; its text is never rewritten.
@@ -100,6 +102,25 @@ pub fn defer(what: &str) -> bool {
         });
     }
     preparing
+}
+
+/// `stand_in` if `e` reads a parameter whose value `what` needs while `plan_prepared` plans
+/// (`defer`); `None` otherwise (the caller then refuses `e` as it would anyway).
+pub fn stand_in<T>(e: &ScalarExpr, what: &str, stand_in: T) -> Option<T> {
+    (has_param(e) && defer(what)).then_some(stand_in)
+}
+
+/// Whether `t`, a text argument whose value `what` needs (a unit), reads a parameter while
+/// `plan_prepared` plans (`defer`); a parameter of unknown type is fixed as text, as
+/// PostgreSQL types it.
+pub fn stand_in_text(t: &Typed, what: &str) -> bool {
+    if stand_in(&t.expr, what, ()).is_none() {
+        return false;
+    }
+    if let (ScalarExpr::Param(n), None) = (&t.expr, &t.ty) {
+        fix(*n, &ScalarType::Text);
+    }
+    true
 }
 
 /// Plans `stmt` with `values` bound to its parameters as literals (see the module's note).

@@ -196,6 +196,8 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             let [u, x, zone] = <[Typed; 3]>::try_from(args.clone()).expect("three");
             let unit = match &u.expr {
                 ScalarExpr::Literal(Datum::String(s)) => s.clone(),
+                // A parameter, while preparing: planned with its value as the statement runs.
+                _ if crate::plan_params::stand_in_text(&u, "date_trunc") => "day".into(),
                 _ => {
                     return Err(PlanError::unsupported(
                         "date_trunc with a unit that is not a constant",

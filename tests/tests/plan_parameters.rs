@@ -270,6 +270,20 @@ async fn statements_planned_with_their_values_match_postgres() {
         after > before,
         "an index created between executions: {before} -> {after}"
     );
+    // DDL that changes such a statement's result: PostgreSQL's error, not rows of a shape
+    // the client was not told.
+    s.exec("CREATE TABLE u (a int4)").await;
+    let sql = "SELECT * FROM (SELECT * FROM u LIMIT $1) s";
+    let k = s.kpg.prepare(sql).await.expect("kpg prepare");
+    let p = s.pg.prepare(sql).await.expect("PostgreSQL prepare");
+    s.exec("DROP TABLE u").await;
+    s.exec("CREATE TABLE u (a int4, b text)").await;
+    let ke = s.kpg.query(&k, &[&Text(Some("1"))]).await.expect_err("kpg");
+    let pe =
+        s.pg.query(&p, &[&Text(Some("1"))])
+            .await
+            .expect_err("PostgreSQL");
+    assert_eq!(sqlstate(&ke), sqlstate(&pe), "kpg: {}", describe_error(&ke));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -99,8 +99,16 @@ impl Coordinator {
         };
         let prepared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             kpg_sql::plan_prepared(stmt, &catalog, declared)
-        }))
-        .map_err(|_| ExecError::internal("planning failed"))?;
+        }));
+        let Ok(prepared) = prepared else {
+            // A planner bug: left to planning as the statement runs, which reports it.
+            return Ok(PreparedPlan {
+                planned: Err(ExecError::internal("planning failed")),
+                types: declared.to_vec(),
+                reusable: false,
+                generation: state.catalog.generation(),
+            });
+        };
         let planned = prepared.planned.map_err(ExecError::from).and_then(|p| {
             check_system_use(&p)?;
             Ok(p)

@@ -10,7 +10,8 @@
 //! since it was made (0A000 if its result columns change, as PostgreSQL's "cached plan must
 //! not change result type").
 //!
-//! A statement whose plan cannot be kept — it needs its values (`LIMIT $1`, `$1::regclass`),
+//! A statement whose plan cannot be kept — it needs its values (a subquery's `LIMIT $1`,
+//! `$1::regclass`),
 //! it evaluated the statement's time, it reads introspection relations (whose rows are planned
 //! in), or it is not a query or a write (SUBSCRIBE, SELECT INTO) — is planned as it runs, from
 //! the statement parsed at Parse, with the values bound in as literals
@@ -46,11 +47,19 @@ pub struct PreparedStatement {
     /// The plan made at Parse, with parameters, if it was planned once.
     once: Option<Arc<Mutex<Once>>>,
     /// For a statement planned as it runs: its result's columns, if planning at Parse found
-    /// them (`Some(None)`: it returns no rows).
-    columns: Option<Option<kpg_types::RelationDesc>>,
+    /// them.
+    columns: Option<Arc<Mutex<Columns>>>,
     /// In a portal: what the Bind bound (`None` for a statement without parameters that is
     /// planned as it runs).
     pub bound: Option<Bound>,
+}
+
+/// The result's columns of a statement planned as it runs (`None`: it returns no rows), and
+/// the catalog generation they were last found at.
+#[derive(Debug)]
+struct Columns {
+    desc: Option<kpg_types::RelationDesc>,
+    generation: u64,
 }
 
 /// A statement planned once, and what the plan holds for.
@@ -130,6 +139,10 @@ impl PreparedStatement {
                 let declared: Vec<_> = once.types.iter().copied().map(Some).collect();
                 let again = coord.plan_prepared(&self.stmt, &declared)?;
                 let planned = again.planned?;
+                if !same_columns(&planned_desc(&planned), &planned_desc(&once.planned)) {
+                    // The client was told the old columns (PostgreSQL's rule).
+                    return Err(changed_result());
+                }
                 if !again.reusable {
                     // The new plan holds for one execution only (a column default reads the
                     // clock, say): planned as it runs, its values typed as at Parse.
@@ -143,21 +156,6 @@ impl PreparedStatement {
                         .collect();
                     return Ok(self.bound_to(Bound::Values(Arc::new(values))));
                 }
-                let columns = |p: &PlannedStatement| {
-                    planned_desc(p).map(|d| {
-                        d.columns
-                            .into_iter()
-                            .map(|(name, ty)| (name, ty.scalar))
-                            .collect::<Vec<_>>()
-                    })
-                };
-                if columns(&planned) != columns(&once.planned) {
-                    // The client was told the old columns (PostgreSQL's rule).
-                    return Err(ExecError::new(
-                        "0A000",
-                        "cached plan must not change result type",
-                    ));
-                }
                 once.planned = planned;
                 once.generation = again.generation;
             }
@@ -165,6 +163,20 @@ impl PreparedStatement {
                 kpg_sql::bind_values(&once.planned, &once.types, &texts, zone.to_string())
             })?;
             return Ok(self.bound_to(Bound::Plan(Arc::new(planned))));
+        }
+        if let Some(columns) = &self.columns {
+            let mut columns = columns.lock().expect("prepared columns");
+            if columns.generation != coord.catalog_generation() {
+                // As for a plan kept: the result's columns must not change after DDL.
+                let declared: Vec<_> = self.params.iter().map(|p| p.read_as).collect();
+                let again = coord.plan_prepared(&self.stmt, &declared)?;
+                if let Ok(planned) = &again.planned {
+                    if !same_columns(&planned_desc(planned), &columns.desc) {
+                        return Err(changed_result());
+                    }
+                }
+                columns.generation = again.generation;
+            }
         }
         let values = texts
             .into_iter()
@@ -215,15 +227,15 @@ impl PreparedStatement {
         }
         match self.once.as_ref() {
             Some(once) => Some(planned_desc(&once.lock().expect("prepared plan").planned)),
-            None => self.columns.clone(),
+            None => Some(self.columns.as_ref()?.lock().expect("columns").desc.clone()),
         }
     }
 }
 
 /// The errors planning at Parse reports as they are: undefined names, operators and functions,
 /// and type mismatches (such as a parameter used as an int4 and then compared with a text).
-/// Other errors of planning with parameters (a LIMIT that needs its value, a function that
-/// needs a constant argument) leave the statement to be planned as it runs, with its values.
+/// Other errors of planning with parameters leave the statement to be planned as it runs, with
+/// its values.
 const PARSE_ERRORS: &[&str] = &[
     "42601", "42P01", "42703", "42702", "42883", "42804", "42725", "42P18", "42P02",
 ];
@@ -316,7 +328,12 @@ impl StatementParser {
                     planned = Some((plan, prepared.generation));
                 }
                 // Planned as it runs; what it returns is known.
-                Ok(plan) => columns = Some(planned_desc(&plan)),
+                Ok(plan) => {
+                    columns = Some(Arc::new(Mutex::new(Columns {
+                        desc: planned_desc(&plan),
+                        generation: prepared.generation,
+                    })))
+                }
                 // Planned as it runs; described by planning it with NULL values.
                 Err(_) => {}
             }
@@ -421,6 +438,25 @@ impl QueryParser for StatementParser {
         };
         Ok(desc.map(|d| fields(&d, format)).unwrap_or_default())
     }
+}
+
+/// Whether two results have the same columns (names and types), as a client told one of them
+/// reads the other.
+fn same_columns(a: &Option<kpg_types::RelationDesc>, b: &Option<kpg_types::RelationDesc>) -> bool {
+    let columns = |d: &Option<kpg_types::RelationDesc>| {
+        d.as_ref().map(|d| {
+            d.columns
+                .iter()
+                .map(|(name, ty)| (name.clone(), ty.scalar))
+                .collect::<Vec<_>>()
+        })
+    };
+    columns(a) == columns(b)
+}
+
+/// PostgreSQL's error for a prepared statement whose result changed after DDL.
+fn changed_result() -> ExecError {
+    ExecError::new("0A000", "cached plan must not change result type")
 }
 
 /// The columns of a planned statement's rows, if it returns rows.

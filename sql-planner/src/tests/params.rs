@@ -162,6 +162,29 @@ fn statements_that_need_their_values_are_planned_with_them() {
         &[Some("2"), Some("0")],
         "SELECT a FROM (SELECT a FROM t ORDER BY a LIMIT '2') s WHERE a > '0'",
     );
+    // Planning goes on past other arguments that need their value, so that every parameter
+    // has its type.
+    for (sql, types) in [
+        (
+            "SELECT $1::regclass, a FROM t WHERE a > $2",
+            [None, Some(ScalarType::Int32)],
+        ),
+        (
+            "SELECT date_trunc($1, CAST('2024-01-02 03:04' AS timestamp)), $2 + a FROM t",
+            [Some(ScalarType::Text), Some(ScalarType::Int32)],
+        ),
+        (
+            "SELECT to_regclass($1), a FROM t WHERE b = $2",
+            [None, Some(ScalarType::Text)],
+        ),
+    ] {
+        let prepared = plan_prepared(&parse(sql).unwrap()[0], &catalog(), &[]);
+        assert!(
+            prepared.planned.is_ok() && prepared.deferred.is_some(),
+            "{sql}"
+        );
+        assert_eq!(prepared.types, types, "{sql}");
+    }
     // A value given a type is that type's literal (named as PostgreSQL names a parameter's
     // column, not as the cast the text was once rewritten into); NULL is NULL.
     let stmts = parse("SELECT $1, $2 FROM t").unwrap();
