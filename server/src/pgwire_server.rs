@@ -5,7 +5,8 @@
 //! statement to its session's sequencer (`session/sequence.rs`) and encodes what came of it
 //! (`session::Outcome`, `encode.rs`); the session keeps the connection's state (`session.rs`).
 //! The statement arrives typed by `kpg_sql` (this crate reads no SQL syntax). Prepared
-//! statements and their parameters are in `prepared.rs` and `params.rs`. `COPY (SUBSCRIBE
+//! statements and their parameters are in `prepared.rs` and `params.rs`; the session holds
+//! them and the portals bound from them (`session/portals.rs`), not pgwire's portal store. `COPY (SUBSCRIBE
 //! ...) TO STDOUT` is streamed here rather than through pgwire's COPY helper, because a
 //! subscription never ends on its own: each batch of changes is flushed to the client as it
 //! arrives, and the stream stops when the client sends a CancelRequest or goes away.
@@ -27,7 +28,7 @@ use pgwire::api::results::{
     DescribePortalResponse, DescribeStatementResponse, FieldInfo, Response, Tag,
 };
 use pgwire::api::stmt::{QueryParser, StoredStatement};
-use pgwire::api::store::{Entry, PortalStore};
+use pgwire::api::store::PortalStore;
 use pgwire::api::{
     ClientInfo, ClientPortalStore, ConnectionHandle, ConnectionManager, PgWireConnectionState,
     PgWireServerHandlers, DEFAULT_NAME,
@@ -36,7 +37,8 @@ use pgwire::api::{METADATA_DATABASE, METADATA_USER};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::copy::{CopyData, CopyDone, CopyFail, CopyOutResponse};
 use pgwire::messages::extendedquery::{
-    Bind, BindComplete, Describe, Execute, Parse, ParseComplete, Sync as SyncMessage,
+    Bind, BindComplete, Close, CloseComplete, Describe, Execute, Parse, ParseComplete,
+    Sync as SyncMessage, TARGET_TYPE_BYTE_PORTAL, TARGET_TYPE_BYTE_STATEMENT,
 };
 use pgwire::messages::response::CommandComplete;
 use pgwire::messages::startup::ParameterStatus;
@@ -58,8 +60,13 @@ use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent};
 use crate::cursors;
 use crate::error::ExecError;
 use crate::implicit_txn;
+use crate::session::portals::UNNAMED;
 use crate::session::Session;
 use crate::session_vars::SessionVars;
+
+/// A session's prepared statements and portals, as this layer makes them.
+pub type Portals =
+    crate::session::portals::Portals<StoredStatement<PreparedStatement>, Portal<PreparedStatement>>;
 
 /// Handlers shared by every connection.
 pub struct Handlers {
@@ -163,6 +170,11 @@ impl NoopStartupHandler for Frontend {
     }
 }
 
+/// PostgreSQL's error for a portal that does not exist (pgwire's own says 26000).
+fn no_portal(name: &str) -> ExecError {
+    ExecError::new("34000", format!("portal \"{name}\" does not exist"))
+}
+
 /// The one database kpg serves.
 const DATABASE: &str = "kpg";
 
@@ -234,7 +246,7 @@ impl SimpleQueryHandler for Frontend {
             let in_block = conn.txn.lock().expect("txn").is_active();
             let ends = ends_transaction(&stmt);
             let response = match &stmt {
-                ParsedStatement::Deallocate { name } => deallocate(client, &conn, name.as_deref()),
+                ParsedStatement::Deallocate { name } => deallocate(&conn, name.as_deref()),
                 _ => {
                     self.respond(&conn, &stmt, &Format::UnifiedText, implicit)
                         .await?
@@ -302,7 +314,7 @@ impl ExtendedQueryHandler for Frontend {
         Arc::clone(&self.parser)
     }
 
-    /// Parses as pgwire does, and remembers the names of named statements for DEALLOCATE ALL.
+    /// Parses as pgwire does, into the session's statements.
     async fn on_parse<C>(&self, client: &mut C, message: Parse) -> PgWireResult<()>
     where
         C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
@@ -314,17 +326,12 @@ impl ExtendedQueryHandler for Frontend {
             .name
             .clone()
             .unwrap_or_else(|| DEFAULT_NAME.to_owned());
-        match StoredStatement::parse(client, &message, self.query_parser()).await? {
-            Some(stmt) => client.portal_store().put_statement(Arc::new(stmt)),
-            None => client.portal_store().put_empty_statement(&name),
-        }
-        if name != DEFAULT_NAME {
-            connection(client)
-                .statements
-                .lock()
-                .expect("statements")
-                .insert(name);
-        }
+        let stmt = StoredStatement::parse(client, &message, self.query_parser()).await?;
+        let portals = Arc::clone(&connection(client).portals);
+        portals
+            .lock()
+            .expect("portals")
+            .put_statement(&name, stmt.map(Arc::new));
         client
             .feed(PgWireBackendMessage::ParseComplete(ParseComplete::new()))
             .await?;
@@ -341,9 +348,10 @@ impl ExtendedQueryHandler for Frontend {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         let name = message.statement_name.as_deref().unwrap_or(DEFAULT_NAME);
-        match client.portal_store().get_statement(name) {
-            Some(Entry::Value(stored)) => {
-                let conn = connection(client);
+        let conn = connection(client);
+        let stored = conn.portals.lock().expect("portals").statement(name);
+        match stored {
+            Some(Some(stored)) => {
                 let zone = conn.statement_context().time_zone;
                 let bound = if stored.statement.planned_once()
                     && conn.txn.lock().expect("txn").is_failed()
@@ -363,10 +371,10 @@ impl ExtendedQueryHandler for Frontend {
                 })?;
                 let portal = Portal::try_new(&message, Arc::new(bound))?;
                 let name = portal.name.clone();
-                client.portal_store().put_portal(Arc::new(portal));
-                conn.done_portals.lock().expect("portals").remove(&name);
+                let mut portals = conn.portals.lock().expect("portals");
+                portals.put_portal(&name, Some(Arc::new(portal)));
             }
-            Some(Entry::Empty) => {
+            Some(None) => {
                 if !message.parameters.is_empty() {
                     return Err(pg_error(ExecError::new(
                         "08P01",
@@ -377,9 +385,10 @@ impl ExtendedQueryHandler for Frontend {
                     )));
                 }
                 let portal = message.portal_name.as_deref().unwrap_or(DEFAULT_NAME);
-                client.portal_store().put_empty_portal(portal);
-                let conn = connection(client);
-                conn.done_portals.lock().expect("portals").remove(portal);
+                conn.portals
+                    .lock()
+                    .expect("portals")
+                    .put_portal(portal, None);
             }
             None => return Err(PgWireError::StatementNotFound(name.to_owned())),
         }
@@ -398,7 +407,12 @@ impl ExtendedQueryHandler for Frontend {
     {
         // Subscriptions stream until cancelled, which pgwire's own COPY path cannot do.
         let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
-        if let Some(Entry::Value(portal)) = client.portal_store().get_portal(name) {
+        let portal = connection(client)
+            .portals
+            .lock()
+            .expect("portals")
+            .portal(name);
+        if let Some(Some(portal)) = portal {
             let stmt = &portal.statement.statement;
             if matches!(*stmt.stmt, ParsedStatement::Subscribe { .. })
                 && matches!(client.state(), PgWireConnectionState::ReadyForQuery)
@@ -456,10 +470,6 @@ impl ExtendedQueryHandler for Frontend {
     {
         let conn = connection(client);
         let after_copy = conn.copy_ended.swap(false, Ordering::Relaxed);
-        conn.done_portals
-            .lock()
-            .expect("portals")
-            .remove(DEFAULT_NAME);
         if matches!(client.state(), PgWireConnectionState::AwaitingSync) && !after_copy {
             implicit_txn::rollback(&conn.txn);
         } else if let Err(e) = implicit_txn::commit(&conn.txn, &self.coord).await {
@@ -468,8 +478,34 @@ impl ExtendedQueryHandler for Frontend {
                 .feed(PgWireBackendMessage::ErrorResponse(info.into()))
                 .await?;
         }
-        client.portal_store().rm_portal(DEFAULT_NAME);
+        conn.portals.lock().expect("portals").remove_portal(UNNAMED);
         send_ready_for_query(client, client.transaction_status()).await
+    }
+
+    /// Close drops a statement or portal of the session (one that does not exist is no error).
+    async fn on_close<C>(&self, client: &mut C, message: Close) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = PreparedStatement>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
+        {
+            let conn = connection(client);
+            let mut portals = conn.portals.lock().expect("portals");
+            match message.target_type {
+                TARGET_TYPE_BYTE_STATEMENT => {
+                    portals.remove_statement(name);
+                }
+                TARGET_TYPE_BYTE_PORTAL => portals.remove_portal(name),
+                _ => {}
+            }
+        }
+        client
+            .send(PgWireBackendMessage::CloseComplete(CloseComplete::new()))
+            .await?;
+        Ok(())
     }
 
     /// Cursor statements are described from the session's cursors (a FETCH has its cursor's
@@ -545,7 +581,7 @@ impl ExtendedQueryHandler for Frontend {
         let conn = connection(client);
         let reported = conn.vars.lock().expect("session variables").reported();
         let response = match &*stmt.stmt {
-            ParsedStatement::Deallocate { name } => deallocate(client, &conn, name.as_deref()),
+            ParsedStatement::Deallocate { name } => deallocate(&conn, name.as_deref()),
             _ => {
                 let format = &portal.result_column_format;
                 // Everything up to Sync is one implicit transaction (`implicit_txn.rs`).

@@ -1,12 +1,12 @@
 //! A session: what kpg keeps for one connection — its session variables, its transaction
-//! block, its cursors, a COPY FROM in progress, the names of its prepared statements — and
+//! block, its cursors, a COPY FROM in progress, its prepared statements and portals — and
 //! the sequencer (`sequence.rs`) that runs each of its statements and says what came of it
 //! (`Outcome`), which the wire protocol layer (`pgwire_server.rs`) only encodes.
 
 pub(crate) mod float_digits;
+pub mod portals;
 mod sequence;
 
-use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
@@ -57,8 +57,8 @@ impl Outcome {
     }
 }
 
-/// The state kpg keeps per connection: its transaction block, a COPY FROM in progress, the
-/// names of its named prepared statements, its cursors and its session variables.
+/// The state kpg keeps per connection: its transaction block, a COPY FROM in progress, its
+/// prepared statements and portals, its cursors and its session variables.
 pub struct Session {
     /// The statement context last computed from the session's date settings, with the
     /// settings it was computed from (parsing them took ~5% of a small INSERT's session time).
@@ -69,7 +69,8 @@ pub struct Session {
     output: Arc<Mutex<Option<CachedStyle>>>,
     pub(crate) txn: SharedTxn,
     pub(crate) copy: Arc<Mutex<Option<CopyIn>>>,
-    pub(crate) statements: Arc<Mutex<BTreeSet<String>>>,
+    /// Its prepared statements and portals, as the wire protocol layer makes them.
+    pub(crate) portals: Arc<Mutex<crate::pgwire_server::Portals>>,
     pub(crate) cursors: Arc<Cursors>,
     pub(crate) vars: Arc<Mutex<SessionVars>>,
     /// The variables as they were at BEGIN, restored if the block rolls back.
@@ -77,8 +78,6 @@ pub struct Session {
     /// Set when an extended-protocol COPY FROM STDIN ended well: pgwire then waits for Sync as
     /// it does after an error, and the Sync must not take it for one.
     pub(crate) copy_ended: Arc<AtomicBool>,
-    /// Portals whose statement (not a query) has run: PostgreSQL refuses to run them again.
-    pub(crate) done_portals: Arc<Mutex<BTreeSet<String>>>,
 }
 
 /// An output style and the values it was made of (`SessionVars::output_settings`).
@@ -172,12 +171,11 @@ impl Session {
             output: Arc::new(Mutex::new(None)),
             txn: Arc::new(Mutex::new(Txn::default())),
             copy: Arc::new(Mutex::new(None)),
-            statements: Arc::new(Mutex::new(BTreeSet::new())),
+            portals: Arc::new(Mutex::new(Default::default())),
             cursors: Arc::new(Cursors::default()),
             vars: Arc::new(Mutex::new(vars)),
             vars_at_begin: Arc::new(Mutex::new(None)),
             copy_ended: Arc::new(AtomicBool::new(false)),
-            done_portals: Arc::new(Mutex::new(BTreeSet::new())),
         }
     }
 

@@ -185,16 +185,26 @@ pub fn query_message(sql: &str) -> Message {
 
 /// Parse of the unnamed statement, parameter types left to the server.
 pub fn parse_message(sql: &str) -> Message {
+    parse_named("", sql)
+}
+
+/// Parse of the statement `name` (`""`: the unnamed one).
+pub fn parse_named(name: &str, sql: &str) -> Message {
     (
         b'P',
-        [cstr(""), cstr(sql), 0i16.to_be_bytes().to_vec()].concat(),
+        [cstr(name), cstr(sql), 0i16.to_be_bytes().to_vec()].concat(),
     )
 }
 
 /// Bind of the unnamed portal to the unnamed statement: text parameters (`None` is NULL),
 /// text results.
 pub fn bind_message(params: &[Option<&str>]) -> Message {
-    let mut body = [cstr(""), cstr("")].concat();
+    bind_named("", "", params)
+}
+
+/// Bind of the portal `portal` to the statement `statement`, as [`bind_message`].
+pub fn bind_named(portal: &str, statement: &str, params: &[Option<&str>]) -> Message {
+    let mut body = [cstr(portal), cstr(statement)].concat();
     body.extend(0i16.to_be_bytes());
     body.extend((params.len() as i16).to_be_bytes());
     for p in params {
@@ -212,7 +222,17 @@ pub fn bind_message(params: &[Option<&str>]) -> Message {
 
 /// Execute of the unnamed portal, all rows.
 pub fn execute_message() -> Message {
-    (b'E', [cstr(""), 0i32.to_be_bytes().to_vec()].concat())
+    execute_named("")
+}
+
+/// Execute of the portal `portal`, all rows.
+pub fn execute_named(portal: &str) -> Message {
+    (b'E', [cstr(portal), 0i32.to_be_bytes().to_vec()].concat())
+}
+
+/// Close of the statement (`b'S'`) or portal (`b'P'`) `name`.
+pub fn close_message(target: u8, name: &str) -> Message {
+    (b'C', [vec![target], cstr(name)].concat())
 }
 
 /// Sync.
@@ -255,4 +275,19 @@ pub fn extended_text_rows(port: u16, user: &str, set: &str, sql: &str) -> Vec<Ve
         (b'S', Vec::new()),
     ]);
     raw.read_until_ready()
+}
+
+/// Runs `run` (a raw protocol session: a port and a user in, its transcript out) against a new
+/// kpg and a new PostgreSQL at once, asserts the transcripts are the same, and returns kpg's.
+pub async fn same_transcripts(run: fn(u16, &str) -> Vec<String>) -> Vec<String> {
+    let (kpg, pg) = tokio::join!(crate::KpgServer::start(), crate::Postgres::start());
+    let (kp, pp) = (kpg.port(), pg.port());
+    let k = tokio::task::spawn_blocking(move || run(kp, "kpg"));
+    let p = tokio::task::spawn_blocking(move || run(pp, "postgres"));
+    let (k, p) = (
+        k.await.expect("kpg session"),
+        p.await.expect("PostgreSQL session"),
+    );
+    assert_eq!(k, p, "transcripts (kpg left, PostgreSQL right)");
+    k
 }

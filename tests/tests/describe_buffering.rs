@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use kpg_tests::wire::{
-    bind_message, describe_message, execute_message, flush_message, parse_message, sync_message,
+    bind_message, describe_message, execute_message, flush_message, parse_message,
+    same_transcripts, sync_message,
 };
 use kpg_tests::*;
 
@@ -40,12 +41,7 @@ fn run(port: u16, user: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn describe_answers_leave_with_sync_or_flush_as_in_postgres() {
-    let (kpg, pg) = tokio::join!(KpgServer::start(), Postgres::start());
-    let (kp, pp) = (kpg.port(), pg.port());
-    let k = tokio::task::spawn_blocking(move || run(kp, "kpg"));
-    let p = tokio::task::spawn_blocking(move || run(pp, "postgres"));
-    let (k, p) = (k.await.unwrap(), p.await.unwrap());
-    assert_eq!(k, p);
+    let k = same_transcripts(run).await;
     assert_eq!(k[0], "answer before Sync or Flush: false", "{k:?}");
     assert!(k.contains(&"RowDescription".to_string()), "{k:?}");
 }

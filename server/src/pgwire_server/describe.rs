@@ -7,10 +7,11 @@
 //! waits for a Describe's answer must send one of them, as the protocol says.
 
 use std::fmt::Debug;
+use std::sync::Arc;
 
 use futures::{Sink, SinkExt};
 use pgwire::api::results::DescribeResponse;
-use pgwire::api::store::{Entry, PortalStore};
+use pgwire::api::store::PortalStore;
 use pgwire::api::{ClientInfo, ClientPortalStore, DEFAULT_NAME};
 use pgwire::error::{PgWireError, PgWireResult};
 use pgwire::messages::data::{FieldDescription, NoData, ParameterDescription, RowDescription};
@@ -32,31 +33,46 @@ where
 {
     use pgwire::api::query::ExtendedQueryHandler;
     let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
+    let portals = Arc::clone(&super::connection(client).portals);
     match message.target_type {
-        TARGET_TYPE_BYTE_STATEMENT => match client.portal_store().get_statement(name) {
-            Some(Entry::Value(stmt)) => {
+        TARGET_TYPE_BYTE_STATEMENT => match statement(&portals, name) {
+            Some(Some(stmt)) => {
                 let response = session.do_describe_statement(client, &stmt).await?;
                 queue(client, &response).await
             }
-            Some(Entry::Empty) => {
+            Some(None) => {
                 let response = pgwire::api::results::DescribeStatementResponse::no_data();
                 queue(client, &response).await
             }
             None => Err(PgWireError::StatementNotFound(name.to_owned())),
         },
-        TARGET_TYPE_BYTE_PORTAL => match client.portal_store().get_portal(name) {
-            Some(Entry::Value(portal)) => {
+        TARGET_TYPE_BYTE_PORTAL => match portal(&portals, name) {
+            Some(Some(portal)) => {
                 let response = session.do_describe_portal(client, &portal).await?;
                 queue(client, &response).await
             }
-            Some(Entry::Empty) => {
+            Some(None) => {
                 let response = pgwire::api::results::DescribePortalResponse::no_data();
                 queue(client, &response).await
             }
-            None => Err(PgWireError::PortalNotFound(name.to_owned())),
+            None => Err(super::pg_error(super::no_portal(name))),
         },
         other => Err(PgWireError::InvalidTargetType(other)),
     }
+}
+
+fn statement(
+    portals: &std::sync::Mutex<super::Portals>,
+    name: &str,
+) -> Option<Option<Arc<pgwire::api::stmt::StoredStatement<PreparedStatement>>>> {
+    portals.lock().expect("portals").statement(name)
+}
+
+fn portal(
+    portals: &std::sync::Mutex<super::Portals>,
+    name: &str,
+) -> Option<Option<Arc<pgwire::api::portal::Portal<PreparedStatement>>>> {
+    portals.lock().expect("portals").portal(name)
 }
 
 async fn queue<C, DR>(client: &mut C, response: &DR) -> PgWireResult<()>

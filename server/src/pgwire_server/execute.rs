@@ -18,20 +18,25 @@ use pgwire::api::copy::{send_copy_both_response, send_copy_in_response, send_cop
 use pgwire::api::portal::PortalExecutionState;
 use pgwire::api::query::{send_execution_response, ExtendedQueryHandler};
 use pgwire::api::results::{Response, Tag};
-use pgwire::api::store::{Entry, PortalStore};
+use pgwire::api::store::PortalStore;
 use pgwire::api::{ClientInfo, ClientPortalStore, PgWireConnectionState, DEFAULT_NAME};
 use pgwire::error::{PgWireError, PgWireResult};
 use pgwire::messages::extendedquery::{Execute, PortalSuspended};
 use pgwire::messages::response::EmptyQueryResponse;
 use pgwire::messages::PgWireBackendMessage;
 
+use crate::session::portals::UNNAMED;
+
 /// Runs (or continues) the portal `message` names, feeding its rows and its completion to
 /// `client` without flushing. Cancellation is the caller's (it races this future).
-pub async fn execute_portal<H, C>(handler: &H, client: &mut C, message: Execute) -> PgWireResult<()>
+pub async fn execute_portal<C>(
+    handler: &super::Frontend,
+    client: &mut C,
+    message: Execute,
+) -> PgWireResult<()>
 where
-    H: ExtendedQueryHandler + ?Sized,
     C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
-    C::PortalStore: PortalStore<Statement = H::Statement>,
+    C::PortalStore: PortalStore<Statement = super::PreparedStatement>,
     C::Error: Debug,
     PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
 {
@@ -42,17 +47,18 @@ where
     client.set_state(PgWireConnectionState::QueryInProgress);
     let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
     let max_rows = message.max_rows as usize;
-    let done = Arc::clone(&super::connection(client).done_portals);
-    if done.lock().expect("portals").contains(name) {
+    let portals = Arc::clone(&super::connection(client).portals);
+    if portals.lock().expect("portals").is_done(name) {
         // As PostgreSQL: a statement's portal runs once (a query's may be read to its end).
         return Err(super::pg_error(crate::error::ExecError::new(
             "55000",
             format!("portal \"{name}\" cannot be run"),
         )));
     }
-    let portal = match client.portal_store().get_portal(name) {
-        Some(Entry::Value(portal)) => portal,
-        Some(Entry::Empty) => {
+    let portal = portals.lock().expect("portals").portal(name);
+    let portal = match portal {
+        Some(Some(portal)) => portal,
+        Some(None) => {
             client
                 .feed(PgWireBackendMessage::EmptyQueryResponse(
                     EmptyQueryResponse::new(),
@@ -61,7 +67,7 @@ where
             client.set_state(PgWireConnectionState::ReadyForQuery);
             return Ok(());
         }
-        None => return Err(PgWireError::PortalNotFound(name.to_owned())),
+        None => return Err(super::pg_error(super::no_portal(name))),
     };
     let initial = matches!(
         portal.state().lock().await.deref(),
@@ -93,7 +99,7 @@ where
             Response::TransactionEnd(tag) => {
                 send_execution_response(client, tag).await?;
                 status = status.to_idle_state();
-                client.portal_store().rm_portal(DEFAULT_NAME);
+                portals.lock().expect("portals").remove_portal(UNNAMED);
                 false
             }
             Response::Error(err) => {
@@ -123,7 +129,7 @@ where
         true
     };
     if initial && !has_rows {
-        done.lock().expect("portals").insert(name.to_owned());
+        portals.lock().expect("portals").mark_done(name);
     }
     if has_rows {
         let fetched = portal.fetch(max_rows).await?;
