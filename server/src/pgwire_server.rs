@@ -31,7 +31,7 @@ use pgwire::api::stmt::{QueryParser, StoredStatement};
 use pgwire::api::store::PortalStore;
 use pgwire::api::{
     ClientInfo, ClientPortalStore, ConnectionHandle, ConnectionManager, PgWireConnectionState,
-    PgWireServerHandlers, DEFAULT_NAME,
+    PgWireServerHandlers,
 };
 use pgwire::api::{METADATA_DATABASE, METADATA_USER};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
@@ -191,8 +191,17 @@ impl SimpleQueryHandler for Frontend {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
-        // Subscriptions stream until cancelled, which pgwire's own COPY path cannot do.
-        if let Ok(stmts) = kpg_sql::parse(&query.query) {
+        // Subscriptions stream until cancelled, which pgwire's own COPY path cannot do. (Parsed
+        // here only if it may be one: other queries are parsed once, by `do_query`.)
+        let may_subscribe = query.query.to_ascii_lowercase().contains("subscribe");
+        // As in PostgreSQL, a simple query replaces the unnamed statement and portal.
+        {
+            let conn = connection(client);
+            let mut portals = conn.portals.lock().expect("portals");
+            portals.remove_statement(UNNAMED);
+            portals.remove_portal(UNNAMED);
+        }
+        if let Some(Ok(stmts)) = may_subscribe.then(|| kpg_sql::parse(&query.query)) {
             if let [stmt @ ParsedStatement::Subscribe { .. }] = stmts.as_slice() {
                 if matches!(client.state(), PgWireConnectionState::ReadyForQuery) {
                     client.set_state(PgWireConnectionState::QueryInProgress);
@@ -322,10 +331,7 @@ impl ExtendedQueryHandler for Frontend {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
-        let name = message
-            .name
-            .clone()
-            .unwrap_or_else(|| DEFAULT_NAME.to_owned());
+        let name = message.name.clone().unwrap_or_else(|| UNNAMED.to_owned());
         let stmt = StoredStatement::parse(client, &message, self.query_parser()).await?;
         let portals = Arc::clone(&connection(client).portals);
         portals
@@ -347,7 +353,7 @@ impl ExtendedQueryHandler for Frontend {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
-        let name = message.statement_name.as_deref().unwrap_or(DEFAULT_NAME);
+        let name = message.statement_name.as_deref().unwrap_or(UNNAMED);
         let conn = connection(client);
         let stored = conn.portals.lock().expect("portals").statement(name);
         match stored {
@@ -370,9 +376,9 @@ impl ExtendedQueryHandler for Frontend {
                     pg_error(e)
                 })?;
                 let portal = Portal::try_new(&message, Arc::new(bound))?;
-                let name = portal.name.clone();
+                let name = message.portal_name.as_deref().unwrap_or(UNNAMED);
                 let mut portals = conn.portals.lock().expect("portals");
-                portals.put_portal(&name, Some(Arc::new(portal)));
+                portals.put_portal(name, Some(Arc::new(portal)));
             }
             Some(None) => {
                 if !message.parameters.is_empty() {
@@ -384,7 +390,7 @@ impl ExtendedQueryHandler for Frontend {
                         ),
                     )));
                 }
-                let portal = message.portal_name.as_deref().unwrap_or(DEFAULT_NAME);
+                let portal = message.portal_name.as_deref().unwrap_or(UNNAMED);
                 conn.portals
                     .lock()
                     .expect("portals")
@@ -406,7 +412,7 @@ impl ExtendedQueryHandler for Frontend {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         // Subscriptions stream until cancelled, which pgwire's own COPY path cannot do.
-        let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
+        let name = message.name.as_deref().unwrap_or(UNNAMED);
         let portal = connection(client)
             .portals
             .lock()
@@ -490,7 +496,7 @@ impl ExtendedQueryHandler for Frontend {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
-        let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
+        let name = message.name.as_deref().unwrap_or(UNNAMED);
         {
             let conn = connection(client);
             let mut portals = conn.portals.lock().expect("portals");

@@ -1,7 +1,7 @@
 //! Named prepared statements and portals as a session holds them: Parse and Bind under names,
 //! a portal of a write that runs once, Close of statements and portals, `DEALLOCATE name` and
-//! `DEALLOCATE ALL` (SQL statements reaching the same store as the protocol's messages), and
-//! what each later Bind or Execute finds. The same messages go to kpg and PostgreSQL through a
+//! `DEALLOCATE ALL` (SQL statements reaching the same store as the protocol's messages), a
+//! simple query replacing the unnamed statement, and what each later Bind or Execute finds. The same messages go to kpg and PostgreSQL through a
 //! raw protocol client, and the replies must be the same, message for message.
 
 use kpg_tests::wire::{
@@ -101,6 +101,17 @@ fn run(port: u16, user: &str) -> Vec<String> {
         &mut wire,
         "after deallocate all",
         &[bind_named("", "s4", &[]), sync_message()],
+    );
+    step(
+        &mut wire,
+        "the unnamed statement, then a simple query",
+        &[parse_named("", "SELECT 5"), sync_message()],
+    );
+    step(&mut wire, "a simple query", &[query_message("SELECT 6")]);
+    step(
+        &mut wire,
+        "the unnamed statement is gone",
+        &[bind_named("", "", &[]), sync_message()],
     );
     step(
         &mut wire,

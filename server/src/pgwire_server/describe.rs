@@ -12,7 +12,9 @@ use std::sync::Arc;
 use futures::{Sink, SinkExt};
 use pgwire::api::results::DescribeResponse;
 use pgwire::api::store::PortalStore;
-use pgwire::api::{ClientInfo, ClientPortalStore, DEFAULT_NAME};
+use pgwire::api::{ClientInfo, ClientPortalStore};
+
+use crate::session::portals::UNNAMED;
 use pgwire::error::{PgWireError, PgWireResult};
 use pgwire::messages::data::{FieldDescription, NoData, ParameterDescription, RowDescription};
 use pgwire::messages::extendedquery::{
@@ -32,7 +34,7 @@ where
     PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
 {
     use pgwire::api::query::ExtendedQueryHandler;
-    let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
+    let name = message.name.as_deref().unwrap_or(UNNAMED);
     let portals = Arc::clone(&super::connection(client).portals);
     match message.target_type {
         TARGET_TYPE_BYTE_STATEMENT => match statement(&portals, name) {

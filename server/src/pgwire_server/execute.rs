@@ -19,7 +19,7 @@ use pgwire::api::portal::PortalExecutionState;
 use pgwire::api::query::{send_execution_response, ExtendedQueryHandler};
 use pgwire::api::results::{Response, Tag};
 use pgwire::api::store::PortalStore;
-use pgwire::api::{ClientInfo, ClientPortalStore, PgWireConnectionState, DEFAULT_NAME};
+use pgwire::api::{ClientInfo, ClientPortalStore, PgWireConnectionState};
 use pgwire::error::{PgWireError, PgWireResult};
 use pgwire::messages::extendedquery::{Execute, PortalSuspended};
 use pgwire::messages::response::EmptyQueryResponse;
@@ -45,7 +45,7 @@ where
     }
     let mut status = client.transaction_status();
     client.set_state(PgWireConnectionState::QueryInProgress);
-    let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
+    let name = message.name.as_deref().unwrap_or(UNNAMED);
     let max_rows = message.max_rows as usize;
     let portals = Arc::clone(&super::connection(client).portals);
     if portals.lock().expect("portals").is_done(name) {

@@ -489,7 +489,12 @@ pub fn bound_statement(
     coord: &Coordinator,
     zone: &str,
 ) -> Result<StoredStatement<PreparedStatement>, ExecError> {
-    let bound = stored.statement.bind(message, &stored.id, coord, zone)?;
+    // Errors name the statement as the client did (`""` for the unnamed one).
+    let name = message
+        .statement_name
+        .as_deref()
+        .unwrap_or(crate::session::portals::UNNAMED);
+    let bound = stored.statement.bind(message, name, coord, zone)?;
     Ok(StoredStatement::new(
         stored.id.clone(),
         bound,
