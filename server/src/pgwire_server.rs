@@ -170,6 +170,15 @@ impl NoopStartupHandler for Frontend {
     }
 }
 
+/// PostgreSQL's error for a prepared statement that does not exist.
+fn no_statement(name: &str) -> ExecError {
+    let message = match name {
+        UNNAMED => "unnamed prepared statement does not exist".to_string(),
+        _ => format!("prepared statement \"{name}\" does not exist"),
+    };
+    ExecError::new("26000", message)
+}
+
 /// PostgreSQL's error for a portal that does not exist (pgwire's own says 26000).
 fn no_portal(name: &str) -> ExecError {
     ExecError::new("34000", format!("portal \"{name}\" does not exist"))
@@ -195,12 +204,11 @@ impl SimpleQueryHandler for Frontend {
         // here only if it may be one: other queries are parsed once, by `do_query`.)
         let may_subscribe = query.query.to_ascii_lowercase().contains("subscribe");
         // As in PostgreSQL, a simple query replaces the unnamed statement and portal.
-        {
-            let conn = connection(client);
-            let mut portals = conn.portals.lock().expect("portals");
-            portals.remove_statement(UNNAMED);
-            portals.remove_portal(UNNAMED);
-        }
+        connection(client)
+            .portals
+            .lock()
+            .expect("portals")
+            .remove_unnamed();
         if let Some(Ok(stmts)) = may_subscribe.then(|| kpg_sql::parse(&query.query)) {
             if let [stmt @ ParsedStatement::Subscribe { .. }] = stmts.as_slice() {
                 if matches!(client.state(), PgWireConnectionState::ReadyForQuery) {
@@ -332,12 +340,17 @@ impl ExtendedQueryHandler for Frontend {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         let name = message.name.clone().unwrap_or_else(|| UNNAMED.to_owned());
-        let stmt = StoredStatement::parse(client, &message, self.query_parser()).await?;
         let portals = Arc::clone(&connection(client).portals);
-        portals
+        if name == UNNAMED {
+            // Replaced even if the new one fails to parse, as in PostgreSQL.
+            portals.lock().expect("portals").remove_statement(UNNAMED);
+        }
+        let stmt = StoredStatement::parse(client, &message, self.query_parser()).await?;
+        let stored = portals
             .lock()
             .expect("portals")
             .put_statement(&name, stmt.map(Arc::new));
+        stored.map_err(pg_error)?;
         client
             .feed(PgWireBackendMessage::ParseComplete(ParseComplete::new()))
             .await?;
@@ -378,7 +391,10 @@ impl ExtendedQueryHandler for Frontend {
                 let portal = Portal::try_new(&message, Arc::new(bound))?;
                 let name = message.portal_name.as_deref().unwrap_or(UNNAMED);
                 let mut portals = conn.portals.lock().expect("portals");
-                portals.put_portal(name, Some(Arc::new(portal)));
+                if let Err(e) = portals.put_portal(name, Some(Arc::new(portal))) {
+                    conn.txn.lock().expect("txn").fail();
+                    return Err(pg_error(e));
+                }
             }
             Some(None) => {
                 if !message.parameters.is_empty() {
@@ -391,12 +407,14 @@ impl ExtendedQueryHandler for Frontend {
                     )));
                 }
                 let portal = message.portal_name.as_deref().unwrap_or(UNNAMED);
-                conn.portals
+                let put = conn
+                    .portals
                     .lock()
                     .expect("portals")
                     .put_portal(portal, None);
+                put.map_err(pg_error)?;
             }
-            None => return Err(PgWireError::StatementNotFound(name.to_owned())),
+            None => return Err(pg_error(no_statement(name))),
         }
         client
             .feed(PgWireBackendMessage::BindComplete(BindComplete::new()))
@@ -484,11 +502,15 @@ impl ExtendedQueryHandler for Frontend {
                 .feed(PgWireBackendMessage::ErrorResponse(info.into()))
                 .await?;
         }
-        conn.portals.lock().expect("portals").remove_portal(UNNAMED);
+        // Portals end with their transaction: here, unless a block goes on.
+        if !conn.txn.lock().expect("txn").is_active() {
+            conn.portals.lock().expect("portals").end_transaction();
+        }
         send_ready_for_query(client, client.transaction_status()).await
     }
 
-    /// Close drops a statement or portal of the session (one that does not exist is no error).
+    /// Close drops a statement or portal of the session (one that does not exist is no error;
+    /// an unknown target type is 08P01, as in PostgreSQL).
     async fn on_close<C>(&self, client: &mut C, message: Close) -> PgWireResult<()>
     where
         C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
@@ -505,7 +527,12 @@ impl ExtendedQueryHandler for Frontend {
                     portals.remove_statement(name);
                 }
                 TARGET_TYPE_BYTE_PORTAL => portals.remove_portal(name),
-                _ => {}
+                other => {
+                    return Err(pg_error(ExecError::new(
+                        "08P01",
+                        format!("invalid CLOSE message subtype {other}"),
+                    )))
+                }
             }
         }
         client

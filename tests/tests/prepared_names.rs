@@ -1,7 +1,9 @@
 //! Named prepared statements and portals as a session holds them: Parse and Bind under names,
 //! a portal of a write that runs once, Close of statements and portals, `DEALLOCATE name` and
 //! `DEALLOCATE ALL` (SQL statements reaching the same store as the protocol's messages), a
-//! simple query replacing the unnamed statement, and what each later Bind or Execute finds. The same messages go to kpg and PostgreSQL through a
+//! simple query or a failed Parse replacing the unnamed statement, named statements and
+//! portals that are not replaced, portals ending with their transaction (at Sync outside a
+//! block, at COMMIT inside one), and what each later Bind or Execute finds. The same messages go to kpg and PostgreSQL through a
 //! raw protocol client, and the replies must be the same, message for message.
 
 use kpg_tests::wire::{
@@ -112,6 +114,71 @@ fn run(port: u16, user: &str) -> Vec<String> {
         &mut wire,
         "the unnamed statement is gone",
         &[bind_named("", "", &[]), sync_message()],
+    );
+    step(
+        &mut wire,
+        "a failed Parse of the unnamed statement replaces it",
+        &[parse_named("", "SELECT 7"), sync_message()],
+    );
+    step(
+        &mut wire,
+        "the failed Parse",
+        &[parse_named("", "SELEC 8"), sync_message()],
+    );
+    step(
+        &mut wire,
+        "no unnamed statement",
+        &[bind_named("", "", &[]), sync_message()],
+    );
+    step(
+        &mut wire,
+        "a named statement or portal is not replaced",
+        &[
+            parse_named("s5", "SELECT a FROM t"),
+            parse_named("s5", "SELECT 5"),
+            sync_message(),
+        ],
+    );
+    step(
+        &mut wire,
+        "a named portal twice",
+        &[
+            bind_named("p5", "s5", &[]),
+            bind_named("p5", "s5", &[]),
+            sync_message(),
+        ],
+    );
+    step(
+        &mut wire,
+        "a portal ends with its transaction: at Sync outside a block",
+        &[bind_named("p6", "s5", &[]), sync_message()],
+    );
+    step(
+        &mut wire,
+        "the portal after Sync",
+        &[execute_named("p6"), sync_message()],
+    );
+    step(&mut wire, "a block", &[query_message("BEGIN")]);
+    step(
+        &mut wire,
+        "in a block, a portal outlives Sync",
+        &[bind_named("p7", "s5", &[]), sync_message()],
+    );
+    step(
+        &mut wire,
+        "the portal in its block",
+        &[execute_named("p7"), sync_message()],
+    );
+    step(&mut wire, "the block ends", &[query_message("COMMIT")]);
+    step(
+        &mut wire,
+        "the portal after COMMIT",
+        &[execute_named("p7"), sync_message()],
+    );
+    step(
+        &mut wire,
+        "Close of an unknown kind",
+        &[close_message(b'X', "s5"), sync_message()],
     );
     step(
         &mut wire,

@@ -25,7 +25,8 @@ use pgwire::messages::PgWireBackendMessage;
 use super::prepared::PreparedStatement;
 use super::Frontend;
 
-/// Answers `message` as pgwire's `on_describe` does, leaving the answer in the buffer.
+/// Answers `message` from the session's statements and portals, leaving the answer in the
+/// buffer (pgwire's `on_describe` sends it at once).
 pub async fn describe<C>(session: &Frontend, client: &mut C, message: Describe) -> PgWireResult<()>
 where
     C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
@@ -46,7 +47,7 @@ where
                 let response = pgwire::api::results::DescribeStatementResponse::no_data();
                 queue(client, &response).await
             }
-            None => Err(PgWireError::StatementNotFound(name.to_owned())),
+            None => Err(super::pg_error(super::no_statement(name))),
         },
         TARGET_TYPE_BYTE_PORTAL => match portal(&portals, name) {
             Some(Some(portal)) => {

@@ -99,7 +99,6 @@ where
             Response::TransactionEnd(tag) => {
                 send_execution_response(client, tag).await?;
                 status = status.to_idle_state();
-                portals.lock().expect("portals").remove_portal(UNNAMED);
                 false
             }
             Response::Error(err) => {

@@ -1,21 +1,31 @@
 //! A session's prepared statements and portals, by name: what Parse and Bind create, Describe
-//! and Execute read, Close and `DEALLOCATE` drop, and Sync ends (the unnamed portal). The
-//! unnamed statement and portal have the name `""`; an entry without a value is an empty
-//! query string's. The session holds them, so that DEALLOCATE (a statement of the session's
-//! sequencer) and the wire protocol see one store; the wire layer decides what a statement and
-//! a portal are (`S`, `P`).
+//! and Execute read, Close and `DEALLOCATE` drop. The unnamed statement and portal have the
+//! name `""`; an entry without a value is an empty query string's. As in PostgreSQL, a named
+//! statement or portal is not replaced (42P05, 42P03: it must be closed first), the unnamed
+//! ones are; statements live until closed, portals until their transaction ends (`end_
+//! transaction`: at Sync outside a block, at COMMIT or ROLLBACK inside one). The session holds
+//! them, so that DEALLOCATE (a statement of the session's sequencer), the end of a transaction
+//! and the wire protocol see one store; the wire layer decides what a statement and a portal
+//! are (`S`, `P`).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
+
+use crate::error::ExecError;
 
 /// The unnamed statement's and portal's name.
 pub const UNNAMED: &str = "";
 
 pub struct Portals<S, P> {
     statements: HashMap<String, Option<Arc<S>>>,
-    portals: HashMap<String, Option<Arc<P>>>,
-    /// Portals whose statement (not a query) has run: PostgreSQL refuses to run them again.
-    done: BTreeSet<String>,
+    portals: HashMap<String, Portal<P>>,
+}
+
+struct Portal<P> {
+    portal: Option<Arc<P>>,
+    /// Whether it ran a statement that returns no rows to read on (PostgreSQL refuses to run
+    /// such a portal again).
+    done: bool,
 }
 
 impl<S, P> Default for Portals<S, P> {
@@ -23,15 +33,33 @@ impl<S, P> Default for Portals<S, P> {
         Portals {
             statements: HashMap::new(),
             portals: HashMap::new(),
-            done: BTreeSet::new(),
         }
     }
 }
 
 impl<S, P> Portals<S, P> {
-    /// Stores a statement under `name` (replacing one of that name); `None` for an empty one.
-    pub fn put_statement(&mut self, name: &str, statement: Option<Arc<S>>) {
+    /// Drops the unnamed statement (a Parse of it replaces it even if the new one fails, and a
+    /// simple query replaces it).
+    pub fn remove_unnamed(&mut self) {
+        self.statements.remove(UNNAMED);
+        self.portals.remove(UNNAMED);
+    }
+
+    /// Stores a statement under `name`; `None` for an empty one. A named statement that exists
+    /// is 42P05.
+    pub fn put_statement(
+        &mut self,
+        name: &str,
+        statement: Option<Arc<S>>,
+    ) -> Result<(), ExecError> {
+        if name != UNNAMED && self.statements.contains_key(name) {
+            return Err(ExecError::new(
+                "42P05",
+                format!("prepared statement \"{name}\" already exists"),
+            ));
+        }
         self.statements.insert(name.to_string(), statement);
+        Ok(())
     }
 
     /// The statement named `name`: `None` if there is none, `Some(None)` if it is empty.
@@ -49,30 +77,48 @@ impl<S, P> Portals<S, P> {
         self.statements.retain(|name, _| name == UNNAMED);
     }
 
-    /// Stores a portal under `name` (replacing one of that name, which has not run then).
-    pub fn put_portal(&mut self, name: &str, portal: Option<Arc<P>>) {
-        self.done.remove(name);
+    /// Stores a portal under `name`; `None` for an empty one. A named portal that exists is
+    /// 42P03 (PostgreSQL's portals are cursors).
+    pub fn put_portal(&mut self, name: &str, portal: Option<Arc<P>>) -> Result<(), ExecError> {
+        if name != UNNAMED && self.portals.contains_key(name) {
+            return Err(ExecError::new(
+                "42P03",
+                format!("cursor \"{name}\" already exists"),
+            ));
+        }
+        let portal = Portal {
+            portal,
+            done: false,
+        };
         self.portals.insert(name.to_string(), portal);
+        Ok(())
     }
 
     /// The portal named `name`: `None` if there is none, `Some(None)` if it is empty.
     pub fn portal(&self, name: &str) -> Option<Option<Arc<P>>> {
-        self.portals.get(name).cloned()
+        self.portals.get(name).map(|p| p.portal.clone())
     }
 
     pub fn remove_portal(&mut self, name: &str) {
-        self.done.remove(name);
         self.portals.remove(name);
     }
 
-    /// Notes that the portal `name` ran a statement that is not a query.
+    /// Notes that the portal `name`, if it still exists, ran a statement that returns no rows
+    /// to read on.
     pub fn mark_done(&mut self, name: &str) {
-        self.done.insert(name.to_string());
+        if let Some(p) = self.portals.get_mut(name) {
+            p.done = true;
+        }
     }
 
-    /// Whether the portal `name` ran a statement that is not a query.
+    /// Whether the portal `name` exists and ran a statement that returns no rows to read on.
     pub fn is_done(&self, name: &str) -> bool {
-        self.done.contains(name)
+        self.portals.get(name).is_some_and(|p| p.done)
+    }
+
+    /// The transaction the portals belong to ended: they all go.
+    pub fn end_transaction(&mut self) {
+        self.portals.clear();
     }
 }
 
@@ -83,26 +129,35 @@ mod tests {
     #[test]
     fn statements_and_portals_by_name() {
         let mut p: Portals<u32, u32> = Portals::default();
-        p.put_statement(UNNAMED, Some(Arc::new(1)));
-        p.put_statement("s", Some(Arc::new(2)));
-        p.put_statement("e", None);
+        p.put_statement(UNNAMED, Some(Arc::new(1))).unwrap();
+        p.put_statement("s", Some(Arc::new(2))).unwrap();
+        p.put_statement("e", None).unwrap();
         assert_eq!(p.statement("s"), Some(Some(Arc::new(2))));
         assert_eq!(p.statement("e"), Some(None));
         assert_eq!(p.statement("x"), None);
+        // A named statement is not replaced; the unnamed one is.
+        assert_eq!(p.put_statement("s", None).unwrap_err().code, "42P05");
+        p.put_statement(UNNAMED, Some(Arc::new(5))).unwrap();
+        assert_eq!(p.statement(UNNAMED), Some(Some(Arc::new(5))));
         p.remove_named_statements();
         assert_eq!(p.statement("s"), None);
-        assert_eq!(p.statement(UNNAMED), Some(Some(Arc::new(1))));
         assert!(!p.remove_statement("s") && p.remove_statement(UNNAMED));
 
-        p.put_portal("p", Some(Arc::new(3)));
+        p.put_portal("p", Some(Arc::new(3))).unwrap();
+        p.put_portal(UNNAMED, Some(Arc::new(4))).unwrap();
+        assert_eq!(p.put_portal("p", None).unwrap_err().code, "42P03");
         p.mark_done("p");
-        assert!(p.is_done("p"));
-        // A portal bound again under the same name has not run.
-        p.put_portal("p", Some(Arc::new(4)));
-        assert!(!p.is_done("p"));
-        assert_eq!(p.portal("p"), Some(Some(Arc::new(4))));
-        p.mark_done("p");
+        assert!(p.is_done("p") && !p.is_done(UNNAMED));
+        // A portal that is gone is not done: it does not exist.
         p.remove_portal("p");
+        p.mark_done("p");
         assert!(!p.is_done("p") && p.portal("p").is_none());
+        p.put_portal("p", Some(Arc::new(6))).unwrap();
+        assert!(!p.is_done("p"));
+        // Portals end with their transaction; statements stay.
+        p.put_statement("t", None).unwrap();
+        p.end_transaction();
+        assert!(p.portal("p").is_none() && p.portal(UNNAMED).is_none());
+        assert_eq!(p.statement("t"), Some(None));
     }
 }

@@ -132,8 +132,9 @@ impl Session {
         match outcome {
             Ok(TxnOutcome::Started) => Outcome::TransactionStart,
             Ok(TxnOutcome::Ended(tag)) => {
-                // Cursors end with their transaction, unless held.
+                // Cursors end with their transaction, unless held; so do protocol portals.
                 cursors::end_transaction(&self.cursors, tag == "COMMIT").await;
+                self.portals.lock().expect("portals").end_transaction();
                 Outcome::TransactionEnd(tag)
             }
             Err(e) => Outcome::Error(e),
