@@ -54,7 +54,7 @@ enum Source {
 }
 
 /// The columns of a subscription's rows.
-fn subscribe_desc(desc: &RelationDesc, progress: bool) -> RelationDesc {
+pub(crate) fn subscribe_desc(desc: &RelationDesc, progress: bool) -> RelationDesc {
     let mut columns = vec![(
         "mz_timestamp".to_string(),
         ColumnType::new(ScalarType::Int64, false),
@@ -258,28 +258,42 @@ impl Cursor {
             return Ok(());
         };
         let progress = subscription.as_ref().is_some_and(|s| s.progress);
-        match event {
-            Some(SubscribeEvent::Updates(updates)) => {
-                for (time, diff, row) in updates {
-                    let mut datums = vec![Datum::Int64(time as i64)];
-                    if progress {
-                        datums.push(Datum::Bool(false));
-                    }
-                    datums.push(Datum::Int64(diff));
-                    datums.extend(row.datums());
-                    rows.push_back(Row::new(datums));
-                }
-            }
-            Some(SubscribeEvent::Progress(time)) => {
-                let mut datums = vec![Datum::Int64(time as i64), Datum::Bool(true)];
-                datums.resize(arity, Datum::Null);
-                rows.push_back(Row::new(datums));
-            }
-            Some(SubscribeEvent::Error(e)) => return Err(ExecError::from(e)),
+        match event_rows(event, progress, arity)? {
+            Some(new) => rows.extend(new),
             None => *subscription = None,
         }
         Ok(())
     }
+}
+
+/// The rows (of `subscribe_desc`'s columns, `arity` of them) a subscription's event adds:
+/// one per update, or one progress row; `None` when the subscription ended.
+pub(crate) fn event_rows(
+    event: Option<SubscribeEvent>,
+    progress: bool,
+    arity: usize,
+) -> Result<Option<Vec<Row>>, ExecError> {
+    Ok(Some(match event {
+        Some(SubscribeEvent::Updates(updates)) => updates
+            .into_iter()
+            .map(|(time, diff, row)| {
+                let mut datums = vec![Datum::Int64(time as i64)];
+                if progress {
+                    datums.push(Datum::Bool(false));
+                }
+                datums.push(Datum::Int64(diff));
+                datums.extend(row.datums());
+                Row::new(datums)
+            })
+            .collect(),
+        Some(SubscribeEvent::Progress(time)) => {
+            let mut datums = vec![Datum::Int64(time as i64), Datum::Bool(true)];
+            datums.resize(arity, Datum::Null);
+            vec![Row::new(datums)]
+        }
+        Some(SubscribeEvent::Error(e)) => return Err(ExecError::from(e)),
+        None => return Ok(None),
+    }))
 }
 
 enum Waited {

@@ -6,10 +6,11 @@
 //! (`session::Outcome`, `encode.rs`); the session keeps the connection's state (`session.rs`).
 //! The statement arrives typed by `kpg_sql` (this crate reads no SQL syntax). Prepared
 //! statements and their parameters are in `prepared.rs` and `params.rs`; the session holds
-//! them and the portals bound from them (`session/portals.rs`), not pgwire's portal store. `COPY (SUBSCRIBE
-//! ...) TO STDOUT` is streamed here rather than through pgwire's COPY helper, because a
-//! subscription never ends on its own: each batch of changes is flushed to the client as it
-//! arrives, and the stream stops when the client sends a CancelRequest or goes away.
+//! them and the portals bound from them (`session/portals.rs`), not pgwire's portal store.
+//! `COPY (SUBSCRIBE ...) TO STDOUT` is streamed here rather than through pgwire's COPY helper,
+//! because a subscription never ends on its own: each batch of changes is flushed to the
+//! client as it arrives, and the stream stops when the client sends a CancelRequest or goes
+//! away.
 
 use std::fmt::Debug;
 use std::sync::atomic::Ordering;
@@ -35,7 +36,7 @@ use pgwire::api::{
 };
 use pgwire::api::{METADATA_DATABASE, METADATA_USER};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
-use pgwire::messages::copy::{CopyData, CopyDone, CopyFail, CopyOutResponse};
+use pgwire::messages::copy::{CopyData, CopyDone, CopyFail};
 use pgwire::messages::extendedquery::{
     Bind, BindComplete, Close, CloseComplete, Describe, Execute, Parse, ParseComplete,
     Sync as SyncMessage, TARGET_TYPE_BYTE_PORTAL, TARGET_TYPE_BYTE_STATEMENT,
@@ -51,12 +52,14 @@ pub(crate) use encode::copy_text;
 mod deallocate;
 mod params;
 mod prepared;
+mod subscribe;
 
 use deallocate::deallocate;
 use encode::fields;
 use prepared::{bound_statement, PreparedStatement, StatementParser};
+use subscribe::Output;
 
-use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent};
+use crate::coord::Coordinator;
 use crate::cursors;
 use crate::error::ExecError;
 use crate::implicit_txn;
@@ -213,7 +216,7 @@ impl SimpleQueryHandler for Frontend {
             if let [stmt @ ParsedStatement::Subscribe { .. }] = stmts.as_slice() {
                 if matches!(client.state(), PgWireConnectionState::ReadyForQuery) {
                     client.set_state(PgWireConnectionState::QueryInProgress);
-                    let outcome = self.stream_subscription(client, stmt).await?;
+                    let outcome = subscribe::stream(self, client, stmt, Output::Copy).await?;
                     Self::complete(client, outcome).await?;
                     return send_ready_for_query(client, client.transaction_status()).await;
                 }
@@ -448,7 +451,15 @@ impl ExtendedQueryHandler for Frontend {
                     return Err(pg_error(e));
                 }
                 client.set_state(PgWireConnectionState::QueryInProgress);
-                let outcome = self.stream_subscription(client, &stmt.stmt).await?;
+                // A bare SUBSCRIBE streams rows, as a query's; `COPY (SUBSCRIBE ...)` COPY data.
+                let output = match *stmt.stmt {
+                    ParsedStatement::Subscribe {
+                        copy_to_stdout: false,
+                        ..
+                    } => Output::Rows(portal.result_column_format.clone()),
+                    _ => Output::Copy,
+                };
+                let outcome = subscribe::stream(self, client, &stmt.stmt, output).await?;
                 return Self::complete(client, outcome).await;
             }
         }
@@ -676,106 +687,6 @@ impl Frontend {
         let sequence = Box::pin(conn.sequence(&self.coord, stmt, implicit));
         let outcome = crate::statement_context::scope(context, sequence).await;
         encode::outcome_response(outcome, format, &conn.output_style())
-    }
-
-    /// Streams a subscription as COPY data until the client cancels or disconnects. Returns
-    /// the tag to complete with, or the error that ended the stream.
-    async fn stream_subscription<C>(
-        &self,
-        client: &mut C,
-        stmt: &ParsedStatement,
-    ) -> PgWireResult<Result<Tag, ExecError>>
-    where
-        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
-        C::Error: Debug,
-        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
-    {
-        let cancel = match client.session_extensions().get::<Arc<ConnectionHandle>>() {
-            Some(handle) => Some(handle.start_query().await),
-            None => None,
-        };
-        let conn = connection(client);
-        let float_digits = conn.output_style();
-        if let Some(why) = crate::session::float_digits::refusal(&float_digits) {
-            if let Err(e) = crate::session::float_digits::check(stmt, &self.coord, why) {
-                return Ok(Err(e));
-            }
-        }
-        let started = self.coord.execute(stmt);
-        let started = crate::statement_context::scope(conn.statement_context(), started);
-        let (desc, mut subscription) = match started.await {
-            Ok(ExecuteResult::Subscription { desc, subscription }) => (desc, subscription),
-            Ok(_) => {
-                return Ok(Err(ExecError::internal(
-                    "SUBSCRIBE did not start a subscription",
-                )))
-            }
-            Err(e) => return Ok(Err(e)),
-        };
-        let progress = subscription.progress;
-        let columns = desc.arity() + 2 + usize::from(progress);
-        client
-            .send(PgWireBackendMessage::CopyOutResponse(CopyOutResponse::new(
-                0,
-                columns as i16,
-                vec![0; columns],
-            )))
-            .await?;
-        let mut cancel = cancel.map(Box::pin);
-        let mut rows_sent = 0usize;
-        loop {
-            let event = match cancel.as_mut() {
-                Some(cancel) => tokio::select! {
-                    event = subscription.rx.recv() => event,
-                    _ = cancel => return Ok(Err(ExecError::new("57014", "canceling statement due to user request"))),
-                },
-                None => subscription.rx.recv().await,
-            };
-            match event {
-                Some(SubscribeEvent::Progress(time)) => {
-                    // mz_timestamp, mz_progressed = t, then NULL for mz_diff and every column.
-                    let mut line = format!("{time}\tt");
-                    for _ in 0..=desc.arity() {
-                        line.push_str("\t\\N");
-                    }
-                    line.push('\n');
-                    client
-                        .send(PgWireBackendMessage::CopyData(CopyData::new(
-                            line.into_bytes().into(),
-                        )))
-                        .await?;
-                    rows_sent += 1;
-                }
-                Some(SubscribeEvent::Updates(updates)) => {
-                    for (time, diff, row) in updates {
-                        let mut line = if progress {
-                            format!("{time}\tf\t{diff}")
-                        } else {
-                            format!("{time}\t{diff}")
-                        };
-                        for datum in row.datums().iter() {
-                            line.push('\t');
-                            copy_text(datum, &float_digits, &mut line);
-                        }
-                        line.push('\n');
-                        client
-                            .feed(PgWireBackendMessage::CopyData(CopyData::new(
-                                line.into_bytes().into(),
-                            )))
-                            .await?;
-                        rows_sent += 1;
-                    }
-                    client.flush().await?;
-                }
-                Some(SubscribeEvent::Error(e)) => return Ok(Err(ExecError::from(e))),
-                None => {
-                    client
-                        .send(PgWireBackendMessage::CopyDone(CopyDone::new()))
-                        .await?;
-                    return Ok(Ok(Tag::new("COPY").with_rows(rows_sent)));
-                }
-            }
-        }
     }
 
     /// Sends the outcome of a statement that `Frontend` ran itself.

@@ -8,7 +8,8 @@ transactions and errors (their SQLSTATEs).
 
 With --subscribe (kpg only), it also reads a subscription through COPY (SUBSCRIBE ...) TO
 STDOUT, checks its snapshot against a SELECT, sees a parameterized INSERT made on another
-connection arrive, and cancels it.
+connection arrive, and cancels it; then streams a bare SUBSCRIBE as typed rows
+(cursor.stream), sees a DELETE made elsewhere arrive, and cancels it.
 
     python psycopg_scenario.py "host=... port=... user=... dbname=..." [--subscribe]
 """
@@ -123,41 +124,72 @@ def main():
 
     if subscribe:
         check_subscription(dsn, conn)
+        check_stream(dsn, conn)
     conn.close()
 
 
+def follow(label, conn, rows, expected, change, expected_change, on_first=None):
+    """Reads a subscription's rows (`rows` of (mz_timestamp, mz_diff, id, name), typed): the
+    snapshot must be `expected` at one timestamp; then `change()` runs on another connection,
+    its row must arrive as `expected_change` (mz_diff, id, name) at a later timestamp, and the
+    subscription is canceled."""
+    snapshot, seen = [], None
+    try:
+        for ts, diff, ident, name in rows:
+            if on_first is not None and not snapshot:
+                on_first()
+            if len(snapshot) < len(expected):
+                assert diff == 1, diff
+                snapshot.append((ts, ident, name))
+                if len(snapshot) == len(expected):
+                    got = sorted((i, n) for _, i, n in snapshot)
+                    assert got == expected, (got, expected)
+                    assert len({t for t, _, _ in snapshot}) == 1, snapshot
+                    out(label, "snapshot matches SELECT:", len(snapshot), "rows")
+                    change()
+            else:
+                seen = (ts, diff, ident, name)
+                assert seen[1:] == expected_change, seen
+                assert seen[0] > snapshot[0][0], (seen, snapshot[0])
+                out(label, "saw the change at a later timestamp")
+                conn.cancel()
+    except psycopg.errors.QueryCanceled as e:
+        out(label, "canceled", e.sqlstate)
+    assert seen is not None
+
+
 def check_subscription(dsn, conn):
-    """Reads COPY (SUBSCRIBE ...) TO STDOUT: snapshot, then a change made elsewhere, then cancel."""
+    """Reads COPY (SUBSCRIBE ...) TO STDOUT: snapshot, then an INSERT made elsewhere, then
+    cancel."""
     cur = conn.cursor()
     cur.execute("SELECT id, name FROM items WHERE id > %s", (1,))
-    expected = sorted((str(i), n) for i, n in cur.fetchall())
+    expected = sorted(cur.fetchall())
     writer = psycopg.connect(dsn, autocommit=True)
-    snapshot, change = [], None
-    try:
-        with cur.copy("COPY (SUBSCRIBE (SELECT id, name FROM items WHERE id > 1)) TO STDOUT") as copy:
-            for ts, diff, ident, name in copy.rows():
-                if len(snapshot) < len(expected):
-                    assert diff == "1", diff
-                    snapshot.append((int(ts), ident, name))
-                    if len(snapshot) == len(expected):
-                        got = sorted((i, n) for _, i, n in snapshot)
-                        assert got == expected, (got, expected)
-                        assert len({t for t, _, _ in snapshot}) == 1, snapshot
-                        out("subscribe snapshot matches SELECT:", len(snapshot), "rows")
-                        writer.execute(
-                            "INSERT INTO items (id, name) VALUES (%s, %s)", (100, "hundred")
-                        )
-                else:
-                    change = (int(ts), diff, ident, name)
-                    assert change[1:] == ("1", "100", "hundred"), change
-                    assert change[0] > snapshot[0][0], (change, snapshot[0])
-                    out("subscribe saw insert at a later timestamp")
-                    conn.cancel()
-    except psycopg.errors.QueryCanceled as e:
-        out("subscribe canceled", e.sqlstate)
-    assert change is not None
+    insert = lambda: writer.execute(  # noqa: E731
+        "INSERT INTO items (id, name) VALUES (%s, %s)", (100, "hundred")
+    )
+    with cur.copy("COPY (SUBSCRIBE (SELECT id, name FROM items WHERE id > 1)) TO STDOUT") as copy:
+        # COPY's text, typed as the stream below gets it.
+        rows = ((int(t), int(d), int(i), n) for t, d, i, n in copy.rows())
+        follow("subscribe", conn, rows, expected, insert, (1, 100, "hundred"))
     cur.execute("SELECT count(*) FROM items WHERE id = %s", (100,))
     out("after cancel", cur.fetchone())
+    writer.close()
+
+
+def check_stream(dsn, conn):
+    """Streams a bare SUBSCRIBE as rows (cursor.stream, the extended protocol in single-row
+    mode): typed columns, the snapshot, a DELETE made elsewhere, then cancel."""
+    cur = conn.cursor()
+    cur.execute("SELECT id, name FROM items WHERE id > %s", (1,))
+    expected = sorted(cur.fetchall())
+    writer = psycopg.connect(dsn, autocommit=True)
+    delete = lambda: writer.execute("DELETE FROM items WHERE id = %s", (100,))  # noqa: E731
+    columns = lambda: out("stream columns", [d.name for d in cur.description])  # noqa: E731
+    rows = cur.stream("SUBSCRIBE (SELECT id, name FROM items WHERE id > 1)")
+    follow("stream", conn, rows, expected, delete, (-1, 100, "hundred"), columns)
+    cur.execute("SELECT count(*) FROM items WHERE id = %s", (100,))
+    out("after stream", cur.fetchone())
     writer.close()
 
 

@@ -145,9 +145,14 @@ async fn psycopg_session_matches_postgres() {
         subscription,
         [
             format!("subscribe snapshot matches SELECT: {} rows", rows - 1),
-            "subscribe saw insert at a later timestamp".to_string(),
+            "subscribe saw the change at a later timestamp".to_string(),
             "subscribe canceled 57014".to_string(),
             "after cancel (1,)".to_string(),
+            "stream columns ['mz_timestamp', 'mz_diff', 'id', 'name']".to_string(),
+            format!("stream snapshot matches SELECT: {} rows", rows),
+            "stream saw the change at a later timestamp".to_string(),
+            "stream canceled 57014".to_string(),
+            "after stream (0,)".to_string(),
         ]
     );
 }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use futures::stream;
-use kpg_types::{Datum, OutputStyle, RelationDesc};
+use kpg_types::{Datum, OutputStyle, RelationDesc, Row};
 use pgwire::api::portal::Format;
 use pgwire::api::results::{
     CopyResponse, DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag,
@@ -116,12 +116,7 @@ pub fn to_response(
             let mut encoder = DataRowEncoder::new(Arc::clone(&schema));
             let data: Vec<PgWireResult<DataRow>> = rows
                 .into_iter()
-                .map(|row| {
-                    for (datum, field) in row.datums().iter().zip(schema.iter()) {
-                        encode_datum(&mut encoder, datum, field, style)?;
-                    }
-                    Ok(encoder.take_row())
-                })
+                .map(|row| data_row(&mut encoder, &schema, &row, style))
                 .collect();
             Response::Query(QueryResponse::new(schema, stream::iter(data)))
         }
@@ -131,6 +126,19 @@ pub fn to_response(
             )))
         }
     })
+}
+
+/// `row` as a DataRow of `schema`'s fields, the encoder's (their formats; `style` for text).
+pub fn data_row(
+    encoder: &mut DataRowEncoder,
+    schema: &[FieldInfo],
+    row: &Row,
+    style: &OutputStyle,
+) -> PgWireResult<DataRow> {
+    for (datum, field) in row.datums().iter().zip(schema) {
+        encode_datum(encoder, datum, field, style)?;
+    }
+    Ok(encoder.take_row())
 }
 
 /// Splits a tag like `INSERT 0 3` into pgwire's command and row count.

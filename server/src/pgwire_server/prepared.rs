@@ -425,7 +425,15 @@ impl QueryParser for StatementParser {
                 Ok(ExecuteResult::Rows { desc, .. }) => Some(desc),
                 _ => None,
             }
-        } else if describes_without_rows(stmt) {
+        } else if describes_without_rows(stmt)
+            || matches!(
+                &**stmt,
+                ParsedStatement::Subscribe {
+                    copy_to_stdout: true,
+                    ..
+                }
+            )
+        {
             // Transaction control and COPY return no rows.
             None
         } else if !returns_no_rows(stmt) {
@@ -465,6 +473,10 @@ fn planned_desc(planned: &PlannedStatement) -> Option<kpg_types::RelationDesc> {
         kpg_sql::PlannedStatement::Select { desc, .. } => Some(desc.clone()),
         kpg_sql::PlannedStatement::Explain { column, .. } => {
             Some(crate::coord::explain_desc(column.clone()))
+        }
+        // A bare SUBSCRIBE's rows (`COPY (SUBSCRIBE ...)` is described as COPY, no rows).
+        kpg_sql::PlannedStatement::Subscribe { desc, options, .. } => {
+            Some(crate::cursors::subscribe_desc(desc, options.progress))
         }
         kpg_sql::PlannedStatement::Insert {
             returning: Some(r), ..
