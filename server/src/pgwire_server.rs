@@ -7,9 +7,10 @@
 //! The statement arrives typed by `kpg_sql` (this crate reads no SQL syntax). Prepared
 //! statements and their parameters are in `prepared.rs` and `params.rs`; the session holds
 //! them and the portals bound from them (`session/portals.rs`), not pgwire's portal store.
-//! `COPY (SUBSCRIBE ...) TO STDOUT` is streamed here rather than through pgwire's COPY helper,
-//! because a subscription never ends on its own: each batch of changes is flushed to the
-//! client as it arrives, and the stream stops when the client sends a CancelRequest or goes
+//! SUBSCRIBE is streamed by `subscribe.rs` rather than through pgwire's COPY helper or
+//! portal execution, because a subscription never ends on its own: each batch of changes is
+//! flushed to the client as it arrives (as COPY data, or as rows for a bare SUBSCRIBE through
+//! the extended protocol), and the stream stops when the client sends a CancelRequest or goes
 //! away.
 
 use std::fmt::Debug;
@@ -432,7 +433,8 @@ impl ExtendedQueryHandler for Frontend {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
-        // Subscriptions stream until cancelled, which pgwire's own COPY path cannot do.
+        // Subscriptions stream until cancelled (`subscribe.rs`), which pgwire's own portal
+        // execution cannot do.
         let name = message.name.as_deref().unwrap_or(UNNAMED);
         let portal = connection(client)
             .portals
@@ -618,8 +620,9 @@ impl ExtendedQueryHandler for Frontend {
         // The portal's statement has its parameters bound already (see `on_bind`).
         let stmt = &portal.statement.statement;
         if matches!(*stmt.stmt, ParsedStatement::Subscribe { .. }) {
+            // `on_execute` streams it when the connection is ready for a query.
             return Ok(error_response(ExecError::unsupported(
-                "SUBSCRIBE through the extended protocol",
+                "SUBSCRIBE while the connection is not ready for a query",
             )));
         }
         let conn = connection(client);

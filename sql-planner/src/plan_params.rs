@@ -15,13 +15,13 @@
 //! planned statement, and folds the constants that makes. Outside `plan_prepared`, a `$n` is
 //! 42P02 ("there is no parameter $n"), as PostgreSQL says for statements that take none.
 //!
-//! A statement whose plan needs its parameters' values (a subquery's `LIMIT $1`, `$1::regclass`,
-//! the unit of `date_trunc($1, ...)`: `defer` notes them while preparing, and planning goes on
-//! with a stand-in so that every parameter is typed), or whose plan evaluated the statement's
-//! time, is planned for each execution with its values known
-//! (`plan_bound`): each `$n` then binds to its value as a literal would, an unknown-typed
-//! string (or NULL), cast to the type it was given where it has one. The statement's syntax is
-//! planned as it was parsed; its text is never rewritten.
+//! A statement whose plan needs its parameters' values (a subquery's `LIMIT $1`,
+//! `$1::regclass`, the unit of `date_trunc($1, ...)`: `defer` notes them while preparing, and
+//! planning goes on with a stand-in so that every parameter is typed), or whose plan evaluated
+//! the statement's time, is planned for each execution with its values known (`plan_bound`):
+//! each `$n` then binds to its value as a literal would, an unknown-typed string (or NULL),
+//! cast to the type it was given where it has one. The statement's syntax is planned as it
+//! was parsed; its text is never rewritten.
 
 use std::cell::RefCell;
 

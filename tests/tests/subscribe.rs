@@ -348,3 +348,61 @@ async fn subscribe_to_unknown_view_is_an_error() {
         rows(&[&["1"], &["2"]])
     );
 }
+
+/// Describe says what Execute sends: a bare SUBSCRIBE's rows (`mz_timestamp`,
+/// [`mz_progressed`,] `mz_diff` and the columns), which the extended protocol streams as
+/// DataRows; no rows for `COPY (SUBSCRIBE ...) TO STDOUT` (COPY data), with or without
+/// parameters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscribe_is_described_as_it_streams() {
+    let kpg = KpgServer::start().await;
+    let c = setup(&kpg).await;
+    let columns = |st: &tokio_postgres::Statement| -> Vec<(String, String)> {
+        st.columns()
+            .iter()
+            .map(|c| (c.name().to_string(), c.type_().name().to_string()))
+            .collect()
+    };
+    let bare = c
+        .prepare("SUBSCRIBE active_accounts")
+        .await
+        .expect("prepare");
+    let expected = [
+        ("mz_timestamp", "int8"),
+        ("mz_diff", "int8"),
+        ("id", "int4"),
+        ("owner", "text"),
+        ("balance", "numeric"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    assert_eq!(columns(&bare), expected);
+    let progress = c
+        .prepare("SUBSCRIBE (SELECT id FROM accounts WHERE id > $1) WITH (PROGRESS)")
+        .await
+        .expect("prepare");
+    let names: Vec<String> = columns(&progress).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["mz_timestamp", "mz_progressed", "mz_diff", "id"]);
+    for sql in [
+        "COPY (SUBSCRIBE active_accounts) TO STDOUT",
+        "COPY (SUBSCRIBE (SELECT id FROM accounts WHERE id > $1)) TO STDOUT",
+    ] {
+        let st = c.prepare(sql).await.expect("prepare");
+        assert!(columns(&st).is_empty(), "{sql}: {:?}", columns(&st));
+    }
+    // And the bare SUBSCRIBE streams rows of those columns: the snapshot's first row.
+    let rows = c
+        .query_raw(&bare, std::iter::empty::<i32>())
+        .await
+        .expect("SUBSCRIBE");
+    let mut rows = Box::pin(rows);
+    let first = tokio::time::timeout(Duration::from_secs(10), futures::StreamExt::next(&mut rows))
+        .await
+        .expect("a row within 10 s")
+        .expect("a row")
+        .expect("no error");
+    assert_eq!(first.get::<_, i64>("mz_diff"), 1);
+    assert!([1, 2].contains(&first.get::<_, i32>("id")));
+}

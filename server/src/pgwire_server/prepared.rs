@@ -171,7 +171,7 @@ impl PreparedStatement {
                 let declared: Vec<_> = self.params.iter().map(|p| p.read_as).collect();
                 let again = coord.plan_prepared(&self.stmt, &declared)?;
                 if let Ok(planned) = &again.planned {
-                    if !same_columns(&planned_desc(planned), &columns.desc) {
+                    if !same_columns(&result_desc(&self.stmt, planned), &columns.desc) {
                         return Err(changed_result());
                     }
                 }
@@ -330,7 +330,7 @@ impl StatementParser {
                 // Planned as it runs; what it returns is known.
                 Ok(plan) => {
                     columns = Some(Arc::new(Mutex::new(Columns {
-                        desc: planned_desc(&plan),
+                        desc: result_desc(&stmt, &plan),
                         generation: prepared.generation,
                     })))
                 }
@@ -467,6 +467,21 @@ fn changed_result() -> ExecError {
     ExecError::new("0A000", "cached plan must not change result type")
 }
 
+/// The columns of the rows `stmt`, planned as `planned`, returns: none for `COPY (SUBSCRIBE
+/// ...) TO STDOUT`, which answers COPY data (its plan is a bare SUBSCRIBE's).
+fn result_desc(
+    stmt: &ParsedStatement,
+    planned: &PlannedStatement,
+) -> Option<kpg_types::RelationDesc> {
+    match stmt {
+        ParsedStatement::Subscribe {
+            copy_to_stdout: true,
+            ..
+        } => None,
+        _ => planned_desc(planned),
+    }
+}
+
 /// The columns of a planned statement's rows, if it returns rows.
 fn planned_desc(planned: &PlannedStatement) -> Option<kpg_types::RelationDesc> {
     match planned {
@@ -474,7 +489,7 @@ fn planned_desc(planned: &PlannedStatement) -> Option<kpg_types::RelationDesc> {
         kpg_sql::PlannedStatement::Explain { column, .. } => {
             Some(crate::coord::explain_desc(column.clone()))
         }
-        // A bare SUBSCRIBE's rows (`COPY (SUBSCRIBE ...)` is described as COPY, no rows).
+        // A bare SUBSCRIBE's rows (see `result_desc` for `COPY (SUBSCRIBE ...)`).
         kpg_sql::PlannedStatement::Subscribe { desc, options, .. } => {
             Some(crate::cursors::subscribe_desc(desc, options.progress))
         }
