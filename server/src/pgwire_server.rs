@@ -206,7 +206,11 @@ impl SimpleQueryHandler for Frontend {
     {
         // Subscriptions stream until cancelled, which pgwire's own COPY path cannot do. (Parsed
         // here only if it may be one: other queries are parsed once, by `do_query`.)
-        let may_subscribe = query.query.to_ascii_lowercase().contains("subscribe");
+        let may_subscribe = query
+            .query
+            .as_bytes()
+            .windows(b"subscribe".len())
+            .any(|w| w.eq_ignore_ascii_case(b"subscribe"));
         // As in PostgreSQL, a simple query replaces the unnamed statement and portal.
         connection(client)
             .portals
