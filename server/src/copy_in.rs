@@ -1,12 +1,12 @@
 //! `COPY t [(columns)] FROM STDIN [WITH (FORMAT text | csv, DELIMITER, NULL, HEADER, QUOTE)]`.
 //!
-//! The statement is checked when it arrives; the data the client then streams is collected and,
+//! The statement is planned when it arrives (its table and columns resolved); the data the client then streams is collected and,
 //! on CopyDone, parsed with PostgreSQL's rules for the format (text: tab-separated, `\N` for
 //! NULL, backslash escapes; CSV: the `csv` crate, unquoted empty field for NULL), converted to the
 //! columns' types like an INSERT would, and written in one append. A bad line fails the whole
 //! COPY with the line number, and nothing is written.
 
-use kpg_sql::{CopyFormat, CopyFrom, ItemKind};
+use kpg_sql::{CopyFormat, CopyFromPlan};
 use kpg_types::packed::RowPacker;
 use kpg_types::{Datum, GlobalId, RelationDesc, Row, ScalarType};
 
@@ -24,43 +24,16 @@ pub struct CopyIn {
     data: Vec<u8>,
 }
 
-/// Starts the COPY FROM STDIN `copy`. `resolve` finds a relation by name.
-pub fn plan(
-    copy: &CopyFrom,
-    resolve: impl Fn(&str) -> Option<kpg_sql::CatalogItem>,
-) -> Result<CopyIn, ExecError> {
-    let name = &copy.table;
-    let item = resolve(name)
-        .ok_or_else(|| ExecError::new("42P01", format!("relation \"{name}\" does not exist")))?;
-    if item.kind != ItemKind::Table {
-        return Err(ExecError::new(
-            "42809",
-            format!("cannot copy to materialized view \"{name}\""),
-        ));
-    }
-    let columns = if copy.columns.is_empty() {
-        (0..item.desc.arity()).collect()
-    } else {
-        copy.columns
-            .iter()
-            .map(|c| {
-                item.desc.names().position(|n| n == c).ok_or_else(|| {
-                    ExecError::new(
-                        "42703",
-                        format!("column \"{c}\" of relation \"{name}\" does not exist"),
-                    )
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    Ok(CopyIn {
-        table: item.id,
-        table_name: name.clone(),
-        desc: item.desc,
-        columns,
-        format: copy.format.clone()?,
+/// Starts the COPY FROM STDIN planned as `plan`.
+pub fn start(plan: CopyFromPlan) -> CopyIn {
+    CopyIn {
+        table: plan.table,
+        table_name: plan.table_name,
+        desc: plan.desc,
+        columns: plan.columns,
+        format: plan.format,
         data: Vec::new(),
-    })
+    }
 }
 
 impl CopyIn {

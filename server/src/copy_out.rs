@@ -4,31 +4,26 @@
 //! backslash escapes; CSV: quoted where needed (an empty string is quoted so that it differs
 //! from NULL), with an optional header line.
 
-use kpg_sql::{CopyFormat, CopyTo, ParsedStatement};
+use kpg_sql::CopyFormat;
 use kpg_types::{OutputStyle, RelationDesc, Row};
 
 use crate::pgwire_server::copy_text;
 
-/// A COPY TO STDOUT: the SELECT to run and how to write its rows.
+/// How a COPY TO STDOUT writes its query's rows.
 pub struct CopyOut<'a> {
-    copy: &'a CopyTo,
+    format: &'a CopyFormat,
 }
 
 impl<'a> CopyOut<'a> {
-    pub fn new(copy: &'a CopyTo) -> Self {
-        CopyOut { copy }
-    }
-
-    /// The query whose rows are written.
-    pub fn query(&self) -> &'a ParsedStatement {
-        &self.copy.query
+    pub fn new(format: &'a CopyFormat) -> Self {
+        CopyOut { format }
     }
 
     /// The COPY data lines for `rows` (with the header line first if asked for), values as
     /// the session's output settings say.
     pub fn lines(&self, desc: &RelationDesc, rows: &[Row], style: &OutputStyle) -> Vec<String> {
         let mut out = Vec::with_capacity(rows.len() + 1);
-        match &self.copy.format {
+        match self.format {
             CopyFormat::Text { delimiter, null } => {
                 for row in rows {
                     let mut line = String::new();

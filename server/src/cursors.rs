@@ -27,10 +27,10 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use kpg_sql::{CursorOptions, FetchDirection, ParsedStatement, PlannedStatement};
+use kpg_sql::{CursorOptions, Fetch, FetchDirection, ParsedStatement, PlannedStatement};
 use kpg_types::{ColumnType, Datum, Plan, RelationDesc, Row, ScalarType};
 
-use crate::coord::{Coordinator, ExecuteResult, SubscribeEvent, Subscription};
+use crate::coord::{Coordinator, ExecuteResult, Planned, SubscribeEvent, Subscription};
 use crate::error::ExecError;
 
 /// The open cursors of one connection.
@@ -94,7 +94,11 @@ fn check_options(options: &CursorOptions) -> Result<(), ExecError> {
 
 /// Whether PostgreSQL surely scans `target` backward without SCROLL: a read of one table
 /// (`SELECT ... FROM table`, no grouping), filtered, projected, ordered and limited.
-fn plain_table_read(coord: &Coordinator, target: &ParsedStatement) -> bool {
+fn plain_table_read(
+    coord: &Coordinator,
+    target: &ParsedStatement,
+    planned: &PlannedStatement,
+) -> bool {
     let Some(folded) = target.single_table_read() else {
         return false;
     };
@@ -104,7 +108,7 @@ fn plain_table_read(coord: &Coordinator, target: &ParsedStatement) -> bool {
     else {
         return false;
     };
-    let Ok(PlannedStatement::Select { plan, .. }) = coord.plan(target) else {
+    let PlannedStatement::Select { plan, .. } = planned else {
         return false;
     };
     fn reads(plan: &Plan, table: kpg_types::GlobalId) -> bool {
@@ -121,18 +125,30 @@ fn plain_table_read(coord: &Coordinator, target: &ParsedStatement) -> bool {
             _ => false,
         }
     }
-    reads(&plan, table.id)
+    reads(plan, table.id)
 }
 
 impl Cursor {
-    /// Runs the declared statement: starts its subscription, or reads its query's result.
+    /// Runs the declared statement (planned as `planned`): starts its subscription, or reads
+    /// its query's result.
     pub async fn declare(
         coord: &Arc<Coordinator>,
         options: CursorOptions,
         target: &ParsedStatement,
+        planned: Planned,
         in_block: bool,
     ) -> Result<Cursor, ExecError> {
-        let (desc, source) = match coord.execute(target).await? {
+        if !matches!(
+            planned.plan,
+            PlannedStatement::Select { .. } | PlannedStatement::Subscribe { .. }
+        ) {
+            return Err(ExecError::new(
+                "42601",
+                "DECLARE CURSOR needs a SELECT or SUBSCRIBE",
+            ));
+        }
+        let plain_table_read = plain_table_read(coord, target, &planned.plan);
+        let (desc, source) = match coord.execute_planned(target, planned, None).await? {
             ExecuteResult::Subscription { desc, subscription } => {
                 if options.scroll {
                     return Err(ExecError::unsupported("SCROLL cursors over SUBSCRIBE")
@@ -150,7 +166,7 @@ impl Cursor {
                 let no_scroll = if options.scroll || options.no_scroll {
                     options.no_scroll
                 } else {
-                    !plain_table_read(coord, target)
+                    !plain_table_read
                 };
                 (desc, Source::Query(scroll::Portal::new(rows, no_scroll)))
             }
@@ -326,8 +342,8 @@ pub async fn end_transaction(cursors: &Cursors, committed: bool) {
 
 /// Whether `stmt` is a FETCH from a BINARY cursor, whose rows go in binary where text was
 /// asked for (the simple protocol).
-pub async fn fetches_binary(stmt: &ParsedStatement, cursors: &Cursors) -> bool {
-    let ParsedStatement::Fetch { name, .. } = stmt else {
+pub async fn fetches_binary(planned: &PlannedStatement, cursors: &Cursors) -> bool {
+    let PlannedStatement::Fetch(Fetch { name, .. }) = planned else {
         return false;
     };
     cursors
@@ -340,44 +356,34 @@ pub async fn fetches_binary(stmt: &ParsedStatement, cursors: &Cursors) -> bool {
 /// What Describe answers for a cursor statement of the extended protocol: `Some(Some(desc))`
 /// for a FETCH (the cursor's columns; none if there is no such cursor yet, as the FETCH will
 /// fail), `Some(None)` for DECLARE, MOVE and CLOSE (no rows), `None` for other statements.
-pub async fn describe(stmt: &ParsedStatement, cursors: &Cursors) -> Option<Option<RelationDesc>> {
-    match stmt {
-        ParsedStatement::Fetch {
+pub async fn describe(
+    planned: &PlannedStatement,
+    cursors: &Cursors,
+) -> Option<Option<RelationDesc>> {
+    match planned {
+        PlannedStatement::Fetch(Fetch {
             name,
             is_move: false,
             ..
-        } => Some(cursors.lock().await.get(name).map(|c| c.desc.clone())),
-        ParsedStatement::Declare { .. }
-        | ParsedStatement::Fetch { .. }
-        | ParsedStatement::Close { .. } => Some(None),
+        }) => Some(cursors.lock().await.get(name).map(|c| c.desc.clone())),
+        PlannedStatement::Declare { .. }
+        | PlannedStatement::Fetch(_)
+        | PlannedStatement::Close { .. } => Some(None),
         _ => None,
     }
 }
 
-/// Runs a cursor statement for a session; `None` if `stmt` is not one. `in_block` says whether
-/// a transaction block is open, `failed` whether it has failed (then every cursor statement is
-/// refused, as in PostgreSQL).
+/// Runs a cursor statement (DECLARE, FETCH, MOVE, CLOSE) for a session; `None` if `planned`
+/// is not one. `in_block` says whether a transaction block is open (the session refuses
+/// every cursor statement in a failed one, as PostgreSQL does).
 pub async fn run(
-    stmt: &ParsedStatement,
+    planned: &PlannedStatement,
     cursors: &Cursors,
     coord: &Arc<Coordinator>,
     in_block: bool,
-    failed: bool,
 ) -> Option<Result<ExecuteResult, ExecError>> {
-    let is_cursor_statement = matches!(
-        stmt,
-        ParsedStatement::Declare { .. }
-            | ParsedStatement::Fetch { .. }
-            | ParsedStatement::Close { .. }
-    );
-    if is_cursor_statement && failed {
-        return Some(Err(ExecError::new(
-            "25P02",
-            "current transaction is aborted, commands ignored until end of transaction block",
-        )));
-    }
-    Some(match stmt {
-        ParsedStatement::Declare {
+    Some(match planned {
+        PlannedStatement::Declare {
             name,
             options,
             target,
@@ -387,9 +393,10 @@ pub async fn run(
             if let Err(e) = check_options(options) {
                 return Some(Err(e));
             }
-            if let Err(e) = coord.plan(target) {
-                return Some(Err(e));
-            }
+            let planned = match coord.plan_statement(target).await {
+                Ok(planned) => planned,
+                Err(e) => return Some(Err(e)),
+            };
             if !in_block && !options.hold {
                 return Some(Err(ExecError::new(
                     "25P01",
@@ -402,7 +409,7 @@ pub async fn run(
                     format!("cursor \"{name}\" already exists"),
                 )));
             }
-            match Cursor::declare(coord, *options, target, in_block).await {
+            match Cursor::declare(coord, *options, target, planned, in_block).await {
                 Ok(cursor) => {
                     cursors.lock().await.insert(name.clone(), cursor);
                     Ok(ExecuteResult::Command("DECLARE CURSOR".into()))
@@ -410,12 +417,12 @@ pub async fn run(
                 Err(e) => Err(e),
             }
         }
-        ParsedStatement::Fetch {
+        PlannedStatement::Fetch(Fetch {
             name,
             direction,
             is_move,
             timeout,
-        } => {
+        }) => {
             let mut cursors = cursors.lock().await;
             let Some(cursor) = cursors.get_mut(name) else {
                 return Some(Err(ExecError::new(
@@ -432,7 +439,7 @@ pub async fn run(
                 Err(e) => Err(e),
             }
         }
-        ParsedStatement::Close { name } => {
+        PlannedStatement::Close { name } => {
             let mut cursors = cursors.lock().await;
             match name {
                 None => cursors.clear(),

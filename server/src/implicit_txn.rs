@@ -19,35 +19,42 @@
 
 use std::sync::Arc;
 
-use kpg_sql::ParsedStatement;
+use kpg_sql::PlannedStatement;
 
-use crate::coord::{Coordinator, ExecuteResult};
+use crate::coord::{constant_insert, Coordinator, ExecuteResult, Planned};
 use crate::error::ExecError;
 use crate::txn::{buffer_insert, SharedTxn};
 
-/// Runs the part of `stmt` that belongs to the implicit transaction, outside a block: a
-/// constant INSERT is buffered (`Some` with its answer or its error); before anything else the
-/// INSERTs buffered so far are committed (`Some(Err)` if that fails, `None` to go on and run
-/// the statement as usual). Inside a block: `None`.
-pub async fn step(
-    txn: &SharedTxn,
-    stmt: &ParsedStatement,
-    coord: &Arc<Coordinator>,
-) -> Option<Result<ExecuteResult, ExecError>> {
+/// What `step` left to do.
+pub enum Step {
+    /// The statement was a constant INSERT, buffered: its answer or its error.
+    Done(Result<ExecuteResult, ExecError>),
+    /// Run the statement as usual.
+    Run(Planned),
+}
+
+/// Runs the part of a statement (planned as `planned`) that belongs to the implicit
+/// transaction, outside a block: a constant INSERT is buffered; before anything else the
+/// INSERTs buffered so far are committed (its error, if that fails). Inside a block the
+/// statement is left to run.
+pub async fn step(txn: &SharedTxn, planned: Planned, coord: &Arc<Coordinator>) -> Step {
     if txn.lock().expect("txn").is_active() {
-        return None;
+        return Step::Run(planned);
     }
-    if matches!(stmt, ParsedStatement::Transaction(_)) {
+    if matches!(planned.plan, PlannedStatement::Transaction(_)) {
         // BEGIN makes the INSERTs before it the block's, COMMIT commits them, ROLLBACK drops
         // them, a SAVEPOINT outside a block fails the sequence (`txn.rs`).
-        return None;
+        return Step::Run(planned);
     }
-    match coord.plan_insert_of_constants(stmt) {
-        Ok(Some(insert)) => return Some(buffer_insert(txn, insert, coord).await),
-        Ok(None) => {}
-        Err(e) => return Some(Err(e)),
+    let generation = planned.generation;
+    match constant_insert(planned.plan) {
+        Ok(Ok(insert)) => Step::Done(buffer_insert(txn, insert, coord).await),
+        Ok(Err(plan)) => match commit(txn, coord).await {
+            Ok(()) => Step::Run(Planned { plan, generation }),
+            Err(e) => Step::Done(Err(e)),
+        },
+        Err(e) => Step::Done(Err(e)),
     }
-    commit(txn, coord).await.err().map(Err)
 }
 
 /// Commits the INSERTs buffered outside a block (at Sync, at the end of a query string, or

@@ -50,12 +50,10 @@ mod describe;
 mod encode;
 mod execute;
 pub(crate) use encode::copy_text;
-mod deallocate;
 mod params;
 mod prepared;
 mod subscribe;
 
-use deallocate::deallocate;
 use encode::fields;
 use prepared::{bound_statement, PreparedStatement, StatementParser};
 use subscribe::Output;
@@ -221,7 +219,7 @@ impl SimpleQueryHandler for Frontend {
             if let [stmt @ ParsedStatement::Subscribe { .. }] = stmts.as_slice() {
                 if matches!(client.state(), PgWireConnectionState::ReadyForQuery) {
                     client.set_state(PgWireConnectionState::QueryInProgress);
-                    let outcome = subscribe::stream(self, client, stmt, Output::Copy).await?;
+                    let outcome = subscribe::stream(self, client, stmt, None, Output::Copy).await?;
                     Self::complete(client, outcome).await?;
                     return send_ready_for_query(client, client.transaction_status()).await;
                 }
@@ -270,13 +268,9 @@ impl SimpleQueryHandler for Frontend {
         for stmt in stmts {
             let in_block = conn.txn.lock().expect("txn").is_active();
             let ends = ends_transaction(&stmt);
-            let response = match &stmt {
-                ParsedStatement::Deallocate { name } => deallocate(&conn, name.as_deref()),
-                _ => {
-                    self.respond(&conn, &stmt, &Format::UnifiedText, implicit)
-                        .await?
-                }
-            };
+            let response = self
+                .respond(&conn, &stmt, &Format::UnifiedText, implicit)
+                .await?;
             // Like PostgreSQL, a failed statement ends the rest of the query string.
             failed = matches!(response, Response::Error(_));
             responses.push(response);
@@ -465,7 +459,8 @@ impl ExtendedQueryHandler for Frontend {
                     } => Output::Rows(portal.result_column_format.clone()),
                     _ => Output::Copy,
                 };
-                let outcome = subscribe::stream(self, client, &stmt.stmt, output).await?;
+                let bound = stmt.bound.clone();
+                let outcome = subscribe::stream(self, client, &stmt.stmt, bound, output).await?;
                 return Self::complete(client, outcome).await;
             }
         }
@@ -631,16 +626,11 @@ impl ExtendedQueryHandler for Frontend {
         }
         let conn = connection(client);
         let reported = conn.vars.lock().expect("session variables").reported();
-        let response = match &*stmt.stmt {
-            ParsedStatement::Deallocate { name } => deallocate(&conn, name.as_deref()),
-            _ => {
-                let format = &portal.result_column_format;
-                // Everything up to Sync is one implicit transaction (`implicit_txn.rs`).
-                let respond = self.respond(&conn, &stmt.stmt, format, true);
-                crate::statement_context::with_bound(&stmt.stmt, stmt.bound.clone(), respond)
-                    .await?
-            }
-        };
+        let format = &portal.result_column_format;
+        // Everything up to Sync is one implicit transaction (`implicit_txn.rs`).
+        let respond = self.respond(&conn, &stmt.stmt, format, true);
+        let response =
+            crate::statement_context::with_bound(&stmt.stmt, stmt.bound.clone(), respond).await?;
         report_changes(client, &conn, reported).await?;
         send_warnings(client, &conn).await?;
         match response {
@@ -661,12 +651,17 @@ impl Frontend {
         stmt: &PreparedStatement,
         format: Option<&Format>,
     ) -> PgWireResult<Vec<FieldInfo>> {
-        let Some(desc) = cursors::describe(&stmt.stmt, &conn.cursors).await else {
+        let plan = kpg_sql::plan_session_statement(&stmt.stmt);
+        let described = match &plan {
+            Some(plan) => cursors::describe(plan, &conn.cursors).await,
+            None => None,
+        };
+        let (Some(desc), Some(plan)) = (described, plan) else {
             return self.query_parser().get_result_schema(stmt, format);
         };
         let format = match format {
             Some(f) => Some(encode::cursor_format(
-                cursors::fetches_binary(&stmt.stmt, &conn.cursors).await,
+                cursors::fetches_binary(&plan, &conn.cursors).await,
                 f,
             )),
             None => None,

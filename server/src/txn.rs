@@ -27,11 +27,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use kpg_sql::{ParsedStatement, StatementKind, TransactionStatement};
+use kpg_sql::{ParsedStatement, PlannedStatement, TransactionStatement};
 use kpg_types::{GlobalId, Row};
 
 use crate::coord::{
-    is_block_create, refused_in_block, ConstantInsert, Coordinator, ExecuteResult, Provisional,
+    constant_insert, is_block_create, refused_in_block, ConstantInsert, Coordinator, ExecuteResult,
+    Planned, Provisional,
 };
 use crate::error::ExecError;
 use crate::session_vars::SessionVars;
@@ -273,22 +274,24 @@ pub fn aborted() -> ExecError {
     )
 }
 
-/// Runs a statement inside an active block: buffers constant INSERTs, runs reads and
-/// provisional CREATEs, refuses the rest.
+/// Runs a statement (planned as `planned`) inside an active block: buffers constant
+/// INSERTs, runs reads and provisional CREATEs, refuses the rest.
 pub async fn run_in_block(
     txn: &SharedTxn,
     stmt: &ParsedStatement,
+    planned: Planned,
     coord: &Arc<Coordinator>,
 ) -> Result<ExecuteResult, ExecError> {
     if txn.lock().expect("txn").failed {
         return Err(aborted());
     }
-    let is_read = stmt.kind() == StatementKind::Query
-        || matches!(
-            stmt,
-            ParsedStatement::ShowObjects(_)
-                | ParsedStatement::Session(kpg_sql::SessionStatement::Show { .. })
-        );
+    let is_read = matches!(
+        planned.plan,
+        PlannedStatement::Select { .. }
+            | PlannedStatement::Explain { .. }
+            | PlannedStatement::ShowObjects(_)
+            | PlannedStatement::ShowCreate { .. }
+    );
     if is_read {
         if !txn.lock().expect("txn").writes.is_empty() {
             return Err(ExecError::new(
@@ -297,27 +300,32 @@ pub async fn run_in_block(
                  block's writes are applied at COMMIT, so the read could not see them)",
             ));
         }
-        return coord.execute(stmt).await;
+        return coord.execute_planned(stmt, planned, None).await;
     }
-    if let Some(refused) = refused_in_block(stmt) {
+    if let Some(refused) = refused_in_block(&planned.plan) {
         return Err(refused);
     }
-    if is_block_create(stmt) {
+    if is_block_create(&planned.plan) {
         let block = txn.lock().expect("txn").block;
-        let (result, created) = coord.create_in_block(stmt, block).await?;
+        let (result, created) = coord.create_in_block(stmt, planned, block).await?;
         let mut t = txn.lock().expect("txn");
         t.created.push(created);
         t.coord.get_or_insert_with(|| Arc::clone(coord));
         return Ok(result);
     }
-    if !matches!(stmt.kind(), StatementKind::Insert { .. }) {
-        return Err(ExecError::unsupported(
+    let what = match constant_insert(planned.plan)? {
+        Ok(insert) => return buffer_insert(txn, insert, coord).await,
+        Err(PlannedStatement::Insert {
+            on_conflict: Some(_),
+            ..
+        }) => "INSERT ... ON CONFLICT inside a transaction block",
+        Err(PlannedStatement::Insert { .. }) => "INSERT ... SELECT inside a transaction block",
+        Err(_) => {
             "statements other than SELECT, SHOW, INSERT ... VALUES and CREATE TABLE, VIEW, \
-             MATERIALIZED VIEW or INDEX inside a transaction block are",
-        ));
-    }
-    let insert = coord.plan_constant_insert(stmt)?;
-    buffer_insert(txn, insert, coord).await
+             MATERIALIZED VIEW or INDEX inside a transaction block are"
+        }
+    };
+    Err(ExecError::unsupported(what))
 }
 
 /// Buffers a constant INSERT's rows in the transaction (a block's or an implicit one's),

@@ -160,5 +160,9 @@ pub(crate) fn plan_drop(
             }
         }
     }
-    Ok(PlannedStatement::Drop { ids, cascade })
+    Ok(PlannedStatement::Drop {
+        ids,
+        cascade,
+        sql: None,
+    })
 }

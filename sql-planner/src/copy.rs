@@ -1,12 +1,67 @@
 //! `COPY ... FROM STDIN` and `COPY ... TO STDOUT` read out of sqlparser's syntax when a
 //! statement is parsed: the table and columns, or the query, and the data format with its
 //! options (`FORMAT text | csv`, `DELIMITER`, `NULL`, `HEADER`, `QUOTE`) checked as PostgreSQL
-//! checks them. The server reads and writes the data (`copy_in.rs`, `copy_out.rs`).
+//! checks them; `COPY FROM`'s table and columns are resolved when it is planned. The server
+//! reads and writes the data (`copy_in.rs`, `copy_out.rs`).
 
+use kpg_types::{GlobalId, RelationDesc};
 use sqlparser::ast::{CopyOption, CopySource, CopyTarget, Statement};
 
 use crate::names::fold;
-use crate::{ParsedStatement, PlanError};
+use crate::{Catalog, ItemKind, ParsedStatement, PlanError};
+
+/// A planned `COPY ... FROM STDIN`: the table the rows go to and the columns each input line
+/// holds, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CopyFromPlan {
+    pub table: GlobalId,
+    /// The table's name as the statement gave it (for errors about its data).
+    pub table_name: String,
+    pub desc: RelationDesc,
+    /// The table columns of an input line's fields, in order.
+    pub columns: Vec<usize>,
+    pub format: CopyFormat,
+}
+
+/// Resolves a `COPY ... FROM STDIN`'s table and columns, then its format's options (in
+/// PostgreSQL's order of errors).
+pub(crate) fn plan_copy_from(
+    copy: &CopyFrom,
+    catalog: &dyn Catalog,
+) -> Result<CopyFromPlan, PlanError> {
+    let name = &copy.table;
+    let item = catalog
+        .resolve(name)
+        .ok_or_else(|| PlanError::undefined_table(name))?;
+    if item.kind != ItemKind::Table {
+        return Err(PlanError::new(
+            "42809",
+            format!("cannot copy to materialized view \"{name}\""),
+        ));
+    }
+    let columns = if copy.columns.is_empty() {
+        (0..item.desc.arity()).collect()
+    } else {
+        copy.columns
+            .iter()
+            .map(|c| {
+                item.desc.names().position(|n| n == c).ok_or_else(|| {
+                    PlanError::new(
+                        "42703",
+                        format!("column \"{c}\" of relation \"{name}\" does not exist"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    Ok(CopyFromPlan {
+        table: item.id,
+        table_name: name.clone(),
+        desc: item.desc,
+        columns,
+        format: copy.format.clone()?,
+    })
+}
 
 /// `COPY t [(columns)] FROM STDIN [WITH (...)]`.
 #[derive(Clone, Debug, PartialEq)]

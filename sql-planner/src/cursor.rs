@@ -29,6 +29,16 @@ pub enum FetchDirection {
     Relative(i64),
 }
 
+/// `FETCH | MOVE [direction] name [WITH (TIMEOUT = ...)]` (`is_move` for MOVE), as parsed
+/// and as planned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fetch {
+    pub name: String,
+    pub direction: FetchDirection,
+    pub is_move: bool,
+    pub timeout: Option<std::time::Duration>,
+}
+
 /// The options written before `CURSOR` and the hold written after it. Each flag records that
 /// the option was written; both of a conflicting pair may be set (see the module notes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -90,12 +100,12 @@ pub fn parse_cursor_statement(
         });
         parser.expect_token(&Token::RParen)?;
     }
-    Ok(ParsedStatement::Fetch {
+    Ok(ParsedStatement::Fetch(Fetch {
         name,
         direction,
         is_move,
         timeout,
-    })
+    }))
 }
 
 /// `[BINARY | ASENSITIVE | INSENSITIVE | [NO] SCROLL]... CURSOR [WITH | WITHOUT HOLD]`.
@@ -233,12 +243,12 @@ mod tests {
 
     fn fetch(sql: &str) -> (String, FetchDirection, bool) {
         match parse(sql).unwrap().remove(0) {
-            ParsedStatement::Fetch {
+            ParsedStatement::Fetch(Fetch {
                 name,
                 direction,
                 is_move,
                 ..
-            } => (name, direction, is_move),
+            }) => (name, direction, is_move),
             other => panic!("{sql}: {other:?}"),
         }
     }
@@ -257,27 +267,27 @@ mod tests {
         );
         assert_eq!(
             stmts[1],
-            ParsedStatement::Fetch {
+            ParsedStatement::Fetch(Fetch {
                 name: "c".into(),
                 direction: FetchDirection::Forward(Some(10)),
                 is_move: false,
                 timeout: Some(Duration::from_millis(250))
-            }
+            })
         );
         assert!(matches!(
             &stmts[2],
-            ParsedStatement::Fetch {
+            ParsedStatement::Fetch(Fetch {
                 direction: FetchDirection::Forward(None),
                 timeout: None,
                 ..
-            }
+            })
         ));
         assert!(matches!(
             &stmts[3],
-            ParsedStatement::Fetch {
+            ParsedStatement::Fetch(Fetch {
                 direction: FetchDirection::Forward(Some(1)),
                 ..
-            }
+            })
         ));
         assert_eq!(
             stmts[4],

@@ -138,6 +138,7 @@ pub fn plan_create_table(
         defaults,
         if_not_exists: ct.if_not_exists,
         temporary: ct.temporary,
+        create_sql: None,
     })
 }
 
@@ -201,6 +202,8 @@ pub fn plan_create_view(
         materialized: cv.materialized,
         if_not_exists: cv.if_not_exists,
         depends_on: recording.resolved(),
+        query_sql: Some(cv.query.to_string()),
+        create_sql: None,
     })
 }
 
@@ -250,5 +253,9 @@ pub(crate) fn plan_drop_items(
             ids.push(item.id);
         }
     }
-    Ok(PlannedStatement::Drop { ids, cascade })
+    Ok(PlannedStatement::Drop {
+        ids,
+        cascade,
+        sql: None,
+    })
 }

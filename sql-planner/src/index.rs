@@ -82,6 +82,7 @@ pub(crate) fn plan_create_index(
         on: item.id,
         key,
         if_not_exists: ci.if_not_exists,
+        create_sql: None,
     })
 }
 
@@ -103,6 +104,7 @@ pub(crate) fn plan_default_index(
         on: item.id,
         key,
         if_not_exists,
+        create_sql: None,
     })
 }
 
@@ -150,6 +152,7 @@ pub(crate) fn plan_drop_index(
     Ok(PlannedStatement::Drop {
         ids,
         cascade: false,
+        sql: None,
     })
 }
 

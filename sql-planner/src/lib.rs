@@ -85,8 +85,8 @@ pub use catalog::{
     read_plan, Catalog, CatalogItem, IndexItem, ItemKind, PgLookup, RecordingCatalog,
 };
 pub use constraints::UniqueKey;
-pub use copy::{CopyFormat, CopyFrom, CopyTo};
-pub use cursor::{CursorOptions, FetchDirection};
+pub use copy::{CopyFormat, CopyFrom, CopyFromPlan, CopyTo};
+pub use cursor::{CursorOptions, Fetch, FetchDirection};
 pub use defaults::ColumnDefault;
 pub use dml::{Arbiter, ConflictAction, OnConflict, Returning};
 pub use error::PlanError;
@@ -105,8 +105,8 @@ pub use session_statement::{
 pub use show_create::ShowCreateObject;
 pub use source::{tpch_statistics, CreateSource, PlannedExport, SourceTables};
 pub use statement::{
-    ColumnOrder, ParsedStatement, PlannedStatement, RowSetFinishing, SubscribeOptions,
-    SubscribeTarget,
+    plan_session_statement, ColumnOrder, ParsedStatement, PlannedStatement, RowSetFinishing,
+    SubscribeOptions, SubscribeTarget,
 };
 pub use statement_kind::{sql_converts_to_text, StatementKind};
 pub use temporal::check_maintained as check_temporal;

@@ -267,5 +267,6 @@ pub(crate) fn plan_drop(
     Ok(PlannedStatement::Drop {
         ids,
         cascade: false,
+        sql: None,
     })
 }

@@ -42,13 +42,8 @@ pub enum ParsedStatement {
         options: crate::cursor::CursorOptions,
         target: Box<ParsedStatement>,
     },
-    /// `FETCH | MOVE [direction] name [WITH (TIMEOUT = ...)]` (`is_move` for MOVE).
-    Fetch {
-        name: String,
-        direction: crate::cursor::FetchDirection,
-        is_move: bool,
-        timeout: Option<std::time::Duration>,
-    },
+    /// `FETCH | MOVE [direction] name [WITH (TIMEOUT = ...)]`
+    Fetch(crate::cursor::Fetch),
     /// `CLOSE name`, or `CLOSE ALL` (`None`).
     Close {
         name: Option<String>,
@@ -133,6 +128,8 @@ pub enum PlannedStatement {
         on: GlobalId,
         key: Vec<ScalarExpr>,
         if_not_exists: bool,
+        /// The statement's text as it is kept (`ParsedStatement::durable_sql`).
+        create_sql: Option<String>,
     },
     CreateTable {
         name: String,
@@ -144,6 +141,8 @@ pub enum PlannedStatement {
         if_not_exists: bool,
         /// A temporary table, of the session that creates it.
         temporary: bool,
+        /// The statement's text as it is kept (`ParsedStatement::durable_sql`).
+        create_sql: Option<String>,
     },
     /// CREATE SOURCE: start `generator`, exporting `exports` (the source object first).
     CreateSource {
@@ -187,9 +186,18 @@ pub enum PlannedStatement {
         /// Every object the definition names, including views planned in place (which
         /// `plan.imports()` cannot show).
         depends_on: Vec<GlobalId>,
+        /// The text of the defining query, for the catalog's `definition` columns.
+        query_sql: Option<String>,
+        /// The statement's text as it is kept (`ParsedStatement::durable_sql`).
+        create_sql: Option<String>,
     },
-    /// DROP TABLE / DROP MATERIALIZED VIEW of the named objects (already resolved).
-    Drop { ids: Vec<GlobalId>, cascade: bool },
+    /// DROP of the named objects (already resolved).
+    Drop {
+        ids: Vec<GlobalId>,
+        cascade: bool,
+        /// The statement's text as it is kept (`ParsedStatement::durable_sql`).
+        sql: Option<String>,
+    },
     /// INSERT: `plan` yields rows matching the table's columns, already cast to their types.
     /// `returning` is evaluated over each inserted row (and each row ON CONFLICT updated).
     Insert {
@@ -251,77 +259,159 @@ pub enum PlannedStatement {
     },
     /// TRUNCATE: every row of `tables` is removed, in one write.
     Truncate { tables: Vec<GlobalId> },
+    /// SHOW TABLES | VIEWS | SOURCES | INDEXES ...: listed from the server's catalog.
+    ShowObjects(crate::session_statement::ShowObjects),
+    /// SHOW CREATE: the text the server's catalog keeps for the object.
+    ShowCreate {
+        object: crate::show_create::ShowCreateObject,
+        name: String,
+    },
+    /// COPY ... FROM STDIN: rows read from the client into a table.
+    CopyFrom(crate::copy::CopyFromPlan),
+    /// COPY ... TO STDOUT: the rows of `query` (a `Select`) written in `format`.
+    CopyTo {
+        query: Box<PlannedStatement>,
+        format: crate::copy::CopyFormat,
+    },
+    /// SET, RESET, SHOW of a parameter, SET TRANSACTION: the session runs them on its
+    /// variables.
+    Session(crate::session_statement::SessionStatement),
+    /// BEGIN, COMMIT, ROLLBACK [TO SAVEPOINT], SAVEPOINT, RELEASE: the session runs them on
+    /// its transaction.
+    Transaction(crate::session_statement::TransactionStatement),
+    /// DEALLOCATE: the session forgets a prepared statement (`None`: all of them).
+    Deallocate { name: Option<String> },
+    /// DECLARE: a cursor over `target`, which is planned and run as the cursor opens (as
+    /// PostgreSQL does), when the session has checked the block and the name.
+    Declare {
+        name: String,
+        options: crate::cursor::CursorOptions,
+        target: Box<ParsedStatement>,
+    },
+    /// FETCH or MOVE from a cursor of the session.
+    Fetch(crate::cursor::Fetch),
+    /// CLOSE a cursor of the session, or all of them (`None`).
+    Close { name: Option<String> },
 }
 
+impl PlannedStatement {
+    /// Fills in what the plan keeps of the statement's text.
+    fn with_text_of(mut self, stmt: &ParsedStatement) -> Self {
+        match &mut self {
+            PlannedStatement::CreateIndex { create_sql, .. }
+            | PlannedStatement::CreateTable { create_sql, .. }
+            | PlannedStatement::CreateView { create_sql, .. }
+            | PlannedStatement::Drop {
+                sql: create_sql, ..
+            } => *create_sql = stmt.durable_sql(),
+            _ => {}
+        }
+        self
+    }
+}
+
+/// The plan of a statement the session runs without the catalog (session variables,
+/// transaction control, DEALLOCATE, cursors), `None` for any other statement.
+pub fn plan_session_statement(stmt: &ParsedStatement) -> Option<PlannedStatement> {
+    Some(match stmt {
+        ParsedStatement::Session(s) => PlannedStatement::Session(s.clone()),
+        ParsedStatement::Transaction(t) => PlannedStatement::Transaction(t.clone()),
+        ParsedStatement::Deallocate { name } => PlannedStatement::Deallocate { name: name.clone() },
+        ParsedStatement::Declare {
+            name,
+            options,
+            target,
+        } => PlannedStatement::Declare {
+            name: name.clone(),
+            options: *options,
+            target: target.clone(),
+        },
+        ParsedStatement::Fetch(fetch) => PlannedStatement::Fetch(fetch.clone()),
+        ParsedStatement::Close { name } => PlannedStatement::Close { name: name.clone() },
+        _ => return None,
+    })
+}
+
+/// Plans any statement: every statement kpg runs has a plan.
 pub(crate) fn plan_statement(
     stmt: &ParsedStatement,
     catalog: &dyn Catalog,
 ) -> Result<PlannedStatement, PlanError> {
-    let stmt =
-        match stmt {
-            ParsedStatement::Subscribe {
-                target, options, ..
-            } => return plan_subscribe(target, options, catalog),
-            ParsedStatement::CreateDefaultIndex { on, if_not_exists } => {
-                return crate::index::plan_default_index(on, *if_not_exists, catalog)
-            }
-            ParsedStatement::CreateSource(cs) => {
-                return crate::source::plan_create_source(cs, catalog)
-            }
-            ParsedStatement::CreateConnection(cc) => {
-                return crate::connection::plan_create(cc, catalog)
-            }
-            ParsedStatement::CreateSink(cs) => return crate::sink::plan_create(cs, catalog),
-            ParsedStatement::DropSink { names, if_exists } => {
-                return crate::sink::plan_drop(names, *if_exists, catalog)
-            }
-            ParsedStatement::DropConnection {
+    plan_parts(stmt, catalog).map(|planned| planned.with_text_of(stmt))
+}
+
+fn plan_parts(
+    stmt: &ParsedStatement,
+    catalog: &dyn Catalog,
+) -> Result<PlannedStatement, PlanError> {
+    let stmt = match stmt {
+        ParsedStatement::Subscribe {
+            target, options, ..
+        } => return plan_subscribe(target, options, catalog),
+        ParsedStatement::CreateDefaultIndex { on, if_not_exists } => {
+            return crate::index::plan_default_index(on, *if_not_exists, catalog)
+        }
+        ParsedStatement::CreateSource(cs) => return crate::source::plan_create_source(cs, catalog),
+        ParsedStatement::CreateConnection(cc) => {
+            return crate::connection::plan_create(cc, catalog)
+        }
+        ParsedStatement::CreateSink(cs) => return crate::sink::plan_create(cs, catalog),
+        ParsedStatement::DropSink { names, if_exists } => {
+            return crate::sink::plan_drop(names, *if_exists, catalog)
+        }
+        ParsedStatement::DropConnection {
+            names,
+            if_exists,
+            cascade,
+        } => return crate::connection::plan_drop(names, *if_exists, *cascade, catalog),
+        ParsedStatement::CreateExternalSource(cs) => {
+            return crate::external_source::plan(cs, catalog)
+        }
+        ParsedStatement::DropSource {
+            names,
+            if_exists,
+            cascade,
+        } => {
+            return ddl::plan_drop_items(
+                crate::ItemKind::Source,
+                *if_exists,
                 names,
-                if_exists,
-                cascade,
-            } => return crate::connection::plan_drop(names, *if_exists, *cascade, catalog),
-            ParsedStatement::CreateExternalSource(cs) => {
-                return crate::external_source::plan(cs, catalog)
-            }
-            ParsedStatement::DropSource {
-                names,
-                if_exists,
-                cascade,
-            } => {
-                return ddl::plan_drop_items(
-                    crate::ItemKind::Source,
-                    *if_exists,
-                    names,
-                    *cascade,
-                    catalog,
-                )
-            }
-            ParsedStatement::Explain { stage, target } => {
-                return crate::explain::plan_explain(*stage, target, catalog)
-            }
-            ParsedStatement::ShowCreate { .. } => {
-                return Err(PlanError::unsupported(
-                    "SHOW CREATE outside a session (it is answered from the server's catalog)",
-                ))
-            }
-            ParsedStatement::Declare { .. }
-            | ParsedStatement::Fetch { .. }
-            | ParsedStatement::Close { .. } => return Err(PlanError::unsupported(
-                "cursor statements outside a session (DECLARE, FETCH, MOVE and CLOSE are run by \
-                 the session through the simple query protocol)",
-            )),
-            ParsedStatement::ShowObjects(_)
-            | ParsedStatement::Session(_)
-            | ParsedStatement::Transaction(_)
-            | ParsedStatement::Deallocate { .. }
-            | ParsedStatement::CopyFrom(_)
-            | ParsedStatement::CopyTo(_) => return Err(PlanError::unsupported(
-                "session statements outside a session (SET, SHOW, transaction control, COPY and \
-                 DEALLOCATE are run by the session)",
-            )),
-            ParsedStatement::Refused(e) => return Err(e.clone()),
-            ParsedStatement::Sql(s) => s,
-        };
+                *cascade,
+                catalog,
+            )
+        }
+        ParsedStatement::Explain { stage, target } => {
+            return crate::explain::plan_explain(*stage, target, catalog)
+        }
+        ParsedStatement::ShowCreate { object, name } => {
+            return Ok(PlannedStatement::ShowCreate {
+                object: *object,
+                name: name.clone(),
+            })
+        }
+        ParsedStatement::ShowObjects(show) => {
+            return Ok(PlannedStatement::ShowObjects(show.clone()))
+        }
+        ParsedStatement::CopyFrom(copy) => {
+            return crate::copy::plan_copy_from(copy, catalog).map(PlannedStatement::CopyFrom)
+        }
+        ParsedStatement::CopyTo(copy) => {
+            return Ok(PlannedStatement::CopyTo {
+                query: Box::new(plan_statement(&copy.query, catalog)?),
+                format: copy.format.clone(),
+            })
+        }
+        ParsedStatement::Session(_)
+        | ParsedStatement::Transaction(_)
+        | ParsedStatement::Deallocate { .. }
+        | ParsedStatement::Declare { .. }
+        | ParsedStatement::Fetch(_)
+        | ParsedStatement::Close { .. } => {
+            return Ok(plan_session_statement(stmt).expect("a session statement"))
+        }
+        ParsedStatement::Refused(e) => return Err(e.clone()),
+        ParsedStatement::Sql(s) => s,
+    };
     match stmt {
         Statement::Query(q) => {
             if let Some(into) = ddl::plan_select_into(q, catalog) {

@@ -16,11 +16,11 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use kpg_sql::{ParsedStatement, StatementKind};
+use kpg_sql::{ParsedStatement, PlannedStatement};
 use kpg_types::{GlobalId, Row};
 
 use super::durable::DurableText;
-use super::{Coordinator, ExecuteResult, State};
+use super::{Coordinator, ExecuteResult, Planned, State};
 use crate::error::ExecError;
 use crate::storage::{CatalogOp, CatalogRecord};
 
@@ -30,17 +30,13 @@ pub struct Provisional {
     record: Option<CatalogRecord>,
 }
 
-/// Why `stmt` cannot run inside a block, if it is DDL a ROLLBACK could not undo; `None` for a
-/// `CREATE` that can be provisional or for a statement that is not DDL.
-pub fn refused_in_block(stmt: &ParsedStatement) -> Option<ExecError> {
-    let what = match stmt.kind() {
-        StatementKind::CreateTable { or_replace: true } => "CREATE OR REPLACE TABLE",
-        StatementKind::CreateView {
-            or_replace: true, ..
-        } => "CREATE OR REPLACE VIEW",
-        StatementKind::Drop => "DROP",
-        StatementKind::Alter => "ALTER",
-        StatementKind::Truncate => "TRUNCATE",
+/// Why a statement planned as `planned` cannot run inside a block, if it is DDL a ROLLBACK
+/// could not undo; `None` for a `CREATE` that can be provisional or for a statement that is
+/// not DDL. (`CREATE OR REPLACE` and `ALTER` are refused by the planner everywhere.)
+pub fn refused_in_block(planned: &PlannedStatement) -> Option<ExecError> {
+    let what = match planned {
+        PlannedStatement::Drop { .. } => "DROP",
+        PlannedStatement::Truncate { .. } => "TRUNCATE",
         _ => return None,
     };
     Some(ExecError::unsupported(format!(
@@ -48,9 +44,15 @@ pub fn refused_in_block(stmt: &ParsedStatement) -> Option<ExecError> {
     )))
 }
 
-/// Whether `stmt` is a `CREATE` a block runs provisionally.
-pub fn is_block_create(stmt: &ParsedStatement) -> bool {
-    stmt.kind().is_create()
+/// Whether `planned` is a `CREATE` a block runs provisionally (or refuses as one).
+pub fn is_block_create(planned: &PlannedStatement) -> bool {
+    matches!(
+        planned,
+        PlannedStatement::CreateTable { .. }
+            | PlannedStatement::CreateTableAs { .. }
+            | PlannedStatement::CreateView { .. }
+            | PlannedStatement::CreateIndex { .. }
+    )
 }
 
 impl Coordinator {
@@ -59,11 +61,12 @@ impl Coordinator {
     pub async fn create_in_block(
         self: &Arc<Self>,
         stmt: &ParsedStatement,
+        planned: Planned,
         block: u64,
     ) -> Result<(ExecuteResult, Provisional), ExecError> {
         self.write(async {
-            let planned = self.plan_for_execution(stmt).await?;
-            let Some(text) = DurableText::of(stmt, &planned) else {
+            let planned = self.current(stmt, planned).await?;
+            let Some(text) = DurableText::of(&planned) else {
                 return Err(ExecError::unsupported(
                     "this statement inside a transaction block is",
                 ));
@@ -76,7 +79,7 @@ impl Coordinator {
             self.flush().await;
             let before: BTreeSet<GlobalId> = self.lock().catalog.ids().collect();
             let durable_before = self.lock().catalog.durable_ids();
-            let result = self.run(stmt, planned).await?;
+            let result = self.run(planned).await?;
             let mut state = self.lock();
             let created: Vec<GlobalId> = state
                 .catalog

@@ -3,7 +3,7 @@
 //! transaction, and then built in the workers. (Sources are in `sources.rs` and
 //! `external.rs`, sinks in `sink.rs`, CREATE TABLE AS in `table_as.rs`.)
 
-use kpg_sql::{CatalogItem, IndexItem, ItemKind, ParsedStatement};
+use kpg_sql::{CatalogItem, IndexItem, ItemKind};
 use kpg_types::command::Command;
 use kpg_types::{DataflowDescription, DataflowSink, GlobalId, Plan, RelationDesc, ScalarExpr};
 
@@ -30,17 +30,17 @@ impl Coordinator {
         Ok(ExecuteResult::Command("CREATE INDEX".into()))
     }
 
-    /// CREATE TABLE (`stmt`).
+    /// CREATE TABLE, kept as `create_sql`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn create_table_statement(
         &self,
-        stmt: &ParsedStatement,
         name: String,
         desc: RelationDesc,
         keys: Vec<kpg_sql::UniqueKey>,
         defaults: Vec<Option<kpg_sql::ColumnDefault>>,
         if_not_exists: bool,
         temporary: bool,
+        create_sql: Option<String>,
     ) -> Result<ExecuteResult, ExecError> {
         let session = temporary::owner(temporary)?;
         let mut state = self.lock();
@@ -53,22 +53,22 @@ impl Coordinator {
         {
             return exists_result(&taken.name, false, "CREATE TABLE");
         }
-        let create_sql = stmt.durable_sql();
         self.create_table(&mut state, name, desc, keys, defaults, session, create_sql)?;
         Ok(ExecuteResult::Command("CREATE TABLE".into()))
     }
 
-    /// CREATE [MATERIALIZED] VIEW (`stmt`) reading `named`.
+    /// CREATE [MATERIALIZED] VIEW reading `named`; `texts`: its query's and its statement's
+    /// SQL, as the catalog keeps them.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn create_view(
         &self,
-        stmt: &ParsedStatement,
         name: String,
         desc: RelationDesc,
         plan: Plan,
         materialized: bool,
         if_not_exists: bool,
         named: Vec<GlobalId>,
+        texts: ViewTexts,
     ) -> Result<ExecuteResult, ExecError> {
         let tag = if materialized {
             "CREATE MATERIALIZED VIEW"
@@ -89,7 +89,7 @@ impl Coordinator {
         let id = Self::allocate_id(&mut state);
         if !materialized {
             // Readers plan the definition in place; nothing runs until it is indexed.
-            let entry = view_entry(id, name, ItemKind::View, desc, named, plan, stmt);
+            let entry = view_entry(id, name, ItemKind::View, desc, named, plan, texts);
             state.catalog.transact(vec![Op::Create {
                 entry,
                 temp: session,
@@ -121,7 +121,7 @@ impl Coordinator {
             desc,
             depends_on,
             plan,
-            stmt,
+            texts,
         );
         state
             .catalog
@@ -382,8 +382,11 @@ impl Coordinator {
     }
 }
 
-/// The catalog entry of the view or materialized view `id` that `stmt` creates: it reads
-/// `depends_on`, is defined by `plan`, and keeps its defining query's SQL and its statement.
+/// A view's defining query's SQL and its CREATE statement's, as the catalog keeps them.
+pub(super) type ViewTexts = (Option<String>, Option<String>);
+
+/// The catalog entry of the view or materialized view `id`: it reads `depends_on`, is
+/// defined by `plan`, and keeps its defining query's SQL and its statement (`texts`).
 fn view_entry(
     id: GlobalId,
     name: String,
@@ -391,7 +394,7 @@ fn view_entry(
     desc: RelationDesc,
     depends_on: Vec<GlobalId>,
     plan: Plan,
-    stmt: &ParsedStatement,
+    (sql, create_sql): ViewTexts,
 ) -> Entry {
     let mut entry = Entry::new(CatalogItem {
         id,
@@ -401,8 +404,8 @@ fn view_entry(
     });
     entry.depends_on = depends_on;
     entry.definition = Some(plan);
-    entry.sql = stmt.view_query_sql();
-    entry.create_sql = stmt.durable_sql();
+    entry.sql = sql;
+    entry.create_sql = create_sql;
     entry
 }
 

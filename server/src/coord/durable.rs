@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use kpg_sql::{ParsedStatement, PlannedStatement};
+use kpg_sql::PlannedStatement;
 use kpg_types::command::Command;
 use kpg_types::{GlobalId, Row};
 
@@ -70,8 +70,8 @@ pub(super) enum DurableText {
 }
 
 impl DurableText {
-    /// The text of `stmt`, planned as `planned`; `None` if the statement changes no catalog.
-    pub(super) fn of(stmt: &ParsedStatement, planned: &PlannedStatement) -> Option<DurableText> {
+    /// The text a statement planned as `planned` is kept as; `None` if it changes no catalog.
+    pub(super) fn of(planned: &PlannedStatement) -> Option<DurableText> {
         Some(match planned {
             PlannedStatement::CreateSink(sink) => DurableText::Sql(Some(sink.sql.clone())),
             PlannedStatement::CreateSource { sql, .. }
@@ -80,10 +80,12 @@ impl DurableText {
                 DurableText::Sql(Some(sql.clone()))
             }
             PlannedStatement::CreateTableAs { .. } => DurableText::TableItCreates,
-            PlannedStatement::CreateIndex { .. }
-            | PlannedStatement::CreateTable { .. }
-            | PlannedStatement::CreateView { .. }
-            | PlannedStatement::Drop { .. } => DurableText::Sql(stmt.durable_sql()),
+            PlannedStatement::CreateIndex { create_sql, .. }
+            | PlannedStatement::CreateTable { create_sql, .. }
+            | PlannedStatement::CreateView { create_sql, .. }
+            | PlannedStatement::Drop {
+                sql: create_sql, ..
+            } => DurableText::Sql(create_sql.clone()),
             _ => return None,
         })
     }

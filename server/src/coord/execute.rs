@@ -1,11 +1,14 @@
-//! The coordinator's sequencer: plans a statement against the catalog and runs the plan by
-//! its family — reads (peeks, EXPLAIN, subscriptions) here, DDL in `ddl.rs`, writes in
-//! `write.rs`, sources in `sources.rs` and `external.rs`, sinks in `sink.rs`.
+//! The coordinator's part of sequencing: plans a statement against the catalog (`Planned`,
+//! before the session sequences it) and runs the plans of the catalog's families — reads
+//! (peeks, EXPLAIN, subscriptions, SHOW) here, DDL in `ddl.rs`, writes in `write.rs`, sources
+//! in `sources.rs` and `external.rs`, sinks in `sink.rs`. The session's own statements
+//! (variables, transaction control, cursors, COPY) are sequenced by the session
+//! (`session/sequence.rs`).
 
 use std::sync::Arc;
 
 use crate::statement_context::Bound;
-use kpg_sql::{ParsedStatement, PlannedStatement, RowSetFinishing, StatementKind};
+use kpg_sql::{ParsedStatement, PlannedStatement, RowSetFinishing};
 use kpg_types::{ColumnType, Datum, GlobalId, RelationDesc, Row, ScalarType};
 
 use super::durable::DurableText;
@@ -35,6 +38,13 @@ pub enum ExecuteResult {
     },
 }
 
+/// A statement's plan and the catalog generation it was made at: a plan applied under the
+/// write lock is made again if DDL changed the catalog since (`Coordinator::execute_planned`).
+pub struct Planned {
+    pub plan: PlannedStatement,
+    pub generation: u64,
+}
+
 /// A constant INSERT planned for a transaction block: the table, the rows to write with their
 /// multiplicities, and what the statement answers.
 pub type ConstantInsert = (GlobalId, Vec<(Row, i64)>, ExecuteResult);
@@ -42,19 +52,18 @@ pub type ConstantInsert = (GlobalId, Vec<(Row, i64)>, ExecuteResult);
 impl Coordinator {
     /// Plans a statement against the current catalog (also used to describe statements).
     pub fn plan(&self, stmt: &ParsedStatement) -> Result<PlannedStatement, ExecError> {
-        self.plan_with(stmt, &SystemData::default())
+        Ok(self.plan_with(stmt, &SystemData::default())?.plan)
     }
 
     /// Plans against the catalog plus the introspection relations holding `data`.
-    fn plan_with(
-        &self,
-        stmt: &ParsedStatement,
-        data: &SystemData,
-    ) -> Result<PlannedStatement, ExecError> {
+    fn plan_with(&self, stmt: &ParsedStatement, data: &SystemData) -> Result<Planned, ExecError> {
         let values = match crate::statement_context::bound(stmt) {
             Some(Bound::Plan(planned)) => {
                 check_system_use(&planned)?;
-                return Ok(planned.as_ref().clone());
+                return Ok(Planned {
+                    plan: planned.as_ref().clone(),
+                    generation: self.catalog_generation(),
+                });
             }
             Some(Bound::Values(values)) => Some(values),
             None => None,
@@ -81,7 +90,10 @@ impl Coordinator {
         })?
         .map_err(ExecError::from)?;
         check_system_use(&planned)?;
-        Ok(planned)
+        Ok(Planned {
+            plan: planned,
+            generation: state.catalog.generation(),
+        })
     }
 
     /// Plans a prepared statement once, its parameters typed as `declared` (where declared)
@@ -127,20 +139,23 @@ impl Coordinator {
     }
 
     /// Plans a statement about to run: with the current introspection figures if it names an
-    /// introspection relation.
-    pub(super) async fn plan_for_execution(
-        &self,
-        stmt: &ParsedStatement,
-    ) -> Result<PlannedStatement, ExecError> {
+    /// introspection relation. The session's own statements are planned without the catalog.
+    pub async fn plan_statement(&self, stmt: &ParsedStatement) -> Result<Planned, ExecError> {
+        if let Some(plan) = kpg_sql::plan_session_statement(stmt) {
+            return Ok(Planned {
+                plan,
+                generation: 0,
+            });
+        }
         if crate::statement_context::has_bound_plan(stmt) {
             // Planned once at Parse, which refuses to plan what reads a system relation.
-            return self.plan(stmt);
+            return self.plan_with(stmt, &SystemData::default());
         }
         // The SQL text of a plain statement (short), not its syntax tree's debug form (which
         // lists every token's position, and cost 4% of the CPU of many small INSERTs).
         let text = stmt.scan_text();
         if !mentions_system(&text) {
-            return self.plan(stmt);
+            return self.plan_with(stmt, &SystemData::default());
         }
         let figures = self.introspect().await?;
         let data = {
@@ -155,48 +170,41 @@ impl Coordinator {
         self.plan_with(stmt, &data)
     }
 
-    /// Executes one statement. Reads run concurrently; writes and DDL run one at a time, and
-    /// return once what they changed is durable.
+    /// Plans and executes one statement of the catalog's families. Reads run concurrently;
+    /// writes and DDL run one at a time, and return once what they changed is durable.
     pub async fn execute(
         self: &Arc<Self>,
         stmt: &ParsedStatement,
     ) -> Result<ExecuteResult, ExecError> {
-        self.execute_within(stmt, None).await
+        let planned = self.plan_statement(stmt).await?;
+        self.execute_planned(stmt, planned, None).await
     }
 
-    /// Executes one statement, canceled (57014) if it takes longer than `limit`. A write can
-    /// be canceled only until it is handed to the committer (the last thing it does): after
-    /// that it is applied, so it is waited for.
-    pub async fn execute_within(
+    /// Executes the plan of `stmt`, canceled (57014) if it takes longer than `limit`. A
+    /// write can be canceled only until it is handed to the committer (the last thing it
+    /// does): after that it is applied, so it is waited for.
+    pub async fn execute_planned(
         self: &Arc<Self>,
         stmt: &ParsedStatement,
+        planned: Planned,
         limit: Option<std::time::Duration>,
     ) -> Result<ExecuteResult, ExecError> {
-        let is_read = stmt.kind() == StatementKind::Query
-            || matches!(
-                stmt,
-                ParsedStatement::Subscribe { .. } | ParsedStatement::Explain { .. }
-            );
-        if let Some(result) = self.show(stmt) {
+        if let Some(result) = super::show::show(&planned.plan, &self.lock().catalog) {
             return result;
         }
-        if is_read {
-            return within(limit, async {
-                let planned = self.plan_for_execution(stmt).await?;
-                self.run(stmt, planned).await
-            })
-            .await;
+        if is_read(&planned.plan) {
+            return within(limit, self.run(planned.plan)).await;
         }
         self.write(within(limit, async {
-            let planned = self.plan_for_execution(stmt).await?;
-            let Some(text) = DurableText::of(stmt, &planned) else {
-                return self.run(stmt, planned).await;
+            let planned = self.current(stmt, planned).await?;
+            let Some(text) = DurableText::of(&planned) else {
+                return self.run(planned).await;
             };
             // DDL starts from a durable, readable state: no write of a table it drops, or
             // that a view it creates reads, is still in flight.
             self.flush().await;
             let before = self.lock().catalog.durable_ids();
-            let result = super::durable::stored_after(&text, self.run(stmt, planned)).await?;
+            let result = super::durable::stored_after(&text, self.run(planned)).await?;
             self.refuse_on_provisional(&before)?;
             self.persist_ddl(&before, text)?;
             Ok(result)
@@ -204,10 +212,34 @@ impl Coordinator {
         .await
     }
 
+    /// Runs a read's plan (a query, EXPLAIN, SUBSCRIBE), such as a COPY's query.
+    pub async fn run_read(
+        self: &Arc<Self>,
+        plan: PlannedStatement,
+    ) -> Result<ExecuteResult, ExecError> {
+        if !is_read(&plan) {
+            return Err(ExecError::internal("a read of a plan that writes"));
+        }
+        self.run(plan).await
+    }
+
+    /// The plan of `stmt` for the catalog as it is now: `planned`'s, unless DDL changed the
+    /// catalog after it was made (it was made before the write lock was taken), then made
+    /// again.
+    pub(super) async fn current(
+        &self,
+        stmt: &ParsedStatement,
+        planned: Planned,
+    ) -> Result<PlannedStatement, ExecError> {
+        if planned.generation == self.catalog_generation() {
+            return Ok(planned.plan);
+        }
+        Ok(self.plan_statement(stmt).await?.plan)
+    }
+
     /// Runs a planned statement (the caller holds the write lock if it writes).
     pub(super) async fn run(
         self: &Arc<Self>,
-        stmt: &ParsedStatement,
         planned: PlannedStatement,
     ) -> Result<ExecuteResult, ExecError> {
         match planned {
@@ -239,6 +271,7 @@ impl Coordinator {
                 on,
                 key,
                 if_not_exists,
+                ..
             } => self.create_index_statement(name, on, key, if_not_exists),
             PlannedStatement::CreateTable {
                 name,
@@ -247,14 +280,15 @@ impl Coordinator {
                 defaults,
                 if_not_exists,
                 temporary,
+                create_sql,
             } => self.create_table_statement(
-                stmt,
                 name,
                 desc,
                 keys,
                 defaults,
                 if_not_exists,
                 temporary,
+                create_sql,
             ),
             PlannedStatement::CreateTableAs {
                 name,
@@ -277,7 +311,12 @@ impl Coordinator {
                 materialized,
                 if_not_exists,
                 depends_on: named,
-            } => self.create_view(stmt, name, desc, plan, materialized, if_not_exists, named),
+                query_sql,
+                create_sql,
+            } => {
+                let texts = (query_sql, create_sql);
+                self.create_view(name, desc, plan, materialized, if_not_exists, named, texts)
+            }
             PlannedStatement::CreateSource {
                 name,
                 if_not_exists,
@@ -304,7 +343,7 @@ impl Coordinator {
                 progress_topic,
                 sql,
             } => self.create_connection(name, if_not_exists, broker, progress_topic, sql),
-            PlannedStatement::Drop { ids, cascade } => self.drop_objects(&ids, cascade),
+            PlannedStatement::Drop { ids, cascade, .. } => self.drop_objects(&ids, cascade),
             PlannedStatement::Insert {
                 table,
                 plan,
@@ -333,23 +372,40 @@ impl Coordinator {
                     .await
             }
             PlannedStatement::Truncate { tables } => self.truncate(tables).await,
+            PlannedStatement::ShowObjects(_)
+            | PlannedStatement::ShowCreate { .. }
+            | PlannedStatement::CopyFrom(_)
+            | PlannedStatement::CopyTo { .. }
+            | PlannedStatement::Session(_)
+            | PlannedStatement::Transaction(_)
+            | PlannedStatement::Deallocate { .. }
+            | PlannedStatement::Declare { .. }
+            | PlannedStatement::Fetch(_)
+            | PlannedStatement::Close { .. } => Err(ExecError::internal(
+                "a statement the session sequences reached the coordinator",
+            )),
         }
     }
 
-    /// The answer to a SHOW statement about the catalog, or `None` if `stmt` is not one.
-    pub fn show(&self, stmt: &ParsedStatement) -> Option<Result<ExecuteResult, ExecError>> {
-        match stmt {
-            ParsedStatement::ShowObjects(_) | ParsedStatement::ShowCreate { .. } => {
-                super::show::show(stmt, &self.lock().catalog)
-            }
-            _ => None,
-        }
+    /// The answer to a SHOW statement about the catalog, or `None` if `planned` is not one.
+    pub fn show(&self, planned: &PlannedStatement) -> Option<Result<ExecuteResult, ExecError>> {
+        super::show::show(planned, &self.lock().catalog)
     }
 
     /// The table or view called `name`.
     pub fn resolve(&self, name: &str) -> Option<kpg_sql::CatalogItem> {
         kpg_sql::Catalog::resolve(&self.lock().catalog, name)
     }
+}
+
+/// Whether a plan only reads: runs without the write lock.
+fn is_read(plan: &PlannedStatement) -> bool {
+    matches!(
+        plan,
+        PlannedStatement::Select { .. }
+            | PlannedStatement::Explain { .. }
+            | PlannedStatement::Subscribe { .. }
+    )
 }
 
 /// Runs `body`, canceling it with SQLSTATE 57014 (dropping its reads) after `limit`.

@@ -2,7 +2,7 @@
 //! and `SHOW CREATE ...`: listings of the catalog, answered by the coordinator from its own
 //! state.
 
-use kpg_sql::{Catalog as _, ItemKind, ParsedStatement, ShowCreateObject, ShowObjects};
+use kpg_sql::{Catalog as _, ItemKind, PlannedStatement, ShowCreateObject, ShowObjects};
 use kpg_types::{ColumnType, Datum, RelationDesc, Row, ScalarType};
 
 use super::execute::ExecuteResult;
@@ -10,12 +10,15 @@ use crate::catalog::{Catalog, Entry};
 use crate::error::ExecError;
 
 /// The answer to a SHOW statement about the catalog, or `None` if `stmt` is not one.
-pub fn show(stmt: &ParsedStatement, catalog: &Catalog) -> Option<Result<ExecuteResult, ExecError>> {
-    let listing_of = match stmt {
-        ParsedStatement::ShowCreate { object, name } => {
+pub fn show(
+    planned: &PlannedStatement,
+    catalog: &Catalog,
+) -> Option<Result<ExecuteResult, ExecError>> {
+    let listing_of = match planned {
+        PlannedStatement::ShowCreate { object, name } => {
             return Some(show_create(catalog, *object, name))
         }
-        ParsedStatement::ShowObjects(what) => what,
+        PlannedStatement::ShowObjects(what) => what,
         _ => return None,
     };
     Some(match listing_of {

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use kpg_sql::{OnConflict, ParsedStatement, PlannedStatement, Returning, StatementKind};
+use kpg_sql::{OnConflict, PlannedStatement, Returning};
 use kpg_types::{GlobalId, Plan, Row, ScalarExpr};
 
 use super::execute::{ConstantInsert, ExecuteResult};
@@ -108,51 +108,6 @@ impl Coordinator {
         Ok(result)
     }
 
-    /// Plans an INSERT of constant rows for a transaction block (to be checked, not yet
-    /// written), with what it answers: its tag, or its RETURNING rows.
-    pub fn plan_constant_insert(
-        &self,
-        stmt: &ParsedStatement,
-    ) -> Result<ConstantInsert, ExecError> {
-        self.plan_insert_of_constants(stmt)?.ok_or_else(|| {
-            let what = match stmt.kind() {
-                StatementKind::Insert {
-                    on_conflict: true, ..
-                } => "INSERT ... ON CONFLICT",
-                StatementKind::Insert { .. } => "INSERT ... SELECT",
-                _ => "this statement",
-            };
-            ExecError::unsupported(format!("{what} inside a transaction block"))
-        })
-    }
-
-    /// Plans `stmt` as an INSERT of constant rows without ON CONFLICT, with what it answers;
-    /// `None` if it is another statement (an INSERT ... SELECT, ON CONFLICT, not an INSERT).
-    pub fn plan_insert_of_constants(
-        &self,
-        stmt: &ParsedStatement,
-    ) -> Result<Option<ConstantInsert>, ExecError> {
-        if !matches!(stmt.kind(), StatementKind::Insert { .. }) {
-            return Ok(None);
-        }
-        match self.plan(stmt)? {
-            PlannedStatement::Insert {
-                table,
-                plan: Plan::Constant { rows },
-                returning,
-                on_conflict: None,
-            } => {
-                let result = written(
-                    "INSERT 0",
-                    returning.as_ref(),
-                    rows.iter().map(|(r, n)| (r.datums(), *n)),
-                )?;
-                Ok(Some((table, rows, result)))
-            }
-            _ => Ok(None),
-        }
-    }
-
     /// Checks rows bound for `table` (e.g. from COPY) and appends them at one timestamp.
     pub async fn insert_rows(
         self: &Arc<Self>,
@@ -185,5 +140,30 @@ impl Coordinator {
             Ok(())
         })
         .await
+    }
+}
+
+/// An INSERT of constant rows without ON CONFLICT, as a transaction holds it back: the
+/// table, its rows (to be checked, not yet written) and what the statement answers (its tag,
+/// or its RETURNING rows). `Err(planned)`: another statement (an INSERT ... SELECT, ON
+/// CONFLICT, not an INSERT), handed back.
+pub fn constant_insert(
+    planned: PlannedStatement,
+) -> Result<Result<ConstantInsert, PlannedStatement>, ExecError> {
+    match planned {
+        PlannedStatement::Insert {
+            table,
+            plan: Plan::Constant { rows },
+            returning,
+            on_conflict: None,
+        } => {
+            let result = written(
+                "INSERT 0",
+                returning.as_ref(),
+                rows.iter().map(|(r, n)| (r.datums(), *n)),
+            )?;
+            Ok(Ok((table, rows, result)))
+        }
+        other => Ok(Err(other)),
     }
 }

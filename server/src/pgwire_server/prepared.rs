@@ -418,7 +418,11 @@ impl QueryParser for StatementParser {
         let stmt = &stmt.stmt;
         let shown = match &**stmt {
             ParsedStatement::Session(s) => Some(SessionVars::default().run(s)),
-            _ => self.coord.show(stmt),
+            ParsedStatement::ShowObjects(_) | ParsedStatement::ShowCreate { .. } => {
+                let planned = self.coord.plan(stmt).map_err(pg_error)?;
+                self.coord.show(&planned)
+            }
+            _ => None,
         };
         let desc = if let Some(result) = shown {
             match result {

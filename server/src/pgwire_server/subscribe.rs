@@ -23,6 +23,8 @@ use super::{connection, Frontend};
 use crate::coord::ExecuteResult;
 use crate::cursors::{event_rows, subscribe_desc};
 use crate::error::ExecError;
+use crate::session::Outcome;
+use crate::statement_context::Bound;
 
 /// How the subscription's rows reach the client.
 pub enum Output {
@@ -32,12 +34,14 @@ pub enum Output {
     Rows(Format),
 }
 
-/// Streams the subscription `stmt` starts. Returns the tag to complete with, or the error that
-/// ended the stream.
+/// Streams the subscription `stmt` starts (run by the session's sequencer, with the values
+/// `bound` to it by a Bind). Returns the tag to complete with, or the error that ended the
+/// stream.
 pub async fn stream<C>(
     frontend: &Frontend,
     client: &mut C,
     stmt: &ParsedStatement,
+    bound: Option<Bound>,
     output: Output,
 ) -> PgWireResult<Result<Tag, ExecError>>
 where
@@ -51,21 +55,20 @@ where
     };
     let conn = connection(client);
     let style = conn.output_style();
-    if let Some(why) = crate::session::float_digits::refusal(&style) {
-        if let Err(e) = crate::session::float_digits::check(stmt, &frontend.coord, why) {
-            return Ok(Err(e));
-        }
-    }
-    let started = frontend.coord.execute(stmt);
+    let started = conn.sequence(&frontend.coord, stmt, false);
+    let started = crate::statement_context::with_bound(stmt, bound, started);
     let started = crate::statement_context::scope(conn.statement_context(), started);
     let (desc, mut subscription) = match started.await {
-        Ok(ExecuteResult::Subscription { desc, subscription }) => (desc, subscription),
-        Ok(_) => {
+        Outcome::Result {
+            result: ExecuteResult::Subscription { desc, subscription },
+            ..
+        } => (desc, subscription),
+        Outcome::Error(e) => return Ok(Err(e)),
+        _ => {
             return Ok(Err(ExecError::internal(
                 "SUBSCRIBE did not start a subscription",
             )))
         }
-        Err(e) => return Ok(Err(e)),
     };
     let progress = subscription.progress;
     let desc = subscribe_desc(&desc, progress);

@@ -49,19 +49,26 @@ pub fn refusal(style: &kpg_types::OutputStyle) -> Option<&'static str> {
     }
 }
 
-/// Refuses `stmt` if it may convert a value to text inside an expression, saying `why`
-/// (`refusal`). The statement (a COPY's query) is planned to see its plan's
-/// conversions; an error there is left for running it to report.
-pub fn check(stmt: &ParsedStatement, coord: &Coordinator, why: &str) -> Result<(), ExecError> {
+/// Refuses `stmt` (planned as `planned`) if it may convert a value to text inside an
+/// expression, saying `why` (`refusal`). A cursor's statement is planned to see its plan's
+/// conversions; an error there is left for opening the cursor to report.
+pub fn check(
+    stmt: &ParsedStatement,
+    planned: &PlannedStatement,
+    coord: &Coordinator,
+    why: &str,
+) -> Result<(), ExecError> {
     let Some(sql) = stmt.computing_sql() else {
         return Ok(());
     };
-    let planned = match stmt {
-        ParsedStatement::Declare { target, .. } => coord.plan(target),
-        ParsedStatement::CopyTo(copy) => coord.plan(&copy.query),
-        s => coord.plan(s),
+    let converts = match planned {
+        PlannedStatement::Declare { target, .. } => {
+            coord.plan(target).is_ok_and(|p| plan_converts_to_text(&p))
+        }
+        // A COPY's plan holds its query's.
+        planned => plan_converts_to_text(planned),
     };
-    if sql_converts_to_text(&sql) || planned.is_ok_and(|p| plan_converts_to_text(&p)) {
+    if sql_converts_to_text(&sql) || converts {
         return Err(ExecError::unsupported(format!(
             "converting values to text inside a query {why}"
         )));

@@ -1,33 +1,38 @@
-//! The session's sequencer: every statement of either protocol, parsed, reaches `sequence`,
-//! which sends it to the code of its family by its `ParsedStatement` variant — COPY,
-//! transaction control, cursors, session variables — and everything else to the coordinator
-//! (or, inside a transaction block, to the block, `txn.rs`), and says what came of it.
+//! The session's sequencer. Every statement of either protocol is planned into `kpg_sql`'s
+//! one `PlannedStatement` (`Coordinator::plan_statement`: the catalog's statements against
+//! the catalog, the session's own without it) and its plan is sequenced by its family: the
+//! session's statements here — session variables, transaction control (`txn.rs`), cursors
+//! (`cursors.rs`), COPY (`copy_in.rs`, `copy_out.rs`), DEALLOCATE — and the catalog's in the
+//! coordinator (reads, DDL, writes, sources and sinks: `coord/`), through the transaction
+//! block (`txn.rs`) while one is open. What came of it is an `Outcome`.
 
 use std::sync::Arc;
 
-use kpg_sql::{CopyTo, ParsedStatement, TransactionStatement};
+use kpg_sql::{CopyFormat, ParsedStatement, PlannedStatement, TransactionStatement};
 
 use super::{float_digits, Outcome, Session};
-use crate::coord::{Coordinator, ExecuteResult};
+use crate::coord::{Coordinator, ExecuteResult, Planned};
 use crate::copy_in;
 use crate::copy_out::CopyOut;
 use crate::cursors;
 use crate::error::ExecError;
-use crate::implicit_txn;
+use crate::implicit_txn::{self, Step};
+use crate::session::portals::UNNAMED;
 use crate::txn::{self, TxnOutcome};
 
 impl Session {
-    /// Runs `stmt` (in the statement context of the session, `statement_context.rs`).
-    /// `implicit`: the statement is part of an implicit transaction of several statements (a
-    /// pipeline up to Sync, a multi-statement query string), whose INSERTs are held back until
-    /// it ends (`implicit_txn.rs`). A statement that fails fails the transaction block.
+    /// Plans and runs `stmt` (in the statement context of the session,
+    /// `statement_context.rs`). `implicit`: the statement is part of an implicit transaction
+    /// of several statements (a pipeline up to Sync, a multi-statement query string), whose
+    /// INSERTs are held back until it ends (`implicit_txn.rs`). A statement that fails fails
+    /// the transaction block.
     pub async fn sequence(
         &self,
         coord: &Arc<Coordinator>,
         stmt: &ParsedStatement,
         implicit: bool,
     ) -> Outcome {
-        let outcome = self.sequence_inner(coord, stmt, implicit).await;
+        let outcome = self.plan_and_sequence(coord, stmt, implicit).await;
         if let Outcome::Error(_) = outcome {
             // Transaction control reports its own errors without failing the block further.
             if !matches!(stmt, ParsedStatement::Transaction(_)) {
@@ -37,82 +42,109 @@ impl Session {
         outcome
     }
 
-    async fn sequence_inner(
+    async fn plan_and_sequence(
         &self,
         coord: &Arc<Coordinator>,
         stmt: &ParsedStatement,
         implicit: bool,
     ) -> Outcome {
+        // In a failed block every statement but the ones ending it is refused, unplanned.
+        let ends_block = matches!(stmt, ParsedStatement::Transaction(_));
+        if !ends_block && self.txn.lock().expect("txn").is_failed() {
+            return Outcome::Error(txn::aborted());
+        }
+        let planned = match coord.plan_statement(stmt).await {
+            Ok(planned) => planned,
+            Err(e) => return Outcome::Error(e),
+        };
         if let Some(why) = float_digits::refusal(&self.output_style()) {
-            if let Err(e) = float_digits::check(stmt, coord, why) {
+            if let Err(e) = float_digits::check(stmt, &planned.plan, coord, why) {
                 return Outcome::Error(e);
             }
         }
-        if implicit {
-            if let Some(result) = implicit_txn::step(&self.txn, stmt, coord).await {
-                return match result {
-                    Ok(result) => Outcome::of(result),
-                    Err(e) => Outcome::Error(e),
-                };
-            }
-        }
-        match stmt {
-            ParsedStatement::CopyTo(copy) => return self.copy_out(coord, copy).await,
-            ParsedStatement::CopyFrom(copy) => {
-                return match copy_in::plan(copy, |name| coord.resolve(name)) {
-                    Ok(copy) => {
-                        let width = copy.width();
-                        *self.copy.lock().expect("copy") = Some(copy);
-                        Outcome::CopyIn { width }
-                    }
-                    Err(e) => Outcome::Error(e),
-                };
-            }
-            ParsedStatement::Transaction(t) => return self.transaction(coord, t).await,
-            // In a failed block it is refused as every statement but the ones ending it.
-            ParsedStatement::Refused(_) if self.txn.lock().expect("txn").is_failed() => {
-                return Outcome::Error(txn::aborted())
-            }
-            ParsedStatement::Refused(e) => return Outcome::Error(ExecError::from(e.clone())),
-            ParsedStatement::Declare { .. }
-            | ParsedStatement::Fetch { .. }
-            | ParsedStatement::Close { .. } => return self.cursor_statement(coord, stmt).await,
-            _ => {}
-        }
-        let timeout = self
-            .vars
-            .lock()
-            .expect("session variables")
-            .statement_timeout();
-        let result = match stmt {
-            // In a failed block, SET, RESET and SHOW are refused too, as every statement but
-            // the ones ending it.
-            ParsedStatement::Session(_) if self.txn.lock().expect("txn").is_failed() => {
-                Err(txn::aborted())
-            }
-            ParsedStatement::Session(s) => self.vars.lock().expect("session variables").run(s),
-            _ if self.txn.lock().expect("txn").is_active() => {
-                txn::run_in_block(&self.txn, stmt, coord).await
-            }
-            _ => coord.execute_within(stmt, timeout).await,
+        let planned = match implicit {
+            true => match implicit_txn::step(&self.txn, planned, coord).await {
+                Step::Done(result) => return outcome(result),
+                Step::Run(planned) => planned,
+            },
+            false => planned,
         };
-        match result {
-            Ok(result) => Outcome::of(result),
-            Err(e) => Outcome::Error(e),
-        }
+        self.sequence_plan(coord, stmt, planned).await
+    }
+
+    /// Runs the plan of `stmt` by its family.
+    async fn sequence_plan(
+        &self,
+        coord: &Arc<Coordinator>,
+        stmt: &ParsedStatement,
+        planned: Planned,
+    ) -> Outcome {
+        let generation = planned.generation;
+        let result = match planned.plan {
+            PlannedStatement::CopyTo { query, format } => {
+                return self.copy_out(coord, *query, &format).await
+            }
+            PlannedStatement::CopyFrom(plan) => {
+                let copy = copy_in::start(plan);
+                let width = copy.width();
+                *self.copy.lock().expect("copy") = Some(copy);
+                return Outcome::CopyIn { width };
+            }
+            PlannedStatement::Transaction(t) => return self.transaction(coord, &t).await,
+            plan @ (PlannedStatement::Declare { .. }
+            | PlannedStatement::Fetch(_)
+            | PlannedStatement::Close { .. }) => return self.cursor_statement(coord, &plan).await,
+            PlannedStatement::Deallocate { name } => return self.deallocate(name.as_deref()),
+            PlannedStatement::Session(s) => self.vars.lock().expect("session variables").run(&s),
+            plan => {
+                let planned = Planned { plan, generation };
+                if self.txn.lock().expect("txn").is_active() {
+                    txn::run_in_block(&self.txn, stmt, planned, coord).await
+                } else {
+                    let timeout = self
+                        .vars
+                        .lock()
+                        .expect("session variables")
+                        .statement_timeout();
+                    coord.execute_planned(stmt, planned, timeout).await
+                }
+            }
+        };
+        outcome(result)
     }
 
     /// COPY ... TO STDOUT: runs its query; its rows as COPY data.
-    async fn copy_out(&self, coord: &Arc<Coordinator>, copy: &CopyTo) -> Outcome {
-        let copy = CopyOut::new(copy);
-        match coord.execute(copy.query()).await {
+    async fn copy_out(
+        &self,
+        coord: &Arc<Coordinator>,
+        query: PlannedStatement,
+        format: &CopyFormat,
+    ) -> Outcome {
+        match coord.run_read(query).await {
             Ok(ExecuteResult::Rows { desc, rows }) => {
-                let lines = copy.lines(&desc, &rows, &self.output_style());
+                let lines = CopyOut::new(format).lines(&desc, &rows, &self.output_style());
                 Outcome::CopyOut { desc, lines }
             }
             Ok(_) => Outcome::Error(ExecError::internal("COPY's query returned no rows")),
             Err(e) => Outcome::Error(e),
         }
+    }
+
+    /// `DEALLOCATE [PREPARE] name`, or `DEALLOCATE ALL` (`name` is `None`): forgets prepared
+    /// statements of the session.
+    fn deallocate(&self, name: Option<&str>) -> Outcome {
+        let mut portals = self.portals.lock().expect("portals");
+        let Some(n) = name else {
+            portals.remove_named_statements();
+            return Outcome::Tag("DEALLOCATE ALL");
+        };
+        if n == UNNAMED || !portals.remove_statement(n) {
+            return Outcome::Error(ExecError::new(
+                "26000",
+                format!("prepared statement \"{n}\" does not exist"),
+            ));
+        }
+        Outcome::Tag("DEALLOCATE")
     }
 
     /// BEGIN, COMMIT, ROLLBACK and the savepoint statements.
@@ -142,12 +174,11 @@ impl Session {
     }
 
     /// DECLARE, FETCH, MOVE and CLOSE.
-    async fn cursor_statement(&self, coord: &Arc<Coordinator>, stmt: &ParsedStatement) -> Outcome {
+    async fn cursor_statement(&self, coord: &Arc<Coordinator>, plan: &PlannedStatement) -> Outcome {
         let in_block = self.txn.lock().expect("txn").is_active();
         // A waiting FETCH ends on CancelRequest because pgwire drops the running query.
-        let failed = self.txn.lock().expect("txn").is_failed();
-        let binary = cursors::fetches_binary(stmt, &self.cursors).await;
-        let Some(result) = cursors::run(stmt, &self.cursors, coord, in_block, failed).await else {
+        let binary = cursors::fetches_binary(plan, &self.cursors).await;
+        let Some(result) = cursors::run(plan, &self.cursors, coord, in_block).await else {
             unreachable!("a cursor statement")
         };
         match result {
@@ -155,9 +186,17 @@ impl Session {
             Ok(result) => Outcome::Result {
                 result,
                 binary,
-                fetch: matches!(stmt, ParsedStatement::Fetch { .. }),
+                fetch: matches!(plan, PlannedStatement::Fetch(_)),
             },
             Err(e) => Outcome::Error(e),
         }
+    }
+}
+
+/// The outcome of a statement's result.
+fn outcome(result: Result<ExecuteResult, ExecError>) -> Outcome {
+    match result {
+        Ok(result) => Outcome::of(result),
+        Err(e) => Outcome::Error(e),
     }
 }

@@ -185,14 +185,16 @@ fn drop() {
         plan_one("DROP TABLE t, u CASCADE").unwrap(),
         PlannedStatement::Drop {
             ids: vec![1, 2],
-            cascade: true
+            cascade: true,
+            sql: Some("DROP TABLE t, u CASCADE".into()),
         }
     );
     assert_eq!(
         plan_one("DROP MATERIALIZED VIEW IF EXISTS v, nope").unwrap(),
         PlannedStatement::Drop {
             ids: vec![3],
-            cascade: false
+            cascade: false,
+            sql: Some("DROP MATERIALIZED VIEW IF EXISTS v, nope".into()),
         }
     );
     assert_eq!(

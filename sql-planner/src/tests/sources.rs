@@ -177,6 +177,6 @@ fn bad_sources_are_refused_with_their_sqlstate() {
         assert_eq!(code(sql), expected, "{sql}: {:?}", err(sql));
     }
     assert!(
-        matches!(planned("DROP SOURCE IF EXISTS nope, nada CASCADE"), PlannedStatement::Drop { ids, cascade: true } if ids.is_empty())
+        matches!(planned("DROP SOURCE IF EXISTS nope, nada CASCADE"), PlannedStatement::Drop { ids, cascade: true, .. } if ids.is_empty())
     );
 }
