@@ -73,6 +73,15 @@ pub fn parse_cursor_statement(
         let name = fold(&parser.parse_identifier()?);
         let options = parse_declare_options(parser)?;
         parser.expect_keyword_is(Keyword::FOR)?;
+        // A query or a subscription (PostgreSQL's grammar takes a SELECT only).
+        let next = parser.peek_token();
+        let query_start = matches!(&next.token, Token::LParen)
+            || ["select", "with", "values", "table", "subscribe"]
+                .iter()
+                .any(|w| word_is(&next.token, w));
+        if !query_start {
+            return parser.expected("a query or SUBSCRIBE", next);
+        }
         let target = parse_inner(parser)?;
         return Ok(ParsedStatement::Declare {
             name,

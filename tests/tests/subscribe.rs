@@ -405,4 +405,26 @@ async fn subscribe_is_described_as_it_streams() {
         .expect("no error");
     assert_eq!(first.get::<_, i64>("mz_diff"), 1);
     assert!([1, 2].contains(&first.get::<_, i32>("id")));
+
+    // With a parameter, the stream reads the value bound to it: the snapshot is the rows
+    // with id > 2, one row.
+    let other = kpg.connect().await;
+    let filtered = other
+        .prepare("SUBSCRIBE (SELECT id FROM accounts WHERE id > $1)")
+        .await
+        .expect("prepare");
+    let rows = other
+        .query_raw(&filtered, [2i32])
+        .await
+        .expect("SUBSCRIBE with a parameter");
+    let mut rows = Box::pin(rows);
+    let first = tokio::time::timeout(Duration::from_secs(10), futures::StreamExt::next(&mut rows))
+        .await
+        .expect("a row within 10 s")
+        .expect("a row")
+        .expect("no error");
+    assert_eq!(
+        (first.get::<_, i64>("mz_diff"), first.get::<_, i32>("id")),
+        (1, 3)
+    );
 }

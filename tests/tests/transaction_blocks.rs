@@ -230,3 +230,41 @@ async fn block_ddl_is_provisional_until_commit() {
     );
     assert_eq!(query(&c, "SELECT * FROM base").await, rows(&[&["42"]]));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_block_refuses_everything_but_its_end_as_postgres() {
+    let kpg = KpgServer::start().await;
+    let pg = Postgres::start().await;
+    let s = Pair::new(&kpg, &pg).await;
+    s.exec("CREATE TABLE t (id int PRIMARY KEY, v text)").await;
+    s.exec("INSERT INTO t VALUES (1, 'a')").await;
+    s.exec("BEGIN").await;
+    s.exec("DECLARE c CURSOR FOR SELECT * FROM t").await;
+    s.check_error("SELECT 1/0").await;
+    // Every statement the session runs itself is refused too (25P02), not only queries.
+    for sql in [
+        "SELECT 1",
+        "SET extra_float_digits = 1",
+        "SHOW extra_float_digits",
+        "FETCH ALL c",
+        "CLOSE c",
+        "DEALLOCATE nothing",
+        "COPY t TO STDOUT",
+        "COPY t FROM STDIN",
+        "SAVEPOINT s",
+        "INSERT INTO t VALUES (2, 'b')",
+    ] {
+        let (code, _) = s.check_error(sql).await;
+        assert_eq!(code, "25P02", "{sql}");
+    }
+    s.exec("ROLLBACK").await;
+
+    // A cursor's statement must be a query: an INSERT is refused, and not run.
+    s.exec("BEGIN").await;
+    s.check_error("DECLARE d CURSOR FOR INSERT INTO t VALUES (3, 'not inserted')")
+        .await;
+    s.exec("ROLLBACK").await;
+    s.check("SELECT * FROM t ORDER BY id").await;
+    // DEALLOCATE of a statement that does not exist (outside a block).
+    s.check_error("DEALLOCATE nothing").await;
+}
