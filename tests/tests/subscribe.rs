@@ -397,12 +397,7 @@ async fn subscribe_is_described_as_it_streams() {
         .query_raw(&bare, std::iter::empty::<i32>())
         .await
         .expect("SUBSCRIBE");
-    let mut rows = Box::pin(rows);
-    let first = tokio::time::timeout(Duration::from_secs(10), futures::StreamExt::next(&mut rows))
-        .await
-        .expect("a row within 10 s")
-        .expect("a row")
-        .expect("no error");
+    let first = first_row(rows).await;
     assert_eq!(first.get::<_, i64>("mz_diff"), 1);
     assert!([1, 2].contains(&first.get::<_, i32>("id")));
 
@@ -417,14 +412,19 @@ async fn subscribe_is_described_as_it_streams() {
         .query_raw(&filtered, [2i32])
         .await
         .expect("SUBSCRIBE with a parameter");
-    let mut rows = Box::pin(rows);
-    let first = tokio::time::timeout(Duration::from_secs(10), futures::StreamExt::next(&mut rows))
-        .await
-        .expect("a row within 10 s")
-        .expect("a row")
-        .expect("no error");
+    let first = first_row(rows).await;
     assert_eq!(
         (first.get::<_, i64>("mz_diff"), first.get::<_, i32>("id")),
         (1, 3)
     );
+}
+
+/// The first row a streamed SUBSCRIBE sends (within 10 s); the stream is dropped after it.
+async fn first_row(rows: tokio_postgres::RowStream) -> tokio_postgres::Row {
+    let mut rows = Box::pin(rows);
+    tokio::time::timeout(Duration::from_secs(10), futures::StreamExt::next(&mut rows))
+        .await
+        .expect("a row within 10 s")
+        .expect("a row")
+        .expect("no error")
 }
