@@ -11,11 +11,13 @@
 //! session's transaction state; they are committed together, in one durable commit at one
 //! timestamp, at `Sync` or at the end of the query string — or dropped if anything in the
 //! sequence failed. Any other statement (a read, an UPDATE, an INSERT ... SELECT or ON
-//! CONFLICT, DDL, COPY) first commits the INSERTs before it, so it sees them as PostgreSQL's
-//! would: a read after writes reads them. Transaction control follows PostgreSQL: `BEGIN` makes
-//! the INSERTs before it its block's, `COMMIT` commits them, `ROLLBACK` drops them. What this
-//! leaves different from PostgreSQL: a statement that fails after such a commit does not undo
-//! the writes committed before it (`INSERT ...; SELECT 1/0` keeps the row), written in README.
+//! CONFLICT, DDL, COPY) is planned, then commits the INSERTs before it, so it sees them as
+//! PostgreSQL's would: a read after writes reads them. (A statement that fails to plan drops
+//! them, as in PostgreSQL.) Transaction control follows PostgreSQL: `BEGIN` makes the INSERTs
+//! before it its block's, `COMMIT` commits them, `ROLLBACK` drops them. What this leaves
+//! different from PostgreSQL: a statement that fails when it runs, after such a commit, does
+//! not undo the writes committed before it (`INSERT ...; SELECT 1/0` keeps the row), written
+//! in README.
 
 use std::sync::Arc;
 

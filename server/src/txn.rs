@@ -289,6 +289,7 @@ pub async fn run_in_block(
         planned.plan,
         PlannedStatement::Select { .. }
             | PlannedStatement::Explain { .. }
+            | PlannedStatement::Subscribe { .. }
             | PlannedStatement::ShowObjects(_)
             | PlannedStatement::ShowCreate { .. }
     );

@@ -428,3 +428,17 @@ async fn first_row(rows: tokio_postgres::RowStream) -> tokio_postgres::Row {
         .expect("a row")
         .expect("no error")
 }
+
+/// A SUBSCRIBE inside a transaction block is a read: it streams, as outside one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscribe_streams_inside_a_block() {
+    let kpg = KpgServer::start().await;
+    let mut c = setup(&kpg).await;
+    let block = c.transaction().await.expect("BEGIN");
+    let rows = block
+        .query_raw("SUBSCRIBE active_accounts", std::iter::empty::<i32>())
+        .await
+        .expect("SUBSCRIBE in a block");
+    let first = first_row(rows).await;
+    assert_eq!(first.get::<_, i64>("mz_diff"), 1);
+}

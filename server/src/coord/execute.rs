@@ -409,7 +409,7 @@ fn is_read(plan: &PlannedStatement) -> bool {
 }
 
 /// Runs `body`, canceling it with SQLSTATE 57014 (dropping its reads) after `limit`.
-async fn within<T>(
+pub async fn within<T>(
     limit: Option<std::time::Duration>,
     body: impl std::future::Future<Output = Result<T, ExecError>>,
 ) -> Result<T, ExecError> {
@@ -432,6 +432,7 @@ fn check_system_use(planned: &PlannedStatement) -> Result<(), ExecError> {
         PlannedStatement::CreateIndex { on, .. } => (vec![*on], "indexes on"),
         PlannedStatement::Drop { ids, .. } => (ids.clone(), "DROP of"),
         PlannedStatement::Truncate { tables } => (tables.clone(), "TRUNCATE of"),
+        PlannedStatement::CopyFrom(copy) => (vec![copy.table], "COPY into"),
         _ => return Ok(()),
     };
     if ids.iter().any(|id| is_system(*id)) {

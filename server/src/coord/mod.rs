@@ -60,7 +60,7 @@ use crate::error::ExecError;
 use crate::storage::committer::Committer;
 use crate::storage::{CatalogRecord, Snapshot, SourceProgress, Store, StoreError, TableAppend};
 pub use block_ddl::{is_block_create, refused_in_block, Provisional};
-pub use execute::{explain_desc, ConstantInsert, ExecuteResult, Planned};
+pub use execute::{explain_desc, within, ConstantInsert, ExecuteResult, Planned};
 pub use introspection::mentions_system;
 pub use write::constant_insert;
 

@@ -53,7 +53,10 @@ impl Session {
         if !ends_block && self.txn.lock().expect("txn").is_failed() {
             return Outcome::Error(txn::aborted());
         }
-        let planned = match coord.plan_statement(stmt).await {
+        // statement_timeout covers planning too (a plan over the introspection relations
+        // waits for the workers' figures) and, again, running.
+        let planning = crate::coord::within(self.statement_timeout(), coord.plan_statement(stmt));
+        let planned = match planning.await {
             Ok(planned) => planned,
             Err(e) => return Outcome::Error(e),
         };
@@ -101,16 +104,19 @@ impl Session {
                 if self.txn.lock().expect("txn").is_active() {
                     txn::run_in_block(&self.txn, stmt, planned, coord).await
                 } else {
-                    let timeout = self
-                        .vars
-                        .lock()
-                        .expect("session variables")
-                        .statement_timeout();
+                    let timeout = self.statement_timeout();
                     coord.execute_planned(stmt, planned, timeout).await
                 }
             }
         };
         outcome(result)
+    }
+
+    fn statement_timeout(&self) -> Option<std::time::Duration> {
+        self.vars
+            .lock()
+            .expect("session variables")
+            .statement_timeout()
     }
 
     /// COPY ... TO STDOUT: runs its query; its rows as COPY data.
