@@ -7,7 +7,7 @@ use kpg_sql::{CatalogItem, IndexItem, ItemKind};
 use kpg_types::command::Command;
 use kpg_types::{DataflowDescription, DataflowSink, GlobalId, Plan, RelationDesc, ScalarExpr};
 
-use super::execute::ExecuteResult;
+use super::sequence::ExecuteResult;
 use super::temporary;
 use super::{Coordinator, State};
 use crate::catalog::{Entry, Kind, Op};

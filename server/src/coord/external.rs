@@ -36,8 +36,8 @@ use kpg_types::external::{Envelope, ExternalSourceDesc, Include, Transport};
 use kpg_types::{Datum, GlobalId, RelationDesc, Row};
 
 use super::ddl::exists_result;
-use super::execute::ExecuteResult;
 use super::introspection::{introspection_row, DataflowMeta};
+use super::sequence::ExecuteResult;
 use super::source_progress::{progress_desc, progress_name, Progress};
 use super::Coordinator;
 use crate::catalog::{Entry, Op};

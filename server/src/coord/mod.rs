@@ -1,7 +1,7 @@
 //! The coordinator: the one place that owns the catalog, the timestamp oracle and the reads in
 //! flight, and the only sender of commands to the compute workers.
 //!
-//! Sessions call `Coordinator::execute`. Everything that must be ordered — choosing a timestamp
+//! Sessions plan a statement (`sequence.rs`) and hand the coordinator its plan. Everything that must be ordered — choosing a timestamp
 //! and sending the commands that use it — happens under the `state` lock, so the command stream
 //! the workers see is consistent with the timestamps chosen (an append is never sent for a time
 //! the tables were already advanced past; a read's dataflow is sent before any compaction that
@@ -23,7 +23,6 @@ mod ddl;
 mod direct_peek;
 mod dispatch;
 mod durable;
-mod execute;
 mod external;
 mod fast_count;
 mod fast_path;
@@ -32,11 +31,14 @@ mod introspection;
 mod on_conflict;
 mod pg_catalog;
 mod pg_rows;
+mod read;
 mod returning;
+mod sequence;
 mod show;
 mod sink;
 mod source_progress;
 mod sources;
+mod subscribe;
 mod table_as;
 mod temporary;
 mod truncate;
@@ -49,7 +51,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kpg_compute::ComputeHandle;
-use kpg_types::command::{Command, PeekTarget};
+use kpg_types::command::Command;
 use kpg_types::{
     DataflowDescription, DataflowSink, Datum, EvalError, GlobalId, Plan, Row, ScalarExpr,
 };
@@ -60,8 +62,8 @@ use crate::error::ExecError;
 use crate::storage::committer::Committer;
 use crate::storage::{CatalogRecord, Snapshot, SourceProgress, Store, StoreError, TableAppend};
 pub use block_ddl::{is_block_create, refused_in_block, Provisional};
-pub use execute::{explain_desc, within, ConstantInsert, ExecuteResult, Planned};
 pub use introspection::mentions_system;
+pub use sequence::{explain_desc, within, ConstantInsert, ExecuteResult, Planned};
 pub use write::constant_insert;
 
 /// How much history (in milliseconds) arrangements keep behind the read frontier.
@@ -427,234 +429,10 @@ impl Coordinator {
         state.catalog.allocate_id()
     }
 
-    /// Reads the result of `plan` at the current read timestamp, through a transient dataflow
-    /// that is dropped afterwards (or straight from an arrangement, on the fast path).
-    async fn peek(self: &Arc<Self>, plan: Plan) -> Result<Vec<(Row, i64)>, ExecError> {
-        let mut fast_read = None;
-        let rows = self
-            .read(|coord, state, peek_id, timestamp| {
-                let mut plan = Self::optimize(state, plan)?;
-                Self::check_imports(state, &plan)?;
-                // current_date and friends: one value for the statement, from the wall clock
-                // as the statements that write them take it (so a later read never sees an
-                // earlier time than a write it follows).
-                let (txn_start, now) = crate::statement_context::clock();
-                plan.bind_clock(txn_start, now);
-                // mz_now() outside temporal filters: the read's logical time.
-                plan.bind_mz_now(timestamp);
-                plan.bind_session_zone(&crate::statement_context::time_zone());
-                let fast = fast_path::fast_peek(&plan, &state.catalog)
-                    .or_else(|| fast_count::count_peek(&plan, &state.catalog));
-                match &fast {
-                    Some(fast) => {
-                        let request = kpg_compute::PeekRequest {
-                            peek_id,
-                            target: fast.target.clone(),
-                            timestamp,
-                            predicates: fast.predicates.clone(),
-                            projection: fast.worker_projection(),
-                        };
-                        coord.send_peek(state, request);
-                    }
-                    None => {
-                        let sink = DataflowSink::Peek { peek_id, timestamp };
-                        let desc = DataflowDescription {
-                            name: format!("peek-{}", crate::catalog::ids::shown(peek_id)),
-                            plan,
-                            as_of: timestamp,
-                            sink,
-                        };
-                        coord.install(state, peek_id, desc);
-                    }
-                }
-                fast_read = fast;
-                Ok(())
-            })
-            .await?;
-        Ok(match fast_read {
-            Some(fast) => fast.finish(rows),
-            None => rows,
-        })
-    }
-
-    /// The rows of `table` that `predicates` keep, as stored (with their positions), for UPDATE
-    /// and DELETE to retract exactly. A read through an index finds the rows without their
-    /// positions (it reads NULL there, see `fast_path`); a second read finds those rows in the
-    /// table's arrangement. The write lock the caller holds keeps the table still in between.
-    async fn stored_rows(
-        self: &Arc<Self>,
-        table: GlobalId,
-        predicates: Vec<ScalarExpr>,
-    ) -> Result<Vec<(Row, i64)>, ExecError> {
-        let plan = Plan::Filter {
-            input: Box::new(Plan::GetWithPosition { id: table }),
-            predicates,
-        };
-        let rows = self.peek(plan).await?;
-        if rows
-            .iter()
-            .all(|(r, _)| r.datums().last().is_some_and(|p| !p.is_null()))
-        {
-            return Ok(rows);
-        }
-        let found: Vec<Row> = rows.into_iter().map(|(r, _)| r.without_last()).collect();
-        self.read(|coord, _, peek_id, timestamp| {
-            coord.compute.send(Command::PeekTrace {
-                peek_id,
-                target: PeekTarget::StoredRows {
-                    id: table,
-                    rows: found,
-                },
-                timestamp,
-                predicates: Vec::new(),
-                projection: None,
-            });
-            Ok(())
-        })
-        .await
-    }
-
-    /// The rows of the relation that the index `index` arranges whose key is one of `keys`, at
-    /// the current read timestamp.
-    async fn peek_index(
-        self: &Arc<Self>,
-        index: GlobalId,
-        keys: Vec<Row>,
-    ) -> Result<Vec<(Row, i64)>, ExecError> {
-        self.read(|coord, state, peek_id, timestamp| {
-            let request = kpg_compute::PeekRequest {
-                peek_id,
-                target: PeekTarget::Index {
-                    id: index,
-                    keys: Some(keys),
-                },
-                timestamp,
-                predicates: Vec::new(),
-                projection: None,
-            };
-            coord.send_peek(state, request);
-            Ok(())
-        })
-        .await
-    }
-
-    /// Registers a read at the current read timestamp, lets `start` ask the workers for it,
-    /// and waits for every worker's share.
-    async fn read(
-        self: &Arc<Self>,
-        start: impl FnOnce(&Arc<Self>, &mut State, u64, u64) -> Result<(), ExecError>,
-    ) -> Result<Vec<(Row, i64)>, ExecError> {
-        let (tx, rx) = oneshot::channel();
-        let (guard, direct) = {
-            let mut state = self.lock();
-            let id = state.transient.allocate();
-            let timestamp = durable::read_time(&state);
-            let remaining = self.compute.workers();
-            state.peeks.insert(
-                id,
-                PendingPeek {
-                    timestamp,
-                    remaining,
-                    rows: Vec::new(),
-                    error: None,
-                    tx: Some(tx),
-                },
-            );
-            if let Err(e) = start(self, &mut state, id, timestamp) {
-                state.peeks.remove(&id);
-                return Err(e);
-            }
-            // A direct peek took the sender: its answer comes quickly, straight from a worker.
-            let direct = state.peeks.get(&id).is_some_and(|p| p.tx.is_none());
-            (
-                DataflowGuard {
-                    coord: Arc::clone(self),
-                    id,
-                },
-                direct,
-            )
-        };
-        let result = match direct {
-            true => direct_peek::answer(rx).await,
-            false => rx.await,
-        };
-        let result =
-            result.map_err(|_| ExecError::internal("peek was abandoned by the workers"))?;
-        drop(guard);
-        result.map_err(ExecError::from)
-    }
-
     /// The plan the runtime renders: optimized, its joins ordered so that as many inputs as
     /// possible read the indexes the catalog has, and reading them.
     fn optimize(state: &State, plan: Plan) -> Result<Plan, ExecError> {
         Ok(kpg_sql::physical_plan(plan, &state.catalog)?)
-    }
-
-    /// The earliest time at which `plan`'s inputs are all readable (not compacted away, and
-    /// existing).
-    fn read_since(state: &State, plan: &Plan) -> u64 {
-        let mut since = state.since;
-        plan.visit(&mut |p| {
-            let id = match p {
-                Plan::Get { id } => *id,
-                Plan::IndexedGet { index, .. } => *index,
-                _ => return,
-            };
-            since = since.max(state.object_since.get(&id).copied().unwrap_or(0));
-        });
-        since
-    }
-
-    /// Starts a subscription to `plan`: a snapshot at its start time (the current read time
-    /// unless AS OF says otherwise), then every change.
-    fn subscribe(
-        self: &Arc<Self>,
-        plan: Plan,
-        options: kpg_sql::SubscribeOptions,
-    ) -> Result<Subscription, ExecError> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let mut state = self.lock();
-        let mut plan = Self::optimize(&state, plan)?;
-        Self::check_imports(&state, &plan)?;
-        Self::check_maintainable(&plan)?;
-        // A subscription lives with its session: it follows the session's zone.
-        plan.bind_session_zone(&crate::statement_context::time_zone());
-        let valid_from = Self::read_since(&state, &plan);
-        let as_of = match options.as_of {
-            None => state.upper - 1,
-            Some(t) if options.at_least => t.max(valid_from),
-            Some(t) if t < valid_from => {
-                return Err(ExecError::new(
-                    "22023",
-                    format!(
-                        "Timestamp ({t}) is not valid for all inputs: the earliest readable \
-                         time is {valid_from}"
-                    ),
-                ))
-            }
-            Some(t) => t,
-        };
-        let id = state.transient.allocate();
-        let progress = options.progress;
-        state.subscribes.insert(
-            id,
-            dispatch::SubscribeState::new(self.compute.workers(), tx, as_of, options),
-        );
-        let desc = DataflowDescription {
-            name: format!("subscribe-{}", crate::catalog::ids::shown(id)),
-            plan,
-            as_of,
-            sink: DataflowSink::Subscribe { subscribe_id: id },
-        };
-        self.install(&mut state, id, desc);
-        Ok(Subscription {
-            rx,
-            progress,
-            _guard: DataflowGuard {
-                coord: Arc::clone(self),
-                id,
-            },
-        })
     }
 
     /// A plan may only be sent to the workers while everything it reads exists: a concurrent

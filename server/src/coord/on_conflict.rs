@@ -17,8 +17,8 @@ use kpg_sql::{Arbiter, Catalog as _, ConflictAction, OnConflict, Returning, Uniq
 use kpg_types::command::{Command, PeekTarget};
 use kpg_types::{Datum, GlobalId, Row};
 
-use super::execute::ExecuteResult;
 use super::returning::written;
+use super::sequence::ExecuteResult;
 use super::Coordinator;
 use crate::error::ExecError;
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use kpg_sql::Returning;
 use kpg_types::{Datum, GlobalId, Plan, Row};
 
-use super::execute::ExecuteResult;
+use super::sequence::ExecuteResult;
 use super::Coordinator;
 use crate::error::ExecError;
 

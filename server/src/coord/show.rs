@@ -5,7 +5,7 @@
 use kpg_sql::{Catalog as _, ItemKind, PlannedStatement, ShowCreateObject, ShowObjects};
 use kpg_types::{ColumnType, Datum, RelationDesc, Row, ScalarType};
 
-use super::execute::ExecuteResult;
+use super::sequence::ExecuteResult;
 use crate::catalog::{Catalog, Entry};
 use crate::error::ExecError;
 

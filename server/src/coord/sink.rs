@@ -25,7 +25,7 @@ use kpg_storage::kafka_sink::{ensure_topic, read_back, Outgoing, TransactionalWr
 use kpg_types::{Datum, GlobalId, RelationDesc, Row};
 use serde_json::{Map, Value};
 
-use super::execute::ExecuteResult;
+use super::sequence::ExecuteResult;
 use super::{Coordinator, SubscribeEvent, Subscription};
 use crate::catalog::{Op, SinkEntry};
 use crate::error::ExecError;

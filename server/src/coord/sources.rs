@@ -11,8 +11,8 @@ use kpg_types::command::Command;
 use kpg_types::{LoadGenerator, SourceDesc, SourceExport};
 
 use super::ddl::exists_result;
-use super::execute::ExecuteResult;
 use super::introspection::DataflowMeta;
+use super::sequence::ExecuteResult;
 use super::Coordinator;
 use crate::catalog::{Entry, Op};
 use crate::error::ExecError;

@@ -9,7 +9,7 @@ use kpg_sql::RowSetFinishing;
 use kpg_types::{Plan, RelationDesc};
 
 use super::ddl::exists_result;
-use super::execute::{finish, ExecuteResult};
+use super::sequence::{finish, ExecuteResult};
 use super::{temporary, Coordinator};
 use crate::error::ExecError;
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use kpg_types::GlobalId;
 
-use super::execute::ExecuteResult;
+use super::sequence::ExecuteResult;
 use super::Coordinator;
 use crate::error::ExecError;
 

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use kpg_sql::{OnConflict, PlannedStatement, Returning};
 use kpg_types::{GlobalId, Plan, Row, ScalarExpr};
 
-use super::execute::{ConstantInsert, ExecuteResult};
 use super::returning::{by_position, written};
+use super::sequence::{ConstantInsert, ExecuteResult};
 use super::Coordinator;
 use crate::error::ExecError;
 

@@ -1,9 +1,9 @@
 //! The coordinator's part of sequencing: plans a statement against the catalog (`Planned`,
-//! before the session sequences it) and runs the plans of the catalog's families — reads
-//! (peeks, EXPLAIN, subscriptions, SHOW) here, DDL in `ddl.rs`, writes in `write.rs`, sources
-//! in `sources.rs` and `external.rs`, sinks in `sink.rs`. The session's own statements
-//! (variables, transaction control, cursors, COPY) are sequenced by the session
-//! (`session/sequence.rs`).
+//! before the session sequences it) and runs the plans of the catalog's families — reads in
+//! `read.rs` and `subscribe.rs` (EXPLAIN and SHOW here), DDL in `ddl.rs`, writes in
+//! `write.rs`, sources in `sources.rs` and `external.rs`, sinks in `sink.rs`. The session's
+//! own statements (variables, transaction control, cursors, COPY) are sequenced by the
+//! session (`session/sequence.rs`).
 
 use std::sync::Arc;
 
