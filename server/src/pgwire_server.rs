@@ -742,7 +742,12 @@ fn connection<C: ClientInfo>(client: &C) -> Arc<Session> {
     // One extension holding every part (one look-up per use, not one per part). The startup
     // parameters were checked at startup (`post_startup`).
     client.session_extensions().get_or_insert_with(|| {
-        Session::new(SessionVars::from_startup(client.metadata().iter()).unwrap_or_default())
+        let metadata = client.metadata();
+        let user = metadata.get("user").map_or(kpg_sql::OWNER, String::as_str);
+        Session::new(
+            user,
+            SessionVars::from_startup(metadata.iter()).unwrap_or_default(),
+        )
     })
 }
 

@@ -57,9 +57,13 @@ impl Outcome {
     }
 }
 
-/// The state kpg keeps per connection: its transaction block, a COPY FROM in progress, its
-/// prepared statements and portals, its cursors and its session variables.
+/// The state kpg keeps per connection: the user it connected as, its transaction block, a
+/// COPY FROM in progress, its prepared statements and portals, its cursors and its session
+/// variables.
 pub struct Session {
+    /// The user named in the startup message (`current_user`, `session_user`); any user may
+    /// connect, and every object is owned by the one role `kpg`.
+    user: Arc<str>,
     /// The statement context last computed from the session's date settings, with the
     /// settings it was computed from (parsing them took ~5% of a small INSERT's session time).
     context: Arc<Mutex<Option<CachedContext>>>,
@@ -117,17 +121,19 @@ impl Session {
         let mut cached = self.context.lock().expect("statement context");
         match cached.as_ref() {
             Some(c) if c.settings == settings => crate::statement_context::StatementContext {
+                user: Arc::clone(&self.user),
                 transaction_start: start,
                 statement_start: chrono::Utc::now().naive_utc(),
                 ..c.context.clone()
             },
             _ => {
-                let context = crate::session_dates::statement_context(
+                let mut context = crate::session_dates::statement_context(
                     settings[0],
                     settings[1],
                     settings[2],
                     start,
                 );
+                context.user = Arc::clone(&self.user);
                 *cached = Some(CachedContext {
                     settings: settings.map(str::to_string),
                     context: context.clone(),
@@ -164,9 +170,10 @@ impl Session {
 }
 
 impl Session {
-    /// A new session with the variables `vars` (its startup parameters).
-    pub fn new(vars: SessionVars) -> Session {
+    /// A new session of `user` with the variables `vars` (its startup parameters).
+    pub fn new(user: &str, vars: SessionVars) -> Session {
         Session {
+            user: Arc::from(user),
             context: Arc::new(Mutex::new(None)),
             output: Arc::new(Mutex::new(None)),
             txn: Arc::new(Mutex::new(Txn::default())),

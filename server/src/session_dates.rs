@@ -123,6 +123,7 @@ pub fn statement_context(
 ) -> StatementContext {
     let zone_is_utc = Zone::parse_setting(time_zone).is_ok_and(|(z, _)| z.is_utc());
     StatementContext {
+        user: std::sync::Arc::from(kpg_sql::OWNER),
         time_zone: time_zone.to_string(),
         zone_is_utc,
         transaction_start,

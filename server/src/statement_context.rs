@@ -1,5 +1,5 @@
-//! What planning and running a statement read of its session besides the statement: the
-//! session's `TimeZone` (the planner reads timestamptz values in it, `kpg_sql::Catalog::
+//! What planning and running a statement read of its session besides the statement: its
+//! user, the session's `TimeZone` (the planner reads timestamptz values in it, `kpg_sql::Catalog::
 //! time_zone`) and the start of its transaction (`now()`, bound when the statement runs).
 //!
 //! The pgwire session sets them for the statement it runs (`scope`); the coordinator's
@@ -15,6 +15,8 @@ use kpg_types::datetime::{self, InputStyle};
 /// The session's part of a statement's context.
 #[derive(Clone, Debug)]
 pub struct StatementContext {
+    /// The session's user.
+    pub user: std::sync::Arc<str>,
     /// The `TimeZone` setting as SHOW prints it.
     pub time_zone: String,
     /// Whether that zone is UTC at every instant.
@@ -42,6 +44,13 @@ pub async fn scope<F: Future>(context: StatementContext, f: F) -> F::Output {
 /// `context`.
 pub fn sync_scope<R>(context: StatementContext, f: impl FnOnce() -> R) -> R {
     CONTEXT.sync_scope(context, f)
+}
+
+/// The session's user (`kpg` outside a session's statement).
+pub fn user() -> String {
+    CONTEXT
+        .try_with(|c| c.user.to_string())
+        .unwrap_or_else(|_| kpg_sql::OWNER.to_string())
 }
 
 /// The session's zone for the planner (UTC outside a session's statement).

@@ -142,6 +142,11 @@ pub trait Catalog {
     fn input_style(&self) -> kpg_types::datetime::InputStyle {
         kpg_types::datetime::InputStyle::default()
     }
+
+    /// The user the session connected as (`current_user`, `session_user`).
+    fn session_user(&self) -> String {
+        crate::pg_compat::OWNER.to_string()
+    }
 }
 
 /// What `Catalog::pg_lookup` answers.
@@ -275,6 +280,10 @@ impl Catalog for RecordingCatalog<'_> {
 
     fn input_style(&self) -> kpg_types::datetime::InputStyle {
         self.inner.input_style()
+    }
+
+    fn session_user(&self) -> String {
+        self.inner.session_user()
     }
 
     fn column_defaults(&self, id: GlobalId) -> Vec<Option<ColumnDefault>> {

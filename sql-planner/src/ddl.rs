@@ -169,10 +169,18 @@ pub fn plan_create_view(
         ));
     }
     let recording = RecordingCatalog::new(catalog);
+    crate::pg_compat::take_session_read();
     // A plain view's casts of text to dates, times and intervals read in its reader's style.
     let (plan, scope) = crate::zoned_casts::with_late_style(!cv.materialized, || {
         plan_subquery(&QueryContext::new(&recording), &cv.query)
     })?;
+    if crate::pg_compat::take_session_read() {
+        return Err(PlanError::unsupported(format!(
+            "current_user and session_user in a {} (its definition would keep the creating \
+             session's user; select them directly)",
+            what.to_lowercase()
+        )));
+    }
     let mut desc = scope.desc();
     if cv.columns.len() > desc.arity() {
         return Err(PlanError::syntax(format!(

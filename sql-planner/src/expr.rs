@@ -155,6 +155,14 @@ impl<'a> ExprContext<'a> {
 
     fn bind_inner(&self, e: &Expr) -> Result<Typed, PlanError> {
         match e {
+            // A keyword in PostgreSQL, not a column, unless quoted.
+            Expr::Identifier(ident)
+                if ident.quote_style.is_none()
+                    && ident.value.eq_ignore_ascii_case("current_role") =>
+            {
+                crate::pg_compat::function(self, "current_role", Vec::new())?
+                    .ok_or_else(|| PlanError::new("XX000", "current_role is not planned"))
+            }
             Expr::Identifier(ident) => {
                 let i = self.scope.resolve(None, &fold_ident(ident))?;
                 self.column(i)

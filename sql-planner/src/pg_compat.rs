@@ -353,6 +353,20 @@ fn tree(key: &ScalarExpr, entries: &[(i64, ScalarExpr)], fallback: ScalarExpr) -
     }
 }
 
+/// The role that owns every object, and the user outside a session.
+pub const OWNER: &str = "kpg";
+
+thread_local! {
+    /// Set when planning read the session's user (`current_user` and its synonyms).
+    static SESSION_READ: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether planning read the session's user since the last call (a definition that outlives
+/// the session, such as a view's, may not keep it).
+pub(crate) fn take_session_read() -> bool {
+    SESSION_READ.with(|r| r.replace(false))
+}
+
 fn text(s: impl Into<String>) -> Typed {
     Typed::literal(Datum::String(s.into()), ScalarType::Text)
 }
@@ -382,6 +396,11 @@ pub fn function(
             std::env::consts::OS
         ))),
         ("current_schema", 0) => Some(text("public")),
+        // The session's user: a view may not keep it (`take_session_read`).
+        ("current_user" | "session_user" | "user" | "current_role", 0) => {
+            SESSION_READ.with(|r| r.set(true));
+            Some(text(catalog(cx)?.session_user()))
+        }
         ("current_database" | "current_catalog", 0) => Some(text(DATABASE)),
         ("pg_get_userbyid", 1) => {
             let key = oid_value(next())?;

@@ -113,3 +113,39 @@ async fn session_variables_match_postgres() {
     s.check_error("SET no_such_parameter = 1").await;
     s.check_error("SHOW no_such_parameter").await;
 }
+
+/// The session's user: `current_user` and its synonyms as PostgreSQL answers them (the two
+/// servers are connected to under different names, so the checks compare them with each
+/// other), the user a connection named, and a view may not keep the creating session's user.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_user_matches_postgres() {
+    let kpg = KpgServer::start().await;
+    let pg = Postgres::start().await;
+    let s = Pair::new(&kpg, &pg).await;
+    s.check(
+        "SELECT current_user = session_user, user = current_role, current_user = user, \
+         length(current_user) > 0",
+    )
+    .await;
+    s.exec("CREATE TABLE people (id int, \"current_role\" text)")
+        .await;
+    s.exec("INSERT INTO people VALUES (1, 'x'), (2, 'y')").await;
+    // Unquoted, `current_role` is the keyword; quoted, the column.
+    s.check("SELECT id, current_role = session_user, \"current_role\" FROM people ORDER BY id")
+        .await;
+
+    let alice = kpg.connect_as("alice").await;
+    let row = alice
+        .query_one("SELECT current_user, session_user", &[])
+        .await
+        .expect("current_user");
+    assert_eq!(
+        (row.get::<_, String>(0), row.get::<_, String>(1)),
+        ("alice".to_string(), "alice".to_string())
+    );
+    let e = alice
+        .batch_execute("CREATE VIEW mine AS SELECT * FROM people WHERE current_role = current_user")
+        .await
+        .expect_err("a view keeping the session's user");
+    assert_eq!(e.code().map(|c| c.code()), Some("0A000"), "{e:?}");
+}

@@ -317,6 +317,10 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
         crate::statement_context::input_style()
     }
 
+    fn session_user(&self) -> String {
+        crate::statement_context::user()
+    }
+
     fn resolve(&self, name: &str) -> Option<CatalogItem> {
         if let Some((id, r)) = pg_catalog::by_name(name) {
             return Some(CatalogItem {

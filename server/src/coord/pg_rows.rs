@@ -18,7 +18,7 @@ pub const NS_PUBLIC: i64 = 2200;
 pub const NS_PG_TEMP: i64 = 16000;
 pub const NS_INFORMATION_SCHEMA: i64 = 13000;
 /// The one role, which owns every object.
-pub const ROLE: (i64, &str) = (10, "kpg");
+pub const ROLE: (i64, &str) = (10, kpg_sql::OWNER);
 /// kpg's one access method: indexes are arrangements.
 pub const AM_ARRANGEMENT: (i64, &str) = (9000, "arrangement");
 const DATABASE_OID: i64 = 16383;
