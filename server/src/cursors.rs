@@ -340,6 +340,15 @@ pub async fn end_transaction(cursors: &Cursors, committed: bool) {
     }
 }
 
+/// The columns of the cursor `name` and whether it is BINARY, if the session has it: a
+/// cursor is a portal too, which a client may Describe by its name (psycopg's server-side
+/// cursors do).
+pub async fn portal_desc(name: &str, cursors: &Cursors) -> Option<(RelationDesc, bool)> {
+    let cursors = cursors.lock().await;
+    let cursor = cursors.get(name)?;
+    Some((cursor.desc.clone(), cursor.options.binary))
+}
+
 /// Whether `stmt` is a FETCH from a BINARY cursor, whose rows go in binary where text was
 /// asked for (the simple protocol).
 pub async fn fetches_binary(planned: &PlannedStatement, cursors: &Cursors) -> bool {
@@ -373,11 +382,13 @@ pub async fn describe(
     }
 }
 
-/// Runs a cursor statement (DECLARE, FETCH, MOVE, CLOSE) for a session; `None` if `planned`
-/// is not one. `in_block` says whether a transaction block is open (the session refuses
-/// every cursor statement in a failed one, as PostgreSQL does).
+/// Runs a cursor statement (DECLARE, FETCH, MOVE, CLOSE), planned at catalog generation
+/// `generation`, for a session; `None` if `planned` is not one. `in_block` says whether a
+/// transaction block is open (the session refuses every cursor statement in a failed one, as
+/// PostgreSQL does).
 pub async fn run(
-    planned: &PlannedStatement,
+    planned: PlannedStatement,
+    generation: u64,
     cursors: &Cursors,
     coord: &Arc<Coordinator>,
     in_block: bool,
@@ -387,15 +398,19 @@ pub async fn run(
             name,
             options,
             target,
+            plan,
         } => {
             // PostgreSQL analyses the options and the query before it looks at the block and
             // the cursor's name.
-            if let Err(e) = check_options(options) {
+            if let Err(e) = check_options(&options) {
                 return Some(Err(e));
             }
-            let planned = match coord.plan_statement(target).await {
-                Ok(planned) => planned,
-                Err(e) => return Some(Err(e)),
+            let planned = match plan {
+                Ok(plan) => Planned {
+                    plan: *plan,
+                    generation,
+                },
+                Err(e) => return Some(Err(e.into())),
             };
             if !in_block && !options.hold {
                 return Some(Err(ExecError::new(
@@ -403,15 +418,15 @@ pub async fn run(
                     "DECLARE CURSOR can only be used in transaction blocks",
                 )));
             }
-            if cursors.lock().await.contains_key(name) {
+            if cursors.lock().await.contains_key(&name) {
                 return Some(Err(ExecError::new(
                     "42P03",
                     format!("cursor \"{name}\" already exists"),
                 )));
             }
-            match Cursor::declare(coord, *options, target, planned, in_block).await {
+            match Cursor::declare(coord, options, &target, planned, in_block).await {
                 Ok(cursor) => {
-                    cursors.lock().await.insert(name.clone(), cursor);
+                    cursors.lock().await.insert(name, cursor);
                     Ok(ExecuteResult::Command("DECLARE CURSOR".into()))
                 }
                 Err(e) => Err(e),
@@ -424,14 +439,14 @@ pub async fn run(
             timeout,
         }) => {
             let mut cursors = cursors.lock().await;
-            let Some(cursor) = cursors.get_mut(name) else {
+            let Some(cursor) = cursors.get_mut(&name) else {
                 return Some(Err(ExecError::new(
                     "34000",
                     format!("cursor \"{name}\" does not exist"),
                 )));
             };
-            match cursor.fetch(*direction, *is_move, *timeout).await {
-                Ok((_, count)) if *is_move => Ok(ExecuteResult::Command(format!("MOVE {count}"))),
+            match cursor.fetch(direction, is_move, timeout).await {
+                Ok((_, count)) if is_move => Ok(ExecuteResult::Command(format!("MOVE {count}"))),
                 Ok((rows, _)) => Ok(ExecuteResult::Rows {
                     desc: cursor.desc.clone(),
                     rows,
@@ -441,7 +456,7 @@ pub async fn run(
         }
         PlannedStatement::Close { name } => {
             let mut cursors = cursors.lock().await;
-            match name {
+            match &name {
                 None => cursors.clear(),
                 Some(name) => {
                     if cursors.remove(name).is_none() {

@@ -281,12 +281,16 @@ pub enum PlannedStatement {
     Transaction(crate::session_statement::TransactionStatement),
     /// DEALLOCATE: the session forgets a prepared statement (`None`: all of them).
     Deallocate { name: Option<String> },
-    /// DECLARE: a cursor over `target`, which is planned and run as the cursor opens (as
-    /// PostgreSQL does), when the session has checked the block and the name.
+    /// DECLARE: a cursor over `target`, planned with the DECLARE (with its parameters'
+    /// values) and run as the cursor opens, once the session has checked the options, the
+    /// block and the name (PostgreSQL's order: the options, the query, the block, the name).
     Declare {
         name: String,
         options: crate::cursor::CursorOptions,
+        /// The cursor's statement (its form decides PostgreSQL's default of SCROLL).
         target: Box<ParsedStatement>,
+        /// Its plan, or why planning it failed.
+        plan: Result<Box<PlannedStatement>, PlanError>,
     },
     /// FETCH or MOVE from a cursor of the session.
     Fetch(crate::cursor::Fetch),
@@ -311,21 +315,12 @@ impl PlannedStatement {
 }
 
 /// The plan of a statement the session runs without the catalog (session variables,
-/// transaction control, DEALLOCATE, cursors), `None` for any other statement.
+/// transaction control, DEALLOCATE, FETCH, CLOSE), `None` for any other statement.
 pub fn plan_session_statement(stmt: &ParsedStatement) -> Option<PlannedStatement> {
     Some(match stmt {
         ParsedStatement::Session(s) => PlannedStatement::Session(s.clone()),
         ParsedStatement::Transaction(t) => PlannedStatement::Transaction(t.clone()),
         ParsedStatement::Deallocate { name } => PlannedStatement::Deallocate { name: name.clone() },
-        ParsedStatement::Declare {
-            name,
-            options,
-            target,
-        } => PlannedStatement::Declare {
-            name: name.clone(),
-            options: *options,
-            target: target.clone(),
-        },
         ParsedStatement::Fetch(fetch) => PlannedStatement::Fetch(fetch.clone()),
         ParsedStatement::Close { name } => PlannedStatement::Close { name: name.clone() },
         _ => return None,
@@ -401,10 +396,21 @@ fn plan_parts(
                 format: copy.format.clone(),
             })
         }
+        ParsedStatement::Declare {
+            name,
+            options,
+            target,
+        } => {
+            return Ok(PlannedStatement::Declare {
+                name: name.clone(),
+                options: *options,
+                target: target.clone(),
+                plan: plan_statement(target, catalog).map(Box::new),
+            })
+        }
         ParsedStatement::Session(_)
         | ParsedStatement::Transaction(_)
         | ParsedStatement::Deallocate { .. }
-        | ParsedStatement::Declare { .. }
         | ParsedStatement::Fetch(_)
         | ParsedStatement::Close { .. } => {
             return Ok(plan_session_statement(stmt).expect("a session statement"))

@@ -3,8 +3,8 @@
 Run by tests/tests/drivers.rs once against kpg and once against the PostgreSQL oracle; the two
 transcripts must be equal. Covers connecting, DDL, INSERT/SELECT/UPDATE/DELETE with parameters
 in text and binary formats (psycopg's %t, %b and %s), executemany (pipelined extended
-protocol), server-side prepared statements, result column types (cursor.description), NULLs,
-transactions and errors (their SQLSTATEs).
+protocol), server-side prepared statements, a server-side cursor with a parameter, result column
+types (cursor.description), NULLs, transactions and errors (their SQLSTATEs).
 
 With --subscribe (kpg only), it also reads a subscription through COPY (SUBSCRIBE ...) TO
 STDOUT, checks its snapshot against a SELECT, sees a parameterized INSERT made on another
@@ -116,6 +116,14 @@ def main():
             out("error expected, got", cur.fetchall())
         except psycopg.Error as e:
             out("error", q, e.sqlstate)
+
+    # A server-side cursor: DECLARE with a parameter, the cursor described as a portal by its
+    # name, its rows FETCHed two at a time.
+    with conn.transaction():
+        with conn.cursor(name="named") as sc:
+            sc.itersize = 2
+            sc.execute("SELECT id, name FROM items WHERE id > %s ORDER BY id", (2,))
+            out("server cursor", describe(sc), sc.fetchmany(2), list(sc))
 
     cur.execute("SELECT * FROM items ORDER BY id")
     out("final", describe(cur))

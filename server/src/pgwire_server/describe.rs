@@ -4,13 +4,15 @@
 //! statement executed through libpq (Bind, Describe, Execute, Sync) cost two socket writes and
 //! woke the client twice, where PostgreSQL writes once, at Sync. Here the answer is fed into
 //! the connection's buffer and leaves with whatever Sync or Flush sends next: a client that
-//! waits for a Describe's answer must send one of them, as the protocol says.
+//! waits for a Describe's answer must send one of them, as the protocol says. A cursor made by
+//! DECLARE is a portal too, described by its name as PostgreSQL does.
 
 use std::fmt::Debug;
 use std::sync::Arc;
 
 use futures::{Sink, SinkExt};
-use pgwire::api::results::DescribeResponse;
+use pgwire::api::portal::Format;
+use pgwire::api::results::{DescribePortalResponse, DescribeResponse};
 use pgwire::api::store::PortalStore;
 use pgwire::api::{ClientInfo, ClientPortalStore};
 
@@ -58,7 +60,15 @@ where
                 let response = pgwire::api::results::DescribePortalResponse::no_data();
                 queue(client, &response).await
             }
-            None => Err(super::pg_error(super::no_portal(name))),
+            None => {
+                let cursors = Arc::clone(&super::connection(client).cursors);
+                let Some((desc, binary)) = crate::cursors::portal_desc(name, &cursors).await else {
+                    return Err(super::pg_error(super::no_portal(name)));
+                };
+                let format = super::encode::cursor_format(binary, &Format::UnifiedText);
+                let fields = super::encode::fields(&desc, Some(&format));
+                queue(client, &DescribePortalResponse::new(fields)).await
+            }
         },
         other => Err(PgWireError::InvalidTargetType(other)),
     }

@@ -257,10 +257,13 @@ fn parse_one(sql: &str) -> Result<Arc<ParsedStatement>, ExecError> {
     }
 }
 
-/// Statements that may have parameters; in any other (DDL, a view's defining query, SET ...),
-/// PostgreSQL finds no parameters to refer to: it prepares them with none, and a `$n` in them
-/// is an error (42P02) when they run.
+/// Statements that may have parameters (a cursor's, if its query may); in any other (DDL, a
+/// view's defining query, SET ...), PostgreSQL finds no parameters to refer to: it prepares
+/// them with none, and a `$n` in them is an error (42P02) when they run.
 fn takes_parameters(stmt: &ParsedStatement) -> bool {
+    if let ParsedStatement::Declare { target, .. } = stmt {
+        return takes_parameters(target);
+    }
     let kind = stmt.kind();
     matches!(stmt, ParsedStatement::Subscribe { .. })
         || matches!(kind, StatementKind::Query | StatementKind::SelectInto)
@@ -324,6 +327,12 @@ impl StatementParser {
             match prepared.planned {
                 // PostgreSQL's errors of names and types, found at Parse as it finds them.
                 Err(e) if PARSE_ERRORS.contains(&e.code) => return Err(e),
+                // So are those of a cursor's query.
+                Ok(PlannedStatement::Declare { plan: Err(e), .. })
+                    if PARSE_ERRORS.contains(&e.code) =>
+                {
+                    return Err(e.into())
+                }
                 Ok(plan) if once && prepared.reusable => {
                     planned = Some((plan, prepared.generation));
                 }

@@ -14,7 +14,6 @@
 
 use kpg_sql::{sql_converts_to_text, ParsedStatement, PlannedStatement};
 
-use crate::coord::Coordinator;
 use crate::error::ExecError;
 
 /// Whether a plan (its debug text) converts a value to text.
@@ -50,25 +49,17 @@ pub fn refusal(style: &kpg_types::OutputStyle) -> Option<&'static str> {
 }
 
 /// Refuses `stmt` (planned as `planned`) if it may convert a value to text inside an
-/// expression, saying `why` (`refusal`). A cursor's statement is planned to see its plan's
-/// conversions; an error there is left for opening the cursor to report.
+/// expression, saying `why` (`refusal`): by its SQL, or by its plan (a COPY's and a cursor's
+/// plan hold their query's).
 pub fn check(
     stmt: &ParsedStatement,
     planned: &PlannedStatement,
-    coord: &Coordinator,
     why: &str,
 ) -> Result<(), ExecError> {
     let Some(sql) = stmt.computing_sql() else {
         return Ok(());
     };
-    let converts = match planned {
-        PlannedStatement::Declare { target, .. } => {
-            coord.plan(target).is_ok_and(|p| plan_converts_to_text(&p))
-        }
-        // A COPY's plan holds its query's.
-        planned => plan_converts_to_text(planned),
-    };
-    if sql_converts_to_text(&sql) || converts {
+    if sql_converts_to_text(&sql) || plan_converts_to_text(planned) {
         return Err(ExecError::unsupported(format!(
             "converting values to text inside a query {why}"
         )));

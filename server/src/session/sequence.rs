@@ -61,7 +61,7 @@ impl Session {
             Err(e) => return Outcome::Error(e),
         };
         if let Some(why) = float_digits::refusal(&self.output_style()) {
-            if let Err(e) = float_digits::check(stmt, &planned.plan, coord, why) {
+            if let Err(e) = float_digits::check(stmt, &planned.plan, why) {
                 return Outcome::Error(e);
             }
         }
@@ -96,7 +96,9 @@ impl Session {
             PlannedStatement::Transaction(t) => return self.transaction(coord, &t).await,
             plan @ (PlannedStatement::Declare { .. }
             | PlannedStatement::Fetch(_)
-            | PlannedStatement::Close { .. }) => return self.cursor_statement(coord, &plan).await,
+            | PlannedStatement::Close { .. }) => {
+                return self.cursor_statement(coord, plan, generation).await
+            }
             PlannedStatement::Deallocate { name } => return self.deallocate(name.as_deref()),
             PlannedStatement::Session(s) => self.vars.lock().expect("session variables").run(&s),
             plan => {
@@ -180,11 +182,18 @@ impl Session {
     }
 
     /// DECLARE, FETCH, MOVE and CLOSE.
-    async fn cursor_statement(&self, coord: &Arc<Coordinator>, plan: &PlannedStatement) -> Outcome {
+    async fn cursor_statement(
+        &self,
+        coord: &Arc<Coordinator>,
+        plan: PlannedStatement,
+        generation: u64,
+    ) -> Outcome {
         let in_block = self.txn.lock().expect("txn").is_active();
         // A waiting FETCH ends on CancelRequest because pgwire drops the running query.
-        let binary = cursors::fetches_binary(plan, &self.cursors).await;
-        let Some(result) = cursors::run(plan, &self.cursors, coord, in_block).await else {
+        let binary = cursors::fetches_binary(&plan, &self.cursors).await;
+        let fetch = matches!(plan, PlannedStatement::Fetch(_));
+        let run = cursors::run(plan, generation, &self.cursors, coord, in_block);
+        let Some(result) = run.await else {
             unreachable!("a cursor statement")
         };
         match result {
@@ -192,7 +201,7 @@ impl Session {
             Ok(result) => Outcome::Result {
                 result,
                 binary,
-                fetch: matches!(plan, PlannedStatement::Fetch(_)),
+                fetch,
             },
             Err(e) => Outcome::Error(e),
         }
