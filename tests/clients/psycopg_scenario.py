@@ -3,8 +3,9 @@
 Run by tests/tests/drivers.rs once against kpg and once against the PostgreSQL oracle; the two
 transcripts must be equal. Covers connecting, DDL, INSERT/SELECT/UPDATE/DELETE with parameters
 in text and binary formats (psycopg's %t, %b and %s), executemany (pipelined extended
-protocol), server-side prepared statements, a server-side cursor with a parameter, result column
-types (cursor.description), NULLs, transactions and errors (their SQLSTATEs).
+protocol), server-side prepared statements, jsonb parameters, a server-side cursor with a
+parameter, result column types (cursor.description), NULLs, transactions and errors (their
+SQLSTATEs).
 
 With --subscribe (kpg only), it also reads a subscription through COPY (SUBSCRIBE ...) TO
 STDOUT, checks its snapshot against a SELECT, sees a parameterized INSERT made on another
@@ -19,6 +20,7 @@ from datetime import date
 from decimal import Decimal
 
 import psycopg
+from psycopg.types.json import Jsonb
 
 
 def out(*args):
@@ -116,6 +118,18 @@ def main():
             out("error expected, got", cur.fetchall())
         except psycopg.Error as e:
             out("error", q, e.sqlstate)
+
+    # jsonb parameters in text and binary format, and jsonb results in both formats.
+    cur.execute("CREATE TABLE docs (id int4, d jsonb)")
+    cur.execute("INSERT INTO docs VALUES (%t, %t)", (1, Jsonb({"a": 1, "b": [1, 2]})))
+    cur.execute("INSERT INTO docs VALUES (%b, %b)", (2, Jsonb({"a": "x", "n": None})))
+    for binary in (False, True):
+        c = conn.cursor(binary=binary)
+        c.execute(
+            "SELECT id, d, d ->> 'a' AS a FROM docs WHERE d @> %s OR id = %s ORDER BY id",
+            (Jsonb({"a": 1}), 2),
+        )
+        out("jsonb", binary, describe(c), c.fetchall())
 
     # A server-side cursor: DECLARE with a parameter, the cursor described as a portal by its
     # name, its rows FETCHed two at a time.

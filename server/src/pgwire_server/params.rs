@@ -6,10 +6,10 @@
 //! type, else the type kpg inferred): the fixed-width integers and floats, bool, numeric
 //! (base-10000 digits), date (days since 2000-01-01), timestamp (microseconds since then),
 //! time (microseconds since midnight), interval (microseconds, days, months), uuid (16 bytes),
-//! bytea (the bytes, passed on as their hex text), the string types, and one-dimensional
-//! arrays of these (each element by its type, into the array's text). Text values are
-//! passed on as they are; the planner parses them with PostgreSQL's input rules, so a bad value
-//! is the same 22P02 error as a bad literal.
+//! bytea (the bytes, passed on as their hex text), jsonb (a version byte, then the text), the
+//! string types, and one-dimensional arrays of these (each element by its type, into the
+//! array's text). Text values are passed on as they are; the planner parses them with
+//! PostgreSQL's input rules, so a bad value is the same 22P02 error as a bad literal.
 
 use kpg_types::{Datum, Interval, ScalarType};
 use pgwire::api::Type;
@@ -37,6 +37,7 @@ pub fn declared_type(ty: &Type) -> Result<Option<ScalarType>, ExecError> {
         Type::TIME => ScalarType::Time,
         Type::UUID => ScalarType::Uuid,
         Type::BYTEA => ScalarType::Bytea,
+        Type::JSONB => ScalarType::Jsonb,
         _ if element_type(ty).is_some() => {
             let elem = element_type(ty).expect("an array type");
             match declared_type(&elem)? {
@@ -162,6 +163,17 @@ pub fn decode(
             Datum::Uuid(u).to_text().ok_or_else(bad)?
         }
         Type::BYTEA => Datum::Bytes(bytes.to_vec()).to_text().ok_or_else(bad)?,
+        // jsonb: a version byte (1), then the text.
+        Type::JSONB => match bytes.split_first() {
+            Some((1, text)) => utf8(index, text)?,
+            Some((version, _)) => {
+                return Err(ExecError::new(
+                    "22P03",
+                    format!("unsupported jsonb version number {version}"),
+                ))
+            }
+            None => return Err(bad()),
+        },
         Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => {
             utf8(index, bytes)?
         }
