@@ -517,6 +517,16 @@ impl<'a> ExprContext<'a> {
             Some(_) => None,
             None => Some(self.bind(expr)?),
         };
+        if x.as_ref().is_some_and(|x| x.expr.is_volatile()) && list.len() > 1 {
+            // Evaluated once, as in PostgreSQL (the comparisons below would each evaluate
+            // it): `x = ANY (ARRAY[...])`.
+            let array = Expr::Array(sqlparser::ast::Array {
+                elem: list.to_vec(),
+                named: true,
+            });
+            let any = crate::arrays::quantified(self, expr, &BinaryOperator::Eq, &array, false)?;
+            return if negated { ops::not(any) } else { Ok(any) };
+        }
         let mut acc: Option<Typed> = None;
         for item in list {
             let eq = match &x {

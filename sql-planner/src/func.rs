@@ -48,7 +48,6 @@ const ORDERED_AGGREGATES: &[&str] = &["string_agg", "array_agg"];
 const NOT_YET: &[&str] = &[
     // It returns time with time zone.
     "current_time",
-    "gen_random_uuid",
     "make_time",
     "bit_length",
     // Functions of bytea.

@@ -577,9 +577,12 @@ impl FromBuilder<'_> {
         }
         let mut inputs = inputs.into_iter();
         let mut acc = inputs.next().expect("at least one relation");
-        // Constant predicates (no columns) apply to the first relation.
+        // Constant predicates (no columns) apply to the first relation; volatile ones to the
+        // joined rows, one draw each, as PostgreSQL evaluates them.
         let (constant, mut pending): (Vec<_>, Vec<_>) =
             pending.into_iter().partition(|p| p.support().is_empty());
+        let (volatile, constant): (Vec<_>, Vec<_>) =
+            constant.into_iter().partition(ScalarExpr::is_volatile);
         acc = filter(acc, constant);
         for (i, right) in inputs.enumerate().map(|(i, r)| (i + 1, r)) {
             let off = offsets[i];
@@ -612,7 +615,7 @@ impl FromBuilder<'_> {
             pending.is_empty(),
             "every predicate is placed by the last join"
         );
-        acc
+        filter(acc, volatile)
     }
 }
 

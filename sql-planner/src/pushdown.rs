@@ -15,6 +15,13 @@
 //!   input alone moves down there (`implied`: `(n1 = 'A' AND n2 = 'B') OR (n1 = 'B' AND n2 =
 //!   'A')` filters each nation first).
 //!
+//! A volatile predicate (`random() < 0.5`) is evaluated once per row where it stands, as in
+//! PostgreSQL: it does not move below an operator that makes fewer or more rows than it
+//! reads (`Distinct`, `Threshold`, `Reduce`, `TopK`, `Window`), nor, when it reads no column,
+//! into a `Join`'s input or below a `FlatMap` (PostgreSQL evaluates a variable-free volatile
+//! qual at the top of the join tree; a volatile qual over one input's columns moves there, as
+//! there).
+//!
 //! Moving a predicate below another makes it see rows the other would have dropped first (the
 //! runtime evaluates a filter's predicates in order, stopping at the first that is not TRUE),
 //! so a predicate moves ahead of ones that stay only if it cannot fail
@@ -82,12 +89,20 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
         Plan::Negate { input } => Plan::Negate {
             input: Box::new(push(*input, preds, cat)),
         },
-        Plan::Distinct { input } => Plan::Distinct {
-            input: Box::new(push(*input, preds, cat)),
-        },
-        Plan::Threshold { input } => Plan::Threshold {
-            input: Box::new(push(*input, preds, cat)),
-        },
+        Plan::Distinct { input } => {
+            let (below, above) = split(preds, |p| !p.is_volatile());
+            let distinct = Plan::Distinct {
+                input: Box::new(push(*input, below, cat)),
+            };
+            filter(distinct, above)
+        }
+        Plan::Threshold { input } => {
+            let (below, above) = split(preds, |p| !p.is_volatile());
+            let threshold = Plan::Threshold {
+                input: Box::new(push(*input, below, cat)),
+            };
+            filter(threshold, above)
+        }
         Plan::Reduce {
             input,
             group_key,
@@ -100,7 +115,7 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
                 _ => None,
             };
             let (below, above) = split(preds, |p| {
-                p.support().iter().all(|&c| input_column(c).is_some())
+                !p.is_volatile() && p.support().iter().all(|&c| input_column(c).is_some())
             });
             let below = below
                 .into_iter()
@@ -125,8 +140,9 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
             offset,
         } => {
             // A predicate on grouping columns keeps or drops whole groups.
-            let (below, above) =
-                split(preds, |p| p.support().iter().all(|c| group_key.contains(c)));
+            let (below, above) = split(preds, |p| {
+                !p.is_volatile() && p.support().iter().all(|c| group_key.contains(c))
+            });
             let top_k = Plan::TopK {
                 input: Box::new(push(*input, below, cat)),
                 group_key,
@@ -145,7 +161,8 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
             // A predicate on the input's columns keeps or drops whole input rows.
             let arity = plan_arity(&input, cat);
             let (below, above) = split(preds, |p| {
-                arity.is_some_and(|a| p.support().iter().all(|c| *c < a))
+                !reads_nothing_volatile(p)
+                    && arity.is_some_and(|a| p.support().iter().all(|c| *c < a))
             });
             let flat_map = Plan::FlatMap {
                 input: Box::new(push(*input, below, cat)),
@@ -163,7 +180,7 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
         } => {
             // A predicate on partition columns keeps or drops whole partitions.
             let (below, above) = split(preds, |p| {
-                p.support().iter().all(|c| partition_by.contains(c))
+                !p.is_volatile() && p.support().iter().all(|c| partition_by.contains(c))
             });
             let window = Plan::Window {
                 input: Box::new(push(*input, below, cat)),
@@ -191,6 +208,12 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
             filter(leaf, preds)
         }
     }
+}
+
+/// Whether `p` is volatile and reads no column: it is evaluated where it stands, once per row
+/// there.
+fn reads_nothing_volatile(p: &ScalarExpr) -> bool {
+    p.is_volatile() && p.support().is_empty()
 }
 
 /// Splits a conjunction into the predicates that move (those `movable` says may, when they
@@ -243,7 +266,7 @@ fn join(
     let (right, mut rp) = peel_filter(right);
     let mut above = Vec::new();
     for p in preds {
-        let may_move = above.is_empty() || p.cannot_fail();
+        let may_move = (above.is_empty() || p.cannot_fail()) && !reads_nothing_volatile(&p);
         match side(&p) {
             Some(false) if may_move => lp.push(p),
             Some(true) if may_move => rp.push(shifted(p, la)),

@@ -147,6 +147,14 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
             ScalarType::Float64,
             false,
         ),
+        ("gen_random_uuid", 0) => Typed::new(
+            ScalarExpr::Variadic {
+                func: VariadicFunc::GenRandomUuid,
+                exprs: Vec::new(),
+            },
+            ScalarType::Uuid,
+            false,
+        ),
         ("repeat", 2) => {
             let mut typed = texts(name, &args, &[0])?;
             typed.push(implicit(args[1].clone(), &ScalarType::Int32, name, &args)?);

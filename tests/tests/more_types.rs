@@ -243,7 +243,6 @@ async fn bytea_as_postgres() {
         r"SELECT get_byte('\x01'::bytea, 0)",
         r"SELECT '\x61'::bytea LIKE 'a%'",
         r"SELECT string_agg(x, '\x2c'::bytea) FROM (VALUES ('\x01'::bytea)) v(x)",
-        "SELECT gen_random_uuid()",
     ] {
         simple(&s.pg, sql)
             .await
@@ -252,6 +251,26 @@ async fn bytea_as_postgres() {
         assert_eq!(code, "0A000", "{sql}: {message}");
     }
     s.check(r"SELECT '\x00'::bytea").await;
+    // gen_random_uuid(): a version 4 UUID, a new one at each evaluation (an IN list's
+    // operand is evaluated once).
+    s.check(
+        "SELECT gen_random_uuid() IS NOT NULL, length(gen_random_uuid()::text), \
+         substr(gen_random_uuid()::text, 15, 1), gen_random_uuid() <> gen_random_uuid(), \
+         substr(gen_random_uuid()::text, 20, 1) IN ('8', '9', 'a', 'b')",
+    )
+    .await;
+    s.check(
+        "SELECT count(*) FROM generate_series(1, 200) g \
+         WHERE substr(gen_random_uuid()::text, 20, 1) IN ('8', '9', 'a', 'b') \
+         AND floor(random() * 2)::int IN (0, 1) AND floor(random() * 2)::int NOT IN (2, 3)",
+    )
+    .await;
+    let (code, _) = expect_error(
+        &s.kpg,
+        "CREATE MATERIALIZED VIEW ids AS SELECT gen_random_uuid() AS id",
+    )
+    .await;
+    assert_eq!(code, "0A000");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

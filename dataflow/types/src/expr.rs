@@ -279,6 +279,8 @@ pub enum VariadicFunc {
     /// random(): a double precision drawn uniformly from [0, 1) at each evaluation. Volatile:
     /// never folded, and refused where a dataflow maintains its result (`is_volatile`).
     Random,
+    /// gen_random_uuid(): a version 4 (random) UUID at each evaluation; volatile as random().
+    GenRandomUuid,
     /// current_date, localtimestamp and localtime: the statement's time, which the coordinator
     /// writes into the plan before running it (`Plan::bind_statement_time`); evaluated unbound
     /// they are an internal error. Like random(), refused where a dataflow maintains its
@@ -334,6 +336,7 @@ impl VariadicFunc {
         matches!(
             self,
             VariadicFunc::Random
+                | VariadicFunc::GenRandomUuid
                 | VariadicFunc::CurrentDate
                 | VariadicFunc::LocalTimestamp
                 | VariadicFunc::LocalTime
@@ -348,6 +351,15 @@ impl VariadicFunc {
 /// A double precision drawn uniformly from [0, 1): `random()`.
 fn random_float() -> ordered_float::OrderedFloat<f64> {
     ordered_float::OrderedFloat(rand::random::<f64>())
+}
+
+/// Random bytes with RFC 4122's version (4) and variant bits, as PostgreSQL's
+/// gen_random_uuid() makes them.
+fn random_uuid() -> [u8; 16] {
+    let mut u: [u8; 16] = rand::random();
+    u[6] = (u[6] & 0x0f) | 0x40;
+    u[8] = (u[8] & 0x3f) | 0x80;
+    u
 }
 
 impl ScalarExpr {
@@ -598,6 +610,7 @@ impl ScalarExpr {
                     VariadicFunc::ArrayReplace => crate::array::funcs::replace(args),
                     VariadicFunc::StringToArray => crate::array::funcs::from_string(args),
                     VariadicFunc::Random => Ok(Datum::Float64(random_float())),
+                    VariadicFunc::GenRandomUuid => Ok(Datum::Uuid(random_uuid())),
                     // Bound by the reads that have a logical time; anywhere else (VALUES, an
                     // UPDATE's SET) there is none.
                     VariadicFunc::MzNow => Err(EvalError::Unsupported(
