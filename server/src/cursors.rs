@@ -406,9 +406,11 @@ pub async fn run(
                 return Some(Err(e));
             }
             let planned = match plan {
+                // Planned with the DECLARE's values, if it had parameters.
                 Ok(plan) => Planned {
                     plan: *plan,
                     generation,
+                    bound: None,
                 },
                 Err(e) => return Some(Err(e.into())),
             };

@@ -48,11 +48,19 @@ pub async fn step(txn: &SharedTxn, planned: Planned, coord: &Arc<Coordinator>) -
         // them, a SAVEPOINT outside a block fails the sequence (`txn.rs`).
         return Step::Run(planned);
     }
-    let generation = planned.generation;
-    match constant_insert(planned.plan) {
+    let Planned {
+        plan,
+        generation,
+        bound,
+    } = planned;
+    match constant_insert(plan) {
         Ok(Ok(insert)) => Step::Done(buffer_insert(txn, insert, coord).await),
         Ok(Err(plan)) => match commit(txn, coord).await {
-            Ok(()) => Step::Run(Planned { plan, generation }),
+            Ok(()) => Step::Run(Planned {
+                plan,
+                generation,
+                bound,
+            }),
             Err(e) => Step::Done(Err(e)),
         },
         Err(e) => Step::Done(Err(e)),

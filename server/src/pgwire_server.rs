@@ -58,7 +58,7 @@ use encode::fields;
 use prepared::{bound_statement, PreparedStatement, StatementParser};
 use subscribe::Output;
 
-use crate::coord::Coordinator;
+use crate::coord::{Bound, Coordinator};
 use crate::cursors;
 use crate::error::ExecError;
 use crate::implicit_txn;
@@ -269,7 +269,7 @@ impl SimpleQueryHandler for Frontend {
             let in_block = conn.txn.lock().expect("txn").is_active();
             let ends = ends_transaction(&stmt);
             let response = self
-                .respond(&conn, &stmt, &Format::UnifiedText, implicit)
+                .respond(&conn, &stmt, None, &Format::UnifiedText, implicit)
                 .await?;
             // Like PostgreSQL, a failed statement ends the rest of the query string.
             failed = matches!(response, Response::Error(_));
@@ -628,9 +628,8 @@ impl ExtendedQueryHandler for Frontend {
         let reported = conn.vars.lock().expect("session variables").reported();
         let format = &portal.result_column_format;
         // Everything up to Sync is one implicit transaction (`implicit_txn.rs`).
-        let respond = self.respond(&conn, &stmt.stmt, format, true);
-        let response =
-            crate::statement_context::with_bound(&stmt.stmt, stmt.bound.clone(), respond).await?;
+        let bound = stmt.bound.clone();
+        let response = self.respond(&conn, &stmt.stmt, bound, format, true).await?;
         report_changes(client, &conn, reported).await?;
         send_warnings(client, &conn).await?;
         match response {
@@ -680,13 +679,14 @@ impl Frontend {
         &self,
         conn: &Session,
         stmt: &ParsedStatement,
+        bound: Option<Bound>,
         format: &Format,
         implicit: bool,
     ) -> PgWireResult<Response> {
         let context = conn.statement_context();
         // On the heap at once: its state (every statement family's locals, 20 KB in a debug
         // build) was otherwise copied by each future that holds it, per statement.
-        let sequence = Box::pin(conn.sequence(&self.coord, stmt, implicit));
+        let sequence = Box::pin(conn.sequence(&self.coord, stmt, bound, implicit));
         let outcome = crate::statement_context::scope(context, sequence).await;
         encode::outcome_response(outcome, format, &conn.output_style())
     }

@@ -7,7 +7,6 @@
 
 use std::sync::Arc;
 
-use crate::statement_context::Bound;
 use kpg_sql::{ParsedStatement, PlannedStatement, RowSetFinishing};
 use kpg_types::{ColumnType, Datum, GlobalId, RelationDesc, Row, ScalarType};
 
@@ -39,10 +38,20 @@ pub enum ExecuteResult {
 }
 
 /// A statement's plan and the catalog generation it was made at: a plan applied under the
-/// write lock is made again if DDL changed the catalog since (`Coordinator::execute_planned`).
+/// write lock is made again (with what was `bound` to the statement) if DDL changed the
+/// catalog since (`Coordinator::execute_planned`).
 pub struct Planned {
     pub plan: PlannedStatement,
     pub generation: u64,
+    pub bound: Option<Bound>,
+}
+
+/// What a Bind gave a prepared statement (`pgwire_server/prepared.rs`): the plan made at Parse
+/// with the values in it, or, for a statement planned as it runs, the values.
+#[derive(Clone, Debug)]
+pub enum Bound {
+    Plan(Arc<PlannedStatement>),
+    Values(Arc<Vec<kpg_sql::ParamValue>>),
 }
 
 /// A constant INSERT planned for a transaction block: the table, the rows to write with their
@@ -50,19 +59,30 @@ pub struct Planned {
 pub type ConstantInsert = (GlobalId, Vec<(Row, i64)>, ExecuteResult);
 
 impl Coordinator {
-    /// Plans a statement against the current catalog (also used to describe statements).
-    pub fn plan(&self, stmt: &ParsedStatement) -> Result<PlannedStatement, ExecError> {
-        Ok(self.plan_with(stmt, &SystemData::default())?.plan)
+    /// Plans a statement against the current catalog (also used to describe statements),
+    /// with what a Bind gave it if it is a prepared statement.
+    pub fn plan(
+        &self,
+        stmt: &ParsedStatement,
+        bound: Option<&Bound>,
+    ) -> Result<PlannedStatement, ExecError> {
+        Ok(self.plan_with(stmt, bound, &SystemData::default())?.plan)
     }
 
     /// Plans against the catalog plus the introspection relations holding `data`.
-    fn plan_with(&self, stmt: &ParsedStatement, data: &SystemData) -> Result<Planned, ExecError> {
-        let values = match crate::statement_context::bound(stmt) {
+    fn plan_with(
+        &self,
+        stmt: &ParsedStatement,
+        bound: Option<&Bound>,
+        data: &SystemData,
+    ) -> Result<Planned, ExecError> {
+        let values = match bound {
             Some(Bound::Plan(planned)) => {
-                check_system_use(&planned)?;
+                check_system_use(planned)?;
                 return Ok(Planned {
                     plan: planned.as_ref().clone(),
                     generation: self.catalog_generation(),
+                    bound: bound.cloned(),
                 });
             }
             Some(Bound::Values(values)) => Some(values),
@@ -93,6 +113,7 @@ impl Coordinator {
         Ok(Planned {
             plan: planned,
             generation: state.catalog.generation(),
+            bound: bound.cloned(),
         })
     }
 
@@ -138,24 +159,30 @@ impl Coordinator {
         self.lock().catalog.generation()
     }
 
-    /// Plans a statement about to run: with the current introspection figures if it names an
-    /// introspection relation. The session's own statements are planned without the catalog.
-    pub async fn plan_statement(&self, stmt: &ParsedStatement) -> Result<Planned, ExecError> {
+    /// Plans a statement about to run (with what a Bind gave it, if it is a prepared
+    /// statement): with the current introspection figures if it names an introspection
+    /// relation. The session's own statements are planned without the catalog.
+    pub async fn plan_statement(
+        &self,
+        stmt: &ParsedStatement,
+        bound: Option<&Bound>,
+    ) -> Result<Planned, ExecError> {
         if let Some(plan) = kpg_sql::plan_session_statement(stmt) {
             return Ok(Planned {
                 plan,
                 generation: 0,
+                bound: None,
             });
         }
-        if crate::statement_context::has_bound_plan(stmt) {
+        if matches!(bound, Some(Bound::Plan(_))) {
             // Planned once at Parse, which refuses to plan what reads a system relation.
-            return self.plan_with(stmt, &SystemData::default());
+            return self.plan_with(stmt, bound, &SystemData::default());
         }
         // The SQL text of a plain statement (short), not its syntax tree's debug form (which
         // lists every token's position, and cost 4% of the CPU of many small INSERTs).
         let text = stmt.scan_text();
         if !mentions_system(&text) {
-            return self.plan_with(stmt, &SystemData::default());
+            return self.plan_with(stmt, bound, &SystemData::default());
         }
         let figures = self.introspect().await?;
         let data = {
@@ -167,7 +194,7 @@ impl Coordinator {
                 super::external::source_rows(&state),
             )
         };
-        self.plan_with(stmt, &data)
+        self.plan_with(stmt, bound, &data)
     }
 
     /// Plans and executes one statement of the catalog's families. Reads run concurrently;
@@ -176,7 +203,7 @@ impl Coordinator {
         self: &Arc<Self>,
         stmt: &ParsedStatement,
     ) -> Result<ExecuteResult, ExecError> {
-        let planned = self.plan_statement(stmt).await?;
+        let planned = self.plan_statement(stmt, None).await?;
         self.execute_planned(stmt, planned, None).await
     }
 
@@ -234,7 +261,10 @@ impl Coordinator {
         if planned.generation == self.catalog_generation() {
             return Ok(planned.plan);
         }
-        Ok(self.plan_statement(stmt).await?.plan)
+        Ok(self
+            .plan_statement(stmt, planned.bound.as_ref())
+            .await?
+            .plan)
     }
 
     /// Runs a planned statement (the caller holds the write lock if it writes).

@@ -4,19 +4,18 @@
 //! its parameters are plan parameters, typed by the binder as PostgreSQL types unknown-typed
 //! parameters (or as the client declared them). A query, INSERT, UPDATE or DELETE keeps that
 //! plan: Bind decodes the values (text or binary) and substitutes them into it
-//! (`kpg_sql::bind_values`); the portal holds the bound plan, which Describe of the portal
-//! reads and Execute runs (`statement_context::Bound::Plan`) without parsing or planning
-//! again. The plan is made again at Bind, in the session's context, when the catalog changed
-//! since it was made (0A000 if its result columns change, as PostgreSQL's "cached plan must
-//! not change result type").
+//! (`kpg_sql::bind_values`); the portal holds the bound plan (`coord::Bound::Plan`), which
+//! Describe of the portal reads and Execute hands to the session's sequencer, without parsing
+//! or planning again. The plan is made again at Bind, in the session's context, when the
+//! catalog changed since it was made (0A000 if its result columns change, as PostgreSQL's
+//! "cached plan must not change result type").
 //!
 //! A statement whose plan cannot be kept — it needs its values (a subquery's `LIMIT $1`,
-//! `$1::regclass`),
-//! it evaluated the statement's time, it reads introspection relations (whose rows are planned
-//! in), or it is not a query or a write (SUBSCRIBE, SELECT INTO) — is planned as it runs, from
-//! the statement parsed at Parse, with the values bound in as literals
-//! (`statement_context::Bound::Values`, `kpg_sql::plan_bound`), typed as planning at Parse
-//! typed them. No statement's text is rewritten or parsed again.
+//! `$1::regclass`), it evaluated the statement's time, it reads introspection relations (whose
+//! rows are planned in), or it is not a query or a write (SUBSCRIBE, DECLARE, SELECT INTO) — is
+//! planned as it runs, from the statement parsed at Parse, with the values bound in as
+//! literals (`coord::Bound::Values`, `kpg_sql::plan_bound`), typed as planning at Parse typed
+//! them. No statement's text is rewritten or parsed again.
 
 use std::sync::{Arc, Mutex};
 
@@ -33,10 +32,10 @@ use pgwire::messages::extendedquery::Bind;
 
 use super::params::{declared_type, decode, described_type};
 use super::{describes_without_rows, fields, pg_error};
+use crate::coord::Bound;
 use crate::coord::{Coordinator, ExecuteResult};
 use crate::error::ExecError;
 use crate::session_vars::SessionVars;
-use crate::statement_context::Bound;
 
 /// A statement prepared through the extended protocol (or bound into a portal).
 #[derive(Clone, Debug)]
@@ -428,7 +427,7 @@ impl QueryParser for StatementParser {
         let shown = match &**stmt {
             ParsedStatement::Session(s) => Some(SessionVars::default().run(s)),
             ParsedStatement::ShowObjects(_) | ParsedStatement::ShowCreate { .. } => {
-                let planned = self.coord.plan(stmt).map_err(pg_error)?;
+                let planned = self.coord.plan(stmt, None).map_err(pg_error)?;
                 self.coord.show(&planned)
             }
             _ => None,
@@ -450,8 +449,7 @@ impl QueryParser for StatementParser {
             // Transaction control and COPY return no rows.
             None
         } else if !returns_no_rows(stmt) {
-            let planned =
-                crate::statement_context::sync_with_bound(stmt, binding, || self.coord.plan(stmt));
+            let planned = self.coord.plan(stmt, binding.as_ref());
             planned_desc(&planned.map_err(pg_error)?)
         } else {
             // Writes and DDL are checked when they run (a write with its values).

@@ -20,11 +20,11 @@ use pgwire::messages::PgWireBackendMessage;
 
 use super::encode::{copy_text, data_row, fields};
 use super::{connection, Frontend};
+use crate::coord::Bound;
 use crate::coord::ExecuteResult;
 use crate::cursors::{event_rows, subscribe_desc};
 use crate::error::ExecError;
 use crate::session::Outcome;
-use crate::statement_context::Bound;
 
 /// How the subscription's rows reach the client.
 pub enum Output {
@@ -55,8 +55,7 @@ where
     };
     let conn = connection(client);
     let style = conn.output_style();
-    let started = conn.sequence(&frontend.coord, stmt, false);
-    let started = crate::statement_context::with_bound(stmt, bound, started);
+    let started = conn.sequence(&frontend.coord, stmt, bound, false);
     let started = crate::statement_context::scope(conn.statement_context(), started);
     let (desc, mut subscription) = match started.await {
         Outcome::Result {

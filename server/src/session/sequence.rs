@@ -11,7 +11,7 @@ use std::sync::Arc;
 use kpg_sql::{CopyFormat, ParsedStatement, PlannedStatement, TransactionStatement};
 
 use super::{float_digits, Outcome, Session};
-use crate::coord::{Coordinator, ExecuteResult, Planned};
+use crate::coord::{Bound, Coordinator, ExecuteResult, Planned};
 use crate::copy_in;
 use crate::copy_out::CopyOut;
 use crate::cursors;
@@ -22,7 +22,8 @@ use crate::txn::{self, TxnOutcome};
 
 impl Session {
     /// Plans and runs `stmt` (in the statement context of the session,
-    /// `statement_context.rs`). `implicit`: the statement is part of an implicit transaction
+    /// `statement_context.rs`), with what a Bind gave it if it is a prepared statement
+    /// (`bound`). `implicit`: the statement is part of an implicit transaction
     /// of several statements (a pipeline up to Sync, a multi-statement query string), whose
     /// INSERTs are held back until it ends (`implicit_txn.rs`). A statement that fails fails
     /// the transaction block.
@@ -30,9 +31,10 @@ impl Session {
         &self,
         coord: &Arc<Coordinator>,
         stmt: &ParsedStatement,
+        bound: Option<Bound>,
         implicit: bool,
     ) -> Outcome {
-        let outcome = self.plan_and_sequence(coord, stmt, implicit).await;
+        let outcome = self.plan_and_sequence(coord, stmt, bound, implicit).await;
         if let Outcome::Error(_) = outcome {
             // Transaction control reports its own errors without failing the block further.
             if !matches!(stmt, ParsedStatement::Transaction(_)) {
@@ -46,6 +48,7 @@ impl Session {
         &self,
         coord: &Arc<Coordinator>,
         stmt: &ParsedStatement,
+        bound: Option<Bound>,
         implicit: bool,
     ) -> Outcome {
         // In a failed block every statement but the ones ending it is refused, unplanned.
@@ -55,7 +58,8 @@ impl Session {
         }
         // statement_timeout covers planning too (a plan over the introspection relations
         // waits for the workers' figures) and, again, running.
-        let planning = crate::coord::within(self.statement_timeout(), coord.plan_statement(stmt));
+        let planning = coord.plan_statement(stmt, bound.as_ref());
+        let planning = crate::coord::within(self.statement_timeout(), planning);
         let planned = match planning.await {
             Ok(planned) => planned,
             Err(e) => return Outcome::Error(e),
@@ -82,8 +86,12 @@ impl Session {
         stmt: &ParsedStatement,
         planned: Planned,
     ) -> Outcome {
-        let generation = planned.generation;
-        let result = match planned.plan {
+        let Planned {
+            plan,
+            generation,
+            bound,
+        } = planned;
+        let result = match plan {
             PlannedStatement::CopyTo { query, format } => {
                 return self.copy_out(coord, *query, &format).await
             }
@@ -102,7 +110,11 @@ impl Session {
             PlannedStatement::Deallocate { name } => return self.deallocate(name.as_deref()),
             PlannedStatement::Session(s) => self.vars.lock().expect("session variables").run(&s),
             plan => {
-                let planned = Planned { plan, generation };
+                let planned = Planned {
+                    plan,
+                    generation,
+                    bound,
+                };
                 if self.txn.lock().expect("txn").is_active() {
                     txn::run_in_block(&self.txn, stmt, planned, coord).await
                 } else {
