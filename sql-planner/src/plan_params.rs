@@ -207,6 +207,25 @@ pub fn bind_values(
     values: &[Option<String>],
     zone: String,
 ) -> Result<PlannedStatement, PlanError> {
+    // A cursor's values are its query's.
+    if let PlannedStatement::Declare {
+        name,
+        options,
+        target,
+        plan,
+    } = planned
+    {
+        let plan = match plan {
+            Ok(query) => Ok(Box::new(bind_values(query, types, values, zone)?)),
+            Err(e) => Err(e.clone()),
+        };
+        return Ok(PlannedStatement::Declare {
+            name: name.clone(),
+            options: *options,
+            target: target.clone(),
+            plan,
+        });
+    }
     crate::session_zone::with_zone(zone, None, || {
         let mut exprs = Vec::with_capacity(values.len());
         for (value, ty) in values.iter().zip(types) {

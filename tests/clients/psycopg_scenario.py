@@ -131,12 +131,12 @@ def main():
         )
         out("jsonb", binary, describe(c), c.fetchall())
 
-    # A server-side cursor: DECLARE with a parameter, the cursor described as a portal by its
-    # name, its rows FETCHed two at a time.
+    # A server-side cursor: DECLARE with parameters (LIMIT's too), the cursor described as a
+    # portal by its name, its rows FETCHed two at a time.
     with conn.transaction():
         with conn.cursor(name="named") as sc:
             sc.itersize = 2
-            sc.execute("SELECT id, name FROM items WHERE id > %s ORDER BY id", (2,))
+            sc.execute("SELECT id, name FROM items WHERE id > %s ORDER BY id LIMIT %s", (2, 5))
             out("server cursor", describe(sc), sc.fetchmany(2), list(sc))
 
     cur.execute("SELECT * FROM items ORDER BY id")

@@ -222,10 +222,13 @@ impl PreparedStatement {
     /// The result's columns as a plan made at Parse or bound at Bind says, if there is one.
     fn planned_desc(&self) -> Option<Option<kpg_types::RelationDesc>> {
         if let Some(Bound::Plan(bound)) = &self.bound {
-            return Some(planned_desc(bound));
+            return Some(result_desc(&self.stmt, bound));
         }
         match self.once.as_ref() {
-            Some(once) => Some(planned_desc(&once.lock().expect("prepared plan").planned)),
+            Some(once) => Some(result_desc(
+                &self.stmt,
+                &once.lock().expect("prepared plan").planned,
+            )),
             None => Some(self.columns.as_ref()?.lock().expect("columns").desc.clone()),
         }
     }
@@ -239,10 +242,18 @@ const PARSE_ERRORS: &[&str] = &[
     "42601", "42P01", "42703", "42702", "42883", "42804", "42725", "42P18", "42P02",
 ];
 
-/// Whether `stmt` (with text `sql`) is planned once at Parse.
+/// Whether `stmt` (with text `sql`) is planned once at Parse: a query, a write, a SUBSCRIBE
+/// or a cursor over one of them, unless it reads an introspection relation.
 fn plans_once(stmt: &ParsedStatement, sql: &str) -> bool {
-    let kind = stmt.kind();
-    (kind == StatementKind::Query || kind.is_write()) && !crate::coord::mentions_system(sql)
+    fn kind_once(stmt: &ParsedStatement) -> bool {
+        let kind = stmt.kind();
+        match stmt {
+            ParsedStatement::Subscribe { .. } => true,
+            ParsedStatement::Declare { target, .. } => kind_once(target),
+            _ => kind == StatementKind::Query || kind.is_write(),
+        }
+    }
+    kind_once(stmt) && !crate::coord::mentions_system(sql)
 }
 
 fn parse_one(sql: &str) -> Result<Arc<ParsedStatement>, ExecError> {
