@@ -280,6 +280,19 @@ pub fn quantified(
     Ok(Typed::new(fold::node(e)?, ScalarType::Bool, true))
 }
 
+/// `x IN (list)` as `x = ANY (ARRAY[list])`, which evaluates `x` once: the list's elements
+/// take x's type where they are unknown literals.
+pub fn in_array(cx: &ExprContext<'_>, x: Typed, list: &[Expr]) -> Result<Typed, PlanError> {
+    let a = construct(cx, list, x.ty.map(|t| ScalarType::array_of(t.base())))?;
+    let (x, a, _) = unify_element(x, a, "=")?;
+    let any = BinaryFunc::ArrayAny {
+        op: CmpOp::Eq,
+        all: false,
+    };
+    let e = x.expr.call_binary(any, a.expr);
+    Ok(Typed::new(fold::node(e)?, ScalarType::Bool, true))
+}
+
 /// Whether `op` is an array operator when an operand is an array (`@>`, `<@`, `&&`).
 pub fn is_array_operator(op: &BinaryOperator) -> bool {
     matches!(

@@ -517,14 +517,13 @@ impl<'a> ExprContext<'a> {
             Some(_) => None,
             None => Some(self.bind(expr)?),
         };
-        if x.as_ref().is_some_and(|x| x.expr.is_volatile()) && list.len() > 1 {
-            // Evaluated once, as in PostgreSQL (the comparisons below would each evaluate
-            // it): `x = ANY (ARRAY[...])`.
-            let array = Expr::Array(sqlparser::ast::Array {
-                elem: list.to_vec(),
-                named: true,
-            });
-            let any = crate::arrays::quantified(self, expr, &BinaryOperator::Eq, &array, false)?;
+        if let Some(x) = x
+            .as_ref()
+            .filter(|x| x.expr.draws_per_call() && list.len() > 1)
+        {
+            // Drawn once, as in PostgreSQL (the comparisons below would each draw it):
+            // `x = ANY (ARRAY[...])`, the list's unknown literals read as x's type.
+            let any = crate::arrays::in_array(self, x.clone(), list)?;
             return if negated { ops::not(any) } else { Ok(any) };
         }
         let mut acc: Option<Typed> = None;

@@ -577,12 +577,13 @@ impl FromBuilder<'_> {
         }
         let mut inputs = inputs.into_iter();
         let mut acc = inputs.next().expect("at least one relation");
-        // Constant predicates (no columns) apply to the first relation; volatile ones to the
-        // joined rows, one draw each, as PostgreSQL evaluates them.
+        // Constant predicates (no columns) apply to the first relation; those that draw a
+        // value at each call (random()) to the joined rows, one draw each, as PostgreSQL
+        // evaluates them.
         let (constant, mut pending): (Vec<_>, Vec<_>) =
             pending.into_iter().partition(|p| p.support().is_empty());
         let (volatile, constant): (Vec<_>, Vec<_>) =
-            constant.into_iter().partition(ScalarExpr::is_volatile);
+            constant.into_iter().partition(ScalarExpr::draws_per_call);
         acc = filter(acc, constant);
         for (i, right) in inputs.enumerate().map(|(i, r)| (i + 1, r)) {
             let off = offsets[i];
@@ -591,7 +592,13 @@ impl FromBuilder<'_> {
             let mut rest = Vec::new();
             let mut after = Vec::new();
             for p in pending {
-                if let Some((l, r)) = equi_key(&p, off, offsets[i + 1]) {
+                // An equality that draws a value at each call is evaluated per joined pair,
+                // as PostgreSQL does, not per input row as a key would be.
+                let key = match p.draws_per_call() {
+                    true => None,
+                    false => equi_key(&p, off, offsets[i + 1]),
+                };
+                if let Some((l, r)) = key {
                     left_key.push(l);
                     right_key.push(r);
                 } else if rels_of(&p).iter().all(|&r| r <= i) {

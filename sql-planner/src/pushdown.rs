@@ -15,8 +15,8 @@
 //!   input alone moves down there (`implied`: `(n1 = 'A' AND n2 = 'B') OR (n1 = 'B' AND n2 =
 //!   'A')` filters each nation first).
 //!
-//! A volatile predicate (`random() < 0.5`) is evaluated once per row where it stands, as in
-//! PostgreSQL: it does not move below an operator that makes fewer or more rows than it
+//! A predicate that draws a new value at each call (`random() < 0.5`) is evaluated once per
+//! row where it stands, as in PostgreSQL (the statement's time is one value and moves freely): it does not move below an operator that makes fewer or more rows than it
 //! reads (`Distinct`, `Threshold`, `Reduce`, `TopK`, `Window`), nor, when it reads no column,
 //! into a `Join`'s input or below a `FlatMap` (PostgreSQL evaluates a variable-free volatile
 //! qual at the top of the join tree; a volatile qual over one input's columns moves there, as
@@ -90,14 +90,14 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
             input: Box::new(push(*input, preds, cat)),
         },
         Plan::Distinct { input } => {
-            let (below, above) = split(preds, |p| !p.is_volatile());
+            let (below, above) = split(preds, |p| !p.draws_per_call());
             let distinct = Plan::Distinct {
                 input: Box::new(push(*input, below, cat)),
             };
             filter(distinct, above)
         }
         Plan::Threshold { input } => {
-            let (below, above) = split(preds, |p| !p.is_volatile());
+            let (below, above) = split(preds, |p| !p.draws_per_call());
             let threshold = Plan::Threshold {
                 input: Box::new(push(*input, below, cat)),
             };
@@ -115,7 +115,7 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
                 _ => None,
             };
             let (below, above) = split(preds, |p| {
-                !p.is_volatile() && p.support().iter().all(|&c| input_column(c).is_some())
+                !p.draws_per_call() && p.support().iter().all(|&c| input_column(c).is_some())
             });
             let below = below
                 .into_iter()
@@ -141,7 +141,7 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
         } => {
             // A predicate on grouping columns keeps or drops whole groups.
             let (below, above) = split(preds, |p| {
-                !p.is_volatile() && p.support().iter().all(|c| group_key.contains(c))
+                !p.draws_per_call() && p.support().iter().all(|c| group_key.contains(c))
             });
             let top_k = Plan::TopK {
                 input: Box::new(push(*input, below, cat)),
@@ -180,7 +180,7 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
         } => {
             // A predicate on partition columns keeps or drops whole partitions.
             let (below, above) = split(preds, |p| {
-                !p.is_volatile() && p.support().iter().all(|c| partition_by.contains(c))
+                !p.draws_per_call() && p.support().iter().all(|c| partition_by.contains(c))
             });
             let window = Plan::Window {
                 input: Box::new(push(*input, below, cat)),
@@ -213,7 +213,7 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
 /// Whether `p` is volatile and reads no column: it is evaluated where it stands, once per row
 /// there.
 fn reads_nothing_volatile(p: &ScalarExpr) -> bool {
-    p.is_volatile() && p.support().is_empty()
+    p.draws_per_call() && p.support().is_empty()
 }
 
 /// Splits a conjunction into the predicates that move (those `movable` says may, when they

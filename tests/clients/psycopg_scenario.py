@@ -138,6 +138,10 @@ def main():
             sc.itersize = 2
             sc.execute("SELECT id, name FROM items WHERE id > %s ORDER BY id LIMIT %s", (2, 5))
             out("server cursor", describe(sc), sc.fetchmany(2), list(sc))
+        # One whose query needs its value to be planned (a LIKE pattern with ESCAPE).
+        with conn.cursor(name="escaped") as sc:
+            sc.execute("SELECT id FROM items WHERE name LIKE %s ESCAPE '#' ORDER BY id", ("n%",))
+            out("server cursor, LIKE ... ESCAPE", sc.fetchall())
 
     cur.execute("SELECT * FROM items ORDER BY id")
     out("final", describe(cur))

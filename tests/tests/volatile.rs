@@ -120,10 +120,30 @@ async fn volatile_predicates_are_drawn_per_row_where_they_stand() {
         "SELECT count(*) BETWEEN 175 AND 325 FROM \
          (SELECT g % 500 AS k FROM generate_series(1, 1000) g GROUP BY g % 500 \
           HAVING random() < 0.5) s",
-        // An IN list's operand is drawn once, not once per item.
+        // An IN list's operand is drawn once, not once per item; the list's literals take
+        // its type, and the statement's time is one value (no array needed).
         "SELECT count(*) FROM generate_series(1, 300) g \
          WHERE floor(random() * 2 + g * 0)::int IN (0, 1)",
+        "SELECT gen_random_uuid() IN ('00000000-0000-0000-0000-000000000000', \
+         '11111111-1111-1111-1111-111111111111'), random() IN (NULL, NULL), \
+         random() NOT IN (2, 3.5), current_date IN ('2024-01-01', '2024-01-02')",
     ] {
         s.check(q).await;
     }
+    // An equality that draws at each call is evaluated per joined pair, not made a join key
+    // drawn once per input row (which matched every row of the one-row side exactly once).
+    let mut counts = Vec::new();
+    for _ in 0..10 {
+        let rows = query(
+            &s.kpg,
+            "SELECT count(*) FROM generate_series(1, 1000) a(x) \
+             JOIN (VALUES (0)) b(y) ON a.x = b.y + ceil(random() * 1000)::int",
+        )
+        .await;
+        counts.push(rows[0][0].clone());
+    }
+    assert!(
+        counts.iter().any(|c| c.as_deref() != Some("1")),
+        "one match every time: {counts:?}"
+    );
 }

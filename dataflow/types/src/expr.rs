@@ -330,6 +330,16 @@ pub enum VariadicFunc {
 }
 
 impl VariadicFunc {
+    /// Whether each call draws a new value (`random()`, `gen_random_uuid()`,
+    /// `clock_timestamp()`), unlike the statement's time, which is one value per statement:
+    /// such a call is evaluated where the query puts it, once per row there.
+    pub fn draws_per_call(&self) -> bool {
+        matches!(
+            self,
+            VariadicFunc::Random | VariadicFunc::GenRandomUuid | VariadicFunc::ClockTimestamp
+        )
+    }
+
     /// Whether the function's value is not a function of its arguments alone (`random()`, the
     /// statement's time): it is never folded, and a maintained dataflow cannot compute it.
     pub fn is_volatile(&self) -> bool {
@@ -403,6 +413,18 @@ impl ScalarExpr {
     /// Whether evaluating the expression twice on the same row may give different values
     /// (`random()`): such an expression cannot be maintained incrementally, since a row's
     /// retraction would not cancel its insertion.
+    /// Whether the expression calls a function that draws a new value at each call
+    /// (`VariadicFunc::draws_per_call`).
+    pub fn draws_per_call(&self) -> bool {
+        let mut draws = false;
+        self.visit(&mut |e| {
+            if let ScalarExpr::Variadic { func, .. } = e {
+                draws |= func.draws_per_call();
+            }
+        });
+        draws
+    }
+
     pub fn is_volatile(&self) -> bool {
         let mut volatile = false;
         self.visit(&mut |e| {

@@ -168,7 +168,7 @@ pub fn decode(
             Some((1, text)) => utf8(index, text)?,
             Some((version, _)) => {
                 return Err(ExecError::new(
-                    "22P03",
+                    "XX000",
                     format!("unsupported jsonb version number {version}"),
                 ))
             }

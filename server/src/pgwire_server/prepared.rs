@@ -343,7 +343,13 @@ impl StatementParser {
                 {
                     return Err(e.into())
                 }
-                Ok(plan) if once && prepared.reusable => {
+                // A cursor whose query could not be planned without its values is planned
+                // as it runs, with them.
+                Ok(plan)
+                    if once
+                        && prepared.reusable
+                        && !matches!(plan, PlannedStatement::Declare { plan: Err(_), .. }) =>
+                {
                     planned = Some((plan, prepared.generation));
                 }
                 // Planned as it runs; what it returns is known.
