@@ -325,42 +325,24 @@ pub fn concat(l: Typed, r: Typed) -> Result<Typed, PlanError> {
 
 /// `l [I]LIKE r`; `negated` for NOT [I]LIKE.
 /// A LIKE pattern written with `ESCAPE escape`, rewritten to the backslash escape LIKE
-/// evaluates (`ESCAPE ''` means no escape). Only a constant pattern can be rewritten; another
-/// is refused (0A000).
+/// evaluates (`ESCAPE ''` means no escape; `BinaryFunc::LikeEscape`).
 pub fn like_escape(pattern: Typed, escape: Typed) -> Result<Typed, PlanError> {
-    let invalid = || PlanError::new("22025", "invalid escape string");
-    let ScalarExpr::Literal(Datum::String(escape)) = &escape.expr else {
-        return Err(PlanError::unsupported(
-            "LIKE ... ESCAPE with an escape that is not a constant",
-        ));
-    };
-    let mut esc = escape.chars();
-    let esc = match (esc.next(), esc.next()) {
-        (e, None) => e,
-        _ => return Err(invalid()),
-    };
-    let ScalarExpr::Literal(Datum::String(p)) = &pattern.expr else {
-        return Err(PlanError::unsupported(
-            "LIKE ... ESCAPE with a pattern that is not a constant",
-        ));
-    };
-    let mut out = String::with_capacity(p.len());
-    let mut chars = p.chars();
-    while let Some(c) = chars.next() {
-        if Some(c) == esc {
-            let escaped = chars.next().ok_or_else(|| {
-                PlanError::new("22025", "LIKE pattern must not end with escape character")
-            })?;
-            out.push('\\');
-            out.push(escaped);
-        } else if c == '\\' {
-            out.push_str("\\\\");
-        } else {
-            out.push(c);
+    // Folded into the pattern when both are constants; else rewritten as each row is
+    // matched (a parameter, a column).
+    let text = |t: Typed| -> Result<Typed, PlanError> {
+        match t.ty {
+            None => Ok(coerce(t, &ScalarType::Text, CastContext::Implicit)?.expect("unknown")),
+            Some(_) => Ok(t),
         }
-    }
+    };
+    let (pattern, escape) = (text(pattern)?, text(escape)?);
+    let nullable = pattern.nullable || escape.nullable;
+    let e = pattern
+        .expr
+        .call_binary(BinaryFunc::LikeEscape, escape.expr);
     Ok(Typed {
-        expr: ScalarExpr::Literal(Datum::String(out)),
+        expr: fold::node(e)?,
+        nullable,
         ..pattern
     })
 }

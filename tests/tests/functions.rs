@@ -85,8 +85,9 @@ async fn more_string_functions_and_greatest_least_match_postgres() {
     }
 }
 
-/// LIKE with ESCAPE (a constant pattern is rewritten to LIKE's backslash escape), and the
-/// errors of a pattern ending with its escape or an escape of more than one character.
+/// LIKE with ESCAPE (the pattern rewritten to LIKE's backslash escape: folded for a constant,
+/// as each row is matched for a column), and the errors of a pattern ending with its escape
+/// or an escape of more than one character.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn like_escape_matches_postgres() {
     let (_kpg, _pg, s) = setup().await;
@@ -95,6 +96,10 @@ async fn like_escape_matches_postgres() {
          'a\\b' LIKE 'a\\b' ESCAPE '', 'a_b' ILIKE 'A!_B' ESCAPE '!'",
         "SELECT k, v LIKE 'xx%x#x' ESCAPE '#', s NOT LIKE '%l#l%' ESCAPE '#' FROM f",
         "SELECT 'a\\b' LIKE 'a\\\\b', 'a%' LIKE 'a\\%', 'ab' LIKE 'a\\b'",
+        // Patterns and escapes that are not constants: rewritten as each row is matched.
+        "SELECT k, s LIKE s || '#%' ESCAPE '#', s LIKE replace(s, 'l', '!l') ESCAPE '!', \
+         'hello' LIKE s ESCAPE k::text FROM f ORDER BY k",
+        "SELECT 'a' LIKE 'a#' ESCAPE '#'",
         // The text runs out before the dangling escape: no error, as in PostgreSQL.
         "SELECT k FROM f WHERE s LIKE concat(s, '\\')",
     ] {

@@ -52,6 +52,9 @@ pub enum EvalError {
     InvalidLogArgument(String),
     #[error("LIKE pattern must not end with escape character")]
     LikePatternEndsWithEscape,
+    /// An ESCAPE of more than one character.
+    #[error("invalid escape string")]
+    InvalidEscapeString,
     /// A string function asked for a result longer than PostgreSQL allocates (1 GB).
     #[error("requested length too large")]
     LengthTooLarge,
@@ -181,7 +184,7 @@ impl EvalError {
             EvalError::InvalidPowerArgument(_) => "2201F",
             EvalError::InvalidLogArgument(_) => "2201E",
             EvalError::LengthTooLarge => "54000",
-            EvalError::LikePatternEndsWithEscape => "22025",
+            EvalError::LikePatternEndsWithEscape | EvalError::InvalidEscapeString => "22025",
             // PostgreSQL reports NaN and infinities cast to integers as not supported.
             EvalError::Unsupported(_) | EvalError::NumericSpecialToInteger { .. } => "0A000",
             EvalError::Internal(_) => "XX000",

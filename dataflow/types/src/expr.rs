@@ -133,6 +133,10 @@ pub enum BinaryFunc {
     Concat,
     Like,
     ILike,
+    /// `pattern ESCAPE escape` (PostgreSQL's like_escape): the pattern with its escape
+    /// character (one, or none for '') written as LIKE's backslash escapes; 22025 for a longer
+    /// escape.
+    LikeEscape,
     /// date + integer days
     AddDateDays,
     /// date - integer days
@@ -796,6 +800,10 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
             r.write_text(&mut s);
             Datum::String(s)
         }
+        LikeEscape => match (l, r) {
+            (Datum::String(p), Datum::String(e)) => Datum::String(like_escape(&p, &e)?),
+            (l, r) => unreachable!("LIKE ... ESCAPE over {l:?}, {r:?}"),
+        },
         Like | ILike => match (l, r) {
             (Datum::String(s), Datum::String(p)) => {
                 let (s, p) = if func == ILike {
@@ -836,6 +844,32 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
 /// Whether `s` matches the LIKE pattern `p` (`%`, `_`, `\\` escaping the next character). A
 /// pattern ending with its escape is an error once matching reaches it with text left, as in
 /// PostgreSQL (which stops without error when the text runs out first).
+/// `pattern` with the escape character `escape` (one character, or none for "") written as
+/// LIKE's backslash escapes (a backslash not escaped by it is then a plain backslash).
+/// PostgreSQL's like_escape.
+pub fn like_escape(pattern: &str, escape: &str) -> Result<String, EvalError> {
+    let mut esc = escape.chars();
+    let esc = match (esc.next(), esc.next()) {
+        (e, None) => e,
+        _ => return Err(EvalError::InvalidEscapeString),
+    };
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if Some(c) == esc {
+            // At the end: a trailing backslash, which fails only if matching reaches it with
+            // text left, as in PostgreSQL.
+            out.push('\\');
+            out.extend(chars.next());
+        } else if c == '\\' {
+            out.push_str("\\\\");
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
 pub(crate) fn like(s: &[char], p: &[char]) -> Result<bool, EvalError> {
     Ok(match p.first() {
         None => s.is_empty(),
