@@ -138,10 +138,23 @@ def main():
             sc.itersize = 2
             sc.execute("SELECT id, name FROM items WHERE id > %s ORDER BY id LIMIT %s", (2, 5))
             out("server cursor", describe(sc), sc.fetchmany(2), list(sc))
-        # One whose query needs its value to be planned (a LIKE pattern with ESCAPE).
+        # A LIKE pattern with ESCAPE as a parameter, and queries planned with their values
+        # (a subquery's LIMIT, a RANGE frame's offset).
         with conn.cursor(name="escaped") as sc:
             sc.execute("SELECT id FROM items WHERE name LIKE %s ESCAPE '#' ORDER BY id", ("n%",))
             out("server cursor, LIKE ... ESCAPE", sc.fetchall())
+        with conn.cursor(name="limited") as sc:
+            sc.execute(
+                "SELECT id FROM (SELECT id FROM items ORDER BY id LIMIT %s) s ORDER BY id", (3,)
+            )
+            out("server cursor, subquery LIMIT", sc.fetchall())
+        with conn.cursor(name="framed") as sc:
+            sc.execute(
+                "SELECT id, sum(id) OVER (ORDER BY id RANGE BETWEEN %s PRECEDING AND CURRENT ROW)"
+                " FROM items ORDER BY id",
+                (1,),
+            )
+            out("server cursor, RANGE frame", sc.fetchall())
 
     cur.execute("SELECT * FROM items ORDER BY id")
     out("final", describe(cur))
