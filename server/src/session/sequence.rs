@@ -23,10 +23,10 @@ use crate::txn::{self, TxnOutcome};
 impl Session {
     /// Plans and runs `stmt` (in the statement context of the session,
     /// `statement_context.rs`), with what a Bind gave it if it is a prepared statement
-    /// (`bound`). `implicit`: the statement is part of an implicit transaction
-    /// of several statements (a pipeline up to Sync, a multi-statement query string), whose
-    /// INSERTs are held back until it ends (`implicit_txn.rs`). A statement that fails fails
-    /// the transaction block.
+    /// (`bound`). `implicit`: the statement is part of an implicit transaction of several
+    /// statements (a pipeline up to Sync, a multi-statement query string), whose INSERTs are
+    /// held back until it ends (`implicit_txn.rs`). A statement that fails fails the
+    /// transaction block.
     pub async fn sequence(
         &self,
         coord: &Arc<Coordinator>,
