@@ -216,7 +216,7 @@ impl Coordinator {
         planned: Planned,
         limit: Option<std::time::Duration>,
     ) -> Result<ExecuteResult, ExecError> {
-        if let Some(result) = super::show::show(&planned.plan, &self.lock().catalog) {
+        if let Some(result) = self.show(&planned.plan) {
             return result;
         }
         if is_read(&planned.plan) {
@@ -419,7 +419,13 @@ impl Coordinator {
 
     /// The answer to a SHOW statement about the catalog, or `None` if `planned` is not one.
     pub fn show(&self, planned: &PlannedStatement) -> Option<Result<ExecuteResult, ExecError>> {
-        super::show::show(planned, &self.lock().catalog)
+        // Not a lock of the coordinator's state for every other statement.
+        match planned {
+            PlannedStatement::ShowObjects(_) | PlannedStatement::ShowCreate { .. } => {
+                super::show::show(planned, &self.lock().catalog)
+            }
+            _ => None,
+        }
     }
 
     /// The table or view called `name`.
