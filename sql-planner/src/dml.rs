@@ -122,17 +122,19 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
         Ok(())
     };
     let plan = match &ins.source {
-        None => Plan::Constant {
-            rows: vec![(
-                Row::new(
-                    defaults
-                        .iter()
-                        .map(|d| crate::session_zone::eval_now(d, &[]))
-                        .collect::<Result<Vec<_>, _>>()?,
-                ),
-                1,
-            )],
-        },
+        None => {
+            let mut exprs = Vec::new();
+            let mut datums = Vec::with_capacity(defaults.len());
+            for (c, d) in defaults.iter().enumerate() {
+                datums.push(value_or_later(d, c, &mut exprs)?);
+            }
+            match exprs.is_empty() {
+                true => Plan::Constant {
+                    rows: vec![(Row::new(datums), 1)],
+                },
+                false => crate::plan_params::values_row(datums, exprs),
+            }
+        }
         Some(q) => match q.body.as_ref() {
             SetExpr::Values(values)
                 if q.order_by.is_none() && q.limit_clause.is_none() && q.with.is_none() =>
@@ -150,32 +152,21 @@ pub fn plan_insert(ins: &Insert, catalog: &dyn Catalog) -> Result<PlannedStateme
                             "VALUES lists must all be the same length",
                         ));
                     }
-                    let mut datums = defaults
-                        .iter()
-                        .enumerate()
-                        .map(|(c, d)| match targets.contains(&c) {
-                            true => Ok(Datum::Null),
-                            false => crate::session_zone::eval_now(d, &[]),
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
                     let mut exprs = Vec::new();
+                    let mut datums = Vec::with_capacity(defaults.len());
+                    for (c, d) in defaults.iter().enumerate() {
+                        datums.push(match targets.contains(&c) {
+                            true => Datum::Null,
+                            false => value_or_later(d, c, &mut exprs)?,
+                        });
+                    }
                     for (e, &c) in row.content.iter().zip(&targets) {
                         datums[c] = if is_default(e) {
-                            crate::session_zone::eval_now(&defaults[c], &[])?
+                            value_or_later(&defaults[c], c, &mut exprs)?
                         } else {
                             let bound = cx.bind(e).map_err(misplaced_default)?;
                             let t = assign(bound, &cols[c].0, &cols[c].1)?;
-                            if crate::plan_params::has_param(&t.expr) {
-                                if t.expr.is_volatile() {
-                                    // `now() + $1`: planned per execution, with the values
-                                    // bound in (a block needs constant rows).
-                                    crate::plan_params::note_volatile();
-                                }
-                                exprs.push((c, t.expr));
-                                Datum::Null
-                            } else {
-                                crate::session_zone::eval_now(&t.expr, &[])?
-                            }
+                            value_or_later(&t.expr, c, &mut exprs)?
                         };
                     }
                     if exprs.is_empty() {
@@ -244,6 +235,24 @@ fn column_defaults(catalog: &dyn Catalog, table: &CatalogItem) -> Vec<ScalarExpr
 
 /// Whether `e` is the keyword DEFAULT (as in VALUES or SET), which sqlparser reads as an
 /// identifier; a column named "default" must be quoted.
+/// The value of column `c` of a VALUES row: `e` evaluated now, or, in a prepared statement,
+/// NULL with `e` noted in `later` if it reads a parameter or the clock (`now()`, a column's
+/// `DEFAULT now()`, `random()`): `bind_values` and `values_now` evaluate it for each
+/// execution, so the plan is made once.
+fn value_or_later(
+    e: &ScalarExpr,
+    c: usize,
+    later: &mut Vec<(usize, ScalarExpr)>,
+) -> Result<Datum, PlanError> {
+    let kept =
+        crate::plan_params::has_param(e) || (e.is_volatile() && crate::plan_params::preparing());
+    if kept {
+        later.push((c, e.clone()));
+        return Ok(Datum::Null);
+    }
+    Ok(crate::session_zone::eval_now(e, &[])?)
+}
+
 fn is_default(e: &Expr) -> bool {
     matches!(e, Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"))
 }

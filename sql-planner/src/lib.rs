@@ -98,7 +98,7 @@ pub use names::fold as fold_ident;
 pub use optimize::{optimize, physical_plan};
 pub use params::{parameter_count, parameter_not_allowed, ParamValue};
 pub use pg_compat::{DATABASE, OWNER};
-pub use plan_params::{bind_values, plan_bound, plan_prepared, Prepared};
+pub use plan_params::{bind_values, plan_bound, plan_prepared, values_now, Prepared};
 pub use session_statement::{
     SessionStatement, SetValue, ShowObjects, TransactionMode, TransactionStatement,
 };

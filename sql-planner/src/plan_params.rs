@@ -91,11 +91,16 @@ pub fn plan_prepared(
     }
 }
 
+/// Whether `plan_prepared` is planning a statement (its plan is kept for many executions).
+pub fn preparing() -> bool {
+    TABLE.with(|t| t.borrow().is_some())
+}
+
 /// Notes, while `plan_prepared` plans a statement, that `what` needs a parameter's value:
 /// the caller plans on with a stand-in (so that every parameter gets its type), and the
 /// statement is planned with its values when it runs. Returns false outside `plan_prepared`.
 pub fn defer(what: &str) -> bool {
-    let preparing = TABLE.with(|t| t.borrow().is_some());
+    let preparing = preparing();
     if preparing {
         DEFERRED.with(|d| {
             d.borrow_mut().get_or_insert_with(|| what.to_string());
@@ -402,9 +407,9 @@ fn returning_exprs(r: &mut Option<Returning>, f: &mut dyn FnMut(&mut ScalarExpr)
     }
 }
 
-/// A VALUES row some of whose values (`exprs`, by column) read parameters: the constant row
-/// `datums` with those columns computed once the parameters are bound (`bind_values` folds it
-/// into a constant row again).
+/// A VALUES row some of whose values (`exprs`, by column) read parameters or the clock: the
+/// constant row `datums` with those columns computed once the parameters are bound
+/// (`bind_values` folds it into a constant row again) and the statement runs (`values_now`).
 pub fn values_row(datums: Vec<Datum>, exprs: Vec<(usize, ScalarExpr)>) -> Plan {
     let width = datums.len();
     let mut outputs: Vec<usize> = (0..width).collect();
@@ -451,4 +456,54 @@ fn fold_rows(p: Plan) -> Result<Plan, PlanError> {
         return Ok(Plan::Constant { rows });
     }
     Ok(Plan::Union { inputs })
+}
+
+/// Evaluates what a prepared INSERT's VALUES rows left for the statement's run (`now()`, a
+/// column's `DEFAULT now()`, `random()`: `values_row`), with `clock` (the transaction's and
+/// the statement's start) and the session's `zone`, into constant rows: a transaction block
+/// holds back constant rows, and no dataflow is needed to compute them.
+pub fn values_now(
+    planned: &mut PlannedStatement,
+    zone: &str,
+    clock: (chrono::NaiveDateTime, chrono::NaiveDateTime),
+) -> Result<(), PlanError> {
+    let PlannedStatement::Insert { plan, .. } = planned else {
+        return Ok(());
+    };
+    if matches!(plan, Plan::Constant { .. }) {
+        return Ok(());
+    }
+    let mut now = plan.clone();
+    now.bind_clock(clock.0, clock.1);
+    now.bind_session_zone(zone);
+    let inputs = match now {
+        Plan::Union { inputs } => inputs,
+        row => vec![row],
+    };
+    let mut rows = Vec::new();
+    for input in inputs {
+        match input {
+            Plan::Constant { rows: constant } => rows.extend(constant),
+            Plan::Project { input, outputs } => {
+                let Plan::Map { input, exprs } = *input else {
+                    return Ok(());
+                };
+                let Plan::Constant { rows: constant } = *input else {
+                    return Ok(());
+                };
+                for (row, n) in constant {
+                    let mut datums = row.datums();
+                    for e in &exprs {
+                        datums.push(e.eval(&datums)?);
+                    }
+                    let row = outputs.iter().map(|&c| datums[c].clone()).collect();
+                    rows.push((kpg_types::Row::new(row), n));
+                }
+            }
+            // Not VALUES rows (an INSERT ... SELECT): run as a query.
+            _ => return Ok(()),
+        }
+    }
+    *plan = Plan::Constant { rows };
+    Ok(())
 }

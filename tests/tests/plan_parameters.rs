@@ -438,6 +438,28 @@ async fn replans(c: &tokio_postgres::Client, other: &tokio_postgres::Client) -> 
     exec("COMMIT").await;
     let rows = c.query("SELECT a, t > now() FROM tn", &[]).await.unwrap();
     out.push(format!("{:?}", raw_rows(&rows)));
+    // A default that reads the clock is read at each execution: two transactions, two
+    // times; two executions in one block, its one start.
+    exec("CREATE TABLE ev (id int, at timestamptz DEFAULT now(), d date DEFAULT current_date)")
+        .await;
+    let e = c.prepare("INSERT INTO ev (id) VALUES ($1)").await.unwrap();
+    let pause = || tokio::time::sleep(std::time::Duration::from_millis(5));
+    out.push(run(c, &e, &[Some("1")]).await);
+    pause().await;
+    out.push(run(c, &e, &[Some("2")]).await);
+    exec("BEGIN").await;
+    out.push(run(c, &e, &[Some("3")]).await);
+    pause().await;
+    out.push(run(c, &e, &[Some("4")]).await);
+    exec("COMMIT").await;
+    let rows = c
+        .query(
+            "SELECT count(DISTINCT at), count(*), count(DISTINCT d) FROM ev",
+            &[],
+        )
+        .await
+        .unwrap();
+    out.push(format!("{:?}", raw_rows(&rows)));
     out
 }
 

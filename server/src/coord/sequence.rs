@@ -79,8 +79,15 @@ impl Coordinator {
         let values = match bound {
             Some(Bound::Plan(planned)) => {
                 check_system_use(planned)?;
+                // What its VALUES rows read of the clock, for this run.
+                let mut plan = planned.as_ref().clone();
+                kpg_sql::values_now(
+                    &mut plan,
+                    &crate::statement_context::time_zone(),
+                    crate::statement_context::clock(),
+                )?;
                 return Ok(Planned {
-                    plan: planned.as_ref().clone(),
+                    plan,
                     generation: self.catalog_generation(),
                     bound: bound.cloned(),
                 });

@@ -143,8 +143,8 @@ impl PreparedStatement {
                     return Err(changed_result());
                 }
                 if !again.reusable {
-                    // The new plan holds for one execution only (a column default reads the
-                    // clock, say): planned as it runs, its values typed as at Parse.
+                    // The new plan holds for one execution only: planned as it runs, its
+                    // values typed as at Parse.
                     let values = texts
                         .into_iter()
                         .zip(&once.types)

@@ -207,3 +207,40 @@ fn statements_that_need_their_values_are_planned_with_them() {
     let e = plan_bound(&stmts[0], &catalog(), &values[..1]).unwrap_err();
     assert_eq!(e.code, "42P02");
 }
+
+/// A prepared INSERT whose VALUES read the clock is planned once: the clock is read when it
+/// runs (`values_now`), not when it was prepared.
+#[test]
+fn inserts_reading_the_clock_are_planned_once() {
+    let sql = "INSERT INTO t (a, b, d) VALUES ($1, 'x', current_date), (2, $2, current_date + 1)";
+    let prepared = plan_prepared(&parse(sql).unwrap()[0], &catalog(), &[]);
+    assert!(prepared.deferred.is_none() && !prepared.one_execution);
+    let planned = prepared.planned.unwrap();
+    let types = [ScalarType::Int32, ScalarType::Text];
+    let values = [Some("1".to_string()), None];
+    let at = |day: u32| {
+        let t = chrono::NaiveDate::from_ymd_opt(2024, 1, day)
+            .unwrap()
+            .and_hms_opt(3, 4, 5)
+            .unwrap();
+        let mut bound = bind_values(&planned, &types, &values, "UTC".into()).unwrap();
+        crate::values_now(&mut bound, "UTC", (t, t)).unwrap();
+        let PlannedStatement::Insert { plan, .. } = bound else {
+            panic!("not an insert")
+        };
+        plan
+    };
+    let date =
+        |s: &str| kpg_types::Datum::Date(chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap());
+    let row = |a: i32, b: Datum, d: String| {
+        (Row::new(vec![Datum::Int32(a), b, Datum::Null, date(&d)]), 1)
+    };
+    // Two runs, on two days: each reads its own.
+    for day in [2, 9] {
+        let expected = vec![
+            row(1, Datum::String("x".into()), format!("2024-01-{day:02}")),
+            row(2, Datum::Null, format!("2024-01-{:02}", day + 1)),
+        ];
+        assert_eq!(at(day), Plan::Constant { rows: expected }, "on day {day}");
+    }
+}
