@@ -401,6 +401,35 @@ impl PlannedStatement {
     }
 }
 
+impl PlannedStatement {
+    /// Calls `f` on every plan the statement runs: its own (or its cursor's or COPY's query's),
+    /// then those of the subqueries in its expressions — an UPDATE's predicates, and also
+    /// those inside its plans, so `f` may see a subquery's plan twice (alone, and within the
+    /// plan it was given).
+    pub fn visit_plans_mut(&mut self, f: &mut dyn FnMut(&mut Plan)) {
+        match self {
+            PlannedStatement::Declare {
+                plan: Ok(query), ..
+            } => return query.visit_plans_mut(f),
+            PlannedStatement::CopyTo { query, .. } => return query.visit_plans_mut(f),
+            PlannedStatement::Select { plan, .. }
+            | PlannedStatement::Subscribe { plan, .. }
+            | PlannedStatement::CreateTableAs { plan, .. }
+            | PlannedStatement::CreateView { plan, .. }
+            | PlannedStatement::Insert { plan, .. }
+            | PlannedStatement::JoinedWrite { plan, .. } => f(plan),
+            _ => {}
+        }
+        self.visit_exprs_mut(&mut |e| {
+            e.visit_mut(&mut |e| {
+                if let ScalarExpr::Subquery(s) = e {
+                    f(&mut s.plan)
+                }
+            })
+        });
+    }
+}
+
 fn returning_exprs(r: &mut Option<Returning>, f: &mut dyn FnMut(&mut ScalarExpr)) {
     if let Some(r) = r {
         r.exprs.iter_mut().for_each(f);

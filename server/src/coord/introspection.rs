@@ -2,11 +2,11 @@
 //! `kpg_sources` (each partition's state, offsets, lag and counts) and `kpg_source_errors` (every
 //! record that could not be decoded), queryable and joinable with SQL like any view.
 //!
-//! They are views whose definition is a constant holding the current figures: a statement that
-//! names one first asks every worker for its arrangements and dataflows (`Command::Introspect`),
-//! merges the workers' shards, and plans against a catalog that adds the two views with those
-//! rows. Since a view's definition is fixed when it is created, views, materialized views and
-//! indexes over them are refused (they would freeze one snapshot).
+//! A statement is planned reading them by id (`Plan::Get`), so a prepared statement is planned
+//! once like any other; when a planned statement that reads one runs, the coordinator asks every
+//! worker for its arrangements and dataflows (`Command::Introspect`), merges the workers'
+//! shards, and binds the rows as they are into the plan (`bind_rows`), as it binds the clock.
+//! Views, materialized views and indexes over them are refused (they would freeze one snapshot).
 //!
 //! The coordinator contributes what only it knows about dataflows: their names, what they
 //! import and export, and when they were installed.
@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use kpg_sql::{CatalogItem, IndexItem, ItemKind};
+use kpg_sql::{CatalogItem, IndexItem, ItemKind, PlannedStatement};
 use kpg_types::command::{ArrangementInfo, DataflowInfo};
 use kpg_types::{
     ColumnType, DataflowDescription, DataflowSink, Datum, GlobalId, Plan, RelationDesc, Row,
@@ -49,16 +49,6 @@ pub fn relations() -> Vec<(i64, &'static str, RelationDesc)> {
             super::external::SourceErrorRow::desc(),
         ),
     ]
-}
-
-/// Whether a statement's text names an introspection relation (then its figures are fetched
-/// before it is planned; a false positive only costs that fetch).
-pub fn mentions_system(sql: &str) -> bool {
-    let sql = sql.to_ascii_lowercase();
-    sql.contains(KPG_ARRANGEMENTS.0)
-        || sql.contains(KPG_DATAFLOWS.0)
-        || sql.contains(KPG_SOURCES.0)
-        || sql.contains(KPG_SOURCE_ERRORS.0)
 }
 
 /// What the coordinator records about each dataflow it installs.
@@ -298,10 +288,10 @@ pub struct SystemData {
     source_errors: Vec<Row>,
 }
 
-/// The catalog plus the introspection relations, as views over constants.
+/// The catalog plus the introspection relations (read by id, their rows bound as a
+/// statement runs) and the system catalogs (views over constants).
 pub struct SystemCatalog<'a> {
     pub inner: &'a Catalog,
-    pub data: &'a SystemData,
 }
 
 impl kpg_sql::Catalog for SystemCatalog<'_> {
@@ -406,23 +396,79 @@ impl kpg_sql::Catalog for SystemCatalog<'_> {
     }
 
     fn definition(&self, id: GlobalId) -> Option<Plan> {
-        let rows = match id {
-            id if id == KPG_ARRANGEMENTS.1 => &self.data.arrangements,
-            id if id == KPG_DATAFLOWS.1 => &self.data.dataflows,
-            id if id == KPG_SOURCES.1 => &self.data.sources,
-            id if id == KPG_SOURCE_ERRORS.1 => &self.data.source_errors,
-            id => {
-                let Some(r) = pg_catalog::by_id(id) else {
-                    return self.inner.definition(id);
-                };
-                let rows = pg_catalog::rows(r, self.inner);
-                return Some(Plan::Constant {
-                    rows: rows.into_iter().map(|r| (Row::new(r), 1)).collect(),
-                });
-            }
+        if introspection(id) {
+            // Its rows are bound into the plan when the statement runs (`bind_rows`).
+            return Some(Plan::Get { id });
+        }
+        let Some(r) = pg_catalog::by_id(id) else {
+            return self.inner.definition(id);
         };
+        let rows = pg_catalog::rows(r, self.inner);
         Some(Plan::Constant {
-            rows: rows.iter().map(|r| (r.clone(), 1)).collect(),
+            rows: rows.into_iter().map(|r| (Row::new(r), 1)).collect(),
         })
     }
+}
+
+/// Whether `id` is one of the introspection relations, whose rows change without the
+/// catalog changing.
+fn introspection(id: GlobalId) -> bool {
+    [
+        KPG_ARRANGEMENTS.1,
+        KPG_DATAFLOWS.1,
+        KPG_SOURCES.1,
+        KPG_SOURCE_ERRORS.1,
+    ]
+    .contains(&id)
+}
+
+/// Whether a planned statement reads an introspection relation.
+pub fn reads_introspection(planned: &mut PlannedStatement) -> bool {
+    let mut found = false;
+    planned.visit_plans_mut(&mut |p| {
+        bind_gets(p, &mut |id| {
+            found |= introspection(id);
+            None
+        })
+    });
+    found
+}
+
+/// Binds the introspection relations' rows of `data` into a planned statement: it was planned
+/// (once, if prepared) reading them by id, and reads them as they are when it runs.
+pub fn bind_rows(planned: &mut PlannedStatement, data: &SystemData) {
+    planned.visit_plans_mut(&mut |p| {
+        bind_gets(p, &mut |id| {
+            let rows = match id {
+                id if id == KPG_ARRANGEMENTS.1 => &data.arrangements,
+                id if id == KPG_DATAFLOWS.1 => &data.dataflows,
+                id if id == KPG_SOURCES.1 => &data.sources,
+                id if id == KPG_SOURCE_ERRORS.1 => &data.source_errors,
+                _ => return None,
+            };
+            Some(Plan::Constant {
+                rows: rows.iter().map(|r| (r.clone(), 1)).collect(),
+            })
+        })
+    });
+}
+
+/// Replaces each read of a collection for which `rows` gives a plan, in `plan` and in the
+/// plans of its expressions' subqueries.
+fn bind_gets(plan: &mut Plan, rows: &mut dyn FnMut(GlobalId) -> Option<Plan>) {
+    fn nodes(plan: Plan, rows: &mut dyn FnMut(GlobalId) -> Option<Plan>) -> Plan {
+        match plan {
+            Plan::Get { id } => rows(id).unwrap_or(Plan::Get { id }),
+            plan => plan.map_inputs(|input| nodes(input, rows)),
+        }
+    }
+    let taken = std::mem::replace(plan, Plan::Constant { rows: Vec::new() });
+    *plan = nodes(taken, rows);
+    plan.visit_exprs_mut(&mut |e| {
+        e.visit_mut(&mut |e| {
+            if let kpg_types::ScalarExpr::Subquery(s) = e {
+                bind_gets(&mut s.plan, rows)
+            }
+        })
+    });
 }

@@ -62,7 +62,6 @@ use crate::error::ExecError;
 use crate::storage::committer::Committer;
 use crate::storage::{CatalogRecord, Snapshot, SourceProgress, Store, StoreError, TableAppend};
 pub use block_ddl::{is_block_create, refused_in_block, Provisional};
-pub use introspection::mentions_system;
 pub use sequence::{explain_desc, within, Bound, ConstantInsert, ExecuteResult, Planned};
 pub use write::constant_insert;
 

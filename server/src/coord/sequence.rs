@@ -11,7 +11,7 @@ use kpg_sql::{ParsedStatement, PlannedStatement, RowSetFinishing};
 use kpg_types::{ColumnType, Datum, GlobalId, RelationDesc, Row, ScalarType};
 
 use super::durable::DurableText;
-use super::introspection::{is_system, mentions_system, system_rows, SystemCatalog, SystemData};
+use super::introspection::{bind_rows, is_system, reads_introspection, system_rows, SystemCatalog};
 use super::temporary;
 use super::{Coordinator, Subscription};
 use crate::error::ExecError;
@@ -66,15 +66,14 @@ impl Coordinator {
         stmt: &ParsedStatement,
         bound: Option<&Bound>,
     ) -> Result<PlannedStatement, ExecError> {
-        Ok(self.plan_with(stmt, bound, &SystemData::default())?.plan)
+        Ok(self.plan_with(stmt, bound)?.plan)
     }
 
-    /// Plans against the catalog plus the introspection relations holding `data`.
+    /// Plans against the catalog plus the system relations (`SystemCatalog`).
     fn plan_with(
         &self,
         stmt: &ParsedStatement,
         bound: Option<&Bound>,
-        data: &SystemData,
     ) -> Result<Planned, ExecError> {
         let values = match bound {
             Some(Bound::Plan(planned)) => {
@@ -98,7 +97,6 @@ impl Coordinator {
         let state = self.lock();
         let catalog = SystemCatalog {
             inner: &state.catalog,
-            data,
         };
         // A planner bug must cost this statement, not the server: a panic here would poison
         // the coordinator's lock for every session. The planner only reads the catalog, so
@@ -131,11 +129,9 @@ impl Coordinator {
         stmt: &ParsedStatement,
         declared: &[Option<ScalarType>],
     ) -> Result<PreparedPlan, ExecError> {
-        let data = SystemData::default();
         let state = self.lock();
         let catalog = SystemCatalog {
             inner: &state.catalog,
-            data: &data,
         };
         let prepared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             kpg_sql::plan_prepared(stmt, &catalog, declared)
@@ -167,8 +163,8 @@ impl Coordinator {
     }
 
     /// Plans a statement about to run (with what a Bind gave it, if it is a prepared
-    /// statement): with the current introspection figures if it names an introspection
-    /// relation. The session's own statements are planned without the catalog.
+    /// statement), with the introspection relations' rows as they are now bound into it if
+    /// it reads them. The session's own statements are planned without the catalog.
     pub async fn plan_statement(
         &self,
         stmt: &ParsedStatement,
@@ -181,27 +177,21 @@ impl Coordinator {
                 bound: None,
             });
         }
-        if matches!(bound, Some(Bound::Plan(_))) {
-            // Planned once at Parse, which refuses to plan what reads a system relation.
-            return self.plan_with(stmt, bound, &SystemData::default());
+        let mut planned = self.plan_with(stmt, bound)?;
+        if reads_introspection(&mut planned.plan) {
+            let figures = self.introspect().await?;
+            let data = {
+                let state = self.lock();
+                system_rows(
+                    &figures,
+                    &state.catalog,
+                    &state.dataflows,
+                    super::external::source_rows(&state),
+                )
+            };
+            bind_rows(&mut planned.plan, &data);
         }
-        // The SQL text of a plain statement (short), not its syntax tree's debug form (which
-        // lists every token's position, and cost 4% of the CPU of many small INSERTs).
-        let text = stmt.scan_text();
-        if !mentions_system(&text) {
-            return self.plan_with(stmt, bound, &SystemData::default());
-        }
-        let figures = self.introspect().await?;
-        let data = {
-            let state = self.lock();
-            system_rows(
-                &figures,
-                &state.catalog,
-                &state.dataflows,
-                super::external::source_rows(&state),
-            )
-        };
-        self.plan_with(stmt, bound, &data)
+        Ok(planned)
     }
 
     /// Plans and executes one statement of the catalog's families. Reads run concurrently;

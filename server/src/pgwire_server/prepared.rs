@@ -242,18 +242,15 @@ const PARSE_ERRORS: &[&str] = &[
     "42601", "42P01", "42703", "42702", "42883", "42804", "42725", "42P18", "42P02",
 ];
 
-/// Whether `stmt` (with text `sql`) is planned once at Parse: a query, a write, a SUBSCRIBE
-/// or a cursor over one of them, unless it reads an introspection relation.
-fn plans_once(stmt: &ParsedStatement, sql: &str) -> bool {
-    fn kind_once(stmt: &ParsedStatement) -> bool {
-        let kind = stmt.kind();
-        match stmt {
-            ParsedStatement::Subscribe { .. } => true,
-            ParsedStatement::Declare { target, .. } => kind_once(target),
-            _ => kind == StatementKind::Query || kind.is_write(),
-        }
+/// Whether `stmt` is planned once at Parse: a query, a write, a SUBSCRIBE or a cursor over
+/// one of them.
+fn plans_once(stmt: &ParsedStatement) -> bool {
+    let kind = stmt.kind();
+    match stmt {
+        ParsedStatement::Subscribe { .. } => true,
+        ParsedStatement::Declare { target, .. } => plans_once(target),
+        _ => kind == StatementKind::Query || kind.is_write(),
     }
-    kind_once(stmt) && !crate::coord::mentions_system(sql)
 }
 
 fn parse_one(sql: &str) -> Result<Arc<ParsedStatement>, ExecError> {
@@ -329,7 +326,7 @@ impl StatementParser {
                 None => Ok(None),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let once = plans_once(&stmt, sql);
+        let once = plans_once(&stmt);
         // The parameters' types, where planning at Parse fixed them, and the plan if it holds.
         let (mut fixed, mut planned, mut columns) = (declared.clone(), None, None);
         if once || (count > 0 && takes_parameters(&stmt)) {
