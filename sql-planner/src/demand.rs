@@ -242,6 +242,7 @@ impl Pruner<'_> {
                 order_by,
                 limit,
                 offset,
+                counts,
             } => {
                 let extra = group_key
                     .iter()
@@ -254,6 +255,7 @@ impl Pruner<'_> {
                     order_by,
                     limit,
                     offset,
+                    counts,
                 }
             }
             Plan::Union { inputs } => {

@@ -278,12 +278,24 @@ impl Printer<'_> {
                 order_by,
                 limit,
                 offset,
+                counts,
             } => {
                 // With a limit, a first stage cuts each group down in buckets (render/top_k.rs).
-                let mark = arranges(self, if limit.is_some() { 4 } else { 2 });
+                let limited = limit.is_some() || counts.as_ref().is_some_and(|c| c[0].is_some());
+                let mark = arranges(self, if limited { 4 } else { 2 });
                 let group = columns_text(group_key);
                 let order = order_text(order_by);
-                let limit = limit.map_or("ALL".to_string(), |l| l.to_string());
+                let (limit, offset) = match counts.as_deref() {
+                    // A prepared statement's, before its values are bound.
+                    Some([l, o]) => (
+                        l.as_ref().map_or("ALL".to_string(), expr),
+                        o.as_ref().map_or("0".to_string(), expr),
+                    ),
+                    None => (
+                        limit.map_or("ALL".to_string(), |l| l.to_string()),
+                        offset.to_string(),
+                    ),
+                };
                 self.line(
                     depth,
                     &format!(

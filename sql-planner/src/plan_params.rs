@@ -270,6 +270,15 @@ pub fn bind_values(
                 (finishing.limit, finishing.offset) = crate::query::count_values(limit, offset)?;
             }
         }
+        // A subquery's LIMIT and OFFSET, in the dataflow.
+        let mut failed = None;
+        bound.visit_plans_mut(&mut |p| {
+            let taken = std::mem::replace(p, Plan::Constant { rows: Vec::new() });
+            *p = bind_counts(taken, &mut failed);
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
         // VALUES rows and SELECTs without FROM become constant rows again.
         if let PlannedStatement::Select { plan, .. } | PlannedStatement::Insert { plan, .. } =
             &mut bound
@@ -279,6 +288,29 @@ pub fn bind_values(
         }
         Ok(bound)
     })
+}
+
+/// `plan` with the LIMIT and OFFSET of each top-k computed from its counts' expressions, whose
+/// parameters are bound (the first error is kept in `failed`).
+fn bind_counts(mut plan: Plan, failed: &mut Option<PlanError>) -> Plan {
+    if let Plan::TopK {
+        limit,
+        offset,
+        counts,
+        ..
+    } = &mut plan
+    {
+        if let Some(counts) = counts.take() {
+            let [l, o] = *counts;
+            match crate::query::count_values(l, o) {
+                Ok(values) => (*limit, *offset) = values,
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            }
+        }
+    }
+    plan.map_inputs(|input| bind_counts(input, failed))
 }
 
 /// Replaces every `Param` of `e` with its value, folding the nodes above it.

@@ -138,6 +138,7 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
             order_by,
             limit,
             offset,
+            counts,
         } => {
             // A predicate on grouping columns keeps or drops whole groups.
             let (below, above) = split(preds, |p| {
@@ -149,6 +150,7 @@ fn push(plan: Plan, preds: Vec<ScalarExpr>, cat: &dyn Catalog) -> Plan {
                 order_by,
                 limit,
                 offset,
+                counts,
             };
             filter(top_k, above)
         }

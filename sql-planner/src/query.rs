@@ -175,21 +175,16 @@ pub fn plan_subquery_with_unknowns(
     let planned = plan_query(cx, q)?;
     let arity = planned.scope.len();
     let finishing = &planned.finishing;
-    // A subquery's LIMIT and OFFSET are planned into the dataflow: with a parameter, planned
-    // with its value when the statement runs (the stand-in here is no limit).
-    if finishing.counts.is_some() && !crate::plan_params::defer("a subquery's LIMIT or OFFSET") {
-        return Err(PlanError::new(
-            "XX000",
-            "LIMIT or OFFSET with an unbound parameter",
-        ));
-    }
-    let plan = if finishing.limit.is_some() || finishing.offset > 0 {
+    // A subquery's LIMIT and OFFSET are planned into the dataflow; in a statement prepared
+    // with parameters, as the expressions that read them (`bind_values` computes them).
+    let plan = if finishing.limit.is_some() || finishing.offset > 0 || finishing.counts.is_some() {
         Plan::TopK {
             input: Box::new(planned.plan),
             group_key: (0..planned.scope.outer_prefix()).collect(),
             order_by: finishing.order_by.clone(),
             limit: finishing.limit,
             offset: finishing.offset,
+            counts: finishing.counts.clone(),
         }
     } else {
         planned.plan

@@ -364,6 +364,7 @@ fn plan_select_block(
             order_by: order.clone(),
             limit: Some(1),
             offset: 0,
+            counts: None,
         };
         if total > before_on {
             plan = Plan::Project {

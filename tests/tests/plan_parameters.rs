@@ -202,11 +202,11 @@ async fn queries_with_parameters_match_postgres() {
     assert_eq!((first.len(), second.len()), (1, 2));
 }
 
-/// Statements whose plan needs their parameters' values (a LIMIT planned into the dataflow, a
-/// constant argument) are planned as they run, with the values bound into the statement
-/// parsed at Parse: typed, described and answered as in PostgreSQL, with the columns a
-/// parameter gives (not those of a rewritten text). Those that read introspection relations
-/// are planned once and read the relations' rows as they are when they run.
+/// Statements whose plan holds a value of theirs in the dataflow (a subquery's LIMIT) or reads
+/// introspection relations, planned once, and those planned as they run with their values
+/// (a constant argument): typed, described and answered as in PostgreSQL, with the columns a
+/// parameter gives (not those of a rewritten text); the introspection relations' rows as
+/// they are when the statement runs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn statements_planned_with_their_values_match_postgres() {
     let (_kpg, _pg, s) = setup().await;
@@ -225,6 +225,15 @@ async fn statements_planned_with_their_values_match_postgres() {
             &[
                 &[Some("3"), Some("1"), Some("x")],
                 &[Some("1"), Some("0"), None],
+            ],
+        ),
+        (
+            "SELECT id FROM t WHERE id IN (SELECT id FROM t ORDER BY id LIMIT $1 OFFSET $2)",
+            &[
+                &[Some("2"), Some("1")],
+                &[None, Some("2")],
+                &[Some("-1"), Some("0")],
+                &[Some("1"), Some("-3")],
             ],
         ),
         (

@@ -204,7 +204,9 @@ impl<'a, 's> Renderer<'a, 's> {
                 order_by,
                 limit,
                 offset,
+                counts,
             } => {
+                debug_assert!(counts.is_none(), "a TopK's counts are bound before it runs");
                 let input = self.render(input)?;
                 Rendered {
                     oks: top_k::render_top_k(

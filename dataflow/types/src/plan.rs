@@ -94,6 +94,10 @@ pub enum Plan {
         order_by: Vec<ColumnOrder>,
         limit: Option<usize>,
         offset: usize,
+        /// In a statement prepared with parameters, the LIMIT and OFFSET expressions that
+        /// read them (`limit` and `offset` are stand-ins until they are computed from the
+        /// bound values, which sets this to `None`). A plan that runs has none.
+        counts: Option<Box<[Option<ScalarExpr>; 2]>>,
     },
     /// A set-returning function in FROM: for each input row, one copy of it per value of
     /// `func` over `exprs` (evaluated on the row), followed by the value and, `ordinality`,
@@ -307,12 +311,14 @@ impl Plan {
                 order_by,
                 limit,
                 offset,
+                counts,
             } => Plan::TopK {
                 input: boxed(input),
                 group_key,
                 order_by,
                 limit,
                 offset,
+                counts,
             },
             Plan::FlatMap {
                 input,
@@ -375,6 +381,10 @@ impl Plan {
                 .iter()
                 .chain(aggregates.iter().map(|a| &a.expr))
                 .collect(),
+            Plan::TopK {
+                counts: Some(counts),
+                ..
+            } => counts.iter().flatten().collect(),
             Plan::Window { funcs, .. } => funcs
                 .iter()
                 .filter_map(|f| match &f.func {
@@ -436,6 +446,10 @@ impl Plan {
                 .iter_mut()
                 .chain(aggregates.iter_mut().map(|a| &mut a.expr))
                 .for_each(&mut *f),
+            Plan::TopK {
+                counts: Some(counts),
+                ..
+            } => counts.iter_mut().flatten().for_each(&mut *f),
             Plan::Window { funcs, .. } => {
                 for w in funcs {
                     if let crate::window::WindowFunc::Aggregate(a) = &mut w.func {
@@ -567,10 +581,15 @@ impl Plan {
                 order_by,
                 limit,
                 offset,
+                counts,
             } => {
                 writeln!(
                     f,
-                    "{pad}TopK group={group_key:?} order={order_by:?} limit={limit:?} offset={offset}"
+                    "{pad}TopK group={group_key:?} order={order_by:?} limit={limit:?} offset={offset}{}",
+                    match counts {
+                        Some(counts) => format!(" counts={counts:?}"),
+                        None => String::new(),
+                    }
                 )?;
                 input.fmt_indent(f, depth + 1)
             }

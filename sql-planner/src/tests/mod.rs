@@ -419,6 +419,7 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
             order_by,
             limit,
             offset,
+            ..
         } => {
             let mut groups: BTreeMap<Row, BTreeMap<Row, i64>> = BTreeMap::new();
             for (r, d) in try_eval(input, cat)? {

@@ -102,22 +102,6 @@ fn bound_plans_compute_what_literals_do() {
     assert_eq!(e.code, "22P02");
 }
 
-/// The rows of a SELECT planned with `values` bound in (`plan_bound`, for statements whose plan
-/// needs the values), beside those of `literal`.
-fn same_rows_bound(sql: &str, values: &[Option<&str>], literal: &str) {
-    let stmts = parse(sql).unwrap();
-    let values: Vec<ParamValue> = values
-        .iter()
-        .map(|v| ParamValue {
-            text: v.map(str::to_string),
-            declared: None,
-        })
-        .collect();
-    let cat = catalog();
-    let bound = plan_bound(&stmts[0], &cat, &values).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
-    assert_eq!(bound, plan_one(literal).unwrap(), "{sql}");
-}
-
 #[test]
 fn limit_and_offset_are_parameters_of_the_plan() {
     let sql = "SELECT a FROM t ORDER BY a LIMIT $1 OFFSET $2";
@@ -148,20 +132,34 @@ fn limit_and_offset_are_parameters_of_the_plan() {
 
 #[test]
 fn statements_that_need_their_values_are_planned_with_them() {
-    // A subquery's LIMIT is planned into the dataflow: planned with its value.
-    let sql = "SELECT a FROM (SELECT a FROM t ORDER BY a LIMIT $1) s WHERE a > $2";
+    // A subquery's LIMIT and OFFSET are planned into the dataflow as expressions of the
+    // parameters, computed when the values are bound: planned once.
+    let sql = "SELECT a FROM (SELECT a FROM t ORDER BY a LIMIT $1 OFFSET $3) s WHERE a > $2";
     let prepared = plan_prepared(&parse(sql).unwrap()[0], &catalog(), &[]);
-    assert!(prepared.deferred.is_some());
-    // Planning went on past the LIMIT, so the parameter after it has its type too.
+    assert!(prepared.deferred.is_none() && !prepared.one_execution);
     assert_eq!(
         prepared.types,
-        [Some(ScalarType::Int64), Some(ScalarType::Int32)]
+        [
+            Some(ScalarType::Int64),
+            Some(ScalarType::Int32),
+            Some(ScalarType::Int64)
+        ]
     );
-    same_rows_bound(
-        sql,
-        &[Some("2"), Some("0")],
-        "SELECT a FROM (SELECT a FROM t ORDER BY a LIMIT '2') s WHERE a > '0'",
-    );
+    let planned = prepared.planned.unwrap();
+    let types = [ScalarType::Int64, ScalarType::Int32, ScalarType::Int64];
+    for (values, literal) in [
+        (["2", "0", "1"], "LIMIT '2' OFFSET '1') s WHERE a > '0'"),
+        (["1", "5", "0"], "LIMIT '1' OFFSET '0') s WHERE a > '5'"),
+    ] {
+        let values: Vec<_> = values.iter().map(|v| Some(v.to_string())).collect();
+        let bound = bind_values(&planned, &types, &values, "UTC".into()).unwrap();
+        let literal = format!("SELECT a FROM (SELECT a FROM t ORDER BY a {literal}");
+        assert_eq!(bound, plan_one(&literal).unwrap(), "{sql} with {values:?}");
+    }
+    // A negative count is PostgreSQL's error, when the values are bound.
+    let values = [Some("-1".to_string()), Some("0".into()), Some("0".into())];
+    let e = bind_values(&planned, &types, &values, "UTC".into()).unwrap_err();
+    assert_eq!(e.code, "2201W");
     // Planning goes on past other arguments that need their value, so that every parameter
     // has its type.
     for (sql, types) in [
