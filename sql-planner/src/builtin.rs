@@ -126,25 +126,6 @@ fn date_kind(ty: Option<ScalarType>) -> Option<DateKind> {
     }
 }
 
-/// Looks up a unit for a value of `kind`: 22023 if PostgreSQL does not know the name.
-fn unit(name: &str, kind: DateKind) -> Result<DateUnit, PlanError> {
-    match DateUnit::parse(name) {
-        Some(Ok(u)) => Ok(u),
-        Some(Err(tz)) => Err(PlanError::new(
-            "0A000",
-            format!("unit \"{tz}\" not supported for type {}", kind.type_name()),
-        )),
-        None => Err(PlanError::new(
-            "22023",
-            format!(
-                "unit \"{}\" not recognized for type {}",
-                name.to_lowercase(),
-                kind.type_name()
-            ),
-        )),
-    }
-}
-
 /// `EXTRACT(field FROM x)`: numeric.
 pub fn extract(field: &DateTimeField, x: Typed) -> Result<Typed, PlanError> {
     let Some(kind) = date_kind(x.ty) else {
@@ -160,24 +141,35 @@ pub fn extract(field: &DateTimeField, x: Typed) -> Result<Typed, PlanError> {
             "function pg_catalog.extract(unknown, {what}) does not exist"
         )));
     };
-    let u = unit(&field_name(field), kind)?;
-    u.check_extract(kind)
-        .map_err(|m| PlanError::new("0A000", m))?;
+    let u = DateUnit::for_extract(&field_name(field), kind)?;
     if kind == DateKind::TimestampTz {
         return crate::zoned_funcs::session_zoned(ZonedFunc::Extract(u), x, ScalarType::NUMERIC);
     }
     unary(x, UnaryFunc::Extract(u), ScalarType::NUMERIC)
 }
 
-/// A unit given as a function's first argument: it must be a constant string.
-fn unit_argument(name: &str, a: &Typed, all: &[Typed]) -> Result<String, PlanError> {
+/// A unit given as a function's first argument.
+pub(crate) enum UnitArgument {
+    /// A constant: looked up as the function is planned.
+    Named(String),
+    /// Another text (a prepared statement's parameter, a column): read as the function runs.
+    Read(Typed),
+}
+
+/// The unit argument `a` of function `name` (called with `all`).
+pub(crate) fn unit_argument(
+    name: &str,
+    a: &Typed,
+    all: &[Typed],
+) -> Result<UnitArgument, PlanError> {
     match &a.expr {
-        ScalarExpr::Literal(Datum::String(s)) if is_stringish(a) => Ok(s.clone()),
-        // A parameter, while preparing: planned with its value as the statement runs.
-        _ if is_stringish(a) && crate::plan_params::stand_in_text(a, name) => Ok("day".into()),
-        _ if is_stringish(a) => Err(PlanError::unsupported(format!(
-            "{name} with a unit that is not a constant"
-        ))),
+        ScalarExpr::Literal(Datum::String(s)) if is_stringish(a) => {
+            Ok(UnitArgument::Named(s.clone()))
+        }
+        _ if is_stringish(a) => Ok(UnitArgument::Read(
+            coerce(a.clone(), &ScalarType::Text, CastContext::Implicit)?
+                .expect("strings coerce to text"),
+        )),
         _ => Err(no_function(name, all)),
     }
 }
@@ -185,7 +177,7 @@ fn unit_argument(name: &str, a: &Typed, all: &[Typed]) -> Result<String, PlanErr
 /// `date_part(text, x)`: double precision. PostgreSQL reads a date as a timestamp here.
 fn date_part(args: Vec<Typed>) -> Result<Typed, PlanError> {
     let [u, x] = <[Typed; 2]>::try_from(args.clone()).expect("two arguments");
-    let name = unit_argument("date_part", &u, &args)?;
+    let unit = unit_argument("date_part", &u, &args)?;
     let x = match x.ty {
         Some(ScalarType::Date) => implicit(x, &ScalarType::Timestamp, "date_part", &args)?,
         None => {
@@ -199,42 +191,76 @@ fn date_part(args: Vec<Typed>) -> Result<Typed, PlanError> {
     let Some(kind) = date_kind(x.ty) else {
         return Err(no_function("date_part", &args));
     };
-    let u = unit(&name, kind)?;
-    u.check_extract(kind)
-        .map_err(|m| PlanError::new("0A000", m))?;
+    let name = match unit {
+        UnitArgument::Named(name) => name,
+        UnitArgument::Read(u) => {
+            let zoned = (kind == DateKind::TimestampTz).then_some(ZonedFunc::DatePartBy);
+            return by_unit(
+                u,
+                x,
+                zoned,
+                VariadicFunc::DatePartBy(kind),
+                ScalarType::Float64,
+            );
+        }
+    };
+    let u = DateUnit::for_extract(&name, kind)?;
     if kind == DateKind::TimestampTz {
         return crate::zoned_funcs::session_zoned(ZonedFunc::DatePart(u), x, ScalarType::Float64);
     }
     unary(x, UnaryFunc::DatePart(u), ScalarType::Float64)
 }
 
+/// A function of unit `u` (read as it runs) and `x`: `zoned` in the session's zone if it is
+/// one, else `func`.
+fn by_unit(
+    u: Typed,
+    x: Typed,
+    zoned: Option<ZonedFunc>,
+    func: VariadicFunc,
+    ty: ScalarType,
+) -> Result<Typed, PlanError> {
+    let nullable = u.nullable || x.nullable;
+    let e = match zoned {
+        Some(z) => crate::zoned_funcs::zoned_session(z, vec![u.expr, x.expr])?,
+        None => ScalarExpr::Variadic {
+            func,
+            exprs: vec![u.expr, x.expr],
+        },
+    };
+    Ok(Typed::new(e, ty, nullable))
+}
+
 /// `date_trunc(text, timestamp | interval)`.
 fn date_trunc(args: Vec<Typed>) -> Result<Typed, PlanError> {
     let [u, x] = <[Typed; 2]>::try_from(args.clone()).expect("two arguments");
-    let name = unit_argument("date_trunc", &u, &args)?;
+    let unit = unit_argument("date_trunc", &u, &args)?;
     // A time is truncated as the interval it converts to implicitly, as in PostgreSQL.
     let x = match x.ty {
         Some(ScalarType::Time) => implicit(x, &ScalarType::Interval, "date_trunc", &args)?,
         _ => x,
     };
-    let (kind, ty) = match x.ty {
-        Some(ScalarType::Timestamp) => (DateKind::Timestamp, ScalarType::Timestamp),
-        Some(ScalarType::Interval) => (DateKind::Interval, ScalarType::Interval),
+    let (kind, x, ty) = match x.ty {
+        Some(ScalarType::Timestamp) => (DateKind::Timestamp, x, ScalarType::Timestamp),
+        Some(ScalarType::Interval) => (DateKind::Interval, x, ScalarType::Interval),
         // PostgreSQL truncates a date (or an unknown literal) as a timestamp with time zone.
         Some(ScalarType::Date | ScalarType::TimestampTz) | None => {
             let x = implicit(x, &ScalarType::TimestampTz, "date_trunc", &args)?;
-            let u = crate::zoned_funcs::trunc_unit(&name)?;
-            return crate::zoned_funcs::session_zoned(
-                ZonedFunc::Trunc(u),
-                x,
-                ScalarType::TimestampTz,
-            );
+            (DateKind::TimestampTz, x, ScalarType::TimestampTz)
         }
         _ => return Err(no_function("date_trunc", &args)),
     };
-    let u = unit(&name, kind)?;
-    u.check_trunc(kind)
-        .map_err(|(code, m)| PlanError::new(code, m))?;
+    let name = match unit {
+        UnitArgument::Named(name) => name,
+        UnitArgument::Read(u) => {
+            let zoned = (kind == DateKind::TimestampTz).then_some(ZonedFunc::TruncBy);
+            return by_unit(u, x, zoned, VariadicFunc::TruncBy(kind), ty);
+        }
+    };
+    let u = DateUnit::for_trunc(&name, kind)?;
+    if kind == DateKind::TimestampTz {
+        return crate::zoned_funcs::session_zoned(ZonedFunc::Trunc(u), x, ty);
+    }
     unary(x, UnaryFunc::DateTrunc(u), ty)
 }
 

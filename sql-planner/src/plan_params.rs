@@ -115,19 +115,6 @@ pub fn stand_in<T>(e: &ScalarExpr, what: &str, stand_in: T) -> Option<T> {
     (has_param(e) && defer(what)).then_some(stand_in)
 }
 
-/// Whether `t`, a text argument whose value `what` needs (a unit), reads a parameter while
-/// `plan_prepared` plans (`defer`); a parameter of unknown type is fixed as text, as
-/// PostgreSQL types it.
-pub fn stand_in_text(t: &Typed, what: &str) -> bool {
-    if stand_in(&t.expr, what, ()).is_none() {
-        return false;
-    }
-    if let (ScalarExpr::Param(n), None) = (&t.expr, &t.ty) {
-        fix(*n, &ScalarType::Text);
-    }
-    true
-}
-
 /// Plans `stmt` with `values` bound to its parameters as literals (see the module's note).
 pub fn plan_bound(
     stmt: &ParsedStatement,

@@ -12,12 +12,13 @@
 //!   session's zone; `date_trunc(unit, x, zone)` in the given one.
 //! - `to_timestamp(double precision)`: seconds since the Unix epoch, a timestamptz.
 
+use crate::builtin::UnitArgument;
 use crate::error::PlanError;
 use crate::fold;
 use crate::func::no_function;
 use crate::session_zone::zone_literal;
 use crate::types::{coerce, CastContext, Typed};
-use kpg_types::{DateUnit, Datum, ScalarExpr, ScalarType, UnaryFunc, VariadicFunc, ZonedFunc};
+use kpg_types::{DateUnit, ScalarExpr, ScalarType, UnaryFunc, VariadicFunc, ZonedFunc};
 use sqlparser::ast::{Function, FunctionArguments};
 
 fn variadic(func: VariadicFunc, exprs: Vec<ScalarExpr>) -> ScalarExpr {
@@ -126,11 +127,12 @@ pub fn statement_time(name: &str, f: &Function) -> Result<Option<Typed>, PlanErr
 /// A function of a timestamptz that reads the session's zone, with one argument.
 pub fn session_zoned(func: ZonedFunc, x: Typed, ty: ScalarType) -> Result<Typed, PlanError> {
     let nullable = x.nullable;
-    Ok(Typed::new(
-        zoned(func, vec![x.expr], zone_literal())?,
-        ty,
-        nullable,
-    ))
+    Ok(Typed::new(zoned_session(func, vec![x.expr])?, ty, nullable))
+}
+
+/// `func` over `args` in the session's zone.
+pub fn zoned_session(func: ZonedFunc, args: Vec<ScalarExpr>) -> Result<ScalarExpr, PlanError> {
+    zoned(func, args, zone_literal())
 }
 
 fn zone_argument(zone: Typed, name: &str, all: &[Typed]) -> Result<ScalarExpr, PlanError> {
@@ -194,58 +196,24 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
         }
         ("date_trunc", 3) => {
             let [u, x, zone] = <[Typed; 3]>::try_from(args.clone()).expect("three");
-            let unit = match &u.expr {
-                ScalarExpr::Literal(Datum::String(s)) => s.clone(),
-                // A parameter, while preparing: planned with its value as the statement runs.
-                _ if crate::plan_params::stand_in_text(&u, "date_trunc") => "day".into(),
-                _ => {
-                    return Err(PlanError::unsupported(
-                        "date_trunc with a unit that is not a constant",
-                    ))
-                }
-            };
-            let nullable = x.nullable || zone.nullable;
+            let unit = crate::builtin::unit_argument("date_trunc", &u, &args)?;
+            let nullable = x.nullable || zone.nullable || u.nullable;
             let x = match x.ty {
                 None | Some(ScalarType::TimestampTz | ScalarType::Timestamp | ScalarType::Date) => {
                     coerce(x, &ScalarType::TimestampTz, CastContext::Implicit)?.expect("datetime")
                 }
                 _ => return Err(no_function("date_trunc", &args)),
             };
-            let u = trunc_unit(&unit)?;
             let z = zone_argument(zone, "date_trunc", &args)?;
-            Typed::new(
-                zoned(ZonedFunc::Trunc(u), vec![x.expr], z)?,
-                ScalarType::TimestampTz,
-                nullable,
-            )
+            let e = match unit {
+                UnitArgument::Named(unit) => {
+                    let u = DateUnit::for_trunc(&unit, kpg_types::DateKind::TimestampTz)?;
+                    zoned(ZonedFunc::Trunc(u), vec![x.expr], z)?
+                }
+                UnitArgument::Read(u) => zoned(ZonedFunc::TruncBy, vec![u.expr, x.expr], z)?,
+            };
+            Typed::new(e, ScalarType::TimestampTz, nullable)
         }
         _ => return Ok(None),
     }))
-}
-
-/// A unit of date_trunc on a timestamptz, as `builtin::unit` checks it.
-pub fn trunc_unit(name: &str) -> Result<DateUnit, PlanError> {
-    let kind = kpg_types::DateKind::TimestampTz;
-    let u = match DateUnit::parse(name) {
-        Some(Ok(u)) => u,
-        Some(Err(tz)) => {
-            return Err(PlanError::new(
-                "0A000",
-                format!("unit \"{tz}\" not supported for type {}", kind.type_name()),
-            ))
-        }
-        None => {
-            return Err(PlanError::new(
-                "22023",
-                format!(
-                    "unit \"{}\" not recognized for type {}",
-                    name.to_lowercase(),
-                    kind.type_name()
-                ),
-            ))
-        }
-    };
-    u.check_trunc(kind)
-        .map_err(|(code, m)| PlanError::new(code, m))?;
-    Ok(u)
 }

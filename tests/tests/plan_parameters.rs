@@ -130,6 +130,26 @@ async fn queries_with_parameters_match_postgres() {
                 &[None, Some("1"), None],
             ],
         ),
+        // A unit read from a parameter (or a column) as the function runs.
+        (
+            "SELECT id, date_trunc($1, at), date_part($1, day), date_part($1, at - day) FROM t",
+            &[
+                &[Some("month")],
+                &[Some("HOUR")],
+                &[Some("epoch")],
+                &[None],
+                &[Some("fortnight")],
+            ],
+        ),
+        (
+            "SELECT id, date_trunc($1, day), date_trunc($1, at::timestamptz, 'Asia/Tokyo'), \
+             date_part($1, at::timestamptz) FROM t",
+            &[&[Some("week")], &[Some("day")], &[Some("timezone")]],
+        ),
+        (
+            "SELECT date_part(u, day), date_trunc(u, at) FROM t, (VALUES ('year'), ('mon')) v(u)",
+            &[&[]],
+        ),
         (
             "SELECT id FROM t WHERE big IN ($1, $2, 40)",
             &[&[Some("10"), Some("-2")], &[None, Some("10")]],

@@ -103,6 +103,9 @@ pub enum EvalError {
     NtileArgument,
     #[error("argument of nth_value must be greater than zero")]
     NthValueArgument,
+    /// 0A000 with PostgreSQL's message (a date/time unit a function has no meaning for).
+    #[error("{0}")]
+    FeatureNotSupported(String),
     /// An infinite numeric for a `numeric(p,s)` type (22003).
     #[error("numeric field overflow")]
     NumericFieldInfinite { precision: u16, scale: i16 },
@@ -186,7 +189,9 @@ impl EvalError {
             EvalError::LengthTooLarge => "54000",
             EvalError::LikePatternEndsWithEscape | EvalError::InvalidEscapeString => "22025",
             // PostgreSQL reports NaN and infinities cast to integers as not supported.
-            EvalError::Unsupported(_) | EvalError::NumericSpecialToInteger { .. } => "0A000",
+            EvalError::Unsupported(_)
+            | EvalError::NumericSpecialToInteger { .. }
+            | EvalError::FeatureNotSupported(_) => "0A000",
             EvalError::Internal(_) => "XX000",
             EvalError::ReadTargetDropped => "40001",
             EvalError::DateTimeFieldOverflow(_)

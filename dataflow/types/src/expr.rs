@@ -300,6 +300,11 @@ pub enum VariadicFunc {
     ClockTimestamp,
     /// A function of timestamptz that reads a zone, its last argument (`expr/tz_funcs.rs`).
     Zoned(ZonedFunc),
+    /// date_part(text, x) and date_trunc(text, x) of a value of the kind, strict, with a unit
+    /// that is not a constant (a prepared statement's parameter, a column): read as they run,
+    /// with PostgreSQL's errors for a unit the kind has not.
+    DatePartBy(crate::DateKind),
+    TruncBy(crate::DateKind),
     /// The date functions of `expr/date_funcs.rs`, strict: make_date(int, int, int),
     /// justify_days, justify_hours and justify_interval of an interval, and
     /// age(timestamp, timestamp).
@@ -675,6 +680,18 @@ impl ScalarExpr {
                     | VariadicFunc::JustifyInterval
                     | VariadicFunc::Age => date_funcs::eval(*func, &args),
                     VariadicFunc::Zoned(f) => tz_funcs::eval(*f, &args),
+                    VariadicFunc::DatePartBy(kind) | VariadicFunc::TruncBy(kind) => {
+                        let [Datum::String(unit), x] = args.as_slice() else {
+                            return Err(EvalError::Internal(format!("{func:?} over {args:?}")));
+                        };
+                        let func = match func {
+                            VariadicFunc::TruncBy(_) => {
+                                UnaryFunc::DateTrunc(crate::DateUnit::for_trunc(unit, *kind)?)
+                            }
+                            _ => UnaryFunc::DatePart(crate::DateUnit::for_extract(unit, *kind)?),
+                        };
+                        builtins::unary(&func, x.clone())
+                    }
                     VariadicFunc::ToChar | VariadicFunc::ToNumber | VariadicFunc::ToDate => {
                         crate::to_char::eval(*func, &args)
                     }

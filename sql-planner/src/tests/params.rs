@@ -168,10 +168,6 @@ fn statements_that_need_their_values_are_planned_with_them() {
             [None, Some(ScalarType::Int32)],
         ),
         (
-            "SELECT date_trunc($1, CAST('2024-01-02 03:04' AS timestamp)), $2 + a FROM t",
-            [Some(ScalarType::Text), Some(ScalarType::Int32)],
-        ),
-        (
             "SELECT to_regclass($1), a FROM t WHERE b = $2",
             [None, Some(ScalarType::Text)],
         ),
@@ -240,5 +236,61 @@ fn inserts_reading_the_clock_are_planned_once() {
             row(2, Datum::Null, format!("2024-01-{:02}", day + 1)),
         ];
         assert_eq!(at(day), Plan::Constant { rows: expected }, "on day {day}");
+    }
+}
+
+/// A unit given by a parameter is read as the function runs: such statements are planned
+/// once, and compute what the unit written in computes.
+#[test]
+fn units_from_parameters_are_planned_once() {
+    for (sql, unit, literal) in [
+        ("SELECT date_part($1, d) FROM t", "doy", "SELECT date_part('doy', d) FROM t"),
+        (
+            "SELECT date_trunc($1, CAST(d AS timestamp)), a FROM t",
+            "quarter",
+            "SELECT date_trunc('quarter', CAST(d AS timestamp)), a FROM t",
+        ),
+        (
+            "SELECT date_trunc($1, d) FROM t",
+            "month",
+            "SELECT date_trunc('month', d) FROM t",
+        ),
+        (
+            "SELECT date_trunc($1, CAST(d AS timestamptz), 'Asia/Tokyo') FROM t",
+            "day",
+            "SELECT date_trunc('day', CAST(d AS timestamptz), 'Asia/Tokyo') FROM t",
+        ),
+        (
+            "SELECT date_part($1, CAST(d AS timestamptz) + interval '7 hours') FROM t",
+            "hour",
+            "SELECT date_part('hour', CAST(d AS timestamptz) + interval '7 hours') FROM t",
+        ),
+        (
+            "SELECT date_part($1, CAST(d AS timestamp) - CAST('2020-01-01' AS timestamp)) FROM t",
+            "epoch",
+            "SELECT date_part('epoch', CAST(d AS timestamp) - CAST('2020-01-01' AS timestamp)) FROM t",
+        ),
+    ] {
+        let prepared = plan_prepared(&parse(sql).unwrap()[0], &catalog(), &[]);
+        assert!(
+            prepared.deferred.is_none() && !prepared.one_execution,
+            "{sql}"
+        );
+        assert_eq!(prepared.types, [Some(ScalarType::Text)], "{sql}");
+        same_rows(sql, &[Some(unit)], literal);
+    }
+    // A unit the value's type has not: PostgreSQL's errors, as the function runs.
+    let (planned, types) = prepare("SELECT date_trunc($1, CAST(d AS timestamp)) FROM t", &[]);
+    for (unit, code) in [
+        ("fortnight", "22023"),
+        ("timezone", "0A000"),
+        ("dow", "22023"),
+    ] {
+        let bound = bind_values(&planned, &types, &[Some(unit.into())], "UTC".into()).unwrap();
+        let PlannedStatement::Select { plan, .. } = bound else {
+            panic!("not a select")
+        };
+        let e = try_eval(&plan, &catalog()).unwrap_err();
+        assert_eq!(e.sqlstate(), code, "{unit}: {e}");
     }
 }

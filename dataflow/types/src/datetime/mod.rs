@@ -79,8 +79,8 @@ pub enum DateUnit {
     TimezoneMinute,
 }
 
-/// The three kinds of value EXTRACT reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The kinds of value EXTRACT reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum DateKind {
     Date,
     Timestamp,
@@ -163,6 +163,42 @@ impl DateUnit {
             Timezone => "timezone",
             TimezoneHour => "timezone_h",
             TimezoneMinute => "timezone_m",
+        }
+    }
+
+    /// The unit named `name` (`parse`) for EXTRACT or date_part of a value of `kind`, with
+    /// PostgreSQL's errors: 22023 for a name it does not know, 0A000 for a unit the kind has
+    /// not (`check_extract`).
+    pub fn for_extract(name: &str, kind: DateKind) -> Result<DateUnit, EvalError> {
+        let u = Self::named(name, kind)?;
+        u.check_extract(kind)
+            .map_err(EvalError::FeatureNotSupported)?;
+        Ok(u)
+    }
+
+    /// The unit named `name` for date_trunc of a value of `kind`, with PostgreSQL's errors
+    /// (`check_trunc`).
+    pub fn for_trunc(name: &str, kind: DateKind) -> Result<DateUnit, EvalError> {
+        let u = Self::named(name, kind)?;
+        u.check_trunc(kind).map_err(|(code, m)| match code {
+            "0A000" => EvalError::FeatureNotSupported(m),
+            _ => EvalError::InvalidParameterValue(m),
+        })?;
+        Ok(u)
+    }
+
+    fn named(name: &str, kind: DateKind) -> Result<DateUnit, EvalError> {
+        match Self::parse(name) {
+            Some(Ok(u)) => Ok(u),
+            Some(Err(unit)) => Err(EvalError::FeatureNotSupported(format!(
+                "unit \"{unit}\" not supported for type {}",
+                kind.type_name()
+            ))),
+            None => Err(EvalError::InvalidParameterValue(format!(
+                "unit \"{}\" not recognized for type {}",
+                name.to_lowercase(),
+                kind.type_name()
+            ))),
         }
     }
 

@@ -31,6 +31,10 @@ pub enum ZonedFunc {
     /// (timestamptz, zone) → numeric / double precision: EXTRACT and date_part.
     Extract(DateUnit),
     DatePart(DateUnit),
+    /// (text, timestamptz, zone): date_trunc and date_part with a unit that is not a constant
+    /// (a prepared statement's parameter, a column), read as they run.
+    TruncBy,
+    DatePartBy,
     /// (timestamptz, picture, zone) → text: to_char (`to_char.rs`); NULL for an empty picture.
     ToChar,
     /// (text, picture, zone) → timestamptz: to_timestamp(text, text) (`to_char.rs`), the zone
@@ -83,6 +87,15 @@ pub(crate) fn eval(func: ZonedFunc, args: &[Datum]) -> Result<Datum, EvalError> 
             Datum::Numeric(datetime::extract_timestamptz(u, t, &zone)?.into())
         }
         (ZonedFunc::DatePart(u), [Datum::TimestampTz(t)]) => {
+            let v = datetime::extract_timestamptz(u, t, &zone)?;
+            Datum::Float64(OrderedFloat(v.to_f64().unwrap_or(f64::NAN)))
+        }
+        (ZonedFunc::TruncBy, [Datum::String(u), Datum::TimestampTz(t)]) => {
+            let u = DateUnit::for_trunc(u, crate::DateKind::TimestampTz)?;
+            Datum::TimestampTz(datetime::trunc_timestamptz(u, t, &zone)?)
+        }
+        (ZonedFunc::DatePartBy, [Datum::String(u), Datum::TimestampTz(t)]) => {
+            let u = DateUnit::for_extract(u, crate::DateKind::TimestampTz)?;
             let v = datetime::extract_timestamptz(u, t, &zone)?;
             Datum::Float64(OrderedFloat(v.to_f64().unwrap_or(f64::NAN)))
         }
