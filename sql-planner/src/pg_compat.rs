@@ -184,15 +184,6 @@ fn oid_value(t: Typed) -> Result<Typed, PlanError> {
     }
 }
 
-/// The last part of a possibly qualified, possibly quoted name in a string.
-fn unqualified(s: &str) -> String {
-    let last = s.rsplit('.').next().unwrap_or(s).trim();
-    match last.strip_prefix('"').and_then(|l| l.strip_suffix('"')) {
-        Some(quoted) => quoted.replace("\"\"", "\""),
-        None => last.to_lowercase(),
-    }
-}
-
 /// Casts to the OID types; `None` if `data_type` is not one.
 pub fn cast(
     cx: &ExprContext<'_>,
@@ -223,27 +214,20 @@ pub fn cast(
     }
     Some((|| {
         let t = cx.bind(expr)?;
-        if t.ty.is_none() && matches!(t.expr, ScalarExpr::Param(_)) {
-            // PostgreSQL gives the parameter the OID type, which kpg does not have: the
-            // statement is planned with the value as it runs (`plan_params.rs`); at Parse, an
-            // OID stands in so that planning goes on.
-            let null = Typed::new(ScalarExpr::Literal(Datum::Null), ScalarType::Int64, true);
-            if let Some(t) = crate::plan_params::stand_in(&t.expr, "a cast to an OID type", null) {
-                return Ok(t);
-            }
-            return Err(PlanError::unsupported(format!(
-                "a parameter of unknown type cast to {name}"
-            )));
-        }
         let Some((what, noun)) = lookup else {
             return oid_value(t);
         };
+        if string_constant(&t).is_none() && is_text(&t) {
+            // A parameter (PostgreSQL gives it the OID type, which kpg does not have: text
+            // here) or a text column: its name looked up as it is read.
+            return by_name(cx, &name, what, t, false);
+        }
         if let Some(s) = string_constant(&t) {
             // A name, looked up now; digits are an OID already.
             if let Ok(oid) = s.trim().parse::<i64>() {
                 return Ok(Typed::literal(Datum::Int64(oid), ScalarType::Int64));
             }
-            let n = unqualified(s);
+            let n = kpg_types::oid_names::unqualified(s);
             return match name_to_oid(cx, &name, what, &n)? {
                 Some(oid) => Ok(Typed::literal(Datum::Int64(oid), ScalarType::Int64)),
                 None if name == "regclass" => Err(PlanError::undefined_table(&n)),
@@ -284,36 +268,81 @@ fn name_to_oid(
     what: PgLookup,
     n: &str,
 ) -> Result<Option<i64>, PlanError> {
-    Ok(if reg == "regtype" {
-        PG_TYPES
+    Ok(names(cx, reg, what)?
+        .into_iter()
+        .find(|(name, _)| name == n)
+        .map(|(_, oid)| oid))
+}
+
+/// The names of the objects of reg-type `reg` and their OIDs, in the order a name is looked
+/// up (a type's own name before the SQL spellings of built-in types).
+fn names(cx: &ExprContext<'_>, reg: &str, what: PgLookup) -> Result<Vec<(String, i64)>, PlanError> {
+    if reg == "regtype" {
+        let own = PG_TYPES
             .iter()
-            .find(|ty| kpg_types::format_type(ty.0, None) == n || type_alias(n) == Some(ty.0))
-            .map(|ty| ty.0)
-    } else {
-        catalog(cx)?
-            .pg_lookup(what)
-            .into_iter()
-            .find(|(_, _, v)| *v == n)
-            .map(|(oid, _, _)| oid)
-    })
+            .map(|ty| (kpg_types::format_type(ty.0, None), ty.0));
+        let aliases = TYPE_ALIASES.iter().map(|(n, oid)| (n.to_string(), *oid));
+        return Ok(own.chain(aliases).collect());
+    }
+    Ok(catalog(cx)?
+        .pg_lookup(what)
+        .into_iter()
+        .filter(|(_, sub, _)| *sub == 0)
+        .map(|(oid, _, name)| (name, oid))
+        .collect())
+}
+
+/// The OID of reg-type `reg` that the text `t` names, looked up as it is read
+/// (`kpg_types::oid_names`): NULL where nothing has the name if `or_null` (`to_regclass`),
+/// else PostgreSQL's error.
+fn by_name(
+    cx: &ExprContext<'_>,
+    reg: &str,
+    what: PgLookup,
+    t: Typed,
+    or_null: bool,
+) -> Result<Typed, PlanError> {
+    use kpg_types::oid_names::{table, OidNoun};
+    let noun = match reg {
+        "regclass" => OidNoun::Relation,
+        "regnamespace" => OidNoun::Schema,
+        "regrole" => OidNoun::Role,
+        _ => OidNoun::Type,
+    };
+    let text =
+        coerce(t, &ScalarType::Text, CastContext::Implicit)?.expect("strings coerce to text");
+    let [names, oids] = table(names(cx, reg, what)?);
+    let e = ScalarExpr::Variadic {
+        func: kpg_types::VariadicFunc::OidByName { noun, or_null },
+        exprs: vec![
+            text.expr,
+            ScalarExpr::Literal(names),
+            ScalarExpr::Literal(oids),
+        ],
+    };
+    Ok(Typed::new(e, ScalarType::Int64, true))
+}
+
+/// Whether `t` is a text (or of unknown type, a parameter's).
+fn is_text(t: &Typed) -> bool {
+    t.ty.is_none_or(|ty| ty.is_string())
 }
 
 /// A few SQL spellings of built-in type names, for `'int4'::regtype`.
-fn type_alias(n: &str) -> Option<i64> {
-    Some(match n {
-        "int" | "int4" => 23,
-        "int8" => 20,
-        "int2" => 21,
-        "bool" => 16,
-        "varchar" => 1043,
-        "bpchar" | "char" => 1042,
-        "float8" => 701,
-        "float4" => 700,
-        "timestamp" => 1114,
-        "timestamptz" => 1184,
-        _ => return None,
-    })
-}
+const TYPE_ALIASES: &[(&str, i64)] = &[
+    ("int", 23),
+    ("int4", 23),
+    ("int8", 20),
+    ("int2", 21),
+    ("bool", 16),
+    ("varchar", 1043),
+    ("bpchar", 1042),
+    ("char", 1042),
+    ("float8", 701),
+    ("float4", 700),
+    ("timestamp", 1114),
+    ("timestamptz", 1184),
+];
 
 fn catalog<'a>(cx: &ExprContext<'a>) -> Result<&'a dyn crate::catalog::Catalog, PlanError> {
     cx.catalog
@@ -496,15 +525,20 @@ pub fn function(
             let reg = &name[3..];
             let arg = next();
             let Some(s) = string_constant(&arg) else {
-                let null = Typed::new(null, ScalarType::Int64, true);
-                if let Some(t) = crate::plan_params::stand_in(&arg.expr, name, null) {
-                    return Ok(Some(t));
+                if is_text(&arg) {
+                    return by_name(cx, reg, PgLookup::RelationName, arg, true).map(Some);
                 }
-                return Err(PlanError::unsupported(format!(
-                    "{name} of a value that is not a constant"
+                return Err(PlanError::undefined_function(format!(
+                    "function {name}({}) does not exist",
+                    arg.type_name()
                 )));
             };
-            let oid = name_to_oid(cx, reg, PgLookup::RelationName, &unqualified(s))?;
+            let oid = name_to_oid(
+                cx,
+                reg,
+                PgLookup::RelationName,
+                &kpg_types::oid_names::unqualified(s),
+            )?;
             Some(match oid {
                 Some(oid) => Typed::literal(Datum::Int64(oid), ScalarType::Int64),
                 None => Typed::new(null, ScalarType::Int64, true),

@@ -109,12 +109,6 @@ pub fn defer(what: &str) -> bool {
     preparing
 }
 
-/// `stand_in` if `e` reads a parameter whose value `what` needs while `plan_prepared` plans
-/// (`defer`); `None` otherwise (the caller then refuses `e` as it would anyway).
-pub fn stand_in<T>(e: &ScalarExpr, what: &str, stand_in: T) -> Option<T> {
-    (has_param(e) && defer(what)).then_some(stand_in)
-}
-
 /// Plans `stmt` with `values` bound to its parameters as literals (see the module's note).
 pub fn plan_bound(
     stmt: &ParsedStatement,

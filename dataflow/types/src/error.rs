@@ -103,6 +103,12 @@ pub enum EvalError {
     NtileArgument,
     #[error("argument of nth_value must be greater than zero")]
     NthValueArgument,
+    /// 42P01: a relation name an OID type's input does not find.
+    #[error("relation \"{0}\" does not exist")]
+    UndefinedTable(String),
+    /// 42704 with PostgreSQL's message: another object an OID type's input does not find.
+    #[error("{0}")]
+    UndefinedObject(String),
     /// 0A000 with PostgreSQL's message (a date/time unit a function has no meaning for).
     #[error("{0}")]
     FeatureNotSupported(String),
@@ -203,6 +209,8 @@ impl EvalError {
             EvalError::IntervalFieldOverflow(_) => "22015",
             EvalError::InvalidParameterValue(_) => "22023",
             EvalError::ProgramLimitExceeded(_) => "54000",
+            EvalError::UndefinedTable(_) => "42P01",
+            EvalError::UndefinedObject(_) => "42704",
             EvalError::NtileArgument => "22014",
             EvalError::NthValueArgument => "22016",
         }

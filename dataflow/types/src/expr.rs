@@ -305,6 +305,13 @@ pub enum VariadicFunc {
     /// with PostgreSQL's errors for a unit the kind has not.
     DatePartBy(crate::DateKind),
     TruncBy(crate::DateKind),
+    /// An OID type's input from a text that is not a constant (`oid_names.rs`), strict:
+    /// (text, names, OIDs) → the OID; NULL where nothing has the name if `or_null`
+    /// (`to_regclass`), else PostgreSQL's error.
+    OidByName {
+        noun: crate::oid_names::OidNoun,
+        or_null: bool,
+    },
     /// The date functions of `expr/date_funcs.rs`, strict: make_date(int, int, int),
     /// justify_days, justify_hours and justify_interval of an interval, and
     /// age(timestamp, timestamp).
@@ -680,6 +687,9 @@ impl ScalarExpr {
                     | VariadicFunc::JustifyInterval
                     | VariadicFunc::Age => date_funcs::eval(*func, &args),
                     VariadicFunc::Zoned(f) => tz_funcs::eval(*f, &args),
+                    VariadicFunc::OidByName { noun, or_null } => {
+                        crate::oid_names::eval(*noun, *or_null, &args)
+                    }
                     VariadicFunc::DatePartBy(kind) | VariadicFunc::TruncBy(kind) => {
                         let [Datum::String(unit), x] = args.as_slice() else {
                             return Err(EvalError::Internal(format!("{func:?} over {args:?}")));

@@ -44,6 +44,7 @@ pub mod jsonb;
 mod math;
 pub mod mfp;
 pub mod numeric;
+pub mod oid_names;
 pub mod packed;
 mod pg_funcs;
 pub mod plan;

@@ -160,25 +160,53 @@ fn statements_that_need_their_values_are_planned_with_them() {
     let values = [Some("-1".to_string()), Some("0".into()), Some("0".into())];
     let e = bind_values(&planned, &types, &values, "UTC".into()).unwrap_err();
     assert_eq!(e.code, "2201W");
-    // Planning goes on past other arguments that need their value, so that every parameter
-    // has its type.
+    // An OID type's input from a parameter is looked up as it runs: planned once.
     for (sql, types) in [
         (
             "SELECT $1::regclass, a FROM t WHERE a > $2",
-            [None, Some(ScalarType::Int32)],
+            [Some(ScalarType::Text), Some(ScalarType::Int32)],
         ),
         (
             "SELECT to_regclass($1), a FROM t WHERE b = $2",
-            [None, Some(ScalarType::Text)],
+            [Some(ScalarType::Text), Some(ScalarType::Text)],
         ),
     ] {
         let prepared = plan_prepared(&parse(sql).unwrap()[0], &catalog(), &[]);
         assert!(
-            prepared.planned.is_ok() && prepared.deferred.is_some(),
+            prepared.planned.is_ok() && prepared.deferred.is_none() && !prepared.one_execution,
             "{sql}"
         );
         assert_eq!(prepared.types, types, "{sql}");
     }
+    let (planned, types) = prepare("SELECT $1::regtype, to_regtype($1)", &[]);
+    for (name, oids) in [
+        ("int4", Ok([Datum::Int64(23), Datum::Int64(23)])),
+        (
+            "pg_catalog.INTEGER",
+            Ok([Datum::Int64(23), Datum::Int64(23)]),
+        ),
+        ("\"text\"", Ok([Datum::Int64(25), Datum::Int64(25)])),
+        ("nosuch", Err("42704")),
+    ] {
+        // Folded when the value is bound (a constant): its error is the Bind's.
+        let bound = bind_values(&planned, &types, &[Some(name.into())], "UTC".into());
+        let rows = bound.map(|bound| {
+            let PlannedStatement::Select { plan, .. } = bound else {
+                panic!("not a select")
+            };
+            eval(&plan, &catalog())[0].0.datums()
+        });
+        match oids {
+            Ok(oids) => assert_eq!(rows.unwrap(), oids, "{name}"),
+            Err(code) => assert_eq!(rows.unwrap_err().code, code, "{name}"),
+        }
+    }
+    let (planned, types) = prepare("SELECT to_regtype($1)", &[]);
+    let bound = bind_values(&planned, &types, &[Some("nosuch".into())], "UTC".into()).unwrap();
+    let PlannedStatement::Select { plan, .. } = bound else {
+        panic!("not a select")
+    };
+    assert_eq!(eval(&plan, &catalog())[0].0.datums(), [Datum::Null]);
     // A value given a type is that type's literal (named as PostgreSQL names a parameter's
     // column, not as the cast the text was once rewritten into); NULL is NULL.
     let stmts = parse("SELECT $1, $2 FROM t").unwrap();
