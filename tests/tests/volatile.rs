@@ -53,6 +53,14 @@ async fn random_in_ad_hoc_queries_and_refused_in_maintained_ones() {
     )
     .await;
     assert_eq!(code, "0A000", "{msg}");
+    // Names read as OIDs as they run hold the catalog of the plan: not maintained either.
+    let (code, msg) = expect_error(
+        &s.kpg,
+        "CREATE MATERIALIZED VIEW m AS SELECT id, to_regclass(id::text) FROM t",
+    )
+    .await;
+    assert_eq!(code, "0A000", "{msg}");
+    assert!(msg.contains("regclass"), "{msg}");
     // Nothing was created by the refused statements.
     s.check("SELECT count(*) FROM noisy").await;
     let (code, _) = expect_error(&s.kpg, "SELECT * FROM m").await;

@@ -440,6 +440,27 @@ impl Coordinator {
     /// cannot compute volatile functions: a row's retraction would not cancel its insertion.
     fn check_maintainable(plan: &Plan) -> Result<(), ExecError> {
         kpg_sql::check_temporal(plan)?;
+        let mut names = false;
+        plan.visit(&mut |p| {
+            for e in p.own_exprs() {
+                e.visit(&mut |e| {
+                    names |= matches!(
+                        e,
+                        ScalarExpr::Variadic {
+                            func: kpg_types::VariadicFunc::OidByName { .. },
+                            ..
+                        }
+                    )
+                });
+            }
+        });
+        if names {
+            return Err(ExecError::unsupported(
+                "an OID type read from a value that is not a constant (`x::regclass`, \
+                 `to_regclass(x)`) in a materialized view, an index or a subscription (a \
+                 maintained result would keep the names of the catalog it was made with)",
+            ));
+        }
         if plan.is_volatile() {
             return Err(ExecError::unsupported(
                 "random(), now(), current_date and the other current-time functions in a \
