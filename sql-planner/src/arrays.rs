@@ -539,20 +539,25 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
                 return Err(no_function());
             }
             // kpg's search path is public; the implicit schemas add pg_catalog in front.
-            let include_implicit = match &flag.expr {
-                ScalarExpr::Literal(Datum::Bool(b)) => *b,
-                ScalarExpr::Literal(Datum::String(s)) => {
-                    Datum::parse_text(s, &ScalarType::Bool)? == Datum::Bool(true)
-                }
-                _ => return Err(PlanError::unsupported("current_schemas of a non-constant")),
+            let names = |names: &[&str]| {
+                let names = names.iter().map(|s| Datum::String(s.to_string())).collect();
+                ScalarExpr::Literal(Datum::Array(names))
             };
-            let names = if include_implicit {
-                vec!["pg_catalog", "public"]
-            } else {
-                vec!["public"]
+            let flag = coerce(flag.clone(), &ScalarType::Bool, CastContext::Implicit)?
+                .expect("a boolean or unknown");
+            let nullable = flag.nullable;
+            // NULL for NULL (strict); a parameter's value is read as it runs.
+            let e = ScalarExpr::If {
+                cond: Box::new(flag.expr.clone().call_unary(kpg_types::UnaryFunc::IsNull)),
+                then: Box::new(ScalarExpr::Literal(Datum::Null)),
+                els: Box::new(ScalarExpr::If {
+                    cond: Box::new(flag.expr),
+                    then: Box::new(names(&["pg_catalog", "public"])),
+                    els: Box::new(names(&["public"])),
+                }),
             };
-            let a = Datum::Array(names.into_iter().map(|s| Datum::String(s.into())).collect());
-            Typed::literal(a, ScalarType::array_of(ScalarType::Text))
+            let ty = ScalarType::array_of(ScalarType::Text);
+            Typed::new(crate::ops::fold_deep(e)?, ty, nullable)
         }
         ("unnest" | "generate_subscripts", _) if args.iter().any(is_array) => {
             return Err(PlanError::unsupported(format!(

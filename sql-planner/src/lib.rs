@@ -119,15 +119,9 @@ pub fn parse(sql: &str) -> Result<Vec<ParsedStatement>, PlanError> {
 /// Plans one parsed statement against the catalog.
 pub fn plan(stmt: &ParsedStatement, catalog: &dyn Catalog) -> Result<PlannedStatement, PlanError> {
     let clock = session_zone::input_clock(stmt, catalog);
-    kpg_types::datetime::take_clock_read();
-    let planned = kpg_types::datetime::with_date_input(catalog.input_style(), clock, || {
+    kpg_types::datetime::with_date_input(catalog.input_style(), clock, || {
         session_zone::with_zone(catalog.time_zone(), catalog.clock(), || {
             statement::plan_statement(stmt, catalog)
         })
-    });
-    if kpg_types::datetime::take_clock_read() {
-        // `'today'` or `'now'` was read into the plan: it holds for this execution only.
-        plan_params::note_volatile();
-    }
-    planned
+    })
 }

@@ -15,13 +15,17 @@
 //! planned statement, and folds the constants that makes. Outside `plan_prepared`, a `$n` is
 //! 42P02 ("there is no parameter $n"), as PostgreSQL says for statements that take none.
 //!
-//! A statement whose plan needs its parameters' values (a subquery's `LIMIT $1`,
-//! `$1::regclass`, the unit of `date_trunc($1, ...)`: `defer` notes them while preparing, and
-//! planning goes on with a stand-in so that every parameter is typed), or whose plan evaluated
-//! the statement's time, is planned for each execution with its values known (`plan_bound`):
-//! each `$n` then binds to its value as a literal would, an unknown-typed string (or NULL),
-//! cast to the type it was given where it has one. The statement's syntax is planned as it
-//! was parsed; its text is never rewritten.
+//! What a plan holds of its values outside its expressions is computed when they are bound:
+//! a subquery's LIMIT and OFFSET (`Plan::TopK`'s counts, `bind_counts`). What a prepared
+//! INSERT's VALUES read of the clock is kept and evaluated as it runs (`values_now`); a
+//! date/time unit or an OID type's name given by a parameter is read as the function runs. A
+//! literal that reads the clock (`'now'`, `'today'`) keeps the time of Parse, as in a
+//! PostgreSQL prepared statement. So every statement that plans at Parse is planned once
+//! (again only after DDL). One that fails to plan without its values (a constant kpg still
+//! requires, such as a RANGE frame's offset) is planned for each execution with them
+//! (`plan_bound`): each `$n` then binds to its value as a literal would, an unknown-typed
+//! string (or NULL), cast to the type it was given where it has one. The statement's syntax is
+//! planned as it was parsed; its text is never rewritten.
 
 use std::cell::RefCell;
 
@@ -40,11 +44,6 @@ thread_local! {
     static TABLE: RefCell<Option<Vec<Option<ScalarType>>>> = const { RefCell::new(None) };
     /// The values of the statement being planned by `plan_bound`, or `None`.
     static VALUES: RefCell<Option<Vec<ParamValue>>> = const { RefCell::new(None) };
-    /// What of the statement being planned by `plan_prepared` needs its parameters' values
-    /// (`defer`), if anything does.
-    static DEFERRED: RefCell<Option<String>> = const { RefCell::new(None) };
-    /// Whether planning evaluated a volatile expression (`note_volatile`).
-    static VOLATILE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// What planning a statement with its parameters as `Param` expressions made of it.
@@ -52,16 +51,10 @@ thread_local! {
 pub struct Prepared {
     /// The plan, with `Param` expressions, or why there is none.
     pub planned: Result<PlannedStatement, PlanError>,
-    /// What of the statement needs its parameters' values (`defer`), if anything: the plan
-    /// has a stand-in there, good for its parameters' types and its result's columns only.
-    pub deferred: Option<String>,
     /// Every parameter's type: as declared, or fixed by its first use while planning (so far
     /// as planning went, if it failed); `None` where nothing fixed it (PostgreSQL then says
     /// text).
     pub types: Vec<Option<ScalarType>>,
-    /// Whether the plan evaluated a volatile expression (the statement's time, random()): it
-    /// holds for one execution only.
-    pub one_execution: bool,
 }
 
 /// Plans `stmt` with its parameters as `Param` expressions; `declared` holds the types the
@@ -76,8 +69,6 @@ pub fn plan_prepared(
         .map(|t| t.map(|t| t.without_modifiers()))
         .collect();
     let previous = TABLE.with(|t| t.replace(Some(table)));
-    VOLATILE.with(|v| v.set(false));
-    DEFERRED.with(|d| d.take());
     // The table is put back even if planning panics (the caller catches panics).
     let planned =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::plan(stmt, catalog)));
@@ -85,28 +76,13 @@ pub fn plan_prepared(
     let planned = planned.unwrap_or_else(|p| std::panic::resume_unwind(p));
     Prepared {
         planned,
-        deferred: DEFERRED.with(|d| d.take()),
         types: table,
-        one_execution: VOLATILE.with(|v| v.replace(false)),
     }
 }
 
 /// Whether `plan_prepared` is planning a statement (its plan is kept for many executions).
 pub fn preparing() -> bool {
     TABLE.with(|t| t.borrow().is_some())
-}
-
-/// Notes, while `plan_prepared` plans a statement, that `what` needs a parameter's value:
-/// the caller plans on with a stand-in (so that every parameter gets its type), and the
-/// statement is planned with its values when it runs. Returns false outside `plan_prepared`.
-pub fn defer(what: &str) -> bool {
-    let preparing = preparing();
-    if preparing {
-        DEFERRED.with(|d| {
-            d.borrow_mut().get_or_insert_with(|| what.to_string());
-        });
-    }
-    preparing
 }
 
 /// Plans `stmt` with `values` bound to its parameters as literals (see the module's note).
@@ -469,12 +445,6 @@ pub fn values_row(datums: Vec<Datum>, exprs: Vec<(usize, ScalarExpr)>) -> Plan {
         }),
         outputs,
     }
-}
-
-/// Notes that the planner evaluated a volatile expression (the statement's time, random())
-/// into the plan: such a plan holds for one execution only.
-pub fn note_volatile() {
-    VOLATILE.with(|v| v.set(true));
 }
 
 /// Folds a plan of constant rows; for a prepared INSERT's VALUES (a union of rows in order,

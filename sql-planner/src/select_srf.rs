@@ -9,6 +9,8 @@
 //! `LATERAL unnest(a) WITH ORDINALITY` (the subscripts are the ordinality shifted to the
 //! array's lower bound: 1, or 0 for an int2vector), and `unnest` / `generate_subscripts` of
 //! several arrays as a LATERAL series of positions that subscripts each array (`zipped`).
+//! Arrays have one dimension, so `generate_subscripts(a, d)` for a `d` other than 1 (a
+//! parameter's value, say) has no rows: NULL beside the others, none alone.
 //! Other combinations, calls nested inside expressions,
 //! and set-returning functions in grouped or DISTINCT queries (where PostgreSQL evaluates them
 //! after grouping) are refused with 0A000.
@@ -92,11 +94,33 @@ pub fn rewrite(s: &Select) -> Result<Option<Select>, PlanError> {
             .collect();
     }
     let mut out = s.clone();
+    // Arrays have one dimension: `generate_subscripts(a, d)` has rows only if `d` is 1 (a
+    // parameter's value, say). Beside `unnest(a)` its value is NULL where `d` is not 1; alone,
+    // there are no rows.
+    let dims: Vec<&Expr> = calls.iter().filter_map(|(_, c)| dimension(c)).collect();
+    if !dims.is_empty()
+        && !dims.iter().any(|d| is_one(d))
+        && calls.iter().all(|(_, c)| c.name == "generate_subscripts")
+    {
+        let any_one: Vec<String> = dims.iter().map(|d| format!("({d}) = 1")).collect();
+        let only = parse_expr(&any_one.join(" OR "))?;
+        out.selection = Some(match out.selection.take() {
+            Some(w) => Expr::BinaryOp {
+                left: Box::new(Expr::Nested(Box::new(w))),
+                op: sqlparser::ast::BinaryOperator::And,
+                right: Box::new(Expr::Nested(Box::new(only))),
+            },
+            None => only,
+        });
+    }
     for ((i, call), column) in calls.iter().zip(column_of) {
         let mut expr = Expr::CompoundIdentifier(vec![Ident::new(ALIAS), Ident::new(column)]);
         if call.name == "generate_subscripts" {
             // The subscripts start at the array's lower bound (0 for an int2vector).
             expr = subscript_of_ordinality(expr, &call.args[0])?;
+            if let Some(d) = dimension(call).filter(|d| !is_one(d)) {
+                expr = parse_expr(&format!("CASE WHEN ({d}) = 1 THEN {expr} END"))?;
+            }
         }
         let alias = match &s.projection[*i] {
             SelectItem::ExprWithAlias { alias, .. } => alias.clone(),
@@ -170,11 +194,7 @@ fn lockstep_array(calls: &[&Srf<'_>]) -> Result<(&'static str, Vec<FunctionArg>,
     for c in calls {
         let a = match (c.name, c.args) {
             ("unnest", [a]) => a,
-            ("generate_subscripts", [a, FunctionArg::Unnamed(FunctionArgExpr::Expr(dim))])
-                if is_one(dim) =>
-            {
-                a
-            }
+            ("generate_subscripts", [a, FunctionArg::Unnamed(FunctionArgExpr::Expr(_))]) => a,
             _ => return Err(refused()),
         };
         match array {
@@ -192,36 +212,44 @@ fn lockstep_array(calls: &[&Srf<'_>]) -> Result<(&'static str, Vec<FunctionArg>,
 /// longest array's length, `unnest(a)` as `a[lower(a) + i - 1]` (NULL past its end) and
 /// `generate_subscripts(a, 1)` as `lower(a) + i - 1` while `i` is within `a`, else NULL.
 fn zipped(s: &Select, calls: &[(usize, Srf<'_>)]) -> Result<Select, PlanError> {
-    let mut arrays: Vec<String> = Vec::new();
+    // Each call's number of rows, once per distinct one.
+    let mut lengths: Vec<String> = Vec::new();
     let mut exprs = Vec::new();
     let i = format!("{ALIAS}.i");
     for (_, c) in calls {
-        let (array, text) = match (c.name, c.args) {
+        let (length, text) = match (c.name, c.args) {
             ("unnest", [a]) => {
                 let a = a.to_string();
                 let e = format!("({a})[pg_catalog.array_lower({a}, 1) + {i} - 1]");
-                (a, e)
+                (format!("pg_catalog.cardinality({a})"), e)
             }
-            ("generate_subscripts", [a, FunctionArg::Unnamed(FunctionArgExpr::Expr(dim))])
-                if is_one(dim) =>
-            {
+            ("generate_subscripts", [a, FunctionArg::Unnamed(FunctionArgExpr::Expr(dim))]) => {
                 let a = a.to_string();
+                // Rows only for the one dimension arrays have.
+                let one = match is_one(dim) {
+                    true => String::new(),
+                    false => format!("({dim}) = 1 AND "),
+                };
                 let e = format!(
-                    "CASE WHEN {i} <= pg_catalog.cardinality({a}) \
+                    "CASE WHEN {one}{i} <= pg_catalog.cardinality({a}) \
                      THEN CAST(pg_catalog.array_lower({a}, 1) + {i} - 1 AS int) END"
                 );
-                (a, e)
+                let length = match is_one(dim) {
+                    true => format!("pg_catalog.cardinality({a})"),
+                    false => format!("CASE WHEN ({dim}) = 1 THEN pg_catalog.cardinality({a}) END"),
+                };
+                (length, e)
             }
             _ => return Err(PlanError::unsupported("these set-returning functions")),
         };
-        if !arrays.contains(&array) {
-            arrays.push(array);
+        if !lengths.contains(&length) {
+            lengths.push(length);
         }
         exprs.push(parse_expr(&text)?);
     }
-    let lengths: Vec<String> = arrays
+    let lengths: Vec<String> = lengths
         .iter()
-        .map(|a| format!("coalesce(pg_catalog.cardinality({a}), 0)"))
+        .map(|length| format!("coalesce({length}, 0)"))
         .collect();
     let n = parse_expr(&format!("greatest({})", lengths.join(", ")))?;
     let mut out = s.clone();
@@ -284,9 +312,16 @@ fn parse_expr(text: &str) -> Result<Expr, PlanError> {
         .map_err(|e| PlanError::new("XX000", format!("{text} does not parse: {e}")))
 }
 
-/// Whether `e` is the literal 1 (possibly cast, as drivers send `1::INTEGER`).
+/// The dimension argument of a `generate_subscripts(a, d)` call.
+fn dimension<'a>(c: &Srf<'a>) -> Option<&'a Expr> {
+    match (c.name, c.args) {
+        ("generate_subscripts", [_, FunctionArg::Unnamed(FunctionArgExpr::Expr(dim))]) => Some(dim),
+        _ => None,
+    }
+}
+
+/// Whether `e` is the constant 1 (possibly cast, as drivers send `1::INTEGER`).
 fn is_one(e: &Expr) -> bool {
-    // A constant: `1`, `'1'`, a cast of it, or a bound parameter's value (`plan_params.rs`).
     let empty = crate::scope::Scope::empty();
     let Ok(t) = crate::expr::ExprContext::new(&empty, "generate_subscripts").bind(e) else {
         return false;
@@ -294,12 +329,8 @@ fn is_one(e: &Expr) -> bool {
     let Ok(Some(t)) = crate::types::coerce(t, &ScalarType::Int32, CastContext::Implicit) else {
         return false;
     };
-    if crate::plan_params::has_param(&t.expr) {
-        // Prepared with a parameter: planned as if it were 1 to type the rest of the
-        // statement, and with its value when the statement runs.
-        return crate::plan_params::defer("generate_subscripts beside unnest");
-    }
-    matches!(t.expr.eval(&[]), Ok(kpg_types::Datum::Int32(1)))
+    !crate::plan_params::has_param(&t.expr)
+        && matches!(t.expr.eval(&[]), Ok(kpg_types::Datum::Int32(1)))
 }
 
 /// `generate_subscripts(a, 1)`'s value from `unnest(a) WITH ORDINALITY`'s ordinality:

@@ -33,9 +33,6 @@ pub fn with_zone<R>(zone: String, clock: Option<Clock>, f: impl FnOnce() -> R) -
 /// Evaluates an expression that runs once, now, in the planner: as `ScalarExpr::eval_now`,
 /// with the session's transaction start for `now()`.
 pub fn eval_now(e: &ScalarExpr, row: &[Datum]) -> Result<Datum, kpg_types::EvalError> {
-    if e.is_volatile() {
-        crate::plan_params::note_volatile();
-    }
     let clock = ZONE.with(|z| z.borrow().as_ref().and_then(|(_, c)| *c));
     match clock {
         Some((txn, stmt)) if e.is_volatile() => {
@@ -57,8 +54,9 @@ pub fn zone_literal() -> ScalarExpr {
 }
 
 /// The clock date/time input reads (`'today'`, `'now'`) while `stmt` is planned: the
-/// transaction's start in the session's zone for a statement that runs once (a query, a
-/// write), none for one that stores a definition (a view, an index, a default, a
+/// transaction's start in the session's zone for a query or a write (a prepared one keeps
+/// what it read when it was prepared, as in PostgreSQL), none for one that stores a
+/// definition (a view, an index, a default, a
 /// subscription), where those words are refused with 0A000, as `now()` is, rather than
 /// frozen into it as PostgreSQL does.
 pub fn input_clock(

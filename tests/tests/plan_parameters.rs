@@ -135,6 +135,10 @@ async fn queries_with_parameters_match_postgres() {
                 &[None, Some("1"), None],
             ],
         ),
+        (
+            "SELECT array_to_string(current_schemas($1), ',')",
+            &[&[Some("true")], &[Some("false")], &[None]],
+        ),
         // A unit read from a parameter (or a column) as the function runs.
         (
             "SELECT id, date_trunc($1, at), date_part($1, day), date_part($1, at - day) FROM t",
@@ -287,9 +291,19 @@ async fn statements_planned_with_their_values_match_postgres() {
                 &[Some("1"), Some("-3")],
             ],
         ),
+        // A dimension from a parameter: arrays have one, so another has no subscripts.
         (
             "SELECT unnest(a), generate_subscripts(a, $1) FROM (SELECT ARRAY[10, 20, 30] AS a) x",
-            &[&[Some("1")]],
+            &[&[Some("1")], &[Some("2")], &[None]],
+        ),
+        (
+            "SELECT x.k, generate_subscripts(a, $1) FROM (VALUES (1, ARRAY[10, 20]), (2, ARRAY[5])) x(k, a)",
+            &[&[Some("1")], &[Some("2")], &[None]],
+        ),
+        (
+            "SELECT unnest(a), unnest(b), generate_subscripts(b, $1) \
+             FROM (SELECT ARRAY[1, 2] AS a, ARRAY[5, 6, 7] AS b) x",
+            &[&[Some("1")], &[Some("0")]],
         ),
     ];
     for (sql, runs) in cases {
@@ -541,6 +555,16 @@ async fn replans(c: &tokio_postgres::Client, other: &tokio_postgres::Client) -> 
     pause().await;
     out.push(run(c, &e, &[Some("4")]).await);
     exec("COMMIT").await;
+    // A literal that reads the clock keeps the time of Parse, as in PostgreSQL (its docs warn
+    // of it): later than it, now() of each execution.
+    let n = c
+        .prepare("SELECT 'now'::timestamptz < now(), 'today'::date <= current_date, $1::int")
+        .await
+        .unwrap();
+    pause().await;
+    out.push(run(c, &n, &[Some("1")]).await);
+    pause().await;
+    out.push(run(c, &n, &[Some("2")]).await);
     let rows = c
         .query(
             "SELECT count(DISTINCT at), count(*), count(DISTINCT d) FROM ev",

@@ -141,7 +141,6 @@ impl Coordinator {
             return Ok(PreparedPlan {
                 planned: Err(ExecError::internal("planning failed")),
                 types: declared.to_vec(),
-                reusable: false,
                 generation: state.catalog.generation(),
             });
         };
@@ -152,7 +151,6 @@ impl Coordinator {
         Ok(PreparedPlan {
             planned,
             types: prepared.types,
-            reusable: !prepared.one_execution && prepared.deferred.is_none(),
             generation: state.catalog.generation(),
         })
     }
@@ -518,10 +516,6 @@ pub struct PreparedPlan {
     pub planned: Result<PlannedStatement, ExecError>,
     /// Every parameter's type, where one was declared or fixed (`kpg_sql::Prepared::types`).
     pub types: Vec<Option<ScalarType>>,
-    /// Whether the plan holds for every execution: it evaluated nothing volatile and needs
-    /// no parameter's value (else it tells only the parameters' types and the result's
-    /// columns).
-    pub reusable: bool,
     /// The catalog generation the plan was made at.
     pub generation: u64,
 }

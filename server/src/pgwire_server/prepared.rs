@@ -142,19 +142,6 @@ impl PreparedStatement {
                     // The client was told the old columns (PostgreSQL's rule).
                     return Err(changed_result());
                 }
-                if !again.reusable {
-                    // The new plan holds for one execution only: planned as it runs, its
-                    // values typed as at Parse.
-                    let values = texts
-                        .into_iter()
-                        .zip(&once.types)
-                        .map(|(text, ty)| ParamValue {
-                            text,
-                            declared: Some(*ty),
-                        })
-                        .collect();
-                    return Ok(self.bound_to(Bound::Values(Arc::new(values))));
-                }
                 once.planned = planned;
                 once.generation = again.generation;
             }
@@ -343,9 +330,7 @@ impl StatementParser {
                 // A cursor whose query could not be planned without its values is planned
                 // as it runs, with them.
                 Ok(plan)
-                    if once
-                        && prepared.reusable
-                        && !matches!(plan, PlannedStatement::Declare { plan: Err(_), .. }) =>
+                    if once && !matches!(plan, PlannedStatement::Declare { plan: Err(_), .. }) =>
                 {
                     planned = Some((plan, prepared.generation));
                 }

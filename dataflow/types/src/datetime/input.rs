@@ -10,10 +10,10 @@
 //! style is PostgreSQL's default (MDY, postgres intervals) and there is no clock: a dataflow evaluates without a session, and a word
 //! that needs the clock is refused with 0A000 there (in a materialized view, an index or a
 //! subscription, as `now()` is). A non-constant cast planned under another style carries
-//! that style itself (`ZonedFunc::Input`). Reading the clock is noted (`take_clock_read`) so
-//! that a plan holding its value is planned again for each execution.
+//! that style itself (`ZonedFunc::Input`). A prepared statement keeps what its text read of
+//! the clock when it was prepared, as PostgreSQL's does.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 use chrono::{Duration, NaiveDate, NaiveDateTime};
 
@@ -51,7 +51,6 @@ thread_local! {
             None,
         ))
     };
-    static CLOCK_READ: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Runs `f` with `style` steering input and `clock` as the time the special words read
@@ -85,11 +84,6 @@ pub fn date_order() -> DateOrder {
     input_style().order
 }
 
-/// Whether input read the clock since the last call (and forgets it).
-pub fn take_clock_read() -> bool {
-    CLOCK_READ.with(|c| c.replace(false))
-}
-
 /// The local date and time of the clock in the session's zone, with the zone's offset east
 /// of UTC then; `word` (the one that asked) is refused with 0A000 without a clock.
 pub(super) fn local_now(word: &str) -> Result<(NaiveDateTime, i32), DtErr> {
@@ -97,7 +91,6 @@ pub(super) fn local_now(word: &str) -> Result<(NaiveDateTime, i32), DtErr> {
     let Some(clock) = clock else {
         return Err(DtErr::NeedsClock(word.to_string()));
     };
-    CLOCK_READ.with(|c| c.set(true));
     let east = clock.zone.offset_at_utc(&clock.now);
     let local = clock
         .now

@@ -24,8 +24,7 @@ mod tz;
 mod zone;
 
 pub use input::{
-    date_order, input_style, take_clock_read, with_date_input, with_input_style, InputClock,
-    InputStyle,
+    date_order, input_style, with_date_input, with_input_style, InputClock, InputStyle,
 };
 pub use style::{
     parse_datestyle, parse_interval_style, write_date_styled, write_datetime_styled, write_offset,
