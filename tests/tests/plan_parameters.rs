@@ -565,6 +565,36 @@ async fn replans(c: &tokio_postgres::Client, other: &tokio_postgres::Client) -> 
     out.push(run(c, &n, &[Some("1")]).await);
     pause().await;
     out.push(run(c, &n, &[Some("2")]).await);
+    // A write's expressions read the statement's time and the zone of the session that runs
+    // it (prepared in UTC, run in Tokyo): RETURNING's now() is the row's, in a block too.
+    exec("CREATE TABLE z (ts timestamptz, d timestamptz)").await;
+    exec("INSERT INTO z VALUES ('2024-01-01 20:00+00', NULL)").await;
+    exec("SET TimeZone = 'UTC'").await;
+    let u = c
+        .prepare("UPDATE z SET d = date_trunc($1, ts) RETURNING d::text, date_part('hour', ts)")
+        .await
+        .unwrap();
+    exec("SET TimeZone = 'Asia/Tokyo'").await;
+    out.push(run(c, &u, &[Some("day")]).await);
+    exec("SET TimeZone = 'UTC'").await;
+    exec("BEGIN").await;
+    let r = c
+        .prepare("INSERT INTO ev (id) VALUES ($1) RETURNING at = now(), d = current_date")
+        .await
+        .unwrap();
+    pause().await;
+    out.push(run(c, &r, &[Some("5")]).await);
+    exec("COMMIT").await;
+    exec("CREATE TABLE oc (k int PRIMARY KEY, t timestamptz)").await;
+    exec("INSERT INTO oc VALUES (1, NULL)").await;
+    let o = c
+        .prepare(
+            "INSERT INTO oc VALUES ($1, NULL) ON CONFLICT (k) DO UPDATE SET t = now() \
+             RETURNING t = now()",
+        )
+        .await
+        .unwrap();
+    out.push(run(c, &o, &[Some("1")]).await);
     let rows = c
         .query(
             "SELECT count(DISTINCT at), count(*), count(DISTINCT d) FROM ev",

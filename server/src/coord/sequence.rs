@@ -176,6 +176,7 @@ impl Coordinator {
             });
         }
         let mut planned = self.plan_with(stmt, bound)?;
+        bind_write_context(&mut planned.plan);
         if reads_introspection(&mut planned.plan) {
             let figures = self.introspect().await?;
             let data = {
@@ -472,6 +473,28 @@ fn check_system_use(planned: &PlannedStatement) -> Result<(), ExecError> {
         )));
     }
     Ok(())
+}
+
+/// Writes the statement's time and the session's zone into a write's expressions (its rows',
+/// SET's, RETURNING's, ON CONFLICT's): they are evaluated once, for this run, in the session
+/// that runs it (a prepared write was planned in the zone of its Parse). Reads bind them as
+/// they run (`peek`); maintained plans never do.
+fn bind_write_context(planned: &mut PlannedStatement) {
+    if !matches!(
+        planned,
+        PlannedStatement::Insert { .. }
+            | PlannedStatement::Update { .. }
+            | PlannedStatement::Delete { .. }
+            | PlannedStatement::JoinedWrite { .. }
+    ) {
+        return;
+    }
+    let (txn_start, now) = crate::statement_context::clock();
+    let zone = crate::statement_context::time_zone();
+    planned.visit_exprs_mut(&mut |e| {
+        e.bind_clock(txn_start, now);
+        e.bind_session_zone(&zone);
+    });
 }
 
 /// The one text column of an EXPLAIN's result.
