@@ -16,7 +16,7 @@
 use std::cell::{Cell, RefCell};
 
 use kpg_types::plan::ColumnOrder;
-use kpg_types::window::{FrameBound, WindowExpr, WindowFrame, WindowFunc};
+use kpg_types::window::{WindowExpr, WindowFrame, WindowFunc};
 use kpg_types::{Plan, ScalarExpr, ScalarType};
 use sqlparser::ast::{Expr, Function, Ident, WindowType};
 
@@ -96,9 +96,7 @@ impl Windows {
             // RANGE offsets' columns are among the arguments too.
             let mut frame = node.frame;
             for b in [&mut frame.start, &mut frame.end] {
-                if let FrameBound::Value(c) = b {
-                    *c += first_arg;
-                }
+                b.shift_column(first_arg);
             }
             if let Some(k) = &mut frame.range_key {
                 k.column += first_arg;
@@ -236,8 +234,12 @@ fn bind_call(
         k.desc = *desc;
         k.nulls_last = *nulls_last;
     }
-    // RANGE offsets: the key and the bounds' values, appended to every node's arguments.
-    let range_exprs = frame::range_offsets(&inner, &order_typed, &offsets)?;
+    // RANGE offsets (the key and the bounds' values) or ROWS counts computed as the query runs,
+    // appended to every node's arguments.
+    let range_exprs = match frame.rows {
+        true => frame::rows_offsets(&inner, &offsets)?,
+        false => frame::range_offsets(&inner, &order_typed, &offsets)?,
+    };
     let mut plain = f.clone();
     plain.over = None;
     plain.filter = None;
@@ -247,9 +249,7 @@ fn bind_call(
         args.extend(range_exprs.iter().cloned());
         let mut frame = frame;
         for b in [&mut frame.start, &mut frame.end] {
-            if let FrameBound::Value(c) = b {
-                *c += base;
-            }
+            b.shift_column(base);
         }
         if let Some(k) = &mut frame.range_key {
             k.column += base;

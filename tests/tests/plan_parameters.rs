@@ -139,6 +139,30 @@ async fn queries_with_parameters_match_postgres() {
             "SELECT array_to_string(current_schemas($1), ',')",
             &[&[Some("true")], &[Some("false")], &[None]],
         ),
+        // Window frames whose offsets are parameters (or expressions), checked as they run.
+        (
+            "SELECT id, sum(id) OVER (ORDER BY id ROWS BETWEEN $1 PRECEDING AND $2 FOLLOWING) FROM t",
+            &[
+                &[Some("1"), Some("0")],
+                &[Some("0"), Some("2")],
+                &[Some("-1"), Some("0")],
+                &[Some("1"), None],
+            ],
+        ),
+        (
+            "SELECT id, count(*) OVER (ORDER BY id ROWS 1 + 1 PRECEDING) FROM t",
+            &[&[]],
+        ),
+        (
+            "SELECT id, sum(id) OVER (ORDER BY price RANGE BETWEEN $1 PRECEDING AND CURRENT ROW) \
+             FROM t",
+            &[&[Some("1")], &[Some("12.5")], &[Some("-1")], &[None]],
+        ),
+        (
+            "SELECT id, count(*) OVER (ORDER BY day RANGE BETWEEN $1 PRECEDING AND $1 FOLLOWING) \
+             FROM t",
+            &[&[Some("1 month")], &[Some("1 year")], &[Some("-1 day")]],
+        ),
         // A unit read from a parameter (or a column) as the function runs.
         (
             "SELECT id, date_trunc($1, at), date_part($1, day), date_part($1, at - day) FROM t",

@@ -103,6 +103,12 @@ pub enum EvalError {
     NtileArgument,
     #[error("argument of nth_value must be greater than zero")]
     NthValueArgument,
+    /// 22004: a window frame's offset is NULL ("starting" or "ending").
+    #[error("frame {0} offset must not be null")]
+    NullFrameOffset(String),
+    /// 22013: a window frame's offset is negative, with PostgreSQL's message.
+    #[error("{0}")]
+    NegativeFrameOffset(String),
     /// 42P01: a relation name an OID type's input does not find.
     #[error("relation \"{0}\" does not exist")]
     UndefinedTable(String),
@@ -210,6 +216,8 @@ impl EvalError {
             EvalError::InvalidParameterValue(_) => "22023",
             EvalError::ProgramLimitExceeded(_) => "54000",
             EvalError::UndefinedTable(_) => "42P01",
+            EvalError::NullFrameOffset(_) => "22004",
+            EvalError::NegativeFrameOffset(_) => "22013",
             EvalError::UndefinedObject(_) => "42704",
             EvalError::NtileArgument => "22014",
             EvalError::NthValueArgument => "22016",

@@ -76,6 +76,13 @@ pub enum UnaryFunc {
     /// Fails with 21000 whatever its input: the value of a scalar subquery that returned more
     /// than one row (the planner guards it with a count).
     MultipleRowsError,
+    /// A window frame's offset (ROWS or RANGE `n PRECEDING`/`FOLLOWING`) given by a parameter,
+    /// checked as PostgreSQL checks it when the query runs: NULL is 22004 (naming the frame's
+    /// start or end), a negative size 22013, an infinite one 0A000; else the offset itself.
+    FrameOffset {
+        start: bool,
+        rows: bool,
+    },
     /// EXTRACT(unit FROM date | timestamp | interval), numeric.
     Extract(DateUnit),
     /// date_part(unit, date | timestamp | interval), double precision.
@@ -735,6 +742,9 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
         UnaryFunc::IsNull => return Ok(Datum::Bool(d.is_null())),
         UnaryFunc::IsNotNull => return Ok(Datum::Bool(!d.is_null())),
         UnaryFunc::MultipleRowsError => return Err(EvalError::MultipleRowsFromSubquery),
+        UnaryFunc::FrameOffset { start, rows } => {
+            return crate::window::check_offset(d, *start, *rows)
+        }
         _ if d.is_null() => return Ok(Datum::Null),
         UnaryFunc::ToMzTimestamp => return crate::temporal::to_mz_timestamp(d),
         UnaryFunc::MzTimestampNext => return crate::temporal::mz_timestamp_next(d),

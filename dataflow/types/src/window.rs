@@ -59,6 +59,20 @@ pub enum FrameBound {
     UnboundedFollowing,
     /// A RANGE bound with an offset: the column holding the bound's value for each row.
     Value(usize),
+    /// A ROWS bound whose row count a column holds (a parameter's value, the same in every
+    /// row; checked by `UnaryFunc::FrameOffset`).
+    PrecedingBy(usize),
+    FollowingBy(usize),
+}
+
+impl FrameBound {
+    /// The bound with the column it reads (a RANGE value, a ROWS count) `by` further on.
+    pub fn shift_column(&mut self, by: usize) {
+        if let FrameBound::Value(c) | FrameBound::PrecedingBy(c) | FrameBound::FollowingBy(c) = self
+        {
+            *c += by;
+        }
+    }
 }
 
 /// How a RANGE frame with offsets compares rows: the column of each row's key, and the
@@ -252,6 +266,20 @@ fn column(rows: &[Row], peers: &[(usize, usize)], f: &WindowExpr) -> Result<Vec<
 /// the bounds of its peer group.
 fn frame(f: WindowFrame, rows: &[Row], i: usize, peers: (usize, usize)) -> (usize, usize) {
     let n = rows.len();
+    // The frame's edge `k` rows before or after row `i` (past it, for the end).
+    let preceding = |k: u64, start: bool| {
+        let k = k.min(i64::MAX as u64) as i64;
+        (i as i64)
+            .saturating_sub(k)
+            .saturating_add(i64::from(!start))
+            .clamp(0, n as i64) as usize
+    };
+    let following = |k: u64, start: bool| {
+        (i as u64)
+            .saturating_add(k)
+            .saturating_add(u64::from(!start))
+            .min(n as u64) as usize
+    };
     let at = |b: FrameBound, start: bool| -> usize {
         match b {
             FrameBound::Value(column) => {
@@ -282,16 +310,53 @@ fn frame(f: WindowFrame, rows: &[Row], i: usize, peers: (usize, usize)) -> (usiz
             FrameBound::CurrentRow if f.rows => i + usize::from(!start),
             FrameBound::CurrentRow if start => peers.0,
             FrameBound::CurrentRow => peers.1,
-            FrameBound::Preceding(k) => {
-                (i as i64 - k as i64 + i64::from(!start)).clamp(0, n as i64) as usize
-            }
-            FrameBound::Following(k) => (i as u64)
-                .saturating_add(k)
-                .saturating_add(u64::from(!start))
-                .min(n as u64) as usize,
+            FrameBound::Preceding(k) => preceding(k, start),
+            FrameBound::Following(k) => following(k, start),
+            FrameBound::PrecedingBy(c) => preceding(row_count(&rows[i], c), start),
+            FrameBound::FollowingBy(c) => following(row_count(&rows[i], c), start),
         }
     };
     (at(f.start, true), at(f.end, false))
+}
+
+/// The row count a `PrecedingBy`/`FollowingBy` bound reads from `row` (checked when it was
+/// computed: not NULL, not negative).
+fn row_count(row: &Row, column: usize) -> u64 {
+    match row.get(column) {
+        crate::packed::DatumRef::Int64(k) => k.max(0) as u64,
+        _ => 0,
+    }
+}
+
+/// `UnaryFunc::FrameOffset`: `d` if it is a valid frame offset (of the frame's start if
+/// `start`, of a ROWS frame if `rows`), else PostgreSQL's error.
+pub(crate) fn check_offset(d: Datum, start: bool, rows: bool) -> Result<Datum, EvalError> {
+    let which = if start { "starting" } else { "ending" };
+    let negative = match &d {
+        Datum::Null => return Err(EvalError::NullFrameOffset(which.to_string())),
+        Datum::Int16(v) => *v < 0,
+        Datum::Int32(v) => *v < 0,
+        Datum::Int64(v) => *v < 0,
+        Datum::Float32(v) => v.0 < 0.0 || v.0.is_nan(),
+        Datum::Float64(v) => v.0 < 0.0 || v.0.is_nan(),
+        Datum::Numeric(n) => {
+            if n.signum() > 0 && !n.is_finite() {
+                return Err(EvalError::Unsupported("an infinite RANGE offset".into()));
+            }
+            n.signum() < 0 || n.is_nan()
+        }
+        Datum::Interval(v) => v.months < 0 || v.days < 0 || v.micros < 0,
+        _ => false,
+    };
+    match (negative, rows) {
+        (false, _) => Ok(d),
+        (true, true) => Err(EvalError::NegativeFrameOffset(format!(
+            "frame {which} offset must not be negative"
+        ))),
+        (true, false) => Err(EvalError::NegativeFrameOffset(
+            "invalid preceding or following size in window function".into(),
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -316,3 +316,25 @@ fn units_from_parameters_are_planned_once() {
         assert_eq!(e.sqlstate(), code, "{unit}: {e}");
     }
 }
+
+/// A window frame's offsets given by parameters are computed as the query runs: planned
+/// once, and computing what the offsets written in compute.
+#[test]
+fn frame_offsets_from_parameters_are_planned_once() {
+    for (sql, values, literal) in [
+        (
+            "SELECT a, sum(a) OVER (ORDER BY a ROWS BETWEEN $1 PRECEDING AND $2 FOLLOWING) FROM t",
+            [Some("1"), Some("0")],
+            "SELECT a, sum(a) OVER (ORDER BY a ROWS BETWEEN 1 PRECEDING AND 0 FOLLOWING) FROM t",
+        ),
+        (
+            "SELECT a, count(*) OVER (ORDER BY c RANGE BETWEEN $1 PRECEDING AND $2 FOLLOWING) FROM t",
+            [Some("1"), Some("8")],
+            "SELECT a, count(*) OVER (ORDER BY c RANGE BETWEEN 1 PRECEDING AND 8 FOLLOWING) FROM t",
+        ),
+    ] {
+        let prepared = plan_prepared(&parse(sql).unwrap()[0], &catalog(), &[]);
+        assert!(prepared.planned.is_ok(), "{sql}");
+        same_rows(sql, &values, literal);
+    }
+}

@@ -15,7 +15,8 @@ pub(super) type Offset<'e> = (bool, bool, &'e Expr);
 
 /// The frame of a window specification, with PostgreSQL's checks. RANGE bounds with an offset
 /// come back as `FrameBound::Value` (0: the start's value, 1: the end's, after the key at 0 —
-/// see `range_offsets`) with their offsets.
+/// see `range_offsets`) with their offsets; ROWS bounds whose count is not written as a
+/// number as `FrameBound::PrecedingBy`/`FollowingBy` of its position (`rows_offsets`).
 pub(super) fn frame(spec: &WindowSpec) -> Result<(WindowFrame, Vec<Offset<'_>>), PlanError> {
     let Some(f) = &spec.window_frame else {
         return Ok((WindowFrame::DEFAULT, Vec::new()));
@@ -59,7 +60,7 @@ pub(super) fn frame(spec: &WindowSpec) -> Result<(WindowFrame, Vec<Offset<'_>>),
         }
         _ => {}
     }
-    let range_key = (!offsets.is_empty()).then_some(RangeKey {
+    let range_key = (!rows && !offsets.is_empty()).then_some(RangeKey {
         column: 0,
         desc: false,
         nulls_last: true,
@@ -90,24 +91,65 @@ fn frame_bound<'e>(
             return Ok(FrameBound::Value(offsets.len()));
         }
     }
-    let offset = |e: &Expr| -> Result<u64, PlanError> {
-        match e {
-            Expr::Value(v) => match &v.value {
-                sqlparser::ast::Value::Number(n, _) => n
-                    .parse::<u64>()
-                    .map_err(|_| PlanError::unsupported(format!("frame offset {n}"))),
-                _ => Err(PlanError::unsupported(format!("frame offset {e}"))),
-            },
-            _ => Err(PlanError::unsupported(format!("frame offset {e}"))),
-        }
+    // A row count written as a number; any other (a parameter, an expression) is computed
+    // with the window's arguments (`rows_offsets`).
+    let number = |e: &Expr| match e {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Number(n, _) => n.parse::<u64>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut computed = |e| {
+        offsets.push((start, true, e));
+        offsets.len() - 1
     };
     Ok(match b {
         WindowFrameBound::CurrentRow => FrameBound::CurrentRow,
         WindowFrameBound::Preceding(None) => FrameBound::UnboundedPreceding,
         WindowFrameBound::Following(None) => FrameBound::UnboundedFollowing,
-        WindowFrameBound::Preceding(Some(e)) => FrameBound::Preceding(offset(e)?),
-        WindowFrameBound::Following(Some(e)) => FrameBound::Following(offset(e)?),
+        WindowFrameBound::Preceding(Some(e)) => match number(e) {
+            Some(n) => FrameBound::Preceding(n),
+            None => FrameBound::PrecedingBy(computed(e)),
+        },
+        WindowFrameBound::Following(Some(e)) => match number(e) {
+            Some(n) => FrameBound::Following(n),
+            None => FrameBound::FollowingBy(computed(e)),
+        },
     })
+}
+
+/// For ROWS bounds whose row count is not written as a number: each count, a bigint computed
+/// once (it may not read the row) and checked as it runs (`UnaryFunc::FrameOffset`), in the
+/// order of `offsets` (`FrameBound::PrecedingBy` / `FollowingBy` name them by position).
+pub(super) fn rows_offsets(
+    cx: &ExprContext<'_>,
+    offsets: &[Offset<'_>],
+) -> Result<Vec<ScalarExpr>, PlanError> {
+    offsets
+        .iter()
+        .map(|(start, _, e)| {
+            let k = cx.ungrouped().bind(e)?;
+            if !k.expr.is_constant() && !crate::plan_params::has_param(&k.expr) {
+                return Err(PlanError::new(
+                    "42P10",
+                    "argument of ROWS must not contain variables",
+                ));
+            }
+            let k =
+                coerce(k.clone(), &ScalarType::Int64, CastContext::Implicit)?.ok_or_else(|| {
+                    PlanError::datatype_mismatch(format!(
+                        "argument of ROWS must be type bigint, not type {}",
+                        k.type_name()
+                    ))
+                })?;
+            let check = kpg_types::UnaryFunc::FrameOffset {
+                start: *start,
+                rows: true,
+            };
+            crate::fold::node(k.expr.call_unary(check))
+        })
+        .collect()
 }
 
 /// For RANGE bounds with offsets: the window's one ORDER BY value in a form rows compare in
@@ -146,9 +188,10 @@ pub(super) fn range_offsets(
     };
     let key = coerce(v.clone(), &key_ty, CastContext::Explicit)?.expect("converts");
     let mut out = vec![key.expr.clone()];
-    for (_, preceding, e) in offsets {
+    for (start, preceding, e) in offsets {
         let k = cx.ungrouped().bind(e)?;
-        if !k.expr.is_constant() {
+        let param = crate::plan_params::has_param(&k.expr);
+        if !k.expr.is_constant() && !param {
             return Err(PlanError::unsupported(
                 "a RANGE offset that is not a constant",
             ));
@@ -186,6 +229,20 @@ pub(super) fn range_offsets(
             }
             _ => {}
         }
+        // A parameter's value is checked as the query runs.
+        let k = match param {
+            true => {
+                let check = kpg_types::UnaryFunc::FrameOffset {
+                    start: *start,
+                    rows: false,
+                };
+                Typed {
+                    expr: k.expr.call_unary(check),
+                    ..k
+                }
+            }
+            false => k,
+        };
         // PRECEDING goes toward the rows before: smaller values, or larger under DESC.
         let func = if *preceding != *desc {
             kpg_types::BinaryFunc::Sub
