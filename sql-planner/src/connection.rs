@@ -163,6 +163,7 @@ pub(crate) fn plan_drop(
     Ok(PlannedStatement::Drop {
         ids,
         cascade,
+        tag: "DROP CONNECTION",
         sql: None,
     })
 }

@@ -264,6 +264,12 @@ pub(crate) fn plan_drop_items(
     Ok(PlannedStatement::Drop {
         ids,
         cascade,
+        tag: match kind {
+            ItemKind::Table => "DROP TABLE",
+            ItemKind::View => "DROP VIEW",
+            ItemKind::MaterializedView => "DROP MATERIALIZED VIEW",
+            ItemKind::Source => "DROP SOURCE",
+        },
         sql: None,
     })
 }

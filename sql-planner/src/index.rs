@@ -152,6 +152,7 @@ pub(crate) fn plan_drop_index(
     Ok(PlannedStatement::Drop {
         ids,
         cascade: false,
+        tag: "DROP INDEX",
         sql: None,
     })
 }

@@ -267,6 +267,7 @@ pub(crate) fn plan_drop(
     Ok(PlannedStatement::Drop {
         ids,
         cascade: false,
+        tag: "DROP SINK",
         sql: None,
     })
 }

@@ -195,6 +195,9 @@ pub enum PlannedStatement {
     Drop {
         ids: Vec<GlobalId>,
         cascade: bool,
+        /// The command tag, by the kind of object the statement names ("DROP TABLE"), also
+        /// when IF EXISTS finds none.
+        tag: &'static str,
         /// The statement's text as it is kept (`ParsedStatement::durable_sql`).
         sql: Option<String>,
     },

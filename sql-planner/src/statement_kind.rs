@@ -30,6 +30,8 @@ pub enum StatementKind {
     CreateTable {
         or_replace: bool,
     },
+    /// `CREATE TABLE ... AS query`: creates a table and fills it.
+    CreateTableAs,
     CreateView {
         or_replace: bool,
         materialized: bool,
@@ -64,11 +66,12 @@ impl StatementKind {
         )
     }
 
-    /// CREATE TABLE, VIEW, MATERIALIZED VIEW or INDEX.
+    /// CREATE TABLE (AS), VIEW, MATERIALIZED VIEW or INDEX.
     pub fn is_create(self) -> bool {
         matches!(
             self,
             StatementKind::CreateTable { .. }
+                | StatementKind::CreateTableAs
                 | StatementKind::CreateView { .. }
                 | StatementKind::CreateIndex
         )
@@ -96,6 +99,7 @@ impl ParsedStatement {
             Statement::Delete(d) => StatementKind::Delete {
                 returning: d.returning.is_some(),
             },
+            Statement::CreateTable(t) if t.query.is_some() => StatementKind::CreateTableAs,
             Statement::CreateTable(t) => StatementKind::CreateTable {
                 or_replace: t.or_replace,
             },

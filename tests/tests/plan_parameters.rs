@@ -458,6 +458,26 @@ async fn writes_with_parameters_match_postgres() {
         check(&s, sql, runs).await;
     }
     s.check("SELECT * FROM t ORDER BY id, name").await;
+    // Tables created from a query with parameters (CREATE TABLE AS, SELECT INTO): created
+    // and filled once; a second run finds the table there, as in PostgreSQL.
+    for (sql, table) in [
+        (
+            "CREATE TABLE ct AS SELECT id, $1::int8 * 2 AS k FROM t WHERE id > $2",
+            "ct",
+        ),
+        (
+            "SELECT id, $1::int8 AS k INTO si FROM t WHERE id > $2",
+            "si",
+        ),
+    ] {
+        check(
+            &s,
+            sql,
+            &[&[Some("21"), Some("1")], &[Some("1"), Some("0")]],
+        )
+        .await;
+        s.check(&format!("SELECT * FROM {table} ORDER BY id")).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

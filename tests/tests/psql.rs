@@ -159,13 +159,18 @@ async fn psql_walkthrough() {
                     "DROP MATERIALIZED VIEW big_orders",
                     "DROP MATERIALIZED VIEW revenue_by_region",
                     "DROP TABLE orders",
+                    // Nothing to drop: still the statement's tag, as PostgreSQL's.
+                    "DROP TABLE IF EXISTS orders",
+                    "DROP VIEW IF EXISTS nope",
+                    "DROP INDEX IF EXISTS nope",
                 ],
             ),
             "drop",
         );
         assert_eq!(
             k,
-            "DROP MATERIALIZED VIEW\nDROP MATERIALIZED VIEW\nDROP TABLE\n"
+            "DROP MATERIALIZED VIEW\nDROP MATERIALIZED VIEW\nDROP TABLE\nDROP TABLE\nDROP VIEW\n\
+             DROP INDEX\n"
         );
         let out = kpg_psql(&[], &["SELECT * FROM orders"]);
         assert!(String::from_utf8_lossy(&out.stderr).contains("42P01"));

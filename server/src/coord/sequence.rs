@@ -369,7 +369,13 @@ impl Coordinator {
                 progress_topic,
                 sql,
             } => self.create_connection(name, if_not_exists, broker, progress_topic, sql),
-            PlannedStatement::Drop { ids, cascade, .. } => self.drop_objects(&ids, cascade),
+            PlannedStatement::Drop {
+                ids, cascade, tag, ..
+            } => {
+                // The statement's tag, also when IF EXISTS found nothing to drop.
+                self.drop_objects(&ids, cascade)?;
+                Ok(ExecuteResult::Command(tag.into()))
+            }
             PlannedStatement::Insert {
                 table,
                 plan,

@@ -229,14 +229,19 @@ const PARSE_ERRORS: &[&str] = &[
     "42601", "42P01", "42703", "42702", "42883", "42804", "42725", "42P18", "42P02",
 ];
 
-/// Whether `stmt` is planned once at Parse: a query, a write, a SUBSCRIBE or a cursor over
-/// one of them.
+/// Whether `stmt` is planned once at Parse: a query, a write, a table created from a query,
+/// a SUBSCRIBE or a cursor over one of them.
 fn plans_once(stmt: &ParsedStatement) -> bool {
     let kind = stmt.kind();
     match stmt {
         ParsedStatement::Subscribe { .. } => true,
         ParsedStatement::Declare { target, .. } => plans_once(target),
-        _ => kind == StatementKind::Query || kind.is_write(),
+        _ => {
+            matches!(
+                kind,
+                StatementKind::Query | StatementKind::SelectInto | StatementKind::CreateTableAs
+            ) || kind.is_write()
+        }
     }
 }
 
@@ -251,16 +256,20 @@ fn parse_one(sql: &str) -> Result<Arc<ParsedStatement>, ExecError> {
     }
 }
 
-/// Statements that may have parameters (a cursor's, if its query may); in any other (DDL, a
-/// view's defining query, SET ...), PostgreSQL finds no parameters to refer to: it prepares
-/// them with none, and a `$n` in them is an error (42P02) when they run.
+/// Statements that may have parameters (a cursor's, if its query may; a table created from a
+/// query's); in any other (DDL, a view's defining query, SET ...), PostgreSQL finds no
+/// parameters to refer to: it prepares them with none, and a `$n` in them is an error (42P02)
+/// when they run.
 fn takes_parameters(stmt: &ParsedStatement) -> bool {
     if let ParsedStatement::Declare { target, .. } = stmt {
         return takes_parameters(target);
     }
     let kind = stmt.kind();
     matches!(stmt, ParsedStatement::Subscribe { .. })
-        || matches!(kind, StatementKind::Query | StatementKind::SelectInto)
+        || matches!(
+            kind,
+            StatementKind::Query | StatementKind::SelectInto | StatementKind::CreateTableAs
+        )
         || kind.is_write()
 }
 

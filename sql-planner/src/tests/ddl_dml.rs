@@ -186,6 +186,7 @@ fn drop() {
         PlannedStatement::Drop {
             ids: vec![1, 2],
             cascade: true,
+            tag: "DROP TABLE",
             sql: Some("DROP TABLE t, u CASCADE".into()),
         }
     );
@@ -194,6 +195,7 @@ fn drop() {
         PlannedStatement::Drop {
             ids: vec![3],
             cascade: false,
+            tag: "DROP MATERIALIZED VIEW",
             sql: Some("DROP MATERIALIZED VIEW IF EXISTS v, nope".into()),
         }
     );
