@@ -662,3 +662,39 @@ async fn plans_made_again_after_ddl_match_postgres() {
     let (kt, pt) = (replans(&k, &k2).await, replans(&p, &p2).await);
     assert_eq!(kt, pt, "kpg (left) and PostgreSQL (right)");
 }
+
+/// DDL between a portal's Bind and its Execute (in PostgreSQL the Bind's locks hold it off;
+/// kpg does not block DDL): the portal is planned again with its values, against the catalog
+/// as it is when it runs, rather than running a plan of objects that are gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ddl_between_bind_and_execute_plans_the_portal_again() {
+    let kpg = KpgServer::start().await;
+    let (mut c, other) = (kpg.connect().await, kpg.connect().await);
+    execute(&c, "CREATE TABLE p (a int4, b text)").await;
+    execute(&c, "INSERT INTO p VALUES (1, 'old'), (2, 'old')").await;
+    let st = c
+        .prepare("SELECT b FROM p WHERE a >= $1 ORDER BY b")
+        .await
+        .unwrap();
+    let w = c
+        .prepare("INSERT INTO p (a, b) VALUES ($1, 'w')")
+        .await
+        .unwrap();
+    let tx = c.transaction().await.unwrap();
+    let read = tx.bind(&st, &[&1i32]).await.expect("bind");
+    let write = tx.bind(&w, &[&7i32]).await.expect("bind");
+    other
+        .batch_execute(
+            "DROP TABLE p; CREATE TABLE p (a int4, b text); INSERT INTO p VALUES (3, 'new')",
+        )
+        .await
+        .unwrap();
+    let rows = tx.query_portal(&read, 0).await.expect("execute after DDL");
+    let b: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    assert_eq!(b, ["new"], "the table as it is when the portal runs");
+    tx.query_portal(&write, 0).await.expect("write after DDL");
+    tx.commit().await.unwrap();
+    let rows = c.query("SELECT a, b FROM p ORDER BY a", &[]).await.unwrap();
+    let got: Vec<(i32, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    assert_eq!(got, [(3, "new".to_string()), (7, "w".to_string())]);
+}

@@ -47,10 +47,15 @@ pub struct Planned {
 }
 
 /// What a Bind gave a prepared statement (`pgwire_server/prepared.rs`): the plan made at Parse
-/// with the values in it, or, for a statement planned as it runs, the values.
+/// with the values in it (made at catalog `generation`; the values are kept to plan again if
+/// DDL came between Bind and Execute), or, for a statement planned as it runs, the values.
 #[derive(Clone, Debug)]
 pub enum Bound {
-    Plan(Arc<PlannedStatement>),
+    Plan {
+        plan: Arc<PlannedStatement>,
+        generation: u64,
+        values: Arc<Vec<kpg_sql::ParamValue>>,
+    },
     Values(Arc<Vec<kpg_sql::ParamValue>>),
 }
 
@@ -76,7 +81,11 @@ impl Coordinator {
         bound: Option<&Bound>,
     ) -> Result<Planned, ExecError> {
         let values = match bound {
-            Some(Bound::Plan(planned)) => {
+            // DDL since Bind: planned again with the values, against the catalog as it is.
+            Some(Bound::Plan {
+                generation, values, ..
+            }) if *generation != self.catalog_generation() => Some(values),
+            Some(Bound::Plan { plan: planned, .. }) => {
                 check_system_use(planned)?;
                 // What its VALUES rows read of the clock, for this run.
                 let mut plan = planned.as_ref().clone();

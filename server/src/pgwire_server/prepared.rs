@@ -148,7 +148,20 @@ impl PreparedStatement {
             let planned = crate::statement_context::with_date_input(|| {
                 kpg_sql::bind_values(&once.planned, &once.types, &texts, zone.to_string())
             })?;
-            return Ok(self.bound_to(Bound::Plan(Arc::new(planned))));
+            // The values too, typed as at Parse: DDL between Bind and Execute plans again.
+            let values = texts
+                .into_iter()
+                .zip(&once.types)
+                .map(|(text, ty)| ParamValue {
+                    text,
+                    declared: Some(*ty),
+                })
+                .collect();
+            return Ok(self.bound_to(Bound::Plan {
+                plan: Arc::new(planned),
+                generation: once.generation,
+                values: Arc::new(values),
+            }));
         }
         if let Some(columns) = &self.columns {
             let mut columns = columns.lock().expect("prepared columns");
@@ -208,8 +221,8 @@ impl PreparedStatement {
 
     /// The result's columns as a plan made at Parse or bound at Bind says, if there is one.
     fn planned_desc(&self) -> Option<Option<kpg_types::RelationDesc>> {
-        if let Some(Bound::Plan(bound)) = &self.bound {
-            return Some(result_desc(&self.stmt, bound));
+        if let Some(Bound::Plan { plan, .. }) = &self.bound {
+            return Some(result_desc(&self.stmt, plan));
         }
         match self.once.as_ref() {
             Some(once) => Some(result_desc(
