@@ -62,7 +62,9 @@ use crate::error::ExecError;
 use crate::storage::committer::Committer;
 use crate::storage::{CatalogRecord, Snapshot, SourceProgress, Store, StoreError, TableAppend};
 pub use block_ddl::{is_block_create, refused_in_block, Provisional};
-pub use sequence::{explain_desc, within, Bound, ConstantInsert, ExecuteResult, Planned};
+pub use sequence::{
+    explain_desc, within, Bound, BoundPlan, ConstantInsert, ExecuteResult, Planned,
+};
 pub use write::constant_insert;
 
 /// How much history (in milliseconds) arrangements keep behind the read frontier.

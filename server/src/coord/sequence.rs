@@ -51,12 +51,18 @@ pub struct Planned {
 /// DDL came between Bind and Execute), or, for a statement planned as it runs, the values.
 #[derive(Clone, Debug)]
 pub enum Bound {
-    Plan {
-        plan: Arc<PlannedStatement>,
-        generation: u64,
-        values: Arc<Vec<kpg_sql::ParamValue>>,
-    },
+    Plan(Arc<BoundPlan>),
     Values(Arc<Vec<kpg_sql::ParamValue>>),
+}
+
+/// A plan made at Parse with a Bind's values in it.
+#[derive(Debug)]
+pub struct BoundPlan {
+    pub plan: PlannedStatement,
+    /// The catalog generation it was made at.
+    pub generation: u64,
+    /// The values, typed as at Parse.
+    pub values: Vec<kpg_sql::ParamValue>,
 }
 
 /// A constant INSERT planned for a transaction block: the table, the rows to write with their
@@ -82,13 +88,13 @@ impl Coordinator {
     ) -> Result<Planned, ExecError> {
         let values = match bound {
             // DDL since Bind: planned again with the values, against the catalog as it is.
-            Some(Bound::Plan {
-                generation, values, ..
-            }) if *generation != self.catalog_generation() => Some(values),
-            Some(Bound::Plan { plan: planned, .. }) => {
-                check_system_use(planned)?;
+            Some(Bound::Plan(b)) if b.generation != self.catalog_generation() => {
+                Some(&b.values[..])
+            }
+            Some(Bound::Plan(b)) => {
+                check_system_use(&b.plan)?;
                 // What its VALUES rows read of the clock, for this run.
-                let mut plan = planned.as_ref().clone();
+                let mut plan = b.plan.clone();
                 kpg_sql::values_now(
                     &mut plan,
                     &crate::statement_context::time_zone(),
@@ -100,7 +106,7 @@ impl Coordinator {
                     bound: bound.cloned(),
                 });
             }
-            Some(Bound::Values(values)) => Some(values),
+            Some(Bound::Values(values)) => Some(&values[..]),
             None => None,
         };
         let state = self.lock();

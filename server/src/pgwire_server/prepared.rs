@@ -32,7 +32,7 @@ use pgwire::messages::extendedquery::Bind;
 
 use super::params::{declared_type, decode, described_type};
 use super::{describes_without_rows, fields, pg_error};
-use crate::coord::Bound;
+use crate::coord::{Bound, BoundPlan};
 use crate::coord::{Coordinator, ExecuteResult};
 use crate::error::ExecError;
 use crate::session_vars::SessionVars;
@@ -157,11 +157,11 @@ impl PreparedStatement {
                     declared: Some(*ty),
                 })
                 .collect();
-            return Ok(self.bound_to(Bound::Plan {
-                plan: Arc::new(planned),
+            return Ok(self.bound_to(Bound::Plan(Arc::new(BoundPlan {
+                plan: planned,
                 generation: once.generation,
-                values: Arc::new(values),
-            }));
+                values,
+            }))));
         }
         if let Some(columns) = &self.columns {
             let mut columns = columns.lock().expect("prepared columns");
@@ -221,8 +221,8 @@ impl PreparedStatement {
 
     /// The result's columns as a plan made at Parse or bound at Bind says, if there is one.
     fn planned_desc(&self) -> Option<Option<kpg_types::RelationDesc>> {
-        if let Some(Bound::Plan { plan, .. }) = &self.bound {
-            return Some(result_desc(&self.stmt, plan));
+        if let Some(Bound::Plan(bound)) = &self.bound {
+            return Some(result_desc(&self.stmt, &bound.plan));
         }
         match self.once.as_ref() {
             Some(once) => Some(result_desc(
