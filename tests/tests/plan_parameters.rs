@@ -153,6 +153,11 @@ async fn queries_with_parameters_match_postgres() {
             "SELECT id, count(*) OVER (ORDER BY id ROWS 1 + 1 PRECEDING) FROM t",
             &[&[]],
         ),
+        // Over an integer column the offset parameter is of the column's type.
+        (
+            "SELECT id, sum(id) OVER (ORDER BY id RANGE BETWEEN $1 PRECEDING AND CURRENT ROW) FROM t",
+            &[&[Some("1")], &[Some("-1")], &[None]],
+        ),
         (
             "SELECT id, sum(id) OVER (ORDER BY price RANGE BETWEEN $1 PRECEDING AND CURRENT ROW) \
              FROM t",
@@ -244,6 +249,20 @@ async fn queries_with_parameters_match_postgres() {
     ];
     for (sql, runs) in cases {
         check(&s, sql, runs).await;
+    }
+    // Frame offsets that read the row: refused at Parse, as PostgreSQL refuses them.
+    for sql in [
+        "SELECT sum(id) OVER (ORDER BY id ROWS $1 + id PRECEDING) FROM t",
+        "SELECT sum(id) OVER (ORDER BY id RANGE BETWEEN id PRECEDING AND CURRENT ROW) FROM t",
+    ] {
+        let k = s.kpg.prepare(sql).await.expect_err("kpg");
+        let p = s.pg.prepare(sql).await.expect_err("PostgreSQL");
+        assert_eq!(
+            sqlstate(&k),
+            sqlstate(&p),
+            "{sql}: kpg {}",
+            describe_error(&k)
+        );
     }
     // A name read as an OID type from a parameter (or a column) as it runs. PostgreSQL gives
     // such a parameter the OID type, which kpg has not (it says text): declared text here.
@@ -697,4 +716,16 @@ async fn ddl_between_bind_and_execute_plans_the_portal_again() {
     let rows = c.query("SELECT a, b FROM p ORDER BY a", &[]).await.unwrap();
     let got: Vec<(i32, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
     assert_eq!(got, [(3, "new".to_string()), (7, "w".to_string())]);
+    // One whose result changed: PostgreSQL's error, not rows the client was not told of.
+    let tx = c.transaction().await.unwrap();
+    let changed = tx.bind(&st, &[&1i32]).await.expect("bind");
+    other
+        .batch_execute("DROP TABLE p; CREATE TABLE p (a int4, b int8); INSERT INTO p VALUES (1, 5)")
+        .await
+        .unwrap();
+    let e = tx
+        .query_portal(&changed, 0)
+        .await
+        .expect_err("result changed");
+    assert_eq!(sqlstate(&e), Some("0A000".into()), "{}", describe_error(&e));
 }

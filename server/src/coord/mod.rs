@@ -63,7 +63,8 @@ use crate::storage::committer::Committer;
 use crate::storage::{CatalogRecord, Snapshot, SourceProgress, Store, StoreError, TableAppend};
 pub use block_ddl::{is_block_create, refused_in_block, Provisional};
 pub use sequence::{
-    explain_desc, within, Bound, BoundPlan, ConstantInsert, ExecuteResult, Planned,
+    changed_result, planned_desc, same_columns, within, Bound, BoundPlan, ConstantInsert,
+    ExecuteResult, Planned,
 };
 pub use write::constant_insert;
 

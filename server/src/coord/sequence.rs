@@ -87,9 +87,18 @@ impl Coordinator {
         bound: Option<&Bound>,
     ) -> Result<Planned, ExecError> {
         let values = match bound {
-            // DDL since Bind: planned again with the values, against the catalog as it is.
+            // DDL since Bind: planned again with the values, against the catalog as it is
+            // (its result as the client was told it, else PostgreSQL's error).
             Some(Bound::Plan(b)) if b.generation != self.catalog_generation() => {
-                Some(&b.values[..])
+                let values = Bound::Values(Arc::new(b.values.clone()));
+                let again = self.plan_with(stmt, Some(&values))?;
+                if !same_columns(&planned_desc(&again.plan), &planned_desc(&b.plan)) {
+                    return Err(changed_result());
+                }
+                return Ok(Planned {
+                    bound: bound.cloned(),
+                    ..again
+                });
             }
             Some(Bound::Plan(b)) => {
                 check_system_use(&b.plan)?;
@@ -102,7 +111,7 @@ impl Coordinator {
                 )?;
                 return Ok(Planned {
                     plan,
-                    generation: self.catalog_generation(),
+                    generation: b.generation,
                     bound: bound.cloned(),
                 });
             }
@@ -516,6 +525,53 @@ fn bind_write_context(planned: &mut PlannedStatement) {
         e.bind_clock(txn_start, now);
         e.bind_session_zone(&zone);
     });
+}
+
+/// Whether two results have the same columns (names and types), as a client told one of them
+/// reads the other.
+pub fn same_columns(
+    a: &Option<kpg_types::RelationDesc>,
+    b: &Option<kpg_types::RelationDesc>,
+) -> bool {
+    let columns = |d: &Option<kpg_types::RelationDesc>| {
+        d.as_ref().map(|d| {
+            d.columns
+                .iter()
+                .map(|(name, ty)| (name.clone(), ty.scalar))
+                .collect::<Vec<_>>()
+        })
+    };
+    columns(a) == columns(b)
+}
+
+/// PostgreSQL's error for a prepared statement whose result changed after DDL.
+pub fn changed_result() -> ExecError {
+    ExecError::new("0A000", "cached plan must not change result type")
+}
+
+/// The columns of a planned statement's rows, if it returns rows.
+pub fn planned_desc(planned: &PlannedStatement) -> Option<kpg_types::RelationDesc> {
+    match planned {
+        kpg_sql::PlannedStatement::Select { desc, .. } => Some(desc.clone()),
+        kpg_sql::PlannedStatement::Explain { column, .. } => Some(explain_desc(column.clone())),
+        // A bare SUBSCRIBE's rows (see `result_desc` for `COPY (SUBSCRIBE ...)`).
+        kpg_sql::PlannedStatement::Subscribe { desc, options, .. } => {
+            Some(crate::cursors::subscribe_desc(desc, options.progress))
+        }
+        kpg_sql::PlannedStatement::Insert {
+            returning: Some(r), ..
+        }
+        | kpg_sql::PlannedStatement::Update {
+            returning: Some(r), ..
+        }
+        | kpg_sql::PlannedStatement::Delete {
+            returning: Some(r), ..
+        }
+        | kpg_sql::PlannedStatement::JoinedWrite {
+            returning: Some(r), ..
+        } => Some(r.desc.clone()),
+        _ => None,
+    }
 }
 
 /// The one text column of an EXPLAIN's result.

@@ -32,7 +32,7 @@ use pgwire::messages::extendedquery::Bind;
 
 use super::params::{declared_type, decode, described_type};
 use super::{describes_without_rows, fields, pg_error};
-use crate::coord::{Bound, BoundPlan};
+use crate::coord::{changed_result, planned_desc, same_columns, Bound, BoundPlan};
 use crate::coord::{Coordinator, ExecuteResult};
 use crate::error::ExecError;
 use crate::session_vars::SessionVars;
@@ -480,25 +480,6 @@ impl QueryParser for StatementParser {
     }
 }
 
-/// Whether two results have the same columns (names and types), as a client told one of them
-/// reads the other.
-fn same_columns(a: &Option<kpg_types::RelationDesc>, b: &Option<kpg_types::RelationDesc>) -> bool {
-    let columns = |d: &Option<kpg_types::RelationDesc>| {
-        d.as_ref().map(|d| {
-            d.columns
-                .iter()
-                .map(|(name, ty)| (name.clone(), ty.scalar))
-                .collect::<Vec<_>>()
-        })
-    };
-    columns(a) == columns(b)
-}
-
-/// PostgreSQL's error for a prepared statement whose result changed after DDL.
-fn changed_result() -> ExecError {
-    ExecError::new("0A000", "cached plan must not change result type")
-}
-
 /// The columns of the rows `stmt`, planned as `planned`, returns: none for `COPY (SUBSCRIBE
 /// ...) TO STDOUT`, which answers COPY data (its plan is a bare SUBSCRIBE's).
 fn result_desc(
@@ -511,33 +492,6 @@ fn result_desc(
             ..
         } => None,
         _ => planned_desc(planned),
-    }
-}
-
-/// The columns of a planned statement's rows, if it returns rows.
-fn planned_desc(planned: &PlannedStatement) -> Option<kpg_types::RelationDesc> {
-    match planned {
-        kpg_sql::PlannedStatement::Select { desc, .. } => Some(desc.clone()),
-        kpg_sql::PlannedStatement::Explain { column, .. } => {
-            Some(crate::coord::explain_desc(column.clone()))
-        }
-        // A bare SUBSCRIBE's rows (see `result_desc` for `COPY (SUBSCRIBE ...)`).
-        kpg_sql::PlannedStatement::Subscribe { desc, options, .. } => {
-            Some(crate::cursors::subscribe_desc(desc, options.progress))
-        }
-        kpg_sql::PlannedStatement::Insert {
-            returning: Some(r), ..
-        }
-        | kpg_sql::PlannedStatement::Update {
-            returning: Some(r), ..
-        }
-        | kpg_sql::PlannedStatement::Delete {
-            returning: Some(r), ..
-        }
-        | kpg_sql::PlannedStatement::JoinedWrite {
-            returning: Some(r), ..
-        } => Some(r.desc.clone()),
-        _ => None,
     }
 }
 

@@ -130,12 +130,7 @@ pub(super) fn rows_offsets(
         .iter()
         .map(|(start, _, e)| {
             let k = cx.ungrouped().bind(e)?;
-            if !k.expr.is_constant() && !crate::plan_params::has_param(&k.expr) {
-                return Err(PlanError::new(
-                    "42P10",
-                    "argument of ROWS must not contain variables",
-                ));
-            }
+            computed_once(&k.expr, "ROWS")?;
             let k =
                 coerce(k.clone(), &ScalarType::Int64, CastContext::Implicit)?.ok_or_else(|| {
                     PlanError::datatype_mismatch(format!(
@@ -191,11 +186,16 @@ pub(super) fn range_offsets(
     for (start, preceding, e) in offsets {
         let k = cx.ungrouped().bind(e)?;
         let param = crate::plan_params::has_param(&k.expr);
-        if !k.expr.is_constant() && !param {
-            return Err(PlanError::unsupported(
-                "a RANGE offset that is not a constant",
-            ));
-        }
+        computed_once(&k.expr, "RANGE")?;
+        // A parameter of unknown type takes the offset's type (an integer column's own type),
+        // as in PostgreSQL.
+        let k = match (&k.expr, k.ty) {
+            (ScalarExpr::Param(_), None) => {
+                let ty = offset_ty.unwrap_or(vt);
+                coerce(k, &ty, CastContext::Implicit)?.expect("a parameter converts")
+            }
+            _ => k,
+        };
         // Integer columns take integer offsets; the others their own type's.
         let k = match (offset_ty, k.ty) {
             (None, Some(ScalarType::Int16 | ScalarType::Int32 | ScalarType::Int64))
@@ -211,10 +211,11 @@ pub(super) fn range_offsets(
         let value = crate::fold::node(k.expr.clone())?;
         match &value {
             ScalarExpr::Literal(kpg_types::Datum::Null) => {
+                let which = if *start { "starting" } else { "ending" };
                 return Err(PlanError::new(
                     "22004",
-                    "frame starting offset must not be null",
-                ))
+                    format!("frame {which} offset must not be null"),
+                ));
             }
             ScalarExpr::Literal(kpg_types::Datum::Numeric(n))
                 if n.signum() > 0 && !n.is_finite() =>
@@ -253,6 +254,24 @@ pub(super) fn range_offsets(
         out.push(bound.expr);
     }
     Ok(out)
+}
+
+/// A frame offset must be computed once for the query, as PostgreSQL computes it: a constant,
+/// or an expression of parameters. One that reads the row is 42P10; a volatile one kpg would
+/// draw per row, so it is refused (0A000).
+fn computed_once(e: &ScalarExpr, units: &str) -> Result<(), PlanError> {
+    if !e.support().is_empty() {
+        return Err(PlanError::new(
+            "42P10",
+            format!("argument of {units} must not contain variables"),
+        ));
+    }
+    if e.is_constant() || (crate::plan_params::has_param(e) && !e.is_volatile()) {
+        return Ok(());
+    }
+    Err(PlanError::unsupported(format!(
+        "a {units} offset that is not a constant"
+    )))
 }
 
 fn range_types(column: ScalarType, offset: &Typed) -> PlanError {
