@@ -204,6 +204,10 @@ pub fn arithmetic(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanErr
         (None, Some(Timestamp | ScalarType::Time | ScalarType::TimestampTz), BinaryFunc::Add) => {
             (implicit(l, &Interval)?, r)
         }
+        // An interval times or over an unknown (`$1 * interval '1 day'`): the unknown is the
+        // double precision of PostgreSQL's only such operators.
+        (Some(Interval), None, BinaryFunc::Mul | BinaryFunc::Div) => (l, implicit(r, &Float64)?),
+        (None, Some(Interval), BinaryFunc::Mul) => (implicit(l, &Float64)?, r),
         _ => (l, r),
     };
     let (l, r) = resolve_unknown_operand(l, r)?;

@@ -632,9 +632,10 @@ fn group_keys(
 /// PostgreSQL refuses a constant other than a position in GROUP BY and ORDER BY.
 fn non_integer_constant(e: &Expr, clause: &str) -> Result<(), PlanError> {
     match e {
-        Expr::Value(v) if !matches!(v.value, Value::Number(..)) => Err(PlanError::syntax(format!(
-            "non-integer constant in {clause}"
-        ))),
+        // A parameter is an expression there (a constant sort key), as in PostgreSQL.
+        Expr::Value(v) if !matches!(v.value, Value::Number(..) | Value::Placeholder(_)) => Err(
+            PlanError::syntax(format!("non-integer constant in {clause}")),
+        ),
         _ => Ok(()),
     }
 }

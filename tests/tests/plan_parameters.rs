@@ -139,6 +139,14 @@ async fn queries_with_parameters_match_postgres() {
             "SELECT array_to_string(current_schemas($1), ',')",
             &[&[Some("true")], &[Some("false")], &[None]],
         ),
+        // An interval times an unknown: the unknown is double precision.
+        (
+            "SELECT id, $1 * interval '1 day', interval '1 hour' / $2 FROM t \
+             WHERE at > '2024-01-31'::timestamp - $1 * interval '1 day'",
+            &[&[Some("2"), Some("4")], &[Some("0.5"), Some("3")], &[None, Some("0")]],
+        ),
+        // A parameter in ORDER BY is a constant sort key, not a position.
+        ("SELECT id FROM t ORDER BY $1, id DESC", &[&[Some("x")], &[None]]),
         // Window frames whose offsets are parameters (or expressions), checked as they run.
         (
             "SELECT id, sum(id) OVER (ORDER BY id ROWS BETWEEN $1 PRECEDING AND $2 FOLLOWING) FROM t",
