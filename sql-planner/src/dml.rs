@@ -233,8 +233,6 @@ fn column_defaults(catalog: &dyn Catalog, table: &CatalogItem) -> Vec<ScalarExpr
         .collect()
 }
 
-/// Whether `e` is the keyword DEFAULT (as in VALUES or SET), which sqlparser reads as an
-/// identifier; a column named "default" must be quoted.
 /// The value of column `c` of a VALUES row: `e` evaluated now, or, in a prepared statement,
 /// NULL with `e` noted in `later` if it reads a parameter or the clock (`now()`, a column's
 /// `DEFAULT now()`, `random()`): `bind_values` and `values_now` evaluate it for each
@@ -253,6 +251,8 @@ fn value_or_later(
     Ok(crate::session_zone::eval_now(e, &[])?)
 }
 
+/// Whether `e` is the keyword DEFAULT (as in VALUES or SET), which sqlparser reads as an
+/// identifier; a column named "default" must be quoted.
 fn is_default(e: &Expr) -> bool {
     matches!(e, Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"))
 }

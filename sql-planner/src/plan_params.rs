@@ -20,12 +20,13 @@
 //! INSERT's VALUES read of the clock is kept and evaluated as it runs (`values_now`); a
 //! date/time unit or an OID type's name given by a parameter is read as the function runs. A
 //! literal that reads the clock (`'now'`, `'today'`) keeps the time of Parse, as in a
-//! PostgreSQL prepared statement. So every statement that plans at Parse is planned once
-//! (again only after DDL). One that fails to plan without its values (a constant kpg still
-//! requires, such as a RANGE frame's offset) is planned for each execution with them
-//! (`plan_bound`): each `$n` then binds to its value as a literal would, an unknown-typed
-//! string (or NULL), cast to the type it was given where it has one. The statement's syntax is
-//! planned as it was parsed; its text is never rewritten.
+//! PostgreSQL prepared statement; a window frame's offset is computed with the window's
+//! arguments. So every statement that plans at Parse is planned once (again only after DDL).
+//! One that fails to plan at Parse with another error than PostgreSQL's Parse-time ones (a
+//! feature kpg has not) is planned for each execution with its values (`plan_bound`), and so
+//! is a portal whose catalog changed since Bind: each `$n` then binds to its value as a literal
+//! would, an unknown-typed string (or NULL), cast to the type it was given where it has one.
+//! The statement's syntax is planned as it was parsed; its text is never rewritten.
 
 use std::cell::RefCell;
 

@@ -56,9 +56,8 @@ pub fn zone_literal() -> ScalarExpr {
 /// The clock date/time input reads (`'today'`, `'now'`) while `stmt` is planned: the
 /// transaction's start in the session's zone for a query or a write (a prepared one keeps
 /// what it read when it was prepared, as in PostgreSQL), none for one that stores a
-/// definition (a view, an index, a default, a
-/// subscription), where those words are refused with 0A000, as `now()` is, rather than
-/// frozen into it as PostgreSQL does.
+/// definition (a view, an index, a default, a subscription), where those words are refused
+/// with 0A000, as `now()` is, rather than frozen into it as PostgreSQL does.
 pub fn input_clock(
     stmt: &crate::ParsedStatement,
     catalog: &dyn crate::Catalog,

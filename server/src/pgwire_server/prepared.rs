@@ -2,20 +2,19 @@
 //!
 //! Every statement that may have parameters is planned at Parse (`kpg_sql::plan_prepared`):
 //! its parameters are plan parameters, typed by the binder as PostgreSQL types unknown-typed
-//! parameters (or as the client declared them). A query, INSERT, UPDATE or DELETE keeps that
-//! plan: Bind decodes the values (text or binary) and substitutes them into it
-//! (`kpg_sql::bind_values`); the portal holds the bound plan (`coord::Bound::Plan`), which
-//! Describe of the portal reads and Execute hands to the session's sequencer, without parsing
-//! or planning again. The plan is made again at Bind, in the session's context, when the
-//! catalog changed since it was made (0A000 if its result columns change, as PostgreSQL's
-//! "cached plan must not change result type").
+//! parameters (or as the client declared them). A query, INSERT, UPDATE, DELETE, CREATE TABLE
+//! AS, SELECT INTO, SUBSCRIBE or a cursor over one of them keeps that plan: Bind decodes the
+//! values (text or binary) and substitutes them into it (`kpg_sql::bind_values`); the portal
+//! holds the bound plan (`coord::Bound::Plan`), which Describe of the portal reads and Execute
+//! hands to the session's sequencer, without parsing or planning again. The plan is made again
+//! at Bind, in the session's context, when the catalog changed since it was made (0A000 if its
+//! result columns change, as PostgreSQL's "cached plan must not change result type"), and at
+//! Execute, with the values the portal keeps, if it changed since Bind.
 //!
-//! A statement whose plan cannot be kept — it needs its values (a subquery's `LIMIT $1`,
-//! `$1::regclass`), it evaluated the statement's time, it reads introspection relations (whose
-//! rows are planned in), or it is not a query or a write (SUBSCRIBE, DECLARE, SELECT INTO) — is
-//! planned as it runs, from the statement parsed at Parse, with the values bound in as
-//! literals (`coord::Bound::Values`, `kpg_sql::plan_bound`), typed as planning at Parse typed
-//! them. No statement's text is rewritten or parsed again.
+//! A statement that fails to plan at Parse with an error PostgreSQL would not give there (a
+//! feature kpg has not) is planned as it runs, from the statement parsed at Parse, with the
+//! values bound in as literals (`coord::Bound::Values`, `kpg_sql::plan_bound`), typed as
+//! planning at Parse typed them. No statement's text is rewritten or parsed again.
 
 use std::sync::{Arc, Mutex};
 
