@@ -472,45 +472,36 @@ fn fold_rows(p: Plan) -> Result<Plan, PlanError> {
 }
 
 /// Evaluates what a prepared INSERT's VALUES rows left for the statement's run (`now()`, a
-/// column's `DEFAULT now()`, `random()`: `values_row`), with `clock` (the transaction's and
-/// the statement's start) and the session's `zone`, into constant rows: a transaction block
-/// holds back constant rows, and no dataflow is needed to compute them.
-pub fn values_now(
-    planned: &mut PlannedStatement,
-    zone: &str,
-    clock: (chrono::NaiveDateTime, chrono::NaiveDateTime),
-) -> Result<(), PlanError> {
+/// column's `DEFAULT now()`, `random()`: `values_row`), the statement's time and zone bound
+/// into them, into constant rows: a transaction block holds back constant rows, and no
+/// dataflow is needed to compute them.
+pub fn values_now(planned: &mut PlannedStatement) -> Result<(), PlanError> {
     let PlannedStatement::Insert { plan, .. } = planned else {
         return Ok(());
     };
-    if matches!(plan, Plan::Constant { .. }) {
-        return Ok(());
-    }
-    let mut now = plan.clone();
-    now.bind_clock(clock.0, clock.1);
-    now.bind_session_zone(zone);
-    let inputs = match now {
-        Plan::Union { inputs } => inputs,
+    let inputs = match &*plan {
+        Plan::Constant { .. } => return Ok(()),
+        Plan::Union { inputs } => inputs.iter().collect(),
         row => vec![row],
     };
     let mut rows = Vec::new();
     for input in inputs {
         match input {
-            Plan::Constant { rows: constant } => rows.extend(constant),
+            Plan::Constant { rows: constant } => rows.extend(constant.iter().cloned()),
             Plan::Project { input, outputs } => {
-                let Plan::Map { input, exprs } = *input else {
+                let Plan::Map { input, exprs } = input.as_ref() else {
                     return Ok(());
                 };
-                let Plan::Constant { rows: constant } = *input else {
+                let Plan::Constant { rows: constant } = input.as_ref() else {
                     return Ok(());
                 };
                 for (row, n) in constant {
                     let mut datums = row.datums();
-                    for e in &exprs {
+                    for e in exprs {
                         datums.push(e.eval(&datums)?);
                     }
                     let row = outputs.iter().map(|&c| datums[c].clone()).collect();
-                    rows.push((kpg_types::Row::new(row), n));
+                    rows.push((kpg_types::Row::new(row), *n));
                 }
             }
             // Not VALUES rows (an INSERT ... SELECT): run as a query.

@@ -138,7 +138,7 @@ def main():
             sc.itersize = 2
             sc.execute("SELECT id, name FROM items WHERE id > %s ORDER BY id LIMIT %s", (2, 5))
             out("server cursor", describe(sc), sc.fetchmany(2), list(sc))
-        # A LIKE pattern with ESCAPE as a parameter, and queries planned with their values
+        # A LIKE pattern with ESCAPE as a parameter, and queries whose values the plan holds
         # (a subquery's LIMIT, a RANGE frame's offset).
         with conn.cursor(name="escaped") as sc:
             sc.execute("SELECT id FROM items WHERE name LIKE %s ESCAPE '#' ORDER BY id", ("n%",))

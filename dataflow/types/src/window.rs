@@ -330,7 +330,7 @@ fn row_count(row: &Row, column: usize) -> u64 {
 
 /// `UnaryFunc::FrameOffset`: `d` if it is a valid frame offset (of the frame's start if
 /// `start`, of a ROWS frame if `rows`), else PostgreSQL's error.
-pub(crate) fn check_offset(d: Datum, start: bool, rows: bool) -> Result<Datum, EvalError> {
+pub fn check_offset(d: Datum, start: bool, rows: bool) -> Result<Datum, EvalError> {
     let which = if start { "starting" } else { "ending" };
     let negative = match &d {
         Datum::Null => return Err(EvalError::NullFrameOffset(which.to_string())),

@@ -282,16 +282,12 @@ impl Coordinator {
         Ok((ops, id, dataflow))
     }
 
-    pub(super) fn drop_objects(
-        &self,
-        ids: &[GlobalId],
-        cascade: bool,
-    ) -> Result<ExecuteResult, ExecError> {
+    pub(super) fn drop_objects(&self, ids: &[GlobalId], cascade: bool) -> Result<(), ExecError> {
         let mut state = self.lock();
         let catalog = &state.catalog;
-        let Some(first_kind) = ids.first().and_then(|id| catalog.kind(*id)) else {
-            return Ok(ExecuteResult::Command("DROP".into()));
-        };
+        if ids.first().and_then(|id| catalog.kind(*id)).is_none() {
+            return Ok(());
+        }
         if let Some((table, key)) = ids.iter().find_map(|id| catalog.constraint_of(*id)) {
             return Err(ExecError::new(
                 "2BP01",
@@ -369,16 +365,7 @@ impl Coordinator {
                 self.compute.send(Command::DropCollection { id });
             }
         }
-        let tag = match first_kind {
-            Kind::Table => "DROP TABLE",
-            Kind::View => "DROP VIEW",
-            Kind::MaterializedView => "DROP MATERIALIZED VIEW",
-            Kind::Index => "DROP INDEX",
-            Kind::Source => "DROP SOURCE",
-            Kind::Connection => "DROP CONNECTION",
-            Kind::Sink => "DROP SINK",
-        };
-        Ok(ExecuteResult::Command(tag.into()))
+        Ok(())
     }
 }
 

@@ -102,15 +102,8 @@ impl Coordinator {
             }
             Some(Bound::Plan(b)) => {
                 check_system_use(&b.plan)?;
-                // What its VALUES rows read of the clock, for this run.
-                let mut plan = b.plan.clone();
-                kpg_sql::values_now(
-                    &mut plan,
-                    &crate::statement_context::time_zone(),
-                    crate::statement_context::clock(),
-                )?;
                 return Ok(Planned {
-                    plan,
+                    plan: b.plan.clone(),
                     generation: b.generation,
                     bound: bound.cloned(),
                 });
@@ -200,7 +193,7 @@ impl Coordinator {
             });
         }
         let mut planned = self.plan_with(stmt, bound)?;
-        bind_write_context(&mut planned.plan);
+        bind_write_context(&mut planned.plan)?;
         if reads_introspection(&mut planned.plan) {
             let figures = self.introspect().await?;
             let data = {
@@ -507,9 +500,10 @@ fn check_system_use(planned: &PlannedStatement) -> Result<(), ExecError> {
 
 /// Writes the statement's time and the session's zone into a write's expressions (its rows',
 /// SET's, RETURNING's, ON CONFLICT's): they are evaluated once, for this run, in the session
-/// that runs it (a prepared write was planned in the zone of its Parse). Reads bind them as
-/// they run (`peek`); maintained plans never do.
-fn bind_write_context(planned: &mut PlannedStatement) {
+/// that runs it (a prepared write was planned in the zone of its Parse), and VALUES rows a
+/// prepared INSERT left to its run become constant rows (`kpg_sql::values_now`). Reads bind
+/// them as they run (`peek`); maintained plans never do.
+fn bind_write_context(planned: &mut PlannedStatement) -> Result<(), ExecError> {
     if !matches!(
         planned,
         PlannedStatement::Insert { .. }
@@ -517,7 +511,7 @@ fn bind_write_context(planned: &mut PlannedStatement) {
             | PlannedStatement::Delete { .. }
             | PlannedStatement::JoinedWrite { .. }
     ) {
-        return;
+        return Ok(());
     }
     let (txn_start, now) = crate::statement_context::clock();
     let zone = crate::statement_context::time_zone();
@@ -525,6 +519,7 @@ fn bind_write_context(planned: &mut PlannedStatement) {
         e.bind_clock(txn_start, now);
         e.bind_session_zone(&zone);
     });
+    Ok(kpg_sql::values_now(planned)?)
 }
 
 /// Whether two results have the same columns (names and types), as a client told one of them

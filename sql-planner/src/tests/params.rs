@@ -243,7 +243,9 @@ fn inserts_reading_the_clock_are_planned_once() {
             .and_hms_opt(3, 4, 5)
             .unwrap();
         let mut bound = bind_values(&planned, &types, &values, "UTC".into()).unwrap();
-        crate::values_now(&mut bound, "UTC", (t, t)).unwrap();
+        // The run's clock, as the coordinator binds it into a write.
+        bound.visit_exprs_mut(&mut |e| e.bind_clock(t, t));
+        crate::values_now(&mut bound).unwrap();
         let PlannedStatement::Insert { plan, .. } = bound else {
             panic!("not an insert")
         };

@@ -208,27 +208,9 @@ pub(super) fn range_offsets(
             },
             (None, _) => return Err(range_types(vt, &k)),
         };
-        let value = crate::fold::node(k.expr.clone())?;
-        match &value {
-            ScalarExpr::Literal(kpg_types::Datum::Null) => {
-                let which = if *start { "starting" } else { "ending" };
-                return Err(PlanError::new(
-                    "22004",
-                    format!("frame {which} offset must not be null"),
-                ));
-            }
-            ScalarExpr::Literal(kpg_types::Datum::Numeric(n))
-                if n.signum() > 0 && !n.is_finite() =>
-            {
-                return Err(PlanError::unsupported("an infinite RANGE offset"))
-            }
-            ScalarExpr::Literal(d) if is_negative(d) => {
-                return Err(PlanError::new(
-                    "22013",
-                    "invalid preceding or following size in window function",
-                ))
-            }
-            _ => {}
+        // A constant offset is checked now, as the query would check it when it runs.
+        if let ScalarExpr::Literal(d) = crate::fold::node(k.expr.clone())? {
+            kpg_types::window::check_offset(d, *start, false)?;
         }
         // A parameter's value is checked as the query runs.
         let k = match param {
@@ -280,18 +262,4 @@ fn range_types(column: ScalarType, offset: &Typed) -> PlanError {
          offset type {}",
         offset.type_name()
     ))
-}
-
-fn is_negative(d: &kpg_types::Datum) -> bool {
-    use kpg_types::Datum;
-    match d {
-        Datum::Int16(v) => *v < 0,
-        Datum::Int32(v) => *v < 0,
-        Datum::Int64(v) => *v < 0,
-        Datum::Float32(v) => v.0 < 0.0,
-        Datum::Float64(v) => v.0 < 0.0,
-        Datum::Numeric(v) => v.signum() < 0 || v.is_nan(),
-        Datum::Interval(v) => v.months < 0 || v.days < 0 || v.micros < 0,
-        _ => false,
-    }
 }
