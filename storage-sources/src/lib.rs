@@ -1,8 +1,9 @@
 //! Sources: turning a source description into timestamped updates — the built-in load
 //! generators (TPC-H and a counter), and for external streams the readers of Kafka topics
 //! (`kafka.rs`) and files (`file.rs`) behind one trait (`records.rs`), the decoders of record
-//! keys and values (`decode.rs`) and the rows made of them (`assemble.rs`), which the server
-//! drives.
+//! keys and values (`decode.rs`) and the rows made of them (`assemble.rs`), read in batches
+//! (`reading.rs`), which the server drives, or in the other processes of a cluster
+//! (`share_reader.rs`), which send their batches to process 0.
 //!
 //! A generator is split the way the runtime runs it: every worker generates its own disjoint
 //! share of the snapshot (so the snapshot is generated in parallel and never crosses a
@@ -18,7 +19,9 @@ mod decode_json;
 pub mod file;
 pub mod kafka;
 pub mod kafka_sink;
+pub mod reading;
 pub mod records;
+pub mod share_reader;
 mod tpch;
 
 use kpg_types::{LoadGenerator, Row, SourceDesc};

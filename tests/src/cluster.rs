@@ -5,15 +5,14 @@
 //! [`KpgServer`] (which serves SQL once every process has connected). Everything it starts is
 //! stopped on drop, process 0 first; logs of every process are printed if the test panicked.
 
-use std::fs::File;
 use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Command, ExitStatus, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use tokio_postgres::Client;
 
-use crate::{die_with_parent, kpg_bin, read_file_lossy, tail, KpgServer, Proc};
+use crate::{kpg_bin, read_file_lossy, spawn_kpg_process, tail, KpgServer, Proc};
 
 /// A process of the cluster other than 0.
 struct Member {
@@ -38,6 +37,8 @@ pub struct KpgCluster {
     /// Process 0. First, so that it is stopped first.
     server: Option<KpgServer>,
     others: Vec<Member>,
+    /// Worker threads per process.
+    workers: usize,
     // Last, so the directory is removed after the processes are gone.
     _dir: tempfile::TempDir,
 }
@@ -54,58 +55,18 @@ impl KpgCluster {
                 .prefix("kpg-cluster-")
                 .tempdir()
                 .expect("create temp dir");
-            let addresses_path = dir.path().join("addresses");
-            std::fs::write(&addresses_path, free_addresses(processes).join("\n") + "\n")
-                .expect("write the addresses file");
-            let cluster_args = |process: usize| {
-                vec![
-                    "--process".to_string(),
-                    process.to_string(),
-                    "--processes".to_string(),
-                    processes.to_string(),
-                    "--addresses".to_string(),
-                    addresses_path.display().to_string(),
-                ]
-            };
+            write_addresses(dir.path(), processes);
             let others: Vec<Member> = (1..processes)
-                .map(|process| {
-                    let log_path = dir.path().join(format!("kpg-{process}.stderr"));
-                    let out_path = dir.path().join(format!("kpg-{process}.stdout"));
-                    let mut cmd = Command::new(&bin);
-                    cmd.args(cluster_args(process))
-                        .arg("--workers")
-                        .arg(workers.to_string())
-                        .arg("--data-dir")
-                        .arg(dir.path().join(format!("data-{process}")))
-                        .current_dir(dir.path())
-                        .stdin(Stdio::null())
-                        .stdout(File::create(&out_path).expect("create a log file"))
-                        .stderr(File::create(&log_path).expect("create a log file"));
-                    if std::env::var_os("RUST_LOG").is_none() {
-                        cmd.env("RUST_LOG", "info");
-                    }
-                    die_with_parent(&mut cmd);
-                    let child = cmd
-                        .spawn()
-                        .unwrap_or_else(|e| panic!("failed to spawn {}: {e}", bin.display()));
-                    Member {
-                        process,
-                        proc: Proc {
-                            child,
-                            signal: libc::SIGKILL,
-                        },
-                        log_path,
-                        out_path,
-                    }
-                })
+                .map(|process| spawn_member(dir.path(), process, processes, workers))
                 .collect();
-            let args = cluster_args(0);
+            let args = cluster_args(dir.path(), 0, processes);
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             match KpgServer::launch(workers, &args).await {
                 Ok(server) => {
                     return KpgCluster {
                         server: Some(server),
                         others,
+                        workers,
                         _dir: dir,
                     }
                 }
@@ -145,6 +106,14 @@ impl KpgCluster {
         self.server().pid()
     }
 
+    /// Process `process`'s process id (0 is the one serving SQL).
+    pub fn pid_of(&self, process: usize) -> u32 {
+        match process {
+            0 => self.pid(),
+            _ => self.others[process - 1].proc.child.id(),
+        }
+    }
+
     /// Kills process 0 and waits up to `timeout` for the other processes to exit by themselves.
     /// Returns each one's exit status, `None` for one still running (killed when dropped).
     pub fn stop_process_0(&mut self, timeout: Duration) -> Vec<Option<ExitStatus>> {
@@ -162,6 +131,31 @@ impl KpgCluster {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Kills process 0 with SIGKILL (a crash), lets the others stop (or kills them), and starts
+    /// the cluster again on new ports, every process on its data directory.
+    pub async fn restart(&mut self) {
+        let server = self.server.as_mut().expect("process 0 is running");
+        server.kill();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        for member in &mut self.others {
+            while member.proc.child.try_wait().expect("try_wait").is_none() {
+                if Instant::now() > deadline {
+                    let _ = member.proc.child.kill();
+                    let _ = member.proc.child.wait();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let processes = self.others.len() + 1;
+        write_addresses(self._dir.path(), processes);
+        self.others = (1..processes)
+            .map(|process| spawn_member(self._dir.path(), process, processes, self.workers))
+            .collect();
+        // Process 0 keeps its arguments, among them the addresses file rewritten above.
+        server.restart().await;
     }
 
     /// Everything process `process` (1..) wrote to stderr so far.
@@ -182,6 +176,45 @@ impl Drop for KpgCluster {
             }
         }
         // Process 0 (its `KpgServer` prints its own log), then the others, as fields drop.
+    }
+}
+
+/// The arguments that make a kpg process `process` of the cluster whose addresses file is in
+/// `dir`.
+fn cluster_args(dir: &Path, process: usize, processes: usize) -> Vec<String> {
+    vec![
+        "--process".to_string(),
+        process.to_string(),
+        "--processes".to_string(),
+        processes.to_string(),
+        "--addresses".to_string(),
+        dir.join("addresses").display().to_string(),
+    ]
+}
+
+/// Writes the addresses file in `dir`: a free localhost port for each process.
+fn write_addresses(dir: &Path, processes: usize) {
+    std::fs::write(
+        dir.join("addresses"),
+        free_addresses(processes).join("\n") + "\n",
+    )
+    .expect("write the addresses file");
+}
+
+/// Starts process `process` (1..) of the cluster in `dir`, on its data directory there; its
+/// output is appended to its log files.
+fn spawn_member(dir: &Path, process: usize, processes: usize, workers: usize) -> Member {
+    let logs = format!("kpg-{process}");
+    let data_dir = dir.join(format!("data-{process}"));
+    let args = cluster_args(dir, process, processes);
+    Member {
+        process,
+        proc: Proc {
+            child: spawn_kpg_process(dir, &data_dir, workers, &args, &logs),
+            signal: libc::SIGKILL,
+        },
+        log_path: dir.join(format!("{logs}.stderr")),
+        out_path: dir.join(format!("{logs}.stdout")),
     }
 }
 

@@ -427,35 +427,11 @@ async fn spawn_kpg(
     workers: usize,
     extra_args: &[String],
 ) -> Result<(Proc, u16), StartError> {
-    let bin = kpg_bin();
     let port = free_port();
-    let append = |name: &str| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(dir.join(name))
-            .expect("open kpg log file")
-    };
     let log_path = dir.join("kpg.stderr");
-    let mut cmd = Command::new(&bin);
-    cmd.arg("--listen")
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--workers")
-        .arg(workers.to_string())
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(extra_args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(append("kpg.stdout"))
-        .stderr(append("kpg.stderr"));
-    if std::env::var_os("RUST_LOG").is_none() {
-        cmd.env("RUST_LOG", "info");
-    }
-    die_with_parent(&mut cmd);
-    let child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("failed to spawn {}: {e}", bin.display()));
+    let mut args: Vec<String> = vec!["--listen".into(), format!("127.0.0.1:{port}")];
+    args.extend(extra_args.iter().cloned());
+    let child = spawn_kpg_process(dir, data_dir, workers, &args, "kpg");
     let mut proc = Proc {
         child,
         signal: libc::SIGKILL,
@@ -463,6 +439,42 @@ async fn spawn_kpg(
     let conn_str = format!("host=127.0.0.1 port={port} user=kpg dbname=kpg connect_timeout=5");
     wait_for_connection(&conn_str, &mut proc.child, &log_path, "kpg").await?;
     Ok((proc, port))
+}
+
+/// Starts the kpg binary in `dir` with `workers` worker threads on `data_dir` and `args`, its
+/// output appended to `{logs}.stdout` and `{logs}.stderr` there, logging at `info` unless
+/// `RUST_LOG` says otherwise; it dies with the test.
+pub(crate) fn spawn_kpg_process(
+    dir: &Path,
+    data_dir: &Path,
+    workers: usize,
+    args: &[String],
+    logs: &str,
+) -> Child {
+    let bin = kpg_bin();
+    let append = |ext: &str| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join(format!("{logs}.{ext}")))
+            .expect("open kpg log file")
+    };
+    let mut cmd = Command::new(&bin);
+    cmd.args(args)
+        .arg("--workers")
+        .arg(workers.to_string())
+        .arg("--data-dir")
+        .arg(data_dir)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(append("stdout"))
+        .stderr(append("stderr"));
+    if std::env::var_os("RUST_LOG").is_none() {
+        cmd.env("RUST_LOG", "info");
+    }
+    die_with_parent(&mut cmd);
+    cmd.spawn()
+        .unwrap_or_else(|e| panic!("failed to spawn {}: {e}", bin.display()))
 }
 
 impl Drop for KpgServer {

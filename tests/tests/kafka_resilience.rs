@@ -441,7 +441,8 @@ fn source_reader_threads(pid: u32) -> Vec<String> {
 /// (with partitions and offsets), lookups through two indexes, a join with a table (ad hoc and
 /// materialized), a self-join, `kpg_sources`; subscriptions started afterwards see exactly the
 /// records produced later (the source without a snapshot) and the join's changes. Both spread
-/// the partitions over two readers (one per worker of the cluster).
+/// the partitions over two readers, one per worker: the cluster's second reader runs in its
+/// second process.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_partitions_on_a_cluster_and_on_two_workers() {
     let (kafka, cluster, single) = tokio::join!(
@@ -456,17 +457,26 @@ async fn four_partitions_on_a_cluster_and_on_two_workers() {
     create_items(&b, &kafka).await;
     check_items(&a, "the cluster", 1200).await;
     check_items(&b, "one process", 1200).await;
-    for (who, pid) in [
-        ("the cluster", cluster.pid()),
-        ("one process", single.pid()),
-    ] {
-        let readers = source_reader_threads(pid);
-        assert_eq!(
-            readers.len(),
-            2,
-            "{who}: the source's reader threads: {readers:?}"
-        );
-    }
+    // One reader per worker: the cluster's in each of its processes (process 1 decodes its
+    // partitions and sends them to process 0), the single process's both in it.
+    let source_threads = |pid| {
+        let names = source_reader_threads(pid);
+        names
+            .iter()
+            .map(|n| n.rsplit('-').next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        source_threads(cluster.pid()),
+        ["0"],
+        "the cluster's process 0"
+    );
+    assert_eq!(
+        source_threads(cluster.pid_of(1)),
+        ["1"],
+        "the cluster's process 1"
+    );
+    assert_eq!(source_threads(single.pid()), ["0", "1"], "one process");
 
     // Subscriptions started now see the records produced next: the new rows of the source
     // (no snapshot) and the changes of the join.
@@ -501,6 +511,57 @@ async fn four_partitions_on_a_cluster_and_on_two_workers() {
     }
     check_items(&a, "the cluster", 1600).await;
     check_items(&b, "one process", 1600).await;
+}
+
+/// A 4-partition topic read by a 2-process cluster (process 1 decodes partitions 1 and 3 and
+/// sends them to process 0, which commits them), killed with SIGKILL while it reads and started
+/// again: every record exactly once, the progress relation in step with the rows, process 1
+/// reading again after the restart, and `DROP SOURCE` stopping its reader there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_killed_mid_stream_reads_every_record_once() {
+    let (kafka, mut cluster) = tokio::join!(Kafka::start(), KpgCluster::start(2, 1));
+    kafka.create_topic("flow", 4).await;
+    let c = cluster.connect().await;
+    create_counted_source(&c, &kafka, "flow", "flow").await;
+    produce_ids(&kafka, "flow", 0, 2_000, 4);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while query(&c, "SELECT n FROM flow_totals").await == rows(&[&["0"]]) {
+        assert!(Instant::now() < deadline, "nothing read in 60 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Killed right after more records arrive, while they are read.
+    produce_ids(&kafka, "flow", 2_000, 40_000, 4);
+    let read = query(&c, "SELECT n FROM flow_totals").await;
+    eprintln!("killed with {} of 40000 records read", cell(&read[0][0]));
+    drop(c);
+    cluster.restart().await;
+    produce_ids(&kafka, "flow", 40_000, 50_000, 4);
+    let c = cluster.connect().await;
+    check_exactly_once(&c, "flow", "flow_totals", 50_000).await;
+    assert_eq!(
+        query(
+            &c,
+            "SELECT partition, \"offset\" FROM flow_progress ORDER BY 1"
+        )
+        .await,
+        query(&c, "SELECT p, max(o) + 1 FROM flow GROUP BY p ORDER BY 1").await,
+        "the progress relation"
+    );
+    let readers = source_reader_threads(cluster.pid_of(1));
+    assert_eq!(readers.len(), 1, "process 1's readers: {readers:?}");
+    execute(&c, "DROP SOURCE flow CASCADE").await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !source_reader_threads(cluster.pid_of(1)).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "process 1 still reads the dropped source"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        query(&c, "SELECT count(*) FROM kpg_sources").await,
+        rows(&[&["0"]])
+    );
 }
 
 /// Partitions added to a topic while a source reads it: records produced to them are read

@@ -13,6 +13,7 @@ mod direct;
 mod introspection;
 mod peek;
 mod render;
+mod shares;
 mod sinks;
 mod sources;
 mod table_inputs;
@@ -54,6 +55,8 @@ pub struct ComputeHandle {
     pub responses: Receiver<Response>,
     /// Workers across all processes.
     workers: usize,
+    /// Workers in this process (process 0): workers `0..local`.
+    local: usize,
     /// Joined on drop, after the command sender (dropped first) has stopped the workers. In a
     /// `Mutex` only because the guards are not `Sync`.
     _guards: Mutex<timely::communication::WorkerGuards<()>>,
@@ -187,6 +190,11 @@ impl ComputeHandle {
     pub fn workers(&self) -> usize {
         self.workers
     }
+
+    /// The workers in this process, the one holding worker 0: workers `0..local_workers()`.
+    pub fn local_workers(&self) -> usize {
+        self.local
+    }
 }
 
 /// Starts `workers` timely worker threads in this process, alone.
@@ -203,6 +211,7 @@ fn launch(config: timely::Config, total: usize) -> Result<ComputeHandle, String>
     // Direct peeks only when this process holds every worker (`direct.rs`).
     let local = match &config.communication {
         timely::CommunicationConfig::Process(threads) => *threads,
+        timely::CommunicationConfig::Cluster { threads, .. } => *threads,
         _ => 0,
     };
     let direct = local == total;
@@ -262,6 +271,7 @@ fn launch(config: timely::Config, total: usize) -> Result<ComputeHandle, String>
         direct,
         responses: resp_rx,
         workers: total,
+        local: local.max(1),
         _guards: Mutex::new(guards),
     })
 }

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use kpg_engine::InputSession;
+use kpg_storage::records::Share;
 use kpg_types::command::{Command, DataflowId, PeekTarget, Response};
 use kpg_types::{DataflowDescription, DataflowSink, GlobalId, Row};
 use timely::dataflow::channels::pact::Pipeline;
@@ -33,6 +34,7 @@ use crate::direct::{DirectPeek, PeekRequest};
 use crate::introspection::{catalog_arrangements, watch_hydration, DataflowRecord};
 use crate::peek::{PendingPeek, Reply};
 use crate::render::{keyed_rows, Renderer};
+use crate::shares::Shares;
 use crate::sinks::{peek_sink, subscribe_sink};
 use crate::sources::SourceRunner;
 use crate::table_inputs::TableInputs;
@@ -55,6 +57,8 @@ struct WorkerState {
     tables: TableInputs,
     /// Running sources, by the source's id.
     sources: HashMap<GlobalId, SourceRunner>,
+    /// Readers of external sources' partitions hosted here (processes other than 0).
+    shares: Shares,
     traces: TraceCatalog,
     /// Peeks of arrangements waiting for them to be complete at their timestamps.
     peeks: Vec<PendingPeek>,
@@ -96,6 +100,7 @@ pub(crate) fn run_worker(
         responses: route.sender.clone(),
         tables: TableInputs::default(),
         sources: HashMap::new(),
+        shares: Shares::new(route.sender.clone()),
         traces: TraceCatalog::default(),
         peeks: Vec::new(),
         dataflows: HashMap::new(),
@@ -315,6 +320,24 @@ impl WorkerState {
                 self.fail_peeks_of(id);
             }
             Command::AllowCompaction { id, since } => self.traces.allow_compaction(id, since),
+            Command::ReadShare {
+                id,
+                share,
+                count,
+                desc,
+                not_null,
+                start,
+            } => {
+                if share as usize == self.index {
+                    let share = Share {
+                        index: share,
+                        count,
+                    };
+                    self.shares.start(id, share, desc, not_null, start);
+                }
+            }
+            Command::ShareTaken { id, share } => self.shares.taken(id, share),
+            Command::StopShares { id } => self.shares.stop(id),
             Command::Introspect { request_id } => {
                 let mut arrangements = catalog_arrangements(&self.traces);
                 for (id, record) in &self.records {

@@ -8,9 +8,12 @@
 use crate::datum::Row;
 use crate::error::EvalError;
 use crate::expr::ScalarExpr;
+use crate::external::ExternalSourceDesc;
 use crate::plan::{DataflowDescription, GlobalId};
+use crate::reading::{ReaderStatus, ShareBatch};
 use crate::source::SourceDesc;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Identifies an installed dataflow.
 pub type DataflowId = u64;
@@ -62,6 +65,24 @@ pub enum Command {
     /// Report this worker's arrangements and dataflows (for `kpg_arrangements` and
     /// `kpg_dataflows`).
     Introspect { request_id: u64 },
+    /// Worker `share` (in a process other than 0) starts reading share `share` of `count` of
+    /// external source `id`'s partitions (those numbered `share` modulo `count`) from `start`:
+    /// a reader thread in its process decodes the records with `ENVELOPE NONE` into rows
+    /// (`not_null`: the columns that may not be NULL, with their names) and sends each batch to
+    /// the coordinator (`Response::SourceBatch`), one at a time.
+    ReadShare {
+        id: GlobalId,
+        share: u32,
+        count: u32,
+        desc: ExternalSourceDesc,
+        not_null: Vec<(usize, String)>,
+        start: BTreeMap<i32, i64>,
+    },
+    /// The coordinator has taken share `share`'s last batch into a commit: its reader may send
+    /// the next.
+    ShareTaken { id: GlobalId, share: u32 },
+    /// Stop the readers of source `id` that run in the processes other than 0.
+    StopShares { id: GlobalId },
 }
 
 /// One worker's shard of one arrangement.
@@ -122,6 +143,15 @@ pub enum Response {
         updates: Vec<(Row, u64, i64)>,
         errors: Vec<EvalError>,
         upper: Option<u64>,
+    },
+    /// A reader of share `share` of source `id` (in a process other than 0): its status, and
+    /// with `batch` the next batch of decoded records, which the coordinator commits with
+    /// its offsets and acknowledges with `Command::ShareTaken`.
+    SourceBatch {
+        id: GlobalId,
+        share: u32,
+        batch: Option<ShareBatch>,
+        status: ReaderStatus,
     },
     /// A worker finished building the dataflow.
     DataflowInstalled { id: DataflowId, worker: usize },

@@ -48,6 +48,7 @@ pub mod oid_names;
 pub mod packed;
 mod pg_funcs;
 pub mod plan;
+pub mod reading;
 pub mod scalar;
 pub mod source;
 pub mod styled_text;

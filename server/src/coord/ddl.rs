@@ -357,6 +357,11 @@ impl Coordinator {
             for ingest in state.ingests.remove(&id).unwrap_or_default() {
                 ingest.stop();
             }
+            let before = state.shares.len();
+            state.shares.retain(|(source, _), _| *source != id);
+            if state.shares.len() < before {
+                self.compute.send(Command::StopShares { id });
+            }
             if let Some(sink) = state.sinks.remove(&id) {
                 sink.store(true, std::sync::atomic::Ordering::SeqCst);
             }

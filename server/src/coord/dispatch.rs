@@ -141,6 +141,17 @@ impl Coordinator {
                 }
             }
             Response::DataflowInstalled { .. } => {}
+            Response::SourceBatch {
+                id,
+                share,
+                batch,
+                status,
+            } => {
+                // To the thread that commits this share's batches (none once dropped).
+                if let Some(tx) = state.shares.get(&(id, share)) {
+                    let _ = tx.send((batch, status));
+                }
+            }
             Response::Introspection {
                 request_id,
                 arrangements,

@@ -8,11 +8,14 @@
 //! source's partitions are spread over as many readers as the cluster has workers (reader `i`
 //! of `n` reads the partitions numbered `i` modulo `n`, also those added later), so records are
 //! decoded in parallel; each reader commits its own partitions' batches and offsets, each
-//! commit at a timestamp of its own. With `ENVELOPE UPSERT` one reader reads every partition
-//! (a key's current row is the source's, whatever partition its records come from), and a
-//! file is one partition. A record
-//! that cannot be decoded is committed as an error (`kpg_source_errors`) with its partition,
-//! offset and reason, and the source goes on. With `ENVELOPE UPSERT` the reader keeps each
+//! commit at a timestamp of its own. Reader `i` runs in the process of worker `i`: in a cluster,
+//! the readers of the other processes decode there and send each batch here
+//! (`Response::SourceBatch`), where a thread of this process commits it as a local reader does
+//! and lets the next come (`Command::ShareTaken`). With `ENVELOPE UPSERT` one reader reads
+//! every partition (a key's current row is the source's, whatever partition its records come
+//! from), and a file is one partition. A record that cannot be decoded is committed as an
+//! error (`kpg_source_errors`) with its partition, offset and reason, and the source goes on.
+//! With `ENVELOPE UPSERT` the reader keeps each
 //! key's current row (read back from the source's own contents when it starts; keys are
 //! identified by their decoded columns) and turns a record into the retraction of that row and
 //! the insertion of the new one (none for a record without a value: a delete); with
@@ -24,15 +27,18 @@
 //! source may only read files under `--file-source-dir` (none without it).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use kpg_sql::{CatalogItem, ItemKind};
 use kpg_storage::assemble::RowMaker;
-use kpg_storage::records::{self, Record, RecordReader, Share};
+use kpg_storage::reading::{decode_appends, record_bytes, Ingest, Poller};
+use kpg_storage::records::{self, Record, Share};
 use kpg_types::command::Command;
-use kpg_types::external::{Envelope, ExternalSourceDesc, Include, Transport};
+use kpg_types::external::{Envelope, ExternalSourceDesc, Transport};
+use kpg_types::reading::{ReaderState, ReaderStatus, ShareBatch};
 use kpg_types::{Datum, GlobalId, RelationDesc, Row};
 
 use super::ddl::exists_result;
@@ -44,52 +50,8 @@ use crate::catalog::{Entry, Op};
 use crate::error::ExecError;
 use crate::storage::SourceError;
 
-/// Records read per batch (one commit).
-const BATCH: usize = 10_000;
-/// The longest wait between two retries of an unreachable broker.
-const MAX_BACKOFF: Duration = Duration::from_secs(5);
-
-/// A running reader: the flag that stops it (shared by a source's readers) and what it reports.
-#[derive(Clone, Default)]
-pub(super) struct Ingest {
-    stop: Arc<AtomicBool>,
-    pub status: Arc<Mutex<IngestStatus>>,
-}
-
-impl Ingest {
-    pub(super) fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
-
-    /// Another reader of the same source: stopped with this one, reporting on its own.
-    fn sibling(&self) -> Ingest {
-        Ingest {
-            stop: self.stop.clone(),
-            status: Arc::default(),
-        }
-    }
-
-    fn stopped(&self) -> bool {
-        self.stop.load(Ordering::SeqCst)
-    }
-
-    fn report(&self, f: impl FnOnce(&mut IngestStatus)) {
-        f(&mut self.status.lock().expect("ingest status"));
-    }
-}
-
-/// What `kpg_sources` shows about an external source.
-#[derive(Clone, Debug, Default)]
-pub(super) struct IngestStatus {
-    /// starting, running or stalled.
-    pub state: &'static str,
-    pub last_error: Option<String>,
-    pub records: u64,
-    pub bytes: u64,
-    pub errors: u64,
-    /// Per partition: the next offset to read and the high watermark (when known).
-    pub partitions: BTreeMap<i32, (i64, Option<i64>)>,
-}
+/// What a reader in another process sends: a batch (or none) and its status.
+pub(super) type ShareMessage = (Option<ShareBatch>, ReaderStatus);
 
 impl Coordinator {
     /// The absolute path of a file a source may read: under `--file-source-dir` (a relative
@@ -225,36 +187,59 @@ impl Coordinator {
         let start = state.restored_offsets.remove(&id).unwrap_or_default();
         let first = Ingest::default();
         let ingests: Vec<Ingest> = (0..count)
-            .map(|i| {
-                if i == 0 {
-                    first.clone()
-                } else {
-                    first.sibling()
-                }
+            .map(|i| match i {
+                0 => first.clone(),
+                _ => first.sibling(),
             })
             .collect();
-        for ingest in &ingests {
-            ingest.report(|s| s.state = "starting");
+        // Reader `i` runs beside worker `i`: here for the workers of this process; for the
+        // others, their process decodes and this one commits what it sends.
+        let local = self.compute.local_workers() as u32;
+        let not_null = not_null(&desc);
+        let mut feeds = Vec::new();
+        for index in 0..count {
+            let share = Share { index, count };
+            feeds.push(if index < local {
+                let connected = if index == 0 { checked.take() } else { None };
+                let name = format!("u{id}");
+                Feed::Local(Poller::new(name, &kafka, share, start.clone(), connected))
+            } else {
+                let (tx, rx) = std::sync::mpsc::channel();
+                state.shares.insert((id, index), tx);
+                self.compute.send(Command::ReadShare {
+                    id,
+                    share: index,
+                    count,
+                    desc: kafka.clone(),
+                    not_null: not_null.clone(),
+                    start: start.clone(),
+                });
+                Feed::Remote {
+                    share: index,
+                    batches: rx,
+                }
+            });
         }
         state.ingests.insert(id, ingests.clone());
         drop(state);
-        for (index, ingest) in ingests.into_iter().enumerate() {
-            let share = Share {
-                index: index as u32,
-                count,
-            };
+        for ((index, ingest), feed) in ingests.into_iter().enumerate().zip(feeds) {
             let coord = Arc::downgrade(self);
             let runtime = tokio::runtime::Handle::current();
-            let (kafka, desc, start) = (kafka.clone(), desc.clone(), start.clone());
-            let connected = if index == 0 { checked.take() } else { None };
+            let (kafka, start) = (kafka.clone(), start.clone());
+            let not_null = not_null.clone();
+            // A thread reading here is `kpg-src-...` (as in the other processes); one that
+            // commits what another process reads is `kpg-share-...`.
+            let name = match feed {
+                Feed::Local(_) => format!("kpg-src-u{id}-{index}"),
+                Feed::Remote { .. } => format!("kpg-share-u{id}-{index}"),
+            };
             std::thread::Builder::new()
-                .name(format!("kpg-src-u{id}-{index}"))
+                .name(name)
                 .spawn(move || {
-                    let mut reader = Reader::new(coord, runtime, id, kafka, &desc, start, ingest);
+                    let mut reader =
+                        Reader::new(coord, runtime, id, kafka, not_null, start, ingest);
                     reader.progress = progress.map(Progress::new);
-                    reader.share = share;
-                    reader.connected = connected;
-                    reader.run()
+                    reader.run(feed)
                 })
                 .map_err(|e| ExecError::internal(format!("starting the source's reader: {e}")))?;
         }
@@ -302,7 +287,49 @@ struct Decoded {
     deleted: Vec<Row>,
 }
 
-/// One reader thread of a source: the partitions of its share.
+/// Where a reader's batches come from.
+enum Feed {
+    /// Read and decoded by the reader itself.
+    Local(Poller),
+    /// Read and decoded by share `share`'s reader in another process of the cluster.
+    Remote {
+        share: u32,
+        batches: Receiver<ShareMessage>,
+    },
+}
+
+/// The columns of `desc` that may not be NULL, with their names (what a record's row is
+/// checked against).
+fn not_null(desc: &RelationDesc) -> Vec<(usize, String)> {
+    desc.columns
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, t))| !t.nullable)
+        .map(|(i, (n, _))| (i, n.clone()))
+        .collect()
+}
+
+impl Decoded {
+    /// A batch of `ENVELOPE NONE` of source `source`: rows added, and the `(partition, offset,
+    /// reason)` of the records that could not be decoded.
+    fn appends(source: GlobalId, rows: Vec<Row>, failed: Vec<(i32, i64, String)>) -> Decoded {
+        Decoded {
+            updates: rows.into_iter().map(|row| (row, 1)).collect(),
+            errors: (failed.into_iter())
+                .map(|(partition, offset, reason)| SourceError {
+                    source,
+                    partition,
+                    offset,
+                    reason,
+                })
+                .collect(),
+            keys: Vec::new(),
+            deleted: Vec::new(),
+        }
+    }
+}
+
+/// One reader thread of a source: the partitions of its share, read here or in another process.
 struct Reader {
     coord: Weak<Coordinator>,
     /// To run the coordinator's reads from this thread.
@@ -318,9 +345,8 @@ struct Reader {
     current: HashMap<Row, Row>,
     /// A Kafka source's progress relation.
     progress: Option<Progress>,
-    share: Share,
-    /// The transport opened by `CREATE SOURCE`'s check, read first.
-    connected: Option<Box<dyn RecordReader>>,
+    /// The commit of the batch handed over last, until it is known to be durable.
+    in_flight: Option<u64>,
 }
 
 impl Reader {
@@ -329,7 +355,7 @@ impl Reader {
         runtime: tokio::runtime::Handle,
         id: GlobalId,
         kafka: ExternalSourceDesc,
-        desc: &RelationDesc,
+        not_null: Vec<(usize, String)>,
         positions: BTreeMap<i32, i64>,
         ingest: Ingest,
     ) -> Reader {
@@ -337,170 +363,125 @@ impl Reader {
             coord,
             runtime,
             id,
-            rows: RowMaker::new(
-                kafka.clone(),
-                desc.columns
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, (_, t))| !t.nullable)
-                    .map(|(i, (n, _))| (i, n.clone()))
-                    .collect(),
-            ),
+            rows: RowMaker::new(kafka.clone(), not_null),
             kafka,
             positions,
             ingest,
             current: HashMap::new(),
             progress: None,
-            share: Share::ALL,
-            connected: None,
+            in_flight: None,
         }
     }
 
-    fn run(mut self) {
+    fn run(mut self, feed: Feed) {
         if self.kafka.envelope == Envelope::Upsert && !self.load_current() {
             return;
         }
         if self.progress.is_some() && !self.load_progress() {
             return;
         }
-        let mut backoff = Duration::from_millis(100);
-        let mut in_flight = None;
-        'connect: while !self.ingest.stopped() {
-            let opened = match self.connected.take() {
-                Some(reader) => Ok(reader),
-                None => records::connect(&self.kafka.transport, &self.positions, self.share),
-            };
-            let mut reader = match opened {
-                Ok(reader) => reader,
-                Err(e) => {
-                    self.stall(&e, &mut backoff);
-                    continue 'connect;
-                }
-            };
-            let headers = self
-                .kafka
-                .include
-                .iter()
-                .any(|i| matches!(i, Include::Headers | Include::Header { .. }));
-            if !headers {
-                reader.skip_headers();
-            }
-            // Every partition of this reader is listed from the start, also one that never
-            // yields a record (say, one whose records are gone).
-            self.ingest.report(|s| {
-                for (p, o) in reader.positions() {
-                    s.partitions.entry(*p).or_insert((*o, None));
-                }
-            });
-            let mut watermarks = Instant::now() - Duration::from_secs(60);
-            while !self.ingest.stopped() {
-                let records = match reader.poll(BATCH, Duration::from_millis(100)) {
-                    Ok(records) => records,
-                    Err(e) => {
-                        self.stall(&e, &mut backoff);
-                        continue;
-                    }
-                };
-                backoff = Duration::from_millis(100);
-                if watermarks.elapsed() > Duration::from_secs(1) {
-                    watermarks = Instant::now();
-                    let high = reader.high_watermarks();
-                    self.ingest.report(|s| {
-                        for (p, h) in high {
-                            s.partitions.entry(p).or_insert((0, None)).1 = Some(h);
-                        }
-                    });
-                }
-                let finished = reader.finished();
-                let lost = reader.lost().map(str::to_string);
-                self.ingest.report(|s| match lost {
-                    // Sticky: the records are gone; the rest of the topic is still read.
-                    Some(why) => {
-                        s.state = "failed";
-                        s.last_error = Some(why);
-                    }
-                    None => {
-                        s.state = if finished { "finished" } else { "running" };
-                        s.last_error = None;
-                    }
-                });
-                if records.is_empty() {
-                    continue;
-                }
-                let Some(coord) = self.coord.upgrade() else {
-                    return;
-                };
-                let bytes: usize = records
-                    .iter()
-                    .map(|r| {
-                        r.value.as_ref().map_or(0, Vec::len) + r.key.as_ref().map_or(0, Vec::len)
-                    })
-                    .sum();
-                let count = records.len();
-                let Decoded {
-                    updates,
-                    errors,
-                    keys: upserted,
-                    deleted,
-                } = self.decode_batch(&records);
-                let offsets: Vec<(GlobalId, i32, i64)> = reader
-                    .positions()
-                    .iter()
-                    .filter(|(p, o)| self.positions.get(p) != Some(o))
-                    .map(|(p, o)| (self.id, *p, *o))
-                    .collect();
-                // At most one batch in flight: the reader never runs ahead of the disk. It
-                // decodes the next batch while the previous one is being made durable (what
-                // decoding reads, the positions and UPSERT's current rows, were updated when
-                // that batch was handed over).
-                if let Some(seq) = in_flight.take() {
-                    futures::executor::block_on(coord.committer.wait(seq));
-                }
-                let error_count = errors.len();
-                // The rows added: the source's (kept with UPSERT only), then its progress
-                // relation's.
-                let upsert = self.kafka.envelope == Envelope::Upsert;
-                let source_added = match upsert {
-                    true => updates.iter().filter(|(_, d)| *d > 0).count(),
-                    false => 0,
-                };
-                let progress = self.progress.as_ref().map(|p| (p.id, p.updates(&offsets)));
-                let Some((seq, added)) =
-                    coord.ingest(self.id, updates, progress, offsets, errors, upsert)
-                else {
-                    return;
-                };
-                in_flight = Some(seq);
-                if let Some(progress) = &mut self.progress {
-                    progress.committed(added.get(source_added..).unwrap_or_default());
-                }
-                for key in deleted {
-                    self.current.remove(&key);
-                }
-                for (key, row) in upserted.into_iter().zip(added) {
-                    self.current.insert(key, row);
-                }
-                self.positions = reader.positions().clone();
-                self.ingest.report(|s| {
-                    s.records += count as u64;
-                    s.bytes += bytes as u64;
-                    s.errors += error_count as u64;
-                    for (p, o) in &self.positions {
-                        s.partitions.entry(*p).or_insert((0, None)).0 = *o;
-                    }
-                });
-            }
+        match feed {
+            Feed::Local(poller) => self.read(poller),
+            Feed::Remote { share, batches } => self.take(share, batches),
         }
     }
 
-    fn stall(&self, why: &str, backoff: &mut Duration) {
-        tracing::warn!(source = self.id, "source stalled: {why}");
-        self.ingest.report(|s| {
-            s.state = "stalled";
-            s.last_error = Some(why.to_string());
-        });
-        std::thread::sleep(*backoff);
-        *backoff = (*backoff * 2).min(MAX_BACKOFF);
+    /// Reads and decodes its partitions' records and commits them, batch by batch.
+    fn read(&mut self, mut poller: Poller) {
+        while let Some(records) = poller.poll(&self.ingest) {
+            if records.is_empty() {
+                continue;
+            }
+            let Some(coord) = self.coord.upgrade() else {
+                return;
+            };
+            let (count, bytes) = (records.len() as u64, record_bytes(&records));
+            let decoded = self.decode_batch(&records);
+            let errors = decoded.errors.len() as u64;
+            if !self.commit(&coord, decoded, poller.positions()) {
+                return;
+            }
+            poller.handed_over();
+            self.ingest
+                .handed_over(count, bytes, errors, &self.positions);
+        }
+    }
+
+    /// Commits the batches share `share`'s reader in another process decodes, one by one,
+    /// and shows its status as it reports it.
+    fn take(&mut self, share: u32, batches: Receiver<ShareMessage>) {
+        while !self.ingest.stopped() {
+            let (batch, status) = match batches.recv_timeout(Duration::from_millis(100)) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return,
+            };
+            // The reader counts a batch as it sends it.
+            self.ingest.report(|s| *s = status);
+            let Some(batch) = batch else {
+                continue;
+            };
+            let Some(coord) = self.coord.upgrade() else {
+                return;
+            };
+            let decoded = Decoded::appends(self.id, batch.rows, batch.errors);
+            if !self.commit(&coord, decoded, &batch.positions) {
+                return;
+            }
+            coord
+                .compute
+                .send(Command::ShareTaken { id: self.id, share });
+        }
+    }
+
+    /// Hands a decoded batch, which takes the partitions to `positions`, to a commit with its
+    /// offsets (and its progress relation's rows). False if the source is gone.
+    fn commit(
+        &mut self,
+        coord: &Coordinator,
+        decoded: Decoded,
+        positions: &BTreeMap<i32, i64>,
+    ) -> bool {
+        let Decoded {
+            updates,
+            errors,
+            keys: upserted,
+            deleted,
+        } = decoded;
+        let offsets: Vec<(GlobalId, i32, i64)> = positions
+            .iter()
+            .filter(|(p, o)| self.positions.get(p) != Some(o))
+            .map(|(p, o)| (self.id, *p, *o))
+            .collect();
+        // At most one batch in flight: the reader never runs ahead of the disk. It decodes the
+        // next batch while the previous one is being made durable (what decoding reads, the
+        // positions and UPSERT's current rows, were updated when that batch was handed over).
+        if let Some(seq) = self.in_flight.take() {
+            futures::executor::block_on(coord.committer.wait(seq));
+        }
+        // The rows added: the source's (kept with UPSERT only), then its progress relation's.
+        let upsert = self.kafka.envelope == Envelope::Upsert;
+        let source_added = match upsert {
+            true => updates.iter().filter(|(_, d)| *d > 0).count(),
+            false => 0,
+        };
+        let progress = self.progress.as_ref().map(|p| (p.id, p.updates(&offsets)));
+        let Some((seq, added)) = coord.ingest(self.id, updates, progress, offsets, errors, upsert)
+        else {
+            return false;
+        };
+        self.in_flight = Some(seq);
+        if let Some(progress) = &mut self.progress {
+            progress.committed(added.get(source_added..).unwrap_or_default());
+        }
+        for key in deleted {
+            self.current.remove(&key);
+        }
+        for (key, row) in upserted.into_iter().zip(added) {
+            self.current.insert(key, row);
+        }
+        self.positions = positions.clone();
+        true
     }
 
     /// Reads the progress relation's stored rows (after a restart has loaded them). False if
@@ -530,7 +511,7 @@ impl Reader {
             }
             Err(e) => {
                 self.ingest.report(|s| {
-                    s.state = "stalled";
+                    s.state = ReaderState::Stalled;
                     s.last_error = Some(format!("reading the progress relation: {e}"));
                 });
                 false
@@ -559,7 +540,7 @@ impl Reader {
             }
             Err(e) => {
                 self.ingest.report(|s| {
-                    s.state = "stalled";
+                    s.state = ReaderState::Stalled;
                     s.last_error = Some(format!("reading the current rows: {e}"));
                 });
                 false
@@ -579,23 +560,8 @@ impl Reader {
             reason,
         };
         if self.kafka.envelope == Envelope::None {
-            for r in records {
-                let row = self
-                    .rows
-                    .key(r)
-                    .and_then(|key| self.rows.row(r, key.as_deref()));
-                match row {
-                    Ok(Some(row)) => updates.push((row, 1)),
-                    Ok(None) => errors.push(error(r, "a record without a value".into())),
-                    Err(reason) => errors.push(error(r, reason)),
-                }
-            }
-            return Decoded {
-                updates,
-                errors,
-                keys: Vec::new(),
-                deleted: Vec::new(),
-            };
+            let (rows, failed) = decode_appends(&self.rows, records);
+            return Decoded::appends(self.id, rows, failed);
         }
         // UPSERT: the last record of each key in the batch decides its row.
         let mut latest: Vec<(Row, Option<Row>)> = Vec::new();
@@ -662,16 +628,11 @@ impl Reader {
 /// A source's state from its readers': the most urgent state any reader is in (a source one of
 /// whose partitions lost records has failed, one whose broker is down has stalled), with the
 /// first error reported.
-fn combined(statuses: &[IngestStatus]) -> IngestStatus {
-    const URGENCY: [&str; 5] = ["failed", "stalled", "starting", "running", "finished"];
-    let state = URGENCY
-        .into_iter()
-        .find(|u| statuses.iter().any(|s| s.state == *u))
-        .unwrap_or("starting");
-    IngestStatus {
-        state,
+fn combined(statuses: &[ReaderStatus]) -> ReaderStatus {
+    ReaderStatus {
+        state: statuses.iter().map(|s| s.state).min().unwrap_or_default(),
         last_error: statuses.iter().find_map(|s| s.last_error.clone()),
-        ..IngestStatus::default()
+        ..ReaderStatus::default()
     }
 }
 
@@ -708,10 +669,7 @@ pub(super) fn source_rows(state: &super::State) -> (Vec<Row>, Vec<Row>) {
     let name = |id: GlobalId| Datum::String(state.catalog.name(id).unwrap_or("?").to_string());
     let mut sources = Vec::new();
     for (id, readers) in &state.ingests {
-        let statuses: Vec<IngestStatus> = readers
-            .iter()
-            .map(|r| r.status.lock().expect("ingest status").clone())
-            .collect();
+        let statuses: Vec<ReaderStatus> = readers.iter().map(Ingest::status).collect();
         let errors = state
             .source_errors
             .iter()
@@ -727,7 +685,7 @@ pub(super) fn source_rows(state: &super::State) -> (Vec<Row>, Vec<Row>) {
             SourceRow {
                 source: name(*id),
                 partition,
-                state: Datum::String(s.state.to_string()),
+                state: Datum::String(s.state.as_str().to_string()),
                 offset: opt(offset),
                 high_watermark: opt(high),
                 lag: opt(offset.zip(high).map(|(o, h)| (h - o).max(0))),

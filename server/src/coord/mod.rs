@@ -133,7 +133,9 @@ struct State {
     /// Every record of an external source that could not be decoded.
     source_errors: Vec<crate::storage::SourceError>,
     /// What each external source's readers report, and the flag that stops them.
-    ingests: BTreeMap<GlobalId, Vec<external::Ingest>>,
+    ingests: BTreeMap<GlobalId, Vec<kpg_storage::reading::Ingest>>,
+    /// Where the batches of sources' readers in the other processes go, by source and share.
+    shares: HashMap<(GlobalId, u32), std::sync::mpsc::Sender<external::ShareMessage>>,
     /// The flag that stops each sink's writer.
     sinks: BTreeMap<GlobalId, Arc<std::sync::atomic::AtomicBool>>,
     peeks: HashMap<u64, PendingPeek>,
@@ -253,6 +255,7 @@ impl Coordinator {
                     restored_offsets: BTreeMap::new(),
                     source_errors: Vec::new(),
                     ingests: BTreeMap::new(),
+                    shares: HashMap::new(),
                     sinks: BTreeMap::new(),
                     peeks: HashMap::new(),
                     subscribes: HashMap::new(),
