@@ -137,68 +137,68 @@ impl Poller {
         self.unlisted = true;
     }
 
-    /// The next records, none if there were none for about 100 ms; `None` once `ingest` is
-    /// stopped. Connects as needed (an unreachable transport stalls the reader, which retries
-    /// with backoff) and reports the state, the partitions and their high watermarks to
-    /// `ingest`.
+    /// The next records, none if there were none for about 100 ms or the transport could not
+    /// be reached (the reader is then stalled: it waited its backoff, and the next call tries
+    /// again); `None` once `ingest` is stopped. Connects as needed and reports the state, the
+    /// partitions and their high watermarks to `ingest`.
     pub fn poll(&mut self, ingest: &Ingest) -> Option<Vec<Record>> {
-        while !ingest.stopped() {
-            if self.reader.is_none() {
-                match records::connect(&self.transport, &self.positions, self.share) {
-                    Ok(reader) => self.open(reader),
-                    Err(e) => {
-                        self.stall(ingest, &e);
-                        continue;
-                    }
-                }
-            }
-            let reader = self.reader.as_mut().expect("connected above");
-            // Every partition is listed from the start, also one that never yields a record
-            // (say, one whose records are gone).
-            if self.unlisted {
-                self.unlisted = false;
-                ingest.report(|s| {
-                    for (p, o) in reader.positions() {
-                        s.partitions.entry(*p).or_insert((*o, None));
-                    }
-                });
-            }
-            let records = match reader.poll(BATCH, MIN_BACKOFF) {
-                Ok(records) => records,
+        if ingest.stopped() {
+            return None;
+        }
+        if self.reader.is_none() {
+            match records::connect(&self.transport, &self.positions, self.share) {
+                Ok(reader) => self.open(reader),
                 Err(e) => {
                     self.stall(ingest, &e);
-                    continue;
+                    return Some(Vec::new());
                 }
-            };
-            self.backoff = MIN_BACKOFF;
-            if self.watermarks.elapsed() > Duration::from_secs(1) {
-                self.watermarks = Instant::now();
-                let high = reader.high_watermarks();
-                ingest.report(|s| {
-                    for (p, h) in high {
-                        s.partitions.entry(p).or_insert((0, None)).1 = Some(h);
-                    }
-                });
             }
-            let finished = reader.finished();
-            let lost = reader.lost().map(str::to_string);
-            ingest.report(|s| match lost {
-                // Sticky: the records are gone; the rest of the topic is still read.
-                Some(why) => {
-                    s.state = ReaderState::Failed;
-                    s.last_error = Some(why);
-                }
-                None => {
-                    s.state = match finished {
-                        true => ReaderState::Finished,
-                        false => ReaderState::Running,
-                    };
-                    s.last_error = None;
+        }
+        let reader = self.reader.as_mut().expect("connected above");
+        // Every partition is listed from the start, also one that never yields a record
+        // (say, one whose records are gone).
+        if self.unlisted {
+            self.unlisted = false;
+            ingest.report(|s| {
+                for (p, o) in reader.positions() {
+                    s.partitions.entry(*p).or_insert((*o, None));
                 }
             });
-            return Some(records);
         }
-        None
+        let records = match reader.poll(BATCH, MIN_BACKOFF) {
+            Ok(records) => records,
+            Err(e) => {
+                self.stall(ingest, &e);
+                return Some(Vec::new());
+            }
+        };
+        self.backoff = MIN_BACKOFF;
+        if self.watermarks.elapsed() > Duration::from_secs(1) {
+            self.watermarks = Instant::now();
+            let high = reader.high_watermarks();
+            ingest.report(|s| {
+                for (p, h) in high {
+                    s.partitions.entry(p).or_insert((0, None)).1 = Some(h);
+                }
+            });
+        }
+        let finished = reader.finished();
+        let lost = reader.lost().map(str::to_string);
+        ingest.report(|s| match lost {
+            // Sticky: the records are gone; the rest of the topic is still read.
+            Some(why) => {
+                s.state = ReaderState::Failed;
+                s.last_error = Some(why);
+            }
+            None => {
+                s.state = match finished {
+                    true => ReaderState::Finished,
+                    false => ReaderState::Running,
+                };
+                s.last_error = None;
+            }
+        });
+        Some(records)
     }
 
     /// Each partition's next offset after the records returned so far.

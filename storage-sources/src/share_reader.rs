@@ -98,11 +98,13 @@ fn read(
             }
         }
         poller.handed_over();
-        let errors = batch.errors.len() as u64;
-        ingest.handed_over(batch.records, batch.bytes, errors, &batch.positions);
-        let status = ingest.status();
-        send(Some(batch), status.clone());
-        sent = status;
+        // The status sent with a batch is the one before it: process 0 counts the batch once
+        // it has committed it, as this reader does once it is sent.
+        let (records, bytes) = (batch.records, batch.bytes);
+        let (errors, positions) = (batch.errors.len() as u64, batch.positions.clone());
+        send(Some(batch), ingest.status());
+        ingest.handed_over(records, bytes, errors, &positions);
+        sent = ingest.status();
         waiting = true;
     }
 }

@@ -136,26 +136,38 @@ impl KpgCluster {
     /// Kills process 0 with SIGKILL (a crash), lets the others stop (or kills them), and starts
     /// the cluster again on new ports, every process on its data directory.
     pub async fn restart(&mut self) {
-        let server = self.server.as_mut().expect("process 0 is running");
-        server.kill();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        for member in &mut self.others {
-            while member.proc.child.try_wait().expect("try_wait").is_none() {
-                if Instant::now() > deadline {
-                    let _ = member.proc.child.kill();
-                    let _ = member.proc.child.wait();
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
         let processes = self.others.len() + 1;
-        write_addresses(self._dir.path(), processes);
-        self.others = (1..processes)
-            .map(|process| spawn_member(self._dir.path(), process, processes, self.workers))
-            .collect();
-        // Process 0 keeps its arguments, among them the addresses file rewritten above.
-        server.restart().await;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let server = self.server.as_mut().expect("process 0 is running");
+            server.kill();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            for member in &mut self.others {
+                while member.proc.child.try_wait().expect("try_wait").is_none() {
+                    if Instant::now() > deadline {
+                        let _ = member.proc.child.kill();
+                        let _ = member.proc.child.wait();
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            write_addresses(self._dir.path(), processes);
+            self.others = (1..processes)
+                .map(|process| spawn_member(self._dir.path(), process, processes, self.workers))
+                .collect();
+            // Process 0 keeps its arguments, among them the addresses file rewritten above.
+            let Err(e) = server.try_restart().await else {
+                return;
+            };
+            let clash =
+                (self.others.iter()).any(|m| m.log_tail(50).contains("Address already in use"));
+            if (e.is_port_clash() || clash) && attempt < 4 {
+                continue;
+            }
+            panic!("restarting the cluster: process 0: {}", e.message());
+        }
     }
 
     /// Everything process `process` (1..) wrote to stderr so far.

@@ -324,21 +324,25 @@ impl KpgServer {
     /// Starts kpg again on the same data directory (on a new port), killing it first if it
     /// still runs; its log continues in the same file.
     pub async fn restart(&mut self) {
-        self.kill();
-        let dir = self._dir.path().to_path_buf();
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match spawn_kpg(&dir, &self.data_dir, self.workers, &self.extra_args).await {
-                Ok((proc, port)) => {
-                    self.proc = proc;
-                    self.port = port;
-                    return;
-                }
+            match self.try_restart().await {
+                Ok(()) => return,
                 Err(e) if e.is_port_clash() && attempt < 4 => continue,
                 Err(e) => panic!("restarting kpg: {}", e.message()),
             }
         }
+    }
+
+    /// One attempt of `restart`.
+    pub(crate) async fn try_restart(&mut self) -> Result<(), StartError> {
+        self.kill();
+        let dir = self._dir.path().to_path_buf();
+        let (proc, port) = spawn_kpg(&dir, &self.data_dir, self.workers, &self.extra_args).await?;
+        self.proc = proc;
+        self.port = port;
+        Ok(())
     }
 
     /// Tries to start a second kpg on this server's data directory; what it printed if it

@@ -374,10 +374,15 @@ impl Reader {
     }
 
     fn run(mut self, feed: Feed) {
-        if self.kafka.envelope == Envelope::Upsert && !self.load_current() {
-            return;
-        }
-        if self.progress.is_some() && !self.load_progress() {
+        let ready = match self.kafka.envelope == Envelope::Upsert {
+            true => self.load_current(),
+            false => true,
+        };
+        if !ready || (self.progress.is_some() && !self.load_progress()) {
+            // The readers in other processes stop too: nothing here takes their batches.
+            if let (Feed::Remote { .. }, Some(coord)) = (&feed, self.coord.upgrade()) {
+                coord.compute.send(Command::StopShares { id: self.id });
+            }
             return;
         }
         match feed {
@@ -416,7 +421,7 @@ impl Reader {
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => return,
             };
-            // The reader counts a batch as it sends it.
+            // Its status as of before the batch (every batch before it committed here).
             self.ingest.report(|s| *s = status);
             let Some(batch) = batch else {
                 continue;
@@ -424,10 +429,13 @@ impl Reader {
             let Some(coord) = self.coord.upgrade() else {
                 return;
             };
+            let (count, bytes, errors) = (batch.records, batch.bytes, batch.errors.len() as u64);
             let decoded = Decoded::appends(self.id, batch.rows, batch.errors);
             if !self.commit(&coord, decoded, &batch.positions) {
                 return;
             }
+            self.ingest
+                .handed_over(count, bytes, errors, &self.positions);
             coord
                 .compute
                 .send(Command::ShareTaken { id: self.id, share });
