@@ -22,7 +22,8 @@
 //! `KPG_BENCH_ONLY=ingest` or `freshness` runs one part. `KPG_PERF_DIR=dir` also records
 //! `perf record` profiles of kpg over each ingest window (`dir/ingest-<workers>w.data`;
 //! `KPG_PERF_CALLGRAPH=dwarf` for call graphs of a build without frame pointers);
-//! `KPG_BENCH_CASES=1w,2w,2w-noindex` (the default) picks kpg's ingest runs. It
+//! `KPG_BENCH_CASES=1w,2w,2w-noindex,2p` (the default) picks kpg's ingest runs (`2p`: a cluster
+//! of two processes of one worker, each reading half the partitions). It
 //! prints figures and ratios; it asserts that the rows arrived, never anything about time
 //! (machines are shared and noisy).
 
@@ -261,10 +262,44 @@ fn checkpoints(lines: &[String]) -> Vec<Vec<(String, String)>> {
 }
 
 /// kpg with `workers` reads the whole topic into a source (indexed on `l_orderkey` if `index`).
-async fn kpg_ingest(kafka: &Kafka, workers: usize, index: bool, lines: &[String]) -> Ingest {
-    let kpg = KpgServer::start_with_workers(workers).await;
-    let c = kpg.connect().await;
-    let pid = kpg.pid();
+/// The threads' CPU seconds of every process in `pids` (those of processes after the first
+/// named `p<i>:`).
+fn threads_cpu(pids: &[u32]) -> BTreeMap<String, f64> {
+    let mut all = BTreeMap::new();
+    for (i, pid) in pids.iter().enumerate() {
+        for (name, s) in thread_cpu(*pid) {
+            let name = match i {
+                0 => name,
+                _ => format!("p{i}:{name}"),
+            };
+            *all.entry(name).or_insert(0.0) += s;
+        }
+    }
+    all
+}
+
+/// kpg's ingest with `workers` worker threads in one process, or with `processes` > 1 of one
+/// worker each (a cluster: each process reads its share of the partitions).
+async fn kpg_ingest(
+    kafka: &Kafka,
+    workers: usize,
+    processes: usize,
+    index: bool,
+    lines: &[String],
+) -> Ingest {
+    let (single, cluster) = match processes {
+        1 => (Some(KpgServer::start_with_workers(workers).await), None),
+        _ => (None, Some(KpgCluster::start(processes, 1).await)),
+    };
+    let (c, pids) = match (&single, &cluster) {
+        (Some(kpg), _) => (kpg.connect().await, vec![kpg.pid()]),
+        (_, Some(cluster)) => (
+            cluster.connect().await,
+            (0..processes).map(|p| cluster.pid_of(p)).collect(),
+        ),
+        _ => unreachable!("one of the two was started"),
+    };
+    let pid = pids[0];
     let broker = broker_pid();
     let create = format!(
         "CREATE SOURCE lineitem ({}) FROM KAFKA BROKER '{}' TOPIC 'lineitem' FORMAT CSV",
@@ -275,7 +310,7 @@ async fn kpg_ingest(kafka: &Kafka, workers: usize, index: bool, lines: &[String]
         pid,
         &format!("ingest-{workers}w{}", if index { "" } else { "-noindex" }),
     );
-    let (cpu_before, broker_before) = (thread_cpu(pid), broker.map_or(0.0, process_cpu));
+    let (cpu_before, broker_before) = (threads_cpu(&pids), broker.map_or(0.0, process_cpu));
     let started = Instant::now();
     execute(&c, &create).await;
     if index {
@@ -329,7 +364,7 @@ async fn kpg_ingest(kafka: &Kafka, workers: usize, index: bool, lines: &[String]
     }
     let visible = *tenths.last().expect("ten tenths");
     // CPU over the ingest window only: the count below is not part of it.
-    let kpg_cpu = cpu_delta(&cpu_before, &thread_cpu(pid));
+    let kpg_cpu = cpu_delta(&cpu_before, &threads_cpu(&pids));
     let broker_cpu = broker.map_or(0.0, process_cpu) - broker_before;
     perf.stop();
     let asked = Instant::now();
@@ -825,22 +860,29 @@ async fn ingest(kafka: &Kafka) {
         pg_rate,
         pg_time.as_secs_f64()
     );
-    // `KPG_BENCH_CASES=1w,2w,2w-noindex` (the default: all three) picks kpg's runs.
-    let cases = std::env::var("KPG_BENCH_CASES").unwrap_or_else(|_| "1w,2w,2w-noindex".into());
-    for (workers, index) in [(1, true), (2, true), (2, false)] {
-        let case = format!("{workers}w{}", if index { "" } else { "-noindex" });
+    // `KPG_BENCH_CASES=1w,2w,2w-noindex,2p` (the default: all four) picks kpg's runs; `2p` is
+    // a cluster of 2 processes of 1 worker each.
+    let cases = std::env::var("KPG_BENCH_CASES").unwrap_or_else(|_| "1w,2w,2w-noindex,2p".into());
+    for (workers, processes, index) in [(1, 1, true), (2, 1, true), (2, 1, false), (2, 2, true)] {
+        let case = match processes {
+            1 => format!("{workers}w{}", if index { "" } else { "-noindex" }),
+            _ => format!("{processes}p"),
+        };
         if !cases.split(',').any(|c| c.trim() == case) {
             continue;
         }
-        let run = kpg_ingest(kafka, workers, index, &lines).await;
+        let run = kpg_ingest(kafka, workers, processes, index, &lines).await;
         let rate = total as f64 / run.visible.as_secs_f64();
         let half = run.tenths[4];
         let first_half = total as f64 / 2.0 / half.as_secs_f64();
         let second_half = total as f64 / 2.0 / (run.visible - half).as_secs_f64();
+        let who = match processes {
+            1 => format!("{workers} worker{}", if workers == 1 { " " } else { "s" }),
+            _ => format!("{processes} processes x 1 worker"),
+        };
         println!(
-            "  kpg {workers} worker{} {:<20} {:>9.0} rows/s  ({:.2}s; {:.0} rows/s in the first half, \
+            "  kpg {who} {:<20} {:>9.0} rows/s  ({:.2}s; {:.0} rows/s in the first half, \
              {:.0} in the second)  {:.2}x the peer, {:.2}x PostgreSQL, {:.3}x the 500k target",
-            if workers == 1 { " " } else { "s" },
             if index { "indexed" } else { "no index" },
             rate,
             run.visible.as_secs_f64(),
@@ -863,7 +905,7 @@ async fn ingest(kafka: &Kafka) {
         let threads: Vec<String> = run
             .kpg_cpu
             .iter()
-            .take(8)
+            .take(10)
             .map(|(name, s)| format!("{name} {s:.2}s ({:.1})", s / total as f64 * 1e6))
             .collect();
         println!("    {}", threads.join(", "));
