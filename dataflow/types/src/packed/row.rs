@@ -3,9 +3,9 @@
 //! an array's or record's elements inside one).
 //!
 //! Order is `Vec<Datum>`'s (`order.rs`); equality and hashing are of the bytes, which the
-//! canonical encoding makes agree with it. Serde reads and writes the same format as `Row`'s
-//! derived one (a newtype `Row` around a sequence of `Datum`s), so that a packed row can stand
-//! where rows are already serialized (commands between processes, durable storage).
+//! canonical encoding makes agree with it. Serde writes a row for people (JSON) as `Row`'s derived
+//! implementation did (a newtype `Row` around a sequence of `Datum`s), and for machines (bincode:
+//! commands and exchanges between the processes of a cluster) as its packed bytes.
 
 use super::bytes::RowBytes;
 pub use super::bytes::INLINE;
@@ -334,9 +334,16 @@ impl Serialize for Datums<'_> {
     }
 }
 
+/// For people (JSON): the datums, as `Row`'s derived implementation wrote them. For machines
+/// (bincode, between the processes of a cluster, which all run one binary): the packed bytes,
+/// checked as they are read back (`check_row`) — no datum is decoded, no numeric printed and
+/// parsed again on the way.
 impl Serialize for PackedRow {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_newtype_struct("Row", &Datums(self.as_slice()))
+        match s.is_human_readable() {
+            true => s.serialize_newtype_struct("Row", &Datums(self.as_slice())),
+            false => s.serialize_bytes(self.as_bytes()),
+        }
     }
 }
 
@@ -344,9 +351,29 @@ impl Serialize for PackedRow {
 #[serde(rename = "Row")]
 struct Wire(Vec<Datum>);
 
+/// Reads a packed row's bytes, checked.
+struct PackedBytes;
+
+impl<'de> serde::de::Visitor<'de> for PackedBytes {
+    type Value = PackedRow;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a packed row's bytes")
+    }
+
+    fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<PackedRow, E> {
+        super::check_row(bytes).map_err(E::custom)
+    }
+}
+
 impl<'de> Deserialize<'de> for PackedRow {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PackedRow, D::Error> {
-        let Wire(datums) = Wire::deserialize(d)?;
-        Ok(PackedRow::pack(&datums))
+        match d.is_human_readable() {
+            true => {
+                let Wire(datums) = Wire::deserialize(d)?;
+                Ok(PackedRow::pack(&datums))
+            }
+            false => d.deserialize_bytes(PackedBytes),
+        }
     }
 }

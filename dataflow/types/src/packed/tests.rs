@@ -149,19 +149,37 @@ fn small_rows_are_inline() {
     assert_eq!(big.heap_size(), 41);
 }
 
-/// Serde writes what `Row`'s derived implementation writes, and reads it back.
+/// JSON is the datums, as `Row`'s derived implementation wrote them; bincode is the packed
+/// bytes behind their length, read back to the same row, and damaged bytes are an error.
 #[test]
-fn serde_is_rows_format() {
+fn serde_is_datums_for_people_and_bytes_for_machines() {
     let datums = every_variant();
     let (row, packed) = (Row::new(datums.clone()), PackedRow::pack(&datums));
-    let json_row = serde_json::to_string(&row).unwrap();
-    assert_eq!(serde_json::to_string(&packed).unwrap(), json_row);
-    let bin_row = bincode::serialize(&row).unwrap();
-    assert_eq!(bincode::serialize(&packed).unwrap(), bin_row);
-    let back: PackedRow = bincode::deserialize(&bin_row).unwrap();
+    let json = serde_json::to_string(&row).unwrap();
+    assert_eq!(serde_json::to_string(&packed).unwrap(), json);
+    assert_eq!(
+        json,
+        serde_json::to_string(&datums).unwrap(),
+        "JSON lists the datums"
+    );
+    let bin = bincode::serialize(&row).unwrap();
+    assert_eq!(bincode::serialize(&packed).unwrap(), bin);
+    let mut want = (packed.as_bytes().len() as u64).to_le_bytes().to_vec();
+    want.extend_from_slice(packed.as_bytes());
+    assert_eq!(bin, want, "bincode is the packed bytes");
+    let back: PackedRow = bincode::deserialize(&bin).unwrap();
     assert_eq!(back, packed);
-    let back: Row = bincode::deserialize(&bincode::serialize(&packed).unwrap()).unwrap();
+    let back: Row = bincode::deserialize(&bin).unwrap();
     assert_eq!(back, row);
+    // From a reader too (owned bytes), as between processes.
+    let back: Row = bincode::deserialize_from(&bin[..]).unwrap();
+    assert_eq!(back, row);
+    // A row cut short is refused, not trusted.
+    let mut cut = ((packed.as_bytes().len() - 1) as u64)
+        .to_le_bytes()
+        .to_vec();
+    cut.extend_from_slice(&packed.as_bytes()[..packed.as_bytes().len() - 1]);
+    assert!(bincode::deserialize::<Row>(&cut).is_err());
 }
 
 /// Values of one kind (so that two rows of one schema meet on equal variants), drawn from
