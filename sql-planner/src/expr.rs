@@ -563,6 +563,19 @@ impl<'a> ExprContext<'a> {
         else_result: Option<&Expr>,
     ) -> Result<Typed, PlanError> {
         let operand = operand.map(|o| self.bind(o)).transpose()?;
+        if operand.as_ref().is_some_and(|o| o.expr.draws_per_call()) {
+            // PostgreSQL evaluates the operand once; the comparisons below would each draw
+            // a new value, so some rows would match no WHEN (`CASE floor(random() * 3) ...`).
+            let mut e = PlanError::unsupported(
+                "CASE with an operand that draws a new value at each call (random(), \
+                 gen_random_uuid(), clock_timestamp())",
+            );
+            e.detail = Some(
+                "Compute the operand in a subquery: CASE x WHEN ... FROM (SELECT random() AS x ...)"
+                    .into(),
+            );
+            return Err(e);
+        }
         let mut conds = Vec::with_capacity(conditions.len());
         let mut results = Vec::with_capacity(conditions.len() + 1);
         // The conditions under which the branch at hand is evaluated: the enclosing guard,

@@ -135,9 +135,26 @@ async fn volatile_predicates_are_drawn_per_row_where_they_stand() {
         "SELECT gen_random_uuid() IN ('00000000-0000-0000-0000-000000000000', \
          '11111111-1111-1111-1111-111111111111'), random() IN (NULL, NULL), \
          random() NOT IN (2, 3.5), current_date IN ('2024-01-01', '2024-01-02')",
+        // A simple CASE's operand written in a subquery is one value per row: every row
+        // takes a branch.
+        "SELECT count(*) FILTER (WHERE c IS NULL) FROM (SELECT CASE x WHEN 0 THEN 'a' \
+         WHEN 1 THEN 'b' WHEN 2 THEN 'c' END AS c FROM (SELECT floor(random() * 3) AS x \
+         FROM generate_series(1, 2000)) s) t",
+        // The statement's time is one value: the comparisons may repeat it.
+        "SELECT CASE current_date WHEN current_date THEN 'today' END",
     ] {
         s.check(q).await;
     }
+    // Written in place, PostgreSQL draws the operand once and kpg would draw it at each WHEN
+    // (rows matching none): refused, with the rewrite that works in the detail.
+    let (code, msg) = expect_error(
+        &s.kpg,
+        "SELECT CASE floor(random() * 3) WHEN 0 THEN 'a' WHEN 1 THEN 'b' END \
+         FROM generate_series(1, 10)",
+    )
+    .await;
+    assert_eq!(code, "0A000", "{msg}");
+    assert!(msg.contains("CASE with an operand"), "{msg}");
     // An equality that draws at each call is evaluated per joined pair, not made a join key
     // drawn once per input row (which matched every row of the one-row side exactly once).
     let mut counts = Vec::new();

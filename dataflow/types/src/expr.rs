@@ -433,9 +433,6 @@ impl ScalarExpr {
         constant && !self.is_volatile()
     }
 
-    /// Whether evaluating the expression twice on the same row may give different values
-    /// (`random()`): such an expression cannot be maintained incrementally, since a row's
-    /// retraction would not cancel its insertion.
     /// Whether the expression calls a function that draws a new value at each call
     /// (`VariadicFunc::draws_per_call`).
     pub fn draws_per_call(&self) -> bool {
