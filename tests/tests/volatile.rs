@@ -155,6 +155,25 @@ async fn volatile_predicates_are_drawn_per_row_where_they_stand() {
     .await;
     assert_eq!(code, "0A000", "{msg}");
     assert!(msg.contains("CASE with an operand"), "{msg}");
+    // An outer join's matched pairs and unmatched rows are computed apart: an ON condition
+    // that draws per call would be drawn for each (kpg found 981 rows of a LEFT JOIN that
+    // must keep all 1000). Refused; an inner join draws once per pair, as PostgreSQL.
+    for kind in ["LEFT", "RIGHT", "FULL"] {
+        let (code, msg) = expect_error(
+            &s.kpg,
+            &format!(
+                "SELECT count(*) FROM generate_series(1, 1000) a {kind} JOIN \
+                 generate_series(1, 1) b ON random() < 0.5"
+            ),
+        )
+        .await;
+        assert_eq!(code, "0A000", "{kind}: {msg}");
+    }
+    s.check(
+        "SELECT count(*) BETWEEN 300 AND 700 FROM generate_series(1, 1000) a \
+         JOIN generate_series(1, 1) b ON random() < 0.5",
+    )
+    .await;
     // An equality that draws at each call is evaluated per joined pair, not made a join key
     // drawn once per input row (which matched every row of the one-row side exactly once).
     let mut counts = Vec::new();

@@ -262,6 +262,20 @@ impl FromBuilder<'_> {
                 on.push(l.call_binary(BinaryFunc::Eq, r));
             }
             let types: Vec<ScalarType> = both.items.iter().map(|i| i.ty.scalar).collect();
+            if kind != JoinKind::Inner
+                && on
+                    .iter()
+                    .chain(&on_subqueries)
+                    .any(ScalarExpr::draws_per_call)
+            {
+                // The matched pairs and each side's unmatched rows are computed apart (the
+                // rewrites may make their copies of the inner join differ), so a value drawn
+                // at each call would be drawn once for each: a row could be both or neither.
+                return Err(PlanError::unsupported(
+                    "an outer join whose ON condition draws a new value at each call \
+                     (random(), gen_random_uuid(), clock_timestamp())",
+                ));
+            }
             let subqueries = on_host.as_ref().map(|h| (h, on_subqueries));
             plan = outer_join(kind, (plan, rplan), &types, nl, on, subqueries);
             let mut items = both.items;
