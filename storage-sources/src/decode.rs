@@ -228,11 +228,19 @@ fn csv_into(
                 columns.len()
             ));
         }
+        // The unquoted fields, checked as UTF-8 at once (unquoting removes only ASCII quotes
+        // from valid UTF-8, so this fails only where the record did) and for NULs at once.
+        let all = std::str::from_utf8(&output[..ends[..fields].last().copied().unwrap_or(0)])
+            .map_err(|e| format!("invalid CSV: {e}"))?;
+        let nul_free = !all.as_bytes().contains(&0);
         // Whether fields were quoted matters only for empty ones ("" is an empty string).
         let mut quoted: Option<Vec<bool>> = None;
         let mut start = 0;
         for (i, (name, ty)) in columns.iter().enumerate() {
-            let field = &output[start..ends[i]];
+            // Field ends are where a delimiter (ASCII) was: character boundaries.
+            let field = all
+                .get(start..ends[i])
+                .ok_or_else(|| "invalid CSV: a field ends inside a character".to_string())?;
             start = ends[i];
             if field.is_empty()
                 && !quoted
@@ -244,8 +252,12 @@ fn csv_into(
                 packer.push_ref(DatumRef::Null);
                 continue;
             }
-            let field = std::str::from_utf8(field).map_err(|e| format!("invalid CSV: {e}"))?;
-            push(packer, field, name, ty)?;
+            match nul_free {
+                true => packer
+                    .push_text(field, ty)
+                    .map_err(|e| format!("column \"{name}\": {e}"))?,
+                false => push(packer, field, name, ty)?,
+            }
         }
         Ok(())
     })

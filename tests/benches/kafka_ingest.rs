@@ -200,6 +200,21 @@ fn process_cpu(pid: u32) -> f64 {
     thread_cpu(pid).values().sum()
 }
 
+/// The page faults the processes have taken (`minflt` of `/proc/<pid>/stat`): each a page
+/// of memory touched for the first time since it was mapped or returned to the kernel. Their
+/// cost depends on the machine (on a VM whose memory the host backs lazily, a fault can cost
+/// tens of microseconds), so the count says how much memory a run churns.
+fn minor_faults(pids: &[u32]) -> u64 {
+    pids.iter()
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let after_name = &stat[stat.rfind(')')? + 2..];
+            // Fields after the name: state, ppid, pgrp, session, tty, tpgid, flags, minflt.
+            after_name.split_whitespace().nth(7)?.parse::<u64>().ok()
+        })
+        .sum()
+}
+
 /// The broker: this process's child running `java`.
 fn broker_pid() -> Option<u32> {
     let me = std::process::id().to_string();
@@ -235,10 +250,14 @@ struct Ingest {
     tenths: Vec<Duration>,
     /// How long a `SELECT count(*)` of all the records took afterwards.
     count_took: Duration,
+    /// How long `CREATE SOURCE` and `CREATE INDEX` took (part of the ingest window).
+    statements: (Duration, Duration),
     /// `SELECT count(*)` returned every record.
     visible: Duration,
     kpg_cpu: Vec<(String, f64)>,
     broker_cpu: f64,
+    /// Page faults kpg took over the window (`minor_faults`).
+    faults: u64,
 }
 
 /// For each tenth of the topic, per partition: `(l_orderkey, l_linenumber)` of the record that
@@ -311,8 +330,10 @@ async fn kpg_ingest(
         &format!("ingest-{workers}w{}", if index { "" } else { "-noindex" }),
     );
     let (cpu_before, broker_before) = (threads_cpu(&pids), broker.map_or(0.0, process_cpu));
+    let faults_before = minor_faults(&pids);
     let started = Instant::now();
     execute(&c, &create).await;
+    let created = started.elapsed();
     if index {
         execute(
             &c,
@@ -320,6 +341,7 @@ async fn kpg_ingest(
         )
         .await;
     }
+    let statements = (created, started.elapsed() - created);
     let deadline = Duration::from_secs(600);
     // Progress without counting: each partition is read and committed in order, a batch at a
     // time, so once the record ending a tenth of every partition is readable, so is every
@@ -366,6 +388,7 @@ async fn kpg_ingest(
     // CPU over the ingest window only: the count below is not part of it.
     let kpg_cpu = cpu_delta(&cpu_before, &threads_cpu(&pids));
     let broker_cpu = broker.map_or(0.0, process_cpu) - broker_before;
+    let faults = minor_faults(&pids) - faults_before;
     perf.stop();
     let asked = Instant::now();
     let count = value(&c, "SELECT count(*) FROM lineitem").await;
@@ -392,6 +415,8 @@ async fn kpg_ingest(
         tenths,
         visible,
         count_took,
+        statements,
+        faults,
         kpg_cpu,
         broker_cpu,
     }
@@ -895,11 +920,17 @@ async fn ingest(kafka: &Kafka) {
         let wall = run.visible.as_secs_f64();
         let total_cpu: f64 = run.kpg_cpu.iter().map(|(_, s)| s).sum();
         println!(
-            "    CPU {total_cpu:.2}s ({:.0}% of one core, {:.1} us per row), broker {:.2}s; then a \
-             count(*) of every row took {:.0} ms; by thread (us per row):",
+            "    CPU {total_cpu:.2}s ({:.0}% of one core, {:.1} us per row), broker {:.2}s; CREATE \
+             SOURCE took {:.0} ms, CREATE INDEX {:.0} ms; {} page faults ({:.0} MiB of pages, {:.2} \
+             a row); then a count(*) of every row took {:.0} ms; by thread (us per row):",
             total_cpu / wall * 100.0,
             total_cpu / total as f64 * 1e6,
             run.broker_cpu,
+            run.statements.0.as_secs_f64() * 1e3,
+            run.statements.1.as_secs_f64() * 1e3,
+            run.faults,
+            run.faults as f64 * 4096.0 / (1 << 20) as f64,
+            run.faults as f64 / total as f64,
             run.count_took.as_secs_f64() * 1e3
         );
         let threads: Vec<String> = run
