@@ -98,6 +98,9 @@ pub fn rewrite(s: &Select) -> Result<Option<Select>, PlanError> {
     // parameter's value, say). Beside `unnest(a)` its value is NULL where `d` is not 1; alone,
     // there are no rows.
     let dims: Vec<&Expr> = calls.iter().filter_map(|(_, c)| dimension(c)).collect();
+    for (_, call) in &calls {
+        check_dimension(call)?;
+    }
     if !dims.is_empty()
         && !dims.iter().any(|d| is_one(d))
         && calls.iter().all(|(_, c)| c.name == "generate_subscripts")
@@ -318,6 +321,36 @@ fn dimension<'a>(c: &Srf<'a>) -> Option<&'a Expr> {
         ("generate_subscripts", [_, FunctionArg::Unnamed(FunctionArgExpr::Expr(dim))]) => Some(dim),
         _ => None,
     }
+}
+
+/// `generate_subscripts(a, d)` takes an integer `d`: one of another type (`1.5`, `1::int8`)
+/// names no function, as in PostgreSQL (the rewrite compares `d` with 1, which any number
+/// could be). Checked where `d` reads no column (bound without a scope), as it almost always
+/// does.
+fn check_dimension(c: &Srf<'_>) -> Result<(), PlanError> {
+    let Some(dim) = dimension(c) else {
+        return Ok(());
+    };
+    let empty = crate::scope::Scope::empty();
+    let cx = crate::expr::ExprContext::new(&empty, "generate_subscripts");
+    let Ok(d) = cx.bind(dim) else {
+        return Ok(());
+    };
+    if crate::types::coerce(d.clone(), &ScalarType::Int32, CastContext::Implicit)?.is_some() {
+        return Ok(());
+    }
+    let array = match &c.args[0] {
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(a)) => cx.bind(a).ok(),
+        _ => None,
+    };
+    Err(match array {
+        Some(a) => crate::func::no_function(c.name, &[a, d]),
+        None => PlanError::undefined_function(format!(
+            "function {}(anyarray, {}) does not exist",
+            c.name,
+            d.type_name()
+        )),
+    })
 }
 
 /// Whether `e` is the constant 1 (possibly cast, as drivers send `1::INTEGER`).

@@ -61,6 +61,15 @@ async fn select_list_set_returning_functions_match_postgres() {
         ],
     )
     .await;
+    // A dimension that is not an integer names no function (it gave no rows).
+    for sql in [
+        "SELECT generate_subscripts(ARRAY[1, 2], 1.5)",
+        "SELECT id, generate_subscripts(tags, 1::int8) FROM t",
+        "SELECT unnest(tags), generate_subscripts(tags, 1.0) FROM t",
+    ] {
+        let (_, message) = s.check_error(sql).await;
+        assert!(message.contains("does not exist"), "{sql}: {message}");
+    }
     for sql in [
         "SELECT unnest(ARRAY[1, 2]) + 1",
         "SELECT count(*), unnest(ARRAY[1])",
