@@ -1,8 +1,8 @@
 //! Binding of GREATEST/LEAST, the mathematical functions (sign, sqrt, cbrt, exp, ln, log,
 //! log10, power), the string functions concat, replace, lpad, rpad, left, right,
 //! octet_length, repeat, split_part, initcap, md5, reverse, starts_with, translate, ascii, chr,
-//! regexp_replace, regexp_like, regexp_count, regexp_substr and regexp_instr, and the date
-//! functions of `scalar_funcs/dates.rs`, typed as PostgreSQL's function resolution types them.
+//! regexp_replace, regexp_like, regexp_count, regexp_substr and regexp_instr, the date
+//! functions of `scalar_funcs/dates.rs` and the jsonb builders of `scalar_funcs/jsonb_build.rs`, typed as PostgreSQL's function resolution types them.
 //!
 //! The regular expression functions take PostgreSQL 15's forms (a start position, a match
 //! number, flags). A constant pattern that kpg cannot match as PostgreSQL does is refused
@@ -24,10 +24,17 @@ use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc, VariadicFu
 
 mod dates;
 mod formatting;
+mod jsonb_build;
 
 /// Binds a call of one of this module's functions, or `None` if the name and argument count
 /// are not one of them.
 pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
+    if matches!(
+        name,
+        "to_jsonb" | "jsonb_build_array" | "jsonb_build_object"
+    ) {
+        return jsonb_build::call(name, args);
+    }
     let n = args.len();
     let one = || args[0].clone();
     Ok(Some(match (name, n) {

@@ -103,6 +103,7 @@ fn expr(e: &ScalarExpr) -> String {
                 UnaryFunc::OctetLength => format!("octet_length({})", expr(arg)),
                 UnaryFunc::ToMzTimestamp => format!("{a}::mz_timestamp"),
                 UnaryFunc::MzTimestampNext => format!("{a} + 1"),
+                UnaryFunc::ToJsonb => format!("to_jsonb({})", expr(arg)),
                 other => {
                     let name = format!("{other:?}");
                     let (name, detail) = match name.split_once('(') {
@@ -135,11 +136,12 @@ fn expr(e: &ScalarExpr) -> String {
         } => "mz_now()".to_string(),
         ScalarExpr::Variadic { func, exprs: args } => {
             let parts: Vec<String> = args.iter().map(expr).collect();
-            format!(
-                "{}({})",
-                format!("{func:?}").to_lowercase(),
-                parts.join(", ")
-            )
+            let name = match func {
+                crate::expr::VariadicFunc::JsonbBuildArray => "jsonb_build_array".to_string(),
+                crate::expr::VariadicFunc::JsonbBuildObject => "jsonb_build_object".to_string(),
+                _ => format!("{func:?}").to_lowercase(),
+            };
+            format!("{name}({})", parts.join(", "))
         }
         ScalarExpr::If { cond, then, els } => format!(
             "CASE WHEN {} THEN {} ELSE {} END",

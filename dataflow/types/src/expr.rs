@@ -58,6 +58,8 @@ pub enum ScalarExpr {
 pub enum UnaryFunc {
     /// jsonb_typeof(jsonb)
     JsonbTypeof,
+    /// to_jsonb(x) of a value of a type `jsonb_build::convertible` accepts.
+    ToJsonb,
     /// cardinality(array): its number of elements.
     Cardinality,
     Not,
@@ -249,6 +251,10 @@ pub enum VariadicFunc {
     Least,
     /// concat(...): the arguments' texts, NULLs skipped.
     Concat,
+    /// jsonb_build_array(...) and jsonb_build_object(k, v, ...) (`jsonb_build.rs`); NULL
+    /// arguments are `null` values.
+    JsonbBuildArray,
+    JsonbBuildObject,
     /// replace(string, from, to).
     Replace,
     /// lpad(string, length [, fill]) and rpad.
@@ -648,6 +654,8 @@ impl ScalarExpr {
                         Ok(Datum::Array(args))
                     }
                     VariadicFunc::RecordBuild => Ok(Datum::Record(args)),
+                    VariadicFunc::JsonbBuildArray => crate::jsonb_build::build_array(&args),
+                    VariadicFunc::JsonbBuildObject => crate::jsonb_build::build_object(&args),
                     VariadicFunc::ArrayJoin => crate::array::funcs::to_string(args),
                     VariadicFunc::ArrayReplace => crate::array::funcs::replace(args),
                     VariadicFunc::StringToArray => crate::array::funcs::from_string(args),
@@ -749,6 +757,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
     }
     Ok(match (func, d) {
         (UnaryFunc::JsonbTypeof, Datum::Jsonb(j)) => Datum::String(j.type_name().into()),
+        (UnaryFunc::ToJsonb, d) => Datum::Jsonb(Box::new(crate::jsonb_build::to_json(&d)?)),
         (UnaryFunc::Cardinality, a) => crate::array::funcs::cardinality(a)?,
         (UnaryFunc::Not, Datum::Bool(b)) => Datum::Bool(!b),
         (UnaryFunc::Neg, Datum::Int16(i)) => Datum::Int16(

@@ -66,19 +66,26 @@ impl Json {
                     .map(Json::from_value)
                     .collect::<Result<_, _>>()?,
             ),
-            V::Object(o) => {
-                let mut pairs: Vec<(String, Json)> = Vec::with_capacity(o.len());
-                for (k, v) in o {
-                    let v = Json::from_value(v)?;
-                    match pairs.iter_mut().find(|(key, _)| *key == k) {
-                        Some(slot) => slot.1 = v,
-                        None => pairs.push((k, v)),
-                    }
-                }
-                pairs.sort_by(|a, b| key_order(&a.0, &b.0));
-                Json::Object(pairs)
-            }
+            V::Object(o) => Json::object(
+                o.into_iter()
+                    .map(|(k, v)| Ok((k, Json::from_value(v)?)))
+                    .collect::<Result<_, EvalError>>()?,
+            ),
         })
+    }
+
+    /// An object of `pairs`: a later equal key replaces an earlier one, keys in PostgreSQL's
+    /// order.
+    pub fn object(pairs: Vec<(String, Json)>) -> Json {
+        let mut kept: Vec<(String, Json)> = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs {
+            match kept.iter_mut().find(|(key, _)| *key == k) {
+                Some(slot) => slot.1 = v,
+                None => kept.push((k, v)),
+            }
+        }
+        kept.sort_by(|a, b| key_order(&a.0, &b.0));
+        Json::Object(kept)
     }
 
     /// PostgreSQL's text output of `jsonb`.

@@ -41,6 +41,7 @@ mod failure;
 mod float_text;
 pub mod interval;
 pub mod jsonb;
+pub mod jsonb_build;
 mod math;
 pub mod mfp;
 pub mod numeric;
