@@ -13,7 +13,7 @@ use kpg_types::{ScalarType, UnaryFunc, VariadicFunc};
 
 /// Binds one of the three, or `None` for another name.
 pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
-    Ok(Some(match (name, args.len()) {
+    let func = match (name, args.len()) {
         ("to_jsonb", 1) => {
             let a = args.into_iter().next().expect("one argument");
             if a.ty.is_none() {
@@ -22,20 +22,9 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
                     "could not determine polymorphic type because input has type unknown",
                 ));
             }
-            to_jsonb(a)?
+            return to_jsonb(a).map(Some);
         }
-        ("jsonb_build_array", _) => {
-            let items = args
-                .into_iter()
-                .map(|a| any_to_jsonb(name, a))
-                .collect::<Result<Vec<_>, _>>()?;
-            super::variadic(
-                VariadicFunc::JsonbBuildArray,
-                items,
-                ScalarType::Jsonb,
-                false,
-            )?
-        }
+        ("jsonb_build_array", _) => VariadicFunc::JsonbBuildArray,
         ("jsonb_build_object", n) => {
             if !n.is_multiple_of(2) {
                 return Err(PlanError::new(
@@ -43,30 +32,22 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
                     "argument list must have even number of elements",
                 ));
             }
-            for key in args.iter().step_by(2) {
-                if key
-                    .ty
-                    .is_some_and(|t| t == ScalarType::Jsonb || t.element().is_some())
-                {
-                    return Err(PlanError::new(
-                        "22023",
-                        "key value must be scalar, not array, composite, or json",
-                    ));
-                }
+            let not_scalar = |t: ScalarType| t == ScalarType::Jsonb || t.element().is_some();
+            if args.iter().step_by(2).any(|k| k.ty.is_some_and(not_scalar)) {
+                return Err(PlanError::new(
+                    "22023",
+                    "key value must be scalar, not array, composite, or json",
+                ));
             }
-            let items = args
-                .into_iter()
-                .map(|a| any_to_jsonb(name, a))
-                .collect::<Result<Vec<_>, _>>()?;
-            super::variadic(
-                VariadicFunc::JsonbBuildObject,
-                items,
-                ScalarType::Jsonb,
-                false,
-            )?
+            VariadicFunc::JsonbBuildObject
         }
         _ => return Ok(None),
-    }))
+    };
+    let items = args
+        .into_iter()
+        .map(|a| any_to_jsonb(name, a))
+        .collect::<Result<Vec<_>, _>>()?;
+    super::variadic(func, items, ScalarType::Jsonb, false).map(Some)
 }
 
 /// An `"any"` argument as `jsonb`: an unknown literal as text.
