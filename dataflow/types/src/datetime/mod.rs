@@ -302,7 +302,7 @@ pub fn parse_date_text(text: &str) -> Result<NaiveDate, EvalError> {
 }
 
 /// `YYYY-MM-DD` exactly (year 1-9999), if it is a valid date.
-fn iso_date(b: &[u8]) -> Option<NaiveDate> {
+pub(crate) fn iso_date(b: &[u8]) -> Option<NaiveDate> {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }

@@ -6,7 +6,8 @@
 //! (`varchar_fit`, `char_fit`), so a source that decodes records into rows allocates no string
 //! per field. A `numeric(p, s)` field written plainly (`-12.5`, at most `s` digits after the
 //! point and `p - s` before it, `p` at most 28) goes straight to its packed mantissa at scale
-//! `s`; any other text takes the general parser and the typmod's rounding.
+//! `s`; any other text takes the general parser and the typmod's rounding. Plain integers
+//! (`-123`) and ISO dates (`2024-01-31`) are read in place too.
 
 use super::datum_ref::{DatumRef, NumericRef};
 use super::packer::RowPacker;
@@ -31,6 +32,23 @@ impl RowPacker {
                 let (kept, blanks) = char_fit(text, *n as usize)?;
                 self.push_padded_str(kept, blanks);
             }
+            ScalarType::Int16 | ScalarType::Int32 | ScalarType::Int64 => {
+                match plain_integer(text.as_bytes()) {
+                    Some(v) if *ty == ScalarType::Int64 => self.push_ref(DatumRef::Int64(v)),
+                    Some(v) if *ty == ScalarType::Int32 && i32::try_from(v).is_ok() => {
+                        self.push_ref(DatumRef::Int32(v as i32))
+                    }
+                    Some(v) if *ty == ScalarType::Int16 && i16::try_from(v).is_ok() => {
+                        self.push_ref(DatumRef::Int16(v as i16))
+                    }
+                    // Blanks, signs, out of range: the general parser and its errors.
+                    _ => self.push(&Datum::parse_text(text, ty)?),
+                }
+            }
+            ScalarType::Date => match crate::datetime::iso_date(text.as_bytes()) {
+                Some(d) => self.push_ref(DatumRef::Date(d)),
+                None => self.push(&Datum::parse_text(text, ty)?),
+            },
             ScalarType::Numeric {
                 precision: Some(p),
                 scale: Some(s),
@@ -45,6 +63,26 @@ impl RowPacker {
         }
         Ok(())
     }
+}
+
+/// `text` as an integer if it is plain: an optional `-` and 1 to 18 digits (so it fits an
+/// `i64`), nothing else — no blanks or `+`, which the general parser reads.
+fn plain_integer(text: &[u8]) -> Option<i64> {
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &c in digits {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + i64::from(c - b'0');
+    }
+    Some(if negative { -v } else { v })
 }
 
 /// The mantissa at scale `scale` of `text` as a `numeric(precision, scale)`, if the text is
@@ -91,6 +129,7 @@ mod tests {
             ScalarType::Char { length: Some(1) },
             ScalarType::Char { length: Some(4) },
             ScalarType::Char { length: Some(200) },
+            ScalarType::Int16,
             ScalarType::Int32,
             ScalarType::Int64,
             ScalarType::Numeric {
@@ -148,6 +187,21 @@ mod tests {
             "12345678901234.999",
             "1996-03-13",
             "2024-02-30",
+            "0000-01-01",
+            "1996-3-13",
+            "32767",
+            "-32768",
+            "32768",
+            "2147483647",
+            "-2147483648",
+            "2147483648",
+            "999999999999999999",
+            "-999999999999999999",
+            "9223372036854775807",
+            "9223372036854775808",
+            "+5",
+            "5 ",
+            "0x10",
             "t",
             "off",
         ];
