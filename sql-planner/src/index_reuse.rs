@@ -214,8 +214,11 @@ pub fn plan_arity(plan: &Plan, catalog: &dyn Catalog) -> Option<usize> {
         | Plan::TopK { input, .. } => plan_arity(input, catalog)?,
         Plan::Window { input, funcs, .. } => plan_arity(input, catalog)? + funcs.len(),
         Plan::FlatMap {
-            input, ordinality, ..
-        } => plan_arity(input, catalog)? + 1 + usize::from(*ordinality),
+            input,
+            func,
+            ordinality,
+            ..
+        } => plan_arity(input, catalog)? + func.columns() + usize::from(*ordinality),
         Plan::Union { inputs } => inputs.iter().find_map(|i| plan_arity(i, catalog))?,
         Plan::Recursive { base, .. } => plan_arity(base, catalog)?,
         Plan::Let { body, .. } => plan_arity(body, catalog)?,

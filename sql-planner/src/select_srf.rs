@@ -167,6 +167,7 @@ fn srf(e: &Expr) -> Option<Srf<'_>> {
         "generate_series",
         "jsonb_array_elements",
         "jsonb_array_elements_text",
+        "jsonb_object_keys",
         "regexp_split_to_table",
     ]
     .into_iter()

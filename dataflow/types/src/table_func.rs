@@ -1,5 +1,5 @@
 //! Set-returning functions in FROM (`generate_series`): each call maps one row of arguments to
-//! any number of values. `Plan::FlatMap` evaluates the arguments per input row and appends each
+//! any number of values (of one column, or of two for `jsonb_each`). `Plan::FlatMap` evaluates the arguments per input row and appends each
 //! value (and, `WITH ORDINALITY`, its 1-based position) to a copy of the row.
 //!
 //! `generate_series` follows PostgreSQL: a NULL argument yields no rows, a zero step is an
@@ -28,12 +28,66 @@ pub enum TableFunc {
     /// `generate_subscripts(array, dim)`: the subscripts of dimension `dim` in order (none for
     /// another dimension, an empty or a NULL array).
     GenerateSubscripts,
+    /// `jsonb_each(jsonb)`: two columns, each key and its value (`_text`: the value's `->>`
+    /// text), in the object's key order.
+    JsonbEach { as_text: bool },
+    /// `jsonb_object_keys(jsonb)`: each key of an object, in its order.
+    JsonbObjectKeys,
 }
 
 impl TableFunc {
-    /// The values for one row of arguments.
+    /// How many columns each of its values adds to a row.
+    pub fn columns(&self) -> usize {
+        match self {
+            TableFunc::JsonbEach { .. } => 2,
+            _ => 1,
+        }
+    }
+
+    /// Appends one of its values to a row: the columns of a record for a function of several
+    /// columns, the value itself otherwise.
+    pub fn append(&self, value: Datum, row: &mut Vec<Datum>) {
+        match (self.columns(), value) {
+            (2.., Datum::Record(fields)) => row.extend(fields),
+            (_, value) => row.push(value),
+        }
+    }
+
+    /// The values for one row of arguments (for a function of several columns, a record of
+    /// them each).
     pub fn eval(&self, args: &[Datum]) -> Result<Vec<Datum>, EvalError> {
         match self {
+            TableFunc::JsonbEach { as_text } => {
+                let name = if *as_text {
+                    "jsonb_each_text"
+                } else {
+                    "jsonb_each"
+                };
+                Ok(
+                    object_pairs(&args[0], || format!("cannot call {name} on a non-object"))?
+                        .iter()
+                        .map(|(k, v)| {
+                            let value = match as_text {
+                                false => Datum::Jsonb(Box::new(v.clone())),
+                                true => v.as_text().map_or(Datum::Null, Datum::String),
+                            };
+                            Datum::Record(vec![Datum::String(k.clone()), value])
+                        })
+                        .collect(),
+                )
+            }
+            TableFunc::JsonbObjectKeys => {
+                let kind = match &args[0] {
+                    Datum::Jsonb(j) if matches!(**j, crate::jsonb::Json::Array(_)) => "an array",
+                    _ => "a scalar",
+                };
+                Ok(object_pairs(&args[0], || {
+                    format!("cannot call jsonb_object_keys on {kind}")
+                })?
+                .iter()
+                .map(|(k, _)| Datum::String(k.clone()))
+                .collect())
+            }
             TableFunc::GenerateSeries => generate_series(args),
             TableFunc::Unnest => match &args[0] {
                 Datum::Null => Ok(Vec::new()),
@@ -75,6 +129,24 @@ impl TableFunc {
                 ))),
             },
         }
+    }
+}
+
+/// The key/value pairs of a jsonb object (none for NULL); `not_object` says why anything else
+/// is an error.
+fn object_pairs(
+    d: &Datum,
+    not_object: impl FnOnce() -> String,
+) -> Result<&[(String, crate::jsonb::Json)], EvalError> {
+    match d {
+        Datum::Null => Ok(&[]),
+        Datum::Jsonb(j) => match j.as_ref() {
+            crate::jsonb::Json::Object(pairs) => Ok(pairs),
+            _ => Err(EvalError::InvalidParameterValue(not_object())),
+        },
+        other => Err(EvalError::Internal(format!(
+            "a jsonb function of {other:?}"
+        ))),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Set-returning functions in FROM: `generate_series(...) [WITH ORDINALITY] [AS t(cols)]`,
-//! with or without `LATERAL`.
+//! with or without `LATERAL`; `jsonb_each` and `jsonb_each_text` give two columns (`key`,
+//! `value`).
 //!
 //! As in PostgreSQL, a function in FROM may read the columns of the FROM items before it
 //! (it is implicitly LATERAL). One that reads none is a relation of its own (`FlatMap` over a
@@ -90,6 +91,21 @@ impl FromBuilder<'_> {
                     true,
                 )
             }
+            "jsonb_each" | "jsonb_each_text" | "jsonb_object_keys" if args.len() == 1 => {
+                let arg = args.into_iter().next().expect("one argument");
+                let arg = crate::types::coerce(
+                    arg.clone(),
+                    &ScalarType::Jsonb,
+                    crate::types::CastContext::Implicit,
+                )?
+                .ok_or_else(|| crate::func::no_function(&fname, &[arg]))?;
+                let (func, ty) = match fname.as_str() {
+                    "jsonb_object_keys" => (TableFunc::JsonbObjectKeys, ScalarType::Text),
+                    "jsonb_each" => (TableFunc::JsonbEach { as_text: false }, ScalarType::Jsonb),
+                    _ => (TableFunc::JsonbEach { as_text: true }, ScalarType::Text),
+                };
+                (func, vec![arg.expr], ty, true)
+            }
             "generate_subscripts"
                 if args.len() == 2 && args[0].ty.is_some_and(|t| t.element().is_some()) =>
             {
@@ -137,26 +153,32 @@ impl FromBuilder<'_> {
             _ => return Err(crate::func::no_function(&fname, &args)),
         };
         let reads_columns = exprs.iter().any(|e| !e.support().is_empty());
-        let column = match alias {
-            Some(a) if a.columns.is_empty() => fold(&a.name),
-            _ if matches!(func, TableFunc::JsonbArrayElements { .. }) => "value".to_string(),
-            _ => fname.clone(),
-        };
-        let mut items = vec![ScopeItem {
+        let item = |name: String, ty: ScalarType, nullable: bool| ScopeItem {
             table: None,
-            name: column,
+            name,
             ty: ColumnType::new(ty, nullable),
             level: 0,
             used: UseMark::default(),
-        }];
+        };
+        let mut items = match func {
+            // Two columns: a table alias names neither.
+            TableFunc::JsonbEach { .. } => vec![
+                item("key".to_string(), ScalarType::Text, false),
+                item("value".to_string(), ty, nullable),
+            ],
+            _ => {
+                let column = match alias {
+                    Some(a) if a.columns.is_empty() => fold(&a.name),
+                    _ if matches!(func, TableFunc::JsonbArrayElements { .. }) => {
+                        "value".to_string()
+                    }
+                    _ => fname.clone(),
+                };
+                vec![item(column, ty, nullable)]
+            }
+        };
         if ordinality {
-            items.push(ScopeItem {
-                table: None,
-                name: "ordinality".to_string(),
-                ty: ColumnType::new(ScalarType::Int64, false),
-                level: 0,
-                used: UseMark::default(),
-            });
+            items.push(item("ordinality".to_string(), ScalarType::Int64, false));
         }
         let scope = aliased(Scope { items }, alias, &fname)?;
         Ok(Call {
