@@ -248,40 +248,44 @@ pub fn bind_ordered_aggregate(
             els: Box::new(ScalarExpr::Literal(Datum::Null)),
         },
     };
-    if name == "string_agg" {
+    if matches!(name, "string_agg" | "array_agg" | "jsonb_agg") {
         let Args::Exprs(exprs) = args else {
-            return Err(PlanError::undefined_function(
-                "function string_agg(*) does not exist",
-            ));
+            return Err(PlanError::undefined_function(format!(
+                "function {name}() does not exist"
+            )));
         };
-        let args: Vec<Typed> = exprs
+        if name == "jsonb_agg" && distinct && !order_by.is_empty() {
+            // Its values are compared as jsonb, where ORDER BY names the argument's own.
+            return Err(PlanError::unsupported(
+                "jsonb_agg(DISTINCT ... ORDER BY ...)",
+            ));
+        }
+        let mut args: Vec<Typed> = exprs
             .iter()
             .map(|e| inner.bind(e))
             .collect::<Result<_, _>>()?;
-        crate::types::refuse_bytea("string_agg", &args.iter().collect::<Vec<_>>())?;
-        let input = string_agg::input(&inner, args, distinct, order_by)?;
-        return Ok(grouping.add(AggSlot {
-            agg: AggregateExpr {
-                func: input.0,
-                expr: filtered(input.1),
-                distinct,
-            },
-            ty: ScalarType::Text,
-            nullable: true,
-        }));
-    }
-    if name == "array_agg" {
-        let Args::Exprs(exprs) = args else {
-            return Err(PlanError::undefined_function(
-                "function array_agg(*) does not exist",
-            ));
+        let to_jsonb = |t: Typed| {
+            crate::scalar_funcs::call("to_jsonb", vec![t])
+                .map(|j| j.expect("to_jsonb takes one argument"))
         };
-        let args: Vec<Typed> = exprs
-            .iter()
-            .map(|e| inner.bind(e))
-            .collect::<Result<_, _>>()?;
-        let (func, input, ty) = array_agg::input(&inner, args, distinct, order_by)?;
-        return Ok(grouping.add(AggSlot {
+        let (func, input, ty) = match name {
+            "string_agg" => {
+                crate::types::refuse_bytea(name, &args.iter().collect::<Vec<_>>())?;
+                let (func, input) = string_agg::input(&inner, args, distinct, order_by)?;
+                (func, input, ScalarType::Text)
+            }
+            _ => {
+                if name == "jsonb_agg" {
+                    // to_jsonb(array_agg(to_jsonb(x))): a NULL input is a JSON null, no
+                    // rows NULL.
+                    let [x] = <[Typed; 1]>::try_from(args.clone())
+                        .map_err(|_| no_function(name, &args))?;
+                    args = vec![to_jsonb(x)?];
+                }
+                array_agg::input(&inner, args, distinct, order_by)?
+            }
+        };
+        let slot = grouping.add(AggSlot {
             agg: AggregateExpr {
                 func,
                 expr: filtered(input),
@@ -289,7 +293,11 @@ pub fn bind_ordered_aggregate(
             },
             ty,
             nullable: true,
-        }));
+        });
+        return match name {
+            "jsonb_agg" => to_jsonb(slot),
+            _ => Ok(slot),
+        };
     }
     let arg = match args {
         Args::Star if name == "count" => {

@@ -36,11 +36,12 @@ pub const AGGREGATES: &[&str] = &[
     "var_pop",
     "string_agg",
     "array_agg",
+    "jsonb_agg",
 ];
 
 /// Aggregates whose result depends on the order of their input, which may be given by an
 /// ORDER BY inside the call (refused in other calls).
-const ORDERED_AGGREGATES: &[&str] = &["string_agg", "array_agg"];
+const ORDERED_AGGREGATES: &[&str] = &["string_agg", "array_agg", "jsonb_agg"];
 
 /// Functions PostgreSQL has that kpg does not evaluate yet.
 /// Checked before the arguments are bound, so that an aggregate over an ungrouped column is
@@ -71,7 +72,6 @@ const NOT_YET: &[&str] = &[
     "jsonb_each_text",
     // Aggregates.
     "json_agg",
-    "jsonb_agg",
     "json_object_agg",
     "jsonb_object_agg",
     "bit_and",

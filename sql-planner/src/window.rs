@@ -263,6 +263,9 @@ fn bind_call(
         }
     };
     if AGGREGATES.contains(&name) {
+        if name == "jsonb_agg" {
+            return Err(PlanError::unsupported("jsonb_agg as a window function"));
+        }
         if distinct {
             return Err(PlanError::unsupported(
                 "DISTINCT is not implemented for window functions; DISTINCT",

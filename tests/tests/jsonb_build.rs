@@ -1,10 +1,12 @@
-//! `to_jsonb`, `jsonb_build_array` and `jsonb_build_object` against PostgreSQL: every kind of
-//! value kpg converts (numbers keeping their scale, NaN and infinities as strings, text,
-//! char padding, dates, times, timestamps in ISO form, uuids, arrays, nested jsonb, NULL),
-//! object keys (numbers, booleans, dates; a later equal key wins), PostgreSQL's errors (odd
-//! argument count, NULL key, array key, an unknown-typed `to_jsonb` argument), and a
-//! materialized view that builds objects kept up to date through writes. Types whose JSON
-//! form depends on the session (interval, timestamptz) are refused with 0A000.
+//! `to_jsonb`, `jsonb_build_array`, `jsonb_build_object` and the aggregate `jsonb_agg` against
+//! PostgreSQL: every kind of value kpg converts (numbers keeping their scale, NaN and
+//! infinities as strings, text, char padding, dates, times, timestamps in ISO form, uuids,
+//! arrays, nested jsonb, NULL), object keys (numbers, booleans, dates; a later equal key wins),
+//! PostgreSQL's errors (odd argument count, NULL key, array key, an unknown-typed argument),
+//! and materialized views that build objects and aggregate them, kept up to date through
+//! writes (`jsonb_agg` with ORDER BY: without one its order is unspecified). Types whose JSON
+//! form depends on the session (interval, timestamptz), `jsonb_agg` as a window function and
+//! with both DISTINCT and ORDER BY are refused with 0A000.
 
 use kpg_tests::*;
 
@@ -29,6 +31,15 @@ async fn jsonb_builders_match_postgres() {
          -> 'a' -> 1",
         "SELECT to_jsonb(x), jsonb_build_object('v', x, 'sq', x * x) \
          FROM generate_series(1, 3) x",
+        "SELECT jsonb_agg(x ORDER BY x DESC), jsonb_agg(x ORDER BY x) FILTER (WHERE x > 1) \
+         FROM generate_series(1, 3) x",
+        "SELECT jsonb_agg(x) FROM generate_series(1, 0) x",
+        "SELECT jsonb_agg(v ORDER BY v NULLS FIRST) FROM (VALUES (1), (NULL), (3)) t(v)",
+        "SELECT k, jsonb_agg(v ORDER BY v) FROM (VALUES (1, 'a'), (1, 'b'), (2, NULL)) t(k, v) \
+         GROUP BY k",
+        "SELECT jsonb_agg(ARRAY[x, x] ORDER BY x), jsonb_agg(DISTINCT x % 2) \
+         FROM generate_series(1, 3) x",
+        "SELECT jsonb_agg(jsonb_build_object('x', x) ORDER BY x) FROM generate_series(1, 3) x",
     ] {
         s.check(sql).await;
     }
@@ -38,12 +49,16 @@ async fn jsonb_builders_match_postgres() {
         "SELECT jsonb_build_object(1)",
         "SELECT jsonb_build_object(NULL::text, 1)",
         "SELECT to_jsonb('x')",
+        "SELECT jsonb_agg('x')",
+        "SELECT jsonb_agg(*) FROM generate_series(1, 2) x",
     ] {
         s.check_error(sql).await;
     }
     for sql in [
         "SELECT to_jsonb(INTERVAL '1 day')",
         "SELECT jsonb_build_array(now())",
+        "SELECT jsonb_agg(x) OVER () FROM generate_series(1, 2) x",
+        "SELECT jsonb_agg(DISTINCT x ORDER BY x) FROM generate_series(1, 2) x",
     ] {
         let (code, message) = expect_error(&s.kpg, sql).await;
         assert_eq!(code, "0A000", "{sql}: {message}");
@@ -60,6 +75,8 @@ async fn jsonb_builders_match_postgres() {
             "SELECT id, jsonb_build_object('name', name, 'price', price, 'tags', tags) AS doc \
              FROM items",
             "SELECT to_jsonb(price) AS p, count(*) AS n FROM items GROUP BY to_jsonb(price)",
+            "SELECT name IS NULL AS unnamed, jsonb_agg(jsonb_build_object('id', id, 'price', \
+             price) ORDER BY id) AS docs FROM items GROUP BY name IS NULL",
         ],
         "built",
         &[
