@@ -248,17 +248,20 @@ pub fn bind_ordered_aggregate(
             els: Box::new(ScalarExpr::Literal(Datum::Null)),
         },
     };
-    if matches!(name, "string_agg" | "array_agg" | "jsonb_agg") {
+    if matches!(
+        name,
+        "string_agg" | "array_agg" | "jsonb_agg" | "jsonb_object_agg"
+    ) {
         let Args::Exprs(exprs) = args else {
             return Err(PlanError::undefined_function(format!(
                 "function {name}() does not exist"
             )));
         };
-        if name == "jsonb_agg" && distinct && !order_by.is_empty() {
+        if name.starts_with("jsonb") && distinct && !order_by.is_empty() {
             // Its values are compared as jsonb, where ORDER BY names the argument's own.
-            return Err(PlanError::unsupported(
-                "jsonb_agg(DISTINCT ... ORDER BY ...)",
-            ));
+            return Err(PlanError::unsupported(format!(
+                "{name}(DISTINCT ... ORDER BY ...)"
+            )));
         }
         let mut args: Vec<Typed> = exprs
             .iter()
@@ -282,6 +285,24 @@ pub fn bind_ordered_aggregate(
                         .map_err(|_| no_function(name, &args))?;
                     args = vec![to_jsonb(x)?];
                 }
+                if name == "jsonb_object_agg" {
+                    // The [key, value] pairs aggregated, made an object at the end.
+                    if args.len() != 2 {
+                        return Err(no_function(name, &args));
+                    }
+                    if args[0]
+                        .ty
+                        .is_some_and(|t| t == ScalarType::Jsonb || t.element().is_some())
+                    {
+                        return Err(PlanError::new(
+                            "22023",
+                            "key value must be scalar, not array, composite, or json",
+                        ));
+                    }
+                    let pair = crate::scalar_funcs::call("jsonb_build_array", args)?
+                        .expect("jsonb_build_array takes any arguments");
+                    args = vec![pair];
+                }
                 array_agg::input(&inner, args, distinct, order_by)?
             }
         };
@@ -296,6 +317,9 @@ pub fn bind_ordered_aggregate(
         });
         return match name {
             "jsonb_agg" => to_jsonb(slot),
+            "jsonb_object_agg" => {
+                crate::builtin::unary(slot, UnaryFunc::JsonbObjectOfPairs, ScalarType::Jsonb)
+            }
             _ => Ok(slot),
         };
     }

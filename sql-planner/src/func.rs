@@ -37,11 +37,12 @@ pub const AGGREGATES: &[&str] = &[
     "string_agg",
     "array_agg",
     "jsonb_agg",
+    "jsonb_object_agg",
 ];
 
 /// Aggregates whose result depends on the order of their input, which may be given by an
 /// ORDER BY inside the call (refused in other calls).
-const ORDERED_AGGREGATES: &[&str] = &["string_agg", "array_agg", "jsonb_agg"];
+const ORDERED_AGGREGATES: &[&str] = &["string_agg", "array_agg", "jsonb_agg", "jsonb_object_agg"];
 
 /// Functions PostgreSQL has that kpg does not evaluate yet.
 /// Checked before the arguments are bound, so that an aggregate over an ungrouped column is
@@ -73,7 +74,6 @@ const NOT_YET: &[&str] = &[
     // Aggregates.
     "json_agg",
     "json_object_agg",
-    "jsonb_object_agg",
     "bit_and",
     "bit_or",
     "bit_xor",

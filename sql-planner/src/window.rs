@@ -263,8 +263,10 @@ fn bind_call(
         }
     };
     if AGGREGATES.contains(&name) {
-        if name == "jsonb_agg" {
-            return Err(PlanError::unsupported("jsonb_agg as a window function"));
+        if name.starts_with("jsonb") {
+            return Err(PlanError::unsupported(format!(
+                "{name} as a window function"
+            )));
         }
         if distinct {
             return Err(PlanError::unsupported(

@@ -1,12 +1,12 @@
-//! `to_jsonb`, `jsonb_build_array`, `jsonb_build_object` and the aggregate `jsonb_agg` against
-//! PostgreSQL: every kind of value kpg converts (numbers keeping their scale, NaN and
-//! infinities as strings, text, char padding, dates, times, timestamps in ISO form, uuids,
-//! arrays, nested jsonb, NULL), object keys (numbers, booleans, dates; a later equal key wins),
-//! PostgreSQL's errors (odd argument count, NULL key, array key, an unknown-typed argument),
-//! and materialized views that build objects and aggregate them, kept up to date through
-//! writes (`jsonb_agg` with ORDER BY: without one its order is unspecified). Types whose JSON
-//! form depends on the session (interval, timestamptz), `jsonb_agg` as a window function and
-//! with both DISTINCT and ORDER BY are refused with 0A000.
+//! `to_jsonb`, `jsonb_build_array`, `jsonb_build_object` and the aggregates `jsonb_agg` and
+//! `jsonb_object_agg` against PostgreSQL: every kind of value kpg converts (numbers keeping
+//! their scale, NaN and infinities as strings, text, char padding, dates, times, timestamps in
+//! ISO form, uuids, arrays, nested jsonb, NULL), object keys (numbers, booleans, dates; a later
+//! equal key wins), PostgreSQL's errors (odd argument count, NULL key, array key, an
+//! unknown-typed argument), and materialized views that build objects and aggregate them, kept
+//! up to date through writes (the aggregates with ORDER BY: without one their order is
+//! unspecified). Types whose JSON form depends on the session (interval, timestamptz), the
+//! aggregates as window functions and with both DISTINCT and ORDER BY are refused with 0A000.
 
 use kpg_tests::*;
 
@@ -40,6 +40,12 @@ async fn jsonb_builders_match_postgres() {
         "SELECT jsonb_agg(ARRAY[x, x] ORDER BY x), jsonb_agg(DISTINCT x % 2) \
          FROM generate_series(1, 3) x",
         "SELECT jsonb_agg(jsonb_build_object('x', x) ORDER BY x) FROM generate_series(1, 3) x",
+        "SELECT jsonb_object_agg(k, v ORDER BY v) FROM (VALUES ('a', 1), ('b', NULL), ('a', 3)) \
+         t(k, v)",
+        "SELECT jsonb_object_agg(k, v) FROM (VALUES (1.5, true), (2, false)) t(k, v)",
+        "SELECT jsonb_object_agg(k, v) FROM (VALUES (1, 2)) t(k, v) WHERE false",
+        "SELECT g, jsonb_object_agg(x, x * x) FILTER (WHERE x > 1) FROM generate_series(1, 6) x, \
+         (VALUES (1), (2)) v(g) WHERE x % 2 = g - 1 GROUP BY g",
     ] {
         s.check(sql).await;
     }
@@ -51,6 +57,9 @@ async fn jsonb_builders_match_postgres() {
         "SELECT to_jsonb('x')",
         "SELECT jsonb_agg('x')",
         "SELECT jsonb_agg(*) FROM generate_series(1, 2) x",
+        "SELECT jsonb_object_agg(k, v) FROM (VALUES (NULL::text, 1)) t(k, v)",
+        "SELECT jsonb_object_agg(k, v) FROM (VALUES (ARRAY[1], true)) t(k, v)",
+        "SELECT jsonb_object_agg(x) FROM generate_series(1, 3) x",
     ] {
         s.check_error(sql).await;
     }
@@ -77,6 +86,7 @@ async fn jsonb_builders_match_postgres() {
             "SELECT to_jsonb(price) AS p, count(*) AS n FROM items GROUP BY to_jsonb(price)",
             "SELECT name IS NULL AS unnamed, jsonb_agg(jsonb_build_object('id', id, 'price', \
              price) ORDER BY id) AS docs FROM items GROUP BY name IS NULL",
+            "SELECT jsonb_object_agg(id, tags) AS by_id FROM items",
         ],
         "built",
         &[

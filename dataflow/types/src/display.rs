@@ -104,6 +104,7 @@ fn expr(e: &ScalarExpr) -> String {
                 UnaryFunc::ToMzTimestamp => format!("{a}::mz_timestamp"),
                 UnaryFunc::MzTimestampNext => format!("{a} + 1"),
                 UnaryFunc::ToJsonb => format!("to_jsonb({})", expr(arg)),
+                UnaryFunc::JsonbObjectOfPairs => format!("jsonb_object_of_pairs({})", expr(arg)),
                 other => {
                     let name = format!("{other:?}");
                     let (name, detail) = match name.split_once('(') {

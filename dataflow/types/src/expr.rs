@@ -60,6 +60,9 @@ pub enum UnaryFunc {
     JsonbTypeof,
     /// to_jsonb(x) of a value of a type `jsonb_build::convertible` accepts.
     ToJsonb,
+    /// jsonb_object_agg's object from its aggregated `[key, value]` pairs
+    /// (`jsonb_build::object_of_pairs`).
+    JsonbObjectOfPairs,
     /// cardinality(array): its number of elements.
     Cardinality,
     Not,
@@ -758,6 +761,7 @@ fn eval_unary(func: &UnaryFunc, d: Datum) -> Result<Datum, EvalError> {
     Ok(match (func, d) {
         (UnaryFunc::JsonbTypeof, Datum::Jsonb(j)) => Datum::String(j.type_name().into()),
         (UnaryFunc::ToJsonb, d) => Datum::Jsonb(Box::new(crate::jsonb_build::to_json(&d)?)),
+        (UnaryFunc::JsonbObjectOfPairs, d) => crate::jsonb_build::object_of_pairs(&d)?,
         (UnaryFunc::Cardinality, a) => crate::array::funcs::cardinality(a)?,
         (UnaryFunc::Not, Datum::Bool(b)) => Datum::Bool(!b),
         (UnaryFunc::Neg, Datum::Int16(i)) => Datum::Int16(

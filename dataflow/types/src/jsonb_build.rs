@@ -1,5 +1,5 @@
-//! Values made into `jsonb`: `to_jsonb(x)`, `jsonb_build_array(...)` and
-//! `jsonb_build_object(...)`, as PostgreSQL builds them — numbers stay numbers (with their
+//! Values made into `jsonb`: `to_jsonb(x)`, `jsonb_build_array(...)`, `jsonb_build_object(...)`
+//! and the result of the aggregate `jsonb_object_agg`, as PostgreSQL builds them — numbers stay numbers (with their
 //! scale: `1.50`), booleans booleans, NULL `null`; `NaN` and the infinities, text, dates
 //! (`2024-01-02`), times, timestamps (ISO 8601 with a `T`) and uuids become strings; arrays become
 //! arrays of their converted elements, and a `jsonb` is itself.
@@ -93,23 +93,46 @@ pub fn build_object(args: &[Datum]) -> Result<Datum, EvalError> {
     }
     let mut pairs = Vec::with_capacity(args.len() / 2);
     for (i, pair) in args.chunks(2).enumerate() {
-        let key = match to_json(&pair[0])? {
-            Json::Null => {
-                return Err(EvalError::InvalidParameterValue(format!(
-                    "argument {}: key must not be null",
-                    2 * i + 1
-                )))
-            }
-            Json::String(s) => s,
-            Json::Bool(b) => b.to_string(),
-            Json::Number(n) => n.to_string(),
-            Json::Array(_) | Json::Object(_) => {
-                return Err(EvalError::InvalidParameterValue(
-                    "key value must be scalar, not array, composite, or json".into(),
-                ))
-            }
-        };
+        let key = key_text(to_json(&pair[0])?, || {
+            format!("argument {}: key must not be null", 2 * i + 1)
+        })?;
         pairs.push((key, to_json(&pair[1])?));
     }
     Ok(Datum::Jsonb(Box::new(Json::object(pairs))))
+}
+
+/// `jsonb_object_agg(k, v)`'s result from the aggregated `[k, v]` pairs (`jsonb_build_array`
+/// of each row's key and value): an object, a later equal key replacing an earlier one.
+pub fn object_of_pairs(d: &Datum) -> Result<Datum, EvalError> {
+    let Datum::Array(items) = d else {
+        return Err(EvalError::Internal(format!("jsonb_object_agg of {d:?}")));
+    };
+    let mut pairs = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            Datum::Jsonb(pair) => match pair.as_ref() {
+                Json::Array(kv) if kv.len() == 2 => {
+                    let key = key_text(kv[0].clone(), || "field name must not be null".into())?;
+                    pairs.push((key, kv[1].clone()));
+                }
+                other => return Err(EvalError::Internal(format!("a key/value pair {other:?}"))),
+            },
+            other => return Err(EvalError::Internal(format!("a key/value pair {other:?}"))),
+        }
+    }
+    Ok(Datum::Jsonb(Box::new(Json::object(pairs))))
+}
+
+/// An object key: a string's own text, a number's digits, `true`/`false`; `null` is the error
+/// `if_null` says, an array or object is not a key.
+fn key_text(key: Json, if_null: impl FnOnce() -> String) -> Result<String, EvalError> {
+    match key {
+        Json::Null => Err(EvalError::InvalidParameterValue(if_null())),
+        Json::String(s) => Ok(s),
+        Json::Bool(b) => Ok(b.to_string()),
+        Json::Number(n) => Ok(n.to_string()),
+        Json::Array(_) | Json::Object(_) => Err(EvalError::InvalidParameterValue(
+            "key value must be scalar, not array, composite, or json".into(),
+        )),
+    }
 }
