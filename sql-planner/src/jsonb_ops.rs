@@ -1,7 +1,8 @@
 //! The jsonb operators: `->` and `->>` (a field by text key, an element by integer index),
 //! `#>` and `#>>` (a path given as a text array, `'{a,0,b}'` or `ARRAY['a', '0', 'b']`), `@>` and `<@`
-//! (containment) and `?` (key existence), typed as PostgreSQL types them. An unknown literal on
-//! the jsonb side is read as jsonb.
+//! (containment) and `?` (key existence), typed as PostgreSQL types them; `||` of two jsonb
+//! values and `-` of a key or an index (reached from `ops.rs`). An unknown literal on the
+//! jsonb side is read as jsonb.
 
 use kpg_types::{BinaryFunc, ScalarType};
 use sqlparser::ast::{BinaryOperator, Expr};
@@ -108,6 +109,50 @@ pub fn operator(
     Ok(Typed::new(
         fold::node(l.expr.call_binary(func, r.expr))?,
         ty,
+        nullable,
+    ))
+}
+
+/// `l || r` of jsonb values (both jsonb, or one jsonb and an unknown literal, read as jsonb),
+/// or `None` for other operands (`jsonb || text` is text concatenation, as in PostgreSQL).
+pub fn concat(l: &Typed, r: &Typed) -> Result<Option<Typed>, PlanError> {
+    let jsonb = |t: &Typed| t.ty == Some(ScalarType::Jsonb);
+    if !(jsonb(l) && (r.ty.is_none() || jsonb(r)) || jsonb(r) && l.ty.is_none()) {
+        return Ok(None);
+    }
+    let as_jsonb = |t: &Typed| {
+        coerce(t.clone(), &ScalarType::Jsonb, CastContext::Implicit)?
+            .ok_or_else(|| PlanError::new("XX000", "jsonb coercion"))
+    };
+    built(BinaryFunc::JsonbConcat, as_jsonb(l)?, as_jsonb(r)?).map(Some)
+}
+
+/// `l - r` with a jsonb `l`: a key (text, or an unknown literal) or an array index (an
+/// integer); `None` when `l` is not jsonb. Deleting several keys (`- text[]`) is refused.
+pub fn delete(l: &Typed, r: &Typed) -> Result<Option<Typed>, PlanError> {
+    if l.ty != Some(ScalarType::Jsonb) {
+        return Ok(None);
+    }
+    let r = match r.ty {
+        None => coerce(r.clone(), &ScalarType::Text, CastContext::Implicit)?,
+        Some(t) if t.is_string() => coerce(r.clone(), &ScalarType::Text, CastContext::Implicit)?,
+        Some(ScalarType::Int16 | ScalarType::Int32) => {
+            coerce(r.clone(), &ScalarType::Int32, CastContext::Implicit)?
+        }
+        Some(t) if t.element().is_some_and(|e| e.is_string()) => {
+            return Err(PlanError::unsupported("jsonb - text[]"))
+        }
+        Some(_) => return Err(no_operator("-", &names(l, r))),
+    }
+    .ok_or_else(|| PlanError::new("XX000", "jsonb - operand coercion"))?;
+    built(BinaryFunc::JsonbDelete, l.clone(), r).map(Some)
+}
+
+fn built(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanError> {
+    let nullable = l.nullable || r.nullable;
+    Ok(Typed::new(
+        fold::node(l.expr.call_binary(func, r.expr))?,
+        ScalarType::Jsonb,
         nullable,
     ))
 }

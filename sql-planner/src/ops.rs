@@ -183,6 +183,11 @@ pub fn arithmetic(func: BinaryFunc, l: Typed, r: Typed) -> Result<Typed, PlanErr
         BinaryFunc::Mod => "%",
         other => unreachable!("{other:?} is not arithmetic"),
     };
+    if func == BinaryFunc::Sub {
+        if let Some(t) = crate::jsonb_ops::delete(&l, &r)? {
+            return Ok(t);
+        }
+    }
     let written = names(&l, &r);
     if l.ty.is_none() && r.ty.is_none() {
         return Err(not_unique(sym, &l, &r));
@@ -300,6 +305,9 @@ fn datetime_arithmetic(
 /// `l || r`: text concatenation; a non-string operand is converted to its text form.
 pub fn concat(l: Typed, r: Typed) -> Result<Typed, PlanError> {
     if let Some(t) = crate::arrays::concat(l.clone(), r.clone())? {
+        return Ok(t);
+    }
+    if let Some(t) = crate::jsonb_ops::concat(&l, &r)? {
         return Ok(t);
     }
     let bytea = |t: &Typed| t.ty == Some(ScalarType::Bytea);

@@ -1,9 +1,10 @@
 //! `jsonb` against PostgreSQL (issue 19): text input and the normalized output, the operators
-//! `->`, `->>`, `#>`, `#>>`, `@>`, `<@`, `?`, `jsonb_typeof`, casts to scalar types and their
-//! errors, `jsonb_array_elements`, `jsonb_each`, `jsonb_each_text` and `jsonb_object_keys` in
-//! FROM (and the last in a select list), ordering, grouping and equality of jsonb values, and
-//! materialized views over a jsonb column kept up to date through writes. Also a Kafka source
-//! `FORMAT JSON` without a column list: one `data jsonb` column per record.
+//! `->`, `->>`, `#>`, `#>>`, `@>`, `<@`, `?`, `||`, `-` (a key or an index), `jsonb_typeof`,
+//! casts to scalar types and their errors, `jsonb_array_elements`, `jsonb_each`,
+//! `jsonb_each_text` and `jsonb_object_keys` in FROM (and the last in a select list),
+//! ordering, grouping and equality of jsonb values, and materialized views over a jsonb column
+//! kept up to date through writes. Also a Kafka source `FORMAT JSON` without a column list:
+//! one `data jsonb` column per record.
 
 use std::time::{Duration, Instant};
 
@@ -32,6 +33,12 @@ async fn jsonb_matches_postgres() {
         r#"SELECT * FROM jsonb_object_keys('{"a": 1, "bb": 2, "c": 3}') AS t"#,
         r#"SELECT jsonb_object_keys(x) AS k, x FROM (VALUES ('{"p": 1, "q": 2}'::jsonb)) v(x)"#,
         "SELECT * FROM jsonb_each(NULL), jsonb_object_keys(NULL)",
+        r#"SELECT '{"a": 1, "b": 2}'::jsonb || '{"b": 3, "c": 4}'::jsonb, '[1, 2]'::jsonb || '[3]',
+           '[1]'::jsonb || '2'::jsonb, '1'::jsonb || '[2]'::jsonb, '{"a": 1}'::jsonb || '[2]'::jsonb,
+           '1'::jsonb || '2'::jsonb, '{}'::jsonb || 'x'::text, '{"a": 1}'::jsonb || NULL"#,
+        r#"SELECT '{"a": 1, "b": 2}'::jsonb - 'a', '["a", "b", "a", 1]'::jsonb - 'a',
+           '[1, 2, 3]'::jsonb - 1, '[1, 2, 3]'::jsonb - -1, '[1, 2, 3]'::jsonb - 5,
+           '{"a": 1}'::jsonb - 'z', NULL::jsonb - 'a'"#,
     ] {
         s.check(sql).await;
     }
@@ -49,6 +56,11 @@ async fn jsonb_matches_postgres() {
         "SELECT * FROM jsonb_object_keys('[1]')",
         "SELECT * FROM jsonb_object_keys('1')",
         "SELECT * FROM jsonb_each(1)",
+        "SELECT '1'::jsonb - 'a'",
+        r#"SELECT '{"a": 1}'::jsonb - 1"#,
+        r#"SELECT '"x"'::jsonb - 0"#,
+        r#"SELECT '{"a": 1}'::jsonb - 1::int8"#,
+        r#"SELECT '{"a": 1}'::jsonb - 1.5"#,
     ] {
         s.check_error(sql).await;
     }
@@ -91,8 +103,12 @@ async fn jsonb_matches_postgres() {
         .await;
     // Each key of the objects, maintained through writes.
     s.check_through_writes(
-        &["SELECT id, e.key, e.value FROM docs, jsonb_each(doc) e \
-           WHERE jsonb_typeof(doc) = 'object'"],
+        &[
+            "SELECT id, e.key, e.value FROM docs, jsonb_each(doc) e \
+             WHERE jsonb_typeof(doc) = 'object'",
+            r#"SELECT id, (doc - 'n') || '{"seen": true}' AS d FROM docs
+               WHERE jsonb_typeof(doc) = 'object'"#,
+        ],
         "pairs",
         &[
             r#"INSERT INTO docs VALUES (10, '{"z": [1], "kind": "q"}')"#,

@@ -75,6 +75,8 @@ fn infix(func: &BinaryFunc) -> Option<&'static str> {
         BinaryFunc::JsonbPath { as_text: true } => "#>>",
         BinaryFunc::JsonbContains => "@>",
         BinaryFunc::JsonbExists => "?",
+        BinaryFunc::JsonbConcat => "||",
+        BinaryFunc::JsonbDelete => "-",
         BinaryFunc::Like => "LIKE",
         BinaryFunc::ILike => "ILIKE",
         other => {

@@ -208,6 +208,12 @@ pub enum BinaryFunc {
     JsonbContains,
     /// jsonb ? text
     JsonbExists,
+    /// jsonb || jsonb: objects merged (the right's keys win), arrays concatenated, a scalar
+    /// taken as a one-element array.
+    JsonbConcat,
+    /// jsonb - text (a key of an object, or the equal strings of an array) and jsonb - int
+    /// (an array's element, negative from the end).
+    JsonbDelete,
     /// The array functions of `array/funcs.rs`: `a[i]`, array_length/lower/upper(a, dim),
     /// array_position(a, x), array_append(a, x), array_prepend(x, a), array_cat(a, b) (also
     /// `||`), `a @> b`, `a && b`, and `x op ANY|ALL (a)`. Not all strict (see `is_strict`).
@@ -816,9 +822,12 @@ fn eval_binary(func: BinaryFunc, l: Datum, r: Datum) -> Result<Datum, EvalError>
     }
     use BinaryFunc::*;
     Ok(match func {
-        JsonbGet { .. } | JsonbPath { .. } | JsonbContains | JsonbExists => {
-            return crate::jsonb::eval_binary(func, l, r)
-        }
+        JsonbGet { .. }
+        | JsonbPath { .. }
+        | JsonbContains
+        | JsonbExists
+        | JsonbConcat
+        | JsonbDelete => return crate::jsonb::eval_binary(func, l, r),
         ArrayIndex | ArrayDim(_) | ArrayContains | ArrayOverlap => {
             return crate::array::funcs::eval_binary(func, l, r)
         }

@@ -88,6 +88,67 @@ impl Json {
         Json::Object(kept)
     }
 
+    /// `self || other`: two objects merged (the right's value for a key both have), anything
+    /// else as arrays concatenated (a scalar or object beside an array is one element).
+    pub fn concat(&self, other: &Json) -> Json {
+        match (self, other) {
+            (Json::Object(a), Json::Object(b)) => {
+                Json::object(a.iter().chain(b).cloned().collect())
+            }
+            (a, b) => {
+                let items = |j: &Json| match j {
+                    Json::Array(items) => items.clone(),
+                    other => vec![other.clone()],
+                };
+                Json::Array([items(a), items(b)].concat())
+            }
+        }
+    }
+
+    /// `self - key`: an object without `key`, an array without its strings equal to `key`.
+    pub fn delete_key(&self, key: &str) -> Result<Json, EvalError> {
+        match self {
+            Json::Object(pairs) => Ok(Json::Object(
+                pairs.iter().filter(|(k, _)| k != key).cloned().collect(),
+            )),
+            Json::Array(items) => Ok(Json::Array(
+                items
+                    .iter()
+                    .filter(|v| !matches!(v, Json::String(s) if s == key))
+                    .cloned()
+                    .collect(),
+            )),
+            _ => Err(EvalError::InvalidParameterValue(
+                "cannot delete from scalar".into(),
+            )),
+        }
+    }
+
+    /// `self - i`: an array without its element `i` (counted from the end if negative; an
+    /// index past either end removes nothing).
+    pub fn delete_index(&self, i: i64) -> Result<Json, EvalError> {
+        match self {
+            Json::Array(items) => {
+                let n = items.len() as i64;
+                let at = if i < 0 { n + i } else { i };
+                Ok(Json::Array(
+                    items
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, _)| *k as i64 != at)
+                        .map(|(_, v)| v.clone())
+                        .collect(),
+                ))
+            }
+            Json::Object(_) => Err(EvalError::InvalidParameterValue(
+                "cannot delete from object using integer index".into(),
+            )),
+            _ => Err(EvalError::InvalidParameterValue(
+                "cannot delete from scalar".into(),
+            )),
+        }
+    }
+
     /// PostgreSQL's text output of `jsonb`.
     pub fn write(&self, out: &mut String) {
         match self {
@@ -375,6 +436,11 @@ pub fn eval_binary(
         }
         (BinaryFunc::JsonbContains, Datum::Jsonb(other)) => Datum::Bool(j.contains(other)),
         (BinaryFunc::JsonbExists, Datum::String(key)) => Datum::Bool(j.exists(key)),
+        (BinaryFunc::JsonbConcat, Datum::Jsonb(other)) => Datum::Jsonb(Box::new(j.concat(other))),
+        (BinaryFunc::JsonbDelete, Datum::String(key)) => Datum::Jsonb(Box::new(j.delete_key(key)?)),
+        (BinaryFunc::JsonbDelete, Datum::Int32(i)) => {
+            Datum::Jsonb(Box::new(j.delete_index(i64::from(*i))?))
+        }
         (func, r) => {
             return Err(EvalError::Internal(format!(
                 "jsonb operator {func:?} on {r:?}"
