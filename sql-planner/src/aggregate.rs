@@ -257,11 +257,10 @@ pub fn bind_ordered_aggregate(
                 "function {name}() does not exist"
             )));
         };
-        if name.starts_with("jsonb") && distinct && !order_by.is_empty() {
-            // Its values are compared as jsonb, where ORDER BY names the argument's own.
-            return Err(PlanError::unsupported(format!(
-                "{name}(DISTINCT ... ORDER BY ...)"
-            )));
+        if name.starts_with("jsonb") && distinct {
+            // The values are aggregated as jsonb, whose order and equality are not their
+            // own (arrays, NaN, dates past 9999 order differently).
+            return Err(PlanError::unsupported(format!("{name}(DISTINCT ...)")));
         }
         let mut args: Vec<Typed> = exprs
             .iter()
@@ -290,17 +289,10 @@ pub fn bind_ordered_aggregate(
                     if args.len() != 2 {
                         return Err(no_function(name, &args));
                     }
-                    if args[0]
-                        .ty
-                        .is_some_and(|t| t == ScalarType::Jsonb || t.element().is_some())
-                    {
-                        return Err(PlanError::new(
-                            "22023",
-                            "key value must be scalar, not array, composite, or json",
-                        ));
-                    }
-                    let pair = crate::scalar_funcs::call("jsonb_build_array", args)?
-                        .expect("jsonb_build_array takes any arguments");
+                    let key = crate::scalar_funcs::jsonb_build::object_key(name, args.remove(0))?;
+                    let pair =
+                        crate::scalar_funcs::call("jsonb_build_array", vec![key, args.remove(0)])?
+                            .expect("jsonb_build_array takes any arguments");
                     args = vec![pair];
                 }
                 array_agg::input(&inner, args, distinct, order_by)?

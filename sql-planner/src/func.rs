@@ -298,6 +298,13 @@ fn resolve_call(cx: &ExprContext<'_>, name: &str, args: Vec<Typed>) -> Result<Ty
         ("nullif", 2) => {
             let mut args = args.into_iter();
             let (a, b) = (args.next().expect("two"), args.next().expect("two"));
+            if a.expr.draws_per_call() {
+                // Its value is both compared and returned: two draws where PostgreSQL has one.
+                return Err(PlanError::unsupported(
+                    "NULLIF with a first argument that draws a new value at each call \
+                     (random(), gen_random_uuid(), clock_timestamp())",
+                ));
+            }
             let ty = a.ty;
             let (ua, ub) = ops::unify_comparable("=", a.clone(), b)?;
             // NULLIF's result has the first argument's type, unconverted.

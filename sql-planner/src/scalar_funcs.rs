@@ -24,7 +24,7 @@ use kpg_types::{BinaryFunc, Datum, ScalarExpr, ScalarType, UnaryFunc, VariadicFu
 
 mod dates;
 mod formatting;
-mod jsonb_build;
+pub(crate) mod jsonb_build;
 
 /// Binds a call of one of this module's functions, or `None` if the name and argument count
 /// are not one of them.

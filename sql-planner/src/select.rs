@@ -431,7 +431,9 @@ fn expand_targets<'e>(
                     ));
                 }
                 for (i, item) in scope.items.iter().enumerate() {
-                    if item.level == 0 {
+                    // Not the FROM item a select list's set-returning function was moved to.
+                    let moved_srf = item.table.as_deref() == Some(crate::select_srf::ALIAS);
+                    if item.level == 0 && !moved_srf {
                         out.push((Target::Column(i), item.name.clone()));
                     }
                 }

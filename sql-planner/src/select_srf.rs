@@ -26,7 +26,7 @@ use crate::types::CastContext;
 use kpg_types::ScalarType;
 
 /// The alias of the rewritten FROM item; not a name users write.
-const ALIAS: &str = "__kpg_srf";
+pub(crate) const ALIAS: &str = "__kpg_srf";
 
 /// The SELECT with its select-list set-returning functions moved into FROM, or `None` if it
 /// has none at the top of a select item.

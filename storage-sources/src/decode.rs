@@ -228,8 +228,8 @@ fn csv_into(
                 columns.len()
             ));
         }
-        // The unquoted fields, checked as UTF-8 at once (unquoting removes only ASCII quotes
-        // from valid UTF-8, so this fails only where the record did) and for NULs at once.
+        // The unquoted fields as one string (valid: unquoting removes only ASCII quotes from
+        // the record, which is valid UTF-8), checked for NULs at once.
         let all = std::str::from_utf8(&output[..ends[..fields].last().copied().unwrap_or(0)])
             .map_err(|e| format!("invalid CSV: {e}"))?;
         let nul_free = !all.as_bytes().contains(&0);

@@ -42,6 +42,9 @@ async fn select_list_set_returning_functions_match_postgres() {
          unnest(i.indoption) AS opt, generate_subscripts(i.indkey, 1) AS ord \
          FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'tk_pkey'",
         "SELECT tag, count(*) FROM (SELECT unnest(tags) AS tag FROM t) s GROUP BY tag",
+        // `*` is the FROM items' columns, not those of the call moved into FROM.
+        "SELECT unnest(tags), * FROM t",
+        "SELECT jsonb_object_keys('{\"a\": 1}'), * FROM (VALUES (7)) v(x)",
         "SELECT x.id, x.tag FROM (SELECT id, unnest(tags) AS tag FROM t) x \
          JOIN t ON t.id = x.id AND t.n > 1",
     ] {

@@ -155,6 +155,16 @@ async fn volatile_predicates_are_drawn_per_row_where_they_stand() {
     .await;
     assert_eq!(code, "0A000", "{msg}");
     assert!(msg.contains("CASE with an operand"), "{msg}");
+    // NULLIF compares and returns its first argument: two draws (kpg found 235 zeros of 1000
+    // where PostgreSQL finds none). Refused.
+    let (code, msg) = expect_error(
+        &s.kpg,
+        "SELECT nullif(floor(random() * 2), 0) FROM generate_series(1, 10)",
+    )
+    .await;
+    assert_eq!(code, "0A000", "{msg}");
+    s.check("SELECT nullif(current_date, current_date), nullif(1, 2)")
+        .await;
     // An outer join's matched pairs and unmatched rows are computed apart: an ON condition
     // that draws per call would be drawn for each (kpg found 981 rows of a LEFT JOIN that
     // must keep all 1000). Refused; an inner join draws once per pair, as PostgreSQL.

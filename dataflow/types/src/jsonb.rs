@@ -76,15 +76,16 @@ impl Json {
 
     /// An object of `pairs`: a later equal key replaces an earlier one, keys in PostgreSQL's
     /// order.
-    pub fn object(pairs: Vec<(String, Json)>) -> Json {
+    pub fn object(mut pairs: Vec<(String, Json)>) -> Json {
+        // A stable sort keeps equal keys in their order; the last of each run is kept.
+        pairs.sort_by(|a, b| key_order(&a.0, &b.0));
         let mut kept: Vec<(String, Json)> = Vec::with_capacity(pairs.len());
         for (k, v) in pairs {
-            match kept.iter_mut().find(|(key, _)| *key == k) {
-                Some(slot) => slot.1 = v,
-                None => kept.push((k, v)),
+            match kept.last_mut() {
+                Some(last) if last.0 == k => last.1 = v,
+                _ => kept.push((k, v)),
             }
         }
-        kept.sort_by(|a, b| key_order(&a.0, &b.0));
         Json::Object(kept)
     }
 

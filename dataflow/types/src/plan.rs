@@ -100,8 +100,8 @@ pub enum Plan {
         counts: Option<Box<[Option<ScalarExpr>; 2]>>,
     },
     /// A set-returning function in FROM: for each input row, one copy of it per value of
-    /// `func` over `exprs` (evaluated on the row), followed by the value and, `ordinality`,
-    /// its 1-based position.
+    /// `func` over `exprs` (evaluated on the row), followed by the value's columns (one, or
+    /// `TableFunc::columns`) and, `ordinality`, its 1-based position.
     FlatMap {
         input: Box<Plan>,
         func: crate::table_func::TableFunc,

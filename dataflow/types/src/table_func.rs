@@ -46,11 +46,17 @@ impl TableFunc {
 
     /// Appends one of its values to a row: the columns of a record for a function of several
     /// columns, the value itself otherwise.
-    pub fn append(&self, value: Datum, row: &mut Vec<Datum>) {
+    pub fn append(&self, value: Datum, row: &mut Vec<Datum>) -> Result<(), EvalError> {
         match (self.columns(), value) {
-            (2.., Datum::Record(fields)) => row.extend(fields),
-            (_, value) => row.push(value),
+            (1, value) => row.push(value),
+            (n, Datum::Record(fields)) if fields.len() == n => row.extend(fields),
+            (n, other) => {
+                return Err(EvalError::Internal(format!(
+                    "{self:?} gave {other:?} for {n} columns"
+                )))
+            }
         }
+        Ok(())
     }
 
     /// The values for one row of arguments (for a function of several columns, a record of

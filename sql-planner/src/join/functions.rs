@@ -7,8 +7,9 @@
 //! single empty row) joined like a table. One that does is applied to the rows of everything
 //! before it: those items are joined first (with the predicates that apply to them) and each
 //! of their rows is extended once per value, a per-row and therefore incrementally maintained
-//! operator. Its column is named after the function, or after the alias when only a table
-//! alias is given, as PostgreSQL names it.
+//! operator. A one-column function's column is named after the function, or after the alias
+//! when only a table alias is given, as PostgreSQL names it; `jsonb_each`'s are `key` and
+//! `value`.
 
 use super::*;
 use crate::types::Typed;
@@ -16,7 +17,7 @@ use kpg_types::table_func::TableFunc;
 use sqlparser::ast::{FunctionArg, FunctionArgExpr, ObjectName};
 
 /// A function call in FROM, bound over a scope: its argument expressions, its scope (the
-/// value column, then `ordinality`) and whether it reads any column of the scope.
+/// value's columns, then `ordinality`) and whether it reads any column of the scope.
 struct Call {
     func: TableFunc,
     exprs: Vec<ScalarExpr>,

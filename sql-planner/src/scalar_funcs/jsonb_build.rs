@@ -7,7 +7,7 @@
 
 use crate::builtin::{implicit, unary};
 use crate::error::PlanError;
-use crate::types::Typed;
+use crate::types::{CastContext, Typed};
 use kpg_types::jsonb_build::convertible;
 use kpg_types::{ScalarType, UnaryFunc, VariadicFunc};
 
@@ -32,22 +32,38 @@ pub fn call(name: &str, args: Vec<Typed>) -> Result<Option<Typed>, PlanError> {
                     "argument list must have even number of elements",
                 ));
             }
-            let not_scalar = |t: ScalarType| t == ScalarType::Jsonb || t.element().is_some();
-            if args.iter().step_by(2).any(|k| k.ty.is_some_and(not_scalar)) {
-                return Err(PlanError::new(
-                    "22023",
-                    "key value must be scalar, not array, composite, or json",
-                ));
-            }
             VariadicFunc::JsonbBuildObject
         }
         _ => return Ok(None),
     };
+    let object = func == VariadicFunc::JsonbBuildObject;
     let items = args
         .into_iter()
-        .map(|a| any_to_jsonb(name, a))
+        .enumerate()
+        .map(|(i, a)| match object && i % 2 == 0 {
+            true => object_key(name, a),
+            false => any_to_jsonb(name, a),
+        })
         .collect::<Result<Vec<_>, _>>()?;
     super::variadic(func, items, ScalarType::Jsonb, false).map(Some)
+}
+
+/// An object key (of `jsonb_build_object` or `jsonb_object_agg`) as `jsonb` whose text is the
+/// key: a float by its own text (`1e+20`, `-0`, as PostgreSQL writes keys), other scalars as
+/// `to_jsonb` makes them; an array or `jsonb` key is PostgreSQL's 22023.
+pub(crate) fn object_key(name: &str, key: Typed) -> Result<Typed, PlanError> {
+    match key.ty {
+        Some(t) if t == ScalarType::Jsonb || t.element().is_some() => Err(PlanError::new(
+            "22023",
+            "key value must be scalar, not array, composite, or json",
+        )),
+        Some(ScalarType::Float32 | ScalarType::Float64) => {
+            let text = crate::types::coerce(key, &ScalarType::Text, CastContext::Explicit)?
+                .expect("a float casts to text");
+            to_jsonb(text)
+        }
+        _ => any_to_jsonb(name, key),
+    }
 }
 
 /// An `"any"` argument as `jsonb`: an unknown literal as text.

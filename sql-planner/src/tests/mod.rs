@@ -383,7 +383,7 @@ fn eval_raw(p: &Plan, cat: &MockCatalog) -> Result<Vec<(Row, i64)>, EvalError> {
                     .collect::<Result<Vec<_>, _>>()?;
                 for (i, v) in func.eval(&args)?.into_iter().enumerate() {
                     let mut datums = r.datums().to_vec();
-                    func.append(v, &mut datums);
+                    func.append(v, &mut datums)?;
                     if *ordinality {
                         datums.push(Datum::Int64(i as i64 + 1));
                     }

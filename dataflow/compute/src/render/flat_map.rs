@@ -29,7 +29,7 @@ pub fn render_flat_map<'s>(
                 .enumerate()
                 .map(|(i, v)| {
                     let mut datums = datums.clone();
-                    func.append(v, &mut datums);
+                    func.append(v, &mut datums)?;
                     if ordinality {
                         datums.push(Datum::Int64(i as i64 + 1));
                     }
