@@ -6,9 +6,10 @@
 //!
 //! Which types convert is decided when a query is planned (`convertible`): the others (time
 //! zones and intervals, whose text depends on the session; bytea, records) are refused there, so evaluation only meets values
-//! of convertible types. An object's keys are converted the same way and must come out as
-//! scalars (a `jsonb` or array key is refused when planned); a NULL key is an error, as in
-//! PostgreSQL.
+//! of convertible types. An object's keys are converted the same way (a float key arrives as
+//! its text, which the planner makes it, since PostgreSQL writes `1e+20` and `-0` there) and
+//! must come out as scalars (a `jsonb` or array key is refused when planned); a NULL key is an
+//! error, as in PostgreSQL.
 
 use crate::datum::Datum;
 use crate::error::EvalError;

@@ -1,6 +1,7 @@
 //! Set-returning functions in FROM (`generate_series`): each call maps one row of arguments to
-//! any number of values (of one column, or of two for `jsonb_each`). `Plan::FlatMap` evaluates the arguments per input row and appends each
-//! value (and, `WITH ORDINALITY`, its 1-based position) to a copy of the row.
+//! any number of values (of one column, or of two for `jsonb_each`). `Plan::FlatMap` evaluates
+//! the arguments per input row and appends each value's columns (and, `WITH ORDINALITY`, its
+//! 1-based position) to a copy of the row.
 //!
 //! `generate_series` follows PostgreSQL: a NULL argument yields no rows, a zero step is an
 //! error, and each value is the previous one plus the step (so a month step from January 31st
