@@ -115,7 +115,18 @@ fn no_nul(text: &str) -> Result<&str, String> {
 
 /// Appends the value of column `column` of type `ty` that `text` is the input form of.
 fn push(packer: &mut RowPacker, text: &str, column: &str, ty: &ScalarType) -> Result<(), String> {
-    let text = match is_string_type(ty) {
+    push_nul_free(packer, text, column, ty, false)
+}
+
+/// `push`, where `nul_free` says the text is known to hold no NUL (checked once for a record).
+fn push_nul_free(
+    packer: &mut RowPacker,
+    text: &str,
+    column: &str,
+    ty: &ScalarType,
+    nul_free: bool,
+) -> Result<(), String> {
+    let text = match !nul_free && is_string_type(ty) {
         true => no_nul(text).map_err(|e| format!("column \"{column}\": {e}"))?,
         false => text,
     };
@@ -252,12 +263,7 @@ fn csv_into(
                 packer.push_ref(DatumRef::Null);
                 continue;
             }
-            match nul_free {
-                true => packer
-                    .push_text(field, ty)
-                    .map_err(|e| format!("column \"{name}\": {e}"))?,
-                false => push(packer, field, name, ty)?,
-            }
+            push_nul_free(packer, field, name, ty, nul_free)?;
         }
         Ok(())
     })
