@@ -18,9 +18,19 @@ const KEYED_SORT_MIN: usize = 32;
 /// compared only when keys tie), and the 16-byte pairs move instead of the updates, which are
 /// then put in place once, following the permutation's cycles.
 pub fn sort_updates<D: Ord + SortKey, T: Ord, R>(vec: &mut [(D, T, R)]) {
+    sort_updates_keyed(vec);
+}
+
+/// As [`sort_updates`]; returns the sort keys of the sorted updates, in their order, when `D`
+/// has keys (empty otherwise).
+fn sort_updates_keyed<D: Ord + SortKey, T: Ord, R>(vec: &mut [(D, T, R)]) -> Vec<u64> {
     if !D::HAS_KEY || vec.len() < KEYED_SORT_MIN || u32::try_from(vec.len()).is_err() {
         vec.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-        return;
+        return if D::HAS_KEY {
+            vec.iter().map(|u| u.0.sort_key()).collect()
+        } else {
+            Vec::new()
+        };
     }
     let mut order: Vec<(u64, u32)> = vec
         .iter()
@@ -50,6 +60,7 @@ pub fn sort_updates<D: Ord + SortKey, T: Ord, R>(vec: &mut [(D, T, R)]) {
             at = next;
         }
     }
+    order.into_iter().map(|(key, _)| key).collect()
 }
 
 /// Sorts `vec` by data and sums diffs of equal data, removing zero sums.
@@ -95,7 +106,16 @@ pub fn consolidate_from<D: Ord, R: Semigroup>(vec: &mut Vec<(D, R)>, offset: usi
 
 /// Sorts `vec` by (data, time) and sums diffs of equal pairs, removing zero sums.
 pub fn consolidate_updates<D: Ord + SortKey, T: Ord, R: Semigroup>(vec: &mut Vec<(D, T, R)>) {
-    sort_updates(vec);
+    consolidate_updates_keyed(vec);
+}
+
+/// As [`consolidate_updates`]; returns the sort keys of the updates left, in their order, when
+/// `D` has keys (empty otherwise), for merges that compare keys before data.
+pub fn consolidate_updates_keyed<D: Ord + SortKey, T: Ord, R: Semigroup>(
+    vec: &mut Vec<(D, T, R)>,
+) -> Vec<u64> {
+    let mut keys = sort_updates_keyed(vec);
+    let keyed = !keys.is_empty();
     let mut write = 0;
     for read in 0..vec.len() {
         if write > 0 && vec[write - 1].0 == vec[read].0 && vec[write - 1].1 == vec[read].1 {
@@ -106,6 +126,9 @@ pub fn consolidate_updates<D: Ord + SortKey, T: Ord, R: Semigroup>(vec: &mut Vec
                 write -= 1;
             }
             vec.swap(write, read);
+            if keyed {
+                keys[write] = keys[read];
+            }
             write += 1;
         }
     }
@@ -113,6 +136,8 @@ pub fn consolidate_updates<D: Ord + SortKey, T: Ord, R: Semigroup>(vec: &mut Vec
         write -= 1;
     }
     vec.truncate(write);
+    keys.truncate(write);
+    keys
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ mod check;
 mod check_tests;
 mod datum_ref;
 mod input;
+mod numeric_key;
 mod order;
 mod packer;
 mod row;

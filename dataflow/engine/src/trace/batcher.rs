@@ -4,7 +4,9 @@
 //! decrease geometrically (a chain is merged into its predecessor when it grows to within a
 //! factor two of it), plus fewer than [`STAGED`] updates not yet sorted, so buffered memory is
 //! proportional to distinct (data, time) pairs plus a constant, and each update is merged
-//! O(log n) times. `extract(F)` removes exactly the updates whose times are not
+//! O(log n) times. A chain of data with sort keys (`SortKey`) keeps each update's key beside it,
+//! so merges compare two integers and the data only where keys tie. `extract(F)` removes
+//! exactly the updates whose times are not
 //! beyond `F`, in sorted consolidated order, and reports the least times still buffered (for the
 //! arrange operator's capabilities).
 
@@ -14,11 +16,21 @@ use timely::progress::frontier::{Antichain, AntichainRef};
 
 use kpg_sortkey::SortKey;
 
-use crate::consolidation::consolidate_updates;
+use crate::consolidation::consolidate_updates_keyed;
 use crate::difference::Semigroup;
 use crate::lattice::Lattice;
 
-type Chain<D, T, R> = Vec<(D, T, R)>;
+/// Sorted, consolidated updates and, when `D` has sort keys, each one's key (else no keys).
+struct Chain<D, T, R> {
+    updates: Vec<(D, T, R)>,
+    keys: Vec<u64>,
+}
+
+impl<D, T, R> Chain<D, T, R> {
+    fn len(&self) -> usize {
+        self.updates.len()
+    }
+}
 
 /// Updates gathered before they are sorted into a chain: one sort of many small pushes is
 /// cheaper than sorting each and merging them, and this bounded amount is all that is ever held
@@ -49,12 +61,12 @@ impl<D: Ord + Clone + SortKey, T: Lattice, R: Semigroup> Batcher<D, T, R> {
 
     /// Number of buffered updates.
     pub fn len(&self) -> usize {
-        self.chains.iter().map(|c| c.len()).sum::<usize>() + self.staged.len()
+        self.chains.iter().map(Chain::len).sum::<usize>() + self.staged.len()
     }
 
     /// True when nothing is buffered.
     pub fn is_empty(&self) -> bool {
-        self.staged.is_empty() && self.chains.iter().all(|c| c.is_empty())
+        self.staged.is_empty() && self.chains.iter().all(|c| c.updates.is_empty())
     }
 
     /// Adds unsorted updates (taking their contents).
@@ -74,9 +86,9 @@ impl<D: Ord + Clone + SortKey, T: Lattice, R: Semigroup> Batcher<D, T, R> {
         if self.staged.is_empty() {
             return;
         }
-        let mut chain = std::mem::take(&mut self.staged);
-        consolidate_updates(&mut chain);
-        self.chains.push(chain);
+        let mut updates = std::mem::take(&mut self.staged);
+        let keys = consolidate_updates_keyed(&mut updates);
+        self.chains.push(Chain { updates, keys });
         while self.chains.len() > 1 {
             let n = self.chains.len();
             if self.chains[n - 1].len() * 2 < self.chains[n - 2].len() {
@@ -92,10 +104,14 @@ impl<D: Ord + Clone + SortKey, T: Lattice, R: Semigroup> Batcher<D, T, R> {
     /// returns them with the frontier of the least times still buffered.
     pub fn extract(&mut self, frontier: AntichainRef<T>) -> (Vec<(D, T, R)>, Antichain<T>) {
         self.flush();
-        let mut all = Vec::new();
+        let mut merged: Option<Chain<D, T, R>> = None;
         for chain in self.chains.drain(..) {
-            all = merge_chains(all, chain);
+            merged = Some(match merged {
+                None => chain,
+                Some(m) => merge_chains(m, chain),
+            });
         }
+        let all = merged.map(|c| c.updates).unwrap_or_default();
         // Usually (always, with totally ordered times and a closed-loop input) every buffered
         // update is complete: hand the merged chain over without copying it.
         if all.iter().all(|update| !frontier.less_equal(&update.1)) {
@@ -113,7 +129,15 @@ impl<D: Ord + Clone + SortKey, T: Lattice, R: Semigroup> Batcher<D, T, R> {
             }
         }
         if !kept.is_empty() {
-            self.chains.push(kept);
+            let keys = if D::HAS_KEY {
+                kept.iter().map(|u| u.0.sort_key()).collect()
+            } else {
+                Vec::new()
+            };
+            self.chains.push(Chain {
+                updates: kept,
+                keys,
+            });
         }
         (ready, lower)
     }
@@ -121,7 +145,8 @@ impl<D: Ord + Clone + SortKey, T: Lattice, R: Semigroup> Batcher<D, T, R> {
     /// The least times among buffered updates.
     pub fn lower(&self) -> Antichain<T> {
         let mut lower = Antichain::new();
-        for chain in self.chains.iter().chain(std::iter::once(&self.staged)) {
+        let chains = self.chains.iter().map(|c| &c.updates);
+        for chain in chains.chain(std::iter::once(&self.staged)) {
             for update in chain.iter() {
                 lower.insert_ref(&update.1);
             }
@@ -130,41 +155,71 @@ impl<D: Ord + Clone + SortKey, T: Lattice, R: Semigroup> Batcher<D, T, R> {
     }
 }
 
-/// Merges two sorted consolidated chains into one.
+/// Merges two sorted consolidated chains into one; keys, when the chains have them, decide
+/// every comparison whose keys differ.
 fn merge_chains<D: Ord, T: Ord, R: Semigroup>(
     a: Chain<D, T, R>,
     b: Chain<D, T, R>,
 ) -> Chain<D, T, R> {
-    if a.is_empty() {
+    if a.updates.is_empty() {
         return b;
     }
-    if b.is_empty() {
+    if b.updates.is_empty() {
         return a;
     }
-    let mut result = Vec::with_capacity(a.len() + b.len());
-    let mut a = a.into_iter().peekable();
-    let mut b = b.into_iter().peekable();
+    let keyed = !a.keys.is_empty() && !b.keys.is_empty();
+    let n = a.len() + b.len();
+    let mut updates = Vec::with_capacity(n);
+    let mut keys = Vec::with_capacity(if keyed { n } else { 0 });
+    let (a_keys, b_keys) = (a.keys, b.keys);
+    let (mut i, mut j) = (0, 0);
+    let mut a = a.updates.into_iter().peekable();
+    let mut b = b.updates.into_iter().peekable();
     loop {
         let order = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) => (&x.0, &x.1).cmp(&(&y.0, &y.1)),
+            (Some(x), Some(y)) => {
+                let by_key = if keyed {
+                    a_keys[i].cmp(&b_keys[j])
+                } else {
+                    Ordering::Equal
+                };
+                by_key.then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1)))
+            }
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
             (None, None) => break,
         };
         match order {
-            Ordering::Less => result.push(a.next().expect("peeked")),
-            Ordering::Greater => result.push(b.next().expect("peeked")),
+            Ordering::Less => {
+                updates.push(a.next().expect("peeked"));
+                if keyed {
+                    keys.push(a_keys[i]);
+                }
+                i += 1;
+            }
+            Ordering::Greater => {
+                updates.push(b.next().expect("peeked"));
+                if keyed {
+                    keys.push(b_keys[j]);
+                }
+                j += 1;
+            }
             Ordering::Equal => {
                 let mut x = a.next().expect("peeked");
                 let y = b.next().expect("peeked");
                 x.2.plus_equals(&y.2);
                 if !x.2.is_zero() {
-                    result.push(x);
+                    updates.push(x);
+                    if keyed {
+                        keys.push(a_keys[i]);
+                    }
                 }
+                i += 1;
+                j += 1;
             }
         }
     }
-    result
+    Chain { updates, keys }
 }
 
 #[cfg(test)]
@@ -182,7 +237,7 @@ mod tests {
             ];
             batcher.push(&mut updates);
         }
-        let sorted: usize = batcher.chains.iter().map(|c| c.len()).sum();
+        let sorted: usize = batcher.chains.iter().map(Chain::len).sum();
         assert!(
             sorted <= 2 * 3 * 7 && batcher.staged.len() < STAGED,
             "batcher keeps about the distinct (data, time) pairs, has {sorted} and {} staged",
@@ -200,7 +255,63 @@ mod tests {
             "one update per distinct (data, time)"
         );
         let mut sorted = rest.clone();
-        consolidate_updates(&mut sorted);
+        crate::consolidation::consolidate_updates(&mut sorted);
         assert_eq!(sorted, rest);
+    }
+
+    /// A value whose sort key is coarse (its tens), so keyed merges meet ties and differences.
+    #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    struct Coarse(u64);
+
+    impl SortKey for Coarse {
+        const HAS_KEY: bool = true;
+        fn sort_key(&self) -> u64 {
+            self.0 / 10
+        }
+    }
+
+    #[test]
+    fn keyed_chains_merge_as_a_map_sums() {
+        let mut batcher = Batcher::<Coarse, u64, i64>::new();
+        let mut expected = std::collections::BTreeMap::new();
+        let mut seed = 7u64;
+        for _ in 0..5 {
+            let mut updates = Vec::new();
+            for _ in 0..(STAGED + 123) {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let (d, t, r) = (
+                    (seed >> 33) % 5000,
+                    (seed >> 20) % 3,
+                    ((seed >> 50) % 5) as i64 - 2,
+                );
+                updates.push((Coarse(d), t, r));
+                *expected.entry((d, t)).or_insert(0i64) += r;
+            }
+            batcher.push(&mut updates);
+        }
+        assert!(batcher
+            .chains
+            .iter()
+            .all(|c| c.keys.len() == c.updates.len()));
+        let (ready, lower) = batcher.extract(Antichain::from_elem(2).borrow());
+        let (rest, _) = batcher.extract(Antichain::new().borrow());
+        assert_eq!(lower, Antichain::from_elem(2));
+        let got: Vec<(u64, u64, i64)> = ready
+            .into_iter()
+            .chain(rest)
+            .map(|(d, t, r)| (d.0, t, r))
+            .collect();
+        let mut want: Vec<(u64, u64, i64)> = expected
+            .into_iter()
+            .filter(|(_, r)| *r != 0)
+            .map(|((d, t), r)| (d, t, r))
+            .collect();
+        want.sort_by_key(|&(d, t, _)| (t >= 2, d, t));
+        assert_eq!(
+            got, want,
+            "updates before the frontier first, each part sorted and summed"
+        );
     }
 }

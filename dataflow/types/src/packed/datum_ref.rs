@@ -77,7 +77,7 @@ impl NumericRef<'_> {
     }
 }
 
-fn big_scale(b: &[u8]) -> u32 {
+pub(super) fn big_scale(b: &[u8]) -> u32 {
     u32::from_le_bytes(b[..4].try_into().expect("packed numeric scale"))
 }
 

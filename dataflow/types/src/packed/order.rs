@@ -8,6 +8,7 @@
 //! Only jsonb values and numerics beyond 96 bits are made owned to be compared.
 
 use super::datum_ref::{datum_len, read, DatumRef, NumericRef};
+use super::numeric_key::{numeric_key, NUMERIC_KEY_BITS};
 use super::row::PackedSlice;
 use super::tag;
 use std::cmp::Ordering;
@@ -230,7 +231,7 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 }
 
 /// Bits of a row's sort key below its first datum's rank.
-const KEY_PAYLOAD_BITS: u32 = 59;
+const KEY_PAYLOAD_BITS: u32 = NUMERIC_KEY_BITS;
 /// Bits of a datum's rank + 1 at the top of its key.
 const RANK_BITS: u32 = 64 - KEY_PAYLOAD_BITS;
 
@@ -288,7 +289,8 @@ fn exact_code(datum: DatumRef<'_>) -> Option<(u32, u64)> {
 /// One datum's order-preserving 64-bit key: its rank + 1 in the top five bits (datums of
 /// different variants order by rank), then an order-preserving payload for the variants whose
 /// order is an integer's or bytes' — the integers, booleans, dates and times by value
-/// (clamped), strings, bytea and uuids by their first seven bytes — and 0 for the rest, whose
+/// (clamped), strings, bytea and uuids by their first seven bytes, numerics by sign, exponent and
+/// leading digits (`numeric_key.rs`) — and 0 for the rest, whose
 /// ties the full compare breaks.
 fn datum_key(datum: DatumRef<'_>) -> u64 {
     let payload = match datum {
@@ -301,6 +303,7 @@ fn datum_key(datum: DatumRef<'_>) -> u64 {
         DatumRef::String(s) => kpg_sortkey::bytes_key(s.as_bytes()) >> 8,
         DatumRef::Bytes(b) => kpg_sortkey::bytes_key(b) >> 8,
         DatumRef::Uuid(u) => kpg_sortkey::bytes_key(u) >> 8,
+        DatumRef::Numeric(n) => numeric_key(&n),
         _ => 0,
     };
     ((u64::from(datum.rank()) + 1) << KEY_PAYLOAD_BITS) | payload
