@@ -23,6 +23,14 @@ pub trait SortKey: Ord {
     fn sort_key(&self) -> u64 {
         0
     }
+
+    /// `sort_key`, and, when the value's key identifies it within its top `n` bits (any value
+    /// whose key agrees with this one in those bits is equal to this one, and the bits below
+    /// are zero), that `n`: a pair's key then goes on with its second field's key below them.
+    #[inline]
+    fn sort_key_prefix(&self) -> (u64, Option<u32>) {
+        (self.sort_key(), None)
+    }
 }
 
 /// Std scalars keep the defaults of both traits: their own comparisons are already one or a
@@ -127,10 +135,25 @@ macro_rules! tuple {
     };
 }
 tuple!(A);
-tuple!(A, B);
 tuple!(A, B, C);
 tuple!(A, B, C, D);
 tuple!(A, B, C, D, E);
+
+/// A pair (an arrangement's key and value) orders by its first field, then its second: when
+/// the first's key identifies it in its top `n` bits, the second's key fills the bits below
+/// (shifted, which keeps its order), so pairs with equal first fields are told apart by the
+/// integer compare too. Monotone: pairs whose first fields differ differ within the top bits
+/// of the one whose key identifies it, which order as the first fields' keys do.
+impl<A: SortKey, B: SortKey> SortKey for (A, B) {
+    const HAS_KEY: bool = A::HAS_KEY;
+    #[inline]
+    fn sort_key(&self) -> u64 {
+        match self.0.sort_key_prefix() {
+            (key, Some(n)) if B::HAS_KEY && n < 64 => key | self.1.sort_key() >> n,
+            (key, _) => key,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

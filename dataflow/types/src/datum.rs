@@ -458,6 +458,10 @@ impl kpg_sortkey::SortKey for Row {
     fn sort_key(&self) -> u64 {
         self.0.sort_key()
     }
+    #[inline]
+    fn sort_key_prefix(&self) -> (u64, Option<u32>) {
+        self.0.sort_key_prefix()
+    }
 }
 
 impl kpg_sortkey::ArenaCopy for Row {

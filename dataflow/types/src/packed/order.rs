@@ -243,47 +243,82 @@ fn clamped_payload(x: i64) -> u64 {
 }
 
 /// A row's order-preserving prefix. Datums whose value a few bits hold exactly — NULL, booleans,
-/// 16- and 32-bit integers, dates — each take their rank + 1 in five bits and the value
-/// (offset to be unsigned) in as many bits as their type has, one after another, so that a key
-/// whose first columns tie (a boolean, a small integer) still tells rows apart by the next
-/// ones. The first datum that is not such, or does not fit in the bits left, ends the key with
-/// the top bits of its own key (`datum_key`). Equal codes mean equal datums, so every datum
-/// after a run of codes is compared only where the run ties; a row ending early leaves zeros,
-/// below every datum's code (its rank + 1 is at least 1), as a shorter row orders first.
+/// integers, dates — each take their rank + 1 in five bits and then a code of their value
+/// (`int_code`: small values take few bits), one after another, so that a key whose first
+/// columns tie (a boolean, a small integer) still tells rows apart by the next ones. The first
+/// datum that is not such ends the key with the top bits of its own key (`datum_key`), one
+/// whose code does not fit with the top bits of its code. Equal codes mean equal datums, and
+/// codes are prefix-free (the rank gives the variant, the variant the code's form), so every
+/// datum after a run of codes is compared only where the run ties; a row ending early leaves
+/// zeros, below every datum's code (its rank + 1 is at least 1), as a shorter row orders first.
 pub(super) fn row_sort_key(row: &[u8]) -> u64 {
+    row_sort_key_prefix(row).0
+}
+
+/// `row_sort_key`, and for a row that ends within the key (all its datums coded), the bits
+/// that identify it (`SortKey::sort_key_prefix`): its codes and the five zero bits of its end,
+/// which no row going on has there (its next datum's rank + 1 is at least 1).
+pub(super) fn row_sort_key_prefix(row: &[u8]) -> (u64, Option<u32>) {
     let mut key = 0u64;
     let mut left = 64u32;
     let mut at = row;
-    while !at.is_empty() && left > 0 {
+    while !at.is_empty() {
+        if left == 0 {
+            return (key, None);
+        }
         let (datum, len) = read(at);
         match exact_code(datum) {
             Some((bits, code)) if bits <= left => {
                 left -= bits;
-                key |= code << left;
+                key |= (code as u64) << left;
             }
-            _ => return key | datum_key(datum) >> (64 - left),
+            Some((bits, code)) => return (key | (code >> (bits - left)) as u64, None),
+            None => return (key | datum_key(datum) >> (64 - left), None),
         }
         at = &at[len..];
     }
-    key
+    let n = 64 - left + RANK_BITS;
+    (key, (n <= 64).then_some(n))
 }
 
-/// The datum's rank + 1 in five bits, then its value, and the number of bits, for the variants
-/// whose value a few bits hold exactly (equal codes, equal datums).
-fn exact_code(datum: DatumRef<'_>) -> Option<(u32, u64)> {
+/// The datum's rank + 1 in five bits, then its value's code, and the number of bits, for the
+/// variants whose value a code holds exactly (equal codes, equal datums).
+fn exact_code(datum: DatumRef<'_>) -> Option<(u32, u128)> {
     let (bits, value) = match datum {
         DatumRef::Null => (0, 0),
-        DatumRef::Bool(b) => (1, u64::from(b)),
-        DatumRef::Int16(i) => (16, u64::from((i as u16) ^ 0x8000)),
-        DatumRef::Int32(i) => (32, u64::from((i as u32) ^ 0x8000_0000)),
-        DatumRef::Date(d) => {
-            let days = chrono::Datelike::num_days_from_ce(&d);
-            (32, u64::from((days as u32) ^ 0x8000_0000))
-        }
+        DatumRef::Bool(b) => (1, u128::from(b)),
+        DatumRef::Int16(i) => int_code(i64::from(i), 4),
+        DatumRef::Int32(i) => int_code(i64::from(i), 5),
+        DatumRef::Int64(i) => int_code(i, 6),
+        DatumRef::Date(d) => int_code(i64::from(chrono::Datelike::num_days_from_ce(&d)), 5),
         _ => return None,
     };
-    let rank = u64::from(datum.rank()) + 1;
+    let rank = u128::from(datum.rank()) + 1;
     Some((RANK_BITS + bits, rank << bits | value))
+}
+
+/// An integer's order-preserving, prefix-free code and its length: a sign bit (1 for `v >= 0`),
+/// then the bit length `l` of the magnitude `m` (`v`, or `!v = -v - 1` for negative `v`) in
+/// `len_bits` bits, then `m`'s `l - 1` bits below its leading one. Codes of larger magnitudes
+/// are longer or, as long, greater in their bits; a negative value's code is its magnitude's
+/// inverted, which reverses that order (bit length first, as the reader decodes it).
+fn int_code(v: i64, len_bits: u32) -> (u32, u128) {
+    let (sign, m) = if v >= 0 {
+        (1, v as u64)
+    } else {
+        (0, !v as u64)
+    };
+    let l = 64 - m.leading_zeros();
+    let rest = l.saturating_sub(1);
+    let width = len_bits + rest;
+    let low = u128::from(m) & ((1u128 << rest) - 1);
+    let magnitude = u128::from(l) << rest | low;
+    let magnitude = if sign == 1 {
+        magnitude
+    } else {
+        !magnitude & ((1u128 << width) - 1)
+    };
+    (1 + width, sign << width | magnitude)
 }
 
 /// One datum's order-preserving 64-bit key: its rank + 1 in the top five bits (datums of

@@ -10,7 +10,7 @@
 use super::bytes::RowBytes;
 pub use super::bytes::INLINE;
 use super::datum_ref::{datum_len, read, DatumRef};
-use super::order::{compare_rows, row_sort_key};
+use super::order::{compare_rows, row_sort_key, row_sort_key_prefix};
 use super::packer::RowPacker;
 use crate::datum::Datum;
 use serde::ser::SerializeSeq;
@@ -261,6 +261,10 @@ impl kpg_sortkey::SortKey for PackedRow {
     #[inline]
     fn sort_key(&self) -> u64 {
         row_sort_key(self.data.as_slice())
+    }
+    #[inline]
+    fn sort_key_prefix(&self) -> (u64, Option<u32>) {
+        row_sort_key_prefix(self.data.as_slice())
     }
 }
 

@@ -134,7 +134,7 @@ fn gallop_finds_lower_bound() {
 }
 
 /// Random sorted, consolidated updates with many repeated (time, diff) pairs.
-fn random_sorted<V: Ord + ArenaCopy>(
+fn random_sorted<V: Ord + ArenaCopy + kpg_sortkey::SortKey>(
     seed: u64,
     n: usize,
     val: impl Fn(u64) -> V,
