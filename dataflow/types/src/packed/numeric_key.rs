@@ -71,15 +71,20 @@ fn magnitude_key(exponent: i64, digits: u64) -> u64 {
     }
 }
 
-/// `m / 10^scale` for `m > 0` below 2^96.
+/// `m / 10^scale` for `m > 0` below 2^96 (in 64-bit arithmetic when it fits, as nearly every
+/// stored value does).
 fn small_magnitude(m: u128, scale: i64) -> u64 {
+    if let Ok(m) = u64::try_from(m) {
+        let d = m.ilog10() + 1;
+        let digits = if d <= DIGITS {
+            m * 10u64.pow(DIGITS - d)
+        } else {
+            m / 10u64.pow(d - DIGITS)
+        };
+        return magnitude_key(i64::from(d) - scale, digits);
+    }
     let d = m.ilog10() + 1;
-    let digits = if d <= DIGITS {
-        m * 10u128.pow(DIGITS - d)
-    } else {
-        m / 10u128.pow(d - DIGITS)
-    };
-    magnitude_key(i64::from(d) - scale, digits as u64)
+    magnitude_key(i64::from(d) - scale, (m / 10u128.pow(d - DIGITS)) as u64)
 }
 
 /// `m / 10^scale` for `m > 0` of any size.
