@@ -1,4 +1,4 @@
-//! An order-preserving 58-bit prefix of a numeric value, for the sort keys of rows (`order.rs`).
+//! An order-preserving 59-bit prefix of a numeric value, for the sort keys of rows (`order.rs`).
 //!
 //! A key must be monotone (`a < b` implies `key(a) <= key(b)`) and should carry its
 //! information in its top bits, since a row's key keeps only the top bits of a datum that

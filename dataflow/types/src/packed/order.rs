@@ -321,19 +321,13 @@ fn int_code(v: i64, len_bits: u32) -> (u32, u128) {
     (1 + width, sign << width | magnitude)
 }
 
-/// One datum's order-preserving 64-bit key: its rank + 1 in the top five bits (datums of
-/// different variants order by rank), then an order-preserving payload for the variants whose
-/// order is an integer's or bytes' — the integers, booleans, dates and times by value
-/// (clamped), strings, bytea and uuids by their first seven bytes, numerics by sign, exponent and
-/// leading digits (`numeric_key.rs`) — and 0 for the rest, whose
-/// ties the full compare breaks.
+/// One datum's order-preserving 64-bit key, for the variants `exact_code` does not code: its
+/// rank + 1 in the top five bits (datums of different variants order by rank), then an
+/// order-preserving payload where the variant's order allows one — times by value (clamped),
+/// strings, bytea and uuids by their first seven bytes, numerics by sign, exponent and leading
+/// digits (`numeric_key.rs`) — and 0 for the rest, whose ties the full compare breaks.
 fn datum_key(datum: DatumRef<'_>) -> u64 {
     let payload = match datum {
-        DatumRef::Bool(b) => u64::from(b),
-        DatumRef::Int16(i) => clamped_payload(i64::from(i)),
-        DatumRef::Int32(i) => clamped_payload(i64::from(i)),
-        DatumRef::Int64(i) => clamped_payload(i),
-        DatumRef::Date(d) => clamped_payload(i64::from(chrono::Datelike::num_days_from_ce(&d))),
         DatumRef::Time(t) => clamped_payload(t),
         DatumRef::String(s) => kpg_sortkey::bytes_key(s.as_bytes()) >> 8,
         DatumRef::Bytes(b) => kpg_sortkey::bytes_key(b) >> 8,
