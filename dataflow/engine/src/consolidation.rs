@@ -1,6 +1,7 @@
 //! Consolidation: sort updates and sum the diffs of equal data, dropping zeros.
 //!
-//! Owns: [`consolidate`] for `(D, R)` and [`consolidate_updates`] for `(D, T, R)`. Invariant:
+//! Owns: [`consolidate`] for `(D, R)` and [`consolidate_updates`] for `(D, T, R)` (with
+//! [`consolidate_updates_keyed`], which also returns the sort keys, for the batcher). Invariant:
 //! after the call the vector is sorted, has no two equal `D` (resp. `(D, T)`), and no zero diff;
 //! the multiset of updates it represents is unchanged. Everything that stores updates (batcher,
 //! batches, operators' outputs) goes through here, which keeps memory proportional to distinct
@@ -18,15 +19,15 @@ const KEYED_SORT_MIN: usize = 32;
 /// compared only when keys tie), and the 16-byte pairs move instead of the updates, which are
 /// then put in place once, following the permutation's cycles.
 pub fn sort_updates<D: Ord + SortKey, T: Ord, R>(vec: &mut [(D, T, R)]) {
-    sort_updates_keyed(vec);
+    sort_updates_keyed(vec, false);
 }
 
-/// As [`sort_updates`]; returns the sort keys of the sorted updates, in their order, when `D`
-/// has keys (empty otherwise).
-fn sort_updates_keyed<D: Ord + SortKey, T: Ord, R>(vec: &mut [(D, T, R)]) -> Vec<u64> {
+/// As [`sort_updates`]; when `keys` is asked for and `D` has keys, returns the sort keys of
+/// the sorted updates, in their order (empty otherwise).
+fn sort_updates_keyed<D: Ord + SortKey, T: Ord, R>(vec: &mut [(D, T, R)], keys: bool) -> Vec<u64> {
     if !D::HAS_KEY || vec.len() < KEYED_SORT_MIN || u32::try_from(vec.len()).is_err() {
         vec.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-        return if D::HAS_KEY {
+        return if D::HAS_KEY && keys {
             vec.iter().map(|u| u.0.sort_key()).collect()
         } else {
             Vec::new()
@@ -60,7 +61,11 @@ fn sort_updates_keyed<D: Ord + SortKey, T: Ord, R>(vec: &mut [(D, T, R)]) -> Vec
             at = next;
         }
     }
-    order.into_iter().map(|(key, _)| key).collect()
+    if keys {
+        order.into_iter().map(|(key, _)| key).collect()
+    } else {
+        Vec::new()
+    }
 }
 
 /// Sorts `vec` by data and sums diffs of equal data, removing zero sums.
@@ -106,7 +111,7 @@ pub fn consolidate_from<D: Ord, R: Semigroup>(vec: &mut Vec<(D, R)>, offset: usi
 
 /// Sorts `vec` by (data, time) and sums diffs of equal pairs, removing zero sums.
 pub fn consolidate_updates<D: Ord + SortKey, T: Ord, R: Semigroup>(vec: &mut Vec<(D, T, R)>) {
-    consolidate_updates_keyed(vec);
+    consolidate_sorted_by(vec, false);
 }
 
 /// As [`consolidate_updates`]; returns the sort keys of the updates left, in their order, when
@@ -114,7 +119,14 @@ pub fn consolidate_updates<D: Ord + SortKey, T: Ord, R: Semigroup>(vec: &mut Vec
 pub fn consolidate_updates_keyed<D: Ord + SortKey, T: Ord, R: Semigroup>(
     vec: &mut Vec<(D, T, R)>,
 ) -> Vec<u64> {
-    let mut keys = sort_updates_keyed(vec);
+    consolidate_sorted_by(vec, true)
+}
+
+fn consolidate_sorted_by<D: Ord + SortKey, T: Ord, R: Semigroup>(
+    vec: &mut Vec<(D, T, R)>,
+    keys: bool,
+) -> Vec<u64> {
+    let mut keys = sort_updates_keyed(vec, keys);
     let keyed = !keys.is_empty();
     let mut write = 0;
     for read in 0..vec.len() {

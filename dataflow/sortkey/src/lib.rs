@@ -122,7 +122,8 @@ impl<T: SortKey + ?Sized> SortKey for std::sync::Arc<T> {
     }
 }
 
-/// Tuples order by their first field first: its key is theirs.
+/// Tuples order by their first field first: its key is theirs (pairs go on into the second
+/// field's key, below).
 macro_rules! tuple {
     ($first:ident $(, $rest:ident)*) => {
         impl<$first: SortKey $(, $rest: Ord)*> SortKey for ($first, $($rest,)*) {
@@ -223,7 +224,7 @@ mod tests {
             Err(0),
             Ok(Keyed(5)),
         ]);
-        // Tuples take their first field's key, or none.
+        // Tuples take their first field's key, or none (pairs may add the second's below it).
         const _: () = assert!(!<(u64, u64)>::HAS_KEY && <(Keyed, u64)>::HAS_KEY);
     }
 }

@@ -602,7 +602,6 @@ impl ScalarExpr {
         cols
     }
 
-    /// Evaluates the expression against a row.
     /// A column's or a literal's value borrowed, any other expression's computed.
     fn eval_borrowed<'a>(&'a self, row: &'a [Datum]) -> Result<Cow<'a, Datum>, EvalError> {
         match self {
@@ -612,6 +611,7 @@ impl ScalarExpr {
         }
     }
 
+    /// Evaluates the expression against a row.
     pub fn eval(&self, row: &[Datum]) -> Result<Datum, EvalError> {
         match self {
             ScalarExpr::Column(c) => Ok(row[*c].clone()),

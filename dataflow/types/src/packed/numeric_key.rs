@@ -5,10 +5,12 @@
 //! follows exactly coded columns. So a numeric is keyed as a float is: the sign, then the
 //! decimal exponent (the position of its first significant digit), then its first 15
 //! significant digits, all inverted for negative values. Values that differ only beyond the
-//! 15th digit tie, as do exponents beyond +-127 (clamped with their digits saturated, so the
-//! clamp stays monotone); a tie only means the full comparison decides. Equal values at
-//! different scales (`1.0`, `1.00`) get one key. `-Infinity` takes the least key, `Infinity`
-//! and `NaN` (greater than everything, as in PostgreSQL) the greatest.
+//! 15th digit tie, as do exponents outside -128..=127 (above: the greatest magnitude key, below:
+//! the least, which ties with zero — both clamps monotone); a tie only means the full
+//! comparison decides. Equal values at different scales (`1.0`, `1.00`) get one key.
+//! `-Infinity` takes the least key, `Infinity` and `NaN` (greater than everything, as in
+//! PostgreSQL) the greatest. A value beyond 96 bits (rare) is read into a big integer and
+//! printed to find its digits, each time its key is computed.
 
 use super::datum_ref::{big_scale, NumericRef};
 use crate::numeric::Special;

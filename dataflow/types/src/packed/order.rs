@@ -236,7 +236,7 @@ const KEY_PAYLOAD_BITS: u32 = NUMERIC_KEY_BITS;
 const RANK_BITS: u32 = 64 - KEY_PAYLOAD_BITS;
 
 /// `x` offset to be non-negative and clamped into the payload's bits: monotone, and exact for
-/// the integers of everyday keys (|x| < 2^58).
+/// |x| < 2^58 (times of day, in microseconds).
 fn clamped_payload(x: i64) -> u64 {
     let max = (1i128 << KEY_PAYLOAD_BITS) - 1;
     (i128::from(x) + (1i128 << (KEY_PAYLOAD_BITS - 1))).clamp(0, max) as u64
