@@ -111,7 +111,7 @@ pub fn consolidate_from<D: Ord, R: Semigroup>(vec: &mut Vec<(D, R)>, offset: usi
 
 /// Sorts `vec` by (data, time) and sums diffs of equal pairs, removing zero sums.
 pub fn consolidate_updates<D: Ord + SortKey, T: Ord, R: Semigroup>(vec: &mut Vec<(D, T, R)>) {
-    consolidate_sorted_by(vec, false);
+    consolidate_with_keys(vec, false);
 }
 
 /// As [`consolidate_updates`]; returns the sort keys of the updates left, in their order, when
@@ -119,10 +119,10 @@ pub fn consolidate_updates<D: Ord + SortKey, T: Ord, R: Semigroup>(vec: &mut Vec
 pub fn consolidate_updates_keyed<D: Ord + SortKey, T: Ord, R: Semigroup>(
     vec: &mut Vec<(D, T, R)>,
 ) -> Vec<u64> {
-    consolidate_sorted_by(vec, true)
+    consolidate_with_keys(vec, true)
 }
 
-fn consolidate_sorted_by<D: Ord + SortKey, T: Ord, R: Semigroup>(
+fn consolidate_with_keys<D: Ord + SortKey, T: Ord, R: Semigroup>(
     vec: &mut Vec<(D, T, R)>,
     keys: bool,
 ) -> Vec<u64> {
