@@ -21,7 +21,8 @@
 //! of one column (`key`: TEXT, BYTES, or JSON without columns as `jsonb`), with `INCLUDE KEY`
 //! or `ENVELOPE UPSERT`; the included metadata and headers in the order listed; and with
 //! `VALUE DECODING ERRORS = INLINE` the error column (`error text`). A file is read line by
-//! line, one record a line (CSV `WITH HEADER` skips the first). Whether the server may read the
+//! line, one record a line (CSV `WITH HEADER` skips the first); in a Kafka topic the record at
+//! offset 0 of each partition is the header line (of the value format; a key has none). Whether the server may read the
 //! path is the server's to decide. A relative `START TIMESTAMP` is resolved here, against the
 //! clock, into milliseconds since the epoch (as Materialize does), so the stored statement
 //! names the same instant after a restart. What Materialize has and kpg not — Avro, Protobuf,
@@ -159,28 +160,28 @@ pub(crate) fn parse(
     };
     let mut key_format = None;
     let mut value_format = None;
+    // CSV's `WITH HEADER` on the value format: each partition's record at offset 0 is its
+    // header line (a topic written from a CSV file, line by line), skipped.
     let mut header = false;
     if parse_word(parser, "key") {
         expect_word(parser, "format")?;
-        let (format, h) = parse_format(parser)?;
-        header |= h;
+        let (format, key_header) = parse_format(parser)?;
+        if key_header {
+            return Err(Refusal::Unsupported(
+                "KEY FORMAT CSV WITH HEADER (a key is one record's; a header line is a value)"
+                    .into(),
+            ));
+        }
         key_format = Some(format);
         expect_word(parser, "value")?;
         expect_word(parser, "format")?;
         let (format, h) = parse_format(parser)?;
         value_format = Some(format);
-        header |= h;
+        header = h;
     } else if parse_word(parser, "format") {
         let (format, h) = parse_format(parser)?;
         value_format = Some(format);
         header = h;
-    }
-    if header {
-        return Err(Refusal::Unsupported(
-            "FORMAT CSV WITH HEADER for Kafka (each record is one row; declare the columns \
-             instead)"
-                .into(),
-        ));
     }
     let value_format = value_format.ok_or_else(|| {
         ParserError::ParserError("CREATE SOURCE FROM KAFKA needs FORMAT or VALUE FORMAT".into())
@@ -237,6 +238,7 @@ pub(crate) fn parse(
             broker,
             topic,
             start,
+            header,
         },
         connection,
         key_format,

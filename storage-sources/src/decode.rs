@@ -188,10 +188,16 @@ fn csv_into(
                 ends: Vec::new(),
             }),
         };
-        // Unquoting only removes bytes; a record has at most one field per input byte, plus
-        // one.
-        scratch.output.resize(input.len(), 0);
-        scratch.ends.resize(input.len() + 1, 0);
+        // Unquoting only removes bytes: the output is never longer than the input. Field
+        // ends: room for one more field than the columns (a record with more fields than that
+        // is counted again with room for all; see below). Both only grow, so a record does not
+        // pay for clearing what the last one left.
+        if scratch.output.len() < input.len() {
+            scratch.output.resize(input.len(), 0);
+        }
+        if scratch.ends.len() < columns.len() + 1 {
+            scratch.ends.resize(columns.len() + 1, 0);
+        }
         let Scratch {
             reader,
             output,
@@ -215,9 +221,15 @@ fn csv_into(
                 csv_core::ReadRecordResult::InputEmpty => {}
                 csv_core::ReadRecordResult::Record => break Some(fields),
                 csv_core::ReadRecordResult::End => break None,
-                csv_core::ReadRecordResult::OutputFull
-                | csv_core::ReadRecordResult::OutputEndsFull => {
-                    unreachable!("the buffers are as long as the input")
+                // More fields than the columns and one: read the record again with room for
+                // every field it can have (one per input byte, plus one), to count them.
+                csv_core::ReadRecordResult::OutputEndsFull => {
+                    ends.resize(input.len() + 1, 0);
+                    reader.reset();
+                    (read, fields) = (0, 0);
+                }
+                csv_core::ReadRecordResult::OutputFull => {
+                    unreachable!("the output is as long as the input")
                 }
             }
         };
@@ -332,6 +344,31 @@ mod tests {
             .decode(b"1,2")
             .unwrap_err()
             .contains("expected 3 CSV fields, found 2"));
+        // Records with more fields: counted exactly, also beyond the room kept for one extra
+        // field, and a record after them decodes as before.
+        assert!(d
+            .decode(b"1,a,2024-01-01,x")
+            .unwrap_err()
+            .contains("expected 3 CSV fields, found 4"));
+        assert!(d
+            .decode(b"1,a,2024-01-01,x,\"y,z\",,,")
+            .unwrap_err()
+            .contains("expected 3 CSV fields, found 8"));
+        assert_eq!(d.decode(b"5,b,2024-03-01").unwrap()[0], Datum::Int32(5));
+        // A short record after a long one reads only its own bytes.
+        assert_eq!(
+            d.decode(b"6,\"a much longer text than the next\",2024-03-02")
+                .unwrap()[1],
+            Datum::String("a much longer text than the next".into())
+        );
+        assert_eq!(
+            d.decode(b"7,c,2024-03-03").unwrap(),
+            vec![
+                Datum::Int32(7),
+                Datum::String("c".into()),
+                Datum::Date(chrono::NaiveDate::from_ymd_opt(2024, 3, 3).unwrap())
+            ]
+        );
         let e = d.decode(b"x,y,2024-01-01").unwrap_err();
         assert!(e.contains("column \"a\"") && e.contains("\"x\""), "{e}");
         assert!(d

@@ -54,6 +54,8 @@ pub struct KafkaReader {
     lost: Option<String>,
     /// Whether records' headers are read.
     headers: bool,
+    /// CSV's `WITH HEADER`: the record at offset 0 of a partition is a header line, skipped.
+    skip_first: bool,
 }
 
 impl KafkaReader {
@@ -66,6 +68,7 @@ impl KafkaReader {
         start: &BTreeMap<i32, i64>,
         first: &KafkaStart,
         share: Share,
+        header: bool,
     ) -> Result<KafkaReader, String> {
         let consumer: BaseConsumer = ClientConfig::new()
             .set("bootstrap.servers", broker)
@@ -97,6 +100,7 @@ impl KafkaReader {
             last_error: None,
             lost: None,
             headers: true,
+            skip_first: header,
         };
         let partitions = reader.partitions()?;
         let from_time = match first {
@@ -266,6 +270,11 @@ impl RecordReader for KafkaReader {
                 }
                 Some(Ok(m)) => {
                     self.next.insert(m.partition(), m.offset() + 1);
+                    // A header line: read (the partition's position moves past it), not a row.
+                    if self.skip_first && m.offset() == 0 {
+                        timeout = Duration::ZERO;
+                        continue;
+                    }
                     let (headers, headers_error) = match self.headers {
                         true => read_headers(&m),
                         false => (Vec::new(), None),

@@ -85,8 +85,9 @@ pub fn connect(
             broker,
             topic,
             start: first,
+            header,
         } => Box::new(crate::kafka::KafkaReader::connect(
-            broker, topic, start, first, share,
+            broker, topic, start, first, share, *header,
         )?),
         Transport::File { path, tail, header } => Box::new(crate::file::FileReader::open(
             std::path::Path::new(path),

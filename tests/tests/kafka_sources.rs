@@ -576,3 +576,100 @@ async fn start_offset_and_start_timestamp() {
         rows(&[&["0"]])
     );
 }
+
+/// `FORMAT CSV WITH HEADER`: the record at offset 0 of each partition is a header line, not a
+/// row — neither a row nor a bad record, and not read again after a restart; without `WITH
+/// HEADER` the same records are a bad record (typed columns) or a row (text columns).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn csv_with_header_skips_each_partitions_first_record() {
+    let (kafka, mut kpg) = tokio::join!(Kafka::start(), KpgServer::start());
+    kafka.create_topic("h", 2).await;
+    kafka.produce_values("h", &["id,name"], Some(0));
+    kafka.produce_values("h", &["id,name"], Some(1));
+    kafka.produce_values("h", &["1,a", "2,b"], Some(0));
+    kafka.produce_values("h", &["3,c"], Some(1));
+    let c = kpg.connect().await;
+    let b = kafka.broker();
+    execute(
+        &c,
+        &format!(
+            "CREATE SOURCE typed (id int, name text) FROM KAFKA BROKER '{b}' TOPIC 'h' \
+             FORMAT CSV WITH HEADER INCLUDE PARTITION AS p, OFFSET"
+        ),
+    )
+    .await;
+    execute(
+        &c,
+        &format!(
+            "CREATE SOURCE texts (id text, name text) FROM KAFKA BROKER '{b}' TOPIC 'h' \
+             FORMAT CSV WITH HEADER"
+        ),
+    )
+    .await;
+    execute(
+        &c,
+        &format!(
+            "CREATE SOURCE no_header (id int, name text) FROM KAFKA BROKER '{b}' TOPIC 'h' \
+             FORMAT CSV"
+        ),
+    )
+    .await;
+    wait_for(&c, "SELECT count(*) FROM typed", "3").await;
+    wait_for(&c, "SELECT count(*) FROM texts", "3").await;
+    wait_for(&c, "SELECT count(*) FROM no_header", "3").await;
+    assert_eq!(
+        query(&c, "SELECT id, name, p, \"offset\" FROM typed ORDER BY id").await,
+        rows(&[
+            &["1", "a", "0", "1"],
+            &["2", "b", "0", "2"],
+            &["3", "c", "1", "1"]
+        ])
+    );
+    assert_eq!(
+        query(&c, "SELECT id, name FROM texts ORDER BY id").await,
+        rows(&[&["1", "a"], &["2", "b"], &["3", "c"]])
+    );
+    // Without WITH HEADER each header line is a record int cannot read.
+    wait_for(
+        &c,
+        "SELECT count(*) FROM kpg_source_errors WHERE source = 'no_header'",
+        "2",
+    )
+    .await;
+    assert_eq!(
+        query(
+            &c,
+            "SELECT count(*) FROM kpg_source_errors WHERE source IN ('typed', 'texts')"
+        )
+        .await,
+        rows(&[&["0"]])
+    );
+    let shown = query(&c, "SHOW CREATE SOURCE typed").await;
+    assert!(
+        cell(&shown[0][1]).contains("FORMAT CSV WITH HEADER INCLUDE PARTITION AS p, OFFSET"),
+        "{shown:?}"
+    );
+    // A key has no header line.
+    let (code, _) = expect_error(
+        &c,
+        &format!(
+            "CREATE SOURCE k (id int, name text) FROM KAFKA BROKER '{b}' TOPIC 'h' \
+             KEY FORMAT CSV WITH HEADER WITH 1 COLUMNS VALUE FORMAT CSV"
+        ),
+    )
+    .await;
+    assert_eq!(code, "0A000");
+    // After a restart the sources go on after what they read: the headers stay skipped and
+    // nothing is read twice.
+    drop(c);
+    kpg.kill();
+    kafka.produce_values("h", &["4,d"], Some(0));
+    kpg.restart().await;
+    let c = kpg.connect().await;
+    wait_for(&c, "SELECT count(*) FROM typed", "4").await;
+    wait_for(&c, "SELECT count(*) FROM texts", "4").await;
+    assert_eq!(
+        query(&c, "SELECT count(*), count(DISTINCT id) FROM typed").await,
+        rows(&[&["4", "4"]])
+    );
+}

@@ -340,6 +340,10 @@ impl Datum {
 /// A varchar(n) value `s`: itself, or its first `n` characters when only blanks follow them
 /// (PostgreSQL cuts those silently); longer is an error (22001).
 pub(crate) fn varchar_fit(s: &str, n: usize) -> Result<&str, EvalError> {
+    // No more bytes than `n`: no more characters either (the common case, without counting).
+    if s.len() <= n {
+        return Ok(s);
+    }
     match s.char_indices().nth(n) {
         None => Ok(s),
         Some((idx, _)) if s[idx..].chars().all(|c| c == ' ') => Ok(&s[..idx]),
@@ -350,7 +354,11 @@ pub(crate) fn varchar_fit(s: &str, n: usize) -> Result<&str, EvalError> {
 /// A char(n) value `s`: the part of it kept and how many blanks pad it to `n` characters; a
 /// longer value is an error (22001) unless only blanks are cut.
 pub(crate) fn char_fit(s: &str, n: usize) -> Result<(&str, usize), EvalError> {
-    let len = s.chars().count();
+    // ASCII text has as many characters as bytes.
+    let len = match s.is_ascii() {
+        true => s.len(),
+        false => s.chars().count(),
+    };
     if len > n {
         let idx = s.char_indices().nth(n).map(|(i, _)| i).unwrap_or(s.len());
         if s[idx..].chars().all(|c| c == ' ') {

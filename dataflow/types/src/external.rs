@@ -77,11 +77,13 @@ pub struct Decoding {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Transport {
     /// Every partition of a topic; `broker` is `host:port[,host:port...]`; `start` says where
-    /// a partition kpg has not read from yet begins.
+    /// a partition kpg has not read from yet begins; with `header` (CSV's `WITH HEADER`), the
+    /// record at offset 0 of each partition is a header line, not a row: it is skipped.
     Kafka {
         broker: String,
         topic: String,
         start: KafkaStart,
+        header: bool,
     },
     /// The lines of a file (one partition, offsets are byte offsets); with `tail`, lines
     /// appended later too; with `header`, the first line is skipped.

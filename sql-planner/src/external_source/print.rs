@@ -82,13 +82,14 @@ pub(super) fn sql(cs: &CreateExternalSource, name: &str) -> String {
 /// The formats, INCLUDE and ENVELOPE of a Kafka source's SQL, after `out`.
 fn finish_sql(cs: &CreateExternalSource, mut out: String) -> String {
     let ident = kpg_types::quote_ident;
+    let header = matches!(cs.transport, Transport::Kafka { header: true, .. });
     match &cs.key_format {
         Some(k) => out.push_str(&format!(
             " KEY FORMAT {} VALUE FORMAT {}",
             format(k, false),
-            format(&cs.value_format, false)
+            format(&cs.value_format, header)
         )),
-        None => out.push_str(&format!(" FORMAT {}", format(&cs.value_format, false))),
+        None => out.push_str(&format!(" FORMAT {}", format(&cs.value_format, header))),
     }
     if !cs.include.is_empty() {
         let items: Vec<String> = cs
