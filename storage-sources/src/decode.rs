@@ -213,7 +213,9 @@ fn csv_into(
             fields += nend;
             match result {
                 csv_core::ReadRecordResult::InputEmpty if read == input.len() && nin == 0 => {
-                    // End of input: one more call with nothing left finishes the record.
+                    // End of input: one more call with nothing left finishes the record. (It
+                    // has room for the last field's end: a call that consumed the rest of the
+                    // input was followed by one with none, which said OutputEndsFull if not.)
                     let (result, _, _, nend) = reader.read_record(&[], output, &mut ends[fields..]);
                     fields += nend;
                     break matches!(result, csv_core::ReadRecordResult::Record).then_some(fields);
@@ -350,6 +352,20 @@ mod tests {
             .decode(b"1,a,2024-01-01,x")
             .unwrap_err()
             .contains("expected 3 CSV fields, found 4"));
+        // One field too many for the room kept, the last (also empty) being the one without
+        // room, with and without a line break.
+        assert!(d
+            .decode(b"1,a,2024-01-01,x,y")
+            .unwrap_err()
+            .contains("expected 3 CSV fields, found 5"));
+        assert!(d
+            .decode(b"1,a,2024-01-01,x,y\n")
+            .unwrap_err()
+            .contains("expected 3 CSV fields, found 5"));
+        assert!(d
+            .decode(b"1,a,2024-01-01,x,")
+            .unwrap_err()
+            .contains("expected 3 CSV fields, found 5"));
         assert!(d
             .decode(b"1,a,2024-01-01,x,\"y,z\",,,")
             .unwrap_err()
