@@ -21,8 +21,9 @@
 //! of one column (`key`: TEXT, BYTES, or JSON without columns as `jsonb`), with `INCLUDE KEY`
 //! or `ENVELOPE UPSERT`; the included metadata and headers in the order listed; and with
 //! `VALUE DECODING ERRORS = INLINE` the error column (`error text`). A file is read line by
-//! line, one record a line (CSV `WITH HEADER` skips the first); in a Kafka topic the record at
-//! offset 0 of each partition is the header line (of the value format; a key has none). Whether the server may read the
+//! line, one record a line (CSV `WITH HEADER` skips the first); in a Kafka topic a partition's
+//! record at offset 0 holding the column names is a header line, skipped (the value format's;
+//! a key has none). Whether the server may read the
 //! path is the server's to decide. A relative `START TIMESTAMP` is resolved here, against the
 //! clock, into milliseconds since the epoch (as Materialize does), so the stored statement
 //! names the same instant after a restart. What Materialize has and kpg not — Avro, Protobuf,
@@ -160,8 +161,8 @@ pub(crate) fn parse(
     };
     let mut key_format = None;
     let mut value_format = None;
-    // CSV's `WITH HEADER` on the value format: each partition's record at offset 0 is its
-    // header line (a topic written from a CSV file, line by line), skipped.
+    // CSV's `WITH HEADER` on the value format: a partition's record at offset 0 that holds the
+    // column names is its header line, skipped (`kpg_storage::records::HeaderLine`).
     let mut header = false;
     if parse_word(parser, "key") {
         expect_word(parser, "format")?;
@@ -333,6 +334,11 @@ fn parse_format(parser: &mut Parser<'_>) -> Result<(FormatSpec, bool), Refusal> 
             if csv && word_is(&after, "header") {
                 parser.next_token();
                 parser.next_token();
+                if parser.peek_token_ref().token == Token::LParen {
+                    return Err(Refusal::Unsupported(
+                        "CSV WITH HEADER (names) (declare the columns instead)".into(),
+                    ));
+                }
                 header = true;
             } else if let Token::Number(n, _) = &after {
                 let n = n

@@ -23,7 +23,7 @@ use rdkafka::message::{BorrowedMessage, Headers, Message};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::records::{Record, RecordReader, Share};
+use crate::records::{HeaderLine, Record, RecordReader, Share};
 use kpg_types::external::KafkaStart;
 
 /// How often the topic's partitions are looked up again.
@@ -54,8 +54,8 @@ pub struct KafkaReader {
     lost: Option<String>,
     /// Whether records' headers are read.
     headers: bool,
-    /// CSV's `WITH HEADER`: the record at offset 0 of a partition is a header line, skipped.
-    skip_first: bool,
+    /// CSV's `WITH HEADER`: a record at offset 0 that is this header line is skipped.
+    header: Option<HeaderLine>,
 }
 
 impl KafkaReader {
@@ -68,7 +68,7 @@ impl KafkaReader {
         start: &BTreeMap<i32, i64>,
         first: &KafkaStart,
         share: Share,
-        header: bool,
+        header: Option<HeaderLine>,
     ) -> Result<KafkaReader, String> {
         let consumer: BaseConsumer = ClientConfig::new()
             .set("bootstrap.servers", broker)
@@ -100,7 +100,7 @@ impl KafkaReader {
             last_error: None,
             lost: None,
             headers: true,
-            skip_first: header,
+            header,
         };
         let partitions = reader.partitions()?;
         let from_time = match first {
@@ -271,7 +271,12 @@ impl RecordReader for KafkaReader {
                 Some(Ok(m)) => {
                     self.next.insert(m.partition(), m.offset() + 1);
                     // A header line: read (the partition's position moves past it), not a row.
-                    if self.skip_first && m.offset() == 0 {
+                    if m.offset() == 0
+                        && self
+                            .header
+                            .as_ref()
+                            .is_some_and(|h| h.is(m.payload().unwrap_or_default()))
+                    {
                         timeout = Duration::ZERO;
                         continue;
                     }

@@ -16,7 +16,7 @@ use kpg_types::reading::{ReaderState, ReaderStatus};
 use kpg_types::Row;
 
 use crate::assemble::RowMaker;
-use crate::records::{self, Record, RecordReader, Share};
+use crate::records::{self, HeaderLine, Record, RecordReader, Share};
 
 /// Records read per batch (one commit).
 pub const BATCH: usize = 10_000;
@@ -92,6 +92,8 @@ pub struct Poller {
     unlisted: bool,
     /// Whether records need their headers parsed (the source includes some).
     headers: bool,
+    /// The header line a partition may start with (a Kafka CSV source `WITH HEADER`).
+    header: Option<HeaderLine>,
     backoff: Duration,
     /// When the high watermarks were last fetched.
     watermarks: Instant,
@@ -118,6 +120,7 @@ impl Poller {
                 .include
                 .iter()
                 .any(|i| matches!(i, Include::Headers | Include::Header { .. })),
+            header: HeaderLine::of(desc),
             backoff: MIN_BACKOFF,
             watermarks: Instant::now() - Duration::from_secs(60),
         };
@@ -146,7 +149,8 @@ impl Poller {
             return None;
         }
         if self.reader.is_none() {
-            match records::connect(&self.transport, &self.positions, self.share) {
+            let header = self.header.clone();
+            match records::connect(&self.transport, &self.positions, self.share, header) {
                 Ok(reader) => self.open(reader),
                 Err(e) => {
                     self.stall(ingest, &e);

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use kpg_types::external::Transport;
+use kpg_types::external::{ExternalSourceDesc, Format, Transport};
 
 /// A record's headers, in order: key and value (`None`: a header without a value).
 pub type Headers = Vec<(String, Option<Vec<u8>>)>;
@@ -73,21 +73,82 @@ pub trait RecordReader: Send {
     fn skip_headers(&mut self) {}
 }
 
+/// A Kafka CSV source's header line (`WITH HEADER`): a partition's record at offset 0 whose
+/// fields are the source's value columns' names, in order (ASCII case and surrounding blanks
+/// aside). Only such a record is skipped: a partition whose first record is data (a producer
+/// that wrote the header into one partition only) keeps it as a row, or as a bad record, and
+/// never loses it.
+#[derive(Clone, Debug)]
+pub struct HeaderLine {
+    names: Vec<String>,
+    delimiter: u8,
+}
+
+impl HeaderLine {
+    /// The header line `desc` skips, if it says `WITH HEADER` for a Kafka topic.
+    pub fn of(desc: &ExternalSourceDesc) -> Option<HeaderLine> {
+        match (&desc.transport, &desc.value.format) {
+            (Transport::Kafka { header: true, .. }, Format::Csv { delimiter }) => {
+                Some(HeaderLine {
+                    names: desc.value.columns.iter().map(|(n, _)| n.clone()).collect(),
+                    delimiter: *delimiter,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `value` is this header line.
+    pub fn is(&self, value: &[u8]) -> bool {
+        let line = value.strip_suffix(b"\n").unwrap_or(value);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let mut reader = csv_core::ReaderBuilder::new()
+            .delimiter(self.delimiter)
+            .build();
+        let mut output = vec![0u8; line.len()];
+        let mut ends = vec![0usize; self.names.len() + 1];
+        let (mut read, mut fields) = (0, 0);
+        loop {
+            let (result, nin, _, nend) =
+                reader.read_record(&line[read..], &mut output, &mut ends[fields..]);
+            read += nin;
+            fields += nend;
+            match result {
+                csv_core::ReadRecordResult::InputEmpty => {}
+                csv_core::ReadRecordResult::Record | csv_core::ReadRecordResult::End => break,
+                // More fields than the names and one: not the header line.
+                _ => return false,
+            }
+        }
+        if read < line.len() || fields != self.names.len() {
+            return false;
+        }
+        let mut start = 0;
+        self.names.iter().zip(&ends).all(|(name, &end)| {
+            let field = String::from_utf8_lossy(&output[start..end]);
+            start = end;
+            field.trim().eq_ignore_ascii_case(name)
+        })
+    }
+}
+
 /// Opens `transport` for the partitions `share` owns, each from its offset in `start` (or its
-/// beginning). A file is one partition (0).
+/// beginning); `header`: the header line a Kafka topic's partitions may start with. A file is
+/// one partition (0).
 pub fn connect(
     transport: &Transport,
     start: &BTreeMap<i32, i64>,
     share: Share,
+    header: Option<HeaderLine>,
 ) -> Result<Box<dyn RecordReader>, String> {
     Ok(match transport {
         Transport::Kafka {
             broker,
             topic,
             start: first,
-            header,
+            ..
         } => Box::new(crate::kafka::KafkaReader::connect(
-            broker, topic, start, first, share, *header,
+            broker, topic, start, first, share, header,
         )?),
         Transport::File { path, tail, header } => Box::new(crate::file::FileReader::open(
             std::path::Path::new(path),
@@ -96,4 +157,58 @@ pub fn connect(
             start.get(&0).copied().unwrap_or(0),
         )?),
     })
+}
+
+#[cfg(test)]
+mod header_tests {
+    use super::*;
+    use kpg_types::external::{Decoding, Envelope, KafkaStart};
+    use kpg_types::ScalarType;
+
+    fn header(delimiter: u8, with_header: bool) -> Option<HeaderLine> {
+        HeaderLine::of(&ExternalSourceDesc {
+            transport: Transport::Kafka {
+                broker: "b".into(),
+                topic: "t".into(),
+                start: KafkaStart::Beginning,
+                header: with_header,
+            },
+            key: None,
+            value: Decoding {
+                format: Format::Csv { delimiter },
+                columns: vec![
+                    ("id".into(), ScalarType::Int32),
+                    ("full name".into(), ScalarType::Text),
+                ],
+            },
+            include: Vec::new(),
+            envelope: Envelope::None,
+            key_first: false,
+            inline_errors: false,
+        })
+    }
+
+    #[test]
+    fn a_header_line_is_the_column_names() {
+        assert!(header(b',', false).is_none());
+        let h = header(b',', true).unwrap();
+        for line in ["id,full name", "ID,Full Name\n", " id ,\"full name\"\r\n"] {
+            assert!(h.is(line.as_bytes()), "{line:?}");
+        }
+        for line in [
+            "",
+            "id",
+            "id,full name,x",
+            "id,full name,x,y,z",
+            "1,a",
+            "full name,id",
+            "id,full\nname",
+            "id;full name",
+        ] {
+            assert!(!h.is(line.as_bytes()), "{line:?}");
+        }
+        let semicolons = header(b';', true).unwrap();
+        assert!(semicolons.is(b"id;full name"));
+        assert!(!semicolons.is(b"id,full name"));
+    }
 }

@@ -77,8 +77,9 @@ pub struct Decoding {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Transport {
     /// Every partition of a topic; `broker` is `host:port[,host:port...]`; `start` says where
-    /// a partition kpg has not read from yet begins; with `header` (CSV's `WITH HEADER`), the
-    /// record at offset 0 of each partition is a header line, not a row: it is skipped.
+    /// a partition kpg has not read from yet begins; with `header` (CSV's `WITH HEADER`), a
+    /// record at offset 0 that is a header line (`kpg_storage::records::HeaderLine`) is
+    /// skipped, not a row.
     Kafka {
         broker: String,
         topic: String,

@@ -116,9 +116,10 @@ impl Coordinator {
         let mut checked = None;
         if !self.restoring.load(Ordering::SeqCst) {
             let transport = kafka.transport.clone();
+            let header = records::HeaderLine::of(&kafka);
             let share = Share { index: 0, count };
             let opened = tokio::task::spawn_blocking(move || {
-                records::connect(&transport, &BTreeMap::new(), share)
+                records::connect(&transport, &BTreeMap::new(), share, header)
             })
             .await
             .map_err(|e| ExecError::internal(format!("checking the source: {e}")))?
@@ -202,7 +203,13 @@ impl Coordinator {
             feeds.push(if index < local {
                 let connected = if index == 0 { checked.take() } else { None };
                 let name = format!("u{id}");
-                Feed::Local(Poller::new(name, &kafka, share, start.clone(), connected))
+                Feed::Local(Box::new(Poller::new(
+                    name,
+                    &kafka,
+                    share,
+                    start.clone(),
+                    connected,
+                )))
             } else {
                 let (tx, rx) = std::sync::mpsc::channel();
                 state.shares.insert((id, index), tx);
@@ -290,7 +297,7 @@ struct Decoded {
 /// Where a reader's batches come from.
 enum Feed {
     /// Read and decoded by the reader itself.
-    Local(Poller),
+    Local(Box<Poller>),
     /// Read and decoded by share `share`'s reader in another process of the cluster.
     Remote {
         share: u32,
@@ -386,7 +393,7 @@ impl Reader {
             return;
         }
         match feed {
-            Feed::Local(poller) => self.read(poller),
+            Feed::Local(poller) => self.read(*poller),
             Feed::Remote { share, batches } => self.take(share, batches),
         }
     }
