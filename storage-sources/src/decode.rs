@@ -213,9 +213,10 @@ fn csv_into(
             fields += nend;
             match result {
                 csv_core::ReadRecordResult::InputEmpty if read == input.len() && nin == 0 => {
-                    // End of input: one more call with nothing left finishes the record. (It
-                    // has room for the last field's end: a call that consumed the rest of the
-                    // input was followed by one with none, which said OutputEndsFull if not.)
+                    // End of input: one more call with nothing left finishes the record. (A
+                    // guard: csv-core answers a call with input by consuming some, so the end
+                    // comes through the next arm and a call with none — Record, End, or
+                    // OutputEndsFull when the last field's end finds no room.)
                     let (result, _, _, nend) = reader.read_record(&[], output, &mut ends[fields..]);
                     fields += nend;
                     break matches!(result, csv_core::ReadRecordResult::Record).then_some(fields);
@@ -226,7 +227,7 @@ fn csv_into(
                 // More fields than the columns and one: read the record again with room for
                 // every field it can have (one per input byte, plus one), to count them.
                 csv_core::ReadRecordResult::OutputEndsFull => {
-                    ends.resize(input.len() + 1, 0);
+                    ends.resize(ends.len().max(input.len() + 1), 0);
                     reader.reset();
                     (read, fields) = (0, 0);
                 }
