@@ -6,7 +6,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use kpg_types::external::{ExternalSourceDesc, Format, Transport};
+use kpg_types::external::{Decoding, ExternalSourceDesc, Format, Transport};
+use kpg_types::{Datum, ScalarType};
+
+use crate::decode::Decoder;
 
 /// A record's headers, in order: key and value (`None`: a header without a value).
 pub type Headers = Vec<(String, Option<Vec<u8>>)>;
@@ -80,55 +83,42 @@ pub trait RecordReader: Send {
 /// never loses it.
 #[derive(Clone, Debug)]
 pub struct HeaderLine {
-    names: Vec<String>,
-    delimiter: u8,
+    /// The value's CSV with every column as `text`: the header line is read as any record is.
+    decoding: Decoding,
 }
 
 impl HeaderLine {
     /// The header line `desc` skips, if it says `WITH HEADER` for a Kafka topic.
     pub fn of(desc: &ExternalSourceDesc) -> Option<HeaderLine> {
         match (&desc.transport, &desc.value.format) {
-            (Transport::Kafka { header: true, .. }, Format::Csv { delimiter }) => {
-                Some(HeaderLine {
-                    names: desc.value.columns.iter().map(|(n, _)| n.clone()).collect(),
-                    delimiter: *delimiter,
-                })
-            }
+            (Transport::Kafka { header: true, .. }, Format::Csv { .. }) => Some(HeaderLine {
+                decoding: Decoding {
+                    format: desc.value.format.clone(),
+                    columns: desc
+                        .value
+                        .columns
+                        .iter()
+                        .map(|(n, _)| (n.clone(), ScalarType::Text))
+                        .collect(),
+                },
+            }),
             _ => None,
         }
     }
 
-    /// Whether `value` is this header line.
+    /// Whether `value` is this header line (read by the source's own CSV decoder).
     pub fn is(&self, value: &[u8]) -> bool {
-        let line = value.strip_suffix(b"\n").unwrap_or(value);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let mut reader = csv_core::ReaderBuilder::new()
-            .delimiter(self.delimiter)
-            .build();
-        let mut output = vec![0u8; line.len()];
-        let mut ends = vec![0usize; self.names.len() + 1];
-        let (mut read, mut fields) = (0, 0);
-        loop {
-            let (result, nin, _, nend) =
-                reader.read_record(&line[read..], &mut output, &mut ends[fields..]);
-            read += nin;
-            fields += nend;
-            match result {
-                csv_core::ReadRecordResult::InputEmpty => {}
-                csv_core::ReadRecordResult::Record | csv_core::ReadRecordResult::End => break,
-                // More fields than the names and one: not the header line.
-                _ => return false,
-            }
-        }
-        if read < line.len() || fields != self.names.len() {
+        let Ok(fields) = Decoder::new(self.decoding.clone()).decode(value) else {
             return false;
-        }
-        let mut start = 0;
-        self.names.iter().zip(&ends).all(|(name, &end)| {
-            let field = String::from_utf8_lossy(&output[start..end]);
-            start = end;
-            field.trim().eq_ignore_ascii_case(name)
-        })
+        };
+        self.decoding
+            .columns
+            .iter()
+            .zip(&fields)
+            .all(|((name, _), field)| match field {
+                Datum::String(f) => f.trim().eq_ignore_ascii_case(name),
+                _ => false,
+            })
     }
 }
 
@@ -162,8 +152,7 @@ pub fn connect(
 #[cfg(test)]
 mod header_tests {
     use super::*;
-    use kpg_types::external::{Decoding, Envelope, KafkaStart};
-    use kpg_types::ScalarType;
+    use kpg_types::external::{Envelope, KafkaStart};
 
     fn header(delimiter: u8, with_header: bool) -> Option<HeaderLine> {
         HeaderLine::of(&ExternalSourceDesc {
