@@ -406,10 +406,28 @@ impl KpgServer {
         read_file_lossy(&self.out_path)
     }
 
-    /// The last `lines` lines of stdout and stderr.
+    /// The last `lines` lines of stdout and stderr, after the log's first panics and errors
+    /// (a crashed worker's panic is often far above a tail of the same error repeated).
     pub fn log_tail(&self, lines: usize) -> String {
         let out = self.stdout();
-        let err = tail(&self.stderr(), lines);
+        let log = self.stderr();
+        let lines_of: Vec<&str> = log.lines().collect();
+        // A panic's message is on the line after its location.
+        let first: Vec<&str> = (0..lines_of.len())
+            .filter(|&i| {
+                let l = lines_of[i];
+                l.contains("panicked")
+                    || l.contains("ERROR")
+                    || i > 0 && lines_of[i - 1].contains("panicked")
+            })
+            .take(10)
+            .map(|i| lines_of[i])
+            .collect();
+        let err = format!(
+            "[first panics and errors]\n{}\n[tail]\n{}",
+            first.join("\n"),
+            tail(&log, lines)
+        );
         if out.trim().is_empty() {
             err
         } else {

@@ -381,6 +381,12 @@ impl Reader {
     }
 
     fn run(mut self, feed: Feed) {
+        // Nothing is committed while a restart restores the data directory: the restored rows
+        // are sent to the workers at a time picked when they are loaded, which a batch
+        // committed before them (at an earlier time, still on its way) would then precede.
+        if !self.wait_restored() {
+            return;
+        }
         let ready = match self.kafka.envelope == Envelope::Upsert {
             true => self.load_current(),
             false => true,
@@ -499,15 +505,24 @@ impl Reader {
         true
     }
 
+    /// Waits until a restart has restored the data directory (at once otherwise). False if
+    /// the server went away.
+    fn wait_restored(&self) -> bool {
+        loop {
+            match self.coord.upgrade() {
+                None => return false,
+                Some(coord) if !coord.restoring.load(Ordering::SeqCst) => return true,
+                Some(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    }
+
     /// Reads the progress relation's stored rows (after a restart has loaded them). False if
     /// the server went away.
     fn load_progress(&mut self) -> bool {
         let Some(coord) = self.coord.upgrade() else {
             return false;
         };
-        while coord.restoring.load(Ordering::SeqCst) {
-            std::thread::sleep(Duration::from_millis(20));
-        }
         let Some(progress) = &mut self.progress else {
             return true;
         };
@@ -540,9 +555,6 @@ impl Reader {
         let Some(coord) = self.coord.upgrade() else {
             return false;
         };
-        while coord.restoring.load(Ordering::SeqCst) {
-            std::thread::sleep(Duration::from_millis(20));
-        }
         match self
             .runtime
             .block_on(coord.stored_rows(self.id, Vec::new()))
