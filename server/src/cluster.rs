@@ -89,27 +89,6 @@ fn parse_addresses(text: &str, path: &Path) -> anyhow::Result<Vec<String>> {
     Ok(addresses)
 }
 
-/// Exits the process (status 1) when timely reports a broken connection to another process.
-pub fn exit_on_lost_peer(process: usize) {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let payload = info.payload();
-        let message = payload
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| payload.downcast_ref::<&str>().copied());
-        if message.is_some_and(|m| m.starts_with("timely communication error")) {
-            tracing::error!(
-                process,
-                "lost the connection to another process of the cluster ({}); exiting",
-                message.unwrap_or_default()
-            );
-            std::process::exit(1);
-        }
-        default(info);
-    }));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,6 +30,7 @@ mod copy_out;
 mod cursors;
 mod demo;
 mod error;
+mod fatal;
 mod implicit_txn;
 mod pgwire_server;
 mod planner_settings;
@@ -106,11 +107,11 @@ fn main() -> anyhow::Result<()> {
         args.addresses.as_deref(),
         args.workers,
     )?;
+    fatal::exit_on_worker_panic(cluster.is_some().then_some(args.process));
     let compute = match cluster {
         None => kpg_compute::start(args.workers)
             .map_err(|e| anyhow::anyhow!("starting workers: {e}"))?,
         Some(config) => {
-            cluster::exit_on_lost_peer(args.process);
             tracing::info!(
                 process = args.process,
                 processes = args.processes,
