@@ -213,6 +213,14 @@ impl Poller {
         }
     }
 
+    /// Whether the positions moved past what was handed over last (records were read that
+    /// `poll` did not return, such as a skipped header line).
+    pub fn moved(&self) -> bool {
+        self.reader
+            .as_ref()
+            .is_some_and(|reader| reader.positions() != &self.positions)
+    }
+
     /// The records returned so far are handed over: a new connection starts after them.
     pub fn handed_over(&mut self) {
         if let Some(reader) = &self.reader {

@@ -72,7 +72,8 @@ fn read(
     let mut waiting = false;
     let mut sent = ReaderStatus::default();
     while let Some(records) = poller.poll(ingest) {
-        if records.is_empty() {
+        // Positions moved past skipped records (a CSV header line) go out as a batch of none.
+        if records.is_empty() && !poller.moved() {
             let status = ingest.status();
             if status != sent {
                 send(None, status.clone());

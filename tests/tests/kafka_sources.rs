@@ -649,6 +649,24 @@ async fn csv_with_header_skips_each_partitions_header_line() {
         .await,
         rows(&[&["0"]])
     );
+    // A partition holding nothing but its header line is read to its end: lag 0, no row.
+    kafka.create_topic("ho", 1).await;
+    kafka.produce_values("ho", &["id,name"], Some(0));
+    execute(
+        &c,
+        &format!(
+            "CREATE SOURCE only_header (id int, name text) FROM KAFKA BROKER '{b}' TOPIC 'ho' \
+             FORMAT CSV WITH HEADER"
+        ),
+    )
+    .await;
+    let only_header = "FROM kpg_sources WHERE source = 'only_header'";
+    wait_for(&c, &format!("SELECT high_watermark {only_header}"), "1").await;
+    wait_for(&c, &format!("SELECT lag {only_header}"), "0").await;
+    assert_eq!(
+        query(&c, "SELECT count(*) FROM only_header").await,
+        rows(&[&["0"]])
+    );
     let shown = query(&c, "SHOW CREATE SOURCE typed").await;
     assert!(
         cell(&shown[0][1]).contains("FORMAT CSV WITH HEADER INCLUDE PARTITION AS p, OFFSET"),

@@ -407,7 +407,9 @@ impl Reader {
     /// Reads and decodes its partitions' records and commits them, batch by batch.
     fn read(&mut self, mut poller: Poller) {
         while let Some(records) = poller.poll(&self.ingest) {
-            if records.is_empty() {
+            // A poll that only skipped records (a CSV header line) still commits the positions
+            // it moved past: the lag shows them read, and a restart starts after them.
+            if records.is_empty() && !poller.moved() {
                 continue;
             }
             let Some(coord) = self.coord.upgrade() else {
