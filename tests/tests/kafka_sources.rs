@@ -594,30 +594,24 @@ async fn csv_with_header_skips_each_partitions_header_line() {
     kafka.produce_values("h", &["5,e"], Some(2));
     let c = kpg.connect().await;
     let b = kafka.broker();
-    execute(
-        &c,
-        &format!(
-            "CREATE SOURCE typed (id int, name text) FROM KAFKA BROKER '{b}' TOPIC 'h' \
-             FORMAT CSV WITH HEADER INCLUDE PARTITION AS p, OFFSET"
-        ),
-    )
-    .await;
-    execute(
-        &c,
-        &format!(
-            "CREATE SOURCE texts (id text, name text) FROM KAFKA BROKER '{b}' TOPIC 'h' \
-             FORMAT CSV WITH HEADER"
-        ),
-    )
-    .await;
-    execute(
-        &c,
-        &format!(
-            "CREATE SOURCE no_header (id int, name text) FROM KAFKA BROKER '{b}' TOPIC 'h' \
-             FORMAT CSV"
-        ),
-    )
-    .await;
+    // `CREATE SOURCE name (columns) FROM KAFKA ... TOPIC 'topic' FORMAT CSV rest`.
+    let create = |name: &str, columns: &str, topic: &str, rest: &str| {
+        format!(
+            "CREATE SOURCE {name} ({columns}) FROM KAFKA BROKER '{b}' TOPIC '{topic}' \
+             FORMAT CSV {rest}"
+        )
+    };
+    let (ints, texts) = ("id int, name text", "id text, name text");
+    let with_header = "WITH HEADER";
+    let typed = create(
+        "typed",
+        ints,
+        "h",
+        "WITH HEADER INCLUDE PARTITION AS p, OFFSET",
+    );
+    execute(&c, &typed).await;
+    execute(&c, &create("texts", texts, "h", with_header)).await;
+    execute(&c, &create("no_header", ints, "h", "")).await;
     wait_for(&c, "SELECT count(*) FROM typed", "4").await;
     wait_for(&c, "SELECT count(*) FROM texts", "4").await;
     wait_for(&c, "SELECT count(*) FROM no_header", "4").await;
@@ -652,14 +646,7 @@ async fn csv_with_header_skips_each_partitions_header_line() {
     // A partition holding nothing but its header line is read to its end: lag 0, no row.
     kafka.create_topic("ho", 1).await;
     kafka.produce_values("ho", &["id,name"], Some(0));
-    execute(
-        &c,
-        &format!(
-            "CREATE SOURCE only_header (id int, name text) FROM KAFKA BROKER '{b}' TOPIC 'ho' \
-             FORMAT CSV WITH HEADER"
-        ),
-    )
-    .await;
+    execute(&c, &create("only_header", ints, "ho", with_header)).await;
     let only_header = "FROM kpg_sources WHERE source = 'only_header'";
     wait_for(&c, &format!("SELECT high_watermark {only_header}"), "1").await;
     wait_for(&c, &format!("SELECT lag {only_header}"), "0").await;
