@@ -98,6 +98,9 @@ fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     allocator::log_periodically();
+    // Fault injection for tests: the fail points named in `FAILPOINTS` (the `fail` crate's
+    // `name=action;...`), none unless it is set. Held for the life of the process.
+    let _failpoints = fail::FailScenario::setup();
     if args.workers == 0 {
         anyhow::bail!("--workers must be at least 1");
     }

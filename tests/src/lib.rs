@@ -310,15 +310,26 @@ impl KpgServer {
         unsafe {
             libc::kill(self.proc.child.id() as libc::pid_t, libc::SIGTERM);
         }
-        let deadline = Instant::now() + grace;
-        while Instant::now() < deadline {
+        let status = self.wait_exit(grace);
+        if status.is_none() {
+            self.kill();
+        }
+        status
+    }
+
+    /// Waits up to `within` for the server to exit on its own; its exit status, or `None` if
+    /// it still runs.
+    pub fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + within;
+        loop {
             if let Ok(Some(status)) = self.proc.child.try_wait() {
                 return Some(status);
             }
+            if Instant::now() >= deadline {
+                return None;
+            }
             std::thread::sleep(Duration::from_millis(20));
         }
-        self.kill();
-        None
     }
 
     /// Starts kpg again on the same data directory (on a new port), killing it first if it

@@ -232,6 +232,8 @@ impl WorkerState {
     fn apply(&mut self, worker: &mut Worker, cmd: Command) {
         match cmd {
             Command::CreateTable { id, since } => {
+                // Tests make a worker fail here (`FAILPOINTS=compute-create-table=panic`).
+                fail::fail_point!("compute-create-table");
                 let mut input = InputSession::new();
                 let index = worker.next_dataflow_index();
                 let trace = worker.dataflow_named::<u64, _, _>(&format!("table-u{id}"), |scope| {
