@@ -117,16 +117,30 @@ impl KafkaReader {
                 _ => Offset::Beginning,
             };
             let offset = start.get(p).map_or(first, |o| Offset::Offset(*o));
-            list.add_partition_offset(topic, *p, offset)
+            // Where the partition starts, as a number: the position the first commit stores
+            // for it even when nothing of it was read, so that a restart starts there too
+            // (not at 0, before a START OFFSET or START TIMESTAMP).
+            let at = match offset {
+                Offset::Offset(n) => n,
+                logical => {
+                    let (low, high) = reader
+                        .consumer
+                        .fetch_watermarks(topic, *p, METADATA_TIMEOUT)
+                        .map_err(|e| format!("reading the offsets of partition {p}: {e}"))?;
+                    match logical {
+                        Offset::End => high,
+                        _ => low,
+                    }
+                }
+            };
+            list.add_partition_offset(topic, *p, Offset::Offset(at))
                 .map_err(|e| format!("assigning partition {p}: {e}"))?;
+            reader.next.insert(*p, at);
         }
         reader
             .consumer
             .assign(&list)
             .map_err(|e| format!("assigning the partitions of topic \"{topic}\": {e}"))?;
-        for p in partitions {
-            reader.next.entry(p).or_insert(0);
-        }
         Ok(reader)
     }
 

@@ -563,6 +563,20 @@ async fn start_offset_and_start_timestamp() {
         cell(&shown[0][1]).ends_with("ENVELOPE NONE WITH (START OFFSET (7))"),
         "{shown:?}"
     );
+    // A start past every record: nothing is read, and the position stored is the start
+    // (a restart must not read the partition from 0).
+    kafka.create_topic("past", 1).await;
+    kafka.produce_values("past", &["1", "2", "3"], Some(0));
+    execute(
+        &c,
+        &format!(
+            "CREATE SOURCE past_end (n int) FROM KAFKA BROKER '{b}' TOPIC 'past' FORMAT CSV \
+             WITH (START OFFSET (3))"
+        ),
+    )
+    .await;
+    let past_end = "SELECT \"offset\" FROM kpg_sources WHERE source = 'past_end'";
+    wait_for(&c, past_end, "3").await;
     // After a restart the stored offsets win: nothing is read twice.
     drop(c);
     kpg.kill();
@@ -570,6 +584,11 @@ async fn start_offset_and_start_timestamp() {
     kpg.restart().await;
     let c = kpg.connect().await;
     wait_for(&c, "SELECT count(*) FROM by_offset", "8").await;
+    wait_for(&c, past_end, "3").await;
+    assert_eq!(
+        query(&c, "SELECT count(*) FROM past_end").await,
+        rows(&[&["0"]])
+    );
     wait_for(&c, "SELECT count(*) FROM by_time", "5").await;
     assert_eq!(
         query(&c, "SELECT count(*) - count(DISTINCT n) FROM by_time").await,

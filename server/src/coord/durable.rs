@@ -51,6 +51,16 @@ pub(super) async fn stored_after<T>(text: &DurableText, body: impl Future<Output
     STORED_AFTER.scope(sql, body).await
 }
 
+/// The time a new write gets: after every time already given to a write or readable, and
+/// not before the clock. Not before a readable time still on its way to the workers either
+/// (a clock that stepped back would otherwise give a write a time they have moved past).
+pub(super) fn write_time(state: &State) -> u64 {
+    now_ms()
+        .max(state.upper)
+        .max(state.write_frontier)
+        .max(state.readable_requested)
+}
+
 /// The time a read uses: the latest readable time, or, inside a write, the time after every
 /// write in flight (the read waits until they are durable and readable).
 pub(super) fn read_time(state: &State) -> u64 {
@@ -457,7 +467,7 @@ impl Coordinator {
     /// Loads a restored table's rows (as stored, with their positions) at a new time.
     fn load_rows(&self, table: GlobalId, rows: Vec<(Row, i64)>) {
         let mut state = self.lock();
-        let time = now_ms().max(state.upper).max(state.write_frontier);
+        let time = write_time(&state);
         state
             .catalog
             .note_rows(table, rows.iter().map(|(_, diff)| diff).sum());

@@ -355,7 +355,7 @@ impl Coordinator {
     ) -> (u64, Vec<Row>) {
         let mut state = self.lock();
         let mut added = Vec::new();
-        let time = now_ms().max(state.upper).max(state.write_frontier);
+        let time = durable::write_time(&state);
         let mut appends = Vec::with_capacity(updates.len());
         for (table, mut updates) in updates {
             let keep_added = keep.contains(&table);
