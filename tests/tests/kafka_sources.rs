@@ -567,14 +567,10 @@ async fn start_offset_and_start_timestamp() {
     // (a restart must not read the partition from 0).
     kafka.create_topic("past", 1).await;
     kafka.produce_values("past", &["1", "2", "3"], Some(0));
-    execute(
-        &c,
-        &format!(
-            "CREATE SOURCE past_end (n int) FROM KAFKA BROKER '{b}' TOPIC 'past' FORMAT CSV \
-             WITH (START OFFSET (3))"
-        ),
-    )
-    .await;
+    let from_3 = "FORMAT CSV WITH (START OFFSET (3))";
+    let sql =
+        format!("CREATE SOURCE past_end (n int) FROM KAFKA BROKER '{b}' TOPIC 'past' {from_3}");
+    execute(&c, &sql).await;
     let past_end = "SELECT \"offset\" FROM kpg_sources WHERE source = 'past_end'";
     wait_for(&c, past_end, "3").await;
     // After a restart the stored offsets win: nothing is read twice.
