@@ -422,17 +422,16 @@ impl KpgServer {
     pub fn log_tail(&self, lines: usize) -> String {
         let out = self.stdout();
         let log = self.stderr();
-        let lines_of: Vec<&str> = log.lines().collect();
         // A panic's message is on the line after its location.
-        let first: Vec<&str> = (0..lines_of.len())
-            .filter(|&i| {
-                let l = lines_of[i];
-                l.contains("panicked")
-                    || l.contains("ERROR")
-                    || i > 0 && lines_of[i - 1].contains("panicked")
+        let mut after_panic = false;
+        let first: Vec<&str> = log
+            .lines()
+            .filter(|l| {
+                let keep = after_panic || l.contains("panicked") || l.contains("ERROR");
+                after_panic = l.contains("panicked");
+                keep
             })
             .take(10)
-            .map(|i| lines_of[i])
             .collect();
         let err = format!(
             "[first panics and errors]\n{}\n[tail]\n{}",
