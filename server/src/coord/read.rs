@@ -18,6 +18,12 @@ impl Coordinator {
     /// Reads the result of `plan` at the current read timestamp, through a transient dataflow
     /// that is dropped afterwards (or straight from an arrangement, on the fast path).
     pub(super) async fn peek(self: &Arc<Self>, plan: Plan) -> Result<Vec<(Row, i64)>, ExecError> {
+        // Rows the planner computed (`SELECT 1`, a pool's health check) read nothing and hold
+        // no clock or `mz_now()`: answered here, as the workers' peek would (consolidated, in
+        // row order), without a dataflow or a round trip through the workers.
+        if let Plan::Constant { rows } = plan {
+            return Ok(crate::storage::consolidate(rows));
+        }
         let mut fast_read = None;
         let rows = self
             .read(|coord, state, peek_id, timestamp| {
