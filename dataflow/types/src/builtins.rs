@@ -143,14 +143,26 @@ pub(crate) fn substring(s: &str, start: i32, count: Option<i32>) -> Result<Datum
         None => None,
     };
     let from = start.max(1);
-    let out: String = s
-        .chars()
-        .enumerate()
-        .map(|(i, c)| (i as i64 + 1, c))
-        .filter(|(pos, _)| *pos >= from && end.is_none_or(|e| *pos < e))
-        .map(|(_, c)| c)
-        .collect();
-    Ok(Datum::String(out))
+    if end.is_some_and(|e| e <= from) {
+        return Ok(Datum::String(String::new()));
+    }
+    // The byte where each character starts, then the end: character `p` (1-based) spans
+    // `bytes[p - 1]..bytes[p]`. Only the characters up to the last one taken are walked.
+    let mut bytes = s
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain(std::iter::once(s.len()));
+    let Some(begin) = usize::try_from(from - 1).ok().and_then(|n| bytes.nth(n)) else {
+        return Ok(Datum::String(String::new()));
+    };
+    let finish = match end {
+        None => s.len(),
+        Some(e) => usize::try_from(e - from - 1)
+            .ok()
+            .and_then(|n| bytes.nth(n))
+            .unwrap_or(s.len()),
+    };
+    Ok(Datum::String(s[begin..finish].to_string()))
 }
 
 #[cfg(test)]
@@ -161,6 +173,38 @@ mod tests {
         match substring(s, a, b).unwrap() {
             Datum::String(s) => s,
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// The definition: the characters whose 1-based position is at least `start` and below
+    /// `start + count`.
+    fn reference(s: &str, start: i32, count: Option<i32>) -> String {
+        let end = count.map(|c| i64::from(start) + i64::from(c));
+        s.chars()
+            .enumerate()
+            .map(|(i, c)| (i as i64 + 1, c))
+            .filter(|(pos, _)| *pos >= i64::from(start) && end.is_none_or(|e| *pos < e))
+            .map(|(_, c)| c)
+            .collect()
+    }
+
+    #[test]
+    fn substring_agrees_with_its_definition() {
+        let mut rng = crate::test_rng::Rng(0x9e37_79b9_7f4a_7c15);
+        let chars = ['a', 'é', '€', '𝄞', ' '];
+        let points = [i32::MIN, -3, -1, 0, 1, 2, 3, 5, 8, i32::MAX];
+        for _ in 0..5000 {
+            let s: String = (0..rng.below(7)).map(|_| chars[rng.below(5)]).collect();
+            let start = points[rng.below(points.len())];
+            let count = match rng.below(4) {
+                0 => None,
+                _ => Some(points[rng.below(points.len())].max(0)),
+            };
+            assert_eq!(
+                sub(&s, start, count),
+                reference(&s, start, count),
+                "{s:?} {start} {count:?}"
+            );
         }
     }
 
@@ -176,6 +220,12 @@ mod tests {
             substring("hello", 1, Some(-1)).unwrap_err().sqlstate(),
             "22011"
         );
+        assert_eq!(sub("héllo", 5, Some(9)), "o");
+        assert_eq!(sub("héllo", 6, Some(1)), "");
+        assert_eq!(sub("héllo", 2, Some(0)), "");
+        assert_eq!(sub("", 1, Some(2)), "");
+        assert_eq!(sub("héllo", i32::MIN, Some(i32::MAX)), "");
+        assert_eq!(sub("héllo", i32::MAX, None), "");
         assert_eq!(position("hello", "l"), 3);
         assert_eq!(position("hello", ""), 1);
         assert_eq!(position("héllo", "l"), 3);

@@ -9,7 +9,8 @@ use crate::expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc};
 impl ScalarExpr {
     /// Whether evaluating the expression can never fail, whatever row it meets: it is built
     /// only of columns, literals, comparisons, `bpchar`s read as text, LIKE with a constant pattern that does not end
-    /// with its escape character, AND/OR/NOT, IS [NOT] NULL, COALESCE and CASE.
+    /// with its escape character, AND/OR/NOT, IS [NOT] NULL, COALESCE, CASE, and substring
+    /// with a constant count that is not negative.
     pub fn cannot_fail(&self) -> bool {
         let mut ok = true;
         self.visit(&mut |e| {
@@ -43,6 +44,15 @@ impl ScalarExpr {
                         | BinaryFunc::Gt
                         | BinaryFunc::Gte
                 ),
+                // substring fails only on a negative count (22011).
+                ScalarExpr::Variadic {
+                    func: VariadicFunc::Substring,
+                    exprs,
+                } => match exprs.get(2) {
+                    None | Some(ScalarExpr::Literal(Datum::Null)) => true,
+                    Some(ScalarExpr::Literal(Datum::Int32(n))) => *n >= 0,
+                    Some(_) => false,
+                },
                 ScalarExpr::Variadic { func, .. } => matches!(
                     func,
                     VariadicFunc::Coalesce
@@ -172,10 +182,23 @@ mod tests {
             (Ty::Float, _) => {
                 expr(rng, types, ty, d).call_binary(BinaryFunc::Mul, expr(rng, types, ty, d))
             }
-            (Ty::Text, 2) => variadic(
+            (Ty::Text, 2) if rng.below(2) == 0 => variadic(
                 VariadicFunc::Concat,
                 vec![expr(rng, types, ty, d), expr(rng, types, Ty::Int, d)],
             ),
+            (Ty::Text, 2) => {
+                let int = |rng: &mut Rng| {
+                    let n = [-1, 0, 1, 2, i32::MAX, i32::MIN][rng.below(6)];
+                    ScalarExpr::Literal(Datum::Int32(n))
+                };
+                let mut args = vec![expr(rng, types, ty, d), int(rng)];
+                match rng.below(3) {
+                    0 => {}
+                    1 => args.push(ScalarExpr::Literal(Datum::Null)),
+                    _ => args.push(int(rng)),
+                }
+                variadic(VariadicFunc::Substring, args)
+            }
             (Ty::Text, _) => variadic(
                 VariadicFunc::Replace,
                 vec![

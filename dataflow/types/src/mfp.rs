@@ -26,6 +26,7 @@ use crate::error::EvalError;
 use crate::expr::ScalarExpr;
 use crate::packed::{PackedSlice, RowPacker};
 
+mod common;
 mod exprs;
 mod like_pattern;
 mod packed_filter;
@@ -343,8 +344,12 @@ fn compile(nodes: &[Node], arity: usize) -> Compiled {
             }
         }
     }
+    let shared = common::hoist(&mut actions, &mut slots);
     // Expressions that cannot fail wait until something reads them.
     let mut lazy: Vec<Option<ScalarExpr>> = vec![None; slots];
+    for (s, e) in shared {
+        lazy[s] = Some(e);
+    }
     let mut ready = vec![false; slots];
     let mut steps = Vec::new();
     for (slot, e) in actions {

@@ -1,6 +1,7 @@
 //! The fused chain against the chain evaluated node by node (the reference): random rows of
 //! integers, booleans and strings, random chains of maps (arithmetic that overflows or divides
-//! by zero, comparisons, aliases), filters and projections.
+//! by zero, comparisons, aliases, substrings with counts that may be negative), filters
+//! (among them IN lists over a computed value) and projections.
 
 use super::*;
 use crate::expr::{BinaryFunc, UnaryFunc};
@@ -100,7 +101,18 @@ fn expr(rng: &mut Rng, types: &[Ty], ty: Ty, depth: usize) -> ScalarExpr {
             ][rng.below(4)];
             sub(rng, Ty::Int).call_binary(f, sub(rng, Ty::Int))
         }
-        Ty::Bool => match rng.below(10) {
+        Ty::Bool => match rng.below(11) {
+            10 => {
+                // `x IN ('a', 'b', ...)` as it binds: an OR of equalities, each computing x.
+                let x = sub(rng, Ty::Text);
+                (0..2 + rng.below(2))
+                    .map(|_| {
+                        let lit = ScalarExpr::Literal(value(rng, Ty::Text));
+                        x.clone().call_binary(BinaryFunc::Eq, lit)
+                    })
+                    .reduce(|a, b| a.call_binary(BinaryFunc::Or, b))
+                    .expect("two or more")
+            }
             9 => {
                 // A lone escape at the end fails once text reaches it.
                 let patterns = ["%", "a%", "_", "%a%b%", "", "x\\", "a\\%", "%_ "];
@@ -164,6 +176,19 @@ fn expr(rng: &mut Rng, types: &[Ty], ty: Ty, depth: usize) -> ScalarExpr {
                 sub(rng, Ty::Int).call_binary(f, sub(rng, Ty::Int))
             }
         },
+        Ty::Text if rng.below(2) == 0 => {
+            // substring(bpchar-as-text, start, count): a negative count fails (22011).
+            let int = |rng: &mut Rng| ScalarExpr::Literal(Datum::Int32(rng.below(5) as i32 - 1));
+            let text = sub(rng, Ty::Text).call_unary(UnaryFunc::BpcharToText);
+            let mut args = vec![text, int(rng)];
+            if rng.below(3) > 0 {
+                args.push(int(rng));
+            }
+            ScalarExpr::Variadic {
+                func: crate::expr::VariadicFunc::Substring,
+                exprs: args,
+            }
+        }
         Ty::Text | Ty::Date => {
             col_of(rng, types, ty).unwrap_or_else(|| ScalarExpr::Literal(value(rng, ty)))
         }
@@ -330,4 +355,66 @@ fn dropping_the_last_column_copies_the_others_and_numbers_maps_after_them() {
         mapped.apply_ref(&stored),
         Some(Ok(Row::new(vec![Datum::Int64(8), Datum::Int64(7)])))
     );
+}
+
+#[test]
+fn a_computation_repeated_in_an_in_list_and_a_map_is_evaluated_once() {
+    // TPC-H Q22: WHERE substring(c_phone, 1, 2) IN ('13', '31'), and the code kept.
+    let code = ScalarExpr::Variadic {
+        func: crate::expr::VariadicFunc::Substring,
+        exprs: vec![
+            ScalarExpr::Column(0).call_unary(UnaryFunc::BpcharToText),
+            ScalarExpr::Literal(Datum::Int32(1)),
+            ScalarExpr::Literal(Datum::Int32(2)),
+        ],
+    };
+    let is = |s: &str| {
+        code.clone()
+            .call_binary(BinaryFunc::Eq, ScalarExpr::Literal(Datum::String(s.into())))
+    };
+    let nodes = vec![
+        Node::Filter(vec![is("13").call_binary(BinaryFunc::Or, is("31"))]),
+        Node::Map(vec![code.clone()]),
+        Node::Project(vec![1]),
+    ];
+    let compiled = compile(&nodes, 1);
+    let mut substrings = 0;
+    let mut count = |e: &ScalarExpr| {
+        e.visit(&mut |e| {
+            substrings += usize::from(matches!(
+                e,
+                ScalarExpr::Variadic {
+                    func: crate::expr::VariadicFunc::Substring,
+                    ..
+                }
+            ))
+        })
+    };
+    let preps = compiled
+        .steps
+        .iter()
+        .flat_map(|s| &s.prep)
+        .chain(&compiled.out_prep);
+    for prep in preps {
+        if let Prep::Eval(_, e) = prep {
+            count(e);
+        }
+    }
+    for step in &compiled.steps {
+        match &step.action {
+            Action::Map(_, e) | Action::Filter(e) | Action::PackedFilter(_, _, e) => count(e),
+        }
+    }
+    assert_eq!(substrings, 1, "{compiled:?}");
+    let mut mfp = MapFilterProject {
+        nodes: nodes.clone(),
+        ..MapFilterProject::default()
+    };
+    for phone in ["13-555", "31-1", "99-13", "1", ""] {
+        let row = Row::new(vec![Datum::String(phone.into())]);
+        assert_eq!(mfp.apply_ref(&row), reference(&nodes, &row), "{phone}");
+    }
+    let kept = Row::new(vec![Datum::String("31-1".into())]);
+    let code_31 = Row::new(vec![Datum::String("31".into())]);
+    assert_eq!(mfp.apply(kept), Some(Ok(code_31)));
 }
