@@ -598,10 +598,7 @@ impl Row {
 
     /// This row followed by `other`'s columns.
     pub fn concat(&self, other: &Row) -> Row {
-        let mut p = RowPacker::new();
-        p.extend_packed(self.0.as_slice());
-        p.extend_packed(other.0.as_slice());
-        Row(p.finish())
+        Row(self.0.concat(&other.0))
     }
 }
 

@@ -74,6 +74,13 @@ impl<D: Ord + Clone + SortKey, T: Lattice, R: Semigroup> Batcher<D, T, R> {
         if self.staged.is_empty() {
             std::mem::swap(&mut self.staged, updates);
         } else {
+            let total = self.staged.len() + updates.len();
+            if total > self.staged.capacity() && total > STAGED / 8 {
+                // Past its first few pushes a buffer grows once, to what a flush takes,
+                // instead of doubling there and copying (and faulting in) every step.
+                self.staged
+                    .reserve_exact(STAGED.max(total) - self.staged.len());
+            }
             self.staged.append(updates);
         }
         if self.staged.len() >= STAGED {

@@ -93,6 +93,30 @@ impl RowBytes {
         }
     }
 
+    /// The bytes of `a` then `b`, copied once: inline when short, else one exact-size
+    /// allocation.
+    #[inline]
+    pub fn from_slices(a: &[u8], b: &[u8]) -> RowBytes {
+        let len = a.len() + b.len();
+        if len <= INLINE {
+            let mut inline = [0u8; SIZE];
+            inline[..a.len()].copy_from_slice(a);
+            inline[a.len()..len].copy_from_slice(b);
+            inline[SIZE - 1] = len as u8;
+            RowBytes {
+                repr: Repr { inline },
+            }
+        } else {
+            let mut owned = Vec::with_capacity(len);
+            owned.extend_from_slice(a);
+            owned.extend_from_slice(b);
+            let owned = owned.into_boxed_slice();
+            // SAFETY: `Box::into_raw` never returns null.
+            let ptr = unsafe { NonNull::new_unchecked(Box::into_raw(owned) as *mut u8) };
+            RowBytes::spilled(ptr, len, HEAP)
+        }
+    }
+
     /// The row's bytes.
     #[inline]
     pub fn as_slice(&self) -> &[u8] {

@@ -58,6 +58,13 @@ impl PackedRow {
         }
     }
 
+    /// The datums of `self` then those of `other`, as one row (a join's pair).
+    pub fn concat(&self, other: &PackedRow) -> PackedRow {
+        PackedRow {
+            data: RowBytes::from_slices(self.data.as_slice(), other.data.as_slice()),
+        }
+    }
+
     pub fn as_slice(&self) -> PackedSlice<'_> {
         PackedSlice {
             data: self.data.as_slice(),

@@ -464,6 +464,16 @@ proptest! {
 
     /// Rows long enough that their first difference lies past whole 8-byte words: packed
     /// order is still `Vec<Datum>`'s.
+    /// A concatenation is the two rows' datums one after another, short or long.
+    #[test]
+    fn concat_is_both_rows_datums((a, b) in row_pair_of(0..14)) {
+        let (pa, pb) = (PackedRow::pack(&a), PackedRow::pack(&b));
+        let both: Vec<Datum> = a.iter().chain(&b).cloned().collect();
+        let (joined, packed) = (pa.concat(&pb), PackedRow::pack(&both));
+        prop_assert_eq!(joined.as_bytes(), packed.as_bytes());
+        prop_assert_eq!(format!("{:?}", joined.unpack()), format!("{both:?}"));
+    }
+
     #[test]
     fn long_rows_order_as_datums((a, b) in row_pair_of(6..14)) {
         let (pa, pb) = (PackedRow::pack(&a), PackedRow::pack(&b));
