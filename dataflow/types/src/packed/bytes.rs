@@ -77,20 +77,7 @@ impl RowBytes {
     /// A copy of `bytes`: inline when short, else an exact-size allocation.
     #[inline]
     pub fn from_slice(bytes: &[u8]) -> RowBytes {
-        if bytes.len() <= INLINE {
-            let mut inline = [0u8; SIZE];
-            inline[..bytes.len()].copy_from_slice(bytes);
-            inline[SIZE - 1] = bytes.len() as u8;
-            RowBytes {
-                repr: Repr { inline },
-            }
-        } else {
-            let owned: Box<[u8]> = bytes.into();
-            let len = owned.len();
-            // SAFETY: `Box::into_raw` never returns null.
-            let ptr = unsafe { NonNull::new_unchecked(Box::into_raw(owned) as *mut u8) };
-            RowBytes::spilled(ptr, len, HEAP)
-        }
+        RowBytes::from_slices(bytes, &[])
     }
 
     /// The bytes of `a` then `b`, copied once: inline when short, else one exact-size
