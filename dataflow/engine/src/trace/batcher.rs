@@ -75,9 +75,10 @@ impl<D: Ord + Clone + SortKey, T: Lattice, R: Semigroup> Batcher<D, T, R> {
             std::mem::swap(&mut self.staged, updates);
         } else {
             let total = self.staged.len() + updates.len();
-            if total > self.staged.capacity() && total > STAGED / 8 {
-                // Past its first few pushes a buffer grows once, to what a flush takes,
-                // instead of doubling there and copying (and faulting in) every step.
+            if total > self.staged.capacity() && total > STAGED / 4 {
+                // Past a quarter of a flush a buffer grows once, to what a flush takes,
+                // instead of doubling there and copying (and faulting in) every step; at most
+                // four times what it holds, as doubling leaves at most twice.
                 self.staged
                     .reserve_exact(STAGED.max(total) - self.staged.len());
             }

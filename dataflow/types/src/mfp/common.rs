@@ -3,17 +3,18 @@
 //! `x IN ('a', 'b', ...)` binds as `x = 'a' OR x = 'b' OR ...`, so an `x` that is itself a
 //! computation (TPC-H Q22's `substring(c_phone from 1 for 2)` against seven codes, in two
 //! filters and a map) was evaluated once per comparison. Here a subexpression that occurs at
-//! least twice among a chain's expressions, computes a value (a function, CASE, a cast of
-//! something computed) and can neither fail nor draw a new value per call becomes a slot of
-//! its own, evaluated once when first read; its occurrences read the slot. The value read is
+//! least twice among a chain's expressions, once where it is always evaluated (not only in a
+//! CASE branch or behind AND/OR), computes a value (a function, CASE, a cast of something
+//! computed) and can neither fail nor draw a new value per call becomes a slot of its own,
+//! evaluated once when first read; its occurrences read the slot. The value read is
 //! the value each occurrence would have computed (the expression is deterministic), and no
 //! error appears or disappears (it cannot fail), so the chain's observable behaviour is
 //! unchanged. Casts and `bpchar`-as-text of a column stay where they are: they are cheap,
 //! and a filter over them is decided on the packed row (`packed_filter.rs`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use crate::expr::{ScalarExpr, UnaryFunc};
+use crate::expr::{BinaryFunc, ScalarExpr, UnaryFunc, VariadicFunc};
 
 /// Replaces, in `actions` (expressions over datum slots), each repeated subexpression worth
 /// computing once by a read of a new slot (from `*slots` on, which it advances); returns the
@@ -38,7 +39,7 @@ pub(super) fn hoist(
     hoisted
 }
 
-/// The largest candidate that occurs at least twice.
+/// The largest candidate that occurs at least twice, once where it is always evaluated.
 fn largest_repeated(actions: &[(Option<usize>, ScalarExpr)]) -> Option<ScalarExpr> {
     let mut counts: HashMap<ScalarExpr, usize> = HashMap::new();
     for (_, e) in actions {
@@ -48,10 +49,18 @@ fn largest_repeated(actions: &[(Option<usize>, ScalarExpr)]) -> Option<ScalarExp
             }
         });
     }
-    counts
+    counts.retain(|_, n| *n >= 2);
+    let mut always = HashSet::new();
+    for (_, e) in actions {
+        always_evaluated(e, &mut |sub| {
+            if counts.contains_key(sub) {
+                always.insert(sub.clone());
+            }
+        });
+    }
+    always
         .into_iter()
-        .filter(|(_, n)| *n >= 2)
-        .map(|(e, _)| (size(&e), e))
+        .map(|e| (size(&e), e))
         .max_by(|a, b| {
             let debug = |e: &ScalarExpr| format!("{e:?}");
             a.0.cmp(&b.0).then_with(|| debug(&b.1).cmp(&debug(&a.1)))
@@ -76,6 +85,41 @@ fn worth_sharing(e: &ScalarExpr) -> bool {
         ScalarExpr::Variadic { .. } | ScalarExpr::If { .. } => true,
     };
     computes && !e.support().is_empty() && e.cannot_fail() && !e.is_volatile()
+}
+
+/// Calls `f` on the subexpressions that evaluating `e` always evaluates: not those in a CASE
+/// branch, the right side of AND/OR or a COALESCE argument after the first, which run only
+/// for some rows. A value is hoisted only where one occurrence is of these: one computed only
+/// in branches rarely taken would, hoisted, be computed for every row that reaches the step
+/// reading it (a cost, not a change of results).
+fn always_evaluated(e: &ScalarExpr, f: &mut impl FnMut(&ScalarExpr)) {
+    f(e);
+    match e {
+        ScalarExpr::Column(_)
+        | ScalarExpr::Literal(_)
+        | ScalarExpr::Param(_)
+        | ScalarExpr::Subquery(_) => {}
+        ScalarExpr::Unary { expr, .. } => always_evaluated(expr, f),
+        ScalarExpr::Binary {
+            func: BinaryFunc::And | BinaryFunc::Or,
+            left,
+            ..
+        } => always_evaluated(left, f),
+        ScalarExpr::Binary { left, right, .. } => {
+            always_evaluated(left, f);
+            always_evaluated(right, f);
+        }
+        ScalarExpr::Variadic {
+            func: VariadicFunc::Coalesce,
+            exprs,
+        } => {
+            if let Some(first) = exprs.first() {
+                always_evaluated(first, f);
+            }
+        }
+        ScalarExpr::Variadic { exprs, .. } => exprs.iter().for_each(|x| always_evaluated(x, f)),
+        ScalarExpr::If { cond, .. } => always_evaluated(cond, f),
+    }
 }
 
 fn size(e: &ScalarExpr) -> usize {

@@ -418,3 +418,26 @@ fn a_computation_repeated_in_an_in_list_and_a_map_is_evaluated_once() {
     let code_31 = Row::new(vec![Datum::String("31".into())]);
     assert_eq!(mfp.apply(kept), Some(Ok(code_31)));
 }
+
+#[test]
+fn a_computation_repeated_only_in_case_branches_stays_there() {
+    let code = ScalarExpr::Variadic {
+        func: crate::expr::VariadicFunc::Substring,
+        exprs: vec![
+            ScalarExpr::Column(0).call_unary(UnaryFunc::BpcharToText),
+            ScalarExpr::Literal(Datum::Int32(1)),
+        ],
+    };
+    let is = |s: &str| {
+        code.clone()
+            .call_binary(BinaryFunc::Eq, ScalarExpr::Literal(Datum::String(s.into())))
+    };
+    // CASE WHEN #0 IS NULL THEN code = 'a' ELSE code = 'b' END: either branch, never both.
+    let case = ScalarExpr::If {
+        cond: Box::new(ScalarExpr::Column(0).call_unary(UnaryFunc::IsNull)),
+        then: Box::new(is("a")),
+        els: Box::new(is("b")),
+    };
+    let compiled = compile(&[Node::Filter(vec![case])], 1);
+    assert_eq!(compiled.slots, 1, "nothing hoisted: {compiled:?}");
+}

@@ -183,7 +183,7 @@ impl Drop for RowBytes {
     #[inline]
     fn drop(&mut self) {
         if self.tag() == HEAP {
-            // SAFETY: an owned allocation made by `from_slice` from a `Box<[u8]>` of `len`
+            // SAFETY: an owned allocation made by `from_slices` from a `Box<[u8]>` of `len`
             // bytes, freed once.
             unsafe {
                 let s = self.repr.spilled;

@@ -462,8 +462,6 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
-    /// Rows long enough that their first difference lies past whole 8-byte words: packed
-    /// order is still `Vec<Datum>`'s.
     /// A concatenation is the two rows' datums one after another, short or long.
     #[test]
     fn concat_is_both_rows_datums((a, b) in row_pair_of(0..14)) {
@@ -474,6 +472,8 @@ proptest! {
         prop_assert_eq!(format!("{:?}", joined.unpack()), format!("{both:?}"));
     }
 
+    /// Rows long enough that their first difference lies past whole 8-byte words: packed
+    /// order is still `Vec<Datum>`'s.
     #[test]
     fn long_rows_order_as_datums((a, b) in row_pair_of(6..14)) {
         let (pa, pb) = (PackedRow::pack(&a), PackedRow::pack(&b));
