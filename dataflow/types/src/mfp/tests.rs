@@ -360,18 +360,8 @@ fn dropping_the_last_column_copies_the_others_and_numbers_maps_after_them() {
 #[test]
 fn a_computation_repeated_in_an_in_list_and_a_map_is_evaluated_once() {
     // TPC-H Q22: WHERE substring(c_phone, 1, 2) IN ('13', '31'), and the code kept.
-    let code = ScalarExpr::Variadic {
-        func: crate::expr::VariadicFunc::Substring,
-        exprs: vec![
-            ScalarExpr::Column(0).call_unary(UnaryFunc::BpcharToText),
-            ScalarExpr::Literal(Datum::Int32(1)),
-            ScalarExpr::Literal(Datum::Int32(2)),
-        ],
-    };
-    let is = |s: &str| {
-        code.clone()
-            .call_binary(BinaryFunc::Eq, ScalarExpr::Literal(Datum::String(s.into())))
-    };
+    let code = code_of_column_0(Some(2));
+    let is = |s: &str| equals(&code, s);
     let nodes = vec![
         Node::Filter(vec![is("13").call_binary(BinaryFunc::Or, is("31"))]),
         Node::Map(vec![code.clone()]),
@@ -421,17 +411,8 @@ fn a_computation_repeated_in_an_in_list_and_a_map_is_evaluated_once() {
 
 #[test]
 fn a_computation_repeated_only_in_case_branches_stays_there() {
-    let code = ScalarExpr::Variadic {
-        func: crate::expr::VariadicFunc::Substring,
-        exprs: vec![
-            ScalarExpr::Column(0).call_unary(UnaryFunc::BpcharToText),
-            ScalarExpr::Literal(Datum::Int32(1)),
-        ],
-    };
-    let is = |s: &str| {
-        code.clone()
-            .call_binary(BinaryFunc::Eq, ScalarExpr::Literal(Datum::String(s.into())))
-    };
+    let code = code_of_column_0(None);
+    let is = |s: &str| equals(&code, s);
     // CASE WHEN #0 IS NULL THEN code = 'a' ELSE code = 'b' END: either branch, never both.
     let case = ScalarExpr::If {
         cond: Box::new(ScalarExpr::Column(0).call_unary(UnaryFunc::IsNull)),
@@ -440,4 +421,25 @@ fn a_computation_repeated_only_in_case_branches_stays_there() {
     };
     let compiled = compile(&[Node::Filter(vec![case])], 1);
     assert_eq!(compiled.slots, 1, "nothing hoisted: {compiled:?}");
+}
+
+/// `substring(#0::text, 1 [, count])`.
+fn code_of_column_0(count: Option<i32>) -> ScalarExpr {
+    let mut exprs = vec![
+        ScalarExpr::Column(0).call_unary(UnaryFunc::BpcharToText),
+        ScalarExpr::Literal(Datum::Int32(1)),
+    ];
+    exprs.extend(count.map(|n| ScalarExpr::Literal(Datum::Int32(n))));
+    ScalarExpr::Variadic {
+        func: crate::expr::VariadicFunc::Substring,
+        exprs,
+    }
+}
+
+/// `e = 'text'`.
+fn equals(e: &ScalarExpr, text: &str) -> ScalarExpr {
+    e.clone().call_binary(
+        BinaryFunc::Eq,
+        ScalarExpr::Literal(Datum::String(text.into())),
+    )
 }
