@@ -58,14 +58,13 @@ fn largest_repeated(actions: &[(Option<usize>, ScalarExpr)]) -> Option<ScalarExp
             }
         });
     }
+    // Ties between sizes go to the first in text order, so that the choice does not follow
+    // the hash set's order.
     always
         .into_iter()
-        .map(|e| (size(&e), e))
-        .max_by(|a, b| {
-            let debug = |e: &ScalarExpr| format!("{e:?}");
-            a.0.cmp(&b.0).then_with(|| debug(&b.1).cmp(&debug(&a.1)))
-        })
-        .map(|(_, e)| e)
+        .map(|e| (size(&e), format!("{e:?}"), e))
+        .max_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(&a.1)))
+        .map(|(_, _, e)| e)
 }
 
 /// Whether `e` computes a value worth keeping: see the module doc.
