@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use kpg_types::{expr_list, BoundSubquery, GlobalId, Plan, ScalarExpr, OUTER_ROW};
+use kpg_types::{expr_list, AggregateExpr, BoundSubquery, GlobalId, Plan, ScalarExpr, OUTER_ROW};
 
 use crate::catalog::Catalog;
 
@@ -26,6 +26,7 @@ pub fn plan_text(plan: &Plan, index_key: Option<&[ScalarExpr]>, catalog: &dyn Ca
         new_arrangements: 0,
         arranged_locals: HashSet::new(),
         subqueries: Vec::new(),
+        in_loop: false,
     };
     let depth = p.index_sink(index_key);
     p.plan(plan, depth);
@@ -46,6 +47,7 @@ pub fn physical_text(
         new_arrangements: 0,
         arranged_locals: HashSet::new(),
         subqueries: Vec::new(),
+        in_loop: false,
     };
     let depth = p.index_sink(index_key);
     p.plan(plan, depth);
@@ -75,6 +77,9 @@ struct Printer<'a> {
     /// Subqueries in the expressions of the node being printed (a raw plan's), printed
     /// below its line, before its inputs.
     subqueries: Vec<BoundSubquery>,
+    /// Printing a recursive query's step, where times are not totally ordered and DISTINCT
+    /// keeps its output arranged too.
+    in_loop: bool,
 }
 
 impl Printer<'_> {
@@ -241,7 +246,14 @@ impl Printer<'_> {
                 aggregates,
             } => {
                 let aggs: Vec<String> = aggregates.iter().map(|a| a.to_string()).collect();
-                let mark = arranges(self, 2);
+                // Accumulated contributions need no output arrangement (times outside a
+                // recursion are totally ordered, and a reduction is not rendered inside one).
+                let n = if AggregateExpr::all_accumulable(aggregates) {
+                    1
+                } else {
+                    2
+                };
+                let mark = arranges(self, n);
                 self.line(
                     depth,
                     &format!(
@@ -253,12 +265,13 @@ impl Printer<'_> {
                 self.plan(input, depth + 1);
             }
             Plan::Distinct { input } => {
-                let mark = arranges(self, 2);
+                let n = if self.in_loop { 2 } else { 1 };
+                let mark = arranges(self, n);
                 self.line(depth, &format!("Distinct{mark}"));
                 self.plan(input, depth + 1);
             }
             Plan::Threshold { input } => {
-                let mark = arranges(self, 2);
+                let mark = arranges(self, 1);
                 self.line(depth, &format!("Threshold{mark}"));
                 self.plan(input, depth + 1);
             }
@@ -349,7 +362,9 @@ impl Printer<'_> {
                 let kind = if *distinct { "UNION" } else { "UNION ALL" };
                 self.line(depth, &format!("Recursive r{id} ({kind}): base, then step"));
                 self.plan(base, depth + 1);
+                let outer = std::mem::replace(&mut self.in_loop, true);
                 self.plan(step, depth + 1);
+                self.in_loop = outer;
             }
             Plan::RecursiveGet { id } => self.line(depth, &format!("RecursiveGet r{id}")),
             Plan::Let { id, value, body } => {

@@ -101,3 +101,53 @@ async fn physical_plans_show_index_reuse() {
     let (code, _) = expect_error(&c, "EXPLAIN PLAN FOR VIEW spend").await;
     assert_eq!(code, "42809");
 }
+
+/// The count EXPLAIN PHYSICAL prints is what the dataflow builds: a materialized view of each
+/// query lists exactly that many arrangements of its own in `kpg_arrangements` (besides its
+/// output's rows and errors). DISTINCT, set operations and reductions whose aggregates
+/// accumulate keep only their input arranged; min/max, windows and top-k keep their output too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn physical_arrangement_counts_match_the_dataflow() {
+    let kpg = KpgServer::start().await;
+    let c = kpg.connect().await;
+    for stmt in [
+        "CREATE TABLE t (a int4, b int4, c text)",
+        "CREATE TABLE u (a int4, d int4)",
+        "INSERT INTO t VALUES (1, 2, 'x'), (1, 3, 'y'), (2, 2, 'x')",
+        "INSERT INTO u VALUES (1, 5), (3, 6)",
+    ] {
+        execute(&c, stmt).await;
+    }
+    for (i, q) in [
+        "SELECT DISTINCT a FROM t",
+        "SELECT a, sum(b), count(*) FROM t GROUP BY a",
+        "SELECT c, max(b) FROM t GROUP BY c",
+        "SELECT a, count(DISTINCT b) FROM t GROUP BY a",
+        "SELECT * FROM (SELECT * FROM t ORDER BY b LIMIT 2) s",
+        "SELECT a, b, rank() OVER (PARTITION BY a ORDER BY b) FROM t",
+        "SELECT a FROM t EXCEPT SELECT a FROM u",
+        "SELECT a FROM t INTERSECT ALL SELECT a FROM u",
+        "SELECT t.a, d FROM t, u WHERE t.a = u.a AND t.b IN (SELECT d - 3 FROM u)",
+        "SELECT DISTINCT t.a FROM t JOIN u ON t.a = u.a",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let planned =
+            new_arrangements(&explain(&c, &format!("EXPLAIN PHYSICAL PLAN FOR {q}")).await);
+        execute(&c, &format!("CREATE MATERIALIZED VIEW m{i} AS {q}")).await;
+        // The workers report what they built as they build it: wait for it to settle.
+        let sql = format!(
+            "SELECT count(*) FROM kpg_arrangements \
+             WHERE owner = 'm{i}' AND arrangement NOT IN ('rows', 'errors')"
+        );
+        let want = rows(&[&[&planned.to_string()]]);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let mut built = query(&c, &sql).await;
+        while built != want && std::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            built = query(&c, &sql).await;
+        }
+        assert_eq!(built, want, "{q}");
+    }
+}

@@ -161,7 +161,11 @@ impl<'a, 's> Renderer<'a, 's> {
                     Some(time) => {
                         classes::threshold_once(input.oks, time, |m| (m.count() > 0).into())
                     }
-                    None => classes::distinct_total(input.oks),
+                    None => {
+                        let (oks, trace) = classes::distinct_total(input.oks);
+                        self.register("distinct input", "(all columns)".into(), &trace);
+                        oks
+                    }
                 };
                 Rendered {
                     oks,
@@ -191,7 +195,12 @@ impl<'a, 's> Renderer<'a, 's> {
                 let input = self.render(input)?;
                 let oks = match self.read_once_at {
                     Some(time) => classes::threshold_once(input.oks, time, |m| m.count().max(0)),
-                    None => classes::threshold_total(input.oks, |m| m.count().max(0)),
+                    None => {
+                        let (oks, trace) =
+                            classes::threshold_total(input.oks, |m| m.count().max(0));
+                        self.register("threshold input", "(all columns)".into(), &trace);
+                        oks
+                    }
                 };
                 Rendered {
                     oks,
@@ -215,6 +224,7 @@ impl<'a, 's> Renderer<'a, 's> {
                         order_by.clone(),
                         *limit,
                         *offset,
+                        self,
                     ),
                     errs: input.errs,
                 }
@@ -235,7 +245,13 @@ impl<'a, 's> Renderer<'a, 's> {
                 funcs,
             } => {
                 let input = self.render(input)?;
-                window::render_window(input, partition_by.clone(), order_by.clone(), funcs.clone())
+                window::render_window(
+                    input,
+                    partition_by.clone(),
+                    order_by.clone(),
+                    funcs.clone(),
+                    self,
+                )
             }
             Plan::Recursive {
                 id,
@@ -445,7 +461,7 @@ fn render_reduce<'s>(
     // Each reads only the columns it needs; a plain column is copied as bytes.
     let mut keys = RowExprs::new(group_key, false, false);
     let mut args = RowExprs::new(agg_inputs, false, false);
-    let (results, eval_errs) = if accumulate::accumulable(&aggregates) {
+    let (results, eval_errs) = if AggregateExpr::all_accumulable(&aggregates) {
         accumulate::render_accumulable(input.oks, keys, args, aggregates, key_text, renderer)
     } else {
         let (pairs, eval_errs) = mfp::fallible_flat_map(input.oks, move |row: Row| {

@@ -126,11 +126,19 @@ fn consolidate_with_keys<D: Ord + SortKey, T: Ord, R: Semigroup>(
     vec: &mut Vec<(D, T, R)>,
     keys: bool,
 ) -> Vec<u64> {
-    let mut keys = sort_updates_keyed(vec, keys);
+    // The keys a large sort computes anyway also spare the comparisons of data below.
+    let return_keys = keys;
+    let want_keys = keys || vec.len() >= KEYED_SORT_MIN;
+    let mut keys = sort_updates_keyed(vec, want_keys);
     let keyed = !keys.is_empty();
     let mut write = 0;
     for read in 0..vec.len() {
-        if write > 0 && vec[write - 1].0 == vec[read].0 && vec[write - 1].1 == vec[read].1 {
+        // Different keys are different data: the data are compared only where keys tie.
+        if write > 0
+            && (!keyed || keys[write - 1] == keys[read])
+            && vec[write - 1].0 == vec[read].0
+            && vec[write - 1].1 == vec[read].1
+        {
             let (left, right) = vec.split_at_mut(read);
             left[write - 1].2.plus_equals(&right[0].2);
         } else {
@@ -149,6 +157,9 @@ fn consolidate_with_keys<D: Ord + SortKey, T: Ord, R: Semigroup>(
     }
     vec.truncate(write);
     keys.truncate(write);
+    if !return_keys {
+        keys.clear();
+    }
     keys
 }
 

@@ -19,7 +19,7 @@ use num_bigint::BigInt;
 use num_traits::{ToPrimitive, Zero};
 use serde::{Deserialize, Serialize};
 
-use crate::agg::AggregateFunc;
+use crate::agg::{AggregateExpr, AggregateFunc};
 use crate::datum::Datum;
 use crate::error::EvalError;
 use crate::numeric::{Numeric, Special};
@@ -250,6 +250,17 @@ impl WideInt {
             WideInt::Small(v) => *v == 0,
             WideInt::Big(b) => b.is_zero(),
         }
+    }
+}
+
+impl AggregateExpr {
+    /// Whether a reduction computing `aggregates` keeps one accumulated contribution per group
+    /// instead of the group's values: each is accumulable and none is DISTINCT.
+    pub fn all_accumulable(aggregates: &[AggregateExpr]) -> bool {
+        !aggregates.is_empty()
+            && aggregates
+                .iter()
+                .all(|a| a.func.accumulable() && !a.distinct)
     }
 }
 

@@ -1,8 +1,12 @@
 //! Reductions whose aggregates are all accumulable (count, exact sums, bool_and/bool_or; see
 //! `kpg_types::accum`): each input row becomes its contribution, carried in the difference of a
 //! `(key, ())` update, so the arrangement consolidates a group's rows into one accumulated
-//! difference per time. The reduce then reads that one value instead of the whole group: a
-//! change costs the same for a group of ten rows and of ten million. Groups are SQL-equal
+//! difference per time. The output then follows from that one value instead of the whole
+//! group: a change costs the same for a group of ten rows and of ten million. Times are totally
+//! ordered here, so the output is not arranged either: a change of a group's accumulation
+//! retracts the output computed from the old value and adds the new one
+//! (`Arranged::accumulate_total`, as DISTINCT does), half the state and none of the general
+//! reduce's bookkeeping. Groups are SQL-equal
 //! classes of keys, their rows counted by `Members` (`classes.rs`), which also tells which of
 //! the group's own keys the output shows. Contributions are summed per key and time before
 //! they are exchanged and arranged (within what the operator receives at once), so that a scan
@@ -23,12 +27,17 @@ use super::{GroupOutputs, Renderer};
 
 /// The difference type of an accumulable reduction's input: how many rows, and each
 /// aggregate's accumulated contribution.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Accums {
     rows: Members,
     /// Empty in the zero element (an aggregate's contribution is then zero).
     aggs: Vec<Accum>,
 }
+
+/// A difference, not a key: no sort key (the engine's default).
+impl kpg_engine::SortKey for Accums {}
+/// Stored as a plain clone (the default).
+impl kpg_engine::ArenaCopy for Accums {}
 
 impl Semigroup for Accums {
     fn is_zero(&self) -> bool {
@@ -59,14 +68,6 @@ impl Abelian for Accums {
             aggs: Vec::new(),
         }
     }
-}
-
-/// Whether `render_accumulable` can compute these aggregates.
-pub fn accumulable(aggregates: &[AggregateExpr]) -> bool {
-    !aggregates.is_empty()
-        && aggregates
-            .iter()
-            .all(|a| a.func.accumulable() && !a.distinct)
 }
 
 /// An input row's fate in the pre-aggregation: a group's summed contribution, or an error.
@@ -189,36 +190,38 @@ pub fn render_accumulable<'s>(
     let (contributions, errs) = contributions(rows, keys, args, funcs.clone());
     if let Some(time) = renderer.read_once_at {
         let results = contributions
-            .snapshot_reduce("ReduceAccumulable", time, finish(funcs))
+            .snapshot_reduce("ReduceAccumulable", time, move |key, vals, out| {
+                if let Some((_, acc)) = vals.first() {
+                    finish(&funcs, key, acc, out)
+                }
+            })
             .map(|(_key, val)| val);
         return (results, errs);
     }
+    // Dataflow times are totally ordered here: a group's output follows from its accumulated
+    // contributions alone, recomputed for the retraction when they change, so no output
+    // arrangement is kept (`accumulate_total`).
     let arranged = contributions.arrange_by_key();
-    renderer.register("reduce input", key_text.clone(), &arranged.trace);
-    let reduced = arranged.reduce_abelian("ReduceAccumulable", finish(funcs));
-    renderer.register("reduce output", key_text, &reduced.trace);
-    let results = reduced.as_collection(|_key: &Row, val: &Result<Row, EvalError>| val.clone());
+    renderer.register("reduce input", key_text, &arranged.trace);
+    let results = arranged.accumulate_total("ReduceAccumulable", move |key, acc, out| {
+        finish(&funcs, key, acc, out)
+    });
     (results, errs)
 }
 
 /// A group's output row from its accumulated contributions: the key it shows, then each
-/// aggregate's value (or the error computing one gave).
-fn finish(
-    funcs: Vec<AggregateFunc>,
-) -> impl FnMut(&Row, &[(&(), Accums)], &mut GroupOutputs) + 'static {
-    move |key, vals, output| {
-        let Some((_, acc)) = vals.first() else { return };
-        if acc.rows.count() <= 0 {
-            return;
-        }
-        let Some(shown) = acc.rows.representative(key) else {
-            return;
-        };
-        let values = funcs
-            .iter()
-            .zip(&acc.aggs)
-            .map(|(f, a)| f.finish(a))
-            .collect::<Result<Vec<_>, _>>();
-        output.push((values.map(|v| shown.concat(&Row::new(v))), 1));
+/// aggregate's value (or the error computing one gave). Nothing for a group without rows.
+fn finish(funcs: &[AggregateFunc], key: &Row, acc: &Accums, output: &mut GroupOutputs) {
+    if acc.rows.count() <= 0 {
+        return;
     }
+    let Some(shown) = acc.rows.representative(key) else {
+        return;
+    };
+    let values = funcs
+        .iter()
+        .zip(&acc.aggs)
+        .map(|(f, a)| f.finish(a))
+        .collect::<Result<Vec<_>, _>>();
+    output.push((values.map(|v| shown.concat(&Row::new(v))), 1));
 }

@@ -12,7 +12,7 @@
 //! and changes only when the class's membership does. PostgreSQL outputs the first member it
 //! meets, which depends on its plan; either is one of the class's rows.
 
-use kpg_engine::{consolidate, Abelian, Collection, Lattice, Semigroup};
+use kpg_engine::{consolidate, Abelian, Collection, Lattice, Semigroup, TraceAgent};
 use kpg_types::Row;
 use serde::{Deserialize, Serialize};
 use timely::order::TotalOrder;
@@ -135,28 +135,34 @@ where
     rows.explode(|row: Row, diff: i64| Some(Members::of(row, diff)))
 }
 
-/// One row per class with rows present (SQL's DISTINCT), for totally ordered times.
-pub fn distinct_total<'s, T>(rows: Collection<'s, T, Row, i64>) -> Collection<'s, T, Row, i64>
+/// One row per class with rows present (SQL's DISTINCT), for totally ordered times; also the
+/// arrangement of the classes it keeps (for introspection).
+pub fn distinct_total<'s, T>(
+    rows: Collection<'s, T, Row, i64>,
+) -> (Collection<'s, T, Row, i64>, ClassTrace<T>)
 where
     T: Timestamp + Lattice + TotalOrder,
 {
     threshold_total(rows, |m| (m.count() > 0).into())
 }
 
+/// The arrangement of rows by class that DISTINCT and the set operations keep.
+pub type ClassTrace<T> = TraceAgent<Row, (), T, Members>;
+
 /// `logic(class)` copies of each class's rows (EXCEPT and INTERSECT count classes), taken
-/// from its members (`Members::take`).
+/// from its members (`Members::take`); also the arrangement of the classes.
 pub fn threshold_total<'s, T>(
     rows: Collection<'s, T, Row, i64>,
     logic: impl Fn(&Members) -> i64 + 'static,
-) -> Collection<'s, T, Row, i64>
+) -> (Collection<'s, T, Row, i64>, ClassTrace<T>)
 where
     T: Timestamp + Lattice + TotalOrder,
 {
-    classes(rows)
-        .arrange_by_self()
-        .accumulate_total("DistinctByValue", move |key, members, out| {
-            take_copies(key, members, logic(members), out)
-        })
+    let arranged = classes(rows).arrange_by_self();
+    let rows = arranged.accumulate_total("DistinctByValue", move |key, members, out| {
+        take_copies(key, members, logic(members), out)
+    });
+    (rows, arranged.trace)
 }
 
 /// `copies` of a class's rows, taken from its members, onto `out`.

@@ -14,6 +14,7 @@ use std::hash::{Hash, Hasher};
 use kpg_types::plan::{top_k, ColumnOrder};
 use kpg_types::{Datum, Row};
 
+use super::Renderer;
 use crate::typedefs::Oks;
 
 /// Buckets per group of the first stage.
@@ -25,6 +26,7 @@ pub fn render_top_k<'s>(
     order_by: Vec<ColumnOrder>,
     limit: Option<usize>,
     offset: usize,
+    renderer: &mut Renderer<'_, 's>,
 ) -> Oks<'s> {
     let input = match limit {
         Some(limit) => {
@@ -42,6 +44,7 @@ pub fn render_top_k<'s>(
                 order_by.clone(),
                 Some(offset.saturating_add(limit)),
                 0,
+                renderer,
             )
         }
         None => oks,
@@ -52,6 +55,7 @@ pub fn render_top_k<'s>(
         order_by,
         limit,
         offset,
+        renderer,
     )
 }
 
@@ -61,16 +65,18 @@ fn stage<'s>(
     order_by: Vec<ColumnOrder>,
     limit: Option<usize>,
     offset: usize,
+    renderer: &mut Renderer<'_, 's>,
 ) -> Oks<'s> {
-    keyed
-        .arrange_by_key()
-        .reduce_abelian(
-            "TopK",
-            move |_key: &Row, vals: &[(&Row, i64)], output: &mut Vec<(Row, i64)>| {
-                let kept = top_k(vals.iter().map(|(r, n)| (*r, *n)), &order_by, limit, offset);
-                output.extend(kept.into_iter().map(|(r, n)| (r.clone(), n)));
-                output.sort();
-            },
-        )
-        .as_collection(|_key: &Row, row: &Row| row.clone())
+    let arranged = keyed.arrange_by_key();
+    renderer.register("top-k input", "(group)".into(), &arranged.trace);
+    let kept = arranged.reduce_abelian(
+        "TopK",
+        move |_key: &Row, vals: &[(&Row, i64)], output: &mut Vec<(Row, i64)>| {
+            let kept = top_k(vals.iter().map(|(r, n)| (*r, *n)), &order_by, limit, offset);
+            output.extend(kept.into_iter().map(|(r, n)| (r.clone(), n)));
+            output.sort();
+        },
+    );
+    renderer.register("top-k output", "(group)".into(), &kept.trace);
+    kept.as_collection(|_key: &Row, row: &Row| row.clone())
 }
