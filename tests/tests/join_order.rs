@@ -125,11 +125,12 @@ async fn star_and_snowflake_joins_read_the_key_indexes() {
     let p = Pair::new(&kpg, &pg).await;
     schema(&p).await;
 
-    // Without indexes every join input is arranged: 2 per join. (The reduce arranges too.)
+    // Without indexes every join input is arranged: 2 per join. (The reduce arranges its
+    // input too; its sums accumulate, so not its output.)
     let (star_before, text) = new_arrangements(&p, STAR).await;
-    assert_eq!(star_before, 3 * 2 + 2, "{text}");
+    assert_eq!(star_before, 3 * 2 + 1, "{text}");
     let (q5_before, text) = new_arrangements(&p, Q5).await;
-    assert_eq!(q5_before, 5 * 2 + 2, "{text}");
+    assert_eq!(q5_before, 5 * 2 + 1, "{text}");
     p.check(STAR).await;
     p.check(Q5).await;
 
@@ -137,14 +138,14 @@ async fn star_and_snowflake_joins_read_the_key_indexes() {
     // With the dimensions' keys indexed: lineitem and the two intermediate results are
     // arranged, every dimension is imported.
     let (star_after, text) = new_arrangements(&p, STAR).await;
-    assert_eq!(star_after, 3 + 2, "{text}");
+    assert_eq!(star_after, 3 + 1, "{text}");
     for index in ["supplier_pk", "orders_pk", "nation_pk"] {
         assert!(text.contains(&format!("through index {index}")), "{text}");
     }
     // Q5: lineitem, then orders, customer, supplier (keyed by s_suppkey alone, the nation
     // equality filtering), nation, region — four intermediates and lineitem.
     let (q5_after, text) = new_arrangements(&p, Q5).await;
-    assert_eq!(q5_after, 4 + 1 + 2, "{text}");
+    assert_eq!(q5_after, 4 + 1 + 1, "{text}");
     for index in [
         "orders_pk",
         "customer_pk",
@@ -224,14 +225,10 @@ async fn tpch_with_key_indexes_matches_postgres() {
             text.matches(" through index ").count()
         );
         if q.number == 5 {
-            // Every dimension of Q5 is read through its key index.
-            for index in [
-                "orders_pk",
-                "customer_pk",
-                "supplier_pk",
-                "nation_pk",
-                "region_pk",
-            ] {
+            // Q5 starts from the one region, filtered after its index read, and its nations:
+            // the suppliers of ASIA are arranged anew rather than all of lineitem meeting
+            // supplier's index first (fewer rows arranged, though more arrangements).
+            for index in ["nation_pk", "region_pk"] {
                 assert!(text.contains(&format!("through index {index}")), "{text}");
             }
         }
