@@ -77,8 +77,8 @@ struct Printer<'a> {
     /// Subqueries in the expressions of the node being printed (a raw plan's), printed
     /// below its line, before its inputs.
     subqueries: Vec<BoundSubquery>,
-    /// Printing a recursive query's step, where times are not totally ordered and DISTINCT
-    /// keeps its output arranged too.
+    /// Printing a recursive query's step, where times are not totally ordered and a DISTINCT
+    /// over the recursion keeps its output arranged too.
     in_loop: bool,
 }
 
@@ -265,7 +265,12 @@ impl Printer<'_> {
                 self.plan(input, depth + 1);
             }
             Plan::Distinct { input } => {
-                let n = if self.in_loop { 2 } else { 1 };
+                // Inside a recursive step a DISTINCT over the recursion runs in the loop's
+                // partially ordered times and keeps its output arranged too; the step's parts
+                // that do not read the recursion are rendered outside, as anywhere else.
+                let mut in_loop = false;
+                input.visit(&mut |p| in_loop |= matches!(p, Plan::RecursiveGet { .. }));
+                let n = if self.in_loop && in_loop { 2 } else { 1 };
                 let mark = arranges(self, n);
                 self.line(depth, &format!("Distinct{mark}"));
                 self.plan(input, depth + 1);
@@ -360,7 +365,13 @@ impl Printer<'_> {
             } => {
                 // The step's inputs that do not read the recursion are arranged once, outside.
                 let kind = if *distinct { "UNION" } else { "UNION ALL" };
-                self.line(depth, &format!("Recursive r{id} ({kind}): base, then step"));
+                // Each round's rows are consolidated (UNION: made distinct, which keeps its
+                // output arranged too).
+                let mark = arranges(self, if *distinct { 2 } else { 1 });
+                self.line(
+                    depth,
+                    &format!("Recursive r{id} ({kind}): base, then step{mark}"),
+                );
                 self.plan(base, depth + 1);
                 let outer = std::mem::replace(&mut self.in_loop, true);
                 self.plan(step, depth + 1);

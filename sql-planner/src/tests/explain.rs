@@ -263,3 +263,16 @@ fn index_selection_preserves_results() {
         );
     }
 }
+
+/// A recursive query's arrangements: each round is consolidated (one arrangement) or, for
+/// UNION, made distinct in the loop's times (input and output); a DISTINCT over the recursion
+/// inside the step keeps its output too, one over a table the step reads is rendered outside
+/// the loop and keeps its input only.
+#[test]
+fn recursive_arrangement_counts() {
+    let cat = ExplainCatalog::new(false);
+    let q = "EXPLAIN PHYSICAL PLAN FOR WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT r.n + 1 \
+             FROM (SELECT DISTINCT n FROM r) r JOIN (SELECT DISTINCT a FROM t) d ON d.a = r.n) \
+             SELECT n FROM r";
+    insta::assert_snapshot!("recursive_physical", explain(q, &cat));
+}
