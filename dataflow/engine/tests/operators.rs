@@ -263,3 +263,31 @@ fn map_filter_flat_map_negate_concat() {
         assert_same_accumulation(&got, &want, ROUNDS + 1, "record operators");
     }
 }
+
+/// The total-order operators send nothing where a change leaves their output as it was: a
+/// key whose count goes 1, 2, 3, 2, 1, 0 gives DISTINCT one row when it appears and its
+/// retraction when it goes, not a retraction and a re-insertion at every change in between.
+#[test]
+fn distinct_total_sends_only_changes() {
+    let left: Updates = vec![
+        (0, (7, 0), 1),
+        (1, (7, 1), 1),
+        (2, (7, 2), 1),
+        (3, (7, 0), -1),
+        (4, (7, 1), -1),
+        (5, (7, 2), -1),
+    ];
+    for workers in [1, 2] {
+        for seed in 0..4 {
+            let mut out = run_two(workers, seed, left.clone(), Vec::new(), |a, _| {
+                a.map(|(k, _)| k).distinct_total()
+            });
+            out.sort();
+            assert_eq!(
+                out,
+                vec![(7, 0, 1), (7, 5, -1)],
+                "{workers} workers, seed {seed}"
+            );
+        }
+    }
+}

@@ -4,9 +4,10 @@
 //! `Arranged::accumulate_total`. With totally ordered times a key's accumulation changes only at
 //! the times of its own input updates, so for each batch of the key-only input arrangement the
 //! operator reads the key's count before the batch from the input trace (the batches before it),
-//! walks the batch's updates in time order, and emits `f(new) − f(old)` at
-//! each time where the count changes. Nothing else is stored: the general reduce keeps and reads
-//! an output arrangement, which these save (half the state, and no output merges).
+//! walks the batch's updates in time order, and emits `f(new) − f(old)` (consolidated: nothing
+//! where the output does not change) at each time where the count changes. Nothing else is
+//! stored: the general reduce keeps and reads an output arrangement, which these save (half the
+//! state, and no output merges).
 //!
 //! Invariant: at every time `t`, the accumulated output equals `f(key, count at t)` for every
 //! key with a nonzero count. "Before the batch" is by batch, not by time: the count is summed
@@ -79,17 +80,17 @@ where
                                     for (time, diff) in times.drain(..) {
                                         if !count.is_zero() {
                                             f(key, &count, &mut produced);
-                                            for (d, mut r) in produced.drain(..) {
-                                                r.negate();
-                                                session.give((d, time.clone(), r));
-                                            }
+                                            produced.iter_mut().for_each(|(_, r)| r.negate());
                                         }
                                         count.plus_equals(&diff);
                                         if !count.is_zero() {
                                             f(key, &count, &mut produced);
-                                            for (d, r) in produced.drain(..) {
-                                                session.give((d, time.clone(), r));
-                                            }
+                                        }
+                                        // A change that leaves the output as it was (a class
+                                        // still present, a count of NULLs) sends nothing.
+                                        consolidate(&mut produced);
+                                        for (d, r) in produced.drain(..) {
+                                            session.give((d, time.clone(), r));
                                         }
                                     }
                                     changes.step_key();
