@@ -6,11 +6,11 @@
 //! ordered here, so the output is not arranged either: a change of a group's accumulation
 //! retracts the output computed from the old value and adds the new one
 //! (`Arranged::accumulate_total`, as DISTINCT does), half the state and none of the general
-//! reduce's bookkeeping. Groups are SQL-equal
-//! classes of keys, their rows counted by `Members` (`classes.rs`), which also tells which of
-//! the group's own keys the output shows. Contributions are summed per key and time before
-//! they are exchanged and arranged (within what the operator receives at once), so that a scan
-//! of many rows into few groups sorts few updates.
+//! reduce's bookkeeping. Groups are SQL-equal classes of keys, their rows counted by `Members`
+//! (`classes.rs`), which also tells which of the group's own keys the output shows.
+//! Contributions are summed per key and time before they are exchanged and arranged (within
+//! what the operator receives at once), so that a scan of many rows into few groups sorts few
+//! updates.
 
 use std::collections::hash_map::Entry;
 
