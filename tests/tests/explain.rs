@@ -141,13 +141,6 @@ async fn physical_arrangement_counts_match_the_dataflow() {
             "SELECT count(*) FROM kpg_arrangements \
              WHERE owner = 'm{i}' AND arrangement NOT IN ('rows', 'errors')"
         );
-        let want = rows(&[&[&planned.to_string()]]);
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        let mut built = query(&c, &sql).await;
-        while built != want && std::time::Instant::now() < deadline {
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            built = query(&c, &sql).await;
-        }
-        assert_eq!(built, want, "{q}");
+        wait_for(&c, &sql, &planned.to_string()).await;
     }
 }
